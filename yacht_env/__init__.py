@@ -1,0 +1,32 @@
+"""Yacht for reinforcement learning: the rules as data and the ``Yacht-v0`` Gymnasium env.
+
+>>> import gymnasium as gym, yacht_env
+>>> env = gym.make("Yacht-v0")
+>>> yacht_env.score([4, 4, 4, 4, 1], "four_of_a_kind")
+17
+"""
+
+from gymnasium.envs.registration import register, registry
+
+from yacht_env.actions import ActionLayout, IllegalActionError
+from yacht_env.env import GameOverError, YachtEnv
+from yacht_env.rules import CATEGORIES, YACHT, Category, RuleSet, score
+
+__all__ = [
+    "CATEGORIES",
+    "YACHT",
+    "ActionLayout",
+    "Category",
+    "GameOverError",
+    "IllegalActionError",
+    "RuleSet",
+    "YachtEnv",
+    "score",
+]
+
+if "Yacht-v0" not in registry:
+    register(
+        id="Yacht-v0",
+        entry_point="yacht_env.env:YachtEnv",
+        vector_entry_point="yacht_env.vector_env:YachtVectorEnv",
+    )

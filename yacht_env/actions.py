@@ -1,0 +1,71 @@
+"""The flat action layout shared by every Yacht env, and which actions are legal when.
+
+Actions ``1 .. 2**num_dice - 1`` re-roll the dice whose bit is set (bit ``i`` <-> die ``i`` of the
+sorted dice); action 0 (re-roll nothing) is never legal. Action ``2**num_dice + c`` scores the
+dice in category ``c``. For the default rules that is ``Discrete(44)``: 1..31 re-roll, 32..43 score.
+"""
+
+from __future__ import annotations
+
+from functools import cached_property
+
+import numpy as np
+
+from yacht_env.rules import RuleSet
+
+
+class IllegalActionError(ValueError):
+    """An action inside the action space that the rules do not allow now."""
+
+
+class ActionLayout:
+    def __init__(self, rules: RuleSet):
+        self.rules = rules
+        self.first_score_action = rules.dice.num_rerolls
+        self.num_actions = self.first_score_action + rules.num_categories
+
+    def is_reroll(self, action: int) -> bool:
+        return action < self.first_score_action
+
+    def category(self, action: int) -> int:
+        return action - self.first_score_action
+
+    def score_action(self, category: int) -> int:
+        return self.first_score_action + category
+
+    @cached_property
+    def mask_table(self) -> np.ndarray:
+        """Legal-action masks, int8, indexed ``[rolls_left > 0, open_bits]``; shape (2, 2**C, num_actions)."""
+        num_open_sets = 1 << self.rules.num_categories
+        table = np.zeros((2, num_open_sets, self.num_actions), dtype=np.int8)
+        table[1, :, 1 : self.first_score_action] = 1
+        categories = np.arange(self.rules.num_categories)
+        table[:, :, self.first_score_action :] = (np.arange(num_open_sets)[:, None] >> categories) & 1
+        table.setflags(write=False)
+        return table
+
+    def legal_mask(self, rolls_left: int, open_bits: int) -> np.ndarray:
+        return self.mask_table[int(rolls_left > 0), open_bits]
+
+    def why_illegal(self, action: int, rolls_left: int, open_bits: int) -> str | None:
+        """A sentence saying why ``action`` is illegal now, or None when it is legal."""
+        if action == 0:
+            return "action 0 re-rolls no dice, which is never allowed; keep all dice by scoring instead"
+        if self.is_reroll(action):
+            if rolls_left == 0:
+                return f"action {action} re-rolls dice, but no rolls are left this turn; score a category"
+            return None
+        category = self.category(action)
+        if not open_bits >> category & 1:
+            return f"action {action} scores {self.rules.category_names[category]!r}, which is already filled"
+        return None
+
+    def describe(self, action: int, dice=None) -> str:
+        """Human-readable action, e.g. ``re-roll positions 1,3 (dice 2, 5)`` or ``score full_house``."""
+        if self.is_reroll(action):
+            positions = self.rules.dice.reroll_positions[action]
+            text = "re-roll positions " + ",".join(str(p + 1) for p in positions)
+            if dice is not None:
+                text += " (dice " + ", ".join(str(int(dice[p])) for p in positions) + ")"
+            return text
+        return f"score {self.rules.category_names[self.category(action)]}"

@@ -1,0 +1,183 @@
+"""Observation encodings shared by the single, vector and multi-player envs.
+
+A game position is ``(hand, rolls_left, open_bits)``: the hand index of the sorted dice, the rolls
+left this turn, and a bit set of open categories (bit ``c`` <-> category ``c``). An encoding turns
+positions into observations, one at a time or batched, and back again (policies read observations).
+
+=========  =====================================================================================
+name       layout (default rules: 5 dice, 6 faces, 12 categories)
+=========  =====================================================================================
+flat       ``Box(18,)`` float32: sorted dice (1..6) x5, rolls left (0..2), open categories (0/1) x12
+counts     ``Box(19,)`` float32: how many dice show each face 1..6, rolls left, open categories x12
+onehot     ``Box(45,)`` float32: one-hot face of each sorted die (5x6), one-hot rolls left (3),
+           open categories x12
+dict       ``Dict``: ``dice`` Box(1..6, (5,), int8) sorted, ``rolls_left`` Discrete(3),
+           ``open_categories`` MultiBinary(12)
+=========  =====================================================================================
+
+The Box encodings are a concatenation of three precomputed parts (hand, rolls left, open set),
+so encoding is three table lookups whichever env asks.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+from gymnasium import spaces
+
+from yacht_env.rules import RuleSet
+
+
+def _open_table(rules: RuleSet) -> np.ndarray:
+    bits = np.arange(1 << rules.num_categories)[:, None] >> np.arange(rules.num_categories)
+    return bits & 1
+
+
+class Encoding:
+    """Base of the encodings; subclasses fill the three part tables."""
+
+    name = ""
+
+    def __init__(self, rules: RuleSet):
+        self.rules = rules
+        self.open_part = _open_table(rules).astype(np.int8)
+
+    def encode(self, hand: int, rolls_left: int, open_bits: int):
+        raise NotImplementedError
+
+    def encode_batch(self, hands: np.ndarray, rolls_left: np.ndarray, open_bits: np.ndarray):
+        raise NotImplementedError
+
+    def decode_batch(self, obs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Observations -> (hand indices, rolls left, open bit sets), each shape (N,)."""
+        raise NotImplementedError
+
+    def decode(self, obs) -> tuple[int, int, int]:
+        batch = {k: np.asarray(v)[None] for k, v in obs.items()} if isinstance(obs, dict) else np.asarray(obs)[None]
+        hands, rolls, open_bits = self.decode_batch(batch)
+        return int(hands[0]), int(rolls[0]), int(open_bits[0])
+
+    def _open_bits(self, open_flags: np.ndarray) -> np.ndarray:
+        weights = 1 << np.arange(self.rules.num_categories, dtype=np.int64)
+        return (np.asarray(open_flags) > 0.5).astype(np.int64) @ weights
+
+
+class BoxEncoding(Encoding):
+    """A flat float32 vector: hand part, rolls-left part, open-categories part."""
+
+    def __init__(self, rules: RuleSet, hand_part: np.ndarray, rolls_part: np.ndarray, high: float):
+        super().__init__(rules)
+        self.hand_part = hand_part.astype(np.float32)
+        self.rolls_part = rolls_part.astype(np.float32)
+        self.open_part = self.open_part.astype(np.float32)
+        self.hand_width = self.hand_part.shape[1]
+        self.rolls_width = self.rolls_part.shape[1]
+        size = self.hand_width + self.rolls_width + rules.num_categories
+        self.space = spaces.Box(low=0.0, high=high, shape=(size,), dtype=np.float32)
+
+    def encode(self, hand, rolls_left, open_bits):
+        return np.concatenate((self.hand_part[hand], self.rolls_part[rolls_left], self.open_part[open_bits]))
+
+    def encode_batch(self, hands, rolls_left, open_bits, out=None):
+        parts = (self.hand_part[hands], self.rolls_part[rolls_left], self.open_part[open_bits])
+        return np.concatenate(parts, axis=1, out=out)
+
+    def split(self, obs: np.ndarray):
+        obs = np.asarray(obs)
+        a, b = self.hand_width, self.hand_width + self.rolls_width
+        return obs[:, :a], obs[:, a:b], obs[:, b:]
+
+
+class Flat(BoxEncoding):
+    name = "flat"
+
+    def __init__(self, rules):
+        rolls = np.arange(rules.rolls_per_turn, dtype=np.float32)[:, None]
+        super().__init__(rules, rules.dice.hands, rolls, high=float(max(rules.num_faces, rules.rolls_per_turn - 1)))
+
+    def decode_batch(self, obs):
+        dice, rolls, open_flags = self.split(obs)
+        codes = (np.rint(dice).astype(np.int64) - 1) @ self.rules.dice.place_values
+        return self.rules.dice.hand_of_code[codes], np.rint(rolls[:, 0]).astype(np.int64), self._open_bits(open_flags)
+
+
+class Counts(BoxEncoding):
+    name = "counts"
+
+    def __init__(self, rules):
+        rolls = np.arange(rules.rolls_per_turn, dtype=np.float32)[:, None]
+        super().__init__(rules, rules.dice.hand_counts, rolls, high=float(max(rules.num_dice, rules.rolls_per_turn - 1)))
+        base = rules.num_dice + 1
+        self._count_weights = base ** np.arange(rules.num_faces, dtype=np.int64)
+        lookup = np.full(base**rules.num_faces, -1, dtype=np.int16)
+        lookup[rules.dice.hand_counts.astype(np.int64) @ self._count_weights] = np.arange(rules.dice.num_hands)
+        self._hand_of_counts = lookup
+
+    def decode_batch(self, obs):
+        counts, rolls, open_flags = self.split(obs)
+        hands = self._hand_of_counts[np.rint(counts).astype(np.int64) @ self._count_weights]
+        return hands, np.rint(rolls[:, 0]).astype(np.int64), self._open_bits(open_flags)
+
+
+class OneHot(BoxEncoding):
+    name = "onehot"
+
+    def __init__(self, rules):
+        faces = np.eye(rules.num_faces, dtype=np.float32)[rules.dice.hands.astype(np.int64) - 1]
+        super().__init__(rules, faces.reshape(rules.dice.num_hands, -1), np.eye(rules.rolls_per_turn), high=1.0)
+
+    def decode_batch(self, obs):
+        faces, rolls, open_flags = self.split(obs)
+        dice = faces.reshape(len(faces), self.rules.num_dice, self.rules.num_faces).argmax(axis=2)
+        hands = self.rules.dice.hand_of_code[dice @ self.rules.dice.place_values]
+        return hands, rolls.argmax(axis=1), self._open_bits(open_flags)
+
+
+class DictEncoding(Encoding):
+    name = "dict"
+
+    def __init__(self, rules):
+        super().__init__(rules)
+        n, c = rules.num_dice, rules.num_categories
+        self.space = spaces.Dict(
+            {
+                "dice": spaces.Box(low=1, high=rules.num_faces, shape=(n,), dtype=np.int8),
+                "rolls_left": spaces.Discrete(rules.rolls_per_turn),
+                "open_categories": spaces.MultiBinary(c),
+            }
+        )
+
+    def encode(self, hand, rolls_left, open_bits):
+        return {
+            "dice": self.rules.dice.hands[hand].copy(),
+            "rolls_left": np.int64(rolls_left),
+            "open_categories": self.open_part[open_bits].copy(),
+        }
+
+    def encode_batch(self, hands, rolls_left, open_bits, out=None):
+        return {
+            "dice": self.rules.dice.hands[hands],
+            "rolls_left": np.asarray(rolls_left, dtype=np.int64).copy(),
+            "open_categories": self.open_part[open_bits],
+        }
+
+    def decode_batch(self, obs):
+        codes = (np.asarray(obs["dice"]).astype(np.int64) - 1) @ self.rules.dice.place_values
+        hands = self.rules.dice.hand_of_code[codes]
+        return hands, np.asarray(obs["rolls_left"]).astype(np.int64), self._open_bits(obs["open_categories"])
+
+
+ENCODINGS = {cls.name: cls for cls in (Flat, Counts, OneHot, DictEncoding)}
+
+_cache: "weakref.WeakKeyDictionary[RuleSet, dict[str, Encoding]]" = weakref.WeakKeyDictionary()
+
+
+def make_encoding(name: str, rules: RuleSet) -> Encoding:
+    """The encoding called ``name`` for ``rules`` (cached: encodings are immutable tables)."""
+    if name not in ENCODINGS:
+        raise ValueError(f"unknown observation encoding {name!r}; expected one of {', '.join(ENCODINGS)}")
+    per_rules = _cache.setdefault(rules, {})
+    if name not in per_rules:
+        per_rules[name] = ENCODINGS[name](rules)
+    return per_rules[name]

@@ -1,0 +1,277 @@
+"""The single-player Gymnasium env ``Yacht-v0``."""
+
+from __future__ import annotations
+
+import numpy as np
+import gymnasium as gym
+from gymnasium import spaces
+
+from yacht_env.actions import ActionLayout, IllegalActionError
+from yacht_env.encoding import make_encoding
+from yacht_env.render import render_position
+from yacht_env.rules import YACHT, RuleSet
+
+ILLEGAL_ACTION_MODES = ("penalize", "raise")
+
+
+class GameOverError(RuntimeError):
+    """``step`` was called after the episode ended; call ``reset`` first."""
+
+
+def check_action(action, num_actions: int) -> int:
+    """The action as an int, or ``ValueError`` naming it and what the space allows."""
+    if type(action) is int or (isinstance(action, np.integer) and not isinstance(action, np.bool_)):
+        value = int(action)
+    elif isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+        value = int(action)
+    else:
+        shape = f" of shape {action.shape}" if isinstance(action, np.ndarray) else ""
+        raise ValueError(
+            f"action {action!r}{shape} is not in the action space: expected one integer in 0..{num_actions - 1} "
+            f"(Discrete({num_actions}))"
+        )
+    if not 0 <= value < num_actions:
+        raise ValueError(f"action {value} is not in the action space: expected an integer in 0..{num_actions - 1}")
+    return value
+
+
+def draw_game_dice(np_random: np.random.Generator, rules: RuleSet) -> np.ndarray:
+    """All faces a game can use, shape (turns, rolls per turn, dice).
+
+    Roll ``r`` of turn ``t`` lands its re-rolled dice on ``faces[t, r, :k]`` in order (the first roll
+    uses all of ``faces[t, 0]``). Drawing the whole game at reset makes one seed one dice stream,
+    whatever the player does, so policies compared on a seed face common random numbers.
+    """
+    shape = (rules.num_turns, rules.rolls_per_turn, rules.num_dice)
+    return np_random.integers(1, rules.num_faces + 1, size=shape, dtype=np.int8)
+
+
+class YachtEnv(gym.Env):
+    """
+    ## Description
+    Solitaire Yacht, the public-domain ancestor of Yahtzee (rules in ``RULES.md``). Each of the 12
+    turns starts with a roll of five dice; the player may re-roll any subset of the dice up to twice,
+    then must write the dice's score into one empty row of the score sheet. The goal is the highest
+    total after 12 turns. The rules come from a :class:`~yacht_env.rules.RuleSet`, so variants
+    change the sizes below but not the layout.
+
+    ## Action Space
+    ``Discrete(44)``:
+
+    - ``1..31``: re-roll the dice whose bit is set (bit ``i`` <-> die ``i`` of the *sorted* dice in
+      the observation; 31 re-rolls all five). Action ``0`` (re-roll nothing) is never legal.
+    - ``32 + c``: score the dice in ``yacht_env.CATEGORIES[c]`` (ones, twos, threes, fours, fives,
+      sixes, choice, four_of_a_kind, full_house, little_straight, big_straight, yacht) and start the
+      next turn with a fresh roll.
+
+    ``info["action_mask"]`` (int8, shape (44,)) marks the legal actions; ``action_masks()`` returns
+    it as bool for sb3-contrib's ``MaskablePPO``.
+
+    ## Observation Space
+    Chosen with ``observation_encoding`` (see :mod:`yacht_env.encoding`). The default ``"flat"`` is a
+    ``Box(0, 6, (18,), float32)``: the five dice sorted ascending (1..6), the rolls left this turn
+    (2 after the first roll, 0 after the third) and one 0/1 flag per category (1 = open). ``"counts"``
+    replaces the dice by face counts, ``"onehot"`` one-hot encodes dice and rolls left, and
+    ``"dict"`` is a ``Dict`` with ``dice``, ``rolls_left`` and ``open_categories``.
+
+    ## Rewards
+    The points written by a scoring action; 0 for a re-roll. An illegal action (see Arguments)
+    earns ``-illegal_action_penalty`` and changes nothing else. There is no bonus.
+
+    ## Starting State
+    All 12 categories open, turn 1, the first roll made (rolls left 2).
+
+    ## Episode End
+    ``terminated`` after the 12th scoring action (the sheet is full). ``truncated`` if the agent
+    plays ``max_illegal_actions`` illegal actions in one episode, so that an agent that only plays
+    illegal actions cannot run an episode forever. ``step`` after the end raises ``GameOverError``.
+
+    ## Information
+    ``action_mask`` (int8), ``total`` (points so far), ``turn`` (1..12, the turn being played),
+    ``illegal_action`` (bool) and, after an illegal action, ``illegal_reason``.
+
+    ## Arguments
+    - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it).
+    - ``rules``: a ``RuleSet`` (default ``yacht_env.YACHT``, the rules of ``RULES.md``).
+    - ``observation_encoding``: ``"flat"`` (default), ``"counts"``, ``"onehot"`` or ``"dict"``.
+    - ``illegal_action``: ``"penalize"`` (default: the action is ignored, reported in ``info`` and
+      costs ``illegal_action_penalty``) or ``"raise"`` (``IllegalActionError``, a ``ValueError``).
+    - ``illegal_action_penalty``: points subtracted for an ignored illegal action (default 1.0).
+    - ``max_illegal_actions``: illegal actions in one episode before it is truncated (default 100).
+
+    An action outside the action space (``44``, ``-1``, ``2.5``, ``None``, an array of the wrong
+    shape) always raises ``ValueError`` and leaves the game as it was.
+
+    ## Version History
+    - v0: initial version.
+    """
+
+    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+
+    def __init__(
+        self,
+        render_mode: str | None = None,
+        *,
+        rules: RuleSet | None = None,
+        observation_encoding: str = "flat",
+        illegal_action: str = "penalize",
+        illegal_action_penalty: float = 1.0,
+        max_illegal_actions: int = 100,
+    ):
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not supported; expected None, 'ansi' or 'human'")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action {illegal_action!r} is not supported; expected 'penalize' or 'raise'")
+        if max_illegal_actions < 1:
+            raise ValueError(f"max_illegal_actions must be at least 1, got {max_illegal_actions}")
+        self.rules = rules or YACHT
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_action_penalty = float(illegal_action_penalty)
+        self.max_illegal_actions = int(max_illegal_actions)
+
+        self.layout = ActionLayout(self.rules)
+        self.encoding = make_encoding(observation_encoding, self.rules)
+        self.action_space = spaces.Discrete(self.layout.num_actions)
+        self.observation_space = self.encoding.space
+
+        # Hot-path tables as plain Python objects: indexing lists beats indexing numpy for scalars.
+        dice = self.rules.dice
+        self._scores = self.rules.score_table.tolist()
+        self._kept_code = dice.kept_code.tolist()
+        self._hand_of_code = dice.hand_of_code.tolist()
+        self._place_values = dice.place_values.tolist()
+        self._masks = self.layout.mask_table
+        self._first_score = self.layout.first_score_action
+
+        self._faces: list | None = None
+        self._done = True
+
+    # -- gymnasium API -------------------------------------------------------------------------
+
+    def reset(self, *, seed: int | None = None, options: dict | None = None):
+        super().reset(seed=seed)
+        self._faces = draw_game_dice(self.np_random, self.rules).tolist()
+        self._turn = 0  # rows filled so far
+        self._open = self.rules.all_open
+        self._sheet: list[int | None] = [None] * self.rules.num_categories
+        self._total = 0
+        self._illegal_count = 0
+        self._done = False
+        self._start_turn()
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), self._info(False)
+
+    def step(self, action):
+        if self._done:
+            raise GameOverError("the episode has ended (or reset was never called); call reset() before step()")
+        action = check_action(action, self.layout.num_actions)
+        reward = 0.0
+        terminated = truncated = False
+        illegal = not self._masks[int(self._rolls_left > 0), self._open, action]
+        if illegal:
+            reason = self.layout.why_illegal(action, self._rolls_left, self._open)
+            if self.illegal_action == "raise":
+                raise IllegalActionError(reason)
+            self._illegal_count += 1
+            reward = -self.illegal_action_penalty
+            truncated = self._illegal_count >= self.max_illegal_actions
+        elif action < self._first_score:
+            self._reroll(action)
+        else:
+            category = action - self._first_score
+            points = self._scores[self._hand][category]
+            reward = float(points)
+            self._sheet[category] = points
+            self._total += points
+            self._open &= ~(1 << category)
+            self._turn += 1
+            terminated = self._turn == self.rules.num_turns
+            if not terminated:
+                self._start_turn()
+        self._done = terminated or truncated
+        info = self._info(illegal)
+        if illegal:
+            info["illegal_reason"] = reason
+        if self.render_mode == "human":
+            self.render()
+        return self._observation(), reward, terminated, truncated, info
+
+    def render(self):
+        if self.render_mode is None:
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human' to the env")
+            return None
+        if self._faces is None:
+            raise GameOverError("render() needs a game: call reset() first")
+        text = render_position(self.rules, self.dice, self._rolls_left, self._sheet, self.turn)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def action_masks(self) -> np.ndarray:
+        """Legal actions as bool, shape (num_actions,) (the sb3-contrib convention)."""
+        return self._masks[int(self._rolls_left > 0), self._open].astype(bool)
+
+    # -- read-only view of the game ------------------------------------------------------------
+
+    @property
+    def dice(self) -> np.ndarray:
+        """The current dice, sorted ascending."""
+        return self.rules.dice.hands[self._hand].copy()
+
+    @property
+    def rolls_left(self) -> int:
+        return self._rolls_left
+
+    @property
+    def open_categories(self) -> int:
+        """Bit set of open categories (bit c <-> ``rules.category_names[c]``)."""
+        return self._open
+
+    @property
+    def sheet(self) -> tuple[int | None, ...]:
+        """Points written in each category, None where still open."""
+        return tuple(self._sheet)
+
+    @property
+    def total(self) -> int:
+        return self._total
+
+    @property
+    def turn(self) -> int:
+        """The 1-based turn being played (stays at the last turn once the game is over)."""
+        return min(self._turn + 1, self.rules.num_turns)
+
+    @property
+    def state(self) -> tuple[int, int, int]:
+        """``(hand index, rolls left, open bit set)``: what the DP solver and encodings take."""
+        return self._hand, self._rolls_left, self._open
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _start_turn(self):
+        first_roll = self._faces[self._turn][0]
+        self._hand = self._hand_of_code[sum((f - 1) * p for f, p in zip(first_roll, self._place_values))]
+        self._rolls_left = self.rules.rolls_per_turn - 1
+
+    def _reroll(self, mask: int):
+        fresh = self._faces[self._turn][self.rules.rolls_per_turn - self._rolls_left]
+        code = self._kept_code[self._hand][mask]
+        place_values = self._place_values
+        for face, position in zip(fresh, self.rules.dice.reroll_positions[mask]):
+            code += (face - 1) * place_values[position]
+        self._hand = self._hand_of_code[code]
+        self._rolls_left -= 1
+
+    def _observation(self):
+        return self.encoding.encode(self._hand, self._rolls_left, self._open)
+
+    def _info(self, illegal: bool) -> dict:
+        return {
+            "action_mask": self._masks[int(self._rolls_left > 0), self._open].copy(),
+            "total": self._total,
+            "turn": self.turn,
+            "illegal_action": illegal,
+        }
