@@ -1,0 +1,1 @@
+"""Policies that play Yacht: baselines, the exact DP optimum and trained agents, plus their evaluation."""
