@@ -46,6 +46,18 @@ def draw_game_dice(np_random: np.random.Generator, rules: RuleSet) -> np.ndarray
     return np_random.integers(1, rules.num_faces + 1, size=shape, dtype=np.int8)
 
 
+def check_game_dice(faces, rules: RuleSet) -> np.ndarray:
+    """A caller-given dice table as int8, or ``ValueError`` naming what is wrong with it."""
+    shape = (rules.num_turns, rules.rolls_per_turn, rules.num_dice)
+    array = np.asarray(faces)
+    if array.shape != shape or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"faces must be an integer array of shape {shape}, got {array.dtype} of shape {array.shape}")
+    bad = array[(array < 1) | (array > rules.num_faces)]
+    if bad.size:
+        raise ValueError(f"face {int(bad[0])} in faces is not in 1..{rules.num_faces}")
+    return array.astype(np.int8)
+
+
 class YachtEnv(gym.Env):
     """
     ## Description
@@ -79,7 +91,10 @@ class YachtEnv(gym.Env):
     earns ``-illegal_action_penalty`` and changes nothing else. There is no bonus.
 
     ## Starting State
-    All 12 categories open, turn 1, the first roll made (rolls left 2).
+    All 12 categories open, turn 1, the first roll made (rolls left 2). The whole game's dice are
+    drawn from ``self.np_random`` at reset (see ``draw_game_dice``): one seed, one dice stream,
+    whatever the agent does. ``reset(options={"faces": table})`` plays a given table of shape
+    (12, 3, 5) instead, e.g. to replay a recorded game.
 
     ## Episode End
     ``terminated`` after the 12th scoring action (the sheet is full). ``truncated`` if the agent
@@ -150,8 +165,13 @@ class YachtEnv(gym.Env):
     # -- gymnasium API -------------------------------------------------------------------------
 
     def reset(self, *, seed: int | None = None, options: dict | None = None):
+        faces = (options or {}).get("faces")
+        if faces is not None:
+            faces = check_game_dice(faces, self.rules)
         super().reset(seed=seed)
-        self._faces = draw_game_dice(self.np_random, self.rules).tolist()
+        if faces is None:
+            faces = draw_game_dice(self.np_random, self.rules)
+        self._faces = faces.tolist()
         self._turn = 0  # rows filled so far
         self._open = self.rules.all_open
         self._sheet: list[int | None] = [None] * self.rules.num_categories
