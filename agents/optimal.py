@@ -1,0 +1,392 @@
+"""The exact optimal solitaire strategy for Yacht: the policy that maximizes the expected final score.
+
+Solitaire Yacht decomposes by turn: the only thing one turn passes to the next is which rows are
+still open, so the value of a position is the points still to come and depends on
+``(open rows, rolls left, dice)``. Backward induction over the open-row bit sets (all sets with
+``m`` open rows depend only on sets with ``m - 1``) and, within a turn, over the rolls left gives
+the exact values:
+
+- ``W0[S, h] = max_{c in S} score(h, c) + V(S - c)``: score hand ``h`` now.
+- ``Kj[S, k] = sum_h' P(h' | k) W{j-1}[S, h']``: hold keep ``k`` and re-roll the other dice while
+  ``j`` re-rolls remain before that roll.
+- ``Wj[S, h] = max(W0[S, h], max over proper sub-keeps k of h of Kj[S, k])``: best with ``j``
+  re-rolls left. Keeping every die is no re-roll (action 0 is illegal); it is scoring now.
+- ``V(S) = sum_h P(h) W{R-1}[S, h]`` with ``R = rules.rolls_per_turn``; ``V(empty) = 0``.
+
+Q-values follow the flat action layout of :mod:`yacht_env.actions`: action ``a`` in
+``1 .. 2**num_dice - 1`` re-rolls the dice of the *sorted* hand whose bit is set, action
+``2**num_dice + c`` scores category ``c``; illegal actions get ``-inf``.
+
+Typical use::
+
+    from agents.optimal import expected_score, q_values, solve
+    expected_score()                                   # V(all rows open) for the default rules
+    q_values([6, 6, 2, 6, 1], 2, ["sixes", "yacht"])   # (44,) Q of every action
+    solve().best_actions_batch(hands, rolls_left, open_bits)
+"""
+
+from __future__ import annotations
+
+import numbers
+import weakref
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+import numpy as np
+
+from yacht_env.dice import DiceSpace
+from yacht_env.rules import YACHT, RuleSet
+
+# -- open categories ---------------------------------------------------------------------------
+
+
+def open_bits_from(open_categories, rules: RuleSet | None = None) -> int:
+    """Open categories -> open bit set (bit ``c`` <-> ``rules.category_names[c]``).
+
+    ``open_categories`` is a collection of category names and/or indices, a single name, or a
+    boolean mask with one entry per category (a numpy bool array or a list of bools). Raises
+    ``ValueError`` naming a bad entry, or when no category is open (the game is over).
+    """
+    rules = rules or YACHT
+    if isinstance(open_categories, str):
+        open_categories = [open_categories]
+    if isinstance(open_categories, (numbers.Integral, np.integer)) or not isinstance(open_categories, Iterable):
+        raise ValueError(
+            f"open_categories must be category names, indices or a boolean mask of {rules.num_categories} "
+            f"entries, got {open_categories!r}"
+        )
+    if isinstance(open_categories, np.ndarray) and open_categories.dtype == np.bool_:
+        entries = open_categories.tolist()
+        as_mask = True
+    else:
+        entries = list(open_categories)
+        as_mask = len(entries) > 0 and all(isinstance(e, (bool, np.bool_)) for e in entries)
+    if as_mask:
+        if np.ndim(entries) != 1 or len(entries) != rules.num_categories:
+            raise ValueError(
+                f"a boolean mask of open categories needs {rules.num_categories} entries, "
+                f"got shape {np.shape(entries)}: {open_categories!r}"
+            )
+        bits = sum(1 << c for c, is_open in enumerate(entries) if is_open)
+    else:
+        bits = 0
+        for entry in entries:
+            if isinstance(entry, np.integer):
+                entry = int(entry)
+            bits |= 1 << rules.check_category(entry)
+    if bits == 0:
+        raise ValueError(f"no category is open in {open_categories!r}: the game is over, there is nothing to decide")
+    return bits
+
+
+def open_sets_by_count(num_categories: int) -> list[np.ndarray]:
+    """Open bit sets grouped by how many rows are open: entry ``m`` lists the sets with ``m`` bits."""
+    sets = np.arange(1 << num_categories, dtype=np.int64)
+    open_counts = sum((sets >> c) & 1 for c in range(num_categories))
+    return [np.flatnonzero(open_counts == m) for m in range(num_categories + 1)]
+
+
+# -- keep tables -------------------------------------------------------------------------------
+
+
+def keep_children(dice: DiceSpace) -> np.ndarray:
+    """Keep plus one die showing face ``f + 1``, shape (num_keeps, num_faces); -1 for full keeps.
+
+    Re-rolling the missing dice of a keep is the same as rolling one of them, then the rest, so
+    ``K[k] = mean over faces f of K[children[k, f]]``: the re-roll expectation needs
+    ``num_faces`` additions per keep instead of a dense product with ``keep_to_hand``.
+    """
+    children = np.full((dice.num_keeps, dice.num_faces), -1, dtype=np.intp)
+    for k, keep in enumerate(dice.keeps):
+        if len(keep) < dice.num_dice:
+            for face in range(1, dice.num_faces + 1):
+                children[k, face - 1] = dice.keep_index[tuple(sorted(keep + (face,)))]
+    return children
+
+
+def parents_without_padding(dice: DiceSpace) -> np.ndarray:
+    """``keep_parents`` with each keep's self-padding replaced by its first parent.
+
+    A repeated parent is harmless under a max, whereas the keep itself is not a proper sub-keep;
+    this lets a max over parent slots ignore how many distinct faces a keep has.
+    """
+    parents = dice.keep_parents.astype(np.intp)
+    is_padding = parents == np.arange(dice.num_keeps)[:, None]
+    return np.where(is_padding, parents[:, :1], parents)
+
+
+@dataclass(frozen=True, eq=False)
+class KeepTables:
+    """Index tables the backward induction gathers with, built once per solve."""
+
+    children: np.ndarray  # (num_keeps, num_faces), see keep_children
+    parents: np.ndarray  # (num_keeps, num_dice), see parents_without_padding
+    keeps_by_size: tuple[np.ndarray, ...]  # entry s: indices of the keeps of s dice
+    hand_as_keep: np.ndarray  # (num_hands,) keep index of each full hand
+
+    @classmethod
+    def of(cls, dice: DiceSpace) -> KeepTables:
+        sizes = dice.keep_sizes
+        return cls(
+            children=keep_children(dice),
+            parents=parents_without_padding(dice),
+            keeps_by_size=tuple(np.flatnonzero(sizes == s) for s in range(dice.num_dice + 1)),
+            hand_as_keep=dice.hand_as_keep.astype(np.intp),
+        )
+
+
+# -- one layer of the backward induction (columns = open sets with the same number of rows) -----
+
+
+def score_now_values(scores: np.ndarray, later_values: np.ndarray, open_sets: np.ndarray) -> np.ndarray:
+    """``W0``: best score-now value of each hand, shape (num_hands, len(open_sets)).
+
+    ``scores`` is the (num_hands, num_categories) score table as float64; ``later_values`` is
+    indexed by open bit set and must already hold ``V`` of every set with one row fewer than
+    ``open_sets``.
+    """
+    best = np.full((scores.shape[0], len(open_sets)), -np.inf)
+    candidate = np.empty_like(best)
+    for c in range(scores.shape[1]):
+        bit = 1 << c
+        value_after = np.where(open_sets & bit, later_values[open_sets & ~bit], -np.inf)
+        np.add(scores[:, c, None], value_after[None, :], out=candidate)
+        np.maximum(best, candidate, out=best)
+    return best
+
+
+def reroll_values(hand_values: np.ndarray, tables: KeepTables) -> np.ndarray:
+    """``Kj`` from ``W{j-1}``: expected value of holding each keep and re-rolling the rest.
+
+    ``hand_values`` is (num_hands, n); the result is (num_keeps, n). Full keeps get the hand's
+    own value (nothing is rolled); smaller keeps average their children, largest first.
+    """
+    values = np.empty((tables.children.shape[0], hand_values.shape[1]))
+    values[tables.hand_as_keep] = hand_values
+    num_faces = tables.children.shape[1]
+    for keeps in reversed(tables.keeps_by_size[:-1]):
+        children = tables.children[keeps]
+        total = values[children[:, 0]]
+        for f in range(1, num_faces):
+            total += values[children[:, f]]
+        total *= 1.0 / num_faces
+        values[keeps] = total
+    return values
+
+
+def best_reroll_values(keep_values: np.ndarray, tables: KeepTables) -> np.ndarray:
+    """Best value over the *proper* sub-keeps of each hand, shape (num_hands, n).
+
+    ``best_sub[k] = max(keep_values[k], best_sub of k's parents)`` by keep size ascending holds
+    the best over all sub-keeps of ``k``; a hand's proper sub-keeps are the sub-keeps of its
+    parents.
+    """
+    best_sub = keep_values.copy()
+    for size, keeps in enumerate(tables.keeps_by_size[1:-1], start=1):
+        best = best_sub[keeps]
+        for slot in range(size):  # a keep of `size` dice has at most `size` distinct parents
+            np.maximum(best, best_sub[tables.parents[keeps, slot]], out=best)
+        best_sub[keeps] = best
+    hand_parents = tables.parents[tables.hand_as_keep]
+    best = best_sub[hand_parents[:, 0]]
+    for slot in range(1, hand_parents.shape[1]):
+        np.maximum(best, best_sub[hand_parents[:, slot]], out=best)
+    return best
+
+
+def solve_tables(rules: RuleSet, plan_ahead: bool = True) -> tuple[np.ndarray, np.ndarray]:
+    """Backward induction over open sets; returns ``(state_values, keep_values)`` (see :class:`Solution`).
+
+    With ``plan_ahead=False`` the rows left after this turn are worth nothing: the values are
+    those of the myopic player who maximizes this turn's expected score only.
+    """
+    dice = rules.dice
+    tables = KeepTables.of(dice)
+    scores = rules.score_table.astype(np.float64)
+    hand_probabilities = dice.hand_probabilities
+    rolls = rules.rolls_per_turn
+    state_values = np.zeros(1 << rules.num_categories)
+    keep_values = np.zeros((rolls, 1 << rules.num_categories, dice.num_keeps))
+    later_values = state_values if plan_ahead else np.zeros_like(state_values)
+    for open_sets in open_sets_by_count(rules.num_categories)[1:]:
+        score_now = score_now_values(scores, later_values, open_sets)
+        hand_values = score_now
+        for rerolls_left in range(1, rolls):
+            values = reroll_values(hand_values, tables)
+            keep_values[rerolls_left, open_sets] = values.T
+            hand_values = np.maximum(score_now, best_reroll_values(values, tables))
+        state_values[open_sets] = hand_probabilities @ hand_values
+    state_values.setflags(write=False)
+    keep_values.setflags(write=False)
+    return state_values, keep_values
+
+
+# -- the solution ------------------------------------------------------------------------------
+
+
+class Solution:
+    """Exact values of the optimal policy for one rule set, and its Q-values.
+
+    Attributes (float64, read-only):
+
+    - ``state_values``, shape (2**C,): ``V(S)``, the expected points still to come at the start
+      of a turn (before the first roll) with open-category bit set ``S``; ``V(0) = 0``.
+    - ``keep_values``, shape (R, 2**C, num_keeps): ``keep_values[j, S, k]`` is the expected points
+      still to come, this turn's score included, when keep ``k`` is held and the other dice are
+      re-rolled while ``j`` re-rolls remain before that roll: the Q of a re-roll taken with
+      ``rolls_left == j``. Row ``j = 0`` is unused and zero. For a full keep (nothing re-rolled)
+      the entry is the value of that hand with ``j - 1`` rolls left. About 45 MB for the
+      default rules.
+
+    Hands may be given as hand indices (``rules.dice.hands`` order, as in ``YachtEnv.state``) or
+    as dice in any order; re-roll actions always refer to positions in the *sorted* dice. The
+    object keeps no reference to its ``RuleSet``, so the per-rules cache can let go of both.
+
+    A myopic solution (``plan_ahead`` False, from :func:`solve_myopic`) values later turns at 0:
+    its ``state_values[S]`` is the expected score of this turn alone, and scoring category ``c``
+    is worth just the points written.
+    """
+
+    def __init__(self, rules: RuleSet, state_values: np.ndarray, keep_values: np.ndarray, plan_ahead: bool = True):
+        dice = rules.dice
+        self.state_values = state_values
+        self.keep_values = keep_values
+        self.plan_ahead = plan_ahead
+        self._later_values = state_values if plan_ahead else np.zeros_like(state_values)
+        self.num_categories = rules.num_categories
+        self.rolls_per_turn = rules.rolls_per_turn
+        self.num_dice = dice.num_dice
+        self.num_faces = dice.num_faces
+        self.first_score_action = dice.num_rerolls
+        self.num_actions = dice.num_rerolls + rules.num_categories
+        self._scores = rules.score_table.astype(np.float64)
+        self._keep_after_reroll = dice.keep_after_reroll.astype(np.intp)
+        self._hand_of_code = dice.hand_of_code.astype(np.intp)
+        self._place_values = dice.place_values
+        self._category_bits = 1 << np.arange(rules.num_categories, dtype=np.int64)
+
+    @property
+    def expected_score(self) -> float:
+        """``V(all rows open)``: the optimal expected final score (one turn's, if myopic)."""
+        return float(self.state_values[-1])
+
+    def q_values_batch(self, hands, rolls_left, open_bits) -> np.ndarray:
+        """Q of every action for each position, shape (N, num_actions) float64; -inf if illegal.
+
+        ``hands``: (N,) hand indices or (N, num_dice) dice in any order; ``rolls_left`` and
+        ``open_bits`` (nonzero open bit sets): scalars or (N,) arrays. Illegal: action 0 always,
+        re-rolls when ``rolls_left == 0``, and scoring a category that is not open.
+        """
+        hands, rolls_left, open_bits = self._check_positions(hands, rolls_left, open_bits)
+        q = np.full((len(hands), self.num_actions), -np.inf)
+        is_open = (open_bits[:, None] & self._category_bits) != 0
+        score_q = self._scores[hands] + self._later_values[open_bits[:, None] & ~self._category_bits]
+        q[:, self.first_score_action :] = np.where(is_open, score_q, -np.inf)
+        keeps = self._keep_after_reroll[hands, 1:]
+        reroll_q = self.keep_values[rolls_left[:, None], open_bits[:, None], keeps]
+        q[:, 1 : self.first_score_action] = np.where(rolls_left[:, None] > 0, reroll_q, -np.inf)
+        return q
+
+    def best_actions_batch(self, hands, rolls_left, open_bits) -> np.ndarray:
+        """The optimal action of each position, shape (N,) int64.
+
+        Exact ties (e.g. two re-roll masks that leave the same keep) go to the lowest action index.
+        """
+        return np.argmax(self.q_values_batch(hands, rolls_left, open_bits), axis=1).astype(np.int64)
+
+    def _check_positions(self, hands, rolls_left, open_bits):
+        hands = self._hand_indices(hands)
+        rolls_left = _integer_array(rolls_left, "rolls_left")
+        open_bits = _integer_array(open_bits, "open_bits")
+        hands, rolls_left, open_bits = np.broadcast_arrays(hands, rolls_left, open_bits)
+        _check_range(rolls_left, 0, self.rolls_per_turn - 1, "rolls_left")
+        _check_range(open_bits, 1, (1 << self.num_categories) - 1, "open_bits")
+        return hands, rolls_left, open_bits
+
+    def _hand_indices(self, hands) -> np.ndarray:
+        hands = _integer_array(hands, "hands")
+        if hands.ndim == 2 and hands.shape[1] == self.num_dice:
+            _check_range(hands, 1, self.num_faces, "die")
+            return self._hand_of_code[(hands.astype(np.int64) - 1) @ self._place_values]
+        if hands.ndim != 1:
+            raise ValueError(
+                f"hands must be hand indices of shape (N,) or dice of shape (N, {self.num_dice}), "
+                f"got shape {hands.shape}"
+            )
+        _check_range(hands, 0, len(self._scores) - 1, "hand index")
+        return hands.astype(np.intp)
+
+
+def _integer_array(values, name: str) -> np.ndarray:
+    array = np.asarray(values)
+    if array.size == 0:
+        array = array.astype(np.int64)
+    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"{name} must be integers, got {values!r}")
+    return array.astype(np.int64, copy=False).reshape(-1) if array.ndim == 0 else array.astype(np.int64, copy=False)
+
+
+def _check_range(values: np.ndarray, low: int, high: int, name: str) -> None:
+    bad = (values < low) | (values > high)
+    if bad.any():
+        raise ValueError(f"{name} {int(values[bad].flat[0])} is out of range {low}..{high}")
+
+
+# -- cached entry points -----------------------------------------------------------------------
+
+_solutions: weakref.WeakKeyDictionary[RuleSet, Solution] = weakref.WeakKeyDictionary()
+_myopic_solutions: weakref.WeakKeyDictionary[RuleSet, Solution] = weakref.WeakKeyDictionary()
+
+
+def solve(rules: RuleSet | None = None) -> Solution:
+    """The optimal policy's values for ``rules`` (default :data:`yacht_env.rules.YACHT`).
+
+    Solved on first use and kept for the life of the rule set object in this process.
+    """
+    rules = rules or YACHT
+    solution = _solutions.get(rules)
+    if solution is None:
+        solution = Solution(rules, *solve_tables(rules))
+        _solutions[rules] = solution
+    return solution
+
+
+def solve_myopic(rules: RuleSet | None = None) -> Solution:
+    """Values of the myopic player, who maximizes each turn's expected score and ignores later turns.
+
+    The same turn computation as :func:`solve` with every later turn worth 0; cached likewise.
+    """
+    rules = rules or YACHT
+    solution = _myopic_solutions.get(rules)
+    if solution is None:
+        solution = Solution(rules, *solve_tables(rules, plan_ahead=False), plan_ahead=False)
+        _myopic_solutions[rules] = solution
+    return solution
+
+
+def clear_cache() -> None:
+    """Forget every solved rule set, so the next :func:`solve` starts from scratch."""
+    _solutions.clear()
+    _myopic_solutions.clear()
+
+
+def expected_score(rules: RuleSet | None = None) -> float:
+    """Expected final score of the optimal solitaire strategy with every row open."""
+    rules = rules or YACHT
+    return float(solve(rules).state_values[rules.all_open])
+
+
+def q_values(dice, rolls_left, open_categories, rules: RuleSet | None = None) -> np.ndarray:
+    """Q of every action in one position, shape (num_actions,) float64; -inf for illegal actions.
+
+    ``dice`` in any order (re-roll bits refer to the sorted dice), ``rolls_left`` in
+    ``0 .. rolls_per_turn - 1``, ``open_categories`` as for :func:`open_bits_from`.
+    """
+    rules = rules or YACHT
+    hand = rules.hand(dice)
+    if isinstance(rolls_left, bool) or not isinstance(rolls_left, numbers.Integral):
+        raise ValueError(f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}")
+    if not 0 <= rolls_left < rules.rolls_per_turn:
+        raise ValueError(f"rolls_left {rolls_left!r} is out of range 0..{rules.rolls_per_turn - 1}")
+    open_bits = open_bits_from(open_categories, rules)
+    return solve(rules).q_values_batch(hand, int(rolls_left), open_bits)[0]
