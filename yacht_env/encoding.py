@@ -11,6 +11,9 @@ flat       ``Box(18,)`` float32: sorted dice (1..6) x5, rolls left (0..2), open 
 counts     ``Box(19,)`` float32: how many dice show each face 1..6, rolls left, open categories x12
 onehot     ``Box(45,)`` float32: one-hot face of each sorted die (5x6), one-hot rolls left (3),
            open categories x12
+features   ``Box(63,)`` float32, for learning: the onehot dice (30), face counts / 5 (6), one-hot
+           rolls left (3), open categories (12), and what the dice would score in each open
+           category now, / 50 (12; 0 for filled rows)
 dict       ``Dict``: ``dice`` Box(1..6, (5,), int8) sorted, ``rolls_left`` Discrete(3),
            ``open_categories`` MultiBinary(12)
 =========  =====================================================================================
@@ -134,6 +137,40 @@ class OneHot(BoxEncoding):
         return hands, rolls.argmax(axis=1), self._open_bits(open_flags)
 
 
+class Features(OneHot):
+    """One-hot dice plus derived features: face counts and what each open row would score now.
+
+    The score-now part depends on both the hand and the open set, so it is the one part that is
+    not a plain table lookup: the hand's score row times the open flags.
+    """
+
+    name = "features"
+
+    def __init__(self, rules):
+        super().__init__(rules)
+        counts = rules.dice.hand_counts.astype(np.float32) / rules.num_dice
+        self.hand_part = np.concatenate((self.hand_part, counts), axis=1)
+        self.hand_width = self.hand_part.shape[1]
+        self.scores = rules.score_table.astype(np.float32) / max(1, int(rules.score_table.max()))
+        size = self.hand_width + self.rolls_width + 2 * rules.num_categories
+        self.space = spaces.Box(low=0.0, high=1.0, shape=(size,), dtype=np.float32)
+
+    def encode(self, hand, rolls_left, open_bits):
+        open_flags = self.open_part[open_bits]
+        return np.concatenate((self.hand_part[hand], self.rolls_part[rolls_left], open_flags, self.scores[hand] * open_flags))
+
+    def encode_batch(self, hands, rolls_left, open_bits, out=None):
+        open_flags = self.open_part[open_bits]
+        parts = (self.hand_part[hands], self.rolls_part[rolls_left], open_flags, self.scores[hands] * open_flags)
+        return np.concatenate(parts, axis=1, out=out)
+
+    def split(self, obs):
+        obs = np.asarray(obs)
+        dice_width = self.rules.num_dice * self.rules.num_faces
+        a, b = self.hand_width, self.hand_width + self.rolls_width
+        return obs[:, :dice_width], obs[:, a:b], obs[:, b : b + self.rules.num_categories]
+
+
 class DictEncoding(Encoding):
     name = "dict"
 
@@ -168,7 +205,7 @@ class DictEncoding(Encoding):
         return hands, np.asarray(obs["rolls_left"]).astype(np.int64), self._open_bits(obs["open_categories"])
 
 
-ENCODINGS = {cls.name: cls for cls in (Flat, Counts, OneHot, DictEncoding)}
+ENCODINGS = {cls.name: cls for cls in (Flat, Counts, OneHot, Features, DictEncoding)}
 
 _cache: "weakref.WeakKeyDictionary[RuleSet, dict[str, Encoding]]" = weakref.WeakKeyDictionary()
 

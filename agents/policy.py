@@ -1,0 +1,145 @@
+"""The one policy interface every agent implements, and ``make_policy`` to build one by name.
+
+A policy maps observations and their legal-action masks to legal actions. ``act_batch`` takes a
+batch (shape (N, ...) observations and (N, num_actions) masks, as a vector env gives them) and is
+what the evaluation harness calls; ``act`` is the single-observation convenience for ``Yacht-v0``.
+
+Names: ``random``, ``greedy``, ``optimal``, or ``ppo:PATH`` for a saved MaskablePPO model.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+
+import numpy as np
+
+from yacht_env.encoding import make_encoding
+from yacht_env.rules import YACHT, RuleSet
+
+POLICY_NAMES = ("random", "greedy", "optimal", "ppo:PATH")
+
+
+class Policy(ABC):
+    """Picks a legal action for each observation.
+
+    ``encoding`` names the observation encoding the policy is fed (that of the env it plays in);
+    policies that reason about the game itself decode observations with it.
+    """
+
+    name = "policy"
+
+    def __init__(self, rules: RuleSet | None = None, encoding: str = "flat"):
+        self.rules = rules or YACHT
+        self.encoding = make_encoding(encoding, self.rules)
+
+    @abstractmethod
+    def act_batch(self, observations, action_masks: np.ndarray) -> np.ndarray:
+        """Legal actions, shape (N,) int64, for N observations and their (N, num_actions) masks."""
+
+    def act(self, observation, action_mask) -> int:
+        """The action for one observation of ``Yacht-v0`` and its mask."""
+        if isinstance(observation, dict):
+            batch = {key: np.asarray(value)[None] for key, value in observation.items()}
+        else:
+            batch = np.asarray(observation)[None]
+        return int(self.act_batch(batch, np.asarray(action_mask)[None])[0])
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed whatever randomness the policy has (none by default)."""
+
+    def __repr__(self) -> str:
+        return f"<{type(self).__name__} {self.name!r}>"
+
+
+def sample_legal(action_masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
+    """One uniformly random legal action per row of an (N, num_actions) mask.
+
+    Picks the k-th legal action with k uniform in 0..(legal count - 1): one cumulative sum and one
+    comparison over the batch, no Python loop. A row with no legal action raises ``ValueError``.
+    """
+    masks = np.asarray(action_masks) != 0
+    counts = masks.sum(axis=1)
+    if (counts == 0).any():
+        raise ValueError(f"row {int(np.flatnonzero(counts == 0)[0])} of the action mask has no legal action")
+    picks = (rng.random(len(masks)) * counts).astype(np.int64)
+    return (np.cumsum(masks, axis=1) > picks[:, None]).argmax(axis=1)
+
+
+class RandomPolicy(Policy):
+    """Uniform over the legal actions."""
+
+    name = "random"
+
+    def __init__(self, rules=None, encoding="flat", seed: int | None = None):
+        super().__init__(rules, encoding)
+        self.reset(seed)
+
+    def reset(self, seed=None):
+        self.rng = np.random.default_rng(seed)
+
+    def act_batch(self, observations, action_masks):
+        return sample_legal(action_masks, self.rng)
+
+
+class QPolicy(Policy):
+    """Plays the legal action of highest value under a table of Q-values (lowest action on ties)."""
+
+    def q_values_batch(self, hands, rolls_left, open_bits) -> np.ndarray:
+        raise NotImplementedError
+
+    def act_batch(self, observations, action_masks):
+        hands, rolls_left, open_bits = self.encoding.decode_batch(observations)
+        q = self.q_values_batch(hands, rolls_left, open_bits)
+        q = np.where(np.asarray(action_masks) != 0, q, -np.inf)
+        return q.argmax(axis=1)
+
+
+class OptimalPolicy(QPolicy):
+    """The exact expected-score maximizer: the argmax of the DP's Q-values."""
+
+    name = "optimal"
+
+    def __init__(self, rules=None, encoding="flat"):
+        super().__init__(rules, encoding)
+        from agents.optimal import solve
+
+        self.solution = solve(self.rules)
+
+    def q_values_batch(self, hands, rolls_left, open_bits):
+        return self.solution.q_values_batch(hands, rolls_left, open_bits)
+
+
+class GreedyPolicy(QPolicy):
+    """Maximizes this turn's expected score and ignores the rest of the game.
+
+    The same turn computation as the optimum, with the value of every later position set to 0:
+    re-rolls aim at the best expected score this turn, and it scores the row worth most now.
+    """
+
+    name = "greedy"
+
+    def __init__(self, rules=None, encoding="flat"):
+        super().__init__(rules, encoding)
+        from agents.optimal import solve_myopic
+
+        self.solution = solve_myopic(self.rules)
+
+    def q_values_batch(self, hands, rolls_left, open_bits):
+        return self.solution.q_values_batch(hands, rolls_left, open_bits)
+
+
+def make_policy(name: str, rules: RuleSet | None = None, encoding: str = "flat", seed: int | None = None) -> Policy:
+    """Build the policy called ``name``: ``random``, ``greedy``, ``optimal`` or ``ppo:PATH``."""
+    if not isinstance(name, str):
+        raise ValueError(f"policy name must be a string, got {name!r}; expected one of {', '.join(POLICY_NAMES)}")
+    if name == "random":
+        return RandomPolicy(rules, encoding, seed=seed)
+    if name == "greedy":
+        return GreedyPolicy(rules, encoding)
+    if name == "optimal":
+        return OptimalPolicy(rules, encoding)
+    if name.startswith("ppo:"):
+        from agents.ppo import PPOPolicy
+
+        return PPOPolicy.load(name[len("ppo:") :], rules=rules, encoding=encoding)
+    raise ValueError(f"unknown policy {name!r}; expected one of {', '.join(POLICY_NAMES)}")

@@ -1,0 +1,247 @@
+"""Train a MaskablePPO agent on Yacht-v0 and evaluate it against the exact optimum.
+
+    python train.py --config configs/quick.yaml                    # a new run in runs/quick/
+    python train.py --config configs/ppo.yaml ppo.learning_rate=1e-4 name=lr-1e-4
+    python train.py --resume runs/quick                             # continue after a crash or kill
+
+A run folder holds the resolved config (config.yaml), TensorBoard logs (tb/), checkpoints
+(checkpoints/step_<N>.zip, every run.checkpoint_every steps, written atomically), the learning
+curve (learning_curve.csv: steps, wall time, mean score, % of optimum, regret per decision), the
+final model (model.zip) and the final evaluation (eval.json).
+"""
+
+from __future__ import annotations
+
+import argparse
+import csv
+import random
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+import torch
+from sb3_contrib import MaskablePPO
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.utils import set_random_seed
+
+from agents.config import ConfigError, Schedule, TrainConfig, dump_config, load_config
+from agents.evaluate import evaluate_model, print_table, save_json, write_atomically
+from agents.optimal import expected_score
+from agents.sb3_env import make_training_env
+
+
+# -- command line --------------------------------------------------------------------------------
+
+
+def parse_args(argv=None):
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    source = parser.add_mutually_exclusive_group(required=True)
+    source.add_argument("--config", help="YAML config (see configs/)")
+    source.add_argument("--resume", metavar="RUN_DIR", help="continue the run in this folder from its last checkpoint")
+    parser.add_argument("--runs-dir", default="runs", help="where new run folders go (default runs/)")
+    parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides, e.g. ppo.n_steps=512")
+    return parser.parse_args(argv)
+
+
+# -- checkpoints ----------------------------------------------------------------------------------
+
+
+def save_model(model: MaskablePPO, path: Path) -> None:
+    """Save through a temporary file and rename, so a kill mid-save never leaves a broken zip."""
+    write_atomically(path, lambda handle: model.save(handle))
+
+
+def checkpoint_steps(path: Path) -> int:
+    return int(path.stem.split("_")[-1])
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    checkpoints = sorted((run_dir / "checkpoints").glob("step_*.zip"), key=checkpoint_steps)
+    return checkpoints[-1] if checkpoints else None
+
+
+class Checkpoints(BaseCallback):
+    """Saves the model every ``every`` steps as checkpoints/step_<N>.zip."""
+
+    def __init__(self, run_dir: Path, every: int):
+        super().__init__()
+        self.folder = run_dir / "checkpoints"
+        self.every = every
+        self.next_at = 0
+
+    def _on_training_start(self):
+        self.next_at = (self.num_timesteps // self.every + 1) * self.every
+
+    def _on_step(self):
+        if self.num_timesteps >= self.next_at:
+            save_model(self.model, self.folder / f"step_{self.num_timesteps}.zip")
+            self.next_at += self.every
+        return True
+
+
+class PeriodicEvaluation(BaseCallback):
+    """Every ``every`` steps: evaluate against the optimum; log to TensorBoard and learning_curve.csv."""
+
+    def __init__(self, config: TrainConfig, run_dir: Path, elapsed_before: float):
+        super().__init__()
+        self.config = config
+        self.curve = run_dir / "learning_curve.csv"
+        self.elapsed_before = elapsed_before
+        self.next_at = 0
+
+    def _on_training_start(self):
+        self.started = time.perf_counter()
+        self.next_at = (self.num_timesteps // self.config.run.eval_every + 1) * self.config.run.eval_every
+
+    def wall_time(self) -> float:
+        return self.elapsed_before + time.perf_counter() - self.started
+
+    def _on_step(self):
+        if self.num_timesteps >= self.next_at:
+            self.evaluate()
+            self.next_at += self.config.run.eval_every
+        return True
+
+    def evaluate(self):
+        run = self.config.run
+        summary = evaluate_model(self.model, self.config.env.observation_encoding, run.eval_games, run.eval_seed)[0]
+        self.logger.record("eval/mean_score", summary.mean)
+        self.logger.record("eval/percent_of_optimal", summary.percent_of_optimal)
+        self.logger.record("eval/regret_per_decision", summary.regret_per_decision)
+        self.logger.dump(self.num_timesteps)
+        new_file = not self.curve.exists()
+        with self.curve.open("a", newline="") as handle:
+            writer = csv.writer(handle)
+            if new_file:
+                writer.writerow(["steps", "wall_seconds", "mean_score", "percent_of_optimal", "regret_per_decision"])
+            writer.writerow([self.num_timesteps, f"{self.wall_time():.1f}", f"{summary.mean:.3f}",
+                             f"{summary.percent_of_optimal:.3f}", f"{summary.regret_per_decision:.5f}"])  # fmt: skip
+
+
+# -- the model ------------------------------------------------------------------------------------
+
+
+def schedule(value: float | Schedule):
+    """A constant, or SB3's callable of progress_remaining (1 -> 0) for a linear schedule."""
+    if isinstance(value, Schedule):
+        return lambda remaining: value.end + (value.start - value.end) * remaining
+    return value
+
+
+def new_model(config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
+    ppo = config.ppo
+    activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
+    return MaskablePPO(
+        "MultiInputPolicy" if config.env.observation_encoding == "dict" else "MlpPolicy",
+        env,
+        learning_rate=schedule(ppo.learning_rate),
+        n_steps=ppo.n_steps,
+        batch_size=ppo.batch_size,
+        n_epochs=ppo.n_epochs,
+        gamma=ppo.gamma,
+        gae_lambda=ppo.gae_lambda,
+        clip_range=ppo.clip_range,
+        ent_coef=ppo.ent_coef if not isinstance(ppo.ent_coef, Schedule) else ppo.ent_coef.start,
+        vf_coef=ppo.vf_coef,
+        max_grad_norm=ppo.max_grad_norm,
+        policy_kwargs={"net_arch": list(ppo.net_arch), "activation_fn": activation},
+        tensorboard_log=str(run_dir / "tb"),
+        seed=config.seed,
+        device="cpu",
+        verbose=0,
+    )
+
+
+class EntropySchedule(BaseCallback):
+    """Anneals the entropy coefficient linearly (SB3 takes only a constant)."""
+
+    def __init__(self, value: Schedule, total: int):
+        super().__init__()
+        self.value, self.total = value, total
+
+    def _on_step(self):
+        progress = min(self.num_timesteps / self.total, 1.0)
+        self.model.ent_coef = self.value.start + (self.value.end - self.value.start) * progress
+        return True
+
+
+def rewind_learning_curve(run_dir: Path, steps: int) -> float:
+    """Drop curve rows past the checkpoint being resumed; return the wall time spent up to it."""
+    curve = run_dir / "learning_curve.csv"
+    if not curve.exists():
+        return 0.0
+    with curve.open(newline="") as handle:
+        rows = list(csv.reader(handle))
+    kept = [rows[0]] + [row for row in rows[1:] if int(row[0]) <= steps]
+    text = "".join(",".join(row) + "\n" for row in kept)
+    write_atomically(curve, lambda handle: handle.write(text.encode()))
+    return float(kept[-1][1]) if len(kept) > 1 else 0.0
+
+
+# -- main -----------------------------------------------------------------------------------------
+
+
+def main(argv=None):
+    args = parse_args(argv)
+
+    # 1. The config and the run folder: a new run, or the one being resumed.
+    try:
+        if args.resume:
+            run_dir = Path(args.resume)
+            config = load_config(run_dir / "config.yaml", args.overrides)
+        else:
+            config = load_config(args.config, args.overrides)
+            run_dir = Path(args.runs_dir) / config.name
+            if latest_checkpoint(run_dir) or (run_dir / "model.zip").exists():
+                raise ConfigError(f"run folder {str(run_dir)!r} already holds a run: resume it with --resume {run_dir}, or set name=...")
+    except ConfigError as error:
+        sys.exit(f"error: {error}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_atomically(run_dir / "config.yaml", lambda handle: handle.write(dump_config(config).encode()))
+
+    # 2. Seeds and envs.
+    set_random_seed(config.seed)
+    random.seed(config.seed)
+    np.random.seed(config.seed)
+    env = make_training_env(config.env, seed=config.seed)
+
+    # 3. The model: fresh, or the last checkpoint with its step count.
+    checkpoint = latest_checkpoint(run_dir) if args.resume else None
+    elapsed_before = 0.0
+    if checkpoint is not None:
+        model = MaskablePPO.load(checkpoint, env=env, device="cpu", tensorboard_log=str(run_dir / "tb"))
+        elapsed_before = rewind_learning_curve(run_dir, model.num_timesteps)
+        print(f"resuming {run_dir} from {checkpoint.name} ({model.num_timesteps:,} steps done)")
+    else:
+        model = new_model(config, env, run_dir)
+    remaining = config.ppo.total_timesteps - model.num_timesteps
+
+    # 4. Train, with checkpoints and periodic evaluation.
+    callbacks = [Checkpoints(run_dir, config.run.checkpoint_every), PeriodicEvaluation(config, run_dir, elapsed_before)]
+    if isinstance(config.ppo.ent_coef, Schedule):
+        callbacks.append(EntropySchedule(config.ppo.ent_coef, config.ppo.total_timesteps))
+    started = time.perf_counter()
+    if remaining > 0:
+        model.learn(
+            total_timesteps=remaining,
+            callback=CallbackList(callbacks),
+            reset_num_timesteps=checkpoint is None,
+            tb_log_name="ppo",
+            progress_bar=config.run.progress_bar,
+        )
+    seconds = time.perf_counter() - started
+    save_model(model, run_dir / "model.zip")
+    done = max(remaining, 0)
+    print(f"trained {done:,} steps in {seconds:.0f} s ({done / max(seconds, 1e-9):,.0f} steps/s), "
+          f"{model.num_timesteps:,} in all; model: {run_dir / 'model.zip'}")
+
+    # 5. Final evaluation against the optimum on common random numbers.
+    games, seed = config.run.final_eval_games, config.run.eval_seed
+    summaries = evaluate_model(model, config.env.observation_encoding, games, seed, reference=["random", "greedy", "optimal"], name=f"ppo:{run_dir / 'model.zip'}")
+    print_table(summaries, expected_score(), games, seed)
+    save_json(run_dir / "eval.json", summaries, expected_score(), games, seed)
+
+
+if __name__ == "__main__":
+    main()
