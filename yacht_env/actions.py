@@ -7,11 +7,9 @@ dice in category ``c``. For the default rules that is ``Discrete(44)``: 1..31 re
 
 from __future__ import annotations
 
-from functools import cached_property
-
 import numpy as np
 
-from yacht_env.rules import RuleSet
+from yacht_env.rules import RuleSet, cached_per_rules
 
 
 class IllegalActionError(ValueError):
@@ -33,16 +31,10 @@ class ActionLayout:
     def score_action(self, category: int) -> int:
         return self.first_score_action + category
 
-    @cached_property
+    @property
     def mask_table(self) -> np.ndarray:
         """Legal-action masks, int8, indexed ``[rolls_left > 0, open_bits]``; shape (2, 2**C, num_actions)."""
-        num_open_sets = 1 << self.rules.num_categories
-        table = np.zeros((2, num_open_sets, self.num_actions), dtype=np.int8)
-        table[1, :, 1 : self.first_score_action] = 1
-        categories = np.arange(self.rules.num_categories)
-        table[:, :, self.first_score_action :] = (np.arange(num_open_sets)[:, None] >> categories) & 1
-        table.setflags(write=False)
-        return table
+        return legal_mask_table(self.rules)
 
     def legal_mask(self, rolls_left: int, open_bits: int) -> np.ndarray:
         return self.mask_table[int(rolls_left > 0), open_bits]
@@ -69,3 +61,15 @@ class ActionLayout:
                 text += " (dice " + ", ".join(str(int(dice[p])) for p in positions) + ")"
             return text
         return f"score {self.rules.category_names[self.category(action)]}"
+
+
+@cached_per_rules
+def legal_mask_table(rules: RuleSet) -> np.ndarray:
+    """Read-only legal-action masks for every (rolls left > 0, open set); see ``ActionLayout.mask_table``."""
+    first_score_action = rules.dice.num_rerolls
+    num_open_sets = 1 << rules.num_categories
+    table = np.zeros((2, num_open_sets, first_score_action + rules.num_categories), dtype=np.int8)
+    table[1, :, 1:first_score_action] = 1
+    table[:, :, first_score_action:] = (np.arange(num_open_sets)[:, None] >> np.arange(rules.num_categories)) & 1
+    table.setflags(write=False)
+    return table

@@ -24,12 +24,11 @@ so encoding is three table lookups whichever env asks.
 
 from __future__ import annotations
 
-import weakref
 
 import numpy as np
 from gymnasium import spaces
 
-from yacht_env.rules import RuleSet
+from yacht_env.rules import RuleSet, cached_per_rules
 
 
 def _open_table(rules: RuleSet) -> np.ndarray:
@@ -207,14 +206,13 @@ class DictEncoding(Encoding):
 
 ENCODINGS = {cls.name: cls for cls in (Flat, Counts, OneHot, Features, DictEncoding)}
 
-_cache: "weakref.WeakKeyDictionary[RuleSet, dict[str, Encoding]]" = weakref.WeakKeyDictionary()
-
-
 def make_encoding(name: str, rules: RuleSet) -> Encoding:
-    """The encoding called ``name`` for ``rules`` (cached: encodings are immutable tables)."""
+    """The encoding called ``name`` for ``rules`` (shared: encodings are immutable tables)."""
     if name not in ENCODINGS:
         raise ValueError(f"unknown observation encoding {name!r}; expected one of {', '.join(ENCODINGS)}")
-    per_rules = _cache.setdefault(rules, {})
-    if name not in per_rules:
-        per_rules[name] = ENCODINGS[name](rules)
-    return per_rules[name]
+    return _build_encoding(rules, name)
+
+
+@cached_per_rules
+def _build_encoding(rules: RuleSet, name: str) -> Encoding:
+    return ENCODINGS[name](rules)

@@ -9,7 +9,7 @@ from gymnasium import spaces
 from yacht_env.actions import ActionLayout, IllegalActionError
 from yacht_env.encoding import make_encoding
 from yacht_env.render import render_position
-from yacht_env.rules import YACHT, RuleSet
+from yacht_env.rules import YACHT, RuleSet, cached_per_rules
 
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
 
@@ -56,6 +56,14 @@ def check_game_dice(faces, rules: RuleSet) -> np.ndarray:
     if bad.size:
         raise ValueError(f"face {int(bad[0])} in faces is not in 1..{rules.num_faces}")
     return array.astype(np.int8)
+
+
+@cached_per_rules
+def python_tables(rules: RuleSet) -> tuple[list, list, list, list]:
+    """Hot-path tables as nested lists, shared by every env of a rule set: for scalar lookups,
+    indexing lists beats indexing numpy arrays."""
+    dice = rules.dice
+    return rules.score_table.tolist(), dice.kept_code.tolist(), dice.hand_of_code.tolist(), dice.place_values.tolist()
 
 
 class YachtEnv(gym.Env):
@@ -150,12 +158,7 @@ class YachtEnv(gym.Env):
         self.action_space = spaces.Discrete(self.layout.num_actions)
         self.observation_space = self.encoding.space
 
-        # Hot-path tables as plain Python objects: indexing lists beats indexing numpy for scalars.
-        dice = self.rules.dice
-        self._scores = self.rules.score_table.tolist()
-        self._kept_code = dice.kept_code.tolist()
-        self._hand_of_code = dice.hand_of_code.tolist()
-        self._place_values = dice.place_values.tolist()
+        self._scores, self._kept_code, self._hand_of_code, self._place_values = python_tables(self.rules)
         self._masks = self.layout.mask_table
         self._first_score = self.layout.first_score_action
 

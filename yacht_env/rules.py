@@ -8,7 +8,9 @@ and nothing else. The default, :data:`YACHT`, is the project's rule book (``RULE
 
 from __future__ import annotations
 
+import functools
 import numbers
+import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Callable, Sequence
@@ -19,6 +21,20 @@ from yacht_env.dice import DiceSpace
 
 # A scoring rule sees the sorted dice and the face counts (index f counts face f+1).
 ScoreRule = Callable[[tuple[int, ...], tuple[int, ...]], int]
+
+
+def cached_per_rules(function):
+    """Memoize ``function(rules, *args)`` per rule set: tables are built once, whoever asks."""
+    cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+
+    @functools.wraps(function)
+    def cached(rules, *args):
+        per_rules = cache.setdefault(rules, {})
+        if args not in per_rules:
+            per_rules[args] = function(rules, *args)
+        return per_rules[args]
+
+    return cached
 
 
 # -- scoring rules, pure helpers ---------------------------------------------------------------
