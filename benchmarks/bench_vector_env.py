@@ -1,0 +1,106 @@
+"""Steps per second of random legal play: YachtVectorEnv at several sizes against the single YachtEnv.
+
+Usage: python benchmarks/bench_vector_env.py [--sizes 1,64,1024,4096] [--seconds 1.0] [--repeats 5]
+
+A step of an N-game vector env counts as N steps. Every action is drawn uniformly from the
+legal-action mask inside the timed loop: ``sample_legal_actions`` on ``infos["action_mask"]`` for
+the vector env, a pick from ``np.flatnonzero(info["action_mask"])`` for the single env (which
+resets by hand when a game ends; the vector env resets itself). Each env first plays untimed
+steps, so that the numba kernels are compiled and the games no longer all end on the same step.
+Figures are medians over the repeats, each repeat playing for ``--seconds``.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import statistics
+import time
+
+import numpy as np
+
+from yacht_env import YachtEnv
+from yacht_env.vector_env import YachtVectorEnv, sample_legal_actions
+
+# Untimed steps before measuring: a few games, so that episode ends are spread over steps.
+WARMUP_STEPS = 300
+
+
+def single_env_rates(seconds: float, repeats: int, seed: int) -> list[float]:
+    env = YachtEnv()
+    rng = np.random.default_rng(seed)
+    obs, info = env.reset(seed=seed)
+    rates = []
+    for repeat in range(repeats + 1):
+        limit = WARMUP_STEPS if repeat == 0 else None
+        steps = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            legal = np.flatnonzero(info["action_mask"])
+            obs, reward, terminated, truncated, info = env.step(int(legal[int(rng.random() * len(legal))]))
+            if terminated or truncated:
+                obs, info = env.reset()
+            steps += 1
+            if steps == limit or (limit is None and time.perf_counter() >= deadline):
+                break
+        if repeat:
+            rates.append(steps / (time.perf_counter() - start))
+    return rates
+
+
+def vector_env_rates(num_envs: int, seconds: float, repeats: int, seed: int) -> list[float]:
+    env = YachtVectorEnv(num_envs)
+    rng = np.random.default_rng(seed)
+    obs, infos = env.reset(seed=seed)
+    masks = infos["action_mask"]
+    rates = []
+    for repeat in range(repeats + 1):
+        limit = WARMUP_STEPS if repeat == 0 else None
+        steps = 0
+        start = time.perf_counter()
+        deadline = start + seconds
+        while True:
+            obs, rewards, terminated, truncated, infos = env.step(sample_legal_actions(masks, rng))
+            masks = infos["action_mask"]
+            steps += 1
+            if steps == limit or (limit is None and time.perf_counter() >= deadline):
+                break
+        if repeat:
+            rates.append(steps * num_envs / (time.perf_counter() - start))
+    return rates
+
+
+def main():
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--sizes", default="1,64,1024,4096", help="comma-separated game counts (default %(default)s)")
+    parser.add_argument("--seconds", type=float, default=1.0, help="length of one measurement (default %(default)s)")
+    parser.add_argument("--repeats", type=int, default=5, help="measurements per env (default %(default)s)")
+    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--one-core", action="store_true", help="pin the process to one core where the OS allows it")
+    args = parser.parse_args()
+    sizes = [int(size) for size in args.sizes.split(",")]
+    if args.one_core and hasattr(os, "sched_setaffinity"):
+        os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
+
+    # Load (or compile) every numba kernel, autoreset included, before anything is timed.
+    vector_env_rates(2, seconds=0.0, repeats=1, seed=args.seed)
+
+    print(
+        f"random legal play, actions drawn from the masks in the timed loop; "
+        f"median of {args.repeats} x {args.seconds:g} s (N games per vector step count as N steps)"
+    )
+    print(f"{'env':<16}{'N':>6}{'median steps/s':>16}{'min':>12}{'max':>12}{'vs single':>11}")
+    baseline = None
+    for name, n in [("YachtEnv", 1)] + [("YachtVectorEnv", n) for n in sizes]:
+        if name == "YachtEnv":
+            rates = single_env_rates(args.seconds, args.repeats, args.seed)
+        else:
+            rates = vector_env_rates(n, args.seconds, args.repeats, args.seed)
+        median = statistics.median(rates)
+        baseline = baseline or median
+        print(f"{name:<16}{n:>6}{median:>16,.0f}{min(rates):>12,.0f}{max(rates):>12,.0f}{median / baseline:>10.1f}x")
+
+
+if __name__ == "__main__":
+    main()
