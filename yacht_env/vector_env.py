@@ -27,7 +27,7 @@ from yacht_env.actions import ActionLayout, IllegalActionError
 from yacht_env.encoding import make_encoding
 from yacht_env.env import ILLEGAL_ACTION_MODES, GameOverError, check_game_dice, draw_game_dice
 from yacht_env.render import render_position
-from yacht_env.rules import YACHT, RuleSet
+from yacht_env.rules import YACHT, RuleSet, cached_per_rules
 
 __all__ = ["YachtVectorEnv", "check_actions", "sample_legal_actions"]
 
@@ -211,13 +211,14 @@ def _draw_games(next_uint32, state_addresses, games, faces, num_faces):
             dice[k] = 1 + (product >> 8)
 
 
+@cached_per_rules
 def _compiled_draw_is_exact(rules: RuleSet) -> tuple[bool, type | None, Any]:
     """Whether :func:`_draw_games` draws exactly what ``draw_game_dice`` draws for gymnasium's generators.
 
     Returns the verdict, the bit generator type it holds for and that type's ``next_uint32``.
     Four games on twin generators are compared, face for face and state after state, so a NumPy
     that samples differently (or a dice range the compiled draw does not cover) is caught here
-    and the env falls back to calling ``draw_game_dice`` per game.
+    and the env falls back to calling ``draw_game_dice`` per game. Checked once per rule set.
     """
     probe, _ = seeding.np_random(20240229)
     twin = np.random.Generator(type(probe.bit_generator)())
