@@ -1,6 +1,9 @@
 """Compare policies with the exact optimum on common random numbers.
 
     python -m agents.evaluate --policy random --policy greedy --policy optimal --games 10000
+    python -m agents.evaluate --table optimal,greedy --games 20000   # win rates at one table
+
+``--table`` plays full games at one table instead: see :mod:`agents.tournament`.
 
 Every policy plays the same games: game ``g`` is ``Yacht-v0`` reset with seed ``seed + g``, which
 fixes its whole dice stream (for each turn and roll, the faces re-rolled dice land on, in order),
@@ -186,7 +189,10 @@ def print_table(summaries: list[Summary], optimum: float, games: int, seed: int)
             f"{s.regret_per_decision:.4f}",
             f"{s.regret_per_game:.3f} [{s.regret_per_game_ci95[0]:.3f}, {s.regret_per_game_ci95[1]:.3f}]",
         )
-    Console().print(table)
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=160)  # logs and pipes: keep every column readable
+    console.print(table)
 
 
 def write_atomically(path: str | Path, write) -> None:
@@ -240,7 +246,8 @@ def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float) 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--policy", action="append", help="random, greedy, optimal or ppo:PATH (repeatable; default: random, greedy, optimal)")
-    parser.add_argument("--games", type=int, default=10_000, help="games per policy (default 10000)")
+    parser.add_argument("--table", help="comma-separated policies at one table of 2 to 5 (e.g. optimal,greedy): play full games and report win rates")
+    parser.add_argument("--games", type=int, default=10_000, help="games per policy, or games at the --table (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of game 0; game g uses seed + g (default 0)")
     parser.add_argument("--batch-size", type=int, default=4096, help="games played at once (default 4096)")
     parser.add_argument("--json", help="write every figure to this JSON file")
@@ -251,6 +258,16 @@ def main(argv=None):
         parser.error(f"--games must be at least 2 (for a confidence interval), got {args.games}")
     if args.batch_size < 1:
         parser.error(f"--batch-size must be at least 1, got {args.batch_size}")
+    if args.table:
+        from agents.tournament import main_table
+
+        if args.policy:
+            parser.error("--table and --policy do not go together: the table names its policies")
+        try:
+            main_table(args.table, args.games, args.seed, args.batch_size, args.json, args.plot, show_progress=not args.no_progress)
+        except ValueError as error:
+            parser.exit(2, f"error: {error}\n")
+        return
     names = args.policy or ["random", "greedy", "optimal"]
     try:
         summaries, logs = evaluate(names, args.games, args.seed, batch_size=args.batch_size, show_progress=not args.no_progress)

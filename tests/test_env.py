@@ -254,6 +254,7 @@ def test_step_after_the_game_ends_raises():
     for category in range(12):
         obs, reward, terminated, truncated, info = env.step(SCORE + category)
     assert terminated and info["turn"] == 12
+    assert obs[5] == 0 and not obs[6:].any() and not info["action_mask"].any()
     with pytest.raises(GameOverError, match="reset"):
         env.step(SCORE)
     with pytest.raises(GameOverError):

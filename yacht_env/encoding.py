@@ -82,7 +82,8 @@ class BoxEncoding(Encoding):
         return np.concatenate((self.hand_part[hand], self.rolls_part[rolls_left], self.open_part[open_bits]))
 
     def encode_batch(self, hands, rolls_left, open_bits, out=None):
-        parts = (self.hand_part[hands], self.rolls_part[rolls_left], self.open_part[open_bits])
+        # np.take is several times faster than fancy indexing for these row gathers.
+        parts = (np.take(self.hand_part, hands, axis=0), np.take(self.rolls_part, rolls_left, axis=0), np.take(self.open_part, open_bits, axis=0))
         return np.concatenate(parts, axis=1, out=out)
 
     def split(self, obs: np.ndarray):

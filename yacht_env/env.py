@@ -211,7 +211,9 @@ class YachtEnv(gym.Env):
             self._open &= ~(1 << category)
             self._turn += 1
             terminated = self._turn == self.rules.num_turns
-            if not terminated:
+            if terminated:
+                self._rolls_left = 0  # a full sheet leaves no legal action, re-rolls included
+            else:
                 self._start_turn()
         self._done = terminated or truncated
         info = self._info(illegal)

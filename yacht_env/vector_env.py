@@ -112,6 +112,7 @@ def _step_games(
             turns[i] = turn + 1
             if turn + 1 == num_turns:
                 terminated[i] = True
+                rolls_left[i] = 0  # a full sheet leaves no legal action, re-rolls included
             else:
                 hands[i] = _first_roll_hand(faces[i, turn + 1, 0], hand_of_code, place_values)
                 rolls_left[i] = rolls_per_turn - 1
