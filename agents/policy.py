@@ -15,6 +15,7 @@ import numpy as np
 
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT, RuleSet
+from yacht_env.vector_env import sample_legal_actions
 
 POLICY_NAMES = ("random", "greedy", "optimal", "ppo:PATH")
 
@@ -51,20 +52,6 @@ class Policy(ABC):
         return f"<{type(self).__name__} {self.name!r}>"
 
 
-def sample_legal(action_masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """One uniformly random legal action per row of an (N, num_actions) mask.
-
-    Picks the k-th legal action with k uniform in 0..(legal count - 1): one cumulative sum and one
-    comparison over the batch, no Python loop. A row with no legal action raises ``ValueError``.
-    """
-    masks = np.asarray(action_masks) != 0
-    counts = masks.sum(axis=1)
-    if (counts == 0).any():
-        raise ValueError(f"row {int(np.flatnonzero(counts == 0)[0])} of the action mask has no legal action")
-    picks = (rng.random(len(masks)) * counts).astype(np.int64)
-    return (np.cumsum(masks, axis=1) > picks[:, None]).argmax(axis=1)
-
-
 class RandomPolicy(Policy):
     """Uniform over the legal actions."""
 
@@ -78,7 +65,7 @@ class RandomPolicy(Policy):
         self.rng = np.random.default_rng(seed)
 
     def act_batch(self, observations, action_masks):
-        return sample_legal(action_masks, self.rng)
+        return sample_legal_actions(action_masks, self.rng)
 
 
 class QPolicy(Policy):
