@@ -11,15 +11,18 @@ from __future__ import annotations
 
 import argparse
 import statistics
+import sys
 import tempfile
 import time
 from pathlib import Path
 
 import torch
 
-from agents.config import load_config
-from agents.sb3_env import make_training_env
-from train import new_model
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # train.py lives at the repository root
+
+from agents.config import load_config  # noqa: E402
+from agents.sb3_env import make_training_env  # noqa: E402
+from train import new_model  # noqa: E402
 
 
 def steps_per_second(config, steps: int) -> float:
