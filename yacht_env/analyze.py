@@ -1,0 +1,357 @@
+"""Grade recorded Yacht decisions against the exact optimum: expected points lost per decision.
+
+    yacht analyze games/my-game.jsonl --agent optimal --agent greedy --json grades.json --plot grades.png
+
+The *loss* of a decision is ``max_a Q*(s, a) - Q*(s, chosen)``, with ``Q*`` the exact expected
+points still to come under optimal play (:func:`agents.optimal.solve`): what the choice gives away
+in expectation, whatever the dice do afterwards. It is the scale of the published Yahtzee
+proficiency tests, which ask players to stay below about 0.2 points lost per choice. An optimal
+player loses exactly 0.
+
+For each player in the records: the mean loss per decision, split into re-roll choices and row
+choices and by turn, the total loss per game, the mean final score, and the worst decisions with
+what the optimum would have done. ``--agent NAME`` replays an agent on the dice streams the people
+in the records played (every recorded stream when there is no person), so agents and people are
+graded side by side on the same games.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from yacht_env.commands import describe_choice, dice_text
+from yacht_env.records import GameRecord, RecordError, read_records
+from yacht_env.rules import YACHT, RuleSet
+
+
+@dataclass
+class Graded:
+    """Per-decision grades, aligned with the decisions graded."""
+
+    q: np.ndarray  # (N, num_actions) Q* of every action, -inf where illegal
+    chosen: np.ndarray  # (N,) Q* of the chosen action
+    best_action: np.ndarray  # (N,) the optimal action (lowest index on ties)
+    loss: np.ndarray  # (N,) Q*(best) - Q*(chosen) >= 0
+
+
+class Grader:
+    """Q-values of the DP optimum for recorded positions; solves the rules once, on creation."""
+
+    def __init__(self, rules: RuleSet | None = None):
+        from agents.optimal import solve
+
+        self.rules = rules or YACHT
+        self.solution = solve(self.rules)
+
+    def open_bits(self, names) -> int:
+        from agents.optimal import open_bits_from
+
+        return open_bits_from(names, self.rules)
+
+    def q_values(self, dice, rolls_left, open_bits) -> np.ndarray:
+        return self.solution.q_values_batch(dice, rolls_left, open_bits)
+
+    def grade(self, decisions: list[dict]) -> Graded:
+        """Grade decision records, all in one batch."""
+        if not decisions:
+            empty = np.zeros(0)
+            return Graded(np.zeros((0, self.solution.num_actions)), empty, np.zeros(0, dtype=np.int64), empty)
+        try:
+            dice = np.array([d["dice"] for d in decisions], dtype=np.int64)
+            rolls_left = np.array([d["rolls_left"] for d in decisions], dtype=np.int64)
+            open_bits = np.array([self.open_bits(d["open"]) for d in decisions], dtype=np.int64)
+            actions = np.array([d["action"] for d in decisions], dtype=np.int64)
+            q = self.q_values(dice, rolls_left, open_bits)
+        except (KeyError, ValueError, TypeError) as error:
+            raise RecordError(f"a decision record does not describe a position: {error}") from None
+        if ((actions < 0) | (actions >= q.shape[1])).any():
+            raise RecordError("a decision record holds an action outside 0..%d" % (q.shape[1] - 1))
+        rows = np.arange(len(decisions))
+        chosen = q[rows, actions]
+        illegal = ~np.isfinite(chosen)
+        if illegal.any():
+            bad = decisions[int(np.flatnonzero(illegal)[0])]
+            raise RecordError(f"game {bad.get('game_id')}: turn {bad.get('turn')}, roll {bad.get('roll')} records the illegal action {bad.get('action')}")
+        best_action = q.argmax(axis=1)
+        return Graded(q, chosen, best_action, q[rows, best_action] - chosen)
+
+
+@dataclass
+class PlayerReport:
+    """The figures of one player over the games graded."""
+
+    name: str
+    kind: str
+    source: str  # "records", or "replay" for an agent replayed on the recorded dice
+    games: int = 0
+    finished_games: int = 0
+    decisions: int = 0
+    reroll_decisions: int = 0
+    row_decisions: int = 0
+    mean_score: float = math.nan  # over finished games
+    scores: list[int] = field(default_factory=list)
+    loss_per_decision: float = math.nan
+    loss_per_reroll: float = math.nan
+    loss_per_row: float = math.nan
+    loss_per_game: float = math.nan  # mean over finished games of the summed loss
+    losses_per_game: list[float] = field(default_factory=list)
+    by_turn: list[dict] = field(default_factory=list)
+    worst: list[dict] = field(default_factory=list)
+
+    @property
+    def label(self) -> str:
+        return f"{self.name} (replay)" if self.source == "replay" else self.name
+
+
+def mean(values: np.ndarray) -> float:
+    return float(values.mean()) if len(values) else math.nan
+
+
+def report_players(games: list[GameRecord], grader: Grader, source: str = "records", worst: int = 5) -> list[PlayerReport]:
+    """One report per player (by name) over every decision of ``games``, in order of first appearance."""
+    decisions = [d for game in games for d in game.decisions]
+    graded = grader.grade(decisions)
+    rules = grader.rules
+    reports: dict[str, PlayerReport] = {}
+    rows_of: dict[str, list[int]] = {}
+    for i, decision in enumerate(decisions):
+        name = decision["player"]
+        if name not in reports:
+            reports[name] = PlayerReport(name, decision.get("kind", "human"), source)
+            rows_of[name] = []
+        rows_of[name].append(i)
+    for name, report in reports.items():
+        rows = np.array(rows_of[name])
+        fill(report, [decisions[i] for i in rows], graded.loss[rows], graded.chosen[rows],
+             graded.q[rows], graded.best_action[rows], rules, worst)
+    return list(reports.values())
+
+
+def fill(report: PlayerReport, decisions: list[dict], loss: np.ndarray, chosen: np.ndarray, q: np.ndarray,
+         best_action: np.ndarray, rules: RuleSet, worst: int) -> None:
+    is_row = np.array([d["points"] is not None for d in decisions])
+    turns = np.array([d["turn"] for d in decisions])
+    seat_games: dict[tuple, list[int]] = {}
+    for i, d in enumerate(decisions):
+        seat_games.setdefault((d["game_id"], d["seat"]), []).append(i)
+    finished = [rows for rows in seat_games.values() if is_row[rows].sum() == rules.num_categories]
+    report.games = len(seat_games)
+    report.finished_games = len(finished)
+    report.decisions = len(decisions)
+    report.row_decisions = int(is_row.sum())
+    report.reroll_decisions = report.decisions - report.row_decisions
+    report.scores = [int(decisions[rows[-1]]["total"]) for rows in finished]
+    report.mean_score = mean(np.array(report.scores, dtype=float))
+    report.loss_per_decision = mean(loss)
+    report.loss_per_reroll = mean(loss[~is_row])
+    report.loss_per_row = mean(loss[is_row])
+    report.losses_per_game = [float(loss[rows].sum()) for rows in finished]
+    report.loss_per_game = mean(np.array(report.losses_per_game))
+    report.by_turn = [
+        {
+            "turn": turn,
+            "decisions": int((turns == turn).sum()),
+            "loss_per_decision": mean(loss[turns == turn]),
+            "loss_per_game": float(loss[turns == turn].sum()) / len(seat_games),
+        }
+        for turn in range(1, rules.num_turns + 1)
+    ]
+    order = np.argsort(-loss, kind="stable")
+    report.worst = [worst_entry(decisions[i], float(loss[i]), float(chosen[i]), q[i], int(best_action[i]), rules)
+                    for i in order[:worst] if loss[i] > 0]
+
+
+def worst_entry(decision: dict, loss: float, chosen: float, q: np.ndarray, best: int, rules: RuleSet) -> dict:
+    before = decision["total"] - (decision["points"] or 0)  # Q* counts points still to come
+    return {
+        "game_id": decision["game_id"],
+        "seat": decision["seat"],
+        "seed": decision.get("seed"),
+        "turn": decision["turn"],
+        "roll": decision["roll"],
+        "dice": decision["dice"],
+        "open": decision["open"],
+        "action": decision["action"],
+        "chosen": describe_choice(decision["action"], decision["dice"], rules),
+        "best_action": best,
+        "best": describe_choice(best, decision["dice"], rules),
+        "expected_final_chosen": before + chosen,
+        "expected_final_best": before + float(q[best]),
+        "loss": loss,
+    }
+
+
+# -- agents on the same games ------------------------------------------------------------------
+
+
+def recorded_streams(games: list[GameRecord]) -> list[tuple[int | None, list]]:
+    """The distinct dice streams people played in ``games`` (every stream when no person played)."""
+    seats = [p for game in games for p in game.players]
+    people = [p for p in seats if p["kind"] == "human"] or seats
+    streams = {}
+    for player in people:
+        streams.setdefault(json.dumps(player["faces"]), (player["seed"], player["faces"]))
+    return list(streams.values())
+
+
+def replay_agents(names: list[str], games: list[GameRecord], rules: RuleSet) -> list[GameRecord]:
+    from yacht_env.match import agent_name, play_agent_games
+
+    streams = [(seed, np.array(faces)) for seed, faces in recorded_streams(games)]
+    replayed = []
+    for name in dict.fromkeys(names):
+        replayed += play_agent_games(name, streams, rules=rules, name=agent_name(name))
+    return replayed
+
+
+# -- output ------------------------------------------------------------------------------------
+
+
+def figure(value: float, digits: int = 3) -> str:
+    return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
+
+
+def print_report(reports: list[PlayerReport], files: list[str], optimum: float, worst: int) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    console = Console()
+    if not console.is_terminal:
+        console = Console(width=max(console.width, 140))  # pipes and logs: keep every column readable
+    table = Table(title=f"Expected points lost against the optimum (optimal expected score {optimum:.2f})",
+                  caption="(replay): the agent played on the same dice streams as the people in the records")
+    table.add_column("", justify="left")
+    for report in reports:
+        table.add_column(f"{report.label}\n[dim]{report.kind}[/dim]", justify="right")
+    rows = [
+        ("games (finished)", lambda r: f"{r.games} ({r.finished_games})"),
+        ("mean final score", lambda r: figure(r.mean_score, 1)),
+        ("decisions", lambda r: str(r.decisions)),
+        ("loss per decision", lambda r: figure(r.loss_per_decision)),
+        ("  re-roll choices", lambda r: f"{figure(r.loss_per_reroll)} ({r.reroll_decisions})"),
+        ("  row choices", lambda r: f"{figure(r.loss_per_row)} ({r.row_decisions})"),
+        ("loss per game", lambda r: figure(r.loss_per_game, 2)),
+    ]
+    for label, cell in rows:
+        table.add_row(label, *(cell(r) for r in reports))
+    table.add_section()
+    for turn in range(len(reports[0].by_turn) if reports else 0):
+        table.add_row(f"turn {turn + 1}: loss/decision", *(figure(r.by_turn[turn]["loss_per_decision"]) for r in reports))
+    console.print(table)
+    for report in reports:
+        if not report.worst:
+            console.print(f"{report.label}: no decision lost anything")
+            continue
+        worst_table = Table(title=f"{report.label}: worst {len(report.worst)} decisions", title_justify="left")
+        for column in ("game", "turn", "roll", "dice", "chose", "optimum", "exp. final", "loss"):
+            worst_table.add_column(column, justify="right" if column in ("turn", "roll", "loss", "exp. final") else "left")
+        for entry in report.worst:
+            worst_table.add_row(
+                entry["game_id"], str(entry["turn"]), str(entry["roll"]), dice_text(entry["dice"]), entry["chosen"],
+                entry["best"], f"{entry['expected_final_chosen']:.2f} / {entry['expected_final_best']:.2f}",
+                f"{entry['loss']:.3f}",
+            )
+        console.print(worst_table)
+
+
+def json_ready(value):
+    """NaN -> None, recursively, so the JSON is standard."""
+    if isinstance(value, float) and math.isnan(value):
+        return None
+    if isinstance(value, dict):
+        return {k: json_ready(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [json_ready(v) for v in value]
+    return value
+
+
+def save_json(path, reports: list[PlayerReport], files: list[str], optimum: float) -> None:
+    from agents.evaluate import write_atomically
+
+    document = {"schema": 1, "files": files, "optimal_expected_score": optimum,
+                "players": [dict(asdict(r), label=r.label) for r in reports]}
+    text = json.dumps(json_ready(document), indent=2) + "\n"
+    write_atomically(path, lambda handle: handle.write(text.encode()))
+
+
+def save_plot(path, reports: list[PlayerReport]) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from agents.evaluate import write_atomically
+
+    figure_, (by_turn, by_kind) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [3, 1]})
+    width = 0.8 / max(len(reports), 1)
+    for i, report in enumerate(reports):
+        turns = np.array([t["turn"] for t in report.by_turn])
+        losses = np.nan_to_num([t["loss_per_decision"] for t in report.by_turn])
+        by_turn.bar(turns + (i - (len(reports) - 1) / 2) * width, losses, width, label=report.label)
+        kinds = np.nan_to_num([report.loss_per_decision, report.loss_per_reroll, report.loss_per_row])
+        by_kind.bar(np.arange(3) + (i - (len(reports) - 1) / 2) * width, kinds, width, label=report.label)
+    by_turn.set_xticks(range(1, len(reports[0].by_turn) + 1) if reports else [])
+    by_turn.set_xlabel("turn")
+    by_turn.set_ylabel("expected points lost per decision")
+    by_turn.set_title("Loss per decision, by turn")
+    by_turn.legend()
+    by_kind.set_xticks(range(3), ["all", "re-roll", "row"])
+    by_kind.set_title("By decision type")
+    figure_.tight_layout()
+    write_atomically(path, lambda handle: figure_.savefig(handle, format="png", dpi=110))
+    plt.close(figure_)
+
+
+# -- command line ------------------------------------------------------------------------------
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = __doc__
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("files", nargs="+", metavar="FILE", help="game records (JSON lines) written by yacht play or records.write_agent_games")
+    parser.add_argument("--agent", action="append", default=[], metavar="NAME",
+                        help="also grade this agent on the same dice: random, greedy, optimal or ppo:PATH (repeatable)")
+    parser.add_argument("--worst", type=int, default=5, metavar="N", help="worst decisions listed per player (default 5)")
+    parser.add_argument("--json", metavar="PATH", help="write every figure to this JSON file")
+    parser.add_argument("--plot", metavar="PATH", help="write a PNG of the losses by turn and by decision type")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    prog = "yacht analyze"
+    try:
+        games = [game for path in args.files for game in read_records(path).games]
+        if not games:
+            raise RecordError(f"no game in {', '.join(args.files)}")
+        grader = Grader(YACHT)
+        reports = report_players(games, grader, worst=args.worst)
+        if args.agent:
+            reports += report_players(replay_agents(args.agent, games, grader.rules), grader, "replay", args.worst)
+    except (RecordError, ValueError) as error:
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
+    optimum = grader.solution.expected_score
+    print_report(reports, args.files, optimum, args.worst)
+    if args.json:
+        save_json(args.json, reports, args.files, optimum)
+    if args.plot:
+        save_plot(args.plot, reports)
+    return 0
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(prog="yacht analyze")
+    configure(parser)
+    args = parser.parse_args(argv)
+    return args.run(args)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

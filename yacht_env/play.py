@@ -1,0 +1,420 @@
+"""Play Yacht in a terminal: solitaire, against agents at the same table, or duplicate against an agent.
+
+    yacht play                                    # solitaire on a random seed
+    yacht play --vs optimal --vs ppo:models/ppo.zip
+    yacht play --duplicate optimal --seed 7 --coach
+    yacht play --resume games/20261130-101500-seed7.jsonl
+
+Modes:
+  solitaire        you alone.
+  --vs AGENT       agents join the table (repeatable: random, greedy, optimal or ppo:PATH). Seats take
+                   whole turns in rotation, you first; seat s plays the dice of seed SEED + s. You see
+                   the agents' turns: their dice and choices. The highest total wins; ties share it.
+  --duplicate AGENT
+                   you and the agent play the same dice (seed SEED, game SEED of
+                   `python -m agents.evaluate --seed SEED`); the agent plays after you, unseen, and the
+                   end screen compares your games turn by turn.
+  --coach          after each of your decisions, show the optimal choice and the expected final
+                   score of yours, of the best and of the other options.
+
+Every decision is appended to the record file (JSON lines, see yacht_env.records) as it is made, so
+`q`, Ctrl-C or a crash lose nothing: `yacht play --resume FILE` continues where the game stopped.
+At the end you get your grade: the expected points each decision lost against the optimum;
+`yacht analyze FILE` gives the details.
+"""
+
+from __future__ import annotations
+
+import argparse
+import secrets
+import sys
+import time
+from datetime import datetime
+from pathlib import Path
+
+import numpy as np
+
+from yacht_env.commands import HELP, CommandError, choice_label, dice_text, parse_command
+from yacht_env.match import Match, Player, Seat, agent_name, unique_names
+from yacht_env.records import RecordError, RecordWriter, read_records
+from yacht_env.render import render_dice
+from yacht_env.rules import RuleSet
+
+RULE = "-" * 72
+PROFICIENT = 0.2  # points lost per decision that proficiency tests ask players to stay under
+
+
+class QuitGame(Exception):
+    """The person stopped the game; every decision made so far is in the record."""
+
+
+# -- consoles: where text goes and typed lines come from ---------------------------------------
+
+
+class TerminalConsole:
+    def __init__(self, stdin=None, stdout=None):
+        self.stdin = stdin or sys.stdin
+        self.stdout = stdout or sys.stdout
+        self.interactive = self.stdin.isatty()
+
+    def show(self, text: str = "") -> None:
+        print(text, file=self.stdout, flush=True)
+
+    def ask(self, prompt: str) -> str | None:
+        """A typed line, or None at end of input (Ctrl-D)."""
+        try:
+            return input(prompt)
+        except EOFError:
+            self.show()
+            return None
+
+
+class ScriptedConsole:
+    """Typed lines from a list, everything shown kept in ``output``: the game without a terminal."""
+
+    interactive = False
+
+    def __init__(self, lines):
+        self.lines = list(lines)
+        self.output: list[str] = []
+
+    def show(self, text: str = "") -> None:
+        self.output.append(text)
+
+    def ask(self, prompt: str) -> str | None:
+        self.output.append(prompt)
+        return self.lines.pop(0) if self.lines else None
+
+    @property
+    def text(self) -> str:
+        return "\n".join(self.output)
+
+
+# -- screens -----------------------------------------------------------------------------------
+
+
+def column_label(name: str) -> str:
+    return name if len(name) <= 10 else name[:9] + "~"
+
+
+def sheet_lines(rules: RuleSet, seats: list[Seat], now_seat: Seat | None = None) -> list[str]:
+    """The score sheet, one column per seat; ``now`` (after ``now_seat``'s column) shows what each
+    of its open rows would score with its dice as they are."""
+    columns = []  # (label, one cell per row, total)
+    for seat in seats:
+        columns.append((column_label(seat.name), ["" if p is None else str(p) for p in seat.sheet], str(seat.total)))
+        if seat is now_seat:
+            now = rules.score_table[rules.hand(list(seat.dice))]
+            columns.append(("now", ["" if p is not None else str(int(now[c])) for c, p in enumerate(seat.sheet)], ""))
+    widths = [max(5, len(label)) for label, _, _ in columns]
+
+    def line(start: str, cells) -> str:
+        return start + "".join(f"  {cell:>{w}}" for cell, w in zip(cells, widths))
+
+    lines = [line(f"{'#':>3}  {'row':<16}", [label for label, _, _ in columns])]
+    for c, category in enumerate(rules.categories):
+        lines.append(line(f"{c + 1:>3}  {category.title:<16}", [cells[c] for _, cells, _ in columns]))
+    lines.append(line(f"     {'Total':<16}", [total for _, _, total in columns]))
+    return lines
+
+
+def visible_seats(match: Match) -> list[Seat]:
+    """Duplicate games hide the other seats until the end: they play the same dice."""
+    if match.mode == "duplicate" and not match.finished:
+        return [match.current]
+    return match.seats
+
+
+def screen(match: Match, seat: Seat, news: list[str] = ()) -> str:
+    """What the person sees before a decision; ``news`` (the other seats' turns since theirs) goes
+    under the sheet, next to the prompt, so it does not scroll away."""
+    rules = match.rules
+    if seat.rolls_left:
+        rolls = f"{seat.rolls_left} re-roll{'s' if seat.rolls_left > 1 else ''} left"
+        hint = "k 3 3 keep dice | r 1 4 re-roll positions | s 9 or s full_house score | ? help | q quit"
+    else:
+        rolls = "no re-rolls left: score a row"
+        hint = "s 9 or s full_house score a row | ? help | q quit"
+    return "\n".join([
+        RULE,
+        f"{seat.name}: turn {seat.turn} of {rules.num_turns}, roll {seat.roll} of {rules.rolls_per_turn}, {rolls}",
+        f"Dice   {render_dice(seat.dice)}",
+        "",
+        *sheet_lines(rules, visible_seats(match), seat),
+        "",
+        *news,
+        hint,
+    ])
+
+
+def prompt(seat: Seat) -> str:
+    return f"turn {seat.turn} roll {seat.roll}> "
+
+
+def agent_turn_line(records: list[dict], rules: RuleSet) -> str:
+    """An agent's whole turn in one line: its rolls and choices."""
+    first = records[0]
+    steps = [f"{first['player']}, turn {first['turn']}: rolled {dice_text(first['dice'])}"]
+    for record, after in zip(records, records[1:]):
+        steps.append(f"{choice_label(record['action'], record['dice'], rules)} -> {dice_text(after['dice'])}")
+    last = records[-1]
+    steps.append(f"{choice_label(last['action'], last['dice'], rules)}, total {last['total']}")
+    return " | ".join(steps)
+
+
+def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, options: int = 6) -> str:
+    """The optimum's view of a decision just made: expected final scores of the choice, the best, the others."""
+    best = int(np.argmax(q))
+    chosen = choice_label(action, dice, rules)
+    loss = float(q[best] - q[action])
+    if loss <= 0:
+        line = f"coach: {chosen} is optimal (expected final score {total + q[action]:.2f})"
+    else:
+        line = (f"coach: you chose {chosen}: expected final score {total + q[action]:.2f}; best was "
+                f"{choice_label(best, dice, rules)}: {total + q[best]:.2f}; you lost {loss:.2f}")
+    seen = {}
+    for a in np.argsort(-q, kind="stable"):
+        if np.isfinite(q[a]):
+            seen.setdefault(choice_label(int(a), dice, rules), float(q[a]))
+    listed = " | ".join(f"{label} {total + value:.2f}" for label, value in list(seen.items())[:options])
+    return f"{line}\n       options: {listed}"
+
+
+def grade_lines(match: Match, losses: np.ndarray) -> list[str]:
+    lines = [f"Grade: expected points lost against the optimal strategy (proficiency tests ask for under {PROFICIENT} a decision)"]
+    width = max(len(seat.name) for seat in match.seats)
+    for seat in match.seats:
+        rows = [i for i, d in enumerate(match.decisions) if d["seat"] == seat.index]
+        lost = losses[rows]
+        line = f"  {seat.name:<{width}}  {len(rows):>3} decisions  {lost.mean() if rows else 0:.3f} per decision  {lost.sum():6.2f} in all"
+        if rows and lost.max() > 0:
+            worst = match.decisions[rows[int(np.argmax(lost))]]
+            line += f"  | worst: turn {worst['turn']} roll {worst['roll']}, {choice_label(worst['action'], worst['dice'], match.rules)} lost {lost.max():.2f}"
+        lines.append(line)
+    return lines
+
+
+def duplicate_lines(match: Match, losses: np.ndarray) -> list[str]:
+    """Turn by turn: each seat's row, points, running total and the expected points its decisions lost."""
+    rules = match.rules
+    cells = []  # per seat: turn -> (row and points, total, loss)
+    for seat in match.seats:
+        by_turn = {}
+        for i, d in enumerate(match.decisions):
+            if d["seat"] == seat.index:
+                row, total, lost = by_turn.get(d["turn"], ("", 0, 0.0))
+                if d["points"] is not None:
+                    row, total = choice_label(d["action"], d["dice"], rules).removeprefix("score "), d["total"]
+                by_turn[d["turn"]] = (row, total, lost + losses[i])
+        cells.append(by_turn)
+    head = "turn" + "".join(f"  {column_label(seat.name):<22} {'total':>5} {'loss':>5}" for seat in match.seats)
+    lines = ["Turn by turn, on the same dice:", head]
+    for turn in range(1, rules.num_turns + 1):
+        line = f"{turn:>4}"
+        for by_turn in cells:
+            row, total, lost = by_turn.get(turn, ("", 0, 0.0))
+            line += f"  {row:<22} {total:>5} {lost:>5.2f}"
+        lines.append(line)
+    return lines
+
+
+def end_screen(match: Match, path: Path | None) -> str:
+    from yacht_env.analyze import Grader
+
+    losses = Grader(match.rules).grade(match.decisions).loss
+    lines = ["=" * 72, "Game over", *sheet_lines(match.rules, match.seats), ""]
+    if len(match.seats) > 1:
+        winners = match.winners
+        best = max(match.totals)
+        lines.append(f"{winners[0]} wins with {best}" if len(winners) == 1 else f"{' and '.join(winners)} share the win with {best}")
+        lines.append("")
+    if match.mode == "duplicate":
+        lines += [*duplicate_lines(match, losses), ""]
+    lines += grade_lines(match, losses)
+    if path is not None:
+        lines += ["", f"Record: {path}   details: yacht analyze {path}"]
+    return "\n".join(lines)
+
+
+def saved_text(path: Path, match: Match) -> str:
+    return f"Game saved in {path} ({len(match.decisions)} decisions). Continue it with: yacht play --resume {path}"
+
+
+def intro(match: Match, path: Path, resumed: bool) -> str:
+    humans = [seat.name for seat in match.seats if seat.kind == "human"]
+    agents = [seat.name for seat in match.seats if seat.kind == "agent"]
+    if match.mode == "duplicate":
+        what = f"duplicate: {', '.join(humans)} and {', '.join(agents)} play the same dice; {', '.join(agents)} plays after you, unseen"
+    elif agents:
+        what = f"table: {', '.join(seat.name for seat in match.seats)} take turns in this order, each on their own dice"
+    else:
+        what = "solitaire"
+    lines = [f"Yacht, {what}. Seed {match.seed}. Record: {path}"]
+    if resumed:
+        lines.append(f"Resumed game {match.game_id}: {len(match.decisions)} decisions replayed.")
+    if match.coach:
+        lines.append("Coach on: after each decision you see the optimal choice and what yours cost.")
+    lines.append("Type ? for help.")
+    return "\n".join(lines)
+
+
+# -- the game loop -----------------------------------------------------------------------------
+
+
+def human_decision(match: Match, seat: Seat, console, grader=None, news: list[str] = ()) -> dict:
+    """Ask until the person types a legal command; apply it. ``QuitGame`` if they quit."""
+    rules = match.rules
+    console.show(screen(match, seat, news))
+    started = time.monotonic()
+    ends_of_input = 0
+    while True:
+        text = console.ask(prompt(seat))
+        if text is None:
+            ends_of_input += 1
+            if not console.interactive or ends_of_input > 3:  # input is closed for good
+                raise QuitGame
+            console.show("Ctrl-D does not end the game: type q to quit (the game stays saved), ? for help")
+            continue
+        ends_of_input = 0
+        try:
+            command = parse_command(text, seat.dice, seat.rolls_left, seat.open_bits, rules)
+        except CommandError as error:
+            console.show(str(error))
+            continue
+        if command.kind == "help":
+            console.show(HELP)
+            continue
+        if command.kind == "quit":
+            raise QuitGame
+        dice, total = seat.dice, seat.total
+        q = grader.q_values(np.array([dice]), seat.rolls_left, seat.open_bits)[0] if grader else None
+        record = match.play(command.action, time.monotonic() - started)
+        if q is not None:
+            console.show(coach_text(q, command.action, dice, total, rules))
+        if record["points"] is not None:
+            console.show(f"{seat.name}: {choice_label(command.action, dice, rules)}, total {record['total']}")
+        return record
+
+
+def play_match(match: Match, console, coach: bool = False) -> None:
+    """Play until every sheet is full. ``QuitGame`` when the person stops."""
+    grader = None
+    if coach:
+        from yacht_env.analyze import Grader
+
+        grader = Grader(match.rules)
+    agent_turn: list[dict] = []
+    news: list[str] = []  # agents' turns the person has not seen yet
+    while not match.finished:
+        seat = match.current
+        if seat.kind == "human":
+            human_decision(match, seat, console, grader, news)
+            news = []
+            continue
+        if match.mode == "duplicate":  # the agent plays the same dice unseen, after the person
+            if seat.rows_filled == 0 and seat.rolls_left == match.rules.rolls_per_turn - 1:
+                console.show(f"{seat.name} now plays the same dice ...")
+            match.play_agent()
+            continue
+        agent_turn.append(match.play_agent())
+        if agent_turn[-1]["points"] is not None:
+            news.append(agent_turn_line(agent_turn, match.rules))
+            agent_turn = []
+    for line in news:
+        console.show(line)
+
+
+# -- command line ------------------------------------------------------------------------------
+
+
+def default_record_path(seed: int) -> Path:
+    return Path("games") / f"{datetime.now():%Y%m%d-%H%M%S}-seed{seed}.jsonl"
+
+
+def new_match(args) -> tuple[Match, Path]:
+    seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
+    human = Player(args.name or "you", "human")
+    policies = [args.duplicate] if args.duplicate else args.vs
+    names = unique_names([human.name, *(agent_name(p) for p in policies)])
+    players = [human, *(Player(name, "agent", policy) for name, policy in zip(names[1:], policies))]
+    mode = "duplicate" if args.duplicate else "table" if args.vs else "solitaire"
+    path = Path(args.record) if args.record else default_record_path(seed)
+    if path.exists():
+        games = read_records(path).games
+        if games and not games[-1].finished:
+            raise RecordError(f"{path} ends with an unfinished game: continue it with --resume {path}, or record elsewhere")
+    return Match.new(players, seed, mode, coach=args.coach), path
+
+
+def resumed_match(args) -> tuple[Match, Path]:
+    path = Path(args.resume)
+    games = read_records(path).games
+    if not games:
+        raise RecordError(f"{path} holds no game to resume")
+    game = games[-1]
+    if game.finished:
+        totals = ", ".join(f"{p['name']} {t}" for p, t in zip(game.players, game.end["totals"]))
+        raise RecordError(f"the game in {path} is finished ({totals}): nothing to resume")
+    match = Match.resume(game)
+    match.coach = match.coach or args.coach
+    return match, path
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    parser.description = __doc__
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    opponents = parser.add_mutually_exclusive_group()
+    opponents.add_argument("--vs", action="append", default=[], metavar="AGENT",
+                           help="an agent at the table: random, greedy, optimal or ppo:PATH (repeatable)")
+    opponents.add_argument("--duplicate", metavar="AGENT", help="play the same dice as this agent and compare turn by turn")
+    parser.add_argument("--coach", action="store_true", help="after each decision, show the optimal choice and what yours cost")
+    parser.add_argument("--seed", type=int, help="seed of the dice (default: a random one, shown and recorded)")
+    parser.add_argument("--name", help="your name in the records (default: you)")
+    parser.add_argument("--record", metavar="FILE", help="record file; a new game is appended (default: games/<time>-seed<seed>.jsonl)")
+    parser.add_argument("--resume", metavar="FILE", help="continue the unfinished game recorded in FILE")
+    parser.set_defaults(run=run)
+
+
+def run(args, console=None) -> int:
+    if args.resume and (args.vs or args.duplicate or args.seed is not None or args.record or args.name):
+        print("yacht play: error: --resume continues the recorded game as it was; it takes no --vs, --duplicate, "
+              "--seed, --record or --name", file=sys.stderr)
+        return 2
+    try:
+        match, path = resumed_match(args) if args.resume else new_match(args)
+    except (RecordError, ValueError, OSError) as error:
+        print(f"yacht play: error: {error}", file=sys.stderr)
+        return 2
+    except KeyboardInterrupt:  # while agents load: nothing is recorded yet
+        return 130
+    console = console or TerminalConsole()
+    writer = RecordWriter(path)
+    try:
+        match.record_to(writer, header=not args.resume)
+        if args.resume and match.end is not None:  # every decision was saved, the end line was not
+            writer.write(match.end)
+        console.show(intro(match, path, bool(args.resume)))
+        try:
+            play_match(match, console, match.coach)
+        except QuitGame:
+            console.show(saved_text(path, match))
+            return 0
+        except KeyboardInterrupt:
+            console.show()
+            console.show(saved_text(path, match))
+            return 130
+        console.show(end_screen(match, path))
+        return 0
+    finally:
+        writer.close()
+
+
+def main(argv=None, console=None) -> int:
+    parser = argparse.ArgumentParser(prog="yacht play")
+    configure(parser)
+    args = parser.parse_args(argv)
+    return args.run(args, console)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
