@@ -8,6 +8,10 @@ A run folder holds the resolved config (config.yaml), TensorBoard logs (tb/), ch
 (checkpoints/step_<N>.zip, every run.checkpoint_every steps, written atomically), the learning
 curve (learning_curve.csv: steps, wall time, mean score, % of optimum, regret per decision), the
 final model (model.zip) and the final evaluation (eval.json).
+
+A run at a table (``env.num_players`` > 1, e.g. configs/win_vs_optimal.yaml) is judged on
+winning instead: its evaluations are tournaments of the model against ``env.opponents`` at that
+table (agents.tournament), and the curve and eval.json hold win rates and mean scores.
 """
 
 from __future__ import annotations
@@ -29,6 +33,7 @@ from agents.config import ConfigError, Schedule, TrainConfig, dump_config, load_
 from agents.evaluate import evaluate_model, print_table, save_json, write_atomically
 from agents.optimal import expected_score
 from agents.sb3_env import make_training_env
+from agents.tournament import evaluate_model_at_table, print_tournament, save_tournament_json
 
 
 # -- command line --------------------------------------------------------------------------------
@@ -81,7 +86,7 @@ class Checkpoints(BaseCallback):
 
 
 class PeriodicEvaluation(BaseCallback):
-    """Every ``every`` steps: evaluate against the optimum; log to TensorBoard and learning_curve.csv."""
+    """Every ``every`` steps: evaluate against the optimum (or at the table); log to TensorBoard and learning_curve.csv."""
 
     def __init__(self, config: TrainConfig, run_dir: Path, elapsed_before: float):
         super().__init__()
@@ -104,19 +109,23 @@ class PeriodicEvaluation(BaseCallback):
         return True
 
     def evaluate(self):
-        run = self.config.run
-        summary = evaluate_model(self.model, self.config.env.observation_encoding, run.eval_games, run.eval_seed)[0]
-        self.logger.record("eval/mean_score", summary.mean)
-        self.logger.record("eval/percent_of_optimal", summary.percent_of_optimal)
-        self.logger.record("eval/regret_per_decision", summary.regret_per_decision)
+        run, env = self.config.run, self.config.env
+        if env.num_players > 1:
+            learner = evaluate_model_at_table(self.model, "ppo", env.opponents, run.eval_games, run.eval_seed)[0].standings[0]
+            figures = {"win_rate": f"{learner.win_rate:.4f}", "mean_score": f"{learner.mean_score:.3f}"}
+        else:
+            summary = evaluate_model(self.model, env.observation_encoding, run.eval_games, run.eval_seed)[0]
+            figures = {"mean_score": f"{summary.mean:.3f}", "percent_of_optimal": f"{summary.percent_of_optimal:.3f}",
+                       "regret_per_decision": f"{summary.regret_per_decision:.5f}"}  # fmt: skip
+        for key, value in figures.items():
+            self.logger.record(f"eval/{key}", float(value))
         self.logger.dump(self.num_timesteps)
         new_file = not self.curve.exists()
         with self.curve.open("a", newline="") as handle:
             writer = csv.writer(handle)
             if new_file:
-                writer.writerow(["steps", "wall_seconds", "mean_score", "percent_of_optimal", "regret_per_decision"])
-            writer.writerow([self.num_timesteps, f"{self.wall_time():.1f}", f"{summary.mean:.3f}",
-                             f"{summary.percent_of_optimal:.3f}", f"{summary.regret_per_decision:.5f}"])  # fmt: skip
+                writer.writerow(["steps", "wall_seconds", *figures])
+            writer.writerow([self.num_timesteps, f"{self.wall_time():.1f}", *figures.values()])
 
 
 # -- the model ------------------------------------------------------------------------------------
@@ -132,7 +141,7 @@ def schedule(value: float | Schedule):
 def new_model(config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
     ppo = config.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
-    return MaskablePPO(
+    model = MaskablePPO(
         "MultiInputPolicy" if config.env.observation_encoding == "dict" else "MlpPolicy",
         env,
         learning_rate=schedule(ppo.learning_rate),
@@ -151,6 +160,9 @@ def new_model(config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
         device="cpu",
         verbose=0,
     )
+    if ppo.init_from:  # fine-tuning, e.g. a win-seeking agent from one that learnt to score
+        model.set_parameters(ppo.init_from, device="cpu")
+    return model
 
 
 class EntropySchedule(BaseCallback):
@@ -195,6 +207,8 @@ def main(argv=None):
             run_dir = Path(args.runs_dir) / config.name
             if latest_checkpoint(run_dir) or (run_dir / "model.zip").exists():
                 raise ConfigError(f"run folder {str(run_dir)!r} already holds a run: resume it with --resume {run_dir}, or set name=...")
+        if config.ppo.init_from and not Path(config.ppo.init_from).is_file():
+            raise ConfigError(f"ppo.init_from {config.ppo.init_from!r} is not a model file (a model.zip saved by train.py)")
     except ConfigError as error:
         sys.exit(f"error: {error}")
     run_dir.mkdir(parents=True, exist_ok=True)
@@ -236,9 +250,14 @@ def main(argv=None):
     print(f"trained {done:,} steps in {seconds:.0f} s ({done / max(seconds, 1e-9):,.0f} steps/s), "
           f"{model.num_timesteps:,} in all; model: {run_dir / 'model.zip'}")
 
-    # 5. Final evaluation against the optimum on common random numbers.
-    games, seed = config.run.final_eval_games, config.run.eval_seed
-    summaries = evaluate_model(model, config.env.observation_encoding, games, seed, reference=["random", "greedy", "optimal"], name=f"ppo:{run_dir / 'model.zip'}")
+    # 5. Final evaluation: against the optimum on common random numbers, or at the table for a table run.
+    games, seed, name = config.run.final_eval_games, config.run.eval_seed, f"ppo:{run_dir / 'model.zip'}"
+    if config.env.num_players > 1:
+        result, _ = evaluate_model_at_table(model, name, config.env.opponents, games, seed)
+        print_tournament(result)
+        save_tournament_json(run_dir / "eval.json", result)
+        return
+    summaries = evaluate_model(model, config.env.observation_encoding, games, seed, reference=["random", "greedy", "optimal"], name=name)
     print_table(summaries, expected_score(), games, seed)
     save_json(run_dir / "eval.json", summaries, expected_score(), games, seed)
 

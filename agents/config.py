@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Literal
 
 import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from yacht_env.encoding import ENCODINGS
 
@@ -30,6 +30,11 @@ class EnvConfig(Section):
     vectorized: bool = False  # True: one YachtVectorEnv in-process; False: separate Yacht-v0 envs
     reward_scale: float = Field(0.01, gt=0)  # points are multiplied by this before PPO sees them
     illegal_action_penalty: float = 1.0
+    # A table: the learner plays Yacht-v0 against `opponents` (policy names) and sees the table;
+    # env i seats it in seat i % num_players, so it learns every seat a tournament gives it.
+    num_players: int = Field(1, ge=1, le=5)
+    opponents: list[str] = Field(default_factory=list)
+    reward_mode: Literal["score", "win"] = "score"  # "win": +1 / -1 at the end (set reward_scale: 1)
 
     @field_validator("observation_encoding")
     @classmethod
@@ -37,6 +42,26 @@ class EnvConfig(Section):
         if value not in ENCODINGS:
             raise ValueError(f"unknown observation encoding {value!r}; expected one of {', '.join(ENCODINGS)}")
         return value
+
+    @field_validator("opponents")
+    @classmethod
+    def known_policies(cls, names):
+        for name in names:
+            if name not in ("random", "greedy", "optimal") and not (name.startswith("ppo:") and len(name) > 4):
+                raise ValueError(f"unknown opponent policy {name!r}; expected random, greedy, optimal or ppo:PATH")
+        return names
+
+    @model_validator(mode="after")
+    def table_is_complete(self):
+        if len(self.opponents) != self.num_players - 1:
+            raise ValueError(
+                f"num_players {self.num_players} needs {self.num_players - 1} opponent(s), got {len(self.opponents)}: {self.opponents}"
+            )
+        if self.reward_mode == "win" and self.num_players == 1:
+            raise ValueError("reward_mode 'win' needs opponents (num_players >= 2): alone, every game is a win")
+        if self.vectorized and self.num_players > 1:
+            raise ValueError("the vectorized env plays solitaire only; set env.vectorized=false to train at a table")
+        return self
 
 
 class Schedule(Section):
@@ -60,6 +85,7 @@ class PPOConfig(Section):
     max_grad_norm: float = Field(0.5, gt=0)
     net_arch: list[int] = Field(default_factory=lambda: [256, 256])
     activation: Literal["tanh", "relu"] = "relu"
+    init_from: str | None = None  # a model.zip whose weights start this run (same observations and net)
 
 
 class RunConfig(Section):

@@ -9,12 +9,19 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 from agents.config import EnvConfig
 
 
-def make_single_env(config: EnvConfig) -> gym.Env:
-    """One ``Yacht-v0`` whose rewards PPO sees scaled; the Monitor inside records raw points."""
+def make_single_env(config: EnvConfig, seat: int = 0) -> gym.Env:
+    """One ``Yacht-v0`` whose rewards PPO sees scaled; the Monitor inside records raw rewards.
+
+    With ``config.num_players > 1`` the learner sits in ``seat`` at a table with ``config.opponents``.
+    """
+    table = {}
+    if config.num_players > 1:
+        table = {"num_players": config.num_players, "opponents": list(config.opponents), "reward_mode": config.reward_mode, "seat": seat}
     env = gym.make(
         "Yacht-v0",
         observation_encoding=config.observation_encoding,
         illegal_action_penalty=config.illegal_action_penalty,
+        **table,
     )
     scale = config.reward_scale
     return gym.wrappers.TransformReward(Monitor(env), lambda reward: reward * scale)
@@ -27,6 +34,7 @@ def make_training_env(config: EnvConfig, seed: int) -> VecEnv:
 
         env = SB3YachtVecEnv(config)
     else:
-        env = DummyVecEnv([lambda: make_single_env(config) for _ in range(config.num_envs)])
+        seats = [i % config.num_players for i in range(config.num_envs)]
+        env = DummyVecEnv([lambda seat=seat: make_single_env(config, seat) for seat in seats])
     env.seed(seed)
     return env

@@ -18,6 +18,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from agents.optimal import clear_cache, expected_score, open_bits_from, q_values, solve, solve_myopic
+from tests.reference import reference_score
 from yacht_env import CATEGORIES, YACHT, YachtEnv
 from yacht_env.actions import ActionLayout
 from yacht_env.rules import Category, RuleSet, all_alike, of_a_kind, total, upper
@@ -30,27 +31,6 @@ NUM_ACTIONS = 44
 
 def bit(name: str) -> int:
     return 1 << CATEGORIES.index(name)
-
-
-def reference_score(dice, category: str) -> int:
-    """RULES.md's score table, written out independently of yacht_env.rules."""
-    counts = Counter(dice)
-    faces = {"ones": 1, "twos": 2, "threes": 3, "fours": 4, "fives": 5, "sixes": 6}
-    if category in faces:
-        return faces[category] * counts[faces[category]]
-    if category == "choice":
-        return sum(dice)
-    if category == "four_of_a_kind":
-        return sum(dice) if max(counts.values()) >= 4 else 0
-    if category == "full_house":
-        return sum(dice) if sorted(counts.values()) == [2, 3] else 0
-    if category == "little_straight":
-        return 30 if sorted(dice) == [1, 2, 3, 4, 5] else 0
-    if category == "big_straight":
-        return 30 if sorted(dice) == [2, 3, 4, 5, 6] else 0
-    if category == "yacht":
-        return 50 if len(counts) == 1 else 0
-    raise AssertionError(category)
 
 
 class BruteForce:

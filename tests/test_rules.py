@@ -1,7 +1,5 @@
 """Scoring against RULES.md: every row, every listed edge case, and an independent reference."""
 
-from collections import Counter
-
 import numpy as np
 import pytest
 from hypothesis import given, strategies as st
@@ -10,28 +8,9 @@ import yacht_env
 from yacht_env import CATEGORIES, YACHT, score
 from yacht_env.dice import DiceSpace
 
+from tests.reference import reference_score
+
 dice_strategy = st.lists(st.integers(1, 6), min_size=5, max_size=5)
-
-
-def reference_score(dice, category):
-    """RULES.md's table, written out independently of yacht_env.rules."""
-    counts = Counter(dice)
-    faces = {"ones": 1, "twos": 2, "threes": 3, "fours": 4, "fives": 5, "sixes": 6}
-    if category in faces:
-        return faces[category] * counts[faces[category]]
-    if category == "choice":
-        return sum(dice)
-    if category == "four_of_a_kind":
-        return sum(dice) if max(counts.values()) >= 4 else 0
-    if category == "full_house":
-        return sum(dice) if sorted(counts.values()) == [2, 3] else 0
-    if category == "little_straight":
-        return 30 if sorted(dice) == [1, 2, 3, 4, 5] else 0
-    if category == "big_straight":
-        return 30 if sorted(dice) == [2, 3, 4, 5, 6] else 0
-    if category == "yacht":
-        return 50 if len(counts) == 1 else 0
-    raise AssertionError(category)
 
 
 def test_category_order_matches_openspiel():

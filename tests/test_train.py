@@ -1,7 +1,6 @@
 """train.py and its configs: validation, a real tiny run, resume after a kill, model loading errors."""
 
 import csv
-import os
 import signal
 import subprocess
 import sys
@@ -9,7 +8,6 @@ import time
 from pathlib import Path
 
 import gymnasium as gym
-import numpy as np
 import pytest
 import yaml
 

@@ -22,7 +22,6 @@ import json
 import math
 import sys
 from dataclasses import asdict, dataclass, field
-from pathlib import Path
 
 import numpy as np
 

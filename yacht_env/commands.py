@@ -33,7 +33,7 @@ ROW_ALIASES = {"4k": "four_of_a_kind", "fk": "four_of_a_kind", "fh": "full_house
 USAGE = "k DICE keeps dice (k 3 3), r POSITIONS re-rolls (r 1 4), s ROW scores (s 9, s full_house), ? help, q quit"
 SCORE_ONLY = "no re-rolls left this turn: score a row, e.g. s 9 or s full_house"
 
-HELP = f"""\
+HELP = """\
 Commands:
   k 3 3   keep    keep the dice showing these values, re-roll the others   (also: keep 33, k33; k none re-rolls all)
   r 1 4   re-roll re-roll the dice at these positions (1 = leftmost)        (also: reroll 14, r14; r all)

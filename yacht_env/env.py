@@ -66,7 +66,29 @@ def python_tables(rules: RuleSet) -> tuple[list, list, list, list]:
     return rules.score_table.tolist(), dice.kept_code.tolist(), dice.hand_of_code.tolist(), dice.place_values.tolist()
 
 
-class YachtEnv(gym.Env):
+class GameSettings:
+    """The constructor arguments every Yacht env shares, validated the same way everywhere."""
+
+    metadata: dict
+
+    def _set_game_settings(self, render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions):
+        allowed = ", ".join(repr(mode) for mode in [None, *self.metadata["render_modes"]])
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not supported; expected one of {allowed}")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action {illegal_action!r} is not supported; expected 'penalize' or 'raise'")
+        if isinstance(max_illegal_actions, bool) or not isinstance(max_illegal_actions, int) or max_illegal_actions < 1:
+            raise ValueError(f"max_illegal_actions must be an integer of at least 1, got {max_illegal_actions!r}")
+        self.rules = rules or YACHT
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_action_penalty = float(illegal_action_penalty)
+        self.max_illegal_actions = max_illegal_actions
+        self.layout = ActionLayout(self.rules)
+        self.encoding = make_encoding(observation_encoding, self.rules)
+
+
+class YachtEnv(GameSettings, gym.Env):
     """
     ## Description
     Solitaire Yacht, the public-domain ancestor of Yahtzee (rules in ``RULES.md``). Each of the 12
@@ -141,20 +163,7 @@ class YachtEnv(gym.Env):
         illegal_action_penalty: float = 1.0,
         max_illegal_actions: int = 100,
     ):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not supported; expected None, 'ansi' or 'human'")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action {illegal_action!r} is not supported; expected 'penalize' or 'raise'")
-        if max_illegal_actions < 1:
-            raise ValueError(f"max_illegal_actions must be at least 1, got {max_illegal_actions}")
-        self.rules = rules or YACHT
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.illegal_action_penalty = float(illegal_action_penalty)
-        self.max_illegal_actions = int(max_illegal_actions)
-
-        self.layout = ActionLayout(self.rules)
-        self.encoding = make_encoding(observation_encoding, self.rules)
+        self._set_game_settings(render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions)
         self.action_space = spaces.Discrete(self.layout.num_actions)
         self.observation_space = self.encoding.space
 

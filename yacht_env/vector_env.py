@@ -23,11 +23,10 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, iterate
 from numba import njit
 
-from yacht_env.actions import ActionLayout, IllegalActionError
-from yacht_env.encoding import make_encoding
-from yacht_env.env import ILLEGAL_ACTION_MODES, GameOverError, check_game_dice, draw_game_dice
+from yacht_env.actions import IllegalActionError
+from yacht_env.env import GameOverError, GameSettings, check_game_dice, draw_game_dice
 from yacht_env.render import render_position
-from yacht_env.rules import YACHT, RuleSet, cached_per_rules
+from yacht_env.rules import RuleSet, cached_per_rules
 
 __all__ = ["YachtVectorEnv", "check_actions", "sample_legal_actions"]
 
@@ -293,7 +292,7 @@ def _seed_list(seed, num_envs: int) -> list:
     return seeds
 
 
-class YachtVectorEnv(VectorEnv):
+class YachtVectorEnv(GameSettings, VectorEnv):
     """
     ## Description
     ``num_envs`` independent games of solitaire Yacht (``Yacht-v0``, rules in ``RULES.md``) played
@@ -381,21 +380,8 @@ class YachtVectorEnv(VectorEnv):
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not supported; expected None or 'ansi'")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action {illegal_action!r} is not supported; expected 'penalize' or 'raise'")
-        if max_illegal_actions < 1:
-            raise ValueError(f"max_illegal_actions must be at least 1, got {max_illegal_actions}")
+        self._set_game_settings(render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions)
         self.num_envs = int(num_envs)
-        self.rules = rules or YACHT
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.illegal_action_penalty = float(illegal_action_penalty)
-        self.max_illegal_actions = int(max_illegal_actions)
-
-        self.layout = ActionLayout(self.rules)
-        self.encoding = make_encoding(observation_encoding, self.rules)
         self.single_action_space = spaces.Discrete(self.layout.num_actions)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
         self.single_observation_space = self.encoding.space

@@ -1,0 +1,101 @@
+"""Policies at a Yacht table: trained models that read the table, and names resolved for a table.
+
+A model trained in ``Yacht-v0`` with opponents sees table observations (its own position plus
+the others' totals and open rows, :mod:`yacht_env.table_encoding`); :class:`TablePPOPolicy`
+plays it. Solitaire policies (``random``, ``greedy``, ``optimal``, a solitaire ``ppo:`` model)
+sit at a table unchanged and see only their own position. :func:`make_table_policy` builds
+either kind from a name, for a table of a given size.
+"""
+
+from __future__ import annotations
+
+import zipfile
+from pathlib import Path
+
+import numpy as np
+
+from agents.policy import Policy, make_policy
+from yacht_env.encoding import ENCODINGS, make_encoding
+from yacht_env.rules import YACHT, RuleSet
+from yacht_env.table_encoding import TableEncoding, make_table_encoding
+
+
+def table_encoding_of(observation_space, num_players: int, rules: RuleSet) -> TableEncoding | None:
+    """The table encoding of ``num_players`` whose space is ``observation_space``, or None."""
+    for name in ENCODINGS:
+        encoding = make_table_encoding(name, num_players, rules)
+        if encoding.space == observation_space:
+            return encoding
+    return None
+
+
+def is_solitaire_space(observation_space, rules: RuleSet) -> bool:
+    return any(make_encoding(name, rules).space == observation_space for name in ENCODINGS)
+
+
+class TablePPOPolicy(Policy):
+    """A MaskablePPO model trained at a table; plays the most likely legal action by default.
+
+    It is fed table observations in ``table_encoding`` (the encoding it was trained on), so it
+    plays only at tables of the size it was trained for.
+    """
+
+    def __init__(self, model, name: str = "ppo", rules: RuleSet | None = None, num_players: int = 2, deterministic: bool = True):
+        rules = rules or YACHT
+        table_encoding = table_encoding_of(model.observation_space, num_players, rules)
+        if table_encoding is None:
+            from agents.ppo import ModelLoadError
+
+            raise ModelLoadError(
+                f"model {name}'s observation space {model.observation_space} is no table observation of {num_players} players"
+            )
+        super().__init__(rules, table_encoding.name)
+        self.model = model
+        self.name = name
+        self.deterministic = deterministic
+        self.table_encoding = table_encoding
+
+    def act_batch(self, observations, action_masks):
+        actions, _ = self.model.predict(observations, action_masks=np.asarray(action_masks) != 0, deterministic=self.deterministic)
+        return np.asarray(actions, dtype=np.int64).reshape(-1)
+
+
+def load_maskable_ppo(path: str):
+    """The MaskablePPO model saved at ``path`` (``.zip`` optional), or ``ModelLoadError`` saying why not."""
+    from agents.ppo import ModelLoadError
+
+    file = Path(path)
+    if not file.exists() and file.with_suffix(".zip").exists():
+        file = file.with_suffix(".zip")
+    if not file.is_file():
+        raise ModelLoadError(f"no model file at {path!r}: expected a MaskablePPO .zip saved by train.py")
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as error:  # pragma: no cover - depends on the install
+        raise ModelLoadError("loading ppo: models needs the training extras: pip install 'yacht-rl[train]'") from error
+    try:
+        return MaskablePPO.load(file, device="cpu")
+    except (zipfile.BadZipFile, EOFError, KeyError, ValueError, RuntimeError, OSError) as error:
+        raise ModelLoadError(f"could not load model {str(file)!r}: the file is not a valid MaskablePPO model ({error})") from error
+
+
+def model_policy(model, name: str, num_players: int, rules: RuleSet | None = None) -> Policy:
+    """The policy of an in-memory MaskablePPO model: a table policy if it reads the table, else solitaire."""
+    rules = rules or YACHT
+    if is_solitaire_space(model.observation_space, rules):
+        from agents.ppo import PPOPolicy
+
+        return PPOPolicy(model, name, rules=rules)
+    return TablePPOPolicy(model, name, rules=rules, num_players=num_players)
+
+
+def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None, seed: int | None = None) -> Policy:
+    """The policy called ``name`` for a seat at a table of ``num_players``.
+
+    ``random``, ``greedy`` and ``optimal`` as :func:`agents.policy.make_policy` builds them;
+    ``ppo:PATH`` loads the model and plays it as a table policy if it was trained at a table of
+    ``num_players``, as a solitaire policy if it was trained alone.
+    """
+    if isinstance(name, str) and name.startswith("ppo:"):
+        return model_policy(load_maskable_ppo(name[len("ppo:") :]), name, num_players, rules)
+    return make_policy(name, rules=rules, seed=seed)

@@ -1,0 +1,321 @@
+"""Tournaments: full games of Yacht at one table of 2 to 5 policies, judged on winning.
+
+    python -m agents.evaluate --table optimal,greedy,random --games 20000 --json t.json --plot t.png
+
+Deals and seatings. Deal ``d`` draws every seat's dice from seed ``seed + d`` exactly as the
+PettingZoo env and ``Yacht-v0`` at a table do (seat 0 first; seat 0's dice are those of solitaire
+``Yacht-v0`` with that seed). Each deal is played once per cyclic seating of the table: in
+seating ``r`` the ``i``-th policy sits in seat ``(i + r) % n``. So every policy plays every seat
+(first player, second, ...) and every seat's dice equally often, which cancels both the
+first-player effect and most of the luck of the dice: ``--games N`` plays ``ceil(N / n)`` deals,
+``n`` games each.
+
+Figures, per policy: *win rate*, the mean share of the win, where a game won outright counts 1
+and a first place shared by ``k`` players counts ``1/k`` each (a two-player tie is half a win;
+sole and shared wins are also counted separately); mean final score; and the head-to-head
+matrix, how often the row policy finished above the column policy at this table (a tie counts
+half). 95% confidence intervals use the normal approximation over deals: the ``n`` games of a
+deal share their dice and are not independent, so each deal's average is one observation.
+Games are played many tables at a time, each policy acting on all tables where it is to move
+with one ``act_batch`` call.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sys
+from dataclasses import asdict, dataclass
+
+import numpy as np
+from gymnasium.utils import seeding
+
+from agents.evaluate import Z95, write_atomically
+from agents.policy import Policy
+from agents.table_policy import make_table_policy, model_policy
+from yacht_env.rules import YACHT, RuleSet
+from yacht_env.table_game import MAX_PLAYERS, Tables, draw_table_dice, win_shares
+from yacht_env.table_encoding import policy_observations
+
+
+@dataclass
+class TableLog:
+    """Final totals of every game, in the order of the table's policies."""
+
+    names: list[str]
+    totals: np.ndarray  # (games, policies): each policy's final total
+    deals: int  # games = deals * policies; game g is deal g // n in seating g % n
+
+
+@dataclass
+class Standing:
+    policy: str
+    games: int
+    win_rate: float
+    win_rate_ci95: tuple[float, float]
+    sole_wins: int
+    shared_wins: int
+    mean_score: float
+    mean_score_ci95: tuple[float, float]
+
+
+@dataclass
+class TournamentResult:
+    table: list[str]
+    games: int
+    deals: int
+    seed: int
+    standings: list[Standing]
+    head_to_head: list[list[float | None]]  # [i][j]: how often i finished above j (ties half)
+    head_to_head_ci95: list[list[tuple[float, float] | None]]
+
+
+# -- playing --------------------------------------------------------------------------------------
+
+
+def deal_dice(seed: int, deals: int, num_players: int, rules: RuleSet) -> np.ndarray:
+    """Every seat's dice for ``deals`` deals from seeds ``seed, seed + 1, ...``: (deals, seats, turns, rolls, dice)."""
+    return np.stack([draw_table_dice(seeding.np_random(seed + d)[0], rules, num_players) for d in range(deals)])
+
+
+def play_table(
+    policies: list[Policy],
+    games: int,
+    seed: int = 0,
+    rules: RuleSet | None = None,
+    batch_size: int = 4096,
+    progress=None,
+) -> np.ndarray:
+    """Play ``ceil(games / n)`` deals in every seating; each policy's final totals, (deals * n, n)."""
+    rules = rules or YACHT
+    n = len(policies)
+    deals = math.ceil(games / n)
+    deals_per_batch = max(1, batch_size // n)
+    seating = np.arange(n)
+    totals = np.zeros((deals * n, n), dtype=np.int64)
+    for i, policy in enumerate(policies):
+        policy.reset(seed + i)
+    for first_deal in range(0, deals, deals_per_batch):
+        batch_deals = min(deals_per_batch, deals - first_deal)
+        faces = np.repeat(deal_dice(seed + first_deal, batch_deals, n, rules), n, axis=0)
+        rotation = np.tile(seating, batch_deals)  # table t plays seating t % n
+        policy_in_seat = (seating[None, :] - rotation[:, None]) % n  # (tables, seats)
+        tables = Tables(rules, n, len(faces))
+        tables.start(faces)
+        _play_to_the_end(tables, policies, policy_in_seat)
+        seat_of_policy = (seating[None, :] + rotation[:, None]) % n
+        rows = slice(first_deal * n, (first_deal + batch_deals) * n)
+        totals[rows] = np.take_along_axis(tables.totals, seat_of_policy, axis=1)
+        if progress is not None:
+            progress.update(batch_deals * n)
+    return totals
+
+
+def _play_to_the_end(tables: Tables, policies: list[Policy], policy_in_seat: np.ndarray) -> None:
+    all_tables = np.arange(tables.num_tables)
+    while not tables.over.all():
+        acting = policy_in_seat[all_tables, tables.seat]
+        for index, policy in enumerate(policies):
+            rows = np.flatnonzero(~tables.over & (acting == index))
+            if not rows.size:
+                continue
+            masks = tables.legal_masks(rows)
+            actions = np.asarray(policy.act_batch(policy_observations(policy, tables, rows, tables.seat[rows]), masks), dtype=np.int64)
+            legal = (actions >= 0) & (actions < masks.shape[1])
+            legal[legal] = masks[legal.nonzero()[0], actions[legal]] != 0
+            if not legal.all():
+                raise ValueError(f"policy {getattr(policy, 'name', policy)!r} chose illegal action {int(actions[~legal][0])}")
+            tables.play(actions, rows)
+
+
+# -- figures --------------------------------------------------------------------------------------
+
+
+def _deal_mean_ci(per_game: np.ndarray, n: int, is_rate: bool = False) -> tuple[float, tuple[float, float]]:
+    """Mean of a per-game figure and its 95% CI, with each deal's average as one observation.
+
+    A rate's interval is clipped to [0, 1]: the normal approximation can overshoot near the ends.
+    """
+    per_deal = per_game.reshape(-1, n).mean(axis=1)
+    mean = float(per_deal.mean())
+    half = Z95 * float(per_deal.std(ddof=1)) / math.sqrt(len(per_deal)) if len(per_deal) > 1 else float("nan")
+    low, high = mean - half, mean + half
+    if is_rate:
+        low, high = max(low, 0.0), min(high, 1.0)
+    return mean, (low, high)
+
+
+def summarize_table(log: TableLog, seed: int) -> TournamentResult:
+    n = len(log.names)
+    totals = log.totals
+    shares = win_shares(totals)
+    standings = []
+    for i, name in enumerate(log.names):
+        win_rate, win_ci = _deal_mean_ci(shares[:, i], n, is_rate=True)
+        mean_score, score_ci = _deal_mean_ci(totals[:, i].astype(np.float64), n)
+        standings.append(
+            Standing(
+                policy=name,
+                games=len(totals),
+                win_rate=win_rate,
+                win_rate_ci95=win_ci,
+                sole_wins=int((shares[:, i] == 1).sum()),
+                shared_wins=int(((shares[:, i] > 0) & (shares[:, i] < 1)).sum()),
+                mean_score=mean_score,
+                mean_score_ci95=score_ci,
+            )
+        )
+    matrix: list[list[float | None]] = [[None] * n for _ in range(n)]
+    matrix_ci: list[list[tuple[float, float] | None]] = [[None] * n for _ in range(n)]
+    for i in range(n):
+        for j in range(n):
+            if i != j:
+                above = (totals[:, i] > totals[:, j]) + 0.5 * (totals[:, i] == totals[:, j])
+                matrix[i][j], matrix_ci[i][j] = _deal_mean_ci(above, n, is_rate=True)
+    return TournamentResult(list(log.names), len(totals), log.deals, seed, standings, matrix, matrix_ci)
+
+
+# -- entry points ---------------------------------------------------------------------------------
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """Names made unique for display: a policy seated twice becomes ``optimal`` and ``optimal (2)``."""
+    seen: dict[str, int] = {}
+    unique = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return unique
+
+
+def check_table_size(count: int) -> None:
+    if not 2 <= count <= MAX_PLAYERS:
+        raise ValueError(f"a table seats 2 to {MAX_PLAYERS} policies, got {count}")
+
+
+def run_table(
+    policies: list[Policy],
+    names: list[str],
+    games: int,
+    seed: int = 0,
+    rules: RuleSet | None = None,
+    batch_size: int = 4096,
+    show_progress: bool = False,
+) -> tuple[TournamentResult, TableLog]:
+    """Play a tournament of ``policies`` (displayed as ``names``) at one table and summarize it."""
+    check_table_size(len(policies))
+    if games < 2 * len(policies):
+        raise ValueError(f"games must be at least {2 * len(policies)} (two deals, for a confidence interval), got {games}")
+    progress = None
+    if show_progress:
+        from tqdm import tqdm
+
+        progress = tqdm(total=math.ceil(games / len(policies)) * len(policies), unit="game", desc="tournament", file=sys.stderr)
+    try:
+        totals = play_table(policies, games, seed, rules, batch_size, progress)
+    finally:
+        if progress is not None:
+            progress.close()
+    log = TableLog(unique_names(names), totals, len(totals) // len(policies))
+    return summarize_table(log, seed), log
+
+
+def tournament(policy_names: list[str], games: int, seed: int = 0, rules: RuleSet | None = None, **kwargs):
+    """A tournament of policies given by name (``random``, ``greedy``, ``optimal``, ``ppo:PATH``)."""
+    check_table_size(len(policy_names))
+    policies = [make_table_policy(name, len(policy_names), rules=rules, seed=seed + i) for i, name in enumerate(policy_names)]
+    return run_table(policies, policy_names, games, seed, rules, **kwargs)
+
+
+def evaluate_model_at_table(model, name: str, opponents: list[str], games: int, seed: int, seat: int = 0):
+    """An in-memory MaskablePPO model in ``seat`` against the named ``opponents`` at one table."""
+    n = len(opponents) + 1
+    policies = [make_table_policy(opponent, n, seed=seed + i) for i, opponent in enumerate(opponents)]
+    names = list(opponents)
+    policies.insert(seat, model_policy(model, name, n))
+    names.insert(seat, name)
+    return run_table(policies, names, games, seed)
+
+
+# -- reports --------------------------------------------------------------------------------------
+
+
+def print_tournament(result: TournamentResult) -> None:
+    from rich.console import Console
+    from rich.table import Table
+
+    n = len(result.table)
+    console = Console() if Console().is_terminal else Console(width=160)  # logs and pipes: keep columns whole
+    title = (
+        f"{result.games:,} games at a table of {n} ({result.deals:,} deals x {n} seatings, seeds "
+        f"{result.seed}..{result.seed + result.deals - 1}); a shared first place counts 1/k of a win"
+    )
+    table = Table(title=title)
+    for column in ("policy", "win rate [95% CI]", "sole wins", "shared wins", "mean score [95% CI]"):
+        table.add_column(column, justify="left" if column == "policy" else "right")
+    for s in result.standings:
+        table.add_row(
+            s.policy,
+            f"{100 * s.win_rate:.2f}% [{100 * s.win_rate_ci95[0]:.2f}, {100 * s.win_rate_ci95[1]:.2f}]",
+            f"{s.sole_wins:,}",
+            f"{s.shared_wins:,}",
+            f"{s.mean_score:.2f} [{s.mean_score_ci95[0]:.2f}, {s.mean_score_ci95[1]:.2f}]",
+        )
+    console.print(table)
+    matrix = Table(title="head to head: how often the row policy finished above the column policy (ties half) [95% CI]")
+    matrix.add_column("row above column", justify="left")
+    for name in result.table:
+        matrix.add_column(name, justify="right")
+    for i, name in enumerate(result.table):
+        cells = []
+        for j in range(n):
+            rate, ci = result.head_to_head[i][j], result.head_to_head_ci95[i][j]
+            cells.append("—" if rate is None else f"{100 * rate:.1f}% [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]")
+        matrix.add_row(name, *cells)
+    console.print(matrix)
+
+
+def save_tournament_json(path, result: TournamentResult) -> None:
+    text = json.dumps(asdict(result), indent=2) + "\n"
+    write_atomically(path, lambda handle: handle.write(text.encode()))
+
+
+def save_tournament_plot(path, result: TournamentResult, log: TableLog) -> None:
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    n = len(result.table)
+    figure, (rates, scores) = plt.subplots(1, 2, figsize=(12, 5))
+    positions = np.arange(n)
+    win_rates = np.array([s.win_rate for s in result.standings])
+    errors = np.array([[s.win_rate - s.win_rate_ci95[0], s.win_rate_ci95[1] - s.win_rate] for s in result.standings]).T
+    rates.bar(positions, 100 * win_rates, yerr=100 * errors, capsize=6, color="tab:blue")
+    rates.axhline(100 / n, color="black", linestyle="--", label=f"fair share {100 / n:.1f}%")
+    rates.set_xticks(positions, result.table, rotation=15)
+    rates.set_ylabel("win rate, % (95% CI)")
+    rates.set_title(f"win rate at one table, {result.games:,} games")
+    rates.legend()
+    bins = np.arange(math.floor(log.totals.min()) - 0.5, math.ceil(log.totals.max()) + 5.5, 5)
+    for i, name in enumerate(result.table):
+        scores.hist(log.totals[:, i], bins=bins, histtype="step", linewidth=1.6, label=f"{name} (mean {log.totals[:, i].mean():.1f})")
+    scores.set_xlabel("final score")
+    scores.set_ylabel("games")
+    scores.set_title("final scores")
+    scores.legend()
+    figure.tight_layout()
+    write_atomically(path, lambda handle: figure.savefig(handle, format="png", dpi=120))
+    plt.close(figure)
+
+
+def main_table(table: str, games: int, seed: int, batch_size: int, json_path=None, plot_path=None, show_progress=True) -> TournamentResult:
+    """``python -m agents.evaluate --table a,b,...``: play, print, and write the JSON and plot."""
+    names = [name.strip() for name in table.split(",") if name.strip()]
+    result, log = tournament(names, games, seed, batch_size=batch_size, show_progress=show_progress)
+    print_tournament(result)
+    if json_path:
+        save_tournament_json(json_path, result)
+    if plot_path:
+        save_tournament_plot(plot_path, result, log)
+    return result

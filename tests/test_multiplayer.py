@@ -1,0 +1,470 @@
+"""Multi-player Yacht: the PettingZoo env, ``Yacht-v0`` with opponents, table policies and tournaments."""
+
+import json
+
+import gymnasium as gym
+import numpy as np
+import pytest
+from gymnasium.utils.env_checker import check_env
+from pettingzoo.test import api_test, seed_test
+
+import yacht_env
+from agents.config import ConfigError, load_config
+from agents.policy import make_policy
+from agents.tournament import play_table, run_table, tournament
+from yacht_env import GameOverError, IllegalActionError, YachtEnv, multiplayer
+from yacht_env.env import draw_game_dice
+from yacht_env.table_env import YachtTableEnv
+from yacht_env.table_game import win_rewards, win_shares
+
+# PettingZoo's API test suggests Box observations; these envs' observations are Dicts with an action mask.
+pytestmark = [
+    pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be"),
+    pytest.mark.filterwarnings("ignore:Observation is not a NumPy array"),
+]
+
+SCORE = 32  # first scoring action
+FLAT = 18  # width of the flat solitaire observation: the own part of a flat table observation
+
+
+def play_pettingzoo(env, choose, seed=None, options=None):
+    """Play a whole game; ``choose(agent, observation)`` picks each action. Returns the acting agents in order."""
+    env.reset(seed=seed, options=options)
+    order = []
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        if termination or truncation:
+            env.step(None)
+            continue
+        order.append(agent)
+        env.step(choose(agent, observation))
+    return order
+
+
+def random_chooser(seed):
+    rng = np.random.default_rng(seed)
+    return lambda agent, observation: int(rng.choice(np.flatnonzero(observation["action_mask"])))
+
+
+def turns_of(order):
+    """Agents' whole turns, in play order: consecutive decisions of one agent end with its score."""
+    turns = []
+    for agent in order:
+        if not turns or turns[-1][0] != agent or turns[-1][1]:
+            turns.append([agent, False])
+    return [agent for agent, _ in turns]
+
+
+# -- the PettingZoo env -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("num_players", [1, 2, 3, 4, 5])
+def test_pettingzoo_api_test(num_players):
+    api_test(multiplayer.env(num_players=num_players), num_cycles=1000)
+
+
+@pytest.mark.parametrize("num_players", [1, 2, 3, 4, 5])
+def test_pettingzoo_seed_test(num_players):
+    seed_test(lambda: multiplayer.env(num_players=num_players), num_cycles=500)
+
+
+@pytest.mark.parametrize("encoding", ["onehot", "features", "dict"])
+def test_pettingzoo_api_test_other_encodings(encoding):
+    api_test(multiplayer.env(num_players=3, observation_encoding=encoding, reward_mode="score"), num_cycles=1000)
+
+
+@pytest.mark.parametrize("num_players", [1, 2, 5])
+def test_observation_layout(num_players):
+    env = multiplayer.raw_env(num_players=num_players)
+    env.reset(seed=5)
+    assert env.observation_space("player_0")["observation"].shape == (FLAT + 1 + 13 * (num_players - 1),)
+    solitaire = YachtEnv()
+    first_obs, _ = solitaire.reset(seed=5)
+    observation = env.observe("player_0")
+    # player_0's dice for a seed are Yacht-v0's for that seed; every row open, nobody has points.
+    np.testing.assert_array_equal(observation["observation"][:FLAT], first_obs)
+    assert observation["observation"][FLAT] == 0
+    others = observation["observation"][FLAT + 1 :].reshape(num_players - 1, 13)
+    assert (others[:, 0] == 0).all() and (others[:, 1:] == 1).all()
+    assert observation["action_mask"].dtype == np.int8 and observation["action_mask"].sum() == 31 + 12
+    for agent in env.possible_agents[1:]:
+        assert env.observe(agent)["action_mask"].sum() == 0  # only the agent to act has legal actions
+
+
+def test_three_player_game_totals_are_the_sum_of_each_players_rows_in_whole_turns():
+    env = multiplayer.env(num_players=3, reward_mode="score")
+    order = play_pettingzoo(env, random_chooser(1), seed=11)
+    turns = turns_of(order)
+    assert turns == ["player_0", "player_1", "player_2"] * 12  # whole turns in rotation
+    assert all(order.count(agent) <= 36 for agent in env.possible_agents)
+    sheets, totals = env.unwrapped.sheets, env.unwrapped.totals
+    for agent in env.possible_agents:
+        assert None not in sheets[agent]  # every row filled exactly once
+        assert totals[agent] == sum(sheets[agent])
+        assert env.unwrapped.rewards.get(agent) is None  # removed after the game, as PettingZoo wants
+
+
+def test_score_mode_returns_are_the_final_totals_and_win_mode_is_zero_sum():
+    for mode in ("score", "win"):
+        env = multiplayer.env(num_players=3, reward_mode=mode)
+        env.reset(seed=2)
+        returns = dict.fromkeys(env.possible_agents, 0.0)
+        rng = np.random.default_rng(2)
+        for agent in env.agent_iter():
+            observation, reward, termination, truncation, info = env.last()
+            returns[agent] += reward
+            if termination or truncation:
+                env.step(None)
+                continue
+            if mode == "win":
+                assert reward == 0  # nothing before the end
+            env.step(int(rng.choice(np.flatnonzero(observation["action_mask"]))))
+        totals = np.array(list(env.unwrapped.totals.values()))
+        if mode == "score":
+            assert list(returns.values()) == totals.tolist()
+        else:
+            np.testing.assert_allclose(list(returns.values()), win_rewards(totals))
+            assert sum(returns.values()) == pytest.approx(0)
+
+
+def test_ties_share_the_win():
+    # Players 0 and 1 get the same dice and play the same actions; player 2 always scores the
+    # lowest row it can, so it comes last: 0 and 1 share the win.
+    faces = np.stack([draw_game_dice(np.random.default_rng(4), yacht_env.YACHT)] * 3)
+    env = multiplayer.env(num_players=3, reward_mode="win")
+    scores = yacht_env.YACHT.score_table
+
+    def choose(agent, observation):
+        mask = observation["action_mask"]
+        legal_scores = np.flatnonzero(mask[SCORE:])
+        hand = yacht_env.YACHT.hand(observation["observation"][:5].astype(int).tolist())
+        pick = max if agent != "player_2" else min
+        return SCORE + pick(legal_scores, key=lambda c: (scores[hand, c], -c))
+
+    env.reset(options={"faces": faces})
+    returns = dict.fromkeys(env.possible_agents, 0.0)
+    for agent in env.agent_iter():
+        observation, reward, termination, truncation, info = env.last()
+        returns[agent] += reward
+        if termination or truncation:
+            assert info["win_share"] == {"player_0": 0.5, "player_1": 0.5, "player_2": 0.0}[agent]
+            env.step(None)
+            continue
+        env.step(choose(agent, observation))
+    totals = env.unwrapped.totals
+    assert totals["player_0"] == totals["player_1"] > totals["player_2"]
+    assert returns == {"player_0": 0.5, "player_1": 0.5, "player_2": -1.0}
+
+
+def test_win_rewards_and_shares():
+    np.testing.assert_allclose(win_rewards([120, 100]), [1, -1])
+    np.testing.assert_allclose(win_rewards([100, 100]), [0, 0])
+    np.testing.assert_allclose(win_rewards([90, 100, 100]), [-1, 0.5, 0.5])
+    np.testing.assert_allclose(win_rewards([100, 90, 80, 70]), [1, -1 / 3, -1 / 3, -1 / 3])
+    np.testing.assert_allclose(win_rewards([150]), [0])
+    np.testing.assert_allclose(win_shares([90, 100, 100]), [0, 0.5, 0.5])
+    np.testing.assert_allclose(win_shares([[1, 2], [3, 3]]), [[0, 1], [0.5, 0.5]])
+
+
+def test_every_seat_plays_its_own_yacht_v0_game():
+    """A seat's dice and sheet are those of Yacht-v0 on that seat's dice and actions, whatever the others do."""
+    env = multiplayer.env(num_players=4, reward_mode="score")
+    actions = {agent: [] for agent in env.possible_agents}
+    chooser = random_chooser(3)
+
+    def choose(agent, observation):
+        actions[agent].append(chooser(agent, observation))
+        return actions[agent][-1]
+
+    play_pettingzoo(env, choose, seed=21)
+    faces = env.unwrapped.tables.faces[0]
+    for seat, agent in enumerate(env.possible_agents):
+        solitaire = YachtEnv()
+        solitaire.reset(options={"faces": faces[seat]})
+        for action in actions[agent]:
+            solitaire.step(action)
+        assert solitaire.sheet == env.unwrapped.sheets[agent]
+    # Seat 0's dice for a seed are Yacht-v0's for that seed.
+    solitaire = YachtEnv()
+    solitaire.reset(seed=21)
+    np.testing.assert_array_equal(np.array(solitaire._faces), faces[0])
+
+
+def test_illegal_actions_in_the_pettingzoo_env():
+    env = multiplayer.env(num_players=2, max_illegal_actions=3)
+    env.reset(seed=0)
+    env.step(SCORE)  # player_0 scores ones
+    env.step(SCORE + 1)  # player_1 scores twos
+    env.step(SCORE)  # player_0: ones again, already filled
+    assert env.agent_selection == "player_0"
+    assert env.rewards["player_0"] == -1.0 and env.infos["player_0"]["illegal_action"]
+    assert "already filled" in env.infos["player_0"]["illegal_reason"]
+    with pytest.raises(ValueError, match="not in the action space"):
+        env.step(44)
+    env.step(0)
+    env.step(0)
+    assert all(env.truncations.values())
+
+    strict = multiplayer.env(num_players=2, illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError, match="re-rolls no dice"):
+        strict.step(0)
+    assert strict.agent_selection == "player_0"
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"num_players": 0}, "num_players must be an integer in 1..5"),
+        ({"num_players": 6}, "num_players must be an integer in 1..5"),
+        ({"reward_mode": "points"}, "reward_mode 'points' is not supported"),
+        ({"observation_encoding": "pixels"}, "unknown observation encoding 'pixels'"),
+        ({"illegal_action": "ignore"}, "illegal_action 'ignore' is not supported"),
+    ],
+)
+def test_bad_pettingzoo_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        multiplayer.env(**kwargs)
+
+
+def test_pettingzoo_render_shows_the_table():
+    env = multiplayer.env(num_players=2, render_mode="ansi")
+    play_pettingzoo(env, random_chooser(0), seed=1)
+    text = env.render()
+    assert "player_0" in text and "player_1" in text and ("wins" in text or "share the win" in text)
+    env.reset(seed=1)
+    assert "player_0 to play" in env.render() and "Table" in env.render()
+
+
+# -- Yacht-v0 with opponents --------------------------------------------------------------------
+
+
+def test_plain_yacht_v0_is_unchanged():
+    assert isinstance(gym.make("Yacht-v0").unwrapped, YachtEnv)
+    assert isinstance(gym.make("Yacht-v0", num_players=1).unwrapped, YachtEnv)
+
+
+@pytest.mark.parametrize("encoding", ["flat", "features", "dict"])
+def test_table_env_passes_check_env(encoding):
+    env = gym.make("Yacht-v0", num_players=3, opponents=["greedy", "random"], observation_encoding=encoding, render_mode="ansi")
+    assert isinstance(env.unwrapped, YachtTableEnv)
+    check_env(env.unwrapped)
+
+
+@pytest.mark.parametrize(
+    "kwargs, message",
+    [
+        ({"num_players": 2}, "needs 1 opponent"),
+        ({"num_players": 3, "opponents": ["optimal"]}, "needs 2 opponent"),
+        ({"num_players": 1, "opponents": ["optimal"]}, "a one-player game has no opponents"),
+        ({"opponents": ["best"]}, "unknown policy 'best'"),
+        ({"opponents": "optimal"}, "opponents must be a list"),
+        ({"opponents": [42]}, "neither a policy name nor a policy"),
+        ({"opponents": ["optimal"], "seat": 2}, "seat must be an integer in 0..1"),
+        ({"opponents": ["optimal"], "reward_mode": "money"}, "reward_mode 'money' is not supported"),
+        ({"reward_mode": "win"}, "reward_mode 'win' needs opponents"),
+        ({"num_players": 6, "opponents": ["random"] * 5}, "num_players must be an integer in 1..5"),
+    ],
+)
+def test_bad_table_arguments(kwargs, message):
+    with pytest.raises(ValueError, match=message):
+        gym.make("Yacht-v0", **kwargs)
+
+
+@pytest.mark.parametrize("seat, mode", [(0, "score"), (1, "score"), (2, "win")])
+def test_opponent_env_matches_the_pettingzoo_env(seat, mode):
+    """Same seed, same learner actions, the same opponents: the same dice, turns, rewards and totals."""
+    opponent_names = ["optimal", "greedy"]
+    table = gym.make("Yacht-v0", opponents=opponent_names, seat=seat, reward_mode=mode)
+    opponents = {s: make_policy(name) for s, name in zip([s for s in range(3) if s != seat], opponent_names)}
+    learner = f"player_{seat}"
+    pz = multiplayer.env(num_players=3, reward_mode=mode)
+    rng = np.random.default_rng(seat)
+
+    obs, info = table.reset(seed=8)
+    pz.reset(seed=8)
+    pz_return = table_return = 0.0
+    decisions = 0
+    for agent in pz.agent_iter():
+        observation, reward, termination, truncation, pz_info = pz.last()
+        if termination or truncation:
+            if agent == learner:
+                pz_return += reward
+            pz.step(None)
+            continue
+        s = int(agent.split("_")[1])
+        if s != seat:
+            pz.step(opponents[s].act(observation["observation"][:FLAT], observation["action_mask"]))
+            continue
+        # The learner's decision: the table env played the opponents' turns up to here.
+        pz_return += reward
+        assert pz_info["turn"] == info["turn"] and pz_info["total"] == info["total"]
+        assert info["totals"].tolist() == list(pz.unwrapped.totals.values())
+        np.testing.assert_array_equal(observation["observation"], obs)
+        np.testing.assert_array_equal(observation["action_mask"], info["action_mask"])
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        obs, reward, terminated, truncated, info = table.step(action)
+        table_return += reward
+        pz.step(action)
+        decisions += 1
+    assert terminated and decisions >= 12
+    assert info["totals"].tolist() == list(pz.unwrapped.totals.values())
+    assert table.unwrapped.sheets == tuple(pz.unwrapped.sheets.values())
+    assert table_return == pytest.approx(pz_return)
+    if mode == "score":
+        assert table_return == table.unwrapped.totals[seat]
+    with pytest.raises(GameOverError):
+        table.step(SCORE)
+
+
+def test_opponent_env_rewards_win_mode_at_the_end_only():
+    env = gym.make("Yacht-v0", opponents=["greedy"], reward_mode="win")
+    obs, info = env.reset(seed=3)
+    rewards = []
+    done = False
+    while not done:
+        action = SCORE + int(np.flatnonzero(info["action_mask"][SCORE:])[0])  # fill rows in order
+        obs, reward, terminated, truncated, info = env.step(action)
+        rewards.append(reward)
+        done = terminated or truncated
+    assert rewards[:-1] == [0.0] * 11 and rewards[-1] == -1.0 and info["win_share"] == 0.0
+    assert info["totals"][1] > info["totals"][0]
+
+
+def test_opponent_env_illegal_actions_are_handled_as_in_yacht_v0():
+    env = gym.make("Yacht-v0", opponents=["random"], max_illegal_actions=2)
+    obs, info = env.reset(seed=0)
+    after, reward, terminated, truncated, info = env.step(0)
+    assert reward == -1.0 and info["illegal_action"] and not truncated
+    np.testing.assert_array_equal(after, obs)
+    *_, truncated, info = env.step(0)
+    assert truncated
+    strict = gym.make("Yacht-v0", opponents=["random"], illegal_action="raise")
+    strict.reset(seed=0)
+    with pytest.raises(IllegalActionError):
+        strict.step(0)
+    with pytest.raises(ValueError, match="not in the action space"):
+        strict.step(-1)
+
+
+def test_seeded_reset_reseeds_random_opponents():
+    env = gym.make("Yacht-v0", opponents=["random", "random"], reward_mode="score")
+
+    def game():
+        obs, info = env.reset(seed=6)
+        while True:
+            obs, reward, terminated, truncated, info = env.step(SCORE + int(np.flatnonzero(info["action_mask"][SCORE:])[0]))
+            if terminated:
+                return env.unwrapped.sheets
+
+    assert game() == game()
+
+
+# -- table policies, tournaments and training config --------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def table_model_path(tmp_path_factory):
+    from sb3_contrib import MaskablePPO
+
+    env = gym.make("Yacht-v0", opponents=["greedy"], reward_mode="win", observation_encoding="onehot")
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(64)
+    path = tmp_path_factory.mktemp("models") / "table.zip"
+    model.save(path)
+    return path
+
+
+def test_a_model_trained_at_a_table_plays_opponent_and_tournament(table_model_path):
+    from agents.table_policy import TablePPOPolicy, make_table_policy
+
+    policy = make_table_policy(f"ppo:{table_model_path}", 2)
+    assert isinstance(policy, TablePPOPolicy) and policy.table_encoding.name == "onehot"
+    env = gym.make("Yacht-v0", opponents=[f"ppo:{table_model_path}"])
+    obs, info = env.reset(seed=0)
+    terminated = False
+    while not terminated:
+        obs, reward, terminated, truncated, info = env.step(SCORE + int(np.flatnonzero(info["action_mask"][SCORE:])[0]))
+    assert None not in env.unwrapped.sheets[1]
+    result, _ = tournament(["greedy", f"ppo:{table_model_path}"], games=8, seed=0)
+    assert result.games == 8
+    with pytest.raises(ValueError, match="no table observation of 3 players"):
+        make_table_policy(f"ppo:{table_model_path}", 3)
+
+
+def test_tournament_games_are_the_pettingzoo_games_in_every_seating():
+    names = ["optimal", "greedy", "random"]
+    policies = [make_policy(name, seed=0) for name in names]
+    totals = play_table(policies, games=6, seed=40)
+    assert totals.shape == (6, 3)
+    for game in range(6):
+        deal, rotation = divmod(game, 3)
+        seat_of = [(i + rotation) % 3 for i in range(3)]
+        policy_at = {seat: i for i, seat in enumerate(seat_of)}
+        env = multiplayer.env(num_players=3, reward_mode="score")
+
+        def choose(agent, observation):
+            policy = policies[policy_at[int(agent.split("_")[1])]]
+            return policy.act(observation["observation"][:FLAT], observation["action_mask"])
+
+        play_pettingzoo(env, choose, seed=40 + deal)
+        for i in (0, 1):  # optimal and greedy are deterministic; random draws its actions in another order
+            assert totals[game, i] == env.unwrapped.totals[f"player_{seat_of[i]}"]
+
+
+def test_duplicate_seatings_cancel_the_luck_of_the_dice():
+    """Two copies of one deterministic policy: each deal's two seatings swap their dice, so every
+    deal is exactly one win each (ties half) and the win rate is exactly one half."""
+    result, log = run_table([make_policy("optimal"), make_policy("optimal")], ["optimal", "optimal"], games=200, seed=3)
+    assert log.names == ["optimal", "optimal (2)"]
+    assert result.standings[0].win_rate == 0.5 and result.standings[0].win_rate_ci95 == (0.5, 0.5)
+    shares = win_shares(log.totals)
+    np.testing.assert_allclose(shares.sum(axis=1), 1)
+    assert result.standings[0].shared_wins == int((shares[:, 0] == 0.5).sum())
+    assert result.head_to_head[0][1] == 0.5 and result.head_to_head[0][0] is None
+
+
+def test_tournament_orders_the_baselines(tmp_path):
+    from agents.evaluate import main
+
+    main(["--table", "optimal,greedy,random", "--games", "300", "--no-progress", "--json", str(tmp_path / "t.json"), "--plot", str(tmp_path / "t.png")])
+    report = json.loads((tmp_path / "t.json").read_text())
+    rates = {s["policy"]: s["win_rate"] for s in report["standings"]}
+    assert rates["optimal"] > rates["greedy"] > rates["random"]
+    assert sum(rates.values()) == pytest.approx(1)
+    assert report["games"] == 300 and report["deals"] == 100
+    assert (tmp_path / "t.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("argv, message", [(["--table", "optimal"], "2 to 5 policies"), (["--table", "optimal,chess"], "unknown policy 'chess'")])
+def test_tournament_cli_rejects_bad_tables(argv, message, capsys):
+    from agents.evaluate import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv + ["--games", "20", "--no-progress"])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["env.num_players=2"], "needs 1 opponent"),
+        (["env.reward_mode=win"], "needs opponents"),
+        (["env.num_players=2", "env.opponents=[optimal]", "env.vectorized=true"], "vectorized env plays solitaire only"),
+        (["env.num_players=2", "env.opponents=[expert]"], "unknown opponent policy 'expert'"),
+    ],
+)
+def test_table_training_config_is_validated(overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, overrides)
+
+
+def test_win_vs_optimal_config_trains_at_a_two_player_table():
+    from agents.sb3_env import make_training_env
+
+    config = load_config("configs/win_vs_optimal.yaml", ["env.num_envs=2"])
+    assert config.env.num_players == 2 and config.env.opponents == ["optimal"] and config.env.reward_mode == "win"
+    env = make_training_env(config.env, seed=0)
+    seats = [e.unwrapped.seat for e in env.envs]
+    assert seats == [0, 1]  # the learner learns both seats a tournament gives it
+    assert env.observation_space.shape == (63 + 1 + 13,)  # features, own total, the opponent

@@ -1,0 +1,267 @@
+"""Yacht for 1 to 5 players as a PettingZoo AEC env.
+
+>>> from yacht_env import multiplayer
+>>> env = multiplayer.env(num_players=3, reward_mode="win")
+>>> env.reset(seed=0)
+>>> for agent in env.agent_iter():
+...     observation, reward, termination, truncation, info = env.last()
+...     action = None if termination or truncation else env.action_space(agent).sample(observation["action_mask"])
+...     env.step(action)
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from gymnasium import spaces
+from gymnasium.utils import seeding
+from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
+
+from yacht_env.actions import IllegalActionError
+from yacht_env.env import ILLEGAL_ACTION_MODES, check_action
+from yacht_env.rules import YACHT, RuleSet
+from yacht_env.table_game import (
+    Tables,
+    check_num_players,
+    check_reward_mode,
+    check_table_dice,
+    draw_table_dice,
+    render_table,
+    win_rewards,
+    win_shares,
+)
+from yacht_env.table_encoding import make_table_encoding
+
+
+def env(**kwargs) -> AECEnv:
+    """The multi-player env wrapped as PettingZoo's classic envs are (``step`` before ``reset`` raises)."""
+    return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
+
+
+class YachtMultiplayerEnv(AECEnv):
+    """
+    ## Description
+    Yacht at a table of 1 to 5 players (rules in ``RULES.md``). Each player has their own column
+    of 12 rows and their own dice; players take whole turns in rotation: ``player_0`` plays turn 1
+    (roll, up to two re-rolls, score one row), then ``player_1`` plays turn 1, and so on; after
+    every player has filled every row, the highest total wins, and equal highest totals share
+    the win. The agent to act keeps acting until it scores (a re-roll does not pass the turn).
+
+    ## Action Space
+    ``Discrete(44)`` for every agent, the layout of ``Yacht-v0``: ``1..31`` re-roll the dice whose
+    bit is set (bit ``i`` <-> die ``i`` of the sorted dice), ``32 + c`` scores row
+    ``yacht_env.CATEGORIES[c]``. Action ``0`` is never legal.
+
+    ## Observation Space
+    ``Dict(observation=..., action_mask=Box(0, 1, (44,), int8))``. ``action_mask`` marks the legal
+    actions of the agent to act and is all zeros for every other agent and after the game.
+    ``observation`` is a table observation (see :mod:`yacht_env.table_encoding`): the agent's own
+    dice, rolls left and open rows in ``observation_encoding`` (default ``"flat"``), then the
+    agent's total / 100, then for each other player, in the order they play after the agent,
+    their total / 100 and their 12 open-row flags. For ``flat`` that is ``Box(18 + 1 + 13 (n - 1),)``.
+    Between its turns a player's own part shows the first roll of its next turn (each player's
+    dice are fixed by the seed, so this tells it nothing it could act on); after its last turn,
+    the dice it last scored with and 0 rolls left.
+
+    ## Rewards
+    ``reward_mode="win"`` (default): 0 until the game ends; then the winners share +1 and the
+    others share -1 (one winner of two players: +1 / -1; two of three tie for first: +1/2 each,
+    -1 for the third). When every player shares the win, everyone gets 0, so one player always
+    gets 0. ``reward_mode="score"``: the points a player writes, when it writes them, so a
+    player's return is its final total. In both modes an ignored illegal action costs the
+    acting agent ``illegal_action_penalty``.
+
+    ## Starting State
+    Every row of every player open; ``player_0`` to act with its first roll made. Every player's
+    dice for the whole game are drawn at reset from the env's seeded generator, in seat order
+    (``player_0``'s dice for a seed are those of ``Yacht-v0`` for that seed): one seed, one dice
+    stream per player, whatever anyone plays. ``reset(options={"faces": faces})`` plays given dice
+    instead, ``faces`` of shape (num_players, 12, 3, 5).
+
+    ## Episode End
+    Every agent is terminated once the last player fills its last row. Every agent is truncated
+    if one agent plays ``max_illegal_actions`` illegal actions in a game.
+
+    ## Information
+    ``infos[agent]``: ``total``, ``turn`` (the 1-based turn the agent is playing or plays next)
+    and ``illegal_action``, with ``illegal_reason`` after an illegal action; at the end,
+    ``win_share`` (1/k for each of k winners, else 0).
+
+    ## Arguments
+    - ``num_players``: 1 to 5 (default 2); agents are ``player_0 .. player_{n-1}`` in seat order.
+    - ``reward_mode``: ``"win"`` (default) or ``"score"``.
+    - ``observation_encoding``: the own part, ``"flat"`` (default), ``"counts"``, ``"onehot"``,
+      ``"features"`` or ``"dict"``.
+    - ``illegal_action``: ``"penalize"`` (default: ignored, reported in ``infos``, costs
+      ``illegal_action_penalty``, the same agent acts again) or ``"raise"`` (``IllegalActionError``).
+    - ``illegal_action_penalty`` (default 1.0), ``max_illegal_actions`` (default 100), ``rules``
+      (a ``RuleSet``, default the rules of ``RULES.md``), ``render_mode`` (``None``, ``"ansi"``,
+      ``"human"``).
+
+    An action outside the action space raises ``ValueError`` and changes nothing.
+    """
+
+    metadata = {"name": "yacht_v0", "render_modes": ["ansi", "human"], "is_parallelizable": False, "render_fps": 4}
+
+    def __init__(
+        self,
+        num_players: int = 2,
+        *,
+        reward_mode: str = "win",
+        observation_encoding: str = "flat",
+        illegal_action: str = "penalize",
+        illegal_action_penalty: float = 1.0,
+        max_illegal_actions: int = 100,
+        rules: RuleSet | None = None,
+        render_mode: str | None = None,
+    ):
+        super().__init__()
+        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
+            raise ValueError(f"render_mode {render_mode!r} is not supported; expected None, 'ansi' or 'human'")
+        if illegal_action not in ILLEGAL_ACTION_MODES:
+            raise ValueError(f"illegal_action {illegal_action!r} is not supported; expected 'penalize' or 'raise'")
+        if max_illegal_actions < 1:
+            raise ValueError(f"max_illegal_actions must be at least 1, got {max_illegal_actions}")
+        self.num_players = check_num_players(num_players)
+        self.reward_mode = check_reward_mode(reward_mode)
+        self.rules = rules or YACHT
+        self.render_mode = render_mode
+        self.illegal_action = illegal_action
+        self.illegal_action_penalty = float(illegal_action_penalty)
+        self.max_illegal_actions = int(max_illegal_actions)
+
+        self.encoding = make_table_encoding(observation_encoding, self.num_players, self.rules)
+        self.tables = Tables(self.rules, self.num_players)
+        self.layout = self.tables.layout
+        self.possible_agents = [f"player_{seat}" for seat in range(self.num_players)]
+        self.agents = []
+        mask_space = spaces.Box(low=0, high=1, shape=(self.layout.num_actions,), dtype=np.int8)
+        self.observation_spaces = {
+            agent: spaces.Dict({"observation": self.encoding.space, "action_mask": mask_space}) for agent in self.possible_agents
+        }
+        self.action_spaces = {agent: spaces.Discrete(self.layout.num_actions) for agent in self.possible_agents}
+        self._seat_of = {agent: seat for seat, agent in enumerate(self.possible_agents)}
+        self._np_random: np.random.Generator | None = None
+        self._started = False
+
+    # -- PettingZoo API ------------------------------------------------------------------------
+
+    def observation_space(self, agent):
+        return self.observation_spaces[agent]
+
+    def action_space(self, agent):
+        return self.action_spaces[agent]
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        faces = (options or {}).get("faces")
+        if faces is not None:
+            faces = check_table_dice(faces, self.rules, self.num_players)
+        if seed is not None or self._np_random is None:
+            self._np_random, _ = seeding.np_random(seed)
+        if faces is None:
+            faces = draw_table_dice(self._np_random, self.rules, self.num_players)
+        self.tables.start(faces[None])
+        self._started = True
+        self._illegal_counts = [0] * self.num_players
+        self.agents = self.possible_agents[:]
+        self.rewards = {agent: 0.0 for agent in self.agents}
+        self._cumulative_rewards = {agent: 0.0 for agent in self.agents}
+        self.terminations = {agent: False for agent in self.agents}
+        self.truncations = {agent: False for agent in self.agents}
+        self.infos = {agent: self._info(seat) for seat, agent in enumerate(self.agents)}
+        self.agent_selection = self.possible_agents[0]
+        if self.render_mode == "human":
+            self.render()
+
+    def observe(self, agent):
+        seat = self._seat_of[agent]
+        observation = self.encoding.of_seat(self.tables, 0, seat)
+        acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
+        mask = self.tables.legal_masks([0])[0] if acting else np.zeros(self.layout.num_actions, dtype=np.int8)
+        return {"observation": observation, "action_mask": mask}
+
+    def step(self, action):
+        agent = self.agent_selection
+        if self.terminations[agent] or self.truncations[agent]:
+            return self._was_dead_step(action)
+        action = check_action(action, self.layout.num_actions)
+        seat = self._seat_of[agent]
+        hand, rolls_left, open_bits = (int(part[0]) for part in self.tables.position([0], [seat]))
+        reason = self.layout.why_illegal(action, rolls_left, open_bits)
+        if reason is not None and self.illegal_action == "raise":
+            raise IllegalActionError(reason)
+        self._cumulative_rewards[agent] = 0.0
+        self._clear_rewards()
+        if reason is not None:
+            self._illegal_counts[seat] += 1
+            self.rewards[agent] = -self.illegal_action_penalty
+            self.infos[agent] = self._info(seat, illegal_reason=reason)
+            if self._illegal_counts[seat] >= self.max_illegal_actions:
+                self.truncations = {a: True for a in self.agents}
+        else:
+            points = int(self.tables.play([action], [0])[0])
+            if self.reward_mode == "score":
+                self.rewards[agent] = float(points)
+            self.infos[agent] = self._info(seat)
+            if self.tables.over[0]:
+                self._end_game()
+            self.agent_selection = self.possible_agents[int(self.tables.seat[0])]
+        self._accumulate_rewards()
+        if self.render_mode == "human":
+            self.render()
+
+    def render(self):
+        if self.render_mode is None:
+            from gymnasium import logger
+
+            logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human' to the env")
+            return None
+        if not self._started:
+            raise RuntimeError("render() needs a game: call reset() first")
+        text = render_table(self.tables, 0, self.possible_agents)
+        if self.render_mode == "human":
+            print(text + "\n")
+            return None
+        return text
+
+    def close(self):
+        pass
+
+    # -- read-only view of the game ------------------------------------------------------------
+
+    @property
+    def totals(self) -> dict[str, int]:
+        """Every player's points so far."""
+        return {agent: int(self.tables.totals[0, seat]) for seat, agent in enumerate(self.possible_agents)}
+
+    @property
+    def sheets(self) -> dict[str, tuple[int | None, ...]]:
+        """Every player's column: points written in each row, None where still open."""
+        return {
+            agent: tuple(None if points < 0 else int(points) for points in self.tables.sheets[0, seat])
+            for seat, agent in enumerate(self.possible_agents)
+        }
+
+    # -- internals -----------------------------------------------------------------------------
+
+    def _end_game(self):
+        totals = self.tables.totals[0]
+        if self.reward_mode == "win":
+            for agent, reward in zip(self.possible_agents, win_rewards(totals)):
+                self.rewards[agent] = float(reward)
+        for seat, (agent, share) in enumerate(zip(self.possible_agents, win_shares(totals))):
+            self.infos[agent] = dict(self._info(seat), win_share=float(share))
+        self.terminations = {agent: True for agent in self.agents}
+
+    def _info(self, seat: int, illegal_reason: str | None = None) -> dict:
+        info = {
+            "total": int(self.tables.totals[0, seat]),
+            "turn": int(self.tables.turn([0], [seat])[0]),
+            "illegal_action": illegal_reason is not None,
+        }
+        if illegal_reason is not None:
+            info["illegal_reason"] = illegal_reason
+        return info
+
+
+raw_env = YachtMultiplayerEnv
