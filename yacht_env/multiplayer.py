@@ -18,8 +18,8 @@ from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
 
 from yacht_env.actions import IllegalActionError
-from yacht_env.env import ILLEGAL_ACTION_MODES, check_action
-from yacht_env.rules import YACHT, RuleSet
+from yacht_env.env import GameSettings, check_action
+from yacht_env.rules import RuleSet
 from yacht_env.table_game import (
     Tables,
     check_num_players,
@@ -38,7 +38,7 @@ def env(**kwargs) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-class YachtMultiplayerEnv(AECEnv):
+class YachtMultiplayerEnv(GameSettings, AECEnv):
     """
     ## Description
     Yacht at a table of 1 to 5 players (rules in ``RULES.md``). Each player has their own column
@@ -116,19 +116,9 @@ class YachtMultiplayerEnv(AECEnv):
         render_mode: str | None = None,
     ):
         super().__init__()
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not supported; expected None, 'ansi' or 'human'")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action {illegal_action!r} is not supported; expected 'penalize' or 'raise'")
-        if max_illegal_actions < 1:
-            raise ValueError(f"max_illegal_actions must be at least 1, got {max_illegal_actions}")
+        self._set_game_settings(render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions)
         self.num_players = check_num_players(num_players)
         self.reward_mode = check_reward_mode(reward_mode)
-        self.rules = rules or YACHT
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.illegal_action_penalty = float(illegal_action_penalty)
-        self.max_illegal_actions = int(max_illegal_actions)
 
         self.encoding = make_table_encoding(observation_encoding, self.num_players, self.rules)
         self.tables = Tables(self.rules, self.num_players)

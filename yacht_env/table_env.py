@@ -13,8 +13,8 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from yacht_env.actions import IllegalActionError
-from yacht_env.env import ILLEGAL_ACTION_MODES, GameOverError, YachtEnv, check_action
-from yacht_env.rules import YACHT, RuleSet
+from yacht_env.env import GameOverError, GameSettings, YachtEnv, check_action
+from yacht_env.rules import RuleSet
 from yacht_env.table_game import (
     Tables,
     check_num_players,
@@ -72,7 +72,7 @@ def resolve_opponents(opponents, num_players: int, rules: RuleSet) -> list:
     return policies
 
 
-class YachtTableEnv(gym.Env):
+class YachtTableEnv(GameSettings, gym.Env):
     """
     ## Description
     ``Yacht-v0`` played by one learner at a table of 2 to 5 players against fixed opponent
@@ -143,22 +143,12 @@ class YachtTableEnv(gym.Env):
         illegal_action_penalty: float = 1.0,
         max_illegal_actions: int = 100,
     ):
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not supported; expected None, 'ansi' or 'human'")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action {illegal_action!r} is not supported; expected 'penalize' or 'raise'")
-        if max_illegal_actions < 1:
-            raise ValueError(f"max_illegal_actions must be at least 1, got {max_illegal_actions}")
+        self._set_game_settings(render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions)
         self.num_players = check_num_players(num_players, low=2)
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
             raise ValueError(f"seat must be an integer in 0..{self.num_players - 1}, got {seat!r}")
         self.seat = int(seat)
         self.reward_mode = check_reward_mode(reward_mode)
-        self.rules = rules or YACHT
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.illegal_action_penalty = float(illegal_action_penalty)
-        self.max_illegal_actions = int(max_illegal_actions)
 
         self.encoding = make_table_encoding(observation_encoding, self.num_players, self.rules)
         self.opponents = resolve_opponents(list(opponents), self.num_players, self.rules)
