@@ -19,12 +19,12 @@ import pytest
 from agents.optimal import q_values, solve
 from agents.policy import make_policy
 from yacht_env import CATEGORIES, YACHT, YachtEnv
-from yacht_env.analyze import Grader, report_players
-from yacht_env.commands import CommandError, parse_command
-from yacht_env.match import Match, Player, dice_stream, play_agent_games
-from yacht_env.play import ScriptedConsole, coach_text
-from yacht_env.play import main as play_main
-from yacht_env.records import RecordError, RecordWriter, read_records, write_agent_games
+from yacht_env.play.analyze import Grader, report_players
+from yacht_env.play.commands import CommandError, parse_command
+from yacht_env.play.match import Match, Player, dice_stream, play_agent_games
+from yacht_env.play.terminal import ScriptedConsole, coach_text
+from yacht_env.play.terminal import main as play_main
+from yacht_env.play.records import RecordError, RecordWriter, read_records, write_agent_games
 
 PROMPT = r"turn (\d+) roll (\d)> "
 FIRST_SCORE = 32
@@ -440,7 +440,7 @@ def test_agents_replayed_on_the_same_dice_play_the_recorded_streams():
 
 
 def test_importing_the_terminal_modules_stays_light():
-    code = ("import sys, yacht_env.play, yacht_env.analyze, yacht_env.cli, yacht_env.records, yacht_env.match;"
+    code = ("import sys, yacht_env.play.terminal, yacht_env.play.analyze, yacht_env.cli, yacht_env.play.records, yacht_env.play.match;"
             "print(sorted(m for m in ('agents', 'torch', 'matplotlib', 'rich') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"

@@ -25,8 +25,8 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from yacht_env.commands import describe_choice, dice_text
-from yacht_env.records import GameRecord, RecordError, read_records
+from yacht_env.play.commands import describe_choice, dice_text
+from yacht_env.play.records import GameRecord, RecordError, read_records
 from yacht_env.rules import YACHT, RuleSet
 
 
@@ -201,7 +201,7 @@ def recorded_streams(games: list[GameRecord]) -> list[tuple[int | None, list]]:
 
 
 def replay_agents(names: list[str], games: list[GameRecord], rules: RuleSet) -> list[GameRecord]:
-    from yacht_env.match import agent_name, play_agent_games
+    from yacht_env.play.match import agent_name, play_agent_games
 
     streams = [(seed, np.array(faces)) for seed, faces in recorded_streams(games)]
     replayed = []
