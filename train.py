@@ -215,6 +215,7 @@ def main(argv=None):
     write_atomically(run_dir / "config.yaml", lambda handle: handle.write(dump_config(config).encode()))
 
     # 2. Seeds and envs.
+    torch.set_num_threads(config.run.torch_threads)
     set_random_seed(config.seed)
     random.seed(config.seed)
     np.random.seed(config.seed)

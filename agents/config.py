@@ -95,6 +95,7 @@ class RunConfig(Section):
     final_eval_games: int = Field(10_000, ge=2)
     eval_seed: int = 1_000_000  # evaluation games never share seeds with training
     progress_bar: bool = True
+    torch_threads: int = Field(1, ge=1)  # small MLPs gain little from more; 1 leaves a core for the envs
 
 
 class TrainConfig(Section):

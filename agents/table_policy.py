@@ -1,7 +1,7 @@
 """Policies at a Yacht table: trained models that read the table, and names resolved for a table.
 
 A model trained in ``Yacht-v0`` with opponents sees table observations (its own position plus
-the others' totals and open rows, :mod:`yacht_env.table_encoding`); :class:`TablePPOPolicy`
+the others' totals and open rows, :mod:`yacht_env.table.encoding`); :class:`TablePPOPolicy`
 plays it. Solitaire policies (``random``, ``greedy``, ``optimal``, a solitaire ``ppo:`` model)
 sit at a table unchanged and see only their own position. :func:`make_table_policy` builds
 either kind from a name, for a table of a given size.
@@ -17,7 +17,7 @@ import numpy as np
 from agents.policy import Policy, make_policy
 from yacht_env.encoding import ENCODINGS, make_encoding
 from yacht_env.rules import YACHT, RuleSet
-from yacht_env.table_encoding import TableEncoding, make_table_encoding
+from yacht_env.table.encoding import TableEncoding, make_table_encoding
 
 
 def table_encoding_of(observation_space, num_players: int, rules: RuleSet) -> TableEncoding | None:

@@ -34,8 +34,8 @@ from agents.evaluate import Z95, write_atomically
 from agents.policy import Policy
 from agents.table_policy import make_table_policy, model_policy
 from yacht_env.rules import YACHT, RuleSet
-from yacht_env.table_game import MAX_PLAYERS, Tables, draw_table_dice, win_shares
-from yacht_env.table_encoding import policy_observations
+from yacht_env.table.game import MAX_PLAYERS, Tables, draw_table_dice, win_shares
+from yacht_env.table.encoding import policy_observations
 
 
 @dataclass

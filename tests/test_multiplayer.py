@@ -14,8 +14,8 @@ from agents.policy import make_policy
 from agents.tournament import play_table, run_table, tournament
 from yacht_env import GameOverError, IllegalActionError, YachtEnv, multiplayer
 from yacht_env.env import draw_game_dice
-from yacht_env.table_env import YachtTableEnv
-from yacht_env.table_game import win_rewards, win_shares
+from yacht_env.table.env import YachtTableEnv
+from yacht_env.table.game import win_rewards, win_shares
 
 # PettingZoo's API test suggests Box observations; these envs' observations are Dicts with an action mask.
 pytestmark = [

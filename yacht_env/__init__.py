@@ -2,7 +2,7 @@
 
 >>> import gymnasium as gym, yacht_env
 >>> env = gym.make("Yacht-v0")
->>> table = gym.make("Yacht-v0", num_players=2, opponents=["greedy"])  # see yacht_env.table_env
+>>> table = gym.make("Yacht-v0", num_players=2, opponents=["greedy"])  # see yacht_env.table.env
 >>> yacht_env.score([4, 4, 4, 4, 1], "four_of_a_kind")
 17
 """
@@ -28,6 +28,6 @@ __all__ = [
 if "Yacht-v0" not in registry:
     register(
         id="Yacht-v0",
-        entry_point="yacht_env.table_env:make_yacht_env",
+        entry_point="yacht_env.table.env:make_yacht_env",
         vector_entry_point="yacht_env.vector_env:YachtVectorEnv",
     )

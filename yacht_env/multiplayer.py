@@ -20,7 +20,7 @@ from pettingzoo.utils import wrappers
 from yacht_env.actions import IllegalActionError
 from yacht_env.env import GameSettings, check_action
 from yacht_env.rules import RuleSet
-from yacht_env.table_game import (
+from yacht_env.table.game import (
     Tables,
     check_num_players,
     check_reward_mode,
@@ -30,7 +30,7 @@ from yacht_env.table_game import (
     win_rewards,
     win_shares,
 )
-from yacht_env.table_encoding import make_table_encoding
+from yacht_env.table.encoding import make_table_encoding
 
 
 def env(**kwargs) -> AECEnv:
@@ -55,7 +55,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
     ## Observation Space
     ``Dict(observation=..., action_mask=Box(0, 1, (44,), int8))``. ``action_mask`` marks the legal
     actions of the agent to act and is all zeros for every other agent and after the game.
-    ``observation`` is a table observation (see :mod:`yacht_env.table_encoding`): the agent's own
+    ``observation`` is a table observation (see :mod:`yacht_env.table.encoding`): the agent's own
     dice, rolls left and open rows in ``observation_encoding`` (default ``"flat"``), then the
     agent's total / 100, then for each other player, in the order they play after the agent,
     their total / 100 and their 12 open-row flags. For ``flat`` that is ``Box(18 + 1 + 13 (n - 1),)``.

@@ -33,7 +33,7 @@ from gymnasium import spaces
 
 from yacht_env.encoding import BoxEncoding, Encoding, make_encoding
 from yacht_env.rules import RuleSet, cached_per_rules
-from yacht_env.table_game import Tables, check_num_players
+from yacht_env.table.game import Tables, check_num_players
 
 TOTAL_SCALE = 100.0
 

@@ -15,7 +15,7 @@ from gymnasium import spaces
 from yacht_env.actions import IllegalActionError
 from yacht_env.env import GameOverError, GameSettings, YachtEnv, check_action
 from yacht_env.rules import RuleSet
-from yacht_env.table_game import (
+from yacht_env.table.game import (
     Tables,
     check_num_players,
     check_reward_mode,
@@ -25,7 +25,7 @@ from yacht_env.table_game import (
     win_rewards,
     win_shares,
 )
-from yacht_env.table_encoding import make_table_encoding, policy_observations
+from yacht_env.table.encoding import make_table_encoding, policy_observations
 
 
 def make_yacht_env(num_players: int | None = None, opponents=None, **kwargs) -> gym.Env:
@@ -86,7 +86,7 @@ class YachtTableEnv(GameSettings, gym.Env):
     scores row ``c``. ``info["action_mask"]`` and ``action_masks()`` mark the legal actions.
 
     ## Observation Space
-    The learner's table observation (see :mod:`yacht_env.table_encoding`): its own dice, rolls
+    The learner's table observation (see :mod:`yacht_env.table.encoding`): its own dice, rolls
     left and open rows in ``observation_encoding`` (default ``"flat"``), its total / 100, then for
     each other player, in the order they play after the learner, their total / 100 and their 12
     open-row flags. ``flat`` at a two-player table is ``Box(0, 6, (32,), float32)``. The same
