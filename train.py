@@ -29,10 +29,10 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.utils import set_random_seed
 
-from agents.config import ConfigError, Schedule, TrainConfig, dump_config, load_config
+from agents.training.config import ConfigError, Schedule, TrainConfig, dump_config, load_config
 from agents.evaluate import evaluate_model, print_table, save_json, write_atomically
 from agents.optimal import expected_score
-from agents.sb3_env import make_training_env
+from agents.training.envs import make_training_env
 from agents.tournament import evaluate_model_at_table, print_tournament, save_tournament_json
 
 

@@ -20,8 +20,8 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # train.py lives at the repository root
 
-from agents.config import load_config  # noqa: E402
-from agents.sb3_env import make_training_env  # noqa: E402
+from agents.training.config import load_config  # noqa: E402
+from agents.training.envs import make_training_env  # noqa: E402
 from train import new_model  # noqa: E402
 
 

@@ -9,7 +9,7 @@ from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
 
 import yacht_env
-from agents.config import ConfigError, load_config
+from agents.training.config import ConfigError, load_config
 from agents.policy import make_policy
 from agents.tournament import play_table, run_table, tournament
 from yacht_env import GameOverError, IllegalActionError, YachtEnv, multiplayer
@@ -460,7 +460,7 @@ def test_table_training_config_is_validated(overrides, message):
 
 
 def test_win_vs_optimal_config_trains_at_a_two_player_table():
-    from agents.sb3_env import make_training_env
+    from agents.training.envs import make_training_env
 
     config = load_config("configs/win_vs_optimal.yaml", ["env.num_envs=2"])
     assert config.env.num_players == 2 and config.env.opponents == ["optimal"] and config.env.reward_mode == "win"

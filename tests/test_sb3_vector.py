@@ -5,8 +5,8 @@ import pytest
 import torch
 from sb3_contrib import MaskablePPO
 
-from agents.config import EnvConfig
-from agents.sb3_env import make_training_env
+from agents.training.config import EnvConfig
+from agents.training.envs import make_training_env
 
 
 def train(vectorized: bool, encoding: str, steps: int = 2048):

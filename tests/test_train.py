@@ -11,7 +11,7 @@ import gymnasium as gym
 import pytest
 import yaml
 
-from agents.config import ConfigError, load_config
+from agents.training.config import ConfigError, load_config
 from agents.policy import make_policy
 from agents.ppo import ModelLoadError
 

@@ -13,7 +13,7 @@ from typing import Any, Sequence
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
 
-from agents.config import EnvConfig
+from agents.training.config import EnvConfig
 from yacht_env.vector_env import YachtVectorEnv
 
 

@@ -6,7 +6,7 @@ import gymnasium as gym
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
-from agents.config import EnvConfig
+from agents.training.config import EnvConfig
 
 
 def make_single_env(config: EnvConfig, seat: int = 0) -> gym.Env:
@@ -30,7 +30,7 @@ def make_single_env(config: EnvConfig, seat: int = 0) -> gym.Env:
 def make_training_env(config: EnvConfig, seed: int) -> VecEnv:
     """``config.num_envs`` games stepped together, as separate envs or as one ``YachtVectorEnv``."""
     if config.vectorized:
-        from agents.sb3_vector import SB3YachtVecEnv
+        from agents.training.sb3_vector import SB3YachtVecEnv
 
         env = SB3YachtVecEnv(config)
     else:
