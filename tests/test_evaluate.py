@@ -1,0 +1,112 @@
+"""The evaluation harness: common random numbers, exact regret, the figures, the command line."""
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from agents.evaluate import evaluate, mean_ci, play_games
+from agents.optimal import expected_score, solve
+from agents.policy import make_policy
+from yacht_env import YachtEnv
+
+ROOT = Path(__file__).resolve().parents[1]
+
+
+@pytest.mark.parametrize("name", ["greedy", "optimal"])
+def test_batched_games_are_the_single_env_games_of_the_same_seeds(name):
+    """Game g of the harness is Yacht-v0 reset with seed + g, played move for move."""
+    policy = make_policy(name)
+    log = play_games(policy, games=40, seed=123, batch_size=16)
+    solution = solve()
+    for g in range(40):
+        env = YachtEnv()
+        obs, info = env.reset(seed=123 + g)
+        total = regret = decisions = 0
+        terminated = False
+        while not terminated:
+            action = policy.act(obs, info["action_mask"])
+            q = solution.q_values_batch(*[np.array([v]) for v in env.state])[0]
+            regret += q.max() - q[action]
+            decisions += 1
+            obs, reward, terminated, truncated, info = env.step(action)
+            total += reward
+        assert log.scores[g] == total
+        assert log.decisions[g] == decisions
+        assert log.regret[g] == pytest.approx(regret, abs=1e-9)
+
+
+def test_every_policy_sees_the_same_dice():
+    """Two different policies, same seeds: the first roll of every game is the same."""
+    seen = {}
+    for name in ("random", "optimal"):
+        policy = make_policy(name)
+        first_rolls = []
+        original = policy.act_batch
+
+        def act_batch(obs, masks, original=original, first_rolls=first_rolls):
+            if not first_rolls:
+                first_rolls.append(np.asarray(obs)[:, :5].copy())
+            return original(obs, masks)
+
+        policy.act_batch = act_batch
+        play_games(policy, games=64, seed=7)
+        seen[name] = first_rolls[0]
+    np.testing.assert_array_equal(seen["random"], seen["optimal"])
+
+
+def test_figures_are_consistent():
+    summaries, logs = evaluate(["random", "greedy", "optimal"], games=3000, seed=0)
+    by_name = {s.policy: s for s in summaries}
+    optimal, greedy, random = by_name["optimal"], by_name["greedy"], by_name["random"]
+    assert optimal.regret_per_decision == 0 and optimal.diff_to_optimal == 0
+    assert abs(optimal.mean - expected_score()) <= 2.576 * optimal.std / np.sqrt(optimal.games)  # 99% band
+    assert random.mean < greedy.mean < optimal.mean + 1
+    for s in summaries:
+        assert s.ci95[0] <= s.mean <= s.ci95[1]
+        assert s.percent_of_optimal == pytest.approx(100 * s.mean / expected_score())
+    # The expected score gap equals the expected regret per game: the paired difference and the
+    # regret must agree within their confidence intervals.
+    assert greedy.diff_ci95[0] - 1.0 <= -greedy.regret_per_game <= greedy.diff_ci95[1] + 1.0
+    assert greedy.regret_per_game_ci95[1] - greedy.regret_per_game_ci95[0] < greedy.diff_ci95[1] - greedy.diff_ci95[0]
+
+
+def test_mean_ci_matches_the_normal_formula():
+    values = np.array([1.0, 2.0, 3.0, 4.0])
+    mean, low, high = mean_ci(values)
+    half = 1.959963984540054 * values.std(ddof=1) / 2
+    assert (mean, low, high) == pytest.approx((2.5, 2.5 - half, 2.5 + half))
+
+
+def test_command_line_writes_table_json_and_plot(tmp_path):
+    result = subprocess.run(
+        [sys.executable, "-m", "agents.evaluate", "--policy", "greedy", "--games", "200", "--seed", "5",
+         "--json", str(tmp_path / "e.json"), "--plot", str(tmp_path / "e.png"), "--no-progress"],
+        capture_output=True, text=True, cwd=ROOT, check=True,
+    )  # fmt: skip
+    assert "greedy" in result.stdout and "regret/decision" in result.stdout
+    report = json.loads((tmp_path / "e.json").read_text())
+    assert report["games"] == 200 and report["seed"] == 5
+    assert report["optimal_expected_score"] == pytest.approx(expected_score())
+    (greedy,) = report["policies"]
+    assert set(greedy) >= {"mean", "std", "ci95", "percent_of_optimal", "diff_to_optimal", "diff_ci95",
+                           "regret_per_decision", "regret_per_game", "regret_per_game_ci95"}  # fmt: skip
+    assert (tmp_path / "e.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.mark.parametrize("args, message", [(["--policy", "clever"], "unknown policy 'clever'"), (["--games", "1"], "--games")])
+def test_command_line_rejects_bad_arguments(args, message):
+    result = subprocess.run([sys.executable, "-m", "agents.evaluate", *args, "--no-progress"],
+                            capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
+
+
+@pytest.mark.slow
+def test_optimal_play_averages_the_expected_score_over_200k_games():
+    log = play_games(make_policy("optimal"), games=200_000, seed=10_000_000)
+    mean, low, high = mean_ci(log.scores)
+    half99 = (high - mean) * 2.5758293035489 / 1.959963984540054
+    assert abs(mean - expected_score()) <= half99
