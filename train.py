@@ -132,10 +132,14 @@ class PeriodicEvaluation(BaseCallback):
 
 
 def schedule(value: float | Schedule):
-    """A constant, or SB3's callable of progress_remaining (1 -> 0) for a linear schedule."""
+    """A constant, or SB3's callable of progress_remaining (1 -> 0) for a linear schedule.
+
+    The callable closes over plain floats: SB3 pickles it into every saved model.
+    """
     if isinstance(value, Schedule):
-        return lambda remaining: value.end + (value.start - value.end) * remaining
-    return value
+        start, end = float(value.start), float(value.end)
+        return lambda remaining: end + (start - end) * remaining
+    return float(value)
 
 
 def new_model(config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
@@ -225,7 +229,9 @@ def main(argv=None):
     checkpoint = latest_checkpoint(run_dir) if args.resume else None
     elapsed_before = 0.0
     if checkpoint is not None:
-        model = MaskablePPO.load(checkpoint, env=env, device="cpu", tensorboard_log=str(run_dir / "tb"))
+        model = MaskablePPO.load(checkpoint, env=env, device="cpu", tensorboard_log=str(run_dir / "tb"),
+                                 custom_objects={"learning_rate": schedule(config.ppo.learning_rate), "lr_schedule": None})
+        model._setup_lr_schedule()  # rebuilt from the config, not unpickled
         elapsed_before = rewind_learning_curve(run_dir, model.num_timesteps)
         print(f"resuming {run_dir} from {checkpoint.name} ({model.num_timesteps:,} steps done)")
     else:

@@ -23,6 +23,28 @@ def encoding_of(observation_space, rules) -> str:
     raise ModelLoadError(f"the model's observation space {observation_space} matches no encoding of {', '.join(ENCODINGS)}")
 
 
+# Playing a model needs only its network; training state (schedules) is replaced on load so that
+# models stay loadable whatever code pickled their schedules.
+INFERENCE_ONLY = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
+
+
+def load_model(path: str):
+    """The MaskablePPO model saved at ``path`` (``.zip`` optional), for playing; ``ModelLoadError`` if not."""
+    file = Path(path)
+    if not file.exists() and file.with_suffix(".zip").exists():
+        file = file.with_suffix(".zip")
+    if not file.is_file():
+        raise ModelLoadError(f"no model file at {path!r}: expected a MaskablePPO .zip saved by train.py")
+    try:
+        from sb3_contrib import MaskablePPO
+    except ImportError as error:  # pragma: no cover - depends on the install
+        raise ModelLoadError("loading ppo: models needs the training extras: pip install 'yacht-rl[train]'") from error
+    try:
+        return MaskablePPO.load(file, device="cpu", custom_objects=INFERENCE_ONLY)
+    except (zipfile.BadZipFile, EOFError, KeyError, ValueError, RuntimeError, OSError, ImportError) as error:
+        raise ModelLoadError(f"could not load model {str(file)!r}: the file is not a valid MaskablePPO model ({error})") from error
+
+
 class PPOPolicy(Policy):
     """A MaskablePPO model; plays the most likely legal action (``deterministic=True``).
 
@@ -42,20 +64,7 @@ class PPOPolicy(Policy):
 
     @classmethod
     def load(cls, path: str, rules=None, encoding="flat", deterministic: bool = True) -> "PPOPolicy":
-        file = Path(path)
-        if not file.exists() and file.with_suffix(".zip").exists():
-            file = file.with_suffix(".zip")
-        if not file.is_file():
-            raise ModelLoadError(f"no model file at {path!r}: expected a MaskablePPO .zip saved by train.py")
-        try:
-            from sb3_contrib import MaskablePPO
-        except ImportError as error:  # pragma: no cover - depends on the install
-            raise ModelLoadError("loading ppo: models needs the training extras: pip install 'yacht-rl[train]'") from error
-        try:
-            model = MaskablePPO.load(file, device="cpu")
-        except (zipfile.BadZipFile, EOFError, KeyError, ValueError, RuntimeError, OSError) as error:
-            raise ModelLoadError(f"could not load model {str(file)!r}: the file is not a valid MaskablePPO model ({error})") from error
-        return cls(model, f"ppo:{path}", rules=rules, encoding=encoding, deterministic=deterministic)
+        return cls(load_model(path), f"ppo:{path}", rules=rules, encoding=encoding, deterministic=deterministic)
 
     def act_batch(self, observations, action_masks):
         if self.model_encoding is not self.encoding:

@@ -9,12 +9,10 @@ either kind from a name, for a table of a given size.
 
 from __future__ import annotations
 
-import zipfile
-from pathlib import Path
-
 import numpy as np
 
 from agents.policy import Policy, make_policy
+from agents.ppo import ModelLoadError, PPOPolicy, load_model
 from yacht_env.encoding import ENCODINGS, make_encoding
 from yacht_env.rules import YACHT, RuleSet
 from yacht_env.table.encoding import TableEncoding, make_table_encoding
@@ -44,8 +42,6 @@ class TablePPOPolicy(Policy):
         rules = rules or YACHT
         table_encoding = table_encoding_of(model.observation_space, num_players, rules)
         if table_encoding is None:
-            from agents.ppo import ModelLoadError
-
             raise ModelLoadError(
                 f"model {name}'s observation space {model.observation_space} is no table observation of {num_players} players"
             )
@@ -60,31 +56,10 @@ class TablePPOPolicy(Policy):
         return np.asarray(actions, dtype=np.int64).reshape(-1)
 
 
-def load_maskable_ppo(path: str):
-    """The MaskablePPO model saved at ``path`` (``.zip`` optional), or ``ModelLoadError`` saying why not."""
-    from agents.ppo import ModelLoadError
-
-    file = Path(path)
-    if not file.exists() and file.with_suffix(".zip").exists():
-        file = file.with_suffix(".zip")
-    if not file.is_file():
-        raise ModelLoadError(f"no model file at {path!r}: expected a MaskablePPO .zip saved by train.py")
-    try:
-        from sb3_contrib import MaskablePPO
-    except ImportError as error:  # pragma: no cover - depends on the install
-        raise ModelLoadError("loading ppo: models needs the training extras: pip install 'yacht-rl[train]'") from error
-    try:
-        return MaskablePPO.load(file, device="cpu")
-    except (zipfile.BadZipFile, EOFError, KeyError, ValueError, RuntimeError, OSError) as error:
-        raise ModelLoadError(f"could not load model {str(file)!r}: the file is not a valid MaskablePPO model ({error})") from error
-
-
 def model_policy(model, name: str, num_players: int, rules: RuleSet | None = None) -> Policy:
     """The policy of an in-memory MaskablePPO model: a table policy if it reads the table, else solitaire."""
     rules = rules or YACHT
     if is_solitaire_space(model.observation_space, rules):
-        from agents.ppo import PPOPolicy
-
         return PPOPolicy(model, name, rules=rules)
     return TablePPOPolicy(model, name, rules=rules, num_players=num_players)
 
@@ -97,5 +72,5 @@ def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None,
     ``num_players``, as a solitaire policy if it was trained alone.
     """
     if isinstance(name, str) and name.startswith("ppo:"):
-        return model_policy(load_maskable_ppo(name[len("ppo:") :]), name, num_players, rules)
+        return model_policy(load_model(name[len("ppo:") :]), name, num_players, rules)
     return make_policy(name, rules=rules, seed=seed)
