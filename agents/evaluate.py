@@ -173,8 +173,9 @@ def evaluate_model(model, encoding: str, games: int, seed: int, reference=(), na
 
 
 def print_table(summaries: list[Summary], optimum: float, games: int, seed: int) -> None:
-    from rich.console import Console
     from rich.table import Table
+
+    from yacht_env.render import report_console
 
     table = Table(title=f"{games:,} games, seeds {seed}..{seed + games - 1}; optimal expected score {optimum:.4f}")
     for column in ("policy", "mean ± sd", "95% CI", "% of optimum", "diff to optimal [95% CI]", "regret/decision", "regret/game [95% CI]"):
@@ -189,9 +190,7 @@ def print_table(summaries: list[Summary], optimum: float, games: int, seed: int)
             f"{s.regret_per_decision:.4f}",
             f"{s.regret_per_game:.3f} [{s.regret_per_game_ci95[0]:.3f}, {s.regret_per_game_ci95[1]:.3f}]",
         )
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=160)  # logs and pipes: keep every column readable
+    console = report_console()
     console.print(table)
 
 

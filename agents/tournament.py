@@ -241,11 +241,12 @@ def evaluate_model_at_table(model, name: str, opponents: list[str], games: int, 
 
 
 def print_tournament(result: TournamentResult) -> None:
-    from rich.console import Console
     from rich.table import Table
 
+    from yacht_env.render import report_console
+
     n = len(result.table)
-    console = Console() if Console().is_terminal else Console(width=160)  # logs and pipes: keep columns whole
+    console = report_console()
     title = (
         f"{result.games:,} games at a table of {n} ({result.deals:,} deals x {n} seatings, seeds "
         f"{result.seed}..{result.seed + result.deals - 1}); a shared first place counts 1/k of a win"

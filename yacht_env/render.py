@@ -43,3 +43,12 @@ def render_position(
         lines.append(f"{c + 1:>3}  {category.title:<16}{written:>6}{now:>6}")
     lines.append(f"     {'Total':<16}{total:>6}")
     return "\n".join(lines)
+
+
+def report_console():
+    """A rich console for report tables: the terminal's width, or 160 columns in pipes and logs
+    (rich's default of 80 would fold the tables' columns)."""
+    from rich.console import Console
+
+    console = Console()
+    return console if console.is_terminal else Console(width=160)

@@ -218,12 +218,11 @@ def figure(value: float, digits: int = 3) -> str:
 
 
 def print_report(reports: list[PlayerReport], files: list[str], optimum: float, worst: int) -> None:
-    from rich.console import Console
     from rich.table import Table
 
-    console = Console()
-    if not console.is_terminal:
-        console = Console(width=max(console.width, 140))  # pipes and logs: keep every column readable
+    from yacht_env.render import report_console
+
+    console = report_console()
     table = Table(title=f"Expected points lost against the optimum (optimal expected score {optimum:.2f})",
                   caption="(replay): the agent played on the same dice streams as the people in the records")
     table.add_column("", justify="left")
