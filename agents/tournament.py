@@ -34,7 +34,7 @@ from agents.evaluate import Z95, write_atomically
 from agents.policy import Policy
 from agents.table_policy import make_table_policy, model_policy
 from yacht_env.rules import YACHT, RuleSet
-from yacht_env.table.game import MAX_PLAYERS, Tables, draw_table_dice, win_shares
+from yacht_env.table.game import MAX_PLAYERS, Tables, draw_table_dice, unique_names, win_shares
 from yacht_env.table.encoding import policy_observations
 
 
@@ -176,16 +176,6 @@ def summarize_table(log: TableLog, seed: int) -> TournamentResult:
 
 
 # -- entry points ---------------------------------------------------------------------------------
-
-
-def unique_names(names: list[str]) -> list[str]:
-    """Names made unique for display: a policy seated twice becomes ``optimal`` and ``optimal (2)``."""
-    seen: dict[str, int] = {}
-    unique = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        unique.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
-    return unique
 
 
 def check_table_size(count: int) -> None:

@@ -27,6 +27,7 @@ from yacht_env.env import GameOverError, YachtEnv, check_game_dice, draw_game_di
 from yacht_env.play.records import SCHEMA, GameRecord, RecordError, now
 from yacht_env.rules import YACHT, RuleSet
 
+
 RULE_SETS = {YACHT.name: YACHT}
 
 
@@ -47,16 +48,6 @@ def dice_stream(seed: int, rules: RuleSet | None = None) -> np.ndarray:
 def agent_name(policy: str) -> str:
     """A short seat name for a policy name: ``ppo:models/best.zip`` sits as ``ppo``."""
     return policy.split(":", 1)[0]
-
-
-def unique_names(names: list[str]) -> list[str]:
-    """Names with repeats numbered (``ppo``, ``ppo#2``), so every seat can be told apart."""
-    seen: dict[str, int] = {}
-    unique = []
-    for name in names:
-        seen[name] = seen.get(name, 0) + 1
-        unique.append(name if seen[name] == 1 else f"{name}#{seen[name]}")
-    return unique
 
 
 def rules_named(name: str) -> RuleSet:

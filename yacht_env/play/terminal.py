@@ -35,7 +35,8 @@ from pathlib import Path
 import numpy as np
 
 from yacht_env.play.commands import HELP, CommandError, choice_label, dice_text, parse_command
-from yacht_env.play.match import Match, Player, Seat, agent_name, unique_names
+from yacht_env.play.match import Match, Player, Seat, agent_name
+from yacht_env.table.game import unique_names
 from yacht_env.play.records import RecordError, RecordWriter, read_records
 from yacht_env.render import render_dice
 from yacht_env.rules import RuleSet

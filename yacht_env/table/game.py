@@ -238,3 +238,13 @@ def render_table(tables: Tables, table: int, names) -> str:
         for s in seats
     ))  # fmt: skip
     return "\n".join(lines)
+
+
+def unique_names(names: list[str]) -> list[str]:
+    """Names made unique for display: a policy seated twice becomes ``optimal`` and ``optimal (2)``."""
+    seen: dict[str, int] = {}
+    unique = []
+    for name in names:
+        seen[name] = seen.get(name, 0) + 1
+        unique.append(name if seen[name] == 1 else f"{name} ({seen[name]})")
+    return unique
