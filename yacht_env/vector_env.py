@@ -457,14 +457,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         illegal = self._illegal
         _step_games(
             actions,
-            self._hands,
-            self._rolls_left,
-            self._open,
-            self._turns,
-            self._totals,
-            self._sheets,
-            self._illegal_counts,
-            self._faces,
+            *self._game_arrays,
             self._score_table,
             self._kept_code,
             self._hand_of_code,
@@ -607,17 +600,16 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         compiled = self._draw_compiled and type(generator.bit_generator) is self._compiled_bit_generator
         self._state_addresses[i] = generator.bit_generator.ctypes.state_address if compiled else 0
 
+    @property
+    def _game_arrays(self) -> tuple[np.ndarray, ...]:
+        """The per-game state the kernels update in place, in their argument order."""
+        return (self._hands, self._rolls_left, self._open, self._turns, self._totals, self._sheets,
+                self._illegal_counts, self._faces)  # fmt: skip
+
     def _start(self, games: np.ndarray):
         _start_games(
             games.astype(np.int64, copy=False),
-            self._hands,
-            self._rolls_left,
-            self._open,
-            self._turns,
-            self._totals,
-            self._sheets,
-            self._illegal_counts,
-            self._faces,
+            *self._game_arrays,
             self._hand_of_code,
             self._place_values,
             self.rules.all_open,
