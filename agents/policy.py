@@ -69,14 +69,22 @@ class RandomPolicy(Policy):
 
 
 class QPolicy(Policy):
-    """Plays the legal action of highest value under a table of Q-values (lowest action on ties)."""
+    """Plays the legal action of highest value under a DP solution's Q-values (lowest action on ties).
 
-    def q_values_batch(self, hands, rolls_left, open_bits) -> np.ndarray:
-        raise NotImplementedError
+    Subclasses name the solver of :mod:`agents.optimal` that builds their solution (solved once per
+    process and rule set, then shared).
+    """
+
+    solver = ""
+
+    def __init__(self, rules=None, encoding="flat"):
+        super().__init__(rules, encoding)
+        from agents import optimal
+
+        self.solution = getattr(optimal, self.solver)(self.rules)
 
     def act_batch(self, observations, action_masks):
-        hands, rolls_left, open_bits = self.encoding.decode_batch(observations)
-        q = self.q_values_batch(hands, rolls_left, open_bits)
+        q = self.solution.q_values_batch(*self.encoding.decode_batch(observations))
         q = np.where(np.asarray(action_masks) != 0, q, -np.inf)
         return q.argmax(axis=1)
 
@@ -85,15 +93,7 @@ class OptimalPolicy(QPolicy):
     """The exact expected-score maximizer: the argmax of the DP's Q-values."""
 
     name = "optimal"
-
-    def __init__(self, rules=None, encoding="flat"):
-        super().__init__(rules, encoding)
-        from agents.optimal import solve
-
-        self.solution = solve(self.rules)
-
-    def q_values_batch(self, hands, rolls_left, open_bits):
-        return self.solution.q_values_batch(hands, rolls_left, open_bits)
+    solver = "solve"
 
 
 class GreedyPolicy(QPolicy):
@@ -104,15 +104,7 @@ class GreedyPolicy(QPolicy):
     """
 
     name = "greedy"
-
-    def __init__(self, rules=None, encoding="flat"):
-        super().__init__(rules, encoding)
-        from agents.optimal import solve_myopic
-
-        self.solution = solve_myopic(self.rules)
-
-    def q_values_batch(self, hands, rolls_left, open_bits):
-        return self.solution.q_values_batch(hands, rolls_left, open_bits)
+    solver = "solve_myopic"
 
 
 def make_policy(name: str, rules: RuleSet | None = None, encoding: str = "flat", seed: int | None = None) -> Policy:
