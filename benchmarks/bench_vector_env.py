@@ -26,49 +26,48 @@ from yacht_env.vector_env import YachtVectorEnv, sample_legal_actions
 WARMUP_STEPS = 300
 
 
-def single_env_rates(seconds: float, repeats: int, seed: int) -> list[float]:
-    env = YachtEnv()
-    rng = np.random.default_rng(seed)
-    obs, info = env.reset(seed=seed)
+def timed_rates(play_one_call, steps_per_call: int, seconds: float, repeats: int) -> list[float]:
+    """Steps per second of ``play_one_call()``: an untimed warm-up, then ``repeats`` runs of ``seconds``."""
     rates = []
     for repeat in range(repeats + 1):
         limit = WARMUP_STEPS if repeat == 0 else None
-        steps = 0
+        calls = 0
         start = time.perf_counter()
         deadline = start + seconds
         while True:
-            legal = np.flatnonzero(info["action_mask"])
-            obs, reward, terminated, truncated, info = env.step(int(legal[int(rng.random() * len(legal))]))
-            if terminated or truncated:
-                obs, info = env.reset()
-            steps += 1
-            if steps == limit or (limit is None and time.perf_counter() >= deadline):
+            play_one_call()
+            calls += 1
+            if calls == limit or (limit is None and time.perf_counter() >= deadline):
                 break
         if repeat:
-            rates.append(steps / (time.perf_counter() - start))
+            rates.append(calls * steps_per_call / (time.perf_counter() - start))
     return rates
+
+
+def single_env_rates(seconds: float, repeats: int, seed: int) -> list[float]:
+    env = YachtEnv()
+    rng = np.random.default_rng(seed)
+    state = {"info": env.reset(seed=seed)[1]}
+
+    def play_one_step():
+        legal = np.flatnonzero(state["info"]["action_mask"])
+        obs, reward, terminated, truncated, state["info"] = env.step(int(legal[int(rng.random() * len(legal))]))
+        if terminated or truncated:
+            state["info"] = env.reset()[1]
+
+    return timed_rates(play_one_step, 1, seconds, repeats)
 
 
 def vector_env_rates(num_envs: int, seconds: float, repeats: int, seed: int) -> list[float]:
     env = YachtVectorEnv(num_envs)
     rng = np.random.default_rng(seed)
-    obs, infos = env.reset(seed=seed)
-    masks = infos["action_mask"]
-    rates = []
-    for repeat in range(repeats + 1):
-        limit = WARMUP_STEPS if repeat == 0 else None
-        steps = 0
-        start = time.perf_counter()
-        deadline = start + seconds
-        while True:
-            obs, rewards, terminated, truncated, infos = env.step(sample_legal_actions(masks, rng))
-            masks = infos["action_mask"]
-            steps += 1
-            if steps == limit or (limit is None and time.perf_counter() >= deadline):
-                break
-        if repeat:
-            rates.append(steps * num_envs / (time.perf_counter() - start))
-    return rates
+    state = {"masks": env.reset(seed=seed)[1]["action_mask"]}
+
+    def play_one_step():
+        infos = env.step(sample_legal_actions(state["masks"], rng))[4]
+        state["masks"] = infos["action_mask"]
+
+    return timed_rates(play_one_step, num_envs, seconds, repeats)
 
 
 def main():
