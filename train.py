@@ -30,7 +30,8 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.utils import set_random_seed
 
 from agents.training.config import ConfigError, Schedule, TrainConfig, dump_config, load_config
-from agents.evaluate import evaluate_model, print_table, save_json, write_atomically
+from agents.evaluate import evaluate_model, print_table, save_json
+from yacht_env.atomic_files import remove_partial_files, write_atomically
 from agents.optimal import expected_score
 from agents.training.envs import make_training_env
 from agents.tournament import evaluate_model_at_table, print_tournament, save_tournament_json
@@ -216,6 +217,8 @@ def main(argv=None):
     except ConfigError as error:
         sys.exit(f"error: {error}")
     run_dir.mkdir(parents=True, exist_ok=True)
+    for stale in remove_partial_files(run_dir):
+        print(f"removed {stale}, left by a write that was killed")
     write_atomically(run_dir / "config.yaml", lambda handle: handle.write(dump_config(config).encode()))
 
     # 2. Seeds and envs.

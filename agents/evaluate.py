@@ -21,16 +21,14 @@ from __future__ import annotations
 import argparse
 import json
 import math
-import os
 import sys
-import tempfile
 from dataclasses import asdict, dataclass
-from pathlib import Path
 
 import numpy as np
 
 from agents.optimal import expected_score, solve
 from agents.policy import Policy, make_policy
+from yacht_env.atomic_files import write_atomically
 from yacht_env.rules import YACHT, RuleSet
 
 Z95 = 1.959963984540054  # two-sided 95% normal quantile; n is large enough for the CLT here
@@ -192,22 +190,6 @@ def print_table(summaries: list[Summary], optimum: float, games: int, seed: int)
         )
     console = report_console()
     console.print(table)
-
-
-def write_atomically(path: str | Path, write) -> None:
-    """Write through a temporary file in the same folder, then rename: a crash never leaves half a file."""
-    path = Path(path)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=path.suffix)
-    try:
-        with os.fdopen(fd, "wb") as handle:
-            write(handle)
-            handle.flush()
-            os.fsync(handle.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
 
 
 def save_json(path, summaries: list[Summary], optimum: float, games: int, seed: int) -> None:

@@ -30,7 +30,8 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from gymnasium.utils import seeding
 
-from agents.evaluate import Z95, write_atomically
+from agents.evaluate import Z95
+from yacht_env.atomic_files import write_atomically
 from agents.policy import Policy
 from agents.table_policy import make_table_policy, model_policy
 from yacht_env.rules import YACHT, RuleSet

@@ -101,7 +101,7 @@ def test_mask_matches_rules_from_first_principles():
         np.testing.assert_array_equal(mask, expected)
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=25)
 @given(seed=st.integers(0, 2**31 - 1), steps=st.integers(0, 40))
 def test_mask_is_exactly_the_set_of_legal_actions(seed, steps):
     """Every action the mask allows is accepted; every action it forbids raises in raise mode."""
@@ -308,7 +308,7 @@ def test_render_modes_show_dice_rolls_and_the_whole_sheet():
 
 
 @pytest.mark.parametrize("name", sorted(ENCODINGS))
-@settings(max_examples=60, deadline=None)
+@settings(max_examples=60)
 @given(hand=st.integers(0, 251), rolls_left=st.integers(0, 2), open_bits=st.integers(1, 4095))
 def test_encodings_round_trip(name, hand, rolls_left, open_bits):
     encoding = make_encoding(name, yacht_env.YACHT)

@@ -304,7 +304,7 @@ def test_myopic_and_optimal_agree_on_the_last_turn(solution):
 
 open_sets = st.integers(1, ALL_OPEN)
 dice_lists = st.lists(st.integers(1, 6), min_size=5, max_size=5)
-PROPERTY_SETTINGS = settings(max_examples=40, deadline=None)
+PROPERTY_SETTINGS = settings(max_examples=40)
 
 
 def best_q(solution, hands, rolls_left, open_bits) -> np.ndarray:

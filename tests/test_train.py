@@ -104,10 +104,14 @@ def test_resume_after_a_kill_continues_the_step_count(tmp_path):
     process.wait()
     checkpoints = sorted((run / "checkpoints").glob("step_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
     assert checkpoints, "no checkpoint was written before the kill"
-    assert not list((run / "checkpoints").glob(".*")) or all(p.suffix != ".zip" for p in (run / "checkpoints").glob(".*"))
+    for checkpoint in checkpoints:  # the kill may land mid-save: every finished checkpoint must still load
+        make_policy(f"ppo:{checkpoint}")
+    leftover = run / "checkpoints" / ".step_999.zip.abc123.partial"
+    leftover.write_bytes(b"PK\x03\x04 half a checkpoint")  # what a kill mid-save leaves behind
     done = int(checkpoints[-1].stem.split("_")[1])
     result = run_train("--resume", str(run), f"ppo.total_timesteps={done + 512}")
     assert f"from step_{done}.zip ({done:,} steps done)" in result.stdout
+    assert not leftover.exists() and not list(run.rglob("*.partial"))
     model = make_policy(f"ppo:{run / 'model.zip'}").model
     assert model.num_timesteps >= done + 512
     rows = list(csv.DictReader((run / "learning_curve.csv").open()))

@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from yacht_env.play.commands import describe_choice, dice_text
+from yacht_env.atomic_files import write_atomically
 from yacht_env.play.records import GameRecord, RecordError, read_records
 from yacht_env.rules import YACHT, RuleSet
 
@@ -271,7 +272,6 @@ def json_ready(value):
 
 
 def save_json(path, reports: list[PlayerReport], files: list[str], optimum: float) -> None:
-    from agents.evaluate import write_atomically
 
     document = {"schema": 1, "files": files, "optimal_expected_score": optimum,
                 "players": [dict(asdict(r), label=r.label) for r in reports]}
@@ -285,7 +285,6 @@ def save_plot(path, reports: list[PlayerReport]) -> None:
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    from agents.evaluate import write_atomically
 
     figure_, (by_turn, by_kind) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [3, 1]})
     width = 0.8 / max(len(reports), 1)
