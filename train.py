@@ -29,12 +29,13 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.utils import set_random_seed
 
-from agents.training.config import ConfigError, Schedule, TrainConfig, dump_config, load_config
 from agents.evaluate import evaluate_model, print_table, save_json
-from yacht_env.atomic_files import remove_partial_files, write_atomically
 from agents.optimal import expected_score
-from agents.training.envs import make_training_env
 from agents.tournament import evaluate_model_at_table, print_tournament, save_tournament_json
+from agents.training.config import ConfigError, Schedule, TrainConfig, dump_config, load_config
+from agents.training.envs import make_training_env
+from agents.training.lookahead_policy import LookaheadPolicy
+from yacht_env.atomic_files import remove_partial_files, write_atomically
 
 
 # -- command line --------------------------------------------------------------------------------
@@ -146,8 +147,14 @@ def schedule(value: float | Schedule):
 def new_model(config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
     ppo = config.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
+    policy_kwargs = {"net_arch": list(ppo.net_arch), "activation_fn": activation}
+    if ppo.policy == "lookahead":
+        policy = LookaheadPolicy
+        policy_kwargs.update(temperature=ppo.lookahead_temperature, encoding=config.env.observation_encoding)
+    else:
+        policy = "MultiInputPolicy" if config.env.observation_encoding == "dict" else "MlpPolicy"
     model = MaskablePPO(
-        "MultiInputPolicy" if config.env.observation_encoding == "dict" else "MlpPolicy",
+        policy,
         env,
         learning_rate=schedule(ppo.learning_rate),
         n_steps=ppo.n_steps,
@@ -159,7 +166,7 @@ def new_model(config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
         ent_coef=ppo.ent_coef if not isinstance(ppo.ent_coef, Schedule) else ppo.ent_coef.start,
         vf_coef=ppo.vf_coef,
         max_grad_norm=ppo.max_grad_norm,
-        policy_kwargs={"net_arch": list(ppo.net_arch), "activation_fn": activation},
+        policy_kwargs=policy_kwargs,
         tensorboard_log=str(run_dir / "tb"),
         seed=config.seed,
         device="cpu",

@@ -1,6 +1,6 @@
 """End-to-end MaskablePPO training throughput (env steps per second) for a config.
 
-Usage: python benchmarks/bench_training.py [--config configs/quick.yaml] [--steps 100000] [--repeats 3]
+Usage: python benchmarks/bench_training.py [--config configs/quick.yaml] [--steps 100000] [--repeats 3] [key=value ...]
 
 Trains the config's model for ``--steps`` steps (no evaluation, no checkpoints) once with separate
 ``Yacht-v0`` envs (``env.vectorized=false``) and once with the in-process vector env
@@ -42,14 +42,15 @@ def main():
     parser.add_argument("--config", default="configs/quick.yaml")
     parser.add_argument("--steps", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. ppo.policy=mlp")
     args = parser.parse_args()
 
     rates = {}
     for vectorized in (False, True):
-        config = load_config(args.config, [f"env.vectorized={vectorized}"])
+        config = load_config(args.config, [*args.overrides, f"env.vectorized={vectorized}"])
         steps_per_second(config, 2 * config.env.num_envs * config.ppo.n_steps)  # warm up kernels and torch
         rates[vectorized] = [steps_per_second(config, args.steps) for _ in range(args.repeats)]
-    print(f"MaskablePPO training throughput, {args.config}, {args.steps:,} steps x {args.repeats} repeats")
+    print(f"MaskablePPO training throughput, {args.config} {' '.join(args.overrides)}, {args.steps:,} steps x {args.repeats} repeats")
     print(f"{'envs':<36}{'median steps/s':>16}{'min':>10}{'max':>10}")
     for vectorized, label in ((False, "separate Yacht-v0 envs (DummyVecEnv)"), (True, "YachtVectorEnv (in-process)")):
         values = rates[vectorized]

@@ -51,6 +51,9 @@ def test_quick_config_is_the_small_default():
         ({}, ["ppo.batch_size=1"], "ppo.batch_size"),
         ({}, ["ppo.gamma"], "key=value"),
         ({}, ["run.nope=3"], "unknown key 'run.nope'"),
+        ({}, ["ppo.policy=transformer"], "ppo.policy"),
+        ({}, ["ppo.lookahead_temperature=0"], "ppo.lookahead_temperature"),
+        ({"env": {"observation_encoding": "dict"}, "ppo": {"policy": "lookahead"}}, [], "lookahead.*'dict'"),
         ([1, 2], [], "mapping"),
     ],
 )
@@ -76,7 +79,8 @@ def test_bad_override_stops_before_training(tmp_path):
 
 @pytest.mark.parametrize("vectorized", [False, True])
 def test_tiny_run_writes_a_loadable_model(tmp_path, vectorized):
-    run_train("--config", "configs/quick.yaml", "--runs-dir", str(tmp_path), "name=tiny", f"env.vectorized={vectorized}", *TINY)
+    # the plain network here; tests/test_lookahead_policy.py runs the look-ahead policy quick.yaml uses
+    run_train("--config", "configs/quick.yaml", "--runs-dir", str(tmp_path), "name=tiny", f"env.vectorized={vectorized}", *TINY, "ppo.policy=mlp")
     run = tmp_path / "tiny"
     assert (run / "config.yaml").exists() and (run / "eval.json").exists()
     assert list((run / "tb").rglob("events.out.tfevents.*"))

@@ -85,6 +85,11 @@ class PPOConfig(Section):
     max_grad_norm: float = Field(0.5, gt=0)
     net_arch: list[int] = Field(default_factory=lambda: [256, 256])
     activation: Literal["tanh", "relu"] = "relu"
+    # "mlp": logits from the observation alone. "lookahead": logits = MLP + one-turn look-ahead
+    # q / lookahead_temperature (agents/training/lookahead_policy.py), so training starts from
+    # softened greedy play and learns what greedy misses.
+    policy: Literal["mlp", "lookahead"] = "mlp"
+    lookahead_temperature: float = Field(1.0, gt=0)
     init_from: str | None = None  # a model.zip whose weights start this run (same observations and net)
 
 
@@ -104,6 +109,15 @@ class TrainConfig(Section):
     env: EnvConfig = Field(default_factory=EnvConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     run: RunConfig = Field(default_factory=RunConfig)
+
+    @model_validator(mode="after")
+    def lookahead_sees_a_solitaire_box(self):
+        if self.ppo.policy == "lookahead" and (self.env.observation_encoding == "dict" or self.env.num_players > 1):
+            raise ValueError(
+                "ppo.policy 'lookahead' reads the dice from a solitaire Box observation: "
+                f"needs env.num_players 1 and a Box encoding, got {self.env.num_players} and {self.env.observation_encoding!r}"
+            )
+        return self
 
 
 def _describe(error: ValidationError, source: str) -> str:

@@ -1,0 +1,106 @@
+"""A MaskablePPO policy that starts from a one-turn look-ahead and learns what it misses.
+
+For every action, ``q`` is the expected points of this turn if the action is taken and the rest of
+the turn is played as well as possible: the one-turn expectimax behind the ``greedy`` baseline
+(:func:`agents.optimal.solve_myopic`). It knows nothing of later turns: it never saves a row for
+later. The policy's action logits are
+
+    logits = MLP(observation, q / 50) + q / temperature
+
+so a fresh network (whose last layer starts near zero) already plays a softened greedy policy, and
+PPO learns the correction that trades points now for rows kept open. The critic sees ``q`` too.
+``q`` is computed from the observation inside the network, so the env and its observations are
+those of ``Yacht-v0``; a saved model needs this module to load, nothing else.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import torch as th
+from gymnasium import spaces
+from sb3_contrib.common.maskable.distributions import MaskableDistribution
+from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+
+from agents.optimal import solve_myopic
+from yacht_env.encoding import make_encoding
+from yacht_env.rules import YACHT
+
+Q_SCALE = 50.0  # points -> inputs of about unit size (a Yacht scores 50)
+ILLEGAL_INPUT = -1.0  # what the MLP sees for an illegal action's q
+
+
+class OneTurnLookahead(BaseFeaturesExtractor):
+    """Features = the observation followed by ``q / Q_SCALE`` of every action (``ILLEGAL_INPUT`` if illegal)."""
+
+    def __init__(self, observation_space: spaces.Box, encoding: str = "features"):
+        self.encoding = make_encoding(encoding, YACHT)
+        if self.encoding.space != observation_space:
+            raise ValueError(f"observation space {observation_space} is not that of the {encoding!r} encoding: {self.encoding.space}")
+        self.num_actions = 2**YACHT.num_dice + YACHT.num_categories
+        super().__init__(observation_space, features_dim=int(np.prod(observation_space.shape)) + self.num_actions)
+        self.turn = solve_myopic(YACHT)
+
+    def one_turn_q(self, observations: th.Tensor) -> np.ndarray:
+        """``q`` in points, shape (N, num_actions); -inf where illegal (and everywhere in a finished game)."""
+        hands, rolls_left, open_bits = self.encoding.decode_batch(observations.detach().cpu().numpy())
+        q = np.full((len(hands), self.num_actions), -np.inf, dtype=np.float32)
+        playing = open_bits != 0
+        if playing.any():
+            q[playing] = self.turn.q_values_batch(hands[playing], rolls_left[playing], open_bits[playing])
+        return q
+
+    def forward(self, observations: th.Tensor) -> th.Tensor:
+        q = self.one_turn_q(observations)
+        inputs = np.where(np.isfinite(q), q / Q_SCALE, ILLEGAL_INPUT).astype(np.float32)
+        return th.cat([observations.flatten(1).float(), th.as_tensor(inputs, device=observations.device)], dim=1)
+
+
+class LookaheadPolicy(MaskableActorCriticPolicy):
+    """``MlpPolicy`` whose logits add the one-turn look-ahead ``q / temperature`` (see the module docstring).
+
+    Extra arguments: ``temperature`` (points per logit unit; lower starts closer to plain greedy
+    play) and ``encoding``, the observation encoding the env uses (a Box encoding of ``Yacht-v0``).
+    """
+
+    def __init__(self, observation_space, action_space, lr_schedule, *, temperature: float = 1.0, encoding: str = "features", **kwargs):
+        if not temperature > 0:
+            raise ValueError(f"temperature must be > 0, got {temperature!r}")
+        self.temperature = float(temperature)
+        self.encoding_name = encoding
+        kwargs["features_extractor_class"] = OneTurnLookahead
+        kwargs["features_extractor_kwargs"] = {"encoding": encoding}
+        kwargs["share_features_extractor"] = True
+        super().__init__(observation_space, action_space, lr_schedule, **kwargs)
+
+    def _get_constructor_parameters(self) -> dict:
+        parameters = super()._get_constructor_parameters()
+        parameters.update(temperature=self.temperature, encoding=self.encoding_name)
+        for key in ("features_extractor_class", "features_extractor_kwargs", "share_features_extractor"):
+            parameters.pop(key, None)  # set by __init__ itself
+        return parameters
+
+    def _distribution(self, latent_pi: th.Tensor, features: th.Tensor, action_masks) -> MaskableDistribution:
+        prior = features[:, -self.action_space.n :] * (Q_SCALE / self.temperature)
+        distribution = self.action_dist.proba_distribution(action_logits=self.action_net(latent_pi) + prior)
+        if action_masks is not None:
+            distribution.apply_masking(action_masks)
+        return distribution
+
+    def forward(self, obs: th.Tensor, deterministic: bool = False, action_masks: np.ndarray | None = None):
+        features = self.extract_features(obs)
+        latent_pi, latent_vf = self.mlp_extractor(features)
+        distribution = self._distribution(latent_pi, features, action_masks)
+        actions = distribution.get_actions(deterministic=deterministic)
+        log_prob = distribution.log_prob(actions)
+        return actions.reshape((-1, *self.action_space.shape)), self.value_net(latent_vf), log_prob
+
+    def evaluate_actions(self, obs: th.Tensor, actions: th.Tensor, action_masks: th.Tensor | None = None):
+        features = self.extract_features(obs)
+        latent_pi, latent_vf = self.mlp_extractor(features)
+        distribution = self._distribution(latent_pi, features, action_masks)
+        return self.value_net(latent_vf), distribution.log_prob(actions), distribution.entropy()
+
+    def get_distribution(self, obs: th.Tensor, action_masks: np.ndarray | None = None) -> MaskableDistribution:
+        features = self.extract_features(obs)
+        return self._distribution(self.mlp_extractor.forward_actor(features), features, action_masks)
