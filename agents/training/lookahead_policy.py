@@ -63,7 +63,7 @@ class LookaheadPolicy(MaskableActorCriticPolicy):
     play) and ``encoding``, the observation encoding the env uses (a Box encoding of ``Yacht-v0``).
     """
 
-    def __init__(self, observation_space, action_space, lr_schedule, *, temperature: float = 1.0, encoding: str = "features", **kwargs):
+    def __init__(self, observation_space, action_space, lr_schedule, *, temperature: float = 0.3, encoding: str = "features", **kwargs):
         if not temperature > 0:
             raise ValueError(f"temperature must be > 0, got {temperature!r}")
         self.temperature = float(temperature)
