@@ -74,3 +74,14 @@ def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None,
     if isinstance(name, str) and name.startswith("ppo:"):
         return model_policy(load_model(name[len("ppo:") :]), name, num_players, rules)
     return make_policy(name, rules=rules, seed=seed)
+
+
+def make_opponents(names, rules: RuleSet | None = None, seed: int | None = None) -> list[Policy]:
+    """Opponent policies for ``YachtTable-v0`` from names, for a table of ``len(names) + 1``.
+
+    >>> gym.make("YachtTable-v0", opponents=make_opponents(["optimal", "greedy"]))
+    """
+    if isinstance(names, (str, bytes)) or not hasattr(names, "__len__"):
+        raise ValueError(f"opponents must be a list of policy names, got {names!r}")
+    num_players = len(names) + 1
+    return [make_table_policy(name, num_players, rules=rules, seed=seed) for name in names]

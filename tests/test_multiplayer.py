@@ -1,4 +1,4 @@
-"""Multi-player Yacht: the PettingZoo env, ``Yacht-v0`` with opponents, table policies and tournaments."""
+"""Multi-player Yacht: the PettingZoo env, ``YachtTable-v0``, table policies and tournaments."""
 
 import json
 
@@ -11,6 +11,7 @@ from pettingzoo.test import api_test, seed_test
 import yacht_env
 from agents.training.config import ConfigError, load_config
 from agents.policy import make_policy
+from agents.table_policy import make_opponents
 from agents.tournament import play_table, run_table, tournament
 from yacht_env import GameOverError, IllegalActionError, YachtEnv, multiplayer
 from yacht_env.env import draw_game_dice
@@ -236,17 +237,30 @@ def test_pettingzoo_render_shows_the_table():
     assert "player_0 to play" in env.render() and "Table" in env.render()
 
 
-# -- Yacht-v0 with opponents --------------------------------------------------------------------
+# -- YachtTable-v0: one learner against opponent policies ---------------------------------------
 
 
-def test_plain_yacht_v0_is_unchanged():
-    assert isinstance(gym.make("Yacht-v0").unwrapped, YachtEnv)
-    assert isinstance(gym.make("Yacht-v0", num_players=1).unwrapped, YachtEnv)
+def table_env(names, **kwargs):
+    return gym.make("YachtTable-v0", opponents=make_opponents(names), **kwargs)
+
+
+def test_each_id_builds_one_class():
+    assert type(gym.make("Yacht-v0").unwrapped) is YachtEnv
+    assert type(table_env(["greedy"]).unwrapped) is YachtTableEnv
+    with pytest.raises(TypeError):
+        gym.make("Yacht-v0", opponents=make_opponents(["greedy"]))
+
+
+def test_pettingzoo_env_is_reachable_as_yacht_v0():
+    from yacht_env import yacht_v0
+
+    env = yacht_v0.env(num_players=3)
+    assert isinstance(env.unwrapped, multiplayer.YachtMultiplayerEnv) and len(env.possible_agents) == 3
 
 
 @pytest.mark.parametrize("encoding", ["flat", "features", "dict"])
 def test_table_env_passes_check_env(encoding):
-    env = gym.make("Yacht-v0", num_players=3, opponents=["greedy", "random"], observation_encoding=encoding, render_mode="ansi")
+    env = table_env(["greedy", "random"], observation_encoding=encoding, render_mode="ansi")
     assert isinstance(env.unwrapped, YachtTableEnv)
     check_env(env.unwrapped)
 
@@ -254,28 +268,33 @@ def test_table_env_passes_check_env(encoding):
 @pytest.mark.parametrize(
     "kwargs, message",
     [
-        ({"num_players": 2}, "needs 1 opponent"),
-        ({"num_players": 3, "opponents": ["optimal"]}, "needs 2 opponent"),
-        ({"num_players": 1, "opponents": ["optimal"]}, "a one-player game has no opponents"),
-        ({"opponents": ["best"]}, "unknown policy 'best'"),
+        ({"opponents": make_opponents(["optimal"]), "num_players": 3}, "needs 2 opponent"),
+        ({"opponents": []}, "opponents must be a list of 1 to 4 policies, got 0"),
+        ({"opponents": make_opponents(["random"] * 5)}, "opponents must be a list of 1 to 4 policies, got 5"),
+        ({"opponents": ["optimal"]}, "is a policy name; YachtTable-v0 takes policy objects"),
         ({"opponents": "optimal"}, "opponents must be a list"),
-        ({"opponents": [42]}, "neither a policy name nor a policy"),
-        ({"opponents": ["optimal"], "seat": 2}, "seat must be an integer in 0..1"),
-        ({"opponents": ["optimal"], "reward_mode": "money"}, "reward_mode 'money' is not supported"),
-        ({"reward_mode": "win"}, "reward_mode 'win' needs opponents"),
-        ({"num_players": 6, "opponents": ["random"] * 5}, "num_players must be an integer in 1..5"),
+        ({"opponents": [42]}, "is not a policy"),
+        ({"opponents": make_opponents(["optimal"]), "seat": 2}, "seat must be an integer in 0..1"),
+        ({"opponents": make_opponents(["optimal"]), "reward_mode": "money"}, "reward_mode 'money' is not supported"),
     ],
 )
 def test_bad_table_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
-        gym.make("Yacht-v0", **kwargs)
+        gym.make("YachtTable-v0", **kwargs)
+
+
+def test_opponent_names_are_resolved_by_agents():
+    with pytest.raises(ValueError, match="unknown policy 'best'"):
+        make_opponents(["best"])
+    with pytest.raises(ValueError, match="opponents must be a list of policy names"):
+        make_opponents("optimal")
 
 
 @pytest.mark.parametrize("seat, mode", [(0, "score"), (1, "score"), (2, "win")])
 def test_opponent_env_matches_the_pettingzoo_env(seat, mode):
     """Same seed, same learner actions, the same opponents: the same dice, turns, rewards and totals."""
     opponent_names = ["optimal", "greedy"]
-    table = gym.make("Yacht-v0", opponents=opponent_names, seat=seat, reward_mode=mode)
+    table = table_env(opponent_names, seat=seat, reward_mode=mode)
     opponents = {s: make_policy(name) for s, name in zip([s for s in range(3) if s != seat], opponent_names)}
     learner = f"player_{seat}"
     pz = multiplayer.env(num_players=3, reward_mode=mode)
@@ -318,7 +337,7 @@ def test_opponent_env_matches_the_pettingzoo_env(seat, mode):
 
 
 def test_opponent_env_rewards_win_mode_at_the_end_only():
-    env = gym.make("Yacht-v0", opponents=["greedy"], reward_mode="win")
+    env = table_env(["greedy"], reward_mode="win")
     obs, info = env.reset(seed=3)
     rewards = []
     done = False
@@ -332,14 +351,14 @@ def test_opponent_env_rewards_win_mode_at_the_end_only():
 
 
 def test_opponent_env_illegal_actions_are_handled_as_in_yacht_v0():
-    env = gym.make("Yacht-v0", opponents=["random"], max_illegal_actions=2)
+    env = table_env(["random"], max_illegal_actions=2)
     obs, info = env.reset(seed=0)
     after, reward, terminated, truncated, info = env.step(0)
     assert reward == -1.0 and info["illegal_action"] and not truncated
     np.testing.assert_array_equal(after, obs)
     *_, truncated, info = env.step(0)
     assert truncated
-    strict = gym.make("Yacht-v0", opponents=["random"], illegal_action="raise")
+    strict = table_env(["random"], illegal_action="raise")
     strict.reset(seed=0)
     with pytest.raises(IllegalActionError):
         strict.step(0)
@@ -348,7 +367,7 @@ def test_opponent_env_illegal_actions_are_handled_as_in_yacht_v0():
 
 
 def test_seeded_reset_reseeds_random_opponents():
-    env = gym.make("Yacht-v0", opponents=["random", "random"], reward_mode="score")
+    env = table_env(["random", "random"], reward_mode="score")
 
     def game():
         obs, info = env.reset(seed=6)
@@ -367,7 +386,7 @@ def test_seeded_reset_reseeds_random_opponents():
 def table_model_path(tmp_path_factory):
     from sb3_contrib import MaskablePPO
 
-    env = gym.make("Yacht-v0", opponents=["greedy"], reward_mode="win", observation_encoding="onehot")
+    env = table_env(["greedy"], reward_mode="win", observation_encoding="onehot")
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(64)
     path = tmp_path_factory.mktemp("models") / "table.zip"
@@ -380,7 +399,7 @@ def test_a_model_trained_at_a_table_plays_opponent_and_tournament(table_model_pa
 
     policy = make_table_policy(f"ppo:{table_model_path}", 2)
     assert isinstance(policy, TablePPOPolicy) and policy.table_encoding.name == "onehot"
-    env = gym.make("Yacht-v0", opponents=[f"ppo:{table_model_path}"])
+    env = table_env([f"ppo:{table_model_path}"])
     obs, info = env.reset(seed=0)
     terminated = False
     while not terminated:

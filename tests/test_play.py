@@ -1,6 +1,6 @@
 """Terminal play, game records and grading against the optimum.
 
-The terminal tests drive ``python -m yacht_env.play`` through a real pseudo-terminal with pexpect
+The terminal tests drive ``python -m yacht_play`` through a real pseudo-terminal with pexpect
 and check what was played against ``YachtEnv`` and the DP, computed here independently.
 """
 
@@ -19,12 +19,12 @@ import pytest
 from agents.optimal import q_values, solve
 from agents.policy import make_policy
 from yacht_env import CATEGORIES, YACHT, YachtEnv
-from yacht_env.play.analyze import Grader, report_players
-from yacht_env.play.commands import CommandError, parse_command
-from yacht_env.play.match import Match, Player, dice_stream, play_agent_games
-from yacht_env.play.terminal import ScriptedConsole, coach_text
-from yacht_env.play.terminal import main as play_main
-from yacht_env.play.records import RecordError, RecordWriter, read_records, write_agent_games
+from yacht_play.analyze import Grader, report_players
+from yacht_play.commands import CommandError, parse_command
+from yacht_play.match import Match, Player, dice_stream, play_agent_games
+from yacht_play.terminal import ScriptedConsole, coach_text
+from yacht_play.terminal import main as play_main
+from yacht_play.records import RecordError, RecordWriter, read_records, write_agent_games
 
 PROMPT = r"turn (\d+) roll (\d)> "
 FIRST_SCORE = 32
@@ -42,7 +42,7 @@ PLAN = [command for turn in range(1, 13) for command in turn_commands(turn)]
 def spawn(tmp_path, *args, timeout=30):
     """The game in a pseudo-terminal. pexpect regexes are DOTALL: ``.`` matches newlines too."""
     env = dict(os.environ, TERM="dumb", PYTHONUNBUFFERED="1")
-    child = pexpect.spawn(sys.executable, ["-m", "yacht_env.play", *args], cwd=str(tmp_path), env=env,
+    child = pexpect.spawn(sys.executable, ["-m", "yacht_play", *args], cwd=str(tmp_path), env=env,
                           encoding="utf-8", timeout=timeout, dimensions=(60, 200))
     return child
 
@@ -358,7 +358,7 @@ def test_a_blunder_grades_to_its_exact_loss(tmp_path):
 
 
 def test_analyze_command_writes_table_json_and_plot(tmp_path, capsys):
-    from yacht_env.cli import main as yacht
+    from yacht_play.cli import main as yacht
 
     record = tmp_path / "person.jsonl"
     assert play_main(["--seed", "8", "--record", str(record), "--name", "cy"], ScriptedConsole(PLAN)) == 0
@@ -440,7 +440,7 @@ def test_agents_replayed_on_the_same_dice_play_the_recorded_streams():
 
 
 def test_importing_the_terminal_modules_stays_light():
-    code = ("import sys, yacht_env.play.terminal, yacht_env.play.analyze, yacht_env.cli, yacht_env.play.records, yacht_env.play.match;"
+    code = ("import sys, yacht_play.terminal, yacht_play.analyze, yacht_play.cli, yacht_play.records, yacht_play.match;"
             "print(sorted(m for m in ('agents', 'torch', 'matplotlib', 'rich') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"

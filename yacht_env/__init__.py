@@ -1,10 +1,13 @@
 """Yacht for reinforcement learning: the rules as data and the ``Yacht-v0`` Gymnasium env.
 
 >>> import gymnasium as gym, yacht_env
->>> env = gym.make("Yacht-v0")
->>> table = gym.make("Yacht-v0", num_players=2, opponents=["greedy"])  # see yacht_env.table.env
+>>> env = gym.make("Yacht-v0")                                    # solitaire: YachtEnv
 >>> yacht_env.score([4, 4, 4, 4, 1], "four_of_a_kind")
 17
+
+``YachtTable-v0`` (:class:`~yacht_env.table.env.YachtTableEnv`) seats the learner at a table
+against policy objects; the PettingZoo env is :mod:`yacht_env.yacht_v0` (``yacht_v0.env()``).
+This package imports nothing from ``agents`` or from human play.
 """
 
 from gymnasium.envs.registration import register, registry
@@ -28,6 +31,8 @@ __all__ = [
 if "Yacht-v0" not in registry:
     register(
         id="Yacht-v0",
-        entry_point="yacht_env.table.env:make_yacht_env",
+        entry_point="yacht_env.env:YachtEnv",
         vector_entry_point="yacht_env.vector_env:YachtVectorEnv",
     )
+if "YachtTable-v0" not in registry:
+    register(id="YachtTable-v0", entry_point="yacht_env.table.env:YachtTableEnv")

@@ -100,6 +100,13 @@ class RuleSet:
         if self.rolls_per_turn < 1:
             raise ValueError(f"rolls_per_turn must be at least 1, got {self.rolls_per_turn}")
 
+    def __copy__(self):
+        return self
+
+    def __deepcopy__(self, memo):
+        # Immutable, and compared by identity: a copy (gymnasium deep-copies env kwargs) is the original.
+        return self
+
     # -- shape of the game ---------------------------------------------------------------------
 
     @property

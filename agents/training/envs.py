@@ -6,23 +6,22 @@ import gymnasium as gym
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
+from agents.table_policy import make_opponents
 from agents.training.config import EnvConfig
 
 
 def make_single_env(config: EnvConfig, seat: int = 0) -> gym.Env:
     """One ``Yacht-v0`` whose rewards PPO sees scaled; the Monitor inside records raw rewards.
 
-    With ``config.num_players > 1`` the learner sits in ``seat`` at a table with ``config.opponents``.
+    With ``config.num_players > 1`` it is a ``YachtTable-v0``: the learner sits in ``seat`` at a
+    table with ``config.opponents``.
     """
-    table = {}
+    settings = {"observation_encoding": config.observation_encoding, "illegal_action_penalty": config.illegal_action_penalty}
     if config.num_players > 1:
-        table = {"num_players": config.num_players, "opponents": list(config.opponents), "reward_mode": config.reward_mode, "seat": seat}
-    env = gym.make(
-        "Yacht-v0",
-        observation_encoding=config.observation_encoding,
-        illegal_action_penalty=config.illegal_action_penalty,
-        **table,
-    )
+        opponents = make_opponents(list(config.opponents))
+        env = gym.make("YachtTable-v0", opponents=opponents, reward_mode=config.reward_mode, seat=seat, **settings)
+    else:
+        env = gym.make("Yacht-v0", **settings)
     scale = config.reward_scale
     return gym.wrappers.TransformReward(Monitor(env), lambda reward: reward * scale)
 

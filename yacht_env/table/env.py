@@ -1,9 +1,10 @@
-"""``Yacht-v0`` at a table: one learner against fixed opponent policies, and the factory behind
-``gymnasium.make("Yacht-v0", ...)``.
+"""``YachtTable-v0``: one learner at a table against fixed opponent policies.
 
-    gym.make("Yacht-v0")                                              # solitaire: a YachtEnv
-    gym.make("Yacht-v0", num_players=2, opponents=["optimal"])        # a YachtTableEnv
-    gym.make("Yacht-v0", opponents=["greedy", "random"], reward_mode="win", seat=1)
+    from agents.table_policy import make_opponents
+    gym.make("YachtTable-v0", opponents=make_opponents(["optimal"]))
+    gym.make("YachtTable-v0", opponents=make_opponents(["greedy", "random"]), reward_mode="win", seat=1)
+
+The env takes policy objects; turning names into policies belongs to ``agents``.
 """
 
 from __future__ import annotations
@@ -13,9 +14,10 @@ import gymnasium as gym
 from gymnasium import spaces
 
 from yacht_env.actions import IllegalActionError
-from yacht_env.env import GameOverError, GameSettings, YachtEnv, check_action
+from yacht_env.env import GameOverError, GameSettings, check_action
 from yacht_env.rules import RuleSet
 from yacht_env.table.game import (
+    MAX_PLAYERS,
     Tables,
     check_num_players,
     check_reward_mode,
@@ -28,54 +30,35 @@ from yacht_env.table.game import (
 from yacht_env.table.encoding import make_table_encoding, policy_observations
 
 
-def make_yacht_env(num_players: int | None = None, opponents=None, **kwargs) -> gym.Env:
-    """``Yacht-v0``: the solitaire :class:`YachtEnv` unless there is a table to play at.
+def check_opponents(opponents, rules: RuleSet) -> list:
+    """The opponents as a list of policy objects, or ``ValueError`` naming what is wrong.
 
-    ``num_players`` defaults to one more than the number of ``opponents``; with one player (and no
-    opponents) this is exactly ``YachtEnv(**kwargs)``, and ``reward_mode`` may only be ``"score"``.
+    A policy is any object with ``act_batch(observations, action_masks)`` and ``reset(seed)``
+    (the interface of :class:`agents.policy.Policy`); names such as ``"optimal"`` or
+    ``"ppo:PATH"`` are turned into policies by ``agents`` (``agents.table_policy.make_opponents``).
     """
-    opponents = [] if opponents is None else opponents
     if isinstance(opponents, (str, bytes)) or not hasattr(opponents, "__len__"):
-        raise ValueError(f"opponents must be a list of policies or policy names, got {opponents!r}")
-    num_players = check_num_players(len(opponents) + 1 if num_players is None else num_players)
-    if num_players > 1:
-        return YachtTableEnv(num_players=num_players, opponents=opponents, **kwargs)
-    if opponents:
-        raise ValueError(f"a one-player game has no opponents, got {list(opponents)!r}; pass num_players={len(opponents) + 1}")
-    if kwargs.pop("seat", 0) != 0:
-        raise ValueError("a one-player game has only seat 0")
-    if check_reward_mode(kwargs.pop("reward_mode", "score")) != "score":
-        raise ValueError("reward_mode 'win' needs opponents: with one player every game is a win")
-    return YachtEnv(**kwargs)
-
-
-make_yacht_env.metadata = YachtEnv.metadata  # gymnasium.make checks render modes against it
-
-
-def resolve_opponents(opponents, num_players: int, rules: RuleSet) -> list:
-    """Opponent policies from names (``random``, ``greedy``, ``optimal``, ``ppo:PATH``) or policy objects."""
-    if len(opponents) != num_players - 1:
-        raise ValueError(
-            f"a table of {num_players} players needs {num_players - 1} opponent(s), got {len(opponents)}: {list(opponents)!r}"
-        )
-    policies = []
+        raise ValueError(f"opponents must be a list of 1 to {MAX_PLAYERS - 1} policies, got {opponents!r}")
+    opponents = list(opponents)
+    if not 1 <= len(opponents) <= MAX_PLAYERS - 1:
+        raise ValueError(f"opponents must be a list of 1 to {MAX_PLAYERS - 1} policies, got {len(opponents)}")
     for opponent in opponents:
         if isinstance(opponent, str):
-            from agents.table_policy import make_table_policy  # agents is optional for yacht_env
-
-            opponent = make_table_policy(opponent, num_players, rules=rules)
-        elif not callable(getattr(opponent, "act_batch", None)):
-            raise ValueError(f"opponent {opponent!r} is neither a policy name nor a policy (an object with act_batch)")
+            raise ValueError(
+                f"opponent {opponent!r} is a policy name; YachtTable-v0 takes policy objects: build them with "
+                "agents.table_policy.make_opponents(names, rules=...)"
+            )
+        if not callable(getattr(opponent, "act_batch", None)) or not callable(getattr(opponent, "reset", None)):
+            raise ValueError(f"opponent {opponent!r} is not a policy (an object with act_batch and reset)")
         if getattr(opponent, "rules", rules) is not rules:
             raise ValueError(f"opponent {opponent!r} plays other rules than the env's {rules.name!r}")
-        policies.append(opponent)
-    return policies
+    return opponents
 
 
 class YachtTableEnv(GameSettings, gym.Env):
     """
     ## Description
-    ``Yacht-v0`` played by one learner at a table of 2 to 5 players against fixed opponent
+    ``YachtTable-v0``: Yacht played by one learner at a table of 2 to 5 players against fixed opponent
     policies (rules in ``RULES.md``, as in :class:`~yacht_env.multiplayer.YachtMultiplayerEnv`):
     every player has their own dice and column, and players take whole turns in rotation. The
     opponents' turns are played inside ``reset`` and ``step``, so the learner only ever sees its
@@ -118,9 +101,11 @@ class YachtTableEnv(GameSettings, gym.Env):
     learner is one of k winners, else 0).
 
     ## Arguments
-    - ``num_players``: 2 to 5; ``opponents``: ``num_players - 1`` policies of the ``agents``
-      package or their names (``random``, ``greedy``, ``optimal``, ``ppo:PATH``), seated in order
-      in the seats other than the learner's.
+    - ``opponents``: 1 to 4 policy objects (``act_batch`` and ``reset``, the interface of
+      ``agents.policy.Policy``), seated in order in the seats other than the learner's;
+      ``agents.table_policy.make_opponents`` builds them from names (``random``, ``greedy``,
+      ``optimal``, ``ppo:PATH``).
+    - ``num_players``: 2 to 5, ``len(opponents) + 1`` by default (given, it must agree).
     - ``seat``: the learner's seat, 0 (default, plays first) to ``num_players - 1``.
     - ``reward_mode``: ``"score"`` (default) or ``"win"``.
     - ``observation_encoding``, ``illegal_action``, ``illegal_action_penalty``,
@@ -131,9 +116,9 @@ class YachtTableEnv(GameSettings, gym.Env):
 
     def __init__(
         self,
-        num_players: int = 2,
-        opponents=("optimal",),
+        opponents,
         *,
+        num_players: int | None = None,
         seat: int = 0,
         reward_mode: str = "score",
         render_mode: str | None = None,
@@ -144,14 +129,19 @@ class YachtTableEnv(GameSettings, gym.Env):
         max_illegal_actions: int = 100,
     ):
         self._set_game_settings(render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions)
-        self.num_players = check_num_players(num_players, low=2)
+        opponents = check_opponents(opponents, self.rules)
+        self.num_players = check_num_players(len(opponents) + 1 if num_players is None else num_players, low=2)
+        if len(opponents) != self.num_players - 1:
+            raise ValueError(
+                f"a table of {self.num_players} players needs {self.num_players - 1} opponent(s), got {len(opponents)}"
+            )
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
             raise ValueError(f"seat must be an integer in 0..{self.num_players - 1}, got {seat!r}")
         self.seat = int(seat)
         self.reward_mode = check_reward_mode(reward_mode)
 
         self.encoding = make_table_encoding(observation_encoding, self.num_players, self.rules)
-        self.opponents = resolve_opponents(list(opponents), self.num_players, self.rules)
+        self.opponents = opponents
         other_seats = [s for s in range(self.num_players) if s != self.seat]
         self.policy_at = dict(zip(other_seats, self.opponents))
         self.tables = Tables(self.rules, self.num_players)

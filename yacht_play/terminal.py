@@ -17,7 +17,7 @@ Modes:
   --coach          after each of your decisions, show the optimal choice and the expected final
                    score of yours, of the best and of the other options.
 
-Every decision is appended to the record file (JSON lines, see yacht_env.play.records) as it is made, so
+Every decision is appended to the record file (JSON lines, see yacht_play.records) as it is made, so
 `q`, Ctrl-C or a crash lose nothing: `yacht play --resume FILE` continues where the game stopped.
 At the end you get your grade: the expected points each decision lost against the optimum;
 `yacht analyze FILE` gives the details.
@@ -34,10 +34,10 @@ from pathlib import Path
 
 import numpy as np
 
-from yacht_env.play.commands import HELP, CommandError, choice_label, dice_text, parse_command
-from yacht_env.play.match import Match, Player, Seat, agent_name
+from yacht_play.commands import HELP, CommandError, choice_label, dice_text, parse_command
+from yacht_play.match import Match, Player, Seat, agent_name
 from yacht_env.table.game import unique_names
-from yacht_env.play.records import RecordError, RecordWriter, read_records
+from yacht_play.records import RecordError, RecordWriter, read_records
 from yacht_env.render import render_dice
 from yacht_env.rules import RuleSet
 
@@ -220,7 +220,7 @@ def duplicate_lines(match: Match, losses: np.ndarray) -> list[str]:
 
 
 def end_screen(match: Match, path: Path | None) -> str:
-    from yacht_env.play.analyze import Grader
+    from yacht_play.analyze import Grader
 
     losses = Grader(match.rules).grade(match.decisions).loss
     lines = ["=" * 72, "Game over", *sheet_lines(match.rules, match.seats), ""]
@@ -301,7 +301,7 @@ def play_match(match: Match, console, coach: bool = False) -> None:
     """Play until every sheet is full. ``QuitGame`` when the person stops."""
     grader = None
     if coach:
-        from yacht_env.play.analyze import Grader
+        from yacht_play.analyze import Grader
 
         grader = Grader(match.rules)
     agent_turn: list[dict] = []

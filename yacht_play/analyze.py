@@ -25,9 +25,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from yacht_env.play.commands import describe_choice, dice_text
+from yacht_play.commands import describe_choice, dice_text
 from yacht_env.atomic_files import write_atomically
-from yacht_env.play.records import GameRecord, RecordError, read_records
+from yacht_play.records import GameRecord, RecordError, read_records
 from yacht_env.rules import YACHT, RuleSet
 
 
@@ -202,7 +202,7 @@ def recorded_streams(games: list[GameRecord]) -> list[tuple[int | None, list]]:
 
 
 def replay_agents(names: list[str], games: list[GameRecord], rules: RuleSet) -> list[GameRecord]:
-    from yacht_env.play.match import agent_name, play_agent_games
+    from yacht_play.match import agent_name, play_agent_games
 
     streams = [(seed, np.array(faces)) for seed, faces in recorded_streams(games)]
     replayed = []

@@ -10,8 +10,8 @@ Seats and seeds: seat ``s`` of a match with seed ``S`` plays the dice of ``Yacht
 ``S + s``; in duplicate mode every seat plays seed ``S``, which is game ``S`` of the evaluation
 harness (``python -m agents.evaluate --seed S``) as well.
 
-Decisions are the records of :mod:`yacht_env.play.records` (plain dicts), handed to a writer as they
-are made. Nothing here reads a keyboard or prints: :mod:`yacht_env.play.terminal` does that.
+Decisions are the records of :mod:`yacht_play.records` (plain dicts), handed to a writer as they
+are made. Nothing here reads a keyboard or prints: :mod:`yacht_play.terminal` does that.
 """
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from yacht_env.env import GameOverError, YachtEnv, check_game_dice, draw_game_dice
-from yacht_env.play.records import SCHEMA, GameRecord, RecordError, now
+from yacht_play.records import SCHEMA, GameRecord, RecordError, now
 from yacht_env.rules import YACHT, RuleSet
 
 

@@ -230,7 +230,7 @@ def write_agent_games(path: str | Path, policy, games: int, seed: int = 0, rules
     (``python -m agents.evaluate --seed SEED``), decision by decision. ``policy`` is a
     ``Policy`` or a name for ``agents.policy.make_policy``. Returns the games written.
     """
-    from yacht_env.play.match import dice_stream, play_agent_games
+    from yacht_play.match import dice_stream, play_agent_games
 
     streams = [(seed + g, dice_stream(seed + g, rules)) for g in range(games)]
     played = play_agent_games(policy, streams, rules=rules, name=name)
