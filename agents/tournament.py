@@ -122,11 +122,9 @@ def _play_to_the_end(tables: Tables, policies: list[Policy], policy_in_seat: np.
                 continue
             masks = tables.legal_masks(rows)
             actions = np.asarray(policy.act_batch(policy_observations(policy, tables, rows, tables.seat[rows]), masks), dtype=np.int64)
-            legal = (actions >= 0) & (actions < masks.shape[1])
-            legal[legal] = masks[legal.nonzero()[0], actions[legal]] != 0
+            _, legal = tables.play(actions, rows)
             if not legal.all():
                 raise ValueError(f"policy {getattr(policy, 'name', policy)!r} chose illegal action {int(actions[~legal][0])}")
-            tables.play(actions, rows)
 
 
 # -- figures --------------------------------------------------------------------------------------

@@ -15,10 +15,12 @@ import sys
 import numpy as np
 import pexpect
 import pytest
+from gymnasium.utils import seeding
 
 from agents.optimal import q_values, solve
 from agents.policy import make_policy
 from yacht_env import CATEGORIES, YACHT, YachtEnv
+from yacht_env.game import draw_table_dice
 from yacht_play.analyze import Grader, report_players
 from yacht_play.commands import CommandError, parse_command
 from yacht_play.match import Match, Player, dice_stream, play_agent_games
@@ -79,9 +81,10 @@ def final_sheet(decisions, seat=0):
     return {CATEGORIES[d["action"] - FIRST_SCORE]: d["points"] for d in decisions if d["seat"] == seat and d["points"] is not None}
 
 
-def env_total(seed: int, policy) -> int:
+def env_total(seed: int, policy, faces=None) -> int:
+    """The total ``policy`` scores in ``Yacht-v0`` reset with ``seed`` (or on the given dice)."""
     env = YachtEnv(observation_encoding=policy.encoding.name)
-    obs, info = env.reset(seed=seed)
+    obs, info = env.reset(seed=seed, options=None if faces is None else {"faces": faces})
     while True:
         obs, _, terminated, _, info = env.step(policy.act(obs, info["action_mask"]))
         if terminated:
@@ -240,10 +243,12 @@ def test_table_game_against_agents_quit_and_resume(tmp_path, tiny_model):
     game = read_records(record).games[0]
     seats = [d["seat"] for d in game.decisions if d["points"] is not None]
     assert seats == [0, 1, 2] * 12  # whole turns in rotation
-    assert [p["seed"] for p in game.players] == [40, 41, 42]
+    assert [p["seed"] for p in game.players] == [40, 40, 40]
+    dealt = draw_table_dice(seeding.np_random(40)[0], YACHT, 3)  # as every multi-player game deals seat s
+    assert [p["faces"] for p in game.players] == dealt.tolist()
     totals = game.end["totals"]
-    assert totals[1] == env_total(41, make_policy("greedy"))
-    assert totals[2] == env_total(42, make_policy(f"ppo:{tiny_model}"))
+    assert totals[1] == env_total(None, make_policy("greedy"), dealt[1])
+    assert totals[2] == env_total(None, make_policy(f"ppo:{tiny_model}"), dealt[2])
     assert game.end["winners"] == [p["name"] for p, t in zip(game.players, totals) if t == max(totals)]
     assert played([d for d in game.decisions if d["seat"] == 0]) == played(reference_game(40, PLAN, tmp_path))
 

@@ -8,8 +8,11 @@ from gymnasium import spaces
 
 from yacht_env.actions import ActionLayout, IllegalActionError
 from yacht_env.encoding import make_encoding
+from yacht_env.game import Tables, advance, check_game_dice, draw_game_dice
 from yacht_env.render import render_position
-from yacht_env.rules import YACHT, RuleSet, cached_per_rules
+from yacht_env.rules import YACHT, RuleSet
+
+__all__ = ["GameOverError", "GameSettings", "YachtEnv", "check_action", "check_game_dice", "draw_game_dice"]
 
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
 
@@ -33,37 +36,6 @@ def check_action(action, num_actions: int) -> int:
     if not 0 <= value < num_actions:
         raise ValueError(f"action {value} is not in the action space: expected an integer in 0..{num_actions - 1}")
     return value
-
-
-def draw_game_dice(np_random: np.random.Generator, rules: RuleSet) -> np.ndarray:
-    """All faces a game can use, shape (turns, rolls per turn, dice).
-
-    Roll ``r`` of turn ``t`` lands its re-rolled dice on ``faces[t, r, :k]`` in order (the first roll
-    uses all of ``faces[t, 0]``). Drawing the whole game at reset makes one seed one dice stream,
-    whatever the player does, so policies compared on a seed face common random numbers.
-    """
-    shape = (rules.num_turns, rules.rolls_per_turn, rules.num_dice)
-    return np_random.integers(1, rules.num_faces + 1, size=shape, dtype=np.int8)
-
-
-def check_game_dice(faces, rules: RuleSet) -> np.ndarray:
-    """A caller-given dice table as int8, or ``ValueError`` naming what is wrong with it."""
-    shape = (rules.num_turns, rules.rolls_per_turn, rules.num_dice)
-    array = np.asarray(faces)
-    if array.shape != shape or not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"faces must be an integer array of shape {shape}, got {array.dtype} of shape {array.shape}")
-    bad = array[(array < 1) | (array > rules.num_faces)]
-    if bad.size:
-        raise ValueError(f"face {int(bad[0])} in faces is not in 1..{rules.num_faces}")
-    return array.astype(np.int8)
-
-
-@cached_per_rules
-def python_tables(rules: RuleSet) -> tuple[list, list, list, list]:
-    """Hot-path tables as nested lists, shared by every env of a rule set: for scalar lookups,
-    indexing lists beats indexing numpy arrays."""
-    dice = rules.dice
-    return rules.score_table.tolist(), dice.kept_code.tolist(), dice.hand_of_code.tolist(), dice.place_values.tolist()
 
 
 class GameSettings:
@@ -167,11 +139,14 @@ class YachtEnv(GameSettings, gym.Env):
         self.action_space = spaces.Discrete(self.layout.num_actions)
         self.observation_space = self.encoding.space
 
-        self._scores, self._kept_code, self._hand_of_code, self._place_values = python_tables(self.rules)
+        # One game at a table of one: the shared transition steps it through length-1 arrays.
+        self._game = Tables(self.rules, num_players=1, num_tables=1)
+        self._action = np.zeros(1, dtype=np.int64)
+        self._points = np.zeros(1, dtype=np.int64)
+        self._legal = np.zeros(1, dtype=bool)
+        self._bind_game_views()
         self._masks = self.layout.mask_table
-        self._first_score = self.layout.first_score_action
-
-        self._faces: list | None = None
+        self._started = False
         self._done = True
 
     # -- gymnasium API -------------------------------------------------------------------------
@@ -183,14 +158,11 @@ class YachtEnv(GameSettings, gym.Env):
         super().reset(seed=seed)
         if faces is None:
             faces = draw_game_dice(self.np_random, self.rules)
-        self._faces = faces.tolist()
-        self._turn = 0  # rows filled so far
-        self._open = self.rules.all_open
-        self._sheet: list[int | None] = [None] * self.rules.num_categories
-        self._total = 0
+        self._game.start(faces[None, None])
+        self._started = True
         self._illegal_count = 0
         self._done = False
-        self._start_turn()
+        self._read_position()
         if self.render_mode == "human":
             self.render()
         return self._observation(), self._info(False)
@@ -198,32 +170,24 @@ class YachtEnv(GameSettings, gym.Env):
     def step(self, action):
         if self._done:
             raise GameOverError("the episode has ended (or reset was never called); call reset() before step()")
-        action = check_action(action, self.layout.num_actions)
+        self._action[0] = check_action(action, self.layout.num_actions)
+        if self.illegal_action == "raise" and not self._masks[int(self._rolls_left > 0), self._open, self._action[0]]:
+            raise IllegalActionError(self.layout.why_illegal(int(self._action[0]), self._rolls_left, self._open))
+        rolls_left, open_bits = self._rolls_left, self._open
+        advance(self._game.all_tables, self._action, *self._advance_args, self._points, self._legal)
         reward = 0.0
         terminated = truncated = False
-        illegal = not self._masks[int(self._rolls_left > 0), self._open, action]
+        illegal = not self._legal[0]
         if illegal:
-            reason = self.layout.why_illegal(action, self._rolls_left, self._open)
-            if self.illegal_action == "raise":
-                raise IllegalActionError(reason)
+            reason = self.layout.why_illegal(int(self._action[0]), rolls_left, open_bits)
             self._illegal_count += 1
             reward = -self.illegal_action_penalty
             truncated = self._illegal_count >= self.max_illegal_actions
-        elif action < self._first_score:
-            self._reroll(action)
         else:
-            category = action - self._first_score
-            points = self._scores[self._hand][category]
-            reward = float(points)
-            self._sheet[category] = points
-            self._total += points
-            self._open &= ~(1 << category)
-            self._turn += 1
-            terminated = self._turn == self.rules.num_turns
-            if terminated:
-                self._rolls_left = 0  # a full sheet leaves no legal action, re-rolls included
-            else:
-                self._start_turn()
+            self._read_position()
+            if self._action[0] >= self.layout.first_score_action:
+                reward = float(self._points[0])
+                terminated = bool(self._game.over[0])
         self._done = terminated or truncated
         info = self._info(illegal)
         if illegal:
@@ -236,9 +200,9 @@ class YachtEnv(GameSettings, gym.Env):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human' to the env")
             return None
-        if self._faces is None:
+        if not self._started:
             raise GameOverError("render() needs a game: call reset() first")
-        text = render_position(self.rules, self.dice, self._rolls_left, self._sheet, self.turn)
+        text = render_position(self.rules, self.dice, self._rolls_left, self.sheet, self.turn)
         if self.render_mode == "human":
             print(text + "\n")
             return None
@@ -267,16 +231,16 @@ class YachtEnv(GameSettings, gym.Env):
     @property
     def sheet(self) -> tuple[int | None, ...]:
         """Points written in each category, None where still open."""
-        return tuple(self._sheet)
+        return self._game.sheet(0, 0)
 
     @property
     def total(self) -> int:
-        return self._total
+        return int(self._game.totals[0, 0])
 
     @property
     def turn(self) -> int:
         """The 1-based turn being played (stays at the last turn once the game is over)."""
-        return min(self._turn + 1, self.rules.num_turns)
+        return min(int(self._game.turns_done[0, 0]) + 1, self.rules.num_turns)
 
     @property
     def state(self) -> tuple[int, int, int]:
@@ -285,19 +249,19 @@ class YachtEnv(GameSettings, gym.Env):
 
     # -- internals -----------------------------------------------------------------------------
 
-    def _start_turn(self):
-        first_roll = self._faces[self._turn][0]
-        self._hand = self._hand_of_code[sum((f - 1) * p for f, p in zip(first_roll, self._place_values))]
-        self._rolls_left = self.rules.rolls_per_turn - 1
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._bind_game_views()  # a copied view no longer shares memory with the copied game
 
-    def _reroll(self, mask: int):
-        fresh = self._faces[self._turn][self.rules.rolls_per_turn - self._rolls_left]
-        code = self._kept_code[self._hand][mask]
-        place_values = self._place_values
-        for face, position in zip(fresh, self.rules.dice.reroll_positions[mask]):
-            code += (face - 1) * place_values[position]
-        self._hand = self._hand_of_code[code]
-        self._rolls_left -= 1
+    def _bind_game_views(self):
+        self._advance_args = self._game.state + tuple(self._game.arrays)
+        self._hands, self._rolls, self._opens = (a.reshape(-1) for a in (self._game.hands, self._game.rolls_left, self._game.open_bits))
+
+    def _read_position(self):
+        # Python ints index the encoders' tables and the masks faster than numpy scalars.
+        self._hand = int(self._hands[0])
+        self._rolls_left = int(self._rolls[0])
+        self._open = int(self._opens[0])
 
     def _observation(self):
         return self.encoding.encode(self._hand, self._rolls_left, self._open)
@@ -305,7 +269,7 @@ class YachtEnv(GameSettings, gym.Env):
     def _info(self, illegal: bool) -> dict:
         return {
             "action_mask": self._masks[int(self._rolls_left > 0), self._open].copy(),
-            "total": self._total,
+            "total": int(self._game.totals[0, 0]),
             "turn": self.turn,
             "illegal_action": illegal,
         }

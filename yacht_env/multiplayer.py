@@ -122,7 +122,6 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
 
         self.encoding = make_table_encoding(observation_encoding, self.num_players, self.rules)
         self.tables = Tables(self.rules, self.num_players)
-        self.layout = self.tables.layout
         self.possible_agents = [f"player_{seat}" for seat in range(self.num_players)]
         self.agents = []
         mask_space = spaces.Box(low=0, high=1, shape=(self.layout.num_actions,), dtype=np.int8)
@@ -189,7 +188,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
             if self._illegal_counts[seat] >= self.max_illegal_actions:
                 self.truncations = {a: True for a in self.agents}
         else:
-            points = int(self.tables.play([action], [0])[0])
+            points = int(self.tables.play([action], [0])[0][0])
             if self.reward_mode == "score":
                 self.rewards[agent] = float(points)
             self.infos[agent] = self._info(seat)

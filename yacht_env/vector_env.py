@@ -24,7 +24,8 @@ from gymnasium.vector.utils import batch_space, iterate
 from numba import njit
 
 from yacht_env.actions import IllegalActionError
-from yacht_env.env import GameOverError, GameSettings, check_game_dice, draw_game_dice
+from yacht_env.env import GameOverError, GameSettings
+from yacht_env.game import Tables, advance, check_game_dice, draw_game_dice, gather_masks
 from yacht_env.render import render_position
 from yacht_env.rules import RuleSet, cached_per_rules
 
@@ -35,120 +36,28 @@ __all__ = ["YachtVectorEnv", "check_actions", "sample_legal_actions"]
 
 
 @njit(cache=True)
-def _first_roll_hand(roll, hand_of_code, place_values):
-    """Hand index of a roll of all dice, faces in positional order."""
-    code = 0
-    for position in range(roll.shape[0]):
-        code += (roll[position] - 1) * place_values[position]
-    return hand_of_code[code]
-
-
-@njit(cache=True)
-def _step_games(
-    actions,
-    hands,
-    rolls_left,
-    open_bits,
-    turns,
-    totals,
-    sheets,
-    illegal_counts,
-    faces,
-    score_table,
-    kept_code,
-    hand_of_code,
-    place_values,
-    reroll_bits,
-    reroll_rank,
-    mask_table,
-    first_score_action,
-    illegal_action_penalty,
-    max_illegal_actions,
-    rewards,
-    terminated,
-    truncated,
-    illegal,
-):
-    """Play ``actions[i]`` in game ``i`` for every game, in place; actions must be in the space.
-
-    Mirrors ``YachtEnv.step``: an illegal action only costs the penalty (and may truncate), a
-    re-roll lands the next fresh faces of the turn on the picked-up dice, a score fills a row and
-    starts the next turn unless the sheet is full. Finished games are left as they ended.
-    """
-    num_turns = faces.shape[1]
-    rolls_per_turn = faces.shape[2]
-    num_dice = faces.shape[3]
-    for i in range(actions.shape[0]):
-        action = actions[i]
-        rewards[i] = 0.0
-        terminated[i] = False
-        truncated[i] = False
-        can_reroll = 1 if rolls_left[i] > 0 else 0
-        if mask_table[can_reroll, open_bits[i], action] == 0:
+def _settle(points, legal, over, illegal_counts, illegal_action_penalty, max_illegal_actions, rewards, terminated,
+            truncated, illegal):  # fmt: skip
+    """What ``YachtEnv.step`` makes of each game's transition: reward, episode end, illegal count."""
+    for i in range(points.shape[0]):
+        if legal[i]:
+            illegal[i] = False
+            rewards[i] = points[i]
+            terminated[i] = over[i]  # a game is reset in the step that ends it, so over means "just ended"
+            truncated[i] = False
+        else:
             illegal[i] = True
             illegal_counts[i] += 1
             rewards[i] = -illegal_action_penalty
+            terminated[i] = False
             truncated[i] = illegal_counts[i] >= max_illegal_actions
-            continue
-        illegal[i] = False
-        turn = turns[i]
-        if action < first_score_action:
-            roll = rolls_per_turn - rolls_left[i]
-            code = kept_code[hands[i], action]
-            for position in range(num_dice):
-                if reroll_bits[action, position]:
-                    fresh = faces[i, turn, roll, reroll_rank[action, position]]
-                    code += (fresh - 1) * place_values[position]
-            hands[i] = hand_of_code[code]
-            rolls_left[i] -= 1
-        else:
-            category = action - first_score_action
-            points = score_table[hands[i], category]
-            rewards[i] = points
-            sheets[i, category] = points
-            totals[i] += points
-            open_bits[i] &= ~(1 << category)
-            turns[i] = turn + 1
-            if turn + 1 == num_turns:
-                terminated[i] = True
-                rolls_left[i] = 0  # a full sheet leaves no legal action, re-rolls included
-            else:
-                hands[i] = _first_roll_hand(faces[i, turn + 1, 0], hand_of_code, place_values)
-                rolls_left[i] = rolls_per_turn - 1
-
-
-@njit(cache=True)
-def _start_games(
-    games, hands, rolls_left, open_bits, turns, totals, sheets, illegal_counts, faces, hand_of_code, place_values,
-    all_open,
-):
-    """Put each game in ``games`` at its first roll with an empty sheet (its faces already drawn)."""
-    rolls_per_turn = faces.shape[2]
-    for i in games:
-        hands[i] = _first_roll_hand(faces[i, 0, 0], hand_of_code, place_values)
-        rolls_left[i] = rolls_per_turn - 1
-        open_bits[i] = all_open
-        turns[i] = 0
-        totals[i] = 0
-        sheets[i, :] = 0
-        illegal_counts[i] = 0
-
-
-@njit(cache=True)
-def _gather_masks(rolls_left, open_bits, mask_table, out):
-    """``out[i] = mask_table[rolls_left[i] > 0, open_bits[i]]`` without index temporaries."""
-    num_actions = out.shape[1]
-    for i in range(rolls_left.shape[0]):
-        row = mask_table[1 if rolls_left[i] > 0 else 0, open_bits[i]]
-        for action in range(num_actions):  # an explicit loop: numba's row slice assignment is slower
-            out[i, action] = row[action]
 
 
 @njit(cache=True)
 def _first_illegal(actions, rolls_left, open_bits, mask_table):
-    """Index of the first game whose action is illegal now, or -1."""
+    """Index of the first game whose action is illegal now, or -1 (one seat per game)."""
     for i in range(actions.shape[0]):
-        if mask_table[1 if rolls_left[i] > 0 else 0, open_bits[i], actions[i]] == 0:
+        if mask_table[1 if rolls_left[i, 0] > 0 else 0, open_bits[i, 0], actions[i]] == 0:
             return i
     return -1
 
@@ -387,23 +296,12 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         self.single_observation_space = self.encoding.space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
 
-        dice = self.rules.dice
-        self._score_table = self.rules.score_table
-        self._kept_code = dice.kept_code
-        self._hand_of_code = dice.hand_of_code
-        self._place_values = dice.place_values
-        self._reroll_bits = dice.reroll_bits
-        self._reroll_rank = dice.reroll_rank
-        self._mask_table = self.layout.mask_table
-
+        # The games live in a Tables of one seat each; the shared transition steps them all.
         n = self.num_envs
-        self._faces = np.ones((n, self.rules.num_turns, self.rules.rolls_per_turn, self.rules.num_dice), dtype=np.int8)
-        self._hands = np.zeros(n, dtype=np.int64)
-        self._rolls_left = np.zeros(n, dtype=np.int64)
-        self._open = np.zeros(n, dtype=np.int64)
-        self._turns = np.zeros(n, dtype=np.int64)  # rows filled so far
-        self._totals = np.zeros(n, dtype=np.int64)
-        self._sheets = np.zeros((n, self.rules.num_categories), dtype=self._score_table.dtype)  # valid where filled
+        self._game = Tables(self.rules, num_players=1, num_tables=n)
+        self._bind_game_views()
+        self._points = np.zeros(n, dtype=np.int64)
+        self._legal = np.zeros(n, dtype=bool)
         self._illegal_counts = np.zeros(n, dtype=np.int64)
         self._illegal = np.zeros(n, dtype=bool)  # scratch: which games just played an illegal action
 
@@ -434,7 +332,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         for i in games:
             if i in seeded:
                 self._set_generator(i, *seeded[i])
-            self._faces[i] = draw_game_dice(self._generator(i), self.rules) if faces is None else faces[i]
+            self._faces[i, 0] = draw_game_dice(self._generator(i), self.rules) if faces is None else faces[i]
         self._start(np.array(games, dtype=np.int64))
         self._started = True
         # Sub-envs left running report no info, as in gymnasium's SyncVectorEnv.
@@ -446,7 +344,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
             raise GameOverError("reset() was never called; call reset() before step()")
         actions = check_actions(actions, self.num_envs, self.layout.num_actions)
         if self.illegal_action == "raise":
-            first = _first_illegal(actions, self._rolls_left, self._open, self._mask_table)
+            first = _first_illegal(actions, self._game.rolls_left, self._game.open_bits, self._mask_table)
             if first >= 0:
                 raise IllegalActionError(f"sub-env {first}: {self._why_illegal(first, actions[first])}")
 
@@ -455,24 +353,9 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         terminated = np.empty(n, dtype=bool)
         truncated = np.empty(n, dtype=bool)
         illegal = self._illegal
-        _step_games(
-            actions,
-            *self._game_arrays,
-            self._score_table,
-            self._kept_code,
-            self._hand_of_code,
-            self._place_values,
-            self._reroll_bits,
-            self._reroll_rank,
-            self._mask_table,
-            self.layout.first_score_action,
-            self.illegal_action_penalty,
-            self.max_illegal_actions,
-            rewards,
-            terminated,
-            truncated,
-            illegal,
-        )
+        advance(self._game.all_tables, actions, *self._advance_args, self._points, self._legal)
+        _settle(self._points, self._legal, self._game.over, self._illegal_counts, self.illegal_action_penalty,
+                self.max_illegal_actions, rewards, terminated, truncated, illegal)  # fmt: skip
 
         reasons = {}
         if illegal.any():
@@ -539,10 +422,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
     @property
     def sheets(self) -> list[tuple[int | None, ...]]:
         """Each sub-env's sheet: points written in each category, None where still open."""
-        return [
-            tuple(None if open_bits >> c & 1 else points for c, points in enumerate(row))
-            for open_bits, row in zip(self._open.tolist(), self._sheets.tolist())
-        ]
+        return [self._game.sheet(i, 0) for i in range(self.num_envs)]
 
     # -- copying -------------------------------------------------------------------------------
 
@@ -556,12 +436,23 @@ class YachtVectorEnv(GameSettings, VectorEnv):
 
     def __setstate__(self, state):
         self.__dict__.update(state)
+        self._bind_game_views()  # a copied view no longer shares memory with the copied game
         self._draw_compiled, self._compiled_bit_generator, self._next_uint32 = _compiled_draw_is_exact(self.rules)
         for i, generator in enumerate(self._np_randoms):
             if generator is not None:
                 self._set_generator(i, generator, self._np_random_seeds[i])
 
     # -- internals -----------------------------------------------------------------------------
+
+    def _bind_game_views(self):
+        """Flat per-game views of the one-seat game arrays, and the transition's arguments."""
+        game = self._game
+        self._advance_args = game.state + tuple(game.arrays)
+        self._mask_table = game.arrays.mask_table
+        self._hands, self._rolls_left, self._open = (a.reshape(-1) for a in (game.hands, game.rolls_left, game.open_bits))
+        self._totals = game.totals.reshape(-1)
+        self._turns = game.turns_done.reshape(-1)  # rows filled so far
+        self._faces = game.faces
 
     def _reset_mask(self, options: dict[str, Any] | None) -> np.ndarray:
         if options is None or "reset_mask" not in options:
@@ -577,15 +468,16 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         """``options["faces"]`` as one int8 table per sub-env, or ``ValueError`` naming what is wrong."""
         if faces is None:
             return None
-        table_shape = self._faces.shape[1:]
+        table_shape = self._faces.shape[2:]
+        all_shape = (self.num_envs, *table_shape)
         array = np.asarray(faces)
         if array.shape == table_shape:
-            return np.broadcast_to(check_game_dice(array, self.rules), self._faces.shape)
-        if array.shape == self._faces.shape:
+            return np.broadcast_to(check_game_dice(array, self.rules), all_shape)
+        if array.shape == all_shape:
             return np.stack([check_game_dice(table, self.rules) for table in array])
         raise ValueError(
             f"options['faces'] must be one dice table of shape {table_shape} or one per sub-env, shape "
-            f"{self._faces.shape}; got shape {array.shape}"
+            f"{all_shape}; got shape {array.shape}"
         )
 
     def _generator(self, i: int) -> np.random.Generator:
@@ -600,20 +492,9 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         compiled = self._draw_compiled and type(generator.bit_generator) is self._compiled_bit_generator
         self._state_addresses[i] = generator.bit_generator.ctypes.state_address if compiled else 0
 
-    @property
-    def _game_arrays(self) -> tuple[np.ndarray, ...]:
-        """The per-game state the kernels update in place, in their argument order."""
-        return (self._hands, self._rolls_left, self._open, self._turns, self._totals, self._sheets,
-                self._illegal_counts, self._faces)  # fmt: skip
-
     def _start(self, games: np.ndarray):
-        _start_games(
-            games.astype(np.int64, copy=False),
-            *self._game_arrays,
-            self._hand_of_code,
-            self._place_values,
-            self.rules.all_open,
-        )
+        self._game.start_drawn(games)
+        self._illegal_counts[games] = 0
 
     def _finish(self, games: np.ndarray, illegal: np.ndarray, reasons: dict[int, str]) -> dict[str, Any]:
         """Record the last observation and info of the ended ``games``, then start their next game."""
@@ -637,7 +518,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
             _draw_games(self._next_uint32, self._state_addresses, games[compiled], self._faces, self.rules.num_faces)
         if not compiled.all():
             for i in games[~compiled].tolist():
-                self._faces[i] = draw_game_dice(self._generator(i), self.rules)
+                self._faces[i, 0] = draw_game_dice(self._generator(i), self.rules)
         self._start(games)
         return {"final_obs": final_obs, "_final_obs": ended, "final_info": final_info, "_final_info": ended.copy()}
 
@@ -677,7 +558,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
 
     def _masks(self) -> np.ndarray:
         masks = np.empty((self.num_envs, self.layout.num_actions), dtype=np.int8)
-        _gather_masks(self._rolls_left, self._open, self._mask_table, masks)
+        gather_masks(self._game.all_tables, self._game.rolls_left, self._game.open_bits, self._game.seat, self._mask_table, masks)
         return masks
 
     def _turn_numbers(self) -> np.ndarray:

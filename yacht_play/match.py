@@ -1,14 +1,16 @@
 """A match: Yacht players at one table, whose turn it is, and the record of every decision.
 
-Each seat plays its own ``YachtEnv`` on its own dice stream (the faces table a seed draws), so the
-env stays the one place where the rules are applied; a match only decides who moves next and
-writes down what happened. Seats take whole turns in rotation, as RULES.md says (round 1 is seat
-1's turn, then seat 2's, ...). In ``duplicate`` mode every seat plays the *same* dice stream, one
-whole game after the other, so nobody sees the dice before playing them.
+The game is the one every env plays, :class:`yacht_env.game.Tables`: it applies the rules and
+passes the turn; a match only seats the players, asks the agents, and writes down what happened.
+Seats take whole turns in rotation, as RULES.md says (round 1 is seat 1's turn, then seat 2's,
+...). In ``duplicate`` mode every seat plays the *same* dice stream, one whole game after the
+other, so nobody sees the dice before playing them.
 
-Seats and seeds: seat ``s`` of a match with seed ``S`` plays the dice of ``Yacht-v0`` reset with seed
-``S + s``; in duplicate mode every seat plays seed ``S``, which is game ``S`` of the evaluation
-harness (``python -m agents.evaluate --seed S``) as well.
+Seats and seeds: seat ``s`` of a match with seed ``S`` plays the dice that
+``yacht_env.game.draw_table_dice`` deals seat ``s`` for ``S``, the same dice the PettingZoo env,
+``YachtTable-v0`` and the tournaments deal that seat; seat 0 (and every seat in duplicate mode)
+plays the dice of ``Yacht-v0`` reset with seed ``S``, which is game ``S`` of the evaluation harness
+(``python -m agents.evaluate --seed S``) as well.
 
 Decisions are the records of :mod:`yacht_play.records` (plain dicts), handed to a writer as they
 are made. Nothing here reads a keyboard or prints: :mod:`yacht_play.terminal` does that.
@@ -23,7 +25,9 @@ from dataclasses import dataclass
 import numpy as np
 from gymnasium.utils import seeding
 
-from yacht_env.env import GameOverError, YachtEnv, check_game_dice, draw_game_dice
+from yacht_env.actions import ActionLayout, IllegalActionError
+from yacht_env.env import GameOverError, check_action
+from yacht_env.game import Tables, check_game_dice, draw_game_dice, draw_table_dice
 from yacht_play.records import SCHEMA, GameRecord, RecordError, now
 from yacht_env.rules import YACHT, RuleSet
 
@@ -57,7 +61,11 @@ def rules_named(name: str) -> RuleSet:
 
 
 class Seat:
-    """One player's game: a ``YachtEnv`` on a fixed dice stream, plus the agent's policy if any."""
+    """One player's place in a match: who sits there, their dice stream, and their position.
+
+    The position is read from the match's game (:class:`yacht_env.game.Tables`), which the match
+    binds when it is built; a seat never changes the game itself.
+    """
 
     def __init__(self, index: int, player: Player, seed: int | None, faces, rules: RuleSet, policy=None):
         self.index = index
@@ -66,9 +74,12 @@ class Seat:
         self.rules = rules
         self.faces = check_game_dice(faces, rules)
         self.policy = policy
-        encoding = policy.encoding.name if policy is not None else "flat"
-        self.env = YachtEnv(rules=rules, observation_encoding=encoding, illegal_action="raise")
-        self.observation, _ = self.env.reset(options={"faces": self.faces})
+        self._game: Tables | None = None
+        self._at = (0, 0)
+
+    def bind(self, game: Tables, table: int, seat: int) -> None:
+        """Read this seat's position from ``game.<array>[table, seat]``."""
+        self._game, self._at = game, (table, seat)
 
     @property
     def name(self) -> str:
@@ -80,20 +91,20 @@ class Seat:
 
     @property
     def dice(self) -> tuple[int, ...]:
-        return tuple(int(d) for d in self.env.dice)
+        return tuple(int(d) for d in self.rules.dice.hands[self._game.hands[self._at]])
 
     @property
     def rolls_left(self) -> int:
-        return self.env.rolls_left
+        return int(self._game.rolls_left[self._at])
 
     @property
     def roll(self) -> int:
         """Which roll of the turn the dice come from, 1-based."""
-        return self.rules.rolls_per_turn - self.env.rolls_left
+        return self.rules.rolls_per_turn - self.rolls_left
 
     @property
     def open_bits(self) -> int:
-        return self.env.open_categories
+        return int(self._game.open_bits[self._at])
 
     @property
     def open_names(self) -> list[str]:
@@ -101,23 +112,37 @@ class Seat:
 
     @property
     def rows_filled(self) -> int:
-        return self.rules.num_categories - bin(self.open_bits).count("1")
+        return int(self._game.turns_done[self._at])
 
     @property
     def finished(self) -> bool:
-        return self.open_bits == 0
+        return self.rows_filled == self.rules.num_turns
 
     @property
     def turn(self) -> int:
-        return self.env.turn
+        return min(self.rows_filled + 1, self.rules.num_turns)
 
     @property
     def sheet(self) -> tuple[int | None, ...]:
-        return self.env.sheet
+        return self._game.sheet(*self._at)
 
     @property
     def total(self) -> int:
-        return self.env.total
+        return int(self._game.totals[self._at])
+
+    @property
+    def observation(self):
+        """The seat's position in its policy's encoding (agents only)."""
+        if self.policy is None:
+            return None
+        return self.policy.encoding.encode(int(self._game.hands[self._at]), self.rolls_left, self.open_bits)
+
+    def legal_mask(self) -> np.ndarray:
+        """The seat's legal actions now, int8 (all zeros unless it is the seat's turn)."""
+        table, seat = self._at
+        if self._game.over[table] or self._game.seat[table] != seat:
+            return np.zeros(self._game.num_actions, dtype=np.int8)
+        return self._game.legal_masks([table])[0]
 
     def describe(self) -> dict:
         return {
@@ -158,6 +183,18 @@ class Match:
         self.decisions: list[dict] = []
         self.end: dict | None = None
         self._writer = None
+        self.layout = ActionLayout(self.rules)
+        # Duplicate: one solitaire game per seat, on the same dice; otherwise one table, turns in rotation.
+        if mode == "duplicate":
+            self.game = Tables(self.rules, num_players=1, num_tables=len(seats))
+            self.game.start(np.stack([seat.faces for seat in seats])[:, None])
+            for index, seat in enumerate(seats):
+                seat.bind(self.game, index, 0)
+        else:
+            self.game = Tables(self.rules, num_players=len(seats), num_tables=1)
+            self.game.start(np.stack([seat.faces for seat in seats])[None])
+            for index, seat in enumerate(seats):
+                seat.bind(self.game, 0, index)
 
     @classmethod
     def new(cls, players: list[Player], seed: int, mode: str = "solitaire", rules: RuleSet | None = None,
@@ -165,13 +202,15 @@ class Match:
         """A fresh game. Agents' policies are built from their names unless given in ``policies`` (by seat)."""
         rules = rules or YACHT
         policies = dict(policies or {})
+        # The dice of every multi-player game: seat s gets draw_table_dice's seat s for the seed.
+        table_dice = draw_table_dice(seeding.np_random(seed)[0], rules, 1 if mode == "duplicate" else len(players))
         seats = []
         for index, player in enumerate(players):
-            seat_seed = seed if mode == "duplicate" else seed + index
+            faces = table_dice[0] if mode == "duplicate" else table_dice[index]
             policy = policies.get(index)
             if policy is None and player.kind == "agent":
-                policy = load_policy(player.policy, rules, seat_seed)
-            seats.append(Seat(index, player, seat_seed, dice_stream(seat_seed, rules), rules, policy))
+                policy = load_policy(player.policy, rules, seed + index)
+            seats.append(Seat(index, player, seed, faces, rules, policy))
         return cls(seats, mode, seed, rules, coach=coach)
 
     @classmethod
@@ -238,12 +277,10 @@ class Match:
     @property
     def current(self) -> Seat | None:
         """The seat to move, or None when every sheet is full."""
-        playing = [seat for seat in self.seats if not seat.finished]
-        if not playing:
-            return None
-        if self.mode == "duplicate":
-            return playing[0]
-        return min(playing, key=lambda seat: seat.rows_filled)  # ties: the lowest seat, as rotation wants
+        if self.mode == "duplicate":  # one whole game after the other
+            playing = np.flatnonzero(~self.game.over)
+            return self.seats[int(playing[0])] if playing.size else None
+        return None if self.game.over[0] else self.seats[int(self.game.seat[0])]
 
     @property
     def finished(self) -> bool:
@@ -261,8 +298,8 @@ class Match:
     def play(self, action, seconds: float = 0.0) -> dict:
         """Apply the current seat's decision; return its record.
 
-        The seat's env (in ``illegal_action="raise"`` mode) refuses a bad action with a ``ValueError``
-        naming it, ``IllegalActionError`` for one the rules forbid now, and changes nothing.
+        A bad action raises ``ValueError`` naming it, one the rules forbid now
+        ``IllegalActionError``; either changes nothing.
         """
         seat = self.current
         if seat is None:
@@ -281,9 +318,14 @@ class Match:
             "rolls_left": seat.rolls_left,
             "open": seat.open_names,
         }
-        seat.observation, reward, *_ = seat.env.step(action)
-        layout = seat.env.layout
-        action = int(action)
+        action = check_action(action, self.layout.num_actions)
+        reason = self.layout.why_illegal(action, seat.rolls_left, seat.open_bits)
+        if reason is not None:
+            raise IllegalActionError(reason)
+        table = seat._at[0]
+        points, _ = self.game.play([action], [table])
+        reward = int(points[0])
+        layout = self.layout
         record.update(
             action=action,
             action_text=layout.describe(action, record["dice"]),
@@ -306,7 +348,7 @@ class Match:
         if seat is None or seat.policy is None:
             raise ValueError("the seat to move is not an agent")
         started = time.perf_counter()
-        action = seat.policy.act(seat.observation, seat.env.action_masks())
+        action = seat.policy.act(seat.observation, seat.legal_mask())
         return action, time.perf_counter() - started
 
     def play_agent(self) -> dict:
@@ -343,7 +385,7 @@ def play_agent_games(policy, streams: list[tuple[int | None, np.ndarray]], rules
     playing = matches
     while playing:
         seats = [match.current for match in playing]
-        masks = np.stack([seat.env.action_masks() for seat in seats])
+        masks = np.stack([seat.legal_mask() for seat in seats])
         started = time.perf_counter()
         actions = policy.act_batch(stack_observations([seat.observation for seat in seats]), masks)
         seconds = (time.perf_counter() - started) / len(playing)

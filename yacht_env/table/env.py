@@ -145,7 +145,6 @@ class YachtTableEnv(GameSettings, gym.Env):
         other_seats = [s for s in range(self.num_players) if s != self.seat]
         self.policy_at = dict(zip(other_seats, self.opponents))
         self.tables = Tables(self.rules, self.num_players)
-        self.layout = self.tables.layout
         self.action_space = spaces.Discrete(self.layout.num_actions)
         self.observation_space = self.encoding.space
         self.seat_names = [
@@ -191,7 +190,7 @@ class YachtTableEnv(GameSettings, gym.Env):
             reward = -self.illegal_action_penalty
             truncated = self._illegal_count >= self.max_illegal_actions
         else:
-            points = int(self.tables.play([action], [0])[0])
+            points = int(self.tables.play([action], [0])[0][0])
             if self.reward_mode == "score":
                 reward = float(points)
             self._play_opponents()

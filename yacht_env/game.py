@@ -1,0 +1,302 @@
+"""The game of Yacht as pure state and one transition: no env, no policy, no I/O.
+
+:class:`Tables` holds many games at once, each at a table of ``num_players`` seats (one seat for
+solitaire), in plain arrays. :meth:`Tables.play` is the only place where a game changes: it
+re-rolls the chosen dice, scores a row, starts the seat's next turn, passes the turn to the next
+seat and ends the game, for a batch of tables in one compiled loop (:func:`advance`). Every env
+(``YachtEnv``, ``YachtVectorEnv``, ``YachtTableEnv``, the PettingZoo env) and human play step
+games through it; the rule set (:class:`~yacht_env.rules.RuleSet`) is its input, read as the
+arrays of :func:`rule_arrays`.
+
+Dice: every seat plays its own dice table of shape (turns, rolls per turn, dice), fixed before the
+game starts. Roll ``r`` of turn ``t`` lands its re-rolled dice on ``faces[t, r, :k]`` in order (the
+first roll of a turn uses all of ``faces[t, 0]``), so what a seat rolls never depends on what any
+player does. :func:`draw_game_dice` draws one table; :func:`draw_table_dice` one per seat.
+
+Turns: seats take whole turns in rotation (``RULES.md``): seat 0 plays turn 1, then seat 1 plays
+turn 1, ..., then seat 0 plays turn 2. A seat's first roll of a turn is made as soon as its
+previous turn ends; after its last turn it keeps the hand it scored with and 0 rolls left, so it
+has no legal action. A finished game keeps its last state and refuses every action.
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+import numpy as np
+from numba import njit
+
+from yacht_env.actions import legal_mask_table
+from yacht_env.rules import RuleSet, cached_per_rules
+
+MAX_PLAYERS = 5
+
+
+class RuleArrays(NamedTuple):
+    """A rule set as the read-only arrays compiled code reads (see :mod:`yacht_env.dice`)."""
+
+    score_table: np.ndarray  # (hands, rows) int16: points of each hand in each row
+    kept_code: np.ndarray  # (hands, rerolls) int64: code of the dice a re-roll keeps
+    hand_of_code: np.ndarray  # (faces ** dice,) int16: hand of dice in any order
+    place_values: np.ndarray  # (dice,) int64: weights of the dice code
+    reroll_bits: np.ndarray  # (rerolls, dice) bool: positions a re-roll picks up
+    reroll_rank: np.ndarray  # (rerolls, dice) int8: which fresh die lands at each position
+    mask_table: np.ndarray  # (2, open sets, actions) int8: legal actions by (rolls left > 0, open rows)
+
+
+@cached_per_rules
+def rule_arrays(rules: RuleSet) -> RuleArrays:
+    """The arrays of ``rules`` that :func:`advance` reads, built once per rule set."""
+    dice = rules.dice
+    return RuleArrays(
+        rules.score_table, dice.kept_code, dice.hand_of_code, dice.place_values, dice.reroll_bits, dice.reroll_rank,
+        legal_mask_table(rules),
+    )  # fmt: skip
+
+
+# -- dice --------------------------------------------------------------------------------------
+
+
+def draw_game_dice(np_random: np.random.Generator, rules: RuleSet) -> np.ndarray:
+    """All faces one seat's game can use, shape (turns, rolls per turn, dice), int8.
+
+    Drawing the whole game at once makes one seed one dice stream, whatever the player does, so
+    policies compared on a seed face common random numbers.
+    """
+    shape = (rules.num_turns, rules.rolls_per_turn, rules.num_dice)
+    return np_random.integers(1, rules.num_faces + 1, size=shape, dtype=np.int8)
+
+
+def draw_table_dice(np_random: np.random.Generator, rules: RuleSet, num_players: int) -> np.ndarray:
+    """Every seat's dice table, shape (seats, turns, rolls, dice), drawn in seat order.
+
+    Seat 0 draws first, so seat 0's dice for a seed are those of ``Yacht-v0`` reset with that
+    seed, and seat ``s``'s dice are the same at a table of any size larger than ``s``. Every
+    multi-player game (the PettingZoo env, ``YachtTable-v0``, tournaments, ``yacht play --vs``)
+    deals its seats with this function.
+    """
+    return np.stack([draw_game_dice(np_random, rules) for _ in range(num_players)])
+
+
+def check_game_dice(faces, rules: RuleSet) -> np.ndarray:
+    """A caller-given dice table as int8, or ``ValueError`` naming what is wrong with it."""
+    shape = (rules.num_turns, rules.rolls_per_turn, rules.num_dice)
+    array = np.asarray(faces)
+    if array.shape != shape or not np.issubdtype(array.dtype, np.integer):
+        raise ValueError(f"faces must be an integer array of shape {shape}, got {array.dtype} of shape {array.shape}")
+    bad = array[(array < 1) | (array > rules.num_faces)]
+    if bad.size:
+        raise ValueError(f"face {int(bad[0])} in faces is not in 1..{rules.num_faces}")
+    return array.astype(np.int8)
+
+
+def check_num_players(num_players, low: int = 1) -> int:
+    """``num_players`` as an int, or ``ValueError`` naming it and the allowed range."""
+    if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not low <= num_players <= MAX_PLAYERS:
+        raise ValueError(f"num_players must be an integer in {low}..{MAX_PLAYERS}, got {num_players!r}")
+    return int(num_players)
+
+
+# -- the transition, compiled ------------------------------------------------------------------
+
+
+@njit(cache=True)
+def hand_of_roll(roll, hand_of_code, place_values):
+    """Hand index of a roll of all dice, faces in positional order."""
+    code = 0
+    for position in range(roll.shape[0]):
+        code += (roll[position] - 1) * place_values[position]
+    return hand_of_code[code]
+
+
+@njit(cache=True)
+def start_games(games, faces, hands, rolls_left, open_bits, turns_done, totals, sheets, seat, over, all_open, hand_of_code,
+                place_values):  # fmt: skip
+    """Put every seat of each game in ``games`` at its first roll with an empty sheet, seat 0 to act."""
+    num_players = faces.shape[1]
+    rolls_per_turn = faces.shape[3]
+    for i in games:
+        for s in range(num_players):
+            hands[i, s] = hand_of_roll(faces[i, s, 0, 0], hand_of_code, place_values)
+            rolls_left[i, s] = rolls_per_turn - 1
+            open_bits[i, s] = all_open
+            turns_done[i, s] = 0
+            totals[i, s] = 0
+            sheets[i, s, :] = -1
+        seat[i] = 0
+        over[i] = False
+
+
+@njit(cache=True)
+def advance(games, actions, faces, hands, rolls_left, open_bits, turns_done, totals, sheets, seat, over, score_table, kept_code,
+            hand_of_code, place_values, reroll_bits, reroll_rank, mask_table, points, legal):  # fmt: skip
+    """Play ``actions[k]`` for the seat to act in game ``games[k]``, for every ``k``, in place.
+
+    An action the rules forbid now (including any action in a finished game) changes nothing and
+    sets ``legal[k] = False``. A re-roll lands the next fresh faces of the seat's turn on the
+    picked-up dice, in order; a score writes the row (``points[k]``), starts the seat's next turn
+    unless its sheet is full, and passes the turn to the next seat; the last seat's last score
+    ends the game. Actions must lie in the action space (callers check that).
+    """
+    num_players = faces.shape[1]
+    num_turns = faces.shape[2]
+    rolls_per_turn = faces.shape[3]
+    num_dice = faces.shape[4]
+    first_score_action = reroll_bits.shape[0]
+    for k in range(games.shape[0]):
+        i = games[k]
+        action = actions[k]
+        points[k] = 0
+        s = seat[i]
+        if mask_table[1 if rolls_left[i, s] > 0 else 0, open_bits[i, s], action] == 0:
+            legal[k] = False
+            continue
+        legal[k] = True
+        turn = turns_done[i, s]
+        if action < first_score_action:
+            roll = rolls_per_turn - rolls_left[i, s]
+            code = kept_code[hands[i, s], action]
+            for position in range(num_dice):
+                if reroll_bits[action, position]:
+                    fresh = faces[i, s, turn, roll, reroll_rank[action, position]]
+                    code += (fresh - 1) * place_values[position]
+            hands[i, s] = hand_of_code[code]
+            rolls_left[i, s] -= 1
+            continue
+        row = action - first_score_action
+        scored = score_table[hands[i, s], row]
+        points[k] = scored
+        sheets[i, s, row] = scored
+        totals[i, s] += scored
+        open_bits[i, s] &= ~(1 << row)
+        turns_done[i, s] = turn + 1
+        if turn + 1 < num_turns:
+            hands[i, s] = hand_of_roll(faces[i, s, turn + 1, 0], hand_of_code, place_values)
+            rolls_left[i, s] = rolls_per_turn - 1
+        else:
+            rolls_left[i, s] = 0  # a full sheet leaves no legal action, re-rolls included
+            if s == num_players - 1:
+                over[i] = True  # whole turns in rotation: the last seat's last row ends the game
+                continue
+        seat[i] = (s + 1) % num_players
+
+
+@njit(cache=True)
+def gather_masks(games, hands_rolls_left, open_bits, seat, mask_table, out):
+    """``out[k]`` = the legal-action mask of the seat to act in game ``games[k]``."""
+    num_actions = out.shape[1]
+    for k in range(games.shape[0]):
+        i = games[k]
+        s = seat[i]
+        row = mask_table[1 if hands_rolls_left[i, s] > 0 else 0, open_bits[i, s]]
+        for action in range(num_actions):  # an explicit loop: numba's row slice assignment is slower
+            out[k, action] = row[action]
+
+
+# -- the state ---------------------------------------------------------------------------------
+
+
+class Tables:
+    """``num_tables`` games of Yacht, each at a table of ``num_players`` seats (1 for solitaire).
+
+    State (arrays, indexed ``[table, seat]`` unless said otherwise), valid after :meth:`start`:
+
+    - ``faces``: (tables, seats, turns, rolls, dice) int8, every seat's dice table.
+    - ``hands``, ``rolls_left``, ``open_bits``: each seat's position (hand index into
+      ``rules.dice.hands``, rolls left this turn, open-row bit set with bit ``c`` <-> row ``c``).
+    - ``sheets``: (tables, seats, rows) int16, points written, -1 where the row is open.
+    - ``totals``: points so far; ``turns_done``: rows filled so far.
+    - ``seat``: (tables,) the seat to act; ``over``: (tables,) True once every seat has filled
+      every row. A finished table keeps its last state.
+
+    :meth:`play` refuses (and reports) actions the rules forbid; callers decide what an illegal
+    action costs.
+    """
+
+    def __init__(self, rules: RuleSet, num_players: int = 1, num_tables: int = 1):
+        self.rules = rules
+        self.num_players = check_num_players(num_players)
+        self.num_tables = int(num_tables)
+        self.arrays = rule_arrays(rules)
+        self.num_actions = self.arrays.mask_table.shape[2]
+        self.all_tables = np.arange(self.num_tables, dtype=np.int64)
+        shape = (self.num_tables, self.num_players)
+        self.faces = np.ones(shape + (rules.num_turns, rules.rolls_per_turn, rules.num_dice), dtype=np.int8)
+        self.hands = np.zeros(shape, dtype=np.int64)
+        self.rolls_left = np.zeros(shape, dtype=np.int64)
+        self.open_bits = np.zeros(shape, dtype=np.int64)
+        self.turns_done = np.zeros(shape, dtype=np.int64)
+        self.totals = np.zeros(shape, dtype=np.int64)
+        self.sheets = np.full(shape + (rules.num_categories,), -1, dtype=np.int16)
+        self.seat = np.zeros(self.num_tables, dtype=np.int64)
+        self.over = np.ones(self.num_tables, dtype=bool)  # no game before start()
+
+    @property
+    def state(self) -> tuple[np.ndarray, ...]:
+        """The arrays :func:`advance` and :func:`start_games` update in place, in their argument order."""
+        return (self.faces, self.hands, self.rolls_left, self.open_bits, self.turns_done, self.totals, self.sheets,
+                self.seat, self.over)  # fmt: skip
+
+    # -- starting ------------------------------------------------------------------------------
+
+    def start(self, faces, tables=None) -> None:
+        """Start the games at ``tables`` (default all) on ``faces``, shape (len(tables), seats, turns, rolls, dice)."""
+        tables = self._indices(tables)
+        rules = self.rules
+        expected = (len(tables), self.num_players, rules.num_turns, rules.rolls_per_turn, rules.num_dice)
+        faces = np.asarray(faces)
+        if faces.shape != expected:
+            raise ValueError(f"faces must have shape {expected} (tables, seats, turns, rolls, dice), got {faces.shape}")
+        self.faces[tables] = faces
+        self.start_drawn(tables)
+
+    def start_drawn(self, tables) -> None:
+        """Start the games at ``tables`` on the faces already in ``self.faces``."""
+        start_games(self._indices(tables), *self.state, self.rules.all_open, self.arrays.hand_of_code, self.arrays.place_values)
+
+    # -- reading -------------------------------------------------------------------------------
+
+    def legal_masks(self, tables=None) -> np.ndarray:
+        """Legal actions of the seat to act at each of ``tables`` (default all), (N, num_actions) int8.
+
+        All zeros at a finished table.
+        """
+        tables = self._indices(tables)
+        out = np.empty((len(tables), self.num_actions), dtype=np.int8)
+        gather_masks(tables, self.rolls_left, self.open_bits, self.seat, self.arrays.mask_table, out)
+        return out
+
+    def position(self, tables, seats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(hands, rolls_left, open_bits)`` of ``seats`` at ``tables`` (arrays of equal length)."""
+        return self.hands[tables, seats], self.rolls_left[tables, seats], self.open_bits[tables, seats]
+
+    def turn(self, tables, seats) -> np.ndarray:
+        """The 1-based turn each seat is playing or will play next (the last turn once done)."""
+        return np.minimum(self.turns_done[tables, seats] + 1, self.rules.num_turns)
+
+    def sheet(self, table: int, seat: int) -> tuple[int | None, ...]:
+        """One seat's column: points written in each row, None where still open."""
+        return tuple(None if points < 0 else points for points in self.sheets[table, seat].tolist())
+
+    # -- playing -------------------------------------------------------------------------------
+
+    def play(self, actions, tables=None) -> tuple[np.ndarray, np.ndarray]:
+        """Play one action at each of ``tables`` (default all) for the seat to act.
+
+        Returns ``(points, legal)``: the points written at each table ((N,) int64, 0 for a re-roll)
+        and whether each action was legal ((N,) bool); an illegal action changes nothing.
+        """
+        tables = self._indices(tables)
+        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        if actions.shape != tables.shape:
+            raise ValueError(f"need one action per table: {len(actions)} actions for {len(tables)} tables")
+        bad = (actions < 0) | (actions >= self.num_actions)
+        if bad.any():
+            raise ValueError(f"action {int(actions[bad][0])} is not in the action space 0..{self.num_actions - 1}")
+        points = np.empty(len(tables), dtype=np.int64)
+        legal = np.empty(len(tables), dtype=bool)
+        advance(tables, actions, *self.state, *self.arrays, points, legal)
+        return points, legal
+
+    def _indices(self, tables) -> np.ndarray:
+        return self.all_tables if tables is None else np.asarray(tables, dtype=np.int64).reshape(-1)
