@@ -27,11 +27,12 @@ from dataclasses import asdict, dataclass
 import numpy as np
 
 from agents.optimal import expected_score, solve
-from agents.policy import Policy, make_policy
+from agents.policy import Policy
+from agents.registry import make_policy
+from agents.stats import mean_ci
 from yacht_env.atomic_files import write_atomically
 from yacht_env.rules import YACHT, RuleSet
 
-Z95 = 1.959963984540054  # two-sided 95% normal quantile; n is large enough for the CLT here
 
 
 @dataclass
@@ -57,13 +58,6 @@ class Summary:
     regret_per_game: float
     regret_per_game_ci95: tuple[float, float]
     decisions_per_game: float
-
-
-def mean_ci(values: np.ndarray) -> tuple[float, float, float]:
-    """Mean and its 95% confidence interval."""
-    mean = float(values.mean())
-    half = Z95 * float(values.std(ddof=1)) / math.sqrt(len(values)) if len(values) > 1 else float("nan")
-    return mean, mean - half, mean + half
 
 
 def play_games(

@@ -1,10 +1,10 @@
-"""The one policy interface every agent implements, and ``make_policy`` to build one by name.
+"""The one policy interface every agent implements, and the baseline policies.
 
 A policy maps observations and their legal-action masks to legal actions. ``act_batch`` takes a
 batch (shape (N, ...) observations and (N, num_actions) masks, as a vector env gives them) and is
 what the evaluation harness calls; ``act`` is the single-observation convenience for ``Yacht-v0``.
 
-Names: ``random``, ``greedy``, ``optimal``, or ``ppo:PATH`` for a saved MaskablePPO model.
+Policies are built by name in :mod:`agents.registry` (``make_policy("optimal")``).
 """
 
 from __future__ import annotations
@@ -16,9 +16,6 @@ import numpy as np
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT, RuleSet
 from yacht_env.vector_env import sample_legal_actions
-
-POLICY_NAMES = ("random", "greedy", "optimal", "ppo:PATH")
-
 
 class Policy(ABC):
     """Picks a legal action for each observation.
@@ -105,20 +102,3 @@ class GreedyPolicy(QPolicy):
 
     name = "greedy"
     solver = "solve_myopic"
-
-
-def make_policy(name: str, rules: RuleSet | None = None, encoding: str = "flat", seed: int | None = None) -> Policy:
-    """Build the policy called ``name``: ``random``, ``greedy``, ``optimal`` or ``ppo:PATH``."""
-    if not isinstance(name, str):
-        raise ValueError(f"policy name must be a string, got {name!r}; expected one of {', '.join(POLICY_NAMES)}")
-    if name == "random":
-        return RandomPolicy(rules, encoding, seed=seed)
-    if name == "greedy":
-        return GreedyPolicy(rules, encoding)
-    if name == "optimal":
-        return OptimalPolicy(rules, encoding)
-    if name.startswith("ppo:"):
-        from agents.ppo import PPOPolicy
-
-        return PPOPolicy.load(name[len("ppo:") :], rules=rules, encoding=encoding)
-    raise ValueError(f"unknown policy {name!r}; expected one of {', '.join(POLICY_NAMES)}")

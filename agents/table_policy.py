@@ -3,16 +3,16 @@
 A model trained in ``Yacht-v0`` with opponents sees table observations (its own position plus
 the others' totals and open rows, :mod:`yacht_env.table.encoding`); :class:`TablePPOPolicy`
 plays it. Solitaire policies (``random``, ``greedy``, ``optimal``, a solitaire ``ppo:`` model)
-sit at a table unchanged and see only their own position. :func:`make_table_policy` builds
-either kind from a name, for a table of a given size.
+sit at a table unchanged and see only their own position. :func:`agents.registry.make_table_policy`
+builds either kind from a name, for a table of a given size.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.policy import Policy, make_policy
-from agents.ppo import ModelLoadError, PPOPolicy, load_model
+from agents.policy import Policy
+from agents.ppo import ModelLoadError, PPOPolicy
 from yacht_env.encoding import ENCODINGS, make_encoding
 from yacht_env.rules import YACHT, RuleSet
 from yacht_env.table.encoding import TableEncoding, make_table_encoding
@@ -62,26 +62,3 @@ def model_policy(model, name: str, num_players: int, rules: RuleSet | None = Non
     if is_solitaire_space(model.observation_space, rules):
         return PPOPolicy(model, name, rules=rules)
     return TablePPOPolicy(model, name, rules=rules, num_players=num_players)
-
-
-def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None, seed: int | None = None) -> Policy:
-    """The policy called ``name`` for a seat at a table of ``num_players``.
-
-    ``random``, ``greedy`` and ``optimal`` as :func:`agents.policy.make_policy` builds them;
-    ``ppo:PATH`` loads the model and plays it as a table policy if it was trained at a table of
-    ``num_players``, as a solitaire policy if it was trained alone.
-    """
-    if isinstance(name, str) and name.startswith("ppo:"):
-        return model_policy(load_model(name[len("ppo:") :]), name, num_players, rules)
-    return make_policy(name, rules=rules, seed=seed)
-
-
-def make_opponents(names, rules: RuleSet | None = None, seed: int | None = None) -> list[Policy]:
-    """Opponent policies for ``YachtTable-v0`` from names, for a table of ``len(names) + 1``.
-
-    >>> gym.make("YachtTable-v0", opponents=make_opponents(["optimal", "greedy"]))
-    """
-    if isinstance(names, (str, bytes)) or not hasattr(names, "__len__"):
-        raise ValueError(f"opponents must be a list of policy names, got {names!r}")
-    num_players = len(names) + 1
-    return [make_table_policy(name, num_players, rules=rules, seed=seed) for name in names]

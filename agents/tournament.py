@@ -30,10 +30,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from gymnasium.utils import seeding
 
-from agents.evaluate import Z95
+from agents.stats import mean_ci
 from yacht_env.atomic_files import write_atomically
 from agents.policy import Policy
-from agents.table_policy import make_table_policy, model_policy
+from agents.registry import make_table_policy
+from agents.table_policy import model_policy
 from yacht_env.rules import YACHT, RuleSet
 from yacht_env.table.game import MAX_PLAYERS, Tables, draw_table_dice, unique_names, win_shares
 from yacht_env.table.encoding import policy_observations
@@ -135,12 +136,7 @@ def _deal_mean_ci(per_game: np.ndarray, n: int, is_rate: bool = False) -> tuple[
 
     A rate's interval is clipped to [0, 1]: the normal approximation can overshoot near the ends.
     """
-    per_deal = per_game.reshape(-1, n).mean(axis=1)
-    mean = float(per_deal.mean())
-    half = Z95 * float(per_deal.std(ddof=1)) / math.sqrt(len(per_deal)) if len(per_deal) > 1 else float("nan")
-    low, high = mean - half, mean + half
-    if is_rate:
-        low, high = max(low, 0.0), min(high, 1.0)
+    mean, low, high = mean_ci(per_game.reshape(-1, n).mean(axis=1), clip=(0.0, 1.0) if is_rate else None)
     return mean, (low, high)
 
 

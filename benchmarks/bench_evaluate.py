@@ -14,7 +14,7 @@ import time
 
 from agents.evaluate import play_games
 from agents.optimal import solve
-from agents.policy import make_policy
+from agents.registry import make_policy
 
 
 def main():

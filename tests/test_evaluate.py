@@ -10,7 +10,7 @@ import pytest
 
 from agents.evaluate import evaluate, mean_ci, play_games
 from agents.optimal import expected_score, solve
-from agents.policy import make_policy
+from agents.registry import make_policy
 from yacht_env import YachtEnv
 
 ROOT = Path(__file__).resolve().parents[1]

@@ -7,7 +7,7 @@ from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 
 from agents.optimal import solve_myopic
-from agents.policy import make_policy
+from agents.registry import make_policy
 from agents.training.lookahead_policy import ILLEGAL_INPUT, Q_SCALE, LookaheadPolicy, OneTurnLookahead
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT

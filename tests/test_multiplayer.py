@@ -11,8 +11,8 @@ from pettingzoo.test import api_test, seed_test
 
 import yacht_env
 from agents.training.config import ConfigError, load_config
-from agents.policy import make_policy
-from agents.table_policy import make_opponents
+from agents.registry import make_policy
+from agents.registry import make_opponents
 from agents.tournament import play_table, run_table, tournament
 from yacht_env import GameOverError, IllegalActionError, YachtEnv, multiplayer
 from yacht_env.env import draw_game_dice
@@ -394,7 +394,8 @@ def table_model_path(tmp_path_factory):
 
 
 def test_a_model_trained_at_a_table_plays_opponent_and_tournament(table_model_path):
-    from agents.table_policy import TablePPOPolicy, make_table_policy
+    from agents.registry import make_table_policy
+    from agents.table_policy import TablePPOPolicy
 
     policy = make_table_policy(f"ppo:{table_model_path}", 2)
     assert isinstance(policy, TablePPOPolicy) and policy.table_encoding.name == "onehot"
@@ -469,7 +470,7 @@ def test_tournament_cli_rejects_bad_tables(argv, message, capsys):
         (["env.num_players=2"], "needs 1 opponent"),
         (["env.reward_mode=win"], "needs opponents"),
         (["env.num_players=2", "env.opponents=[optimal]", "env.vectorized=true"], "vectorized env plays solitaire only"),
-        (["env.num_players=2", "env.opponents=[expert]"], "unknown opponent policy 'expert'"),
+        (["env.num_players=2", "env.opponents=[expert]"], "opponent: unknown policy 'expert'"),
     ],
 )
 def test_table_training_config_is_validated(overrides, message):

@@ -12,7 +12,7 @@ import pytest
 import yaml
 
 from agents.training.config import ConfigError, load_config
-from agents.policy import make_policy
+from agents.registry import make_policy
 from agents.ppo import ModelLoadError
 
 ROOT = Path(__file__).resolve().parents[1]

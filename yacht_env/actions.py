@@ -17,6 +17,9 @@ class IllegalActionError(ValueError):
 
 
 class ActionLayout:
+    """Where each action sits in the flat ``Discrete(num_actions)`` space of a rule set: the one
+    place the action count comes from."""
+
     def __init__(self, rules: RuleSet):
         self.rules = rules
         self.first_score_action = rules.dice.num_rerolls
@@ -66,9 +69,10 @@ class ActionLayout:
 @cached_per_rules
 def legal_mask_table(rules: RuleSet) -> np.ndarray:
     """Read-only legal-action masks for every (rolls left > 0, open set); see ``ActionLayout.mask_table``."""
-    first_score_action = rules.dice.num_rerolls
+    layout = ActionLayout(rules)
+    first_score_action = layout.first_score_action
     num_open_sets = 1 << rules.num_categories
-    table = np.zeros((2, num_open_sets, first_score_action + rules.num_categories), dtype=np.int8)
+    table = np.zeros((2, num_open_sets, layout.num_actions), dtype=np.int8)
     table[1, :, 1:first_score_action] = 1
     table[:, :, first_score_action:] = (np.arange(num_open_sets)[:, None] >> np.arange(rules.num_categories)) & 1
     table.setflags(write=False)

@@ -203,6 +203,20 @@ YACHT = RuleSet(
 
 CATEGORIES: tuple[str, ...] = YACHT.category_names
 
+RULE_SETS: dict[str, RuleSet] = {YACHT.name: YACHT}
+"""The named rule sets, by name: what records, configs and model files refer to."""
+
+
+def rule_set(rules: RuleSet | str | None = None) -> RuleSet:
+    """A rule set given as a ``RuleSet``, a name in :data:`RULE_SETS`, or None (the default rules)."""
+    if rules is None:
+        return YACHT
+    if isinstance(rules, RuleSet):
+        return rules
+    if isinstance(rules, str) and rules in RULE_SETS:
+        return RULE_SETS[rules]
+    raise ValueError(f"unknown rule set {rules!r}; expected a RuleSet or one of {', '.join(RULE_SETS)}")
+
 
 def score(dice, category, rules: RuleSet | None = None) -> int:
     """Points that ``dice`` (five integers 1..6, any order) score in ``category`` (name or index)."""

@@ -312,7 +312,7 @@ def save_plot(path, reports: list[PlayerReport]) -> None:
 def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("files", nargs="+", metavar="FILE", help="game records (JSON lines) written by yacht play or records.write_agent_games")
+    parser.add_argument("files", nargs="+", metavar="FILE", help="game records (JSON lines) written by yacht play or match.write_agent_games")
     parser.add_argument("--agent", action="append", default=[], metavar="NAME",
                         help="also grade this agent on the same dice: random, greedy, optimal or ppo:PATH (repeatable)")
     parser.add_argument("--worst", type=int, default=5, metavar="N", help="worst decisions listed per player (default 5)")

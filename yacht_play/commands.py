@@ -18,6 +18,7 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+from yacht_env.actions import ActionLayout
 from yacht_env.rules import RuleSet
 
 HELP_WORDS = {"?", "h", "help"}
@@ -175,7 +176,7 @@ def parse_command(text: str, dice: tuple[int, ...], rolls_left: int, open_bits: 
         if not open_bits >> row & 1:
             open_rows = " ".join(str(c + 1) for c in range(rules.num_categories) if open_bits >> c & 1)
             raise CommandError(f"{rules.categories[row].title} is already filled; open rows: {open_rows}")
-        return Command("action", rules.dice.num_rerolls + row)
+        return Command("action", ActionLayout(rules).score_action(row))
     raise CommandError(f"unknown command {word!r}: {USAGE}")
 
 

@@ -28,11 +28,8 @@ from gymnasium.utils import seeding
 from yacht_env.actions import ActionLayout, IllegalActionError
 from yacht_env.env import GameOverError, check_action
 from yacht_env.game import Tables, check_game_dice, draw_game_dice, draw_table_dice
-from yacht_play.records import SCHEMA, GameRecord, RecordError, now
-from yacht_env.rules import YACHT, RuleSet
-
-
-RULE_SETS = {YACHT.name: YACHT}
+from yacht_play.records import SCHEMA, GameRecord, RecordError, now, write_games
+from yacht_env.rules import RULE_SETS, YACHT, RuleSet
 
 
 @dataclass(frozen=True)
@@ -55,7 +52,7 @@ def agent_name(policy: str) -> str:
 
 
 def rules_named(name: str) -> RuleSet:
-    if name not in RULE_SETS:
+    if not isinstance(name, str) or name not in RULE_SETS:
         raise RecordError(f"unknown rule set {name!r}; this version plays {', '.join(RULE_SETS)}")
     return RULE_SETS[name]
 
@@ -356,7 +353,7 @@ class Match:
 
 
 def load_policy(name: str, rules: RuleSet, seed: int | None):
-    from agents.policy import make_policy
+    from agents.registry import make_policy
 
     return make_policy(name, rules=rules, seed=seed)
 
@@ -393,3 +390,16 @@ def play_agent_games(policy, streams: list[tuple[int | None, np.ndarray]], rules
             match.play(int(action), seconds)
         playing = [match for match in playing if not match.finished]
     return [match.game_record() for match in matches]
+
+
+def write_agent_games(path, policy, games: int, seed: int = 0, rules: RuleSet | None = None, name: str | None = None) -> list[GameRecord]:
+    """Play ``games`` games with an agent and append their records to ``path``.
+
+    Game ``g`` is ``Yacht-v0`` reset with seed ``seed + g``: the games of the evaluation harness
+    (``python -m agents.evaluate --seed SEED``), decision by decision. ``policy`` is a
+    ``Policy`` or a name for ``agents.registry.make_policy``. Returns the games written.
+    """
+    streams = [(seed + g, dice_stream(seed + g, rules)) for g in range(games)]
+    played = play_agent_games(policy, streams, rules=rules, name=name)
+    write_games(path, played)
+    return played

@@ -221,18 +221,3 @@ def write_games(path: str | Path, games: list[GameRecord], sync: bool = False) -
         for game in games:
             for record in game.lines():
                 writer.write(record)
-
-
-def write_agent_games(path: str | Path, policy, games: int, seed: int = 0, rules=None, name: str | None = None) -> list[GameRecord]:
-    """Play ``games`` games with an agent and append their records to ``path``.
-
-    Game ``g`` is ``Yacht-v0`` reset with seed ``seed + g``: the games of the evaluation harness
-    (``python -m agents.evaluate --seed SEED``), decision by decision. ``policy`` is a
-    ``Policy`` or a name for ``agents.policy.make_policy``. Returns the games written.
-    """
-    from yacht_play.match import dice_stream, play_agent_games
-
-    streams = [(seed + g, dice_stream(seed + g, rules)) for g in range(games)]
-    played = play_agent_games(policy, streams, rules=rules, name=name)
-    write_games(path, played)
-    return played

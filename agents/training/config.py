@@ -13,6 +13,7 @@ from typing import Literal
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
+from agents.registry import check_policy_name
 from yacht_env.encoding import ENCODINGS
 
 
@@ -47,8 +48,10 @@ class EnvConfig(Section):
     @classmethod
     def known_policies(cls, names):
         for name in names:
-            if name not in ("random", "greedy", "optimal") and not (name.startswith("ppo:") and len(name) > 4):
-                raise ValueError(f"unknown opponent policy {name!r}; expected random, greedy, optimal or ppo:PATH")
+            try:
+                check_policy_name(name)
+            except ValueError as error:
+                raise ValueError(f"opponent: {error}") from None
         return names
 
     @model_validator(mode="after")

@@ -6,7 +6,7 @@ import gymnasium as gym
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
-from agents.table_policy import make_opponents
+from agents.registry import make_opponents
 from agents.training.config import EnvConfig
 
 

@@ -23,8 +23,9 @@ from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
 from agents.optimal import solve_myopic
+from yacht_env.actions import ActionLayout
 from yacht_env.encoding import make_encoding
-from yacht_env.rules import YACHT
+from yacht_env.rules import rule_set
 
 Q_SCALE = 50.0  # points -> inputs of about unit size (a Yacht scores 50)
 ILLEGAL_INPUT = -1.0  # what the MLP sees for an illegal action's q
@@ -33,13 +34,14 @@ ILLEGAL_INPUT = -1.0  # what the MLP sees for an illegal action's q
 class OneTurnLookahead(BaseFeaturesExtractor):
     """Features = the observation followed by ``q / Q_SCALE`` of every action (``ILLEGAL_INPUT`` if illegal)."""
 
-    def __init__(self, observation_space: spaces.Box, encoding: str = "features"):
-        self.encoding = make_encoding(encoding, YACHT)
+    def __init__(self, observation_space: spaces.Box, encoding: str = "features", rules: str = "yacht"):
+        rules = rule_set(rules)
+        self.encoding = make_encoding(encoding, rules)
         if self.encoding.space != observation_space:
             raise ValueError(f"observation space {observation_space} is not that of the {encoding!r} encoding: {self.encoding.space}")
-        self.num_actions = 2**YACHT.num_dice + YACHT.num_categories
+        self.num_actions = ActionLayout(rules).num_actions
         super().__init__(observation_space, features_dim=int(np.prod(observation_space.shape)) + self.num_actions)
-        self.turn = solve_myopic(YACHT)
+        self.turn = solve_myopic(rules)
 
     def one_turn_q(self, observations: th.Tensor) -> np.ndarray:
         """``q`` in points, shape (N, num_actions); -inf where illegal (and everywhere in a finished game)."""
@@ -60,22 +62,26 @@ class LookaheadPolicy(MaskableActorCriticPolicy):
     """``MlpPolicy`` whose logits add the one-turn look-ahead ``q / temperature`` (see the module docstring).
 
     Extra arguments: ``temperature`` (points per logit unit; lower starts closer to plain greedy
-    play) and ``encoding``, the observation encoding the env uses (a Box encoding of ``Yacht-v0``).
+    play), ``encoding``, the observation encoding the env uses (a Box encoding of ``Yacht-v0``),
+    and ``rules``, the name of the rule set the env plays (a name of ``yacht_env.rules.RULE_SETS``,
+    so that a saved model names its rules).
     """
 
-    def __init__(self, observation_space, action_space, lr_schedule, *, temperature: float = 0.3, encoding: str = "features", **kwargs):
+    def __init__(self, observation_space, action_space, lr_schedule, *, temperature: float = 0.3, encoding: str = "features",
+                 rules: str = "yacht", **kwargs):  # fmt: skip
         if not temperature > 0:
             raise ValueError(f"temperature must be > 0, got {temperature!r}")
         self.temperature = float(temperature)
         self.encoding_name = encoding
+        self.rules_name = rule_set(rules).name
         kwargs["features_extractor_class"] = OneTurnLookahead
-        kwargs["features_extractor_kwargs"] = {"encoding": encoding}
+        kwargs["features_extractor_kwargs"] = {"encoding": encoding, "rules": self.rules_name}
         kwargs["share_features_extractor"] = True
         super().__init__(observation_space, action_space, lr_schedule, **kwargs)
 
     def _get_constructor_parameters(self) -> dict:
         parameters = super()._get_constructor_parameters()
-        parameters.update(temperature=self.temperature, encoding=self.encoding_name)
+        parameters.update(temperature=self.temperature, encoding=self.encoding_name, rules=self.rules_name)
         for key in ("features_extractor_class", "features_extractor_kwargs", "share_features_extractor"):
             parameters.pop(key, None)  # set by __init__ itself
         return parameters

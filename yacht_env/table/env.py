@@ -1,6 +1,6 @@
 """``YachtTable-v0``: one learner at a table against fixed opponent policies.
 
-    from agents.table_policy import make_opponents
+    from agents.registry import make_opponents
     gym.make("YachtTable-v0", opponents=make_opponents(["optimal"]))
     gym.make("YachtTable-v0", opponents=make_opponents(["greedy", "random"]), reward_mode="win", seat=1)
 

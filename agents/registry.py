@@ -1,0 +1,61 @@
+"""Policies by name: the one list of names, and the functions that build policies from them.
+
+Names: ``random``, ``greedy``, ``optimal``, or ``ppo:PATH`` for a saved MaskablePPO model.
+Everything that accepts a policy name (``agents.evaluate``, tournaments, training configs,
+``YachtTable-v0`` opponents through :func:`make_opponents`, ``yacht play``) resolves it here.
+"""
+
+from __future__ import annotations
+
+from agents.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPolicy
+from agents.ppo import PPOPolicy, load_model
+from agents.table_policy import model_policy
+from yacht_env.rules import RuleSet
+
+POLICY_NAMES = ("random", "greedy", "optimal", "ppo:PATH")
+MODEL_PREFIX = "ppo:"
+
+
+def check_policy_name(name) -> str:
+    """``name`` if it names a policy, else ``ValueError`` naming it and the allowed names (loads nothing)."""
+    if not isinstance(name, str):
+        raise ValueError(f"policy name must be a string, got {name!r}; expected one of {', '.join(POLICY_NAMES)}")
+    if name in ("random", "greedy", "optimal") or (name.startswith(MODEL_PREFIX) and len(name) > len(MODEL_PREFIX)):
+        return name
+    raise ValueError(f"unknown policy {name!r}; expected one of {', '.join(POLICY_NAMES)}")
+
+
+def make_policy(name: str, rules: RuleSet | None = None, encoding: str = "flat", seed: int | None = None) -> Policy:
+    """Build the policy called ``name``: ``random``, ``greedy``, ``optimal`` or ``ppo:PATH``."""
+    check_policy_name(name)
+    if name == "random":
+        return RandomPolicy(rules, encoding, seed=seed)
+    if name == "greedy":
+        return GreedyPolicy(rules, encoding)
+    if name == "optimal":
+        return OptimalPolicy(rules, encoding)
+    return PPOPolicy.load(name[len(MODEL_PREFIX) :], rules=rules, encoding=encoding)
+
+
+def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None, seed: int | None = None) -> Policy:
+    """The policy called ``name`` for a seat at a table of ``num_players``.
+
+    ``random``, ``greedy`` and ``optimal`` as :func:`make_policy` builds them; ``ppo:PATH`` loads
+    the model and plays it as a table policy if it was trained at a table of ``num_players``, as a
+    solitaire policy if it was trained alone.
+    """
+    check_policy_name(name)
+    if name.startswith(MODEL_PREFIX):
+        return model_policy(load_model(name[len(MODEL_PREFIX) :]), name, num_players, rules)
+    return make_policy(name, rules=rules, seed=seed)
+
+
+def make_opponents(names, rules: RuleSet | None = None, seed: int | None = None) -> list[Policy]:
+    """Opponent policies for ``YachtTable-v0`` from names, for a table of ``len(names) + 1``.
+
+    >>> gym.make("YachtTable-v0", opponents=make_opponents(["optimal", "greedy"]))
+    """
+    if isinstance(names, (str, bytes)) or not hasattr(names, "__len__"):
+        raise ValueError(f"opponents must be a list of policy names, got {names!r}")
+    num_players = len(names) + 1
+    return [make_table_policy(name, num_players, rules=rules, seed=seed) for name in names]

@@ -1,0 +1,111 @@
+"""The pure game (yacht_env.game): one transition for any number of tables and seats, no env."""
+
+import numpy as np
+import pytest
+from gymnasium.utils import seeding
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.reference import reference_score
+from yacht_env import CATEGORIES, YACHT
+from yacht_env.actions import ActionLayout
+from yacht_env.game import Tables, draw_game_dice, draw_table_dice
+
+LAYOUT = ActionLayout(YACHT)
+SCORE = LAYOUT.first_score_action
+
+
+def started(num_players, num_tables=1, seed=0):
+    tables = Tables(YACHT, num_players, num_tables)
+    rng = seeding.np_random(seed)[0]
+    tables.start(np.stack([draw_table_dice(rng, YACHT, num_players) for _ in range(num_tables)]))
+    return tables
+
+
+def snapshot(tables):
+    return [array.copy() for array in tables.state]
+
+
+def test_a_game_before_start_refuses_every_action():
+    tables = Tables(YACHT, 2)
+    points, legal = tables.play([SCORE])
+    assert not legal[0] and points[0] == 0 and tables.legal_masks().sum() == 0
+
+
+@given(num_players=st.integers(1, 5), seed=st.integers(0, 2**31), choices=st.lists(st.integers(0, 10**6), min_size=200, max_size=200))
+def test_random_legal_play_follows_the_rule_book(num_players, seed, choices):
+    """Whole turns in rotation, 12 rows per seat, each score as RULES.md says, and nothing after the end."""
+    tables = started(num_players, seed=seed)
+    scored_by = []
+    choices = iter(choices * 10)
+    while not tables.over[0]:
+        seat = int(tables.seat[0])
+        legal = np.flatnonzero(tables.legal_masks()[0])
+        action = int(legal[next(choices) % len(legal)])
+        dice = tuple(int(d) for d in YACHT.dice.hands[tables.hands[0, seat]])
+        points, ok = tables.play([action])
+        assert ok[0]
+        if action >= SCORE:
+            assert points[0] == reference_score(dice, CATEGORIES[action - SCORE])
+            scored_by.append(seat)
+    assert scored_by == list(range(num_players)) * 12
+    assert (tables.turns_done[0] == 12).all() and (tables.open_bits[0] == 0).all()
+    assert (tables.totals[0] == tables.sheets[0].sum(axis=1)).all()
+    assert tables.legal_masks().sum() == 0
+    before = snapshot(tables)
+    _, legal = tables.play([SCORE])
+    assert not legal[0] and all(np.array_equal(a, b) for a, b in zip(before, tables.state))
+
+
+@given(seed=st.integers(0, 2**31), action=st.integers(0, LAYOUT.num_actions - 1))
+def test_an_illegal_action_changes_nothing(seed, action):
+    tables = started(3, num_tables=2, seed=seed)
+    tables.play([SCORE + 0, SCORE + 1])  # seat 0 fills ones and twos at the two tables
+    tables.play([SCORE + 0, SCORE + 1])  # seat 1 likewise
+    tables.play([SCORE + 0, SCORE + 1])  # seat 2 likewise: seat 0 is to act again
+    before = snapshot(tables)
+    mask = tables.legal_masks()
+    points, legal = tables.play([action, action])
+    assert legal.tolist() == (mask[:, action] == 1).tolist()
+    for table in np.flatnonzero(~legal):
+        assert all(np.array_equal(a[table], b[table]) for a, b in zip(before, tables.state))
+        assert points[table] == 0
+
+
+def test_a_reroll_lands_the_turns_fresh_faces_in_order_on_the_picked_up_dice():
+    tables = Tables(YACHT, 1)
+    faces = np.ones((12, 3, 5), dtype=np.int8)
+    faces[0, 0] = [6, 5, 4, 3, 2]  # first roll: sorted 2 3 4 5 6
+    faces[0, 1] = [1, 1, 6, 6, 6]  # the second roll's first two fresh dice are 1, 1
+    tables.start(faces[None, None])
+    points, legal = tables.play([0b00011])  # pick up the two lowest dice (2 and 3)
+    assert legal[0] and points[0] == 0
+    assert YACHT.dice.hands[tables.hands[0, 0]].tolist() == [1, 1, 4, 5, 6]
+    assert tables.rolls_left[0, 0] == 1
+
+
+def test_only_the_tables_asked_for_move():
+    tables = started(2, num_tables=3)
+    before = snapshot(tables)
+    tables.play([SCORE + 5], tables=[1])
+    assert tables.seat.tolist() == [0, 1, 0]
+    for table in (0, 2):
+        assert all(np.array_equal(a[table], b[table]) for a, b in zip(before, tables.state))
+
+
+def test_bad_arguments_are_named():
+    tables = started(2, num_tables=2)
+    with pytest.raises(ValueError, match="need one action per table: 1 actions for 2 tables"):
+        tables.play([SCORE])
+    with pytest.raises(ValueError, match="action 44 is not in the action space 0..43"):
+        tables.play([SCORE, 44])
+    with pytest.raises(ValueError, match=r"faces must have shape \(2, 2, 12, 3, 5\)"):
+        tables.start(np.ones((2, 1, 12, 3, 5)))
+
+
+def test_seat_dice_are_drawn_in_seat_order_from_one_generator():
+    dealt = draw_table_dice(seeding.np_random(7)[0], YACHT, 3)
+    rng = seeding.np_random(7)[0]
+    for seat in range(3):
+        np.testing.assert_array_equal(dealt[seat], draw_game_dice(rng, YACHT))
+    np.testing.assert_array_equal(draw_table_dice(seeding.np_random(7)[0], YACHT, 5)[:3], dealt)
