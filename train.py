@@ -37,7 +37,6 @@ from agents.training.envs import make_training_env
 from agents.training.lookahead_policy import LookaheadPolicy
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 
-
 # -- command line --------------------------------------------------------------------------------
 
 

@@ -34,7 +34,6 @@ from yacht_env.atomic_files import write_atomically
 from yacht_env.rules import YACHT, RuleSet
 
 
-
 @dataclass
 class GameLog:
     """Per-game figures of one policy over the evaluated games."""

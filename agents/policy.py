@@ -17,6 +17,7 @@ from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT, RuleSet
 from yacht_env.vector_env import sample_legal_actions
 
+
 class Policy(ABC):
     """Picks a legal action for each observation.
 

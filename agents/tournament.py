@@ -30,14 +30,14 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from gymnasium.utils import seeding
 
-from agents.stats import mean_ci
-from yacht_env.atomic_files import write_atomically
 from agents.policy import Policy
 from agents.registry import make_table_policy
+from agents.stats import mean_ci
 from agents.table_policy import model_policy
+from yacht_env.atomic_files import write_atomically
 from yacht_env.rules import YACHT, RuleSet
-from yacht_env.table.game import MAX_PLAYERS, Tables, draw_table_dice, unique_names, win_shares
 from yacht_env.table.encoding import policy_observations
+from yacht_env.table.game import MAX_PLAYERS, Tables, draw_table_dice, unique_names, win_shares
 
 
 @dataclass

@@ -18,7 +18,8 @@ class IllegalActionError(ValueError):
 
 class ActionLayout:
     """Where each action sits in the flat ``Discrete(num_actions)`` space of a rule set: the one
-    place the action count comes from."""
+    place the action count comes from.
+    """
 
     def __init__(self, rules: RuleSet):
         self.rules = rules

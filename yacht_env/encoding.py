@@ -24,7 +24,6 @@ so encoding is three table lookups whichever env asks.
 
 from __future__ import annotations
 
-
 import numpy as np
 from gymnasium import spaces
 

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-import numpy as np
 import gymnasium as gym
+import numpy as np
 from gymnasium import spaces
 
 from yacht_env.actions import ActionLayout, IllegalActionError
@@ -61,8 +61,7 @@ class GameSettings:
 
 
 class YachtEnv(GameSettings, gym.Env):
-    """
-    ## Description
+    """## Description
     Solitaire Yacht, the public-domain ancestor of Yahtzee (rules in ``RULES.md``). Each of the 12
     turns starts with a roll of five dice; the player may re-roll any subset of the dice up to twice,
     then must write the dice's score into one empty row of the score sheet. The goal is the highest

@@ -20,6 +20,7 @@ from pettingzoo.utils import wrappers
 from yacht_env.actions import IllegalActionError
 from yacht_env.env import GameSettings, check_action
 from yacht_env.rules import RuleSet
+from yacht_env.table.encoding import make_table_encoding
 from yacht_env.table.game import (
     Tables,
     check_num_players,
@@ -30,7 +31,6 @@ from yacht_env.table.game import (
     win_rewards,
     win_shares,
 )
-from yacht_env.table.encoding import make_table_encoding
 
 
 def env(**kwargs) -> AECEnv:
@@ -39,8 +39,7 @@ def env(**kwargs) -> AECEnv:
 
 
 class YachtMultiplayerEnv(GameSettings, AECEnv):
-    """
-    ## Description
+    """## Description
     Yacht at a table of 1 to 5 players (rules in ``RULES.md``). Each player has their own column
     of 12 rows and their own dice; players take whole turns in rotation: ``player_0`` plays turn 1
     (roll, up to two re-rolls, score one row), then ``player_1`` plays turn 1, and so on; after

@@ -47,7 +47,8 @@ def render_position(
 
 def report_console():
     """A rich console for report tables: the terminal's width, or 160 columns in pipes and logs
-    (rich's default of 80 would fold the tables' columns)."""
+    (rich's default of 80 would fold the tables' columns).
+    """
     from rich.console import Console
 
     console = Console()

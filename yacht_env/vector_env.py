@@ -202,8 +202,7 @@ def _seed_list(seed, num_envs: int) -> list:
 
 
 class YachtVectorEnv(GameSettings, VectorEnv):
-    """
-    ## Description
+    """## Description
     ``num_envs`` independent games of solitaire Yacht (``Yacht-v0``, rules in ``RULES.md``) played
     in lockstep: one ``step`` call advances every game with one compiled loop over plain arrays.
     Each sub-env follows exactly the rules, observations, rewards, infos and illegal-action handling

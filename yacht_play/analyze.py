@@ -25,10 +25,10 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
-from yacht_play.commands import describe_choice, dice_text
 from yacht_env.atomic_files import write_atomically
-from yacht_play.records import GameRecord, RecordError, read_records
 from yacht_env.rules import YACHT, RuleSet
+from yacht_play.commands import describe_choice, dice_text
+from yacht_play.records import GameRecord, RecordError, read_records
 
 
 @dataclass

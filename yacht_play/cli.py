@@ -7,7 +7,8 @@ import sys
 
 
 def main(argv=None) -> int:
-    from yacht_play import analyze, terminal as play
+    from yacht_play import analyze
+    from yacht_play import terminal as play
 
     parser = argparse.ArgumentParser(prog="yacht", description="Yacht in the terminal: play a game, then grade it against the optimum.")
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")

@@ -28,8 +28,8 @@ from gymnasium.utils import seeding
 from yacht_env.actions import ActionLayout, IllegalActionError
 from yacht_env.env import GameOverError, check_action
 from yacht_env.game import Tables, check_game_dice, draw_game_dice, draw_table_dice
-from yacht_play.records import SCHEMA, GameRecord, RecordError, now, write_games
 from yacht_env.rules import RULE_SETS, YACHT, RuleSet
+from yacht_play.records import SCHEMA, GameRecord, RecordError, now, write_games
 
 
 @dataclass(frozen=True)

@@ -34,12 +34,12 @@ from pathlib import Path
 
 import numpy as np
 
-from yacht_play.commands import HELP, CommandError, choice_label, dice_text, parse_command
-from yacht_play.match import Match, Player, Seat, agent_name
-from yacht_env.table.game import unique_names
-from yacht_play.records import RecordError, RecordWriter, read_records
 from yacht_env.render import render_dice
 from yacht_env.rules import RuleSet
+from yacht_env.table.game import unique_names
+from yacht_play.commands import HELP, CommandError, choice_label, dice_text, parse_command
+from yacht_play.match import Match, Player, Seat, agent_name
+from yacht_play.records import RecordError, RecordWriter, read_records
 
 RULE = "-" * 72
 PROFICIENT = 0.2  # points lost per decision that proficiency tests ask players to stay under
@@ -100,7 +100,8 @@ def column_label(name: str) -> str:
 
 def sheet_lines(rules: RuleSet, seats: list[Seat], now_seat: Seat | None = None) -> list[str]:
     """The score sheet, one column per seat; ``now`` (after ``now_seat``'s column) shows what each
-    of its open rows would score with its dice as they are."""
+    of its open rows would score with its dice as they are.
+    """
     columns = []  # (label, one cell per row, total)
     for seat in seats:
         columns.append((column_label(seat.name), ["" if p is None else str(p) for p in seat.sheet], str(seat.total)))
@@ -128,7 +129,8 @@ def visible_seats(match: Match) -> list[Seat]:
 
 def screen(match: Match, seat: Seat, news: list[str] = ()) -> str:
     """What the person sees before a decision; ``news`` (the other seats' turns since theirs) goes
-    under the sheet, next to the prompt, so it does not scroll away."""
+    under the sheet, next to the prompt, so it does not scroll away.
+    """
     rules = match.rules
     if seat.rolls_left:
         rolls = f"{seat.rolls_left} re-roll{'s' if seat.rolls_left > 1 else ''} left"

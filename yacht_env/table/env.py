@@ -9,13 +9,14 @@ The env takes policy objects; turning names into policies belongs to ``agents``.
 
 from __future__ import annotations
 
-import numpy as np
 import gymnasium as gym
+import numpy as np
 from gymnasium import spaces
 
 from yacht_env.actions import IllegalActionError
 from yacht_env.env import GameOverError, GameSettings, check_action
 from yacht_env.rules import RuleSet
+from yacht_env.table.encoding import make_table_encoding, policy_observations
 from yacht_env.table.game import (
     MAX_PLAYERS,
     Tables,
@@ -27,7 +28,6 @@ from yacht_env.table.game import (
     win_rewards,
     win_shares,
 )
-from yacht_env.table.encoding import make_table_encoding, policy_observations
 
 
 def check_opponents(opponents, rules: RuleSet) -> list:
@@ -56,8 +56,7 @@ def check_opponents(opponents, rules: RuleSet) -> list:
 
 
 class YachtTableEnv(GameSettings, gym.Env):
-    """
-    ## Description
+    """## Description
     ``YachtTable-v0``: Yacht played by one learner at a table of 2 to 5 players against fixed opponent
     policies (rules in ``RULES.md``, as in :class:`~yacht_env.multiplayer.YachtMultiplayerEnv`):
     every player has their own dice and column, and players take whole turns in rotation. The

@@ -66,7 +66,8 @@ def win_rewards(totals: np.ndarray) -> np.ndarray:
 def render_table(tables: Tables, table: int, names) -> str:
     """Text of one table: the position of the player to act (dice, rolls left, their sheet and
     what the dice would score now), then every player's total and open rows; after the game,
-    every sheet and the winners."""
+    every sheet and the winners.
+    """
     rules = tables.rules
     seats = range(tables.num_players)
 

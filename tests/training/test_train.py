@@ -11,11 +11,11 @@ import gymnasium as gym
 import pytest
 import yaml
 
-from agents.training.config import ConfigError, load_config
-from agents.registry import make_policy
 from agents.ppo import ModelLoadError
+from agents.registry import make_policy
+from agents.training.config import ConfigError, load_config
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY = [
     "ppo.total_timesteps=1024", "ppo.n_steps=64", "ppo.batch_size=128", "ppo.n_epochs=1", "ppo.net_arch=[32,32]",
     "env.num_envs=4", "run.checkpoint_every=256", "run.eval_every=512", "run.eval_games=20",

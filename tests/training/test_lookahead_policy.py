@@ -9,11 +9,10 @@ from sb3_contrib import MaskablePPO
 from agents.optimal import solve_myopic
 from agents.registry import make_policy
 from agents.training.lookahead_policy import ILLEGAL_INPUT, Q_SCALE, LookaheadPolicy, OneTurnLookahead
+from tests.training.test_train import TINY, run_train
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT
 from yacht_env.vector_env import YachtVectorEnv
-
-from tests.test_train import TINY, run_train
 
 
 def random_positions(count, seed):

@@ -2,13 +2,13 @@
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 import yacht_env
+from tests.reference import reference_score
 from yacht_env import CATEGORIES, YACHT, score
 from yacht_env.dice import DiceSpace
-
-from tests.reference import reference_score
 
 dice_strategy = st.lists(st.integers(1, 6), min_size=5, max_size=5)
 

@@ -24,9 +24,9 @@ from yacht_env.game import draw_table_dice
 from yacht_play.analyze import Grader, report_players
 from yacht_play.commands import CommandError, parse_command
 from yacht_play.match import Match, Player, dice_stream, play_agent_games, write_agent_games
+from yacht_play.records import RecordError, RecordWriter, read_records
 from yacht_play.terminal import ScriptedConsole, coach_text
 from yacht_play.terminal import main as play_main
-from yacht_play.records import RecordError, RecordWriter, read_records
 
 PROMPT = r"turn (\d+) roll (\d)> "
 FIRST_SCORE = 32

@@ -13,7 +13,7 @@ from agents.optimal import expected_score, solve
 from agents.registry import make_policy
 from yacht_env import YachtEnv
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("name", ["greedy", "optimal"])

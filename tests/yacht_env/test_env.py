@@ -8,7 +8,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 import yacht_env
 from yacht_env import CATEGORIES, GameOverError, IllegalActionError, YachtEnv, score

@@ -15,7 +15,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents.optimal import clear_cache, expected_score, open_bits_from, q_values, solve, solve_myopic
 from tests.reference import reference_score

@@ -1,0 +1,123 @@
+"""Policies at a table, tournaments, and table training configs (agents on the multi-player envs)."""
+
+import json
+
+import numpy as np
+import pytest
+
+from agents.registry import make_policy
+from agents.tournament import play_table, run_table, tournament
+from agents.training.config import ConfigError, load_config
+from tests.yacht_env.test_multiplayer import FLAT, SCORE, play_pettingzoo, table_env
+from yacht_env import multiplayer
+from yacht_env.table.game import win_shares
+
+pytestmark = [pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")]
+
+
+@pytest.fixture(scope="module")
+def table_model_path(tmp_path_factory):
+    from sb3_contrib import MaskablePPO
+
+    env = table_env(["greedy"], reward_mode="win", observation_encoding="onehot")
+    model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    model.learn(64)
+    path = tmp_path_factory.mktemp("models") / "table.zip"
+    model.save(path)
+    return path
+
+
+def test_a_model_trained_at_a_table_plays_opponent_and_tournament(table_model_path):
+    from agents.registry import make_table_policy
+    from agents.table_policy import TablePPOPolicy
+
+    policy = make_table_policy(f"ppo:{table_model_path}", 2)
+    assert isinstance(policy, TablePPOPolicy) and policy.table_encoding.name == "onehot"
+    env = table_env([f"ppo:{table_model_path}"])
+    obs, info = env.reset(seed=0)
+    terminated = False
+    while not terminated:
+        obs, reward, terminated, truncated, info = env.step(SCORE + int(np.flatnonzero(info["action_mask"][SCORE:])[0]))
+    assert None not in env.unwrapped.sheets[1]
+    result, _ = tournament(["greedy", f"ppo:{table_model_path}"], games=8, seed=0)
+    assert result.games == 8
+    with pytest.raises(ValueError, match="no table observation of 3 players"):
+        make_table_policy(f"ppo:{table_model_path}", 3)
+
+
+def test_tournament_games_are_the_pettingzoo_games_in_every_seating():
+    names = ["optimal", "greedy", "random"]
+    policies = [make_policy(name, seed=0) for name in names]
+    totals = play_table(policies, games=6, seed=40)
+    assert totals.shape == (6, 3)
+    for game in range(6):
+        deal, rotation = divmod(game, 3)
+        seat_of = [(i + rotation) % 3 for i in range(3)]
+        policy_at = {seat: i for i, seat in enumerate(seat_of)}
+        env = multiplayer.env(num_players=3, reward_mode="score")
+
+        def choose(agent, observation):
+            policy = policies[policy_at[int(agent.split("_")[1])]]
+            return policy.act(observation["observation"][:FLAT], observation["action_mask"])
+
+        play_pettingzoo(env, choose, seed=40 + deal)
+        for i in (0, 1):  # optimal and greedy are deterministic; random draws its actions in another order
+            assert totals[game, i] == env.unwrapped.totals[f"player_{seat_of[i]}"]
+
+
+def test_duplicate_seatings_cancel_the_luck_of_the_dice():
+    """Two copies of one deterministic policy: each deal's two seatings swap their dice, so every
+    deal is exactly one win each (ties half) and the win rate is exactly one half."""
+    result, log = run_table([make_policy("optimal"), make_policy("optimal")], ["optimal", "optimal"], games=200, seed=3)
+    assert log.names == ["optimal", "optimal (2)"]
+    assert result.standings[0].win_rate == 0.5 and result.standings[0].win_rate_ci95 == (0.5, 0.5)
+    shares = win_shares(log.totals)
+    np.testing.assert_allclose(shares.sum(axis=1), 1)
+    assert result.standings[0].shared_wins == int((shares[:, 0] == 0.5).sum())
+    assert result.head_to_head[0][1] == 0.5 and result.head_to_head[0][0] is None
+
+
+def test_tournament_orders_the_baselines(tmp_path):
+    from agents.evaluate import main
+
+    main(["--table", "optimal,greedy,random", "--games", "300", "--no-progress", "--json", str(tmp_path / "t.json"), "--plot", str(tmp_path / "t.png")])
+    report = json.loads((tmp_path / "t.json").read_text())
+    rates = {s["policy"]: s["win_rate"] for s in report["standings"]}
+    assert rates["optimal"] > rates["greedy"] > rates["random"]
+    assert sum(rates.values()) == pytest.approx(1)
+    assert report["games"] == 300 and report["deals"] == 100
+    assert (tmp_path / "t.png").stat().st_size > 0
+
+
+@pytest.mark.parametrize("argv, message", [(["--table", "optimal"], "2 to 5 policies"), (["--table", "optimal,chess"], "unknown policy 'chess'")])
+def test_tournament_cli_rejects_bad_tables(argv, message, capsys):
+    from agents.evaluate import main
+
+    with pytest.raises(SystemExit) as exit_info:
+        main(argv + ["--games", "20", "--no-progress"])
+    assert exit_info.value.code == 2 and message in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["env.num_players=2"], "needs 1 opponent"),
+        (["env.reward_mode=win"], "needs opponents"),
+        (["env.num_players=2", "env.opponents=[optimal]", "env.vectorized=true"], "vectorized env plays solitaire only"),
+        (["env.num_players=2", "env.opponents=[expert]"], "opponent: unknown policy 'expert'"),
+    ],
+)
+def test_table_training_config_is_validated(overrides, message):
+    with pytest.raises(ConfigError, match=message):
+        load_config(None, overrides)
+
+
+def test_win_vs_optimal_config_trains_at_a_two_player_table():
+    from agents.training.envs import make_training_env
+
+    config = load_config("configs/win_vs_optimal.yaml", ["env.num_envs=2"])
+    assert config.env.num_players == 2 and config.env.opponents == ["optimal"] and config.env.reward_mode == "win"
+    env = make_training_env(config.env, seed=0)
+    seats = [e.unwrapped.seat for e in env.envs]
+    assert seats == [0, 1]  # the learner learns both seats a tournament gives it
+    assert env.observation_space.shape == (63 + 1 + 13,)  # features, own total, the opponent
