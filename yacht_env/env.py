@@ -169,24 +169,25 @@ class YachtEnv(GameSettings, gym.Env):
     def step(self, action):
         if self._done:
             raise GameOverError("the episode has ended (or reset was never called); call reset() before step()")
-        self._action[0] = check_action(action, self.layout.num_actions)
-        if self.illegal_action == "raise" and not self._masks[int(self._rolls_left > 0), self._open, self._action[0]]:
-            raise IllegalActionError(self.layout.why_illegal(int(self._action[0]), self._rolls_left, self._open))
+        action = check_action(action, self.layout.num_actions)
         rolls_left, open_bits = self._rolls_left, self._open
-        advance(self._game.all_tables, self._action, *self._advance_args, self._points, self._legal)
+        if self.illegal_action == "raise" and not self._masks[int(rolls_left > 0), open_bits, action]:
+            raise IllegalActionError(self.layout.why_illegal(action, rolls_left, open_bits))
+        self._action[0] = action
+        advance(self._all_tables, self._action, *self._advance_args, self._points, self._legal)
         reward = 0.0
         terminated = truncated = False
         illegal = not self._legal[0]
         if illegal:
-            reason = self.layout.why_illegal(int(self._action[0]), rolls_left, open_bits)
+            reason = self.layout.why_illegal(action, rolls_left, open_bits)
             self._illegal_count += 1
             reward = -self.illegal_action_penalty
             truncated = self._illegal_count >= self.max_illegal_actions
         else:
             self._read_position()
-            if self._action[0] >= self.layout.first_score_action:
+            if action >= self._first_score_action:
                 reward = float(self._points[0])
-                terminated = bool(self._game.over[0])
+                terminated = bool(self._over[0])
         self._done = terminated or truncated
         info = self._info(illegal)
         if illegal:
@@ -234,12 +235,12 @@ class YachtEnv(GameSettings, gym.Env):
 
     @property
     def total(self) -> int:
-        return int(self._game.totals[0, 0])
+        return int(self._totals[0])
 
     @property
     def turn(self) -> int:
         """The 1-based turn being played (stays at the last turn once the game is over)."""
-        return min(int(self._game.turns_done[0, 0]) + 1, self.rules.num_turns)
+        return min(int(self._turns_done[0]) + 1, self.rules.num_turns)
 
     @property
     def state(self) -> tuple[int, int, int]:
@@ -253,8 +254,12 @@ class YachtEnv(GameSettings, gym.Env):
         self._bind_game_views()  # a copied view no longer shares memory with the copied game
 
     def _bind_game_views(self):
-        self._advance_args = self._game.state + tuple(self._game.arrays)
-        self._hands, self._rolls, self._opens = (a.reshape(-1) for a in (self._game.hands, self._game.rolls_left, self._game.open_bits))
+        game = self._game
+        self._advance_args = game.state + tuple(game.arrays)
+        self._all_tables, self._first_score_action = game.all_tables, self.layout.first_score_action
+        self._hands, self._rolls, self._opens, self._totals, self._turns_done, self._over = (
+            array.reshape(-1) for array in (game.hands, game.rolls_left, game.open_bits, game.totals, game.turns_done, game.over)
+        )
 
     def _read_position(self):
         # Python ints index the encoders' tables and the masks faster than numpy scalars.
@@ -268,7 +273,7 @@ class YachtEnv(GameSettings, gym.Env):
     def _info(self, illegal: bool) -> dict:
         return {
             "action_mask": self._masks[int(self._rolls_left > 0), self._open].copy(),
-            "total": int(self._game.totals[0, 0]),
+            "total": int(self._totals[0]),
             "turn": self.turn,
             "illegal_action": illegal,
         }
