@@ -34,15 +34,38 @@ def render_position(
         lines = [f"{header}Turn {turn}/{rules.num_turns}   rolls left {rolls_left}   total {total}"]
         if dice is not None:
             lines.append(f"Dice  {render_dice(dice)}")
-    lines.append(f"{'#':>3}  {'row':<16}{'score':>6}{'now':>6}")
-    hand = rules.hand(list(dice)) if dice is not None and not finished else None
-    for c, category in enumerate(rules.categories):
-        points = sheet[c]
-        written = "" if points is None else str(points)
-        now = "" if points is not None or hand is None else str(int(rules.score_table[hand, c]))
-        lines.append(f"{c + 1:>3}  {category.title:<16}{written:>6}{now:>6}")
-    lines.append(f"     {'Total':<16}{total:>6}")
+    lines += render_sheet(rules, [("score", sheet)], now=None if finished or dice is None else (0, dice))
     return "\n".join(lines)
+
+
+def render_sheet(
+    rules: RuleSet,
+    columns: Sequence[tuple[str, Sequence[int | None]]],
+    now: tuple[int, Sequence[int]] | None = None,
+) -> list[str]:
+    """The score sheet as lines: one column per ``(label, sheet)``, a row per category, the totals.
+
+    ``now = (column, dice)`` adds a ``now`` column after that column: what each of its open rows
+    would score with ``dice``. Every score sheet the project prints (envs, tables, terminal play)
+    is drawn here.
+    """
+    cells = []  # (label, one cell per row, total)
+    for index, (label, sheet) in enumerate(columns):
+        total = sum(points for points in sheet if points is not None)
+        cells.append((label, ["" if points is None else str(points) for points in sheet], str(total)))
+        if now is not None and now[0] == index:
+            scores = rules.score_table[rules.hand(list(now[1]))]
+            cells.append(("now", ["" if points is not None else str(int(scores[c])) for c, points in enumerate(sheet)], ""))
+    widths = [max(5, len(label)) for label, _, _ in cells]
+
+    def line(start: str, row) -> str:
+        return start + "".join(f"  {cell:>{width}}" for cell, width in zip(row, widths))
+
+    lines = [line(f"{'#':>3}  {'row':<16}", [label for label, _, _ in cells])]
+    for c, category in enumerate(rules.categories):
+        lines.append(line(f"{c + 1:>3}  {category.title:<16}", [column[c] for _, column, _ in cells]))
+    lines.append(line(f"     {'Total':<16}", [total for _, _, total in cells]))
+    return lines
 
 
 def report_console():

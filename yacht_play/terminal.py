@@ -34,7 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
-from yacht_env.render import render_dice
+from yacht_env.render import render_dice, render_sheet
 from yacht_env.rules import RuleSet
 from yacht_env.table.game import unique_names
 from yacht_play.commands import HELP, CommandError, choice_label, dice_text, parse_command
@@ -102,22 +102,9 @@ def sheet_lines(rules: RuleSet, seats: list[Seat], now_seat: Seat | None = None)
     """The score sheet, one column per seat; ``now`` (after ``now_seat``'s column) shows what each
     of its open rows would score with its dice as they are.
     """
-    columns = []  # (label, one cell per row, total)
-    for seat in seats:
-        columns.append((column_label(seat.name), ["" if p is None else str(p) for p in seat.sheet], str(seat.total)))
-        if seat is now_seat:
-            now = rules.score_table[rules.hand(list(seat.dice))]
-            columns.append(("now", ["" if p is not None else str(int(now[c])) for c, p in enumerate(seat.sheet)], ""))
-    widths = [max(5, len(label)) for label, _, _ in columns]
-
-    def line(start: str, cells) -> str:
-        return start + "".join(f"  {cell:>{w}}" for cell, w in zip(cells, widths))
-
-    lines = [line(f"{'#':>3}  {'row':<16}", [label for label, _, _ in columns])]
-    for c, category in enumerate(rules.categories):
-        lines.append(line(f"{c + 1:>3}  {category.title:<16}", [cells[c] for _, cells, _ in columns]))
-    lines.append(line(f"     {'Total':<16}", [total for _, _, total in columns]))
-    return lines
+    columns = [(column_label(seat.name), seat.sheet) for seat in seats]
+    now = next(((index, seat.dice) for index, seat in enumerate(seats) if seat is now_seat), None)
+    return render_sheet(rules, columns, now)
 
 
 def visible_seats(match: Match) -> list[Seat]:

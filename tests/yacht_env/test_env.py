@@ -67,6 +67,7 @@ def test_gymnasium_make(env_id):
 
 
 @pytest.mark.parametrize("encoding", sorted(ENCODINGS))
+@pytest.mark.filterwarnings("error")
 def test_check_env_passes(encoding):
     check_env(YachtEnv(observation_encoding=encoding), skip_render_check=True)
     check_env(gym.make("Yacht-v0", observation_encoding=encoding, render_mode="ansi").unwrapped)
