@@ -50,7 +50,8 @@ def main():
         config = load_config(args.config, [*args.overrides, f"env.vectorized={vectorized}"])
         steps_per_second(config, 2 * config.env.num_envs * config.ppo.n_steps)  # warm up kernels and torch
         rates[vectorized] = [steps_per_second(config, args.steps) for _ in range(args.repeats)]
-    print(f"MaskablePPO training throughput, {args.config} {' '.join(args.overrides)}, {args.steps:,} steps x {args.repeats} repeats")
+    overrides = " ".join(args.overrides)
+    print(f"MaskablePPO training throughput, {args.config} {overrides}, {args.steps:,} steps x {args.repeats} repeats")
     print(f"{'envs':<36}{'median steps/s':>16}{'min':>10}{'max':>10}")
     for vectorized, label in ((False, "separate Yacht-v0 envs (DummyVecEnv)"), (True, "YachtVectorEnv (in-process)")):
         values = rates[vectorized]

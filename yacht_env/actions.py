@@ -27,12 +27,15 @@ class ActionLayout:
         self.num_actions = self.first_score_action + rules.num_categories
 
     def is_reroll(self, action: int) -> bool:
+        """Whether ``action`` re-rolls dice (else it scores a row)."""
         return action < self.first_score_action
 
     def category(self, action: int) -> int:
+        """The row a scoring action scores."""
         return action - self.first_score_action
 
     def score_action(self, category: int) -> int:
+        """The action that scores row ``category``."""
         return self.first_score_action + category
 
     @property
@@ -41,6 +44,7 @@ class ActionLayout:
         return legal_mask_table(self.rules)
 
     def legal_mask(self, rolls_left: int, open_bits: int) -> np.ndarray:
+        """The legal actions of a position, int8 of shape (num_actions,)."""
         return self.mask_table[int(rolls_left > 0), open_bits]
 
     def why_illegal(self, action: int, rolls_left: int, open_bits: int) -> str | None:

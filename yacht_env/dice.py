@@ -44,6 +44,7 @@ class DiceSpace:
 
     @property
     def num_hands(self) -> int:
+        """How many distinct hands there are (252 for five six-sided dice)."""
         return len(self.hands)
 
     @cached_property
@@ -70,6 +71,7 @@ class DiceSpace:
         return _read_only(table)
 
     def code(self, dice) -> int:
+        """The code of dice in positional order: a base-``num_faces`` number, one digit per die."""
         return int(sum((d - 1) * self.num_faces**i for i, d in enumerate(dice)))
 
     @cached_property
@@ -89,14 +91,17 @@ class DiceSpace:
 
     @property
     def num_keeps(self) -> int:
+        """How many distinct keeps there are (462 for five six-sided dice)."""
         return len(self.keeps)
 
     @cached_property
     def keep_index(self) -> dict[tuple[int, ...], int]:
+        """Sorted kept dice -> keep index."""
         return {keep: i for i, keep in enumerate(self.keeps)}
 
     @cached_property
     def keep_sizes(self) -> np.ndarray:
+        """How many dice each keep holds, shape (num_keeps,)."""
         return _read_only(np.array([len(k) for k in self.keeps], dtype=np.int8))
 
     @cached_property

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import numpy as np
 from gymnasium import spaces
+from typing_extensions import override
 
 from yacht_env.rules import RuleSet, cached_per_rules
 
@@ -45,9 +46,11 @@ class Encoding:
         self.open_part = _open_table(rules).astype(np.int8)
 
     def encode(self, hand: int, rolls_left: int, open_bits: int):
+        """The observation of one position (hand index, rolls left, open-row bit set)."""
         raise NotImplementedError
 
     def encode_batch(self, hands: np.ndarray, rolls_left: np.ndarray, open_bits: np.ndarray):
+        """The observations of N positions, batched along a first axis (each argument of shape (N,))."""
         raise NotImplementedError
 
     def decode_batch(self, obs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -55,6 +58,7 @@ class Encoding:
         raise NotImplementedError
 
     def decode(self, obs) -> tuple[int, int, int]:
+        """One observation -> ``(hand index, rolls left, open bit set)``."""
         batch = {k: np.asarray(v)[None] for k, v in obs.items()} if isinstance(obs, dict) else np.asarray(obs)[None]
         hands, rolls, open_bits = self.decode_batch(batch)
         return int(hands[0]), int(rolls[0]), int(open_bits[0])
@@ -77,27 +81,37 @@ class BoxEncoding(Encoding):
         size = self.hand_width + self.rolls_width + rules.num_categories
         self.space = spaces.Box(low=0.0, high=high, shape=(size,), dtype=np.float32)
 
+    @override
     def encode(self, hand, rolls_left, open_bits):
         return np.concatenate((self.hand_part[hand], self.rolls_part[rolls_left], self.open_part[open_bits]))
 
+    @override
     def encode_batch(self, hands, rolls_left, open_bits, out=None):
         # np.take is several times faster than fancy indexing for these row gathers.
-        parts = (np.take(self.hand_part, hands, axis=0), np.take(self.rolls_part, rolls_left, axis=0), np.take(self.open_part, open_bits, axis=0))
+        parts = (
+            np.take(self.hand_part, hands, axis=0),
+            np.take(self.rolls_part, rolls_left, axis=0),
+            np.take(self.open_part, open_bits, axis=0),
+        )
         return np.concatenate(parts, axis=1, out=out)
 
     def split(self, obs: np.ndarray):
+        """A batch of observations -> its hand, rolls-left and open-row parts."""
         obs = np.asarray(obs)
         a, b = self.hand_width, self.hand_width + self.rolls_width
         return obs[:, :a], obs[:, a:b], obs[:, b:]
 
 
 class Flat(BoxEncoding):
+    """The sorted dice (1..faces), rolls left, and one 0/1 flag per row (1 = open)."""
+
     name = "flat"
 
     def __init__(self, rules):
         rolls = np.arange(rules.rolls_per_turn, dtype=np.float32)[:, None]
         super().__init__(rules, rules.dice.hands, rolls, high=float(max(rules.num_faces, rules.rolls_per_turn - 1)))
 
+    @override
     def decode_batch(self, obs):
         dice, rolls, open_flags = self.split(obs)
         codes = (np.rint(dice).astype(np.int64) - 1) @ self.rules.dice.place_values
@@ -105,6 +119,8 @@ class Flat(BoxEncoding):
 
 
 class Counts(BoxEncoding):
+    """How many dice show each face, rolls left, and the open-row flags."""
+
     name = "counts"
 
     def __init__(self, rules):
@@ -116,6 +132,7 @@ class Counts(BoxEncoding):
         lookup[rules.dice.hand_counts.astype(np.int64) @ self._count_weights] = np.arange(rules.dice.num_hands)
         self._hand_of_counts = lookup
 
+    @override
     def decode_batch(self, obs):
         counts, rolls, open_flags = self.split(obs)
         hands = self._hand_of_counts[np.rint(counts).astype(np.int64) @ self._count_weights]
@@ -123,12 +140,15 @@ class Counts(BoxEncoding):
 
 
 class OneHot(BoxEncoding):
+    """Each die one-hot over the faces, rolls left one-hot, and the open-row flags."""
+
     name = "onehot"
 
     def __init__(self, rules):
         faces = np.eye(rules.num_faces, dtype=np.float32)[rules.dice.hands.astype(np.int64) - 1]
         super().__init__(rules, faces.reshape(rules.dice.num_hands, -1), np.eye(rules.rolls_per_turn), high=1.0)
 
+    @override
     def decode_batch(self, obs):
         faces, rolls, open_flags = self.split(obs)
         dice = faces.reshape(len(faces), self.rules.num_dice, self.rules.num_faces).argmax(axis=2)
@@ -154,15 +174,18 @@ class Features(OneHot):
         size = self.hand_width + self.rolls_width + 2 * rules.num_categories
         self.space = spaces.Box(low=0.0, high=1.0, shape=(size,), dtype=np.float32)
 
+    @override
     def encode(self, hand, rolls_left, open_bits):
         open_flags = self.open_part[open_bits]
         return np.concatenate((self.hand_part[hand], self.rolls_part[rolls_left], open_flags, self.scores[hand] * open_flags))
 
+    @override
     def encode_batch(self, hands, rolls_left, open_bits, out=None):
         open_flags = self.open_part[open_bits]
         parts = (self.hand_part[hands], self.rolls_part[rolls_left], open_flags, self.scores[hands] * open_flags)
         return np.concatenate(parts, axis=1, out=out)
 
+    @override
     def split(self, obs):
         obs = np.asarray(obs)
         dice_width = self.rules.num_dice * self.rules.num_faces
@@ -171,6 +194,8 @@ class Features(OneHot):
 
 
 class DictEncoding(Encoding):
+    """A ``Dict`` of ``dice``, ``rolls_left`` and ``open_categories``, for ``MultiInputPolicy``."""
+
     name = "dict"
 
     def __init__(self, rules):
@@ -184,6 +209,7 @@ class DictEncoding(Encoding):
             }
         )
 
+    @override
     def encode(self, hand, rolls_left, open_bits):
         return {
             "dice": self.rules.dice.hands[hand].copy(),
@@ -191,6 +217,7 @@ class DictEncoding(Encoding):
             "open_categories": self.open_part[open_bits].copy(),
         }
 
+    @override
     def encode_batch(self, hands, rolls_left, open_bits, out=None):
         return {
             "dice": self.rules.dice.hands[hands],
@@ -198,6 +225,7 @@ class DictEncoding(Encoding):
             "open_categories": self.open_part[open_bits],
         }
 
+    @override
     def decode_batch(self, obs):
         codes = (np.asarray(obs["dice"]).astype(np.int64) - 1) @ self.rules.dice.place_values
         hands = self.rules.dice.hand_of_code[codes]

@@ -83,6 +83,7 @@ def digits(rest: str, what: str) -> list[int]:
 
 
 def dice_text(dice) -> str:
+    """Dice as a person reads them: ``2 2 4 5 6``."""
     return " ".join(str(int(d)) for d in dice)
 
 
@@ -107,6 +108,7 @@ def keep_mask(values: list[int], dice: tuple[int, ...], rules: RuleSet) -> int:
 
 
 def reroll_mask(positions: list[int], num_dice: int) -> int:
+    """Re-roll mask of the dice at 1-based ``positions``, or ``CommandError`` naming a bad one."""
     mask = 0
     for position in positions:
         if not 1 <= position <= num_dice:
@@ -116,6 +118,7 @@ def reroll_mask(positions: list[int], num_dice: int) -> int:
 
 
 def normalized(name: str) -> str:
+    """A row name as it is matched: lower case, letters and digits only."""
     return re.sub(r"[^a-z0-9]", "", name.lower())
 
 
@@ -142,7 +145,9 @@ def find_row(text: str, rules: RuleSet) -> int:
     if len(starts) > 1:
         candidates = ", ".join(rules.category_names[i] for i in starts)
         raise CommandError(f"{text!r} could be {candidates}: type more of the name, or the row number")
-    raise CommandError(f"there is no row called {text!r}: use a number 1 to {rules.num_categories} or a name like ones, full_house, yacht")
+    raise CommandError(
+        f"there is no row called {text!r}: use a number 1 to {rules.num_categories} or a name like ones, full_house, yacht"
+    )
 
 
 def parse_command(text: str, dice: tuple[int, ...], rolls_left: int, open_bits: int, rules: RuleSet) -> Command:

@@ -12,12 +12,19 @@ from typing import Any, Sequence
 
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
+from typing_extensions import override
 
 from agents.training.config import EnvConfig
 from yacht_env.vector_env import YachtVectorEnv
 
 
 class SB3YachtVecEnv(VecEnv):
+    """:class:`~yacht_env.vector_env.YachtVectorEnv` behind stable-baselines3's ``VecEnv`` interface.
+
+    Rewards are scaled by ``reward_scale`` for PPO; episode returns and lengths are recorded raw, as a
+    ``Monitor`` would, and ended games report their last observation as ``terminal_observation``.
+    """
+
     def __init__(self, config: EnvConfig):
         self.venv = YachtVectorEnv(
             num_envs=config.num_envs,
@@ -30,6 +37,7 @@ class SB3YachtVecEnv(VecEnv):
         self.episode_length = np.zeros(self.num_envs, dtype=np.int64)
         self._actions = None
 
+    @override
     def reset(self):
         seeds = [seed for seed in self._seeds] if any(seed is not None for seed in self._seeds) else None
         obs, _ = self.venv.reset(seed=seeds)
@@ -38,9 +46,11 @@ class SB3YachtVecEnv(VecEnv):
         self.episode_length[:] = 0
         return obs
 
+    @override
     def step_async(self, actions: np.ndarray) -> None:
         self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
 
+    @override
     def step_wait(self):
         obs, rewards, terminations, truncations, infos = self.venv.step(self._actions)
         self.episode_return += rewards
@@ -58,31 +68,39 @@ class SB3YachtVecEnv(VecEnv):
         return obs, (rewards * self.reward_scale).astype(np.float32), dones, step_infos
 
     def action_masks(self) -> np.ndarray:
+        """Every game's legal actions as bool, shape (num_envs, num_actions), for MaskablePPO."""
         return self.venv.action_masks()
 
     # -- the rest of SB3's VecEnv interface ----------------------------------------------------
 
+    @override
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list:
         if method_name != "action_masks":
             raise AttributeError(f"{type(self).__name__} has no per-env method {method_name!r}")
         masks = self.action_masks()
         return [masks[i] for i in self._get_indices(indices)]
 
+    @override
     def get_attr(self, attr_name: str, indices=None) -> list:
         value = getattr(self.venv, attr_name)
         return [value for _ in self._get_indices(indices)]
 
+    @override
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
         raise AttributeError(f"{type(self).__name__} does not set per-env attributes ({attr_name!r})")
 
+    @override
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
         return [False for _ in self._get_indices(indices)]
 
+    @override
     def has_attr(self, attr_name: str) -> bool:
         return attr_name == "action_masks" or hasattr(self.venv, attr_name)
 
+    @override
     def close(self) -> None:
         self.venv.close()
 
+    @override
     def get_images(self) -> Sequence[np.ndarray | None]:
         return [None] * self.num_envs

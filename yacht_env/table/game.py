@@ -23,6 +23,7 @@ REWARD_MODES = ("win", "score")
 
 
 def check_reward_mode(reward_mode) -> str:
+    """``reward_mode`` if it is one of :data:`REWARD_MODES`, else ``ValueError`` naming it."""
     if reward_mode not in REWARD_MODES:
         raise ValueError(f"reward_mode {reward_mode!r} is not supported; expected 'win' or 'score'")
     return reward_mode
@@ -85,10 +86,11 @@ def render_table(tables: Tables, table: int, names) -> str:
     dice = rules.dice.hands[tables.hands[table, seat]]
     turn = int(tables.turn([table], [seat])[0])
     lines = [render_position(rules, dice, int(tables.rolls_left[table, seat]), sheet(seat), turn, title=f"{names[seat]} to play")]
-    lines.append("Table  " + "   ".join(
-        f"{'>' if s == seat else ' '}{names[s]} {int(tables.totals[table, s])} ({bin(int(tables.open_bits[table, s])).count('1')} open)"
-        for s in seats
-    ))  # fmt: skip
+    players = []
+    for s in seats:
+        open_rows = bin(int(tables.open_bits[table, s])).count("1")
+        players.append(f"{'>' if s == seat else ' '}{names[s]} {int(tables.totals[table, s])} ({open_rows} open)")
+    lines.append("Table  " + "   ".join(players))
     return "\n".join(lines)
 
 
