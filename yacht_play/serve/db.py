@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sqlalchemy import (Boolean, Column, Float, ForeignKey, Integer, MetaData, String, Table, Text, create_engine,
+from sqlalchemy import (Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text, create_engine,
                         event, func, insert, select, update)
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, OperationalError
@@ -54,12 +54,14 @@ decisions = Table(
 )
 
 
-def _create_v1(connection) -> None:
-    for table in (games, decisions):
-        table.create(connection)
-    from sqlalchemy import Index
+Index("games_by_player", games.c.player, games.c.created)
 
-    Index("games_by_player", games.c.player, games.c.created).create(connection)
+
+def _create_v1(connection) -> None:
+    # Creates the tables as declared above, which is the version-1 shape. A later migration that
+    # changes a table must first freeze a copy of these declarations here, so that v1 stays v1.
+    for table in (games, decisions):
+        table.create(connection)  # with its indexes
 
 
 MIGRATIONS = [_create_v1]  # MIGRATIONS[i] takes the schema from version i to i + 1
