@@ -238,11 +238,14 @@ def test_docs_screenshots(browser, tmp_path):
         page.click("#dice .die >> nth=2")
         page.click("#roll")
         settle(page)
+        page.wait_for_timeout(600)  # the re-rolled dice have landed
         page.screenshot(path=docs / "serve-game-ppo-coach.png", full_page=True)
         while play_turn_by_clicking(page) != "over":
             pass
         page.screenshot(path=docs / "serve-game-over.png", full_page=True)
         page.set_viewport_size(PHONE)
+        page.reload()
+        settle(page)
         page.wait_for_timeout(300)
         page.screenshot(path=docs / "serve-game-over-phone.png", full_page=True)
     finally:

@@ -74,7 +74,7 @@ class GameService:
                 self.policies[name] = make_policy(name, rules=self.rules)
             except ValueError as error:  # unknown name, missing model file, ...
                 raise ValueError(f"--agents: {error}") from None
-        self._live: OrderedDict[str, Live] = OrderedDict()
+        self._live: OrderedDict[str, Live] = OrderedDict()  # by secret, least recently used first
         self._guard = threading.Lock()
 
     # -- games -------------------------------------------------------------------------------
@@ -125,10 +125,10 @@ class GameService:
         if not isinstance(secret, str) or not secret:
             raise Refused("no such game", 404)
         with self._guard:
-            for live in self._live.values():
-                if live.secret == secret:
-                    self._live.move_to_end(live.game_id)
-                    return live
+            live = self._live.get(secret)
+            if live is not None:
+                self._live.move_to_end(secret)
+                return live
         row = db.game_row(self.engine, secret)
         if row is None:
             raise Refused("no such game: the link is wrong or the game belongs to another server", 404)
@@ -137,15 +137,17 @@ class GameService:
 
     def forget(self, live: Live) -> None:
         with self._guard:
-            self._live.pop(live.game_id, None)
+            if self._live.get(live.secret) is live:
+                del self._live[live.secret]
 
     def _keep(self, live: Live) -> Live:
+        """Cache ``live`` (unless a request rebuilt the same game first: then that one, so one lock guards it)."""
         with self._guard:
-            self._live.setdefault(live.game_id, live)
-            self._live.move_to_end(live.game_id)
+            live = self._live.setdefault(live.secret, live)
+            self._live.move_to_end(live.secret)
             while len(self._live) > CACHE_GAMES:
                 self._live.popitem(last=False)
-            return self._live[live.game_id]
+            return live
 
     # -- playing -----------------------------------------------------------------------------
 

@@ -477,7 +477,9 @@ async function showOver() {
 function lossChart(seats, you) {
   const ns = "http://www.w3.org/2000/svg";
   const turns = seats[0].loss_by_turn.length;
-  const width = 640, height = 220, left = 38, bottom = 26, top = 10;
+  // drawn at about the width it is shown, so that its labels keep a readable size on a phone
+  const width = Math.round(Math.min(640, Math.max(300, $("over").clientWidth - 40))), height = width < 500 ? 200 : 220;
+  const left = 38, bottom = 26, top = 10;
   const max = Math.max(0.5, ...seats.flatMap((s) => s.loss_by_turn.map((v) => v || 0)));
   const step = (width - left - 4) / turns;
   const barWidth = Math.max(2, (step - 6) / seats.length);
