@@ -74,7 +74,11 @@ def run_export(args) -> int:
     except ImportError as error:
         return need_extra(error)
     import json
+    from pathlib import Path
 
+    if "://" not in args.db and not Path(args.db).exists():
+        print(f"yacht export: no database at {args.db!r} (yacht serve --db {args.db} creates it)", file=sys.stderr)
+        return 2
     try:
         engine = db.connect(args.db)
     except db.DatabaseError as error:
