@@ -143,7 +143,8 @@ def test_a_refused_request_gets_a_4xx_with_one_line_and_changes_nothing(client, 
         (dict(json=[1, 2]), 400, "JSON object"),
         (dict(content=b"{not json", headers={"content-type": "application/json"}), 400, "not valid JSON"),
         (dict(content=b"seq=1", headers={"content-type": "application/x-www-form-urlencoded"}), 415, "JSON"),
-        (dict(content=b'{"seq": 1, "pad": "' + b"x" * MAX_BODY + b'"}', headers={"content-type": "application/json"}), 413, "bytes"),
+        (dict(content=b'{"seq": 1, "pad": "' + b"x" * MAX_BODY + b'"}', headers={"content-type": "application/json"}),
+         413, "bytes"),
     ]
     for kwargs, status, words in bad:
         response = client.post(url, **kwargs)
@@ -239,9 +240,10 @@ def test_agents_think_off_the_event_loop(client, service):
 
 
 def test_export_writes_records_that_analyze_reads_and_import_loads(client, service, tmp_path, capsys):
-    from yacht_play.analyze import main as analyze
-    from yacht_play.serve.cli import run_export, run_import, configure_export, configure_import
     import argparse
+
+    from yacht_play.analyze import main as analyze
+    from yacht_play.serve.cli import configure_export, configure_import, run_export, run_import
 
     secret = new_game(client, "table", ["greedy"], name="exporter")
     play_out(client, service, secret, random.Random(4), check=False)

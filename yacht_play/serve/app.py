@@ -33,10 +33,12 @@ MAX_BODY = 16 * 1024  # bytes; a decision is a few dozen
 
 
 def refused(message: str, status: int = 400) -> JSONResponse:
+    """A refusal: the status and a one-line reason."""
     return JSONResponse({"error": message}, status_code=status)
 
 
 async def json_body(request: Request):
+    """The request body as JSON, refused (4xx) when it is not JSON or over ``MAX_BODY`` bytes."""
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise Refused("send the request body as JSON (Content-Type: application/json)", 415)
     length = request.headers.get("content-length")
@@ -54,6 +56,7 @@ async def json_body(request: Request):
 
 
 def create_app(service: GameService) -> Starlette:
+    """The ASGI app serving ``service``'s games."""
     def page(name: str):
         async def endpoint(request: Request) -> Response:
             return FileResponse(STATIC / name, headers={"Cache-Control": "no-store"})

@@ -10,11 +10,13 @@ EXTRA = "pip install 'yacht-rl[serve]'"
 
 
 def need_extra(error: ImportError) -> int:
+    """Say which extra a command needs; the exit status."""
     print(f"yacht: this command needs the serve extra ({error.name} is missing): {EXTRA}", file=sys.stderr)
     return 2
 
 
 def configure_serve(parser: argparse.ArgumentParser) -> None:
+    """The options of ``yacht serve``."""
     parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only; "
                         "0.0.0.0 lets other machines in)")
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
@@ -26,6 +28,7 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
 
 
 def configure_export(parser: argparse.ArgumentParser) -> None:
+    """The options of ``yacht export``."""
     parser.add_argument("--db", default="yacht.db", help="database file or URL (default yacht.db)")
     parser.add_argument("-o", "--output", default="-", help="record file to write, JSON lines (default: standard output)")
     parser.add_argument("--finished", action="store_true", help="only games that ended")
@@ -33,16 +36,19 @@ def configure_export(parser: argparse.ArgumentParser) -> None:
 
 
 def configure_import(parser: argparse.ArgumentParser) -> None:
+    """The options of ``yacht import``."""
     parser.add_argument("files", nargs="+", metavar="FILE", help="record files written by yacht play")
     parser.add_argument("--db", default="yacht.db", help="database file or URL (default yacht.db)")
     parser.set_defaults(run=run_import)
 
 
 def parse_agents(text: str) -> list[str]:
+    """The policy names of ``--agents``."""
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
 def run_serve(args) -> int:
+    """Open the database, load the agents, serve until Ctrl-C."""
     try:
         import uvicorn
 
@@ -69,6 +75,7 @@ def run_serve(args) -> int:
 
 
 def run_export(args) -> int:
+    """Write every game of the database (or the finished ones) as record lines."""
     try:
         from yacht_play.serve import db
     except ImportError as error:
@@ -98,6 +105,7 @@ def run_export(args) -> int:
 
 
 def run_import(args) -> int:
+    """Load record files into the database; games already there are skipped."""
     try:
         from yacht_play.serve import db
         from yacht_play.serve.games import GameService, Refused

@@ -16,8 +16,24 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from sqlalchemy import (Boolean, Column, Float, ForeignKey, Index, Integer, MetaData, String, Table, Text, create_engine,
-                        event, func, insert, select, update)
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, OperationalError
 
@@ -154,11 +170,13 @@ def append_decisions(engine: Engine, game_id: str, first_number: int, records: l
 
 
 def game_row(engine: Engine, secret: str):
+    """The game row with this secret, or None."""
     with engine.connect() as connection:
         return connection.execute(select(games).where(games.c.secret == secret)).first()
 
 
 def game_row_by_id(engine: Engine, game_id: str):
+    """The game row with this id, or None."""
     with engine.connect() as connection:
         return connection.execute(select(games).where(games.c.game_id == game_id)).first()
 
@@ -173,6 +191,7 @@ def load_record(engine: Engine, row) -> GameRecord:
 
 
 def all_games(engine: Engine, finished_only: bool = False) -> list[GameRecord]:
+    """Every game as a record, oldest first."""
     with engine.connect() as connection:
         query = select(games).order_by(games.c.created, games.c.game_id)
         if finished_only:
@@ -182,6 +201,7 @@ def all_games(engine: Engine, finished_only: bool = False) -> list[GameRecord]:
 
 
 def player_games(engine: Engine, player: str, limit: int = 200) -> list:
+    """A person's game rows, newest first."""
     with engine.connect() as connection:
         return connection.execute(
             select(games.c.game_id, games.c.mode, games.c.coach, games.c.header, games.c.created, games.c.finished,
@@ -190,5 +210,6 @@ def player_games(engine: Engine, player: str, limit: int = 200) -> list:
 
 
 def count_decisions(engine: Engine) -> int:
+    """The number of decisions stored, over all games."""
     with engine.connect() as connection:
         return connection.execute(select(func.count()).select_from(decisions)).scalar()

@@ -136,6 +136,7 @@ class GameService:
         return self._keep(Live(row.game_id, secret, match, time.monotonic(), threading.Lock()))
 
     def forget(self, live: Live) -> None:
+        """Drop a game from memory; the next request rebuilds it from its rows."""
         with self._guard:
             if self._live.get(live.secret) is live:
                 del self._live[live.secret]
@@ -267,6 +268,7 @@ class GameService:
     # -- what a browser sees -----------------------------------------------------------------
 
     def view(self, live: Live, since: int = 0, coach: dict | None = None, replayed: bool = False) -> dict:
+        """What the page sees: the position, the sheets, and the decisions from number ``since`` on."""
         match = live.match
         rules = self.rules
         seat = match.current
@@ -329,6 +331,7 @@ class GameService:
                 "turns": turns}
 
     def history(self, name) -> dict:
+        """A person's games, newest first, with scores and grades."""
         if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
             raise Refused(f"a player name is 1 to {MAX_NAME} characters")
         import json
@@ -351,6 +354,7 @@ class GameService:
 
 
 def resume(game: GameRecord) -> Match:
+    """The match of a stored game, replayed with the project's rules."""
     try:
         return Match.resume(game)
     except RecordError as error:
@@ -358,6 +362,7 @@ def resume(game: GameRecord) -> Match:
 
 
 def finite(value: float) -> float | None:
+    """None for NaN (JSON has no NaN)."""
     return None if value is None or math.isnan(value) else float(value)
 
 

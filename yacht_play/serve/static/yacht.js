@@ -527,7 +527,7 @@ async function player() {
     const done = history.games.filter((g) => g.finished);
     const mean = (values) => values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
     $("stats").textContent = history.games.length
-      ? `${history.games.length} games, ${done.length} finished · mean score ${fmt(mean(done.map((g) => g.score)), 1)} · mean loss per decision ${fmt(mean(done.map((g) => g.loss_per_decision)), 3)}`
+      ? `${history.games.length} game${history.games.length === 1 ? "" : "s"}, ${done.length} finished · mean score ${fmt(mean(done.map((g) => g.score)), 1)} · mean loss per decision ${fmt(mean(done.map((g) => g.loss_per_decision)), 3)}`
       : "No games yet under this name.";
     $("history").replaceChildren(
       el("thead", {}, el("tr", {}, el("th", {}, "When"), el("th", {}, "Mode"), el("th", {}, "Against"), el("th", { class: "num" }, "Score"), el("th", {}, "Result"), el("th", { class: "num" }, "Lost / decision"), el("th", {}))),
