@@ -252,3 +252,18 @@ def test_docs_screenshots(browser, tmp_path):
         server.stop()
     assert all(Path(docs / name).stat().st_size > 10_000 for name in
                ["serve-lobby.png", "serve-game-ppo-coach.png", "serve-game-over.png", "serve-game-over-phone.png"])
+
+
+def test_a_name_with_markup_is_shown_as_text(page, server):
+    import httpx
+
+    name = "<img src=x onerror=alert(1)>"
+    secret = httpx.post(server.url + "/api/games", json={"name": name, "mode": "solitaire"}).json()["secret"]
+    dialogs = []
+    page.on("dialog", lambda dialog: (dialogs.append(dialog.message), dialog.dismiss()))
+    for path in (f"/game/{secret}", f"/player/{name}"):
+        page.goto(server.url + path)
+        page.wait_for_load_state("networkidle")
+        assert name in page.inner_text("body")
+        assert page.locator("img").count() == 0
+    assert dialogs == []
