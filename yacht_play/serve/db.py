@@ -14,6 +14,9 @@ The schema is versioned: ``schema_version`` holds the number of migrations appli
 from __future__ import annotations
 
 import json
+import threading
+import weakref
+from contextlib import nullcontext
 from pathlib import Path
 
 from sqlalchemy import (
@@ -140,11 +143,27 @@ def migrate(engine: Engine) -> int:
 
 # -- reading and writing games -----------------------------------------------------------------
 
+_sqlite_write_locks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_locks_guard = threading.Lock()
+
+
+def writing(engine: Engine):
+    """A lock that SQLite writers of this process take in turn.
+
+    SQLite has one writer at a time and makes the others retry with growing sleeps, so under
+    contention one game can starve while others write; queueing on a lock here keeps the waits
+    short and even. PostgreSQL locks rows itself: no lock.
+    """
+    if engine.dialect.name != "sqlite":
+        return nullcontext()
+    with _locks_guard:
+        return _sqlite_write_locks.setdefault(engine, threading.Lock())
+
 
 def insert_game(engine: Engine, game_id: str, secret: str, player: str, header: dict, records: list[dict] = (),
                 end: dict | None = None, score: int | None = None, loss: float | None = None) -> None:
     """A new game with its header (and, for imported games, its decisions and end), in one transaction."""
-    with engine.begin() as connection:
+    with writing(engine), engine.begin() as connection:
         connection.execute(insert(games).values(
             game_id=game_id, secret=secret, player=player, mode=header["mode"], coach=bool(header.get("coach")),
             header=json.dumps(header), created=header["time"],
@@ -161,7 +180,7 @@ def append_decisions(engine: Engine, game_id: str, first_number: int, records: l
 
     The primary key (game, number) makes a second writer of the same number fail instead of forking the game.
     """
-    with engine.begin() as connection:
+    with writing(engine), engine.begin() as connection:
         connection.execute(insert(decisions), [
             {"game_id": game_id, "number": first_number + i, "record": json.dumps(r)} for i, r in enumerate(records)])
         if end is not None:

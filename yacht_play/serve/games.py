@@ -74,6 +74,8 @@ class GameService:
                 self.policies[name] = make_policy(name, rules=self.rules)
             except ValueError as error:  # unknown name, missing model file, ...
                 raise ValueError(f"--agents: {error}") from None
+            warm_up(self.policies[name], self.rules)
+        self.grader.q_values(np.array([[1, 2, 3, 4, 5]]), 2, (1 << self.rules.num_categories) - 1)
         self._live: OrderedDict[str, Live] = OrderedDict()  # by secret, least recently used first
         self._guard = threading.Lock()
 
@@ -351,6 +353,15 @@ class GameService:
                 "link": f"/game/{row.secret}" if row.finished else None,
             })
         return {"name": name, "games": games}
+
+
+def warm_up(policy, rules) -> None:
+    """One decision on a throwaway position, so that compiling (numba, torch) happens now, not in a player's game."""
+    from yacht_env.env import YachtEnv
+
+    env = YachtEnv(rules=rules, observation_encoding=policy.encoding.name)
+    observation, _ = env.reset(seed=0)
+    policy.act(observation, env.action_masks())
 
 
 def resume(game: GameRecord) -> Match:
