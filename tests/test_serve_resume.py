@@ -1,5 +1,8 @@
 """Nothing lost: SIGKILL ``yacht serve`` while players are acting, start it again on the same database,
-and every acknowledged decision is there and every game continues from its exact position."""
+and every acknowledged decision is there and every game continues from its exact position.
+
+Run with ``pytest -m slow tests/test_serve_resume.py -s`` to see the counts (acknowledged vs found).
+"""
 
 from __future__ import annotations
 
@@ -51,6 +54,7 @@ class Player(threading.Thread):
                 return
 
 
+@pytest.mark.slow  # two server starts and four concurrent games: ~30 s; CI kills and resumes in the browser test
 def test_sigkill_loses_no_acknowledged_decision(tmp_path, capsys):
     server = Server(tmp_path / "yacht.db").start()
     try:
