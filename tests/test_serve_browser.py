@@ -165,7 +165,7 @@ def test_a_duplicate_game_with_the_coach(page, server, tmp_path):
     assert [d["dice"] for d in person if d["roll"] == 1] == [d["dice"] for d in agent if d["roll"] == 1]
 
 
-def test_kill_the_server_and_resume_in_the_browser(page, server, tmp_path):
+def test_kill_the_server_and_resume_in_the_browser(page, server, tmp_path, capsys):
     start_game(page, server, "Phoenix", "table", ["random"])
     for _ in range(3):
         play_turn_by_clicking(page)
@@ -180,7 +180,10 @@ def test_kill_the_server_and_resume_in_the_browser(page, server, tmp_path):
     page.wait_for_function("document.getElementById('error').textContent.length > 0")
     assert "cannot be reached" in page.inner_text("#error")
     server.start()
-    assert len(stored(server, secret).decisions) == acknowledged
+    found = len(stored(server, secret).decisions)
+    with capsys.disabled():
+        print(f"\nbrowser kill-and-resume: {acknowledged} decisions acknowledged before SIGKILL, {found} found after restart")
+    assert found == acknowledged
     page.reload()
     settle(page)
     after = (page.evaluate("document.body.dataset.seq"), shown_dice(page), page.inner_text("#sheet"))
