@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 ROOT = Path(__file__).resolve().parents[1]
-CHROMIUM = "/usr/bin/chromium"
+CHROMIUM = os.environ.get("YACHT_CHROMIUM", "/usr/bin/chromium")  # Debian's package; another path by the variable
 CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run",
                  "--disable-gpu"]
 TEST_AGENTS = "random,greedy,optimal"  # no ppo: loading torch would double the server's start
@@ -81,5 +81,6 @@ def chromium_or_skip():
     except ImportError:
         pytest.skip("browser tests need the playwright package: pip install playwright (its own browser download is not used)")
     if not os.path.exists(CHROMIUM):
-        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM}: apt-get install -y chromium")
+        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM}: apt-get install -y chromium "
+                    "(or YACHT_CHROMIUM=PATH)")
     return sync_playwright
