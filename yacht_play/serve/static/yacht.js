@@ -443,9 +443,10 @@ async function showOver() {
   const worstRows = seats.flatMap((s) => s.worst.map((w) => ({ ...w, name: s.seat === you ? "You" : s.name })))
     .sort((a, b) => b.loss - a.loss).slice(0, 8);
   const worst = worstRows.length ? el("div", { class: "scroll" }, el("table", { class: "worst" },
-    el("thead", {}, el("tr", {}, el("th", {}, "Who"), el("th", {}, "Turn.roll"), el("th", {}, "Dice"), el("th", {}, "Chose"), el("th", {}, "Best"), el("th", { class: "num" }, "Lost"))),
+    el("thead", {}, el("tr", {}, el("th", {}, "Who"), el("th", { title: "turn.roll: 4.2 is the second roll of turn 4" }, "Turn"), el("th", {}, "Dice"), el("th", {}, "Chose"), el("th", {}, "Best"), el("th", { class: "num" }, "Lost"))),
     el("tbody", {}, ...worstRows.map((w) => el("tr", {}, el("td", {}, w.name), el("td", {}, `${w.turn}.${w.roll}`),
-      el("td", {}, w.dice.join(" ")), el("td", {}, w.chosen), el("td", {}, w.best), el("td", { class: "num loss" }, fmt(w.loss)))))))
+      el("td", {}, w.dice.join(" ")), el("td", {}, w.chosen), el("td", {}, w.best), el("td", { class: "num loss" }, fmt(w.loss)))))),
+    el("p", { class: "muted small" }, "Turn 4.2 is the second roll of turn 4; Lost is the expected points the choice gave away."))
     : el("p", { class: "muted" }, "Not a point lost: every decision was optimal.");
 
   let turns = null;
