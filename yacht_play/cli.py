@@ -1,4 +1,6 @@
-"""The ``yacht`` command: ``yacht play`` (a game in the terminal) and ``yacht analyze`` (grade records)."""
+"""The ``yacht`` command: ``yacht play`` (a game in the terminal), ``yacht analyze`` (grade records), ``yacht serve``
+(play in a browser), ``yacht export`` and ``yacht import`` (move games between a serve database and record files).
+"""
 
 from __future__ import annotations
 
@@ -7,13 +9,20 @@ import sys
 
 
 def main(argv=None) -> int:
+    """Run the ``yacht`` command; return its exit status."""
     from yacht_play import analyze
     from yacht_play import terminal as play
+    from yacht_play.serve import cli as serve
 
-    parser = argparse.ArgumentParser(prog="yacht", description="Yacht in the terminal: play a game, then grade it against the optimum.")
+    parser = argparse.ArgumentParser(
+        prog="yacht", description="Yacht: play a game in the terminal or a browser, then grade it against the optimum."
+    )
     commands = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
     play.configure(commands.add_parser("play", help="play a game: solitaire, --vs agents, or --duplicate AGENT"))
     analyze.configure(commands.add_parser("analyze", help="grade recorded decisions against the optimal strategy"))
+    serve.configure_serve(commands.add_parser("serve", help="play in a browser against agents, every decision in a database"))
+    serve.configure_export(commands.add_parser("export", help="write the games of a serve database as record files (JSON lines)"))
+    serve.configure_import(commands.add_parser("import", help="load record files from yacht play into a serve database"))
     args = parser.parse_args(argv)
     return args.run(args)
 

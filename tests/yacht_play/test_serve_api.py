@@ -1,0 +1,301 @@
+"""``yacht serve`` through its HTTP API: the server decides, hides the dice to come, refuses bad requests
+without changing anything, and keeps every decision in the database before acknowledging it."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import random
+import sqlite3
+
+import pytest
+
+pytest.importorskip("starlette", reason="the serve tests need the serve extra: pip install 'yacht-rl[serve]'")
+pytest.importorskip("httpx", reason="the serve API tests need httpx (Starlette's TestClient)")
+
+import warnings  # noqa: E402
+
+with warnings.catch_warnings():  # newer Starlette suggests httpx2 for its TestClient; httpx still works
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient  # noqa: E402
+
+from yacht_play.match import Match  # noqa: E402
+from yacht_play.records import read_records, write_games  # noqa: E402
+from yacht_play.serve import db  # noqa: E402
+from yacht_play.serve.app import MAX_BODY, create_app  # noqa: E402
+from yacht_play.serve.games import GameService  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    engine = db.connect(str(tmp_path_factory.mktemp("serve") / "yacht.db"))
+    return GameService(engine, ["random", "greedy", "optimal"])
+
+
+@pytest.fixture(scope="module")
+def client(service):
+    with TestClient(create_app(service)) as client:
+        yield client
+
+
+def new_game(client, mode="solitaire", agents=(), coach=False, name="ann") -> str:
+    response = client.post("/api/games", json={"name": name, "mode": mode, "agents": list(agents), "coach": coach})
+    assert response.status_code == 201, response.text
+    return response.json()["secret"]
+
+
+def random_choice(view: dict, rng: random.Random) -> dict:
+    current = view["current"]
+    if current["rolls_left"] > 0 and rng.random() < 0.6:
+        return {"hold": sorted(rng.sample(range(5), rng.randrange(5)))}
+    return {"row": rng.choice(sorted(current["now"]))}
+
+
+def walk(value, key):
+    """Every value stored under ``key`` anywhere in a JSON document."""
+    if isinstance(value, dict):
+        for k, v in value.items():
+            if k == key:
+                yield v
+            yield from walk(v, key)
+    elif isinstance(value, list):
+        for v in value:
+            yield from walk(v, key)
+
+
+def stored(service, secret):
+    return db.load_record(service.engine, db.game_row(service.engine, secret))
+
+
+def check_nothing_unrolled(service, secret, body: dict) -> None:
+    """The response shows only dice of positions reached: recorded decisions, and the person's dice now."""
+    text = json.dumps(body)
+    assert '"faces"' not in text and '"seed"' not in text  # a seed regenerates the whole dice stream
+    record = stored(service, secret)
+    reached = [d["dice"] for d in record.decisions]
+    match = service.live(secret).match
+    if match.current is not None and match.current.kind == "human":
+        reached.append(list(match.current.dice))
+    for dice in walk(body, "dice"):
+        assert dice in reached, f"dice {dice} shown but not rolled yet"
+    assert len(record.decisions) == body.get("seq", len(record.decisions))  # committed before acknowledged
+
+
+def play_out(client, service, secret, rng, check=True) -> dict:
+    view = client.get(f"/api/games/{secret}").json()
+    while not view["finished"]:
+        response = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], **random_choice(view, rng)})
+        assert response.status_code == 200, response.text
+        view = response.json()
+        if check:
+            check_nothing_unrolled(service, secret, view)
+    return view
+
+
+def test_a_whole_game_never_shows_dice_not_rolled_yet(client, service):
+    rng = random.Random(1)
+    secret = new_game(client, "table", ["optimal", "random"], coach=True)
+    view = client.get(f"/api/games/{secret}").json()
+    check_nothing_unrolled(service, secret, view)
+    responses = 0
+    while not view["finished"]:
+        response = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], **random_choice(view, rng)})
+        assert response.status_code == 200, response.text
+        view = response.json()
+        check_nothing_unrolled(service, secret, view)
+        assert view["coach"] is not None and view["coach"]["options"][0]["expected"] >= view["coach"]["chosen_expected"] - 1e-9
+        responses += 1
+        summary = client.get(f"/api/games/{secret}/summary")
+        if not view["finished"]:
+            assert summary.status_code == 409
+    assert responses >= 12
+    summary = client.get(f"/api/games/{secret}/summary").json()
+    check_nothing_unrolled(service, secret, summary)
+    assert [s["total"] for s in summary["seats"]] == [s["total"] for s in view["sheets"]]
+    assert set(summary["winners"]) == set(view["winners"])
+    assert all(len(s["loss_by_turn"]) == 12 for s in summary["seats"])
+    optimal = summary["seats"][1]
+    assert optimal["loss_per_decision"] == pytest.approx(0.0, abs=1e-9)  # the optimum loses nothing
+    # the stored game replays with the project's own rules to the same totals
+    replayed = Match.resume(stored(service, secret))
+    assert replayed.finished and replayed.totals == [s["total"] for s in summary["seats"]]
+
+
+def test_a_refused_request_gets_a_4xx_with_one_line_and_changes_nothing(client, service):
+    secret = new_game(client, "table", ["greedy"])
+    view = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [0, 1]}).json()
+    before = stored(service, secret).decisions
+    filled = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "row": "ones"}).json()
+    before = stored(service, secret).decisions
+    url = f"/api/games/{secret}/actions"
+    seq = filled["seq"]
+    bad = [
+        (dict(json={"seq": seq, "row": "ones"}), 400, "already filled"),
+        (dict(json={"seq": seq, "row": "sevens"}), 400, "rows are"),
+        (dict(json={"seq": seq, "hold": [0, 1, 2, 3, 4]}), 400, "every die is held"),
+        (dict(json={"seq": seq, "hold": [5]}), 400, "positions 0..4"),
+        (dict(json={"seq": seq, "hold": [1, 1]}), 400, "distinct"),
+        (dict(json={"seq": seq, "action": 0}), 400, "never allowed"),
+        (dict(json={"seq": seq, "action": 44}), 400, "0..43"),
+        (dict(json={"seq": seq, "hold": [], "row": "ones"}), 400, "one of"),
+        (dict(json={"seq": seq + 1, "row": "twos"}), 409, "reload"),
+        (dict(json={"seq": "x", "row": "twos"}), 400, "seq"),
+        (dict(json=[1, 2]), 400, "JSON object"),
+        (dict(content=b"{not json", headers={"content-type": "application/json"}), 400, "not valid JSON"),
+        (dict(content=b"seq=1", headers={"content-type": "application/x-www-form-urlencoded"}), 415, "JSON"),
+        (dict(content=b'{"seq": 1, "pad": "' + b"x" * MAX_BODY + b'"}', headers={"content-type": "application/json"}),
+         413, "bytes"),
+    ]
+    for kwargs, status, words in bad:
+        response = client.post(url, **kwargs)
+        assert response.status_code == status, (kwargs, response.text)
+        error = response.json()["error"]
+        assert words in error and "\n" not in error and "Traceback" not in error
+    assert stored(service, secret).decisions == before
+    assert client.get(f"/api/games/{secret}?since={seq}").json()["seq"] == seq
+    # a wrong or guessed secret is refused; a game's view names only its own players
+    for guess in ["nope", "A" * 32, secret[:-1] + ("a" if secret[-1] != "a" else "b")]:
+        response = client.post(f"/api/games/{guess}/actions", json={"seq": 0, "row": "ones"})
+        assert response.status_code == 404 and "no such game" in response.json()["error"]
+    other = new_game(client, name="bob")
+    assert [p["name"] for p in client.get(f"/api/games/{other}").json()["game"]["players"]] == ["bob"]
+    # a finished game refuses more decisions
+    play_out(client, service, other, random.Random(2), check=False)
+    done = client.get(f"/api/games/{other}").json()
+    response = client.post(f"/api/games/{other}/actions", json={"seq": done["seq"], "row": "ones"})
+    assert response.status_code == 409 and "over" in response.json()["error"]
+
+
+def test_a_request_sent_twice_is_applied_once(client, service):
+    secret = new_game(client)
+    first = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [2]})
+    again = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [2]})
+    assert first.status_code == again.status_code == 200
+    assert again.json()["replayed"] and again.json()["seq"] == 1
+    assert len(stored(service, secret).decisions) == 1
+    other = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [3]})  # not the same decision
+    assert other.status_code == 409
+
+
+@pytest.mark.parametrize("body, words", [
+    ({"name": "", "mode": "solitaire"}, "name"),
+    ({"name": "x" * 41, "mode": "solitaire"}, "too long"),
+    ({"name": "ann", "mode": "tournament"}, "solitaire, table, duplicate"),
+    ({"name": "ann", "mode": "solitaire", "agents": ["optimal"]}, "no agents"),
+    ({"name": "ann", "mode": "table", "agents": []}, "1 to 4 agents"),
+    ({"name": "ann", "mode": "table", "agents": ["optimal"] * 5}, "1 to 4 agents"),
+    ({"name": "ann", "mode": "duplicate", "agents": ["optimal", "greedy"]}, "1 agent"),
+    ({"name": "ann", "mode": "table", "agents": ["ppo:elsewhere.zip"]}, "not offered"),
+    ({"name": "ann", "mode": "solitaire", "coach": "yes"}, "coach"),
+])
+def test_new_games_are_validated(client, body, words):
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 400 and words in response.json()["error"]
+
+
+def test_names_are_stored_as_given(client, service):
+    name = "<img src=x onerror=alert(1)>';--é"
+    secret = new_game(client, name=name)
+    assert client.get(f"/api/games/{secret}").json()["game"]["players"][0]["name"] == name
+    assert client.get(f"/api/players/{name}").json()["games"][0]["mode"] == "solitaire"
+
+
+def test_duplicate_the_agent_plays_the_same_dice_after_the_person(client, service):
+    secret = new_game(client, "duplicate", ["optimal"], coach=True, name="dup")
+    view = play_out(client, service, secret, random.Random(3))
+    record = stored(service, secret)
+    person = [d for d in record.decisions if d["seat"] == 0]
+    agent = [d for d in record.decisions if d["seat"] == 1]
+    assert record.decisions == person + agent  # the agent moved only once the person was done
+    firsts = lambda ds: [d["dice"] for d in ds if d["roll"] == 1]  # noqa: E731
+    assert firsts(person) == firsts(agent)  # each turn starts on the same dice
+    summary = client.get(f"/api/games/{secret}/summary").json()
+    assert [t["seats"][1]["total"] for t in summary["turns"]][-1] == view["sheets"][1]["total"]
+    history = client.get("/api/players/dup").json()["games"]
+    assert history[0]["finished"] and history[0]["score"] == view["sheets"][0]["total"]
+    assert history[0]["loss_per_decision"] == pytest.approx(summary["seats"][0]["loss_per_decision"])
+    assert history[0]["link"] == f"/game/{secret}"
+
+
+def test_agents_think_off_the_event_loop(client, service):
+    seen = []
+    policy = service.policies["random"]
+    original = policy.act
+
+    def act(observation, mask):
+        try:
+            asyncio.get_running_loop()
+            seen.append("event loop")
+        except RuntimeError:
+            seen.append("worker thread")
+        return original(observation, mask)
+
+    policy.act = act
+    try:
+        secret = new_game(client, "table", ["random"])
+        client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": "yacht"})
+    finally:
+        del policy.act
+    assert seen and set(seen) == {"worker thread"}
+
+
+def test_export_writes_records_that_analyze_reads_and_import_loads(client, service, tmp_path, capsys):
+    import argparse
+
+    from yacht_play.analyze import main as analyze
+    from yacht_play.serve.cli import configure_export, configure_import, run_export, run_import
+
+    secret = new_game(client, "table", ["greedy"], name="exporter")
+    play_out(client, service, secret, random.Random(4), check=False)
+    url = str(service.engine.url.database)
+
+    def command(configure, run, argv):
+        parser = argparse.ArgumentParser()
+        configure(parser)
+        return run(parser.parse_args(argv))
+
+    exported = tmp_path / "games.jsonl"
+    assert command(configure_export, run_export, ["--db", url, "-o", str(exported), "--finished"]) == 0
+    games = {g.game_id: g for g in read_records(exported).games}
+    game = games[stored(service, secret).game_id]
+    assert game.finished and len(game.decisions) == len(stored(service, secret).decisions)
+    assert all(g.finished for g in games.values())
+    assert analyze([str(exported)]) == 0
+    assert "exporter" in capsys.readouterr().out
+
+    # a terminal game into a fresh database, once
+    terminal = tmp_path / "terminal.jsonl"
+    match = Match.new([__import__("yacht_play.match", fromlist=["Player"]).Player("term")], seed=7)
+    rng = random.Random(5)
+    while not match.finished:
+        legal = [a for a, ok in enumerate(match.current.env.action_masks()) if ok]
+        match.play(rng.choice(legal))
+    write_games(terminal, [match.game_record()])
+    fresh = str(tmp_path / "fresh.db")
+    assert command(configure_import, run_import, [str(terminal), "--db", fresh]) == 0
+    assert command(configure_import, run_import, [str(terminal), "--db", fresh]) == 0
+    assert "0 games added, 1 already" in capsys.readouterr().err
+    back = db.all_games(db.connect(fresh))
+    assert len(back) == 1 and back[0].decisions == match.decisions and back[0].end == match.end
+
+
+def test_the_schema_is_versioned_and_a_newer_one_refused(tmp_path):
+    path = tmp_path / "v.db"
+    engine = db.connect(str(path))
+    assert db.migrate(engine) == len(db.MIGRATIONS)  # migrating again changes nothing
+    engine.dispose()
+    with sqlite3.connect(path) as connection:
+        assert connection.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+        connection.execute("UPDATE schema_version SET version = 99")
+    with pytest.raises(db.DatabaseError, match="schema version 99"):
+        db.connect(str(path))
+
+
+def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
+    from yacht_play.cli import main
+
+    assert main(["serve", "--db", str(tmp_path / "x.db"), "--agents", "optimal,clever"]) == 2
+    error = capsys.readouterr().err.strip().splitlines()[-1]
+    assert "unknown policy 'clever'" in error
+    assert main(["serve", "--db", "postgresql://nobody@127.0.0.1:1/none"]) == 2
+    assert "cannot open database" in capsys.readouterr().err

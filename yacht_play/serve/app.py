@@ -1,0 +1,111 @@
+"""The HTTP side of ``yacht serve``: pages, a JSON API, and nothing else.
+
+    GET  /                          the lobby
+    GET  /game/{secret}             the table (and the game-over page once the game ends)
+    GET  /player/{name}             a player's games
+    GET  /api/agents                the agents offered
+    POST /api/games                 {"name", "mode", "agents": [...], "coach"} -> {"secret", "url"}
+    GET  /api/games/{secret}?since=N   the game as the page sees it (agents owed a move move first)
+    POST /api/games/{secret}/actions   {"seq", "hold" | "row" | "action"} -> the game after it (and the agents)
+    GET  /api/games/{secret}/summary   the game-over figures
+    GET  /api/players/{name}        a player's games
+
+A refused request gets a 4xx status and ``{"error": "one line"}``, and changes nothing. Game logic
+lives in :mod:`yacht_play.serve.games`; its calls run in worker threads.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import Request
+from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from yacht_play.serve.games import GameService, Refused
+
+STATIC = Path(__file__).parent / "static"
+MAX_BODY = 16 * 1024  # bytes; a decision is a few dozen
+
+
+def refused(message: str, status: int = 400) -> JSONResponse:
+    """A refusal: the status and a one-line reason."""
+    return JSONResponse({"error": message}, status_code=status)
+
+
+async def json_body(request: Request):
+    """The request body as JSON, refused (4xx) when it is not JSON or over ``MAX_BODY`` bytes."""
+    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+        raise Refused("send the request body as JSON (Content-Type: application/json)", 415)
+    length = request.headers.get("content-length")
+    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+        raise Refused(f"request body over {MAX_BODY} bytes", 413)
+    data = b""
+    async for chunk in request.stream():
+        data += chunk
+        if len(data) > MAX_BODY:
+            raise Refused(f"request body over {MAX_BODY} bytes", 413)
+    try:
+        return json.loads(data)
+    except ValueError:
+        raise Refused("the request body is not valid JSON") from None
+
+
+def create_app(service: GameService) -> Starlette:
+    """The ASGI app serving ``service``'s games."""
+    def page(name: str):
+        async def endpoint(request: Request) -> Response:
+            return FileResponse(STATIC / name, headers={"Cache-Control": "no-store"})
+
+        return endpoint
+
+    async def agents(request: Request) -> Response:
+        return JSONResponse({"agents": [{"policy": name, "name": name.split(":", 1)[0]} for name in service.agents]})
+
+    async def new_game(request: Request) -> Response:
+        body = await json_body(request)
+        if not isinstance(body, dict):
+            raise Refused("the request body must be a JSON object")
+        secret = await run_in_threadpool(service.create, body.get("name"), body.get("mode"), body.get("agents", []),
+                                         body.get("coach", False))
+        return JSONResponse({"secret": secret, "url": f"/game/{secret}"}, status_code=201)
+
+    async def game(request: Request) -> Response:
+        since = request.query_params.get("since", "0")
+        if not since.isdigit():
+            raise Refused(f"since must be a number of decisions, got {since!r}")
+        return JSONResponse(await run_in_threadpool(service.advance, request.path_params["secret"], int(since)))
+
+    async def act(request: Request) -> Response:
+        body = await json_body(request)
+        return JSONResponse(await run_in_threadpool(service.act, request.path_params["secret"], body))
+
+    async def summary(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(service.summary, request.path_params["secret"]))
+
+    async def history(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(service.history, request.path_params["name"]))
+
+    async def on_refused(request: Request, error: Refused) -> Response:
+        return refused(str(error), error.status)
+
+    async def not_found(request: Request, error) -> Response:
+        return refused(f"no page {request.url.path}", 404)
+
+    routes = [
+        Route("/", page("lobby.html")),
+        Route("/game/{secret}", page("game.html")),
+        Route("/player/{name}", page("player.html")),
+        Route("/api/agents", agents),
+        Route("/api/games", new_game, methods=["POST"]),
+        Route("/api/games/{secret}", game),
+        Route("/api/games/{secret}/actions", act, methods=["POST"]),
+        Route("/api/games/{secret}/summary", summary),
+        Route("/api/players/{name}", history),
+        Mount("/static", StaticFiles(directory=STATIC), name="static"),
+    ]
+    return Starlette(routes=routes, exception_handlers={Refused: on_refused, 404: not_found})

@@ -1,0 +1,135 @@
+"""``yacht serve``, ``yacht export`` and ``yacht import``: the browser server and its database on the command line."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+DEFAULT_AGENTS = "random,greedy,optimal"
+EXTRA = "pip install 'yacht-rl[serve]'"
+
+
+def need_extra(error: ImportError) -> int:
+    """Say which extra a command needs; the exit status."""
+    print(f"yacht: this command needs the serve extra ({error.name} is missing): {EXTRA}", file=sys.stderr)
+    return 2
+
+
+def configure_serve(parser: argparse.ArgumentParser) -> None:
+    """The options of ``yacht serve``."""
+    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only; "
+                        "0.0.0.0 lets other machines in)")
+    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--db", default="yacht.db", help="database: an SQLite file (default yacht.db, created on first "
+                        "start) or a URL such as postgresql://user:password@host/dbname")
+    parser.add_argument("--agents", default=DEFAULT_AGENTS, help="comma-separated policies offered in the lobby: random, "
+                        f"greedy, optimal, ppo:PATH (default {DEFAULT_AGENTS})")
+    parser.set_defaults(run=run_serve)
+
+
+def configure_export(parser: argparse.ArgumentParser) -> None:
+    """The options of ``yacht export``."""
+    parser.add_argument("--db", default="yacht.db", help="database file or URL (default yacht.db)")
+    parser.add_argument("-o", "--output", default="-", help="record file to write, JSON lines (default: standard output)")
+    parser.add_argument("--finished", action="store_true", help="only games that ended")
+    parser.set_defaults(run=run_export)
+
+
+def configure_import(parser: argparse.ArgumentParser) -> None:
+    """The options of ``yacht import``."""
+    parser.add_argument("files", nargs="+", metavar="FILE", help="record files written by yacht play")
+    parser.add_argument("--db", default="yacht.db", help="database file or URL (default yacht.db)")
+    parser.set_defaults(run=run_import)
+
+
+def parse_agents(text: str) -> list[str]:
+    """The policy names of ``--agents``."""
+    return [name.strip() for name in text.split(",") if name.strip()]
+
+
+def run_serve(args) -> int:
+    """Open the database, load the agents, serve until Ctrl-C."""
+    try:
+        import uvicorn
+
+        from yacht_play.serve import db
+        from yacht_play.serve.app import create_app
+        from yacht_play.serve.games import GameService
+    except ImportError as error:
+        return need_extra(error)
+    if not 0 <= args.port <= 65535:
+        print(f"yacht serve: --port {args.port} is not a port (0..65535)", file=sys.stderr)
+        return 2
+    try:
+        engine = db.connect(args.db)
+        print(f"yacht serve: loading agents {', '.join(parse_agents(args.agents)) or '(none)'} ...", file=sys.stderr, flush=True)
+        service = GameService(engine, parse_agents(args.agents))
+    except (db.DatabaseError, ValueError) as error:
+        print(f"yacht serve: {error}", file=sys.stderr)
+        return 2
+    where = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
+    print(f"yacht serve: database {engine.url.render_as_string(hide_password=True)}; "
+          f"open http://{where}:{args.port}/ in a browser (Ctrl-C stops)", file=sys.stderr, flush=True)
+    uvicorn.run(create_app(service), host=args.host, port=args.port, log_level="warning")
+    return 0
+
+
+def run_export(args) -> int:
+    """Write every game of the database (or the finished ones) as record lines."""
+    try:
+        from yacht_play.serve import db
+    except ImportError as error:
+        return need_extra(error)
+    import json
+    from pathlib import Path
+
+    if "://" not in args.db and not Path(args.db).exists():
+        print(f"yacht export: no database at {args.db!r} (yacht serve --db {args.db} creates it)", file=sys.stderr)
+        return 2
+    try:
+        engine = db.connect(args.db)
+    except db.DatabaseError as error:
+        print(f"yacht export: {error}", file=sys.stderr)
+        return 2
+    games = db.all_games(engine, finished_only=args.finished)
+    lines = [json.dumps(record, separators=(",", ":")) + "\n" for game in games for record in game.lines()]
+    if args.output == "-":
+        sys.stdout.writelines(lines)
+    else:
+        from yacht_env.atomic_files import write_atomically
+
+        write_atomically(args.output, lambda handle: handle.writelines(line.encode() for line in lines))
+        print(f"yacht export: {len(games)} games, {sum(len(g.decisions) for g in games)} decisions -> {args.output}",
+              file=sys.stderr)
+    return 0
+
+
+def run_import(args) -> int:
+    """Load record files into the database; games already there are skipped."""
+    try:
+        from yacht_play.serve import db
+        from yacht_play.serve.games import GameService, Refused
+    except ImportError as error:
+        return need_extra(error)
+    from yacht_play.records import RecordError, read_records
+
+    try:
+        engine = db.connect(args.db)
+        files = [read_records(path) for path in args.files]
+    except (db.DatabaseError, RecordError) as error:
+        print(f"yacht import: {error}", file=sys.stderr)
+        return 2
+    service = GameService(engine, [])
+    added = skipped = 0
+    for file in files:
+        for game in file.games:
+            try:
+                if service.import_game(game):
+                    added += 1
+                else:
+                    skipped += 1
+            except Refused as error:
+                print(f"yacht import: {file.path}: {error}", file=sys.stderr)
+                return 2
+    print(f"yacht import: {added} games added, {skipped} already in the database", file=sys.stderr)
+    return 0

@@ -1,0 +1,421 @@
+"""The games a server runs: create, act, let agents move, and say what a browser may see.
+
+Everything here is synchronous and runs in worker threads (the app calls it through a thread pool,
+one request at a time per game), so an agent's thinking never blocks the event loop.
+
+The rules are the project's: a game is a :class:`yacht_play.match.Match` (each seat a ``YachtEnv``),
+and every action goes through ``Match.play``, which refuses an illegal one and changes nothing. A
+decision is committed to the database before anything acknowledges it; a match in memory is only
+a cache of the rows and is rebuilt from them (``Match.resume``) whenever it is missing.
+
+What a browser sees (:meth:`GameService.view`) is built here and only here: the dice of decisions
+already made, and the dice of the seat to move when that seat is the person's. Never the dice
+stream, never a seed (a seed regenerates the stream).
+"""
+
+from __future__ import annotations
+
+import math
+import secrets
+import threading
+import time
+from collections import OrderedDict
+from dataclasses import dataclass
+
+import numpy as np
+
+from yacht_env.env import GameOverError
+from yacht_env.rules import YACHT
+from yacht_env.table.game import unique_names
+from yacht_play.commands import choice_label
+from yacht_play.match import Match, Player, agent_name
+from yacht_play.records import GameRecord, RecordError
+from yacht_play.serve import db
+
+MODES = {"solitaire": (0, 0), "table": (1, 4), "duplicate": (1, 1)}  # mode -> (fewest, most) agents
+MAX_NAME = 40
+COACH_OPTIONS = 6
+CACHE_GAMES = 2000
+
+
+class Refused(Exception):
+    """A request the game refuses; ``status`` is the HTTP status, the message one line for the person."""
+
+    def __init__(self, message: str, status: int = 400):
+        super().__init__(message)
+        self.status = status
+
+
+@dataclass
+class Live:
+    """A game in memory: its match and its database identity."""
+
+    game_id: str
+    secret: str
+    match: Match
+    shown_at: float  # when the position to decide was last shown, for each decision's seconds
+    lock: threading.Lock
+
+
+class GameService:
+    """The server's games. ``agents`` are the policy names offered in the lobby; they are loaded now."""
+
+    def __init__(self, engine, agents: list[str], rules=None):
+        from agents.policy import make_policy
+        from yacht_play.analyze import Grader
+
+        self.engine = engine
+        self.rules = rules or YACHT
+        self.grader = Grader(self.rules)
+        self.agents = list(dict.fromkeys(agents))
+        self.policies = {}
+        for name in self.agents:
+            try:
+                self.policies[name] = make_policy(name, rules=self.rules)
+            except ValueError as error:  # unknown name, missing model file, ...
+                raise ValueError(f"--agents: {error}") from None
+            warm_up(self.policies[name], self.rules)
+        self.grader.q_values(np.array([[1, 2, 3, 4, 5]]), 2, (1 << self.rules.num_categories) - 1)
+        self._live: OrderedDict[str, Live] = OrderedDict()  # by secret, least recently used first
+        self._guard = threading.Lock()
+
+    # -- games -------------------------------------------------------------------------------
+
+    def create(self, name, mode, agents, coach) -> str:
+        """A new game for the person ``name``; returns its secret."""
+        if not isinstance(name, str) or not name.strip():
+            raise Refused("name: type a player name (1 to 40 characters)")
+        name = " ".join(name.split())
+        if len(name) > MAX_NAME:
+            raise Refused(f"name: {len(name)} characters is too long; at most {MAX_NAME}")
+        if mode not in MODES:
+            raise Refused(f"mode {mode!r} is not offered; choose one of {', '.join(MODES)}")
+        if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
+            raise Refused("agents: a list of agent names is expected")
+        fewest, most = MODES[mode]
+        if not fewest <= len(agents) <= most:
+            wanted = "no agents" if most == 0 else f"{fewest} agent" if fewest == most else f"{fewest} to {most} agents"
+            raise Refused(f"mode {mode} plays with {wanted}, got {len(agents)}")
+        for policy in agents:
+            if policy not in self.policies:
+                raise Refused(f"agent {policy!r} is not offered here; choose from {', '.join(self.agents) or 'none'}")
+        if not isinstance(coach, bool):
+            raise Refused("coach: true or false")
+        names = unique_names([name, *(agent_name(p) for p in agents)])
+        players = [Player(name, "human"), *(Player(n, "agent", p) for n, p in zip(names[1:], agents))]
+        seed = secrets.randbits(62)  # unguessable: the seed regenerates the dice stream
+        policies = {seat: self.policies[p] for seat, p in enumerate(agents, start=1)}
+        match = Match.new(players, seed, mode, rules=self.rules, coach=coach, policies=policies)
+        secret = secrets.token_urlsafe(24)
+        db.insert_game(self.engine, match.game_id, secret, name, match.header)
+        self._keep(Live(match.game_id, secret, match, time.monotonic(), threading.Lock()))
+        return secret
+
+    def import_game(self, game: GameRecord) -> bool:
+        """Load a recorded game (replayed first, to prove it legal); False when its id is there already."""
+        if db.game_row_by_id(self.engine, game.game_id) is not None:
+            return False
+        match = resume(game)
+        people = [p["name"] for p in game.players if p["kind"] == "human"]
+        score, loss = self._person_result(match) if match.finished else (None, None)
+        db.insert_game(self.engine, game.game_id, secrets.token_urlsafe(24), people[0] if people else game.players[0]["name"],
+                       game.header, game.decisions, game.end, score, loss)
+        return True
+
+    def live(self, secret) -> Live:
+        """The game whose secret this is, from memory or rebuilt from its rows."""
+        if not isinstance(secret, str) or not secret:
+            raise Refused("no such game", 404)
+        with self._guard:
+            live = self._live.get(secret)
+            if live is not None:
+                self._live.move_to_end(secret)
+                return live
+        row = db.game_row(self.engine, secret)
+        if row is None:
+            raise Refused("no such game: the link is wrong or the game belongs to another server", 404)
+        match = resume(db.load_record(self.engine, row))
+        return self._keep(Live(row.game_id, secret, match, time.monotonic(), threading.Lock()))
+
+    def forget(self, live: Live) -> None:
+        """Drop a game from memory; the next request rebuilds it from its rows."""
+        with self._guard:
+            if self._live.get(live.secret) is live:
+                del self._live[live.secret]
+
+    def _keep(self, live: Live) -> Live:
+        """Cache ``live`` (unless a request rebuilt the same game first: then that one, so one lock guards it)."""
+        with self._guard:
+            live = self._live.setdefault(live.secret, live)
+            self._live.move_to_end(live.secret)
+            while len(self._live) > CACHE_GAMES:
+                self._live.popitem(last=False)
+            return live
+
+    # -- playing -----------------------------------------------------------------------------
+
+    def act(self, secret, body) -> dict:
+        """Apply the person's decision in ``body``; then let the agents move. Returns the view.
+
+        ``body``: ``{"seq": N, "hold": [positions]}`` (roll the other dice), ``{"seq": N, "row": NAME}``
+        (score a row) or ``{"seq": N, "action": A}`` (a ``Yacht-v0`` action). ``seq`` is the number of
+        decisions the page has seen: a request sent twice is answered once, and a page that is behind
+        is told to reload instead of acting on a position it has not seen.
+        """
+        live = self.live(secret)
+        with live.lock:
+            match = live.match
+            if not isinstance(body, dict):
+                raise Refused("the request body must be a JSON object")
+            seq = body.get("seq")
+            if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+                raise Refused(f"seq must be the number of decisions the page has seen (an integer >= 0), got {seq!r}")
+            done = len(match.decisions)
+            if seq != done:
+                if seq < done and self._same_decision(match, seq, body):
+                    return self.view(live, since=seq, replayed=True)
+                raise Refused(f"the page is behind or ahead: it has seen {seq} decisions, the game has {done}; reload", 409)
+            seat = match.current
+            if seat is None:
+                raise Refused("the game is over", 409)
+            if seat.kind != "human":
+                raise Refused(f"it is {seat.name}'s turn, not yours", 409)
+            action = self._action(seat, body)
+            q = self.grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits)[0]
+            dice, before = seat.dice, seat.total
+            try:
+                record = match.play(action, time.monotonic() - live.shown_at)
+            except (ValueError, GameOverError) as error:
+                raise Refused(str(error).splitlines()[0]) from None
+            self._commit(live, done, [record])
+            coach = coach_view(q, action, dice, before, self.rules) if match.coach else None
+            self._agents_move(live)
+            live.shown_at = time.monotonic()
+            return self.view(live, since=seq, coach=coach)
+
+    def advance(self, secret, since: int = 0) -> dict:
+        """The view of a game, after letting agents make any moves still owed (after a restart)."""
+        live = self.live(secret)
+        with live.lock:
+            self._agents_move(live)
+            live.shown_at = time.monotonic()
+            return self.view(live, since=since)
+
+    def _same_decision(self, match: Match, seq: int, body: dict) -> bool:
+        record = match.decisions[seq]
+        if record["kind"] != "human":
+            return False
+        seat = match.seats[record["seat"]]
+        try:
+            action = self._action_at(record["dice"], record["rolls_left"], body)
+        except Refused:
+            return False
+        return action == record["action"] and seat.kind == "human"
+
+    def _action(self, seat, body: dict) -> int:
+        return self._action_at(list(seat.dice), seat.rolls_left, body)
+
+    def _action_at(self, dice: list[int], rolls_left: int, body: dict) -> int:
+        rules = self.rules
+        num_dice = rules.num_dice
+        given = [key for key in ("hold", "row", "action") if key in body]
+        if len(given) != 1:
+            raise Refused("say one of: hold (dice positions to keep, then roll), row (a row to score), action")
+        if "hold" in body:
+            hold = body["hold"]
+            if not isinstance(hold, list) or not all(isinstance(p, int) and not isinstance(p, bool) for p in hold):
+                raise Refused(f"hold must be a list of dice positions 0..{num_dice - 1}, got {hold!r}")
+            if any(not 0 <= p < num_dice for p in hold) or len(set(hold)) != len(hold):
+                raise Refused(f"hold must name distinct dice positions 0..{num_dice - 1}, got {hold}")
+            if len(hold) == num_dice:
+                raise Refused("every die is held: release a die to roll, or score a row")
+            if rolls_left == 0:
+                raise Refused("no rolls left this turn: score a row")
+            return sum(1 << p for p in range(num_dice) if p not in hold)
+        if "row" in body:
+            row = body["row"]
+            if row not in rules.category_names:
+                raise Refused(f"row {row!r} does not exist; rows are {', '.join(rules.category_names)}")
+            return rules.dice.num_rerolls + rules.category_names.index(row)
+        action = body["action"]
+        num_actions = rules.dice.num_rerolls + rules.num_categories
+        if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < num_actions:
+            raise Refused(f"action must be an integer 0..{num_actions - 1}, got {action!r}")
+        return action
+
+    def _agents_move(self, live: Live) -> None:
+        """Let agent seats play until the person is to move or the game is over; commit each decision."""
+        match = live.match
+        while not match.finished and match.current.kind == "agent":
+            done = len(match.decisions)
+            record = match.play_agent()
+            self._commit(live, done, [record])
+
+    def _commit(self, live: Live, first: int, records: list[dict]) -> None:
+        match = live.match
+        end = match.end if match.finished else None
+        score, loss = self._person_result(match) if end else (None, None)
+        try:
+            db.append_decisions(self.engine, live.game_id, first, records, end, score, loss)
+        except Exception:
+            self.forget(live)  # memory is ahead of the database: rebuild from the rows next time
+            raise Refused("the decision could not be saved; reload and try again", 503) from None
+
+    def _person_result(self, match: Match) -> tuple[int, float]:
+        person = next((s for s in match.seats if s.kind == "human"), match.seats[0])
+        mine = [d for d in match.decisions if d["seat"] == person.index]
+        loss = self.grader.grade(mine).loss
+        return person.total, float(loss.mean()) if len(loss) else 0.0
+
+    # -- what a browser sees -----------------------------------------------------------------
+
+    def view(self, live: Live, since: int = 0, coach: dict | None = None, replayed: bool = False) -> dict:
+        """What the page sees: the position, the sheets, and the decisions from number ``since`` on."""
+        match = live.match
+        rules = self.rules
+        seat = match.current
+        current = None
+        if seat is not None:
+            current = {"seat": seat.index, "name": seat.name, "kind": seat.kind, "turn": seat.turn, "roll": seat.roll,
+                       "rolls_left": seat.rolls_left}
+            if seat.kind == "human":  # an agent's dice are shown through its decisions only
+                hand = rules.hand(list(seat.dice))
+                current["dice"] = list(seat.dice)
+                current["now"] = {name: int(rules.score_table[hand, c]) for c, name in enumerate(rules.category_names)
+                                  if seat.open_bits >> c & 1}
+        since = max(0, min(int(since), len(match.decisions)))
+        return {
+            "game": {
+                "mode": match.mode, "coach": match.coach, "started": match.header["time"],
+                "players": [{"seat": s.index, "name": s.name, "kind": s.kind,
+                             "policy": s.player.policy} for s in match.seats],
+            },
+            "rows": [{"name": c.name, "title": c.title} for c in rules.categories],
+            "seq": len(match.decisions),
+            "since": since,
+            "current": current,
+            "sheets": [{"seat": s.index, "cells": list(s.sheet), "total": s.total} for s in match.seats],
+            "events": [public_decision(d, rules) for d in match.decisions[since:]],
+            "finished": match.finished,
+            "winners": match.winners if match.finished else None,
+            "coach": coach,
+            "replayed": replayed,
+        }
+
+    def summary(self, secret) -> dict:
+        """The game-over page: sheets, winners, each seat's grade, loss per turn, worst decisions."""
+        from yacht_play.analyze import report_players
+
+        live = self.live(secret)
+        with live.lock:
+            match = live.match
+            if not match.finished:
+                raise Refused("the game is not over yet", 409)
+            record = match.game_record()
+            graded = self.grader.grade(record.decisions)
+        reports = {r.name: r for r in report_players([record], self.grader, worst=5)}
+        seats = []
+        for seat in match.seats:
+            report = reports.get(seat.name)
+            seats.append({
+                "seat": seat.index, "name": seat.name, "kind": seat.kind, "total": seat.total, "cells": list(seat.sheet),
+                "decisions": report.decisions, "reroll_decisions": report.reroll_decisions,
+                "row_decisions": report.row_decisions, "loss_per_decision": finite(report.loss_per_decision),
+                "loss_per_reroll": finite(report.loss_per_reroll), "loss_per_row": finite(report.loss_per_row),
+                "loss_total": float(sum(report.losses_per_game)) if report.losses_per_game else 0.0,
+                "loss_by_turn": [finite(t["loss_per_game"]) for t in report.by_turn],
+                "worst": [{"turn": w["turn"], "roll": w["roll"], "dice": w["dice"], "chosen": w["chosen"],
+                           "best": w["best"], "loss": w["loss"]} for w in report.worst],
+            })
+        turns = duplicate_turns(match, graded.loss) if match.mode == "duplicate" else None
+        return {"mode": match.mode, "rows": [{"name": c.name, "title": c.title} for c in self.rules.categories],
+                "seats": seats, "winners": match.winners, "optimum": self.grader.solution.expected_score,
+                "turns": turns}
+
+    def history(self, name) -> dict:
+        """A person's games, newest first, with scores and grades."""
+        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
+            raise Refused(f"a player name is 1 to {MAX_NAME} characters")
+        import json
+
+        games = []
+        for row in db.player_games(self.engine, " ".join(name.split())):
+            header = json.loads(row.header)
+            end = json.loads(row.end_record) if row.end_record else None
+            games.append({
+                "started": row.created, "mode": row.mode, "coach": row.coach,
+                "opponents": [p["name"] for p in header["players"] if p["kind"] == "agent"],
+                "finished": row.finished is not None, "score": row.score,
+                "won": (header["players"][0]["name"] in end["winners"]) if end else None,
+                "totals": end["totals"] if end else None,
+                "loss_per_decision": row.loss,
+                # finished games can be viewed by anyone with the name; a running game stays with its owner
+                "link": f"/game/{row.secret}" if row.finished else None,
+            })
+        return {"name": name, "games": games}
+
+
+def warm_up(policy, rules) -> None:
+    """One decision on a throwaway position, so that compiling (numba, torch) happens now, not in a player's game."""
+    from yacht_env.env import YachtEnv
+
+    env = YachtEnv(rules=rules, observation_encoding=policy.encoding.name)
+    observation, _ = env.reset(seed=0)
+    policy.act(observation, env.action_masks())
+
+
+def resume(game: GameRecord) -> Match:
+    """The match of a stored game, replayed with the project's rules."""
+    try:
+        return Match.resume(game)
+    except RecordError as error:
+        raise Refused(f"game {game.game_id} cannot be replayed: {error}", 500) from None
+
+
+def finite(value: float) -> float | None:
+    """None for NaN (JSON has no NaN)."""
+    return None if value is None or math.isnan(value) else float(value)
+
+
+def public_decision(record: dict, rules) -> dict:
+    """A decision as a browser sees it: no seed."""
+    return {
+        "seat": record["seat"], "player": record["player"], "kind": record["kind"], "turn": record["turn"],
+        "roll": record["roll"], "dice": record["dice"], "rolls_left": record["rolls_left"], "action": record["action"],
+        "label": choice_label(record["action"], record["dice"], rules), "points": record["points"],
+        "total": record["total"],
+        "row": None if record["points"] is None else rules.category_names[record["action"] - rules.dice.num_rerolls],
+        "rerolled": [] if record["points"] is not None else list(rules.dice.reroll_positions[record["action"]]),
+    }
+
+
+def coach_view(q: np.ndarray, action: int, dice, total: int, rules) -> dict:
+    """The optimum's view of a decision just made, as the terminal coach gives it."""
+    best = int(np.argmax(q))
+    options = {}
+    for a in np.argsort(-q, kind="stable"):
+        if np.isfinite(q[a]):
+            options.setdefault(choice_label(int(a), dice, rules), float(total + q[a]))
+    chosen = choice_label(action, dice, rules)
+    return {
+        "dice": list(dice),
+        "chosen": chosen, "chosen_expected": float(total + q[action]),
+        "best": choice_label(best, dice, rules), "best_expected": float(total + q[best]),
+        "loss": float(q[best] - q[action]),
+        "options": [{"label": label, "expected": value, "chosen": label == chosen}
+                    for label, value in list(options.items())[:COACH_OPTIONS]],
+    }
+
+
+def duplicate_turns(match: Match, losses: np.ndarray) -> list[dict]:
+    """Turn by turn on the same dice: each seat's row, points, running total and the loss of its decisions."""
+    rules = match.rules
+    turns = [{"turn": t, "seats": [{"row": None, "points": None, "total": 0, "loss": 0.0} for _ in match.seats]}
+             for t in range(1, rules.num_turns + 1)]
+    for i, d in enumerate(match.decisions):
+        cell = turns[d["turn"] - 1]["seats"][d["seat"]]
+        cell["loss"] += float(losses[i])
+        if d["points"] is not None:
+            cell.update(row=rules.categories[d["action"] - rules.dice.num_rerolls].title, points=d["points"],
+                        total=d["total"])
+    return turns
