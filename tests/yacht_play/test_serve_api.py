@@ -268,7 +268,7 @@ def test_export_writes_records_that_analyze_reads_and_import_loads(client, servi
     match = Match.new([__import__("yacht_play.match", fromlist=["Player"]).Player("term")], seed=7)
     rng = random.Random(5)
     while not match.finished:
-        legal = [a for a, ok in enumerate(match.current.env.action_masks()) if ok]
+        legal = [a for a, ok in enumerate(match.current.legal_mask()) if ok]
         match.play(rng.choice(legal))
     write_games(terminal, [match.game_record()])
     fresh = str(tmp_path / "fresh.db")

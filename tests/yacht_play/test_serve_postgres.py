@@ -21,7 +21,7 @@ pytest.importorskip("starlette", reason="the serve tests need the serve extra: p
 pytest.importorskip("psycopg", reason="PostgreSQL needs psycopg 3: pip install 'yacht-rl[serve]'")
 
 from tests.yacht_play.serve_support import free_port  # noqa: E402
-from tests.test_serve_api import TestClient, play_out  # noqa: E402
+from tests.yacht_play.test_serve_api import TestClient, play_out  # noqa: E402
 from yacht_play.match import Match  # noqa: E402
 from yacht_play.serve import db  # noqa: E402
 from yacht_play.serve.app import create_app  # noqa: E402

@@ -3,7 +3,7 @@
 Everything here is synchronous and runs in worker threads (the app calls it through a thread pool,
 one request at a time per game), so an agent's thinking never blocks the event loop.
 
-The rules are the project's: a game is a :class:`yacht_play.match.Match` (each seat a ``YachtEnv``),
+The rules are the project's: a game is a :class:`yacht_play.match.Match` (on ``yacht_env.game``),
 and every action goes through ``Match.play``, which refuses an illegal one and changes nothing. A
 decision is committed to the database before anything acknowledges it; a match in memory is only
 a cache of the rows and is rebuilt from them (``Match.resume``) whenever it is missing.
@@ -61,7 +61,7 @@ class GameService:
     """The server's games. ``agents`` are the policy names offered in the lobby; they are loaded now."""
 
     def __init__(self, engine, agents: list[str], rules=None):
-        from agents.policy import make_policy
+        from agents.registry import make_policy
         from yacht_play.analyze import Grader
 
         self.engine = engine
