@@ -68,8 +68,8 @@ class TurnTables:
         self.slot_points = np.zeros((rules.num_categories, self.num_slots.max()), dtype=np.int64)
         for c, points in enumerate(slot_lists):
             self.slot_points[c, : len(points)] = points
-        self.slots_by_row = np.empty((rules.num_categories, dice.num_hands), dtype=np.int64)
-        self.joker_slots = np.empty((dice.num_hands, rules.num_categories), dtype=np.int64)
+        self.slots_by_row = np.empty((rules.num_categories, dice.num_hands), dtype=np.int32)
+        self.joker_slots = np.empty((dice.num_hands, rules.num_categories), dtype=np.int32)
         for c, points in enumerate(slot_lists):
             if len(points) == 1:
                 self.slots_by_row[c] = 0
@@ -78,22 +78,22 @@ class TurnTables:
                 self.slots_by_row[c] = np.searchsorted(points, self.int_scores[:, c])
                 self.joker_slots[:, c] = np.searchsorted(points, self.int_joker_scores[:, c])
         self.hand_probabilities = dice.hand_probabilities.copy()
-        self.hand_as_keep = dice.hand_as_keep.astype(np.int64)
+        self.hand_as_keep = dice.hand_as_keep.astype(np.int32)
         sizes = dice.keep_sizes.astype(np.int64)
         # Children of the keeps that re-roll something, largest keeps first (their children are
         # bigger keeps, already known); parents of every keep by size, smallest first.
         order = np.argsort(-sizes, kind="stable")
-        self.average_order = order[sizes[order] < dice.num_dice].astype(np.int64)
-        children = np.full((dice.num_keeps, dice.num_faces), -1, dtype=np.int64)
+        self.average_order = order[sizes[order] < dice.num_dice].astype(np.int32)
+        children = np.full((dice.num_keeps, dice.num_faces), -1, dtype=np.int32)
         for k, keep in enumerate(dice.keeps):
             if len(keep) < dice.num_dice:
                 for face in range(1, dice.num_faces + 1):
                     children[k, face - 1] = dice.keep_index[tuple(sorted(keep + (face,)))]
         self.children = children
-        self.max_order = np.argsort(sizes, kind="stable").astype(np.int64)
-        self.max_order = self.max_order[(sizes[self.max_order] > 0) & (sizes[self.max_order] < dice.num_dice)]
-        self.parents = dice.keep_parents.astype(np.int64)
-        self.parent_counts = np.array([len(set(keep)) for keep in dice.keeps], dtype=np.int64)
+        by_size = np.argsort(sizes, kind="stable")
+        self.max_order = by_size[(sizes[by_size] > 0) & (sizes[by_size] < dice.num_dice)].astype(np.int32)
+        self.parents = dice.keep_parents.astype(np.int32)
+        self.parent_counts = np.array([len(set(keep)) for keep in dice.keeps], dtype=np.int32)
         self.num_keeps = dice.num_keeps
         self.rolls = rules.rolls_per_turn
         self.params = np.array(
@@ -233,8 +233,11 @@ def _reroll(hand_values, hand_as_keep, average_order, children, keep_values):
 
 @njit(cache=True)
 def _best_reroll(keep_values, hand_as_keep, max_order, parents, parent_counts, best_sub, score_now, out):
-    """``Wj`` of every hand: the better of scoring now and the best proper sub-keep."""
-    best_sub[:] = keep_values
+    """``Wj`` of every hand: the better of scoring now and the best proper sub-keep.
+
+    ``keep_values`` is overwritten, smallest keeps first, with the best over each keep's sub-keeps.
+    """
+    best_sub = keep_values
     for i in range(max_order.shape[0]):
         k = max_order[i]
         best = best_sub[k]

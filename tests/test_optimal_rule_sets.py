@@ -15,18 +15,9 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from agents import optimal, solution_cache
-from agents.optimal import expected_score, q_values, solve
+from agents.optimal import PUBLISHED_OPTIMA as PUBLISHED, expected_score, q_values, solve
 from yacht_env.rules import RULE_SETS, YAHTZEE, Category, RuleSet, all_alike, run, total, upper
 
-PUBLISHED = {
-    "yacht": 169.7738891,
-    "yacht_exercism": 166.9550677,
-    "yahtzee": 254.5896095,
-    "yahtzee_forced_joker": 254.5877287,
-    "yahtzee_no_joker": 253.9702412,
-    "yahtzee_no_bonus": 245.8707745,
-    "yatzy": 248.4399894,
-}
 QUICK = ("yacht", "yacht_exercism", "yahtzee")
 
 
