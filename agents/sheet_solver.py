@@ -319,12 +319,47 @@ def solve_sheet_values(rules: RuleSet, plan_ahead: bool = True) -> np.ndarray:
         open_counts += (np.arange(tables.num_open_sets) >> c) & 1
     state_open_counts = np.broadcast_to(open_counts[:, None, None], reachable.shape).reshape(-1)
     reachable_flat = reachable.reshape(-1)
+    representative = equivalent_states(rules, reachable).reshape(-1)
+    solved_here = reachable_flat & (representative == np.arange(len(flat)))
+    copies = np.flatnonzero(reachable_flat & ~solved_here)
     for m in range(1, rules.num_categories + 1):
-        states = np.flatnonzero(reachable_flat & (state_open_counts == m)).astype(np.int64)
+        in_layer = state_open_counts == m
+        states = np.flatnonzero(solved_here & in_layer).astype(np.int64)
         # Many more chunks than threads, so that threads that finish early take more work.
         _solve_layer(states, plan_ahead, flat, *tables.kernel_args(), max(1, min(len(states), 64)))
+        layer_copies = copies[in_layer[copies]]
+        flat[layer_copies] = flat[representative[layer_copies]]
     values.setflags(write=False)
     return values
+
+
+def equivalent_states(rules: RuleSet, reachable: np.ndarray) -> np.ndarray:
+    """For each state, the flat index of a reachable state with the same value (itself, mostly).
+
+    The upper subtotal stops mattering once the bonus is out of reach: when no upper row is open,
+    or when the most the open upper rows can still add leaves it short of the threshold. All such
+    subtotals of one ``(S, y)`` share one value, solved once (for the smallest of them) and copied.
+    """
+    num_open_sets, num_upper, num_yahtzee = reachable.shape
+    index = np.arange(reachable.size).reshape(reachable.shape)
+    if num_upper == 1:
+        return index
+    tables = TurnTables(rules)
+    open_sets = np.arange(num_open_sets)
+    most_to_come = np.zeros(num_open_sets, dtype=np.int64)
+    for c, category in enumerate(rules.categories):
+        if category.upper:
+            best = int(max(tables.int_scores[:, c].max(), tables.int_joker_scores[:, c].max()))
+            most_to_come += ((open_sets >> c) & 1) * best
+    no_upper_open = (open_sets & rules.upper_bits) == 0
+    subtotals = np.arange(num_upper)
+    irrelevant = no_upper_open[:, None] | (subtotals[None, :] + most_to_come[:, None] < rules.upper_cap)
+    irrelevant = irrelevant[:, :, None] & reachable  # (2**C, U, Y)
+    first = np.argmax(irrelevant, axis=1)  # smallest irrelevant subtotal of each (S, y)
+    representative = index.copy()
+    s_index, u_index, y_index = np.nonzero(irrelevant)
+    representative[s_index, u_index, y_index] = index[s_index, first[s_index, y_index], y_index]
+    return representative
 
 
 def turn_keep_values(rules_tables: TurnTables, values: np.ndarray, open_bits: int, upper: int, yahtzee: int,
