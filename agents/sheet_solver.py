@@ -232,25 +232,24 @@ def _reroll(hand_values, hand_as_keep, average_order, children, keep_values):
 
 
 @njit(cache=True)
-def _best_reroll(keep_values, hand_as_keep, max_order, parents, parent_counts, best_sub, score_now, out):
+def _best_reroll(keep_values, hand_as_keep, max_order, parents, parent_counts, score_now, out):
     """``Wj`` of every hand: the better of scoring now and the best proper sub-keep.
 
     ``keep_values`` is overwritten, smallest keeps first, with the best over each keep's sub-keeps.
     """
-    best_sub = keep_values
     for i in range(max_order.shape[0]):
         k = max_order[i]
-        best = best_sub[k]
+        best = keep_values[k]
         for slot in range(parent_counts[k]):
-            value = best_sub[parents[k, slot]]
+            value = keep_values[parents[k, slot]]
             if value > best:
                 best = value
-        best_sub[k] = best
+        keep_values[k] = best
     for h in range(out.shape[0]):
         k = hand_as_keep[h]
         best = score_now[h]
         for slot in range(parent_counts[k]):
-            value = best_sub[parents[k, slot]]
+            value = keep_values[parents[k, slot]]
             if value > best:
                 best = value
         out[h] = best
@@ -259,7 +258,7 @@ def _best_reroll(keep_values, hand_as_keep, max_order, parents, parent_counts, b
 @njit(cache=True)
 def _turn(open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots, alike_hands,
           face_rows, joker_scores, joker_slots, hand_probabilities, hand_as_keep, average_order, children, max_order,
-          parents, parent_counts, params, after, score_now, hand_values, keep_values, best_sub, keep_out):  # fmt: skip
+          parents, parent_counts, params, after, score_now, hand_values, keep_values, keep_out):  # fmt: skip
     """Expected value of one state's turn before its first roll; fills ``keep_out[j]`` with ``Kj`` when it has rows."""
     _score_now(open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
                alike_hands, face_rows, joker_scores, joker_slots, params, after, score_now)  # fmt: skip
@@ -268,7 +267,7 @@ def _turn(open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row,
         _reroll(hand_values, hand_as_keep, average_order, children, keep_values)
         if keep_out.shape[0] > 0:
             keep_out[rerolls_left] = keep_values
-        _best_reroll(keep_values, hand_as_keep, max_order, parents, parent_counts, best_sub, score_now, hand_values)
+        _best_reroll(keep_values, hand_as_keep, max_order, parents, parent_counts, score_now, hand_values)
     total = 0.0
     for h in range(hand_values.shape[0]):
         total += hand_probabilities[h] * hand_values[h]
@@ -287,7 +286,6 @@ def _solve_layer(states, later, values, scores_by_row, slots_by_row, slot_points
         score_now = np.empty(num_hands)
         hand_values = np.empty(num_hands)
         keep_values = np.empty(num_keeps)
-        best_sub = np.empty(num_keeps)
         no_keeps = np.empty((0, num_keeps))
         after = np.empty(slot_points.shape)
         for i in range(part * chunk, min(states.shape[0], (part + 1) * chunk)):
@@ -299,7 +297,7 @@ def _solve_layer(states, later, values, scores_by_row, slots_by_row, slot_points
                 open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
                 alike_hands, face_rows, joker_scores, joker_slots, hand_probabilities, hand_as_keep, average_order,
                 children, max_order, parents, parent_counts, params, after, score_now, hand_values, keep_values,
-                best_sub, no_keeps,
+                no_keeps,
             )  # fmt: skip
 
 
@@ -376,7 +374,7 @@ def turn_keep_values(rules_tables: TurnTables, values: np.ndarray, open_bits: in
     keep_out = np.zeros((t.rolls, t.num_keeps))
     _turn(
         open_bits, upper, yahtzee, plan_ahead, values.reshape(-1), *t.kernel_args(), np.empty(t.slot_points.shape),
-        score_now, np.empty(num_hands), np.empty(t.num_keeps), np.empty(t.num_keeps), keep_out,
+        score_now, np.empty(num_hands), np.empty(t.num_keeps), keep_out,
     )  # fmt: skip
     return score_now, keep_out
 

@@ -331,3 +331,29 @@ def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):
     assert solution_cache.cache_dir() is None
     assert solution_cache.store_values("key", np.zeros(2)) is None
     assert solution_cache.load_values("key", (2,)) is None
+
+
+def test_a_lone_chance_row_is_worth_the_same_in_yahtzee_and_yacht():
+    """With only Chance open and a Yahtzee box at 0 nothing ties rows together: both solvers agree.
+
+    With the box at 50 a Yahtzee earns 100 more, which is worth chasing.
+    """
+    from yacht_env.rules import YACHT
+
+    chance = 1 << YAHTZEE.category_index["chance"]
+    choice = 1 << YACHT.category_index["choice"]
+    for solver in (optimal.solve, optimal.solve_myopic):
+        yahtzee_value = solver("yahtzee").state_value(chance, 63, 0)
+        assert yahtzee_value == pytest.approx(solver(YACHT).state_values[choice], abs=1e-9)
+        assert 23 < yahtzee_value < 24
+        assert solver("yahtzee").state_value(chance, 63, 1) > yahtzee_value + 1
+
+
+def test_myopic_values_count_only_this_turn_and_its_bonuses():
+    myopic = optimal.solve_myopic("yahtzee")
+    # Five sixes with the sixes row open at a subtotal of 40: 30 points and the 35 bonus now.
+    q = q_values([6] * 5, 0, ["sixes", "chance"], "yahtzee", upper_total=40, yahtzee_box=0)
+    bits = optimal.open_bits_from(["sixes", "chance"], YAHTZEE)
+    myopic_q = myopic.q_values_batch(np.array([[6] * 5]), 0, bits, 40, 0)[0]
+    assert myopic_q[32 + YAHTZEE.category_index["sixes"]] == 65
+    assert q[32 + YAHTZEE.category_index["sixes"]] > 65
