@@ -45,7 +45,12 @@ def main():
     args = parser.parse_args()
     if args.threads:
         numba.set_num_threads(args.threads)
-    os.environ[solution_cache.CACHE_ENV] = tempfile.mkdtemp(prefix="bench-rule-sets-")
+    with tempfile.TemporaryDirectory(prefix="bench-rule-sets-") as cache:
+        os.environ[solution_cache.CACHE_ENV] = cache  # timed loads read what this run wrote
+        run(args)
+
+
+def run(args):
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"exact optimum per rule set, {args.repeats} repeats, {numba.get_num_threads()} numba thread(s), {cores} core(s)")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
