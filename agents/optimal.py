@@ -43,7 +43,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from yacht_env.dice import DiceSpace
-from yacht_env.rules import YACHT, RuleSet, rule_set
+from yacht_env.rules import RuleSet, rule_set
 
 PUBLISHED_OPTIMA: dict[str, float] = {
     "yacht": 169.7738891,

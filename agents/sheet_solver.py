@@ -114,6 +114,7 @@ class TurnTables:
         )
 
     def kernel_args(self):
+        """The tables in the order the kernels take them, after the state."""
         return (
             self.scores_by_row, self.slots_by_row, self.slot_points, self.num_slots, self.alike_hands,
             self.face_rows, self.joker_scores, self.joker_slots, self.hand_probabilities, self.hand_as_keep,
@@ -441,9 +442,7 @@ class SheetSolution:
 
     def state_value(self, open_bits: int, upper_total: int = 0, yahtzee_full: int = 0) -> float:
         """``V`` of a sheet state at the start of a turn; ``ValueError`` for a state no game reaches."""
-        open_bits, upper, yahtzee = self._check_state(
-            np.array([open_bits]), np.array([upper_total]), np.array([yahtzee_full])
-        )
+        open_bits, upper, yahtzee = self._check_state(np.array([open_bits]), np.array([upper_total]), np.array([yahtzee_full]))
         return float(self.state_values[open_bits[0], upper[0], yahtzee[0]])
 
     def q_values_batch(self, hands, rolls_left, open_bits, upper_totals=0, yahtzee_full=0) -> np.ndarray:
@@ -455,8 +454,8 @@ class SheetSolution:
         that are closed or that the joker rule forbids. A score action's Q includes the bonuses it earns.
         """
         hands = self._hand_indices(hands)
-        arrays = [_integer_array(v, name) for v, name in ((rolls_left, "rolls_left"), (open_bits, "open_bits"),
-                                                           (upper_totals, "upper_totals"), (yahtzee_full, "yahtzee_full"))]  # fmt: skip
+        named = {"rolls_left": rolls_left, "open_bits": open_bits, "upper_totals": upper_totals, "yahtzee_full": yahtzee_full}
+        arrays = [_integer_array(values, name) for name, values in named.items()]
         hands, rolls_left, open_bits, upper_totals, yahtzee_full = np.broadcast_arrays(hands, *arrays)
         _check_range(rolls_left, 0, self.rolls_per_turn - 1, "rolls_left")
         open_bits, upper, yahtzee = self._check_state(open_bits, upper_totals, yahtzee_full)
@@ -506,9 +505,7 @@ class SheetSolution:
             return self._hand_of_code[(hands.astype(np.int64) - 1) @ self._place_values]
         if hands.ndim != 1:
             raise ValueError(
-                f"hands must be hand indices of shape (N,) or dice of shape (N, {self.num_dice}), "
-                f"got shape {hands.shape}"
+                f"hands must be hand indices of shape (N,) or dice of shape (N, {self.num_dice}), got shape {hands.shape}"
             )
         _check_range(hands, 0, self._num_hands - 1, "hand index")
         return hands.astype(np.intp)
-

@@ -33,6 +33,7 @@ def cache_dir() -> Path | None:
 
 
 def cache_path(key: str) -> Path | None:
+    """The file that holds the values stored under ``key`` (``None`` when the cache is off)."""
     folder = cache_dir()
     return None if folder is None else folder / f"values-v{FORMAT}-{key}.npz"
 

@@ -54,8 +54,10 @@ def run(args):
     cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
     print(f"exact optimum per rule set, {args.repeats} repeats, {numba.get_num_threads()} numba thread(s), {cores} core(s)")
     print(f"load average at start: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
-    header = f"{'rule set':<22}{'optimum':>14}{'published':>14}{'difference':>12}  {'solve, median (min, max)':<34}{'load':>9}{'memory':>10}"
-    print(header)
+    print(
+        f"{'rule set':<22}{'optimum':>14}{'published':>14}{'difference':>12}  "
+        f"{'solve, median (min, max)':<34}{'load':>9}{'memory':>10}"
+    )
     for name in args.rules:
         rules = RULE_SETS[name]
         start = time.perf_counter()

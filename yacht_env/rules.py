@@ -31,6 +31,7 @@ from numba import njit
 
 from yacht_env.dice import DiceSpace
 
+
 def _read_only(array: np.ndarray) -> np.ndarray:
     array.setflags(write=False)
     return array
@@ -194,9 +195,11 @@ def upper_bonus(upper_before, points, threshold, bonus_points):
 
 @njit(cache=True)
 def extra_yahtzee_bonus(alike, yahtzee_box_full, bonus):
-    """The extra-Yahtzee bonus of scoring a hand: ``bonus`` for a Yahtzee (``alike``) rolled while
-    the Yahtzee box holds its full points (``yahtzee_box_full``, 50 in Yahtzee), wherever the
-    hand is scored; else 0. A Yahtzee box filled with 0 earns no bonus."""
+    """The extra-Yahtzee bonus of scoring a hand: ``bonus`` for a Yahtzee (``alike``), else 0.
+
+    Paid while the Yahtzee box holds its full points (``yahtzee_box_full``, 50 in Yahtzee),
+    wherever the hand is scored; a Yahtzee box filled with 0 earns no bonus.
+    """
     return bonus if alike and yahtzee_box_full else 0
 
 
@@ -230,6 +233,7 @@ class ScoreResult:
 
     @property
     def reward(self) -> int:
+        """What the sheet's total gains."""
         return self.points + self.upper_bonus + self.yahtzee_bonus
 
 

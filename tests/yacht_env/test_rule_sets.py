@@ -9,7 +9,8 @@ from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, strategies as st
+from hypothesis import given
+from hypothesis import strategies as st
 
 from tests.reference import reference_score
 from yacht_env.rules import (

@@ -12,10 +12,12 @@ import zipfile
 
 import numpy as np
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from agents import optimal, solution_cache
-from agents.optimal import PUBLISHED_OPTIMA as PUBLISHED, expected_score, q_values, solve
+from agents.optimal import PUBLISHED_OPTIMA as PUBLISHED
+from agents.optimal import expected_score, q_values, solve
 from yacht_env.rules import RULE_SETS, YAHTZEE, Category, RuleSet, all_alike, run, total, upper
 
 QUICK = ("yacht", "yacht_exercism", "yahtzee")
