@@ -224,12 +224,13 @@ def _reroll(hand_values, hand_as_keep, average_order, children, keep_values):
     for h in range(hand_values.shape[0]):
         keep_values[hand_as_keep[h]] = hand_values[h]
     num_faces = children.shape[1]
+    share = 1.0 / num_faces
     for i in range(average_order.shape[0]):
         k = average_order[i]
         total = 0.0
         for f in range(num_faces):
             total += keep_values[children[k, f]]
-        keep_values[k] = total / num_faces
+        keep_values[k] = total * share
 
 
 @njit(cache=True)
@@ -242,17 +243,13 @@ def _best_reroll(keep_values, hand_as_keep, max_order, parents, parent_counts, s
         k = max_order[i]
         best = keep_values[k]
         for slot in range(parent_counts[k]):
-            value = keep_values[parents[k, slot]]
-            if value > best:
-                best = value
+            best = max(best, keep_values[parents[k, slot]])
         keep_values[k] = best
     for h in range(out.shape[0]):
         k = hand_as_keep[h]
         best = score_now[h]
         for slot in range(parent_counts[k]):
-            value = keep_values[parents[k, slot]]
-            if value > best:
-                best = value
+            best = max(best, keep_values[parents[k, slot]])
         out[h] = best
 
 
