@@ -406,7 +406,8 @@ def _solve_sheet(rules: RuleSet, plan_ahead: bool):
 
 
 def clear_cache() -> None:
-    """Forget every solved rule set, so the next :func:`solve` starts from scratch."""
+    """Forget every solved rule set in this process: the next :func:`solve` solves again (or, for a rule
+    set with a sheet state, reads the disk cache; see :mod:`agents.solution_cache`)."""
     _solutions.clear()
     _myopic_solutions.clear()
 

@@ -235,20 +235,26 @@ def test_yahtzee_q_values_obey_the_joker_and_bonus_rules():
     assert q[32 + index["full_house"]] == pytest.approx(25 + 100 + after_full_house, abs=1e-9)
     after_ones = solution.state_value(bits & ~(1 << index["ones"]), 20, 1)
     assert q[32 + index["ones"]] == pytest.approx(0 + 100 + after_ones, abs=1e-9)
-    # Forced joker with the sixes row open: sixes is the only legal row.
+
+
+@pytest.mark.slow
+def test_forced_joker_q_values_allow_only_the_sixes_row():
+    index = YAHTZEE.category_index
     q = q_values([6] * 5, 0, ["sixes", "chance", "full_house"], "yahtzee_forced_joker", upper_total=60, yahtzee_box=0)
     assert np.isfinite(q[32:]).sum() == 1 and np.isfinite(q[32 + index["sixes"]])
 
 
-def test_upper_bonus_is_in_the_q_of_the_score_that_earns_it():
-    solution = solve("yatzy")
-    rules = RULE_SETS["yatzy"]
+@pytest.mark.parametrize("name, bonus", [("yahtzee", 35), pytest.param("yatzy", 50, marks=pytest.mark.slow)])
+def test_upper_bonus_is_in_the_q_of_the_score_that_earns_it(name, bonus):
+    solution = solve(name)
+    rules = RULE_SETS[name]
     index = rules.category_index
     bits = optimal.open_bits_from(["sixes", "chance"], rules)
-    q = q_values([6, 6, 6, 1, 2], 0, ["sixes", "chance"], "yatzy", upper_total=45)
+    box = {"yahtzee_box": 0} if rules.tracks_yahtzee_box else {}
+    q = q_values([6, 6, 6, 1, 2], 0, ["sixes", "chance"], name, upper_total=45, **box)
     after = solution.state_value(bits & ~(1 << index["sixes"]), 63)
-    assert q[32 + index["sixes"]] == pytest.approx(18 + 50 + after, abs=1e-9)
-    q = q_values([6, 6, 1, 1, 2], 0, ["sixes", "chance"], "yatzy", upper_total=45)
+    assert q[32 + index["sixes"]] == pytest.approx(18 + bonus + after, abs=1e-9)
+    q = q_values([6, 6, 1, 1, 2], 0, ["sixes", "chance"], name, upper_total=45, **box)
     after = solution.state_value(bits & ~(1 << index["sixes"]), 57)
     assert q[32 + index["sixes"]] == pytest.approx(12 + after, abs=1e-9)
 
