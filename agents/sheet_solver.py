@@ -395,6 +395,38 @@ def _row_values(hand, open_bits, upper, yahtzee, later, values, scores_by_row, s
             out[c] = -np.inf
 
 
+@njit(cache=True)
+def _q_values_rows(order, hands, rolls_left, state_index, later, values, scores_by_row, slots_by_row, slot_points,
+                   num_slots, alike_hands, face_rows, joker_scores, joker_slots, hand_probabilities, hand_as_keep,
+                   average_order, children, max_order, parents, parent_counts, params, keep_after_reroll, alike, q):  # fmt: skip
+    """Q of every action of the positions taken in ``order`` (grouped by state): each state's turn is run once."""
+    num_upper, num_yahtzee, rolls = params[7], params[8], params[9]
+    num_hands, num_keeps = scores_by_row.shape[1], children.shape[0]
+    first_score_action = keep_after_reroll.shape[1]
+    after = np.empty(slot_points.shape)
+    score_now, hand_values, keep_values = np.empty(num_hands), np.empty(num_hands), np.empty(num_keeps)
+    keep_out = np.zeros((rolls, num_keeps))
+    previous = -1
+    for i in range(order.shape[0]):
+        row = order[i]
+        state = state_index[row]
+        yahtzee = state % num_yahtzee
+        upper = (state // num_yahtzee) % num_upper
+        open_bits = state // (num_yahtzee * num_upper)
+        if state != previous:
+            _turn(open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
+                  alike_hands, face_rows, joker_scores, joker_slots, hand_probabilities, hand_as_keep, average_order,
+                  children, max_order, parents, parent_counts, params, after, score_now, hand_values, keep_values,
+                  keep_out)  # fmt: skip
+            previous = state
+        h = hands[row]
+        _row_values(h, open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
+                    face_rows, joker_scores, joker_slots, alike[h], params, after, q[row, first_score_action:])  # fmt: skip
+        if rolls_left[row] > 0:
+            for action in range(1, first_score_action):
+                q[row, action] = keep_out[rolls_left[row], keep_after_reroll[h, action]]
+
+
 # -- the solution ------------------------------------------------------------------------------
 
 
@@ -427,7 +459,7 @@ class SheetSolution:
         self.first_score_action = dice.num_rerolls
         self.num_actions = dice.num_rerolls + rules.num_categories
         self._alike = rules.alike_hands.copy()
-        self._keep_after_reroll = dice.keep_after_reroll.astype(np.intp)
+        self._keep_after_reroll = dice.keep_after_reroll.astype(np.int64)
         self._hand_of_code = dice.hand_of_code.astype(np.intp)
         self._place_values = dice.place_values
         self._num_hands = dice.num_hands
@@ -453,25 +485,17 @@ class SheetSolution:
         hands = self._hand_indices(hands)
         named = {"rolls_left": rolls_left, "open_bits": open_bits, "upper_totals": upper_totals, "yahtzee_full": yahtzee_full}
         arrays = [_integer_array(values, name) for name, values in named.items()]
-        hands, rolls_left, open_bits, upper_totals, yahtzee_full = np.broadcast_arrays(hands, *arrays)
+        hands, rolls_left, open_bits, upper_totals, yahtzee_full = (np.array(a) for a in np.broadcast_arrays(hands, *arrays))
         _check_range(rolls_left, 0, self.rolls_per_turn - 1, "rolls_left")
         open_bits, upper, yahtzee = self._check_state(open_bits, upper_totals, yahtzee_full)
-        t = self.tables
         q = np.full((len(hands), self.num_actions), -np.inf)
-        flat_values = self.state_values.reshape(-1)
-        after = np.empty(t.slot_points.shape)
-        states = np.stack([open_bits, upper, yahtzee], axis=1)
-        unique_states, inverse = np.unique(states, axis=0, return_inverse=True)
-        for i, (bits, u, y) in enumerate(unique_states):
-            rows = np.flatnonzero(inverse.reshape(-1) == i)
-            _, keep_values = turn_keep_values(t, self.state_values, int(bits), int(u), int(y), self.plan_ahead)
-            for row in rows:
-                h = int(hands[row])
-                _row_values(h, int(bits), int(u), int(y), self.plan_ahead, flat_values, t.scores_by_row,
-                            t.slots_by_row, t.slot_points, t.num_slots, t.face_rows, t.joker_scores, t.joker_slots,
-                            bool(self._alike[h]), t.params, after, q[row, self.first_score_action :])  # fmt: skip
-                if rolls_left[row] > 0:
-                    q[row, 1 : self.first_score_action] = keep_values[rolls_left[row], self._keep_after_reroll[h, 1:]]
+        state_index = (open_bits * self.state_values.shape[1] + upper) * self.state_values.shape[2] + yahtzee
+        order = np.argsort(state_index, kind="stable")
+        t = self.tables
+        _q_values_rows(
+            order, hands.astype(np.int64), rolls_left, state_index, self.plan_ahead, self.state_values.reshape(-1),
+            *t.kernel_args(), self._keep_after_reroll, self._alike, q,
+        )  # fmt: skip
         return q
 
     def best_actions_batch(self, hands, rolls_left, open_bits, upper_totals=0, yahtzee_full=0) -> np.ndarray:
