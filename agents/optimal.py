@@ -393,7 +393,7 @@ def solve_myopic(rules: RuleSet | str | None = None):
 
 def _solve_sheet(rules: RuleSet, plan_ahead: bool):
     # Rule sets with a sheet state take seconds to solve: their values live on disk as well. The
-    # others solve faster than their keep values (45 MB for Yacht) would load.
+    # others solve faster than their keep values (43 MiB for Yacht) would load.
     from agents import sheet_solver, solution_cache
 
     key = f"{rules.fingerprint}-{'optimal' if plan_ahead else 'myopic'}"

@@ -26,7 +26,7 @@ taken over the rows the rules allow and the bonuses added:
 Layers of equal open-row count are independent, so each is solved in parallel (numba ``prange``)
 with the per-state turn in a compiled kernel. Only states reachable from an empty sheet are
 solved (the subtotal must be a sum of points the filled upper rows can hold; ``y = 1`` needs the
-Yahtzee box filled); the others hold NaN. Only ``V`` is kept (8 MB for Yahtzee): the Q-values of
+Yahtzee box filled); the others hold NaN. Only ``V`` is kept (8 MiB for Yahtzee): the Q-values of
 a position re-run that one state's turn (microseconds).
 """
 
@@ -437,7 +437,7 @@ class SheetSolution:
       still to come (bonuses included) at the start of a turn with open rows ``S``, upper subtotal
       ``u`` (capped at the threshold; ``U = rules.upper_cap + 1``) and ``y`` = 1 when the Yahtzee
       box holds its full points (``Y`` = 2 with an extra-Yahtzee bonus, else 1). NaN for states no
-      game reaches. About 8 MB for Yahtzee, 17 MB for Yatzy.
+      game reaches. 8 MiB for Yahtzee, 16 MiB for Yatzy.
 
     Q-values follow the action layout of :mod:`yacht_env.actions`, as :class:`agents.optimal.Solution`'s,
     and take the sheet beyond the open rows as ``upper_totals`` (the upper subtotal, capped here)

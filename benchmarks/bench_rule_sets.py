@@ -81,7 +81,7 @@ def run(args):
         published = optimal.PUBLISHED_OPTIMA[name]
         print(
             f"{name:<22}{score:14.7f}{published:14.7f}{score - published:12.1e}  {summary(solves):<34}{load:>9}"
-            f"{memory:8.1f} MB   (cpu {statistics.median(cpu):.3f} s, first solve {first:.2f} s)"
+            f"{memory:8.1f} MiB  (cpu {statistics.median(cpu):.3f} s, first solve {first:.2f} s)"
         )
 
 
