@@ -13,6 +13,12 @@ the exact values:
   re-rolls left. Keeping every die is no re-roll (action 0 is illegal); it is scoring now.
 - ``V(S) = sum_h P(h) W{R-1}[S, h]`` with ``R = rules.rolls_per_turn``; ``V(empty) = 0``.
 
+That holds for rule sets whose rows score independently (:data:`yacht_env.rules.YACHT`). An upper
+bonus, an extra-Yahtzee bonus or a joker rule (Yahtzee, Yatzy) make the state larger than the open
+rows: :func:`solve` hands those to :mod:`agents.sheet_solver` (the same recurrences over open rows,
+capped upper subtotal and the Yahtzee box's state, in compiled kernels), whose solutions are also
+kept on disk (:mod:`agents.solution_cache`), so that a second process loads them instead of solving.
+
 Q-values follow the flat action layout of :mod:`yacht_env.actions`: action ``a`` in
 ``1 .. 2**num_dice - 1`` re-rolls the dice of the *sorted* hand whose bit is set, action
 ``2**num_dice + c`` scores category ``c``; illegal actions get ``-inf``.
@@ -21,7 +27,9 @@ Typical use::
 
     from agents.optimal import expected_score, q_values, solve
     expected_score()                                   # V(all rows open) for the default rules
+    expected_score(rules="yahtzee")                    # 254.5896...
     q_values([6, 6, 2, 6, 1], 2, ["sixes", "yacht"])   # (44,) Q of every action
+    q_values([6, 6, 6, 6, 6], 0, ["sixes", "chance"], rules="yahtzee", upper_total=40, yahtzee_box=50)
     solve().best_actions_batch(hands, rolls_left, open_bits)
 """
 
@@ -35,7 +43,20 @@ from dataclasses import dataclass
 import numpy as np
 
 from yacht_env.dice import DiceSpace
-from yacht_env.rules import YACHT, RuleSet
+from yacht_env.rules import RuleSet, rule_set
+
+PUBLISHED_OPTIMA: dict[str, float] = {
+    "yacht": 169.7738891,
+    "yacht_exercism": 166.9550677,
+    "yahtzee": 254.5896095,
+    "yahtzee_forced_joker": 254.5877287,
+    "yahtzee_no_joker": 253.9702412,
+    "yahtzee_no_bonus": 245.8707745,
+    "yatzy": 248.4399894,
+}
+"""Optimal expected scores of the named rule sets (``yacht_env.rules.RULE_SETS``) as published: Yahtzee's
+from Verhoeff's and Glenn's optimal-solitaire work, Yatzy's from Larsson and Sjöberg, the Yacht
+figures this project's own. The tests reproduce each to 1e-6."""
 
 # -- open categories ---------------------------------------------------------------------------
 
@@ -47,7 +68,7 @@ def open_bits_from(open_categories, rules: RuleSet | None = None) -> int:
     boolean mask with one entry per category (a numpy bool array or a list of bools). Raises
     ``ValueError`` naming a bad entry, or when no category is open (the game is over).
     """
-    rules = rules or YACHT
+    rules = rule_set(rules)
     if isinstance(open_categories, str):
         open_categories = [open_categories]
     if isinstance(open_categories, (numbers.Integral, np.integer)) or not isinstance(open_categories, Iterable):
@@ -338,55 +359,104 @@ _solutions: weakref.WeakKeyDictionary[RuleSet, Solution] = weakref.WeakKeyDictio
 _myopic_solutions: weakref.WeakKeyDictionary[RuleSet, Solution] = weakref.WeakKeyDictionary()
 
 
-def solve(rules: RuleSet | None = None) -> Solution:
-    """The optimal policy's values for ``rules`` (default :data:`yacht_env.rules.YACHT`).
+def solve(rules: RuleSet | str | None = None):
+    """The optimal policy's values for ``rules`` (a ``RuleSet`` or a name of ``RULE_SETS``; default ``YACHT``).
 
-    Solved on first use and kept for the life of the rule set object in this process.
+    A :class:`Solution` for rule sets whose rows score independently, else an
+    :class:`agents.sheet_solver.SheetSolution`. Solved on first use (or loaded from the disk
+    cache, for the latter) and kept for the life of the rule set object in this process.
     """
-    rules = rules or YACHT
+    rules = rule_set(rules)
     solution = _solutions.get(rules)
     if solution is None:
-        solution = Solution(rules, *solve_tables(rules))
+        solution = _solve_sheet(rules, True) if rules.has_sheet_state else Solution(rules, *solve_tables(rules))
         _solutions[rules] = solution
     return solution
 
 
-def solve_myopic(rules: RuleSet | None = None) -> Solution:
+def solve_myopic(rules: RuleSet | str | None = None):
     """Values of the myopic player, who maximizes each turn's expected score and ignores later turns.
 
-    The same turn computation as :func:`solve` with every later turn worth 0; cached likewise.
+    The same turn computation as :func:`solve` with every later turn worth 0 (bonuses earned this
+    turn count); cached likewise.
     """
-    rules = rules or YACHT
+    rules = rule_set(rules)
     solution = _myopic_solutions.get(rules)
     if solution is None:
-        solution = Solution(rules, *solve_tables(rules, plan_ahead=False), plan_ahead=False)
+        if rules.has_sheet_state:
+            solution = _solve_sheet(rules, False)
+        else:
+            solution = Solution(rules, *solve_tables(rules, plan_ahead=False), plan_ahead=False)
         _myopic_solutions[rules] = solution
     return solution
 
 
+def _solve_sheet(rules: RuleSet, plan_ahead: bool):
+    # Rule sets with a sheet state take seconds to solve: their values live on disk as well. The
+    # others solve faster than their keep values (43 MiB for Yacht) would load.
+    from agents import sheet_solver, solution_cache
+
+    key = f"{rules.fingerprint}-{'optimal' if plan_ahead else 'myopic'}"
+    shape = (1 << rules.num_categories, rules.upper_cap + 1, 2 if rules.tracks_yahtzee_box else 1)
+    values = solution_cache.load_values(key, shape)
+    if values is None:
+        values = sheet_solver.solve_sheet_values(rules, plan_ahead)
+        solution_cache.store_values(key, values)
+    return sheet_solver.SheetSolution(rules, values, plan_ahead)
+
+
 def clear_cache() -> None:
-    """Forget every solved rule set, so the next :func:`solve` starts from scratch."""
+    """Forget every solved rule set in this process: the next :func:`solve` solves again (or, for a rule
+    set with a sheet state, reads the disk cache; see :mod:`agents.solution_cache`)."""
     _solutions.clear()
     _myopic_solutions.clear()
 
 
-def expected_score(rules: RuleSet | None = None) -> float:
-    """Expected final score of the optimal solitaire strategy with every row open."""
-    rules = rules or YACHT
-    return float(solve(rules).state_values[rules.all_open])
+def expected_score(rules: RuleSet | str | None = None) -> float:
+    """Expected final score of the optimal solitaire strategy with every row open (bonuses included)."""
+    return solve(rules).expected_score
 
 
-def q_values(dice, rolls_left, open_categories, rules: RuleSet | None = None) -> np.ndarray:
+def q_values(
+    dice, rolls_left, open_categories, rules: RuleSet | str | None = None, *, upper_total: int = 0, yahtzee_box=None
+) -> np.ndarray:
     """Q of every action in one position, shape (num_actions,) float64; -inf for illegal actions.
 
     ``dice`` in any order (re-roll bits refer to the sorted dice), ``rolls_left`` in
     ``0 .. rolls_per_turn - 1``, ``open_categories`` as for :func:`open_bits_from`.
+
+    The rest of the sheet, for rule sets that need it (ignored by the others):
+    ``upper_total``, the points written in upper rows so far; ``yahtzee_box``, the points written
+    in the Yahtzee row (0 or its full points, 50), ``None`` while it is open. A score action's Q
+    includes the bonuses it earns now.
     """
-    rules = rules or YACHT
+    rules = rule_set(rules)
     hand = rules.hand(dice)
     if isinstance(rolls_left, bool) or not isinstance(rolls_left, numbers.Integral):
         raise ValueError(f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}")
     if not 0 <= rolls_left < rules.rolls_per_turn:
         raise ValueError(f"rolls_left {rolls_left!r} is out of range 0..{rules.rolls_per_turn - 1}")
     open_bits = open_bits_from(open_categories, rules)
-    return solve(rules).q_values_batch(hand, int(rolls_left), open_bits)[0]
+    if not rules.has_sheet_state:
+        return solve(rules).q_values_batch(hand, int(rolls_left), open_bits)[0]
+    if isinstance(upper_total, bool) or not isinstance(upper_total, numbers.Integral) or upper_total < 0:
+        raise ValueError(f"upper_total must be an integer >= 0, got {upper_total!r}")
+    yahtzee_full = _yahtzee_full(rules, open_bits, yahtzee_box)
+    return solve(rules).q_values_batch(hand, int(rolls_left), open_bits, int(upper_total), yahtzee_full)[0]
+
+
+def _yahtzee_full(rules: RuleSet, open_bits: int, yahtzee_box) -> int:
+    """1 when the Yahtzee box holds its full points, checked against the open rows; 0 if untracked."""
+    if not rules.tracks_yahtzee_box:
+        return 0
+    row = rules.yahtzee_row_index
+    full = int(rules.score_table[rules.alike_hands, row].max())
+    if open_bits >> row & 1:
+        if yahtzee_box is not None:
+            raise ValueError(f"yahtzee_box must be None while the {rules.yahtzee_row!r} row is open, got {yahtzee_box!r}")
+        return 0
+    if yahtzee_box not in (0, full) or isinstance(yahtzee_box, bool):
+        raise ValueError(
+            f"yahtzee_box must be 0 or {full} (the points in the filled {rules.yahtzee_row!r} row), got {yahtzee_box!r}"
+        )
+    return int(yahtzee_box == full)

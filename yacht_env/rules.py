@@ -1,14 +1,25 @@
-"""The rules of Yacht as data: score rows, a rule set, and the precomputed score table.
+"""The rules of Yacht and its family as data: score rows, a rule set, and the precomputed score tables.
 
 This module knows nothing about environments. A :class:`RuleSet` bundles the dice, the number of
-rolls a turn and the score rows; the env, the vector env, the solver and the agents read everything
-from it, so a rule variant (other straights, a bonus row, 13 rows, other dice) is a new ``RuleSet``
-and nothing else. The default, :data:`YACHT`, is the project's rule book (``RULES.md``).
+rolls a turn, the score rows and the rules that tie rows together (the upper bonus, the
+extra-Yahtzee bonus, the joker rule); the env, the vector env, the solver and the agents read
+everything from it, so a rule variant is a new ``RuleSet`` and nothing else. The default,
+:data:`YACHT`, is the project's rule book (``RULES.md``); :data:`RULE_SETS` names the Yahtzee and
+Yatzy variants, and :func:`rule_set` looks one up by name.
+
+The score sheet of a game in progress is a :class:`Sheet`: the open rows, the upper subtotal and
+what the Yahtzee box holds. :meth:`RuleSet.scoring_options` says which rows a hand may be scored
+in and whether at joker values; :meth:`RuleSet.score_on` scores one and returns the points, the
+bonuses earned and the sheet after. Both rest on pure numba functions (:func:`placement`,
+:func:`upper_bonus`, :func:`extra_yahtzee_bonus`) that the solver calls in its inner loop, so each
+rule is written once.
 """
 
 from __future__ import annotations
 
 import functools
+import hashlib
+import json
 import numbers
 import weakref
 from dataclasses import dataclass, field
@@ -16,8 +27,15 @@ from functools import cached_property
 from typing import Callable, Sequence
 
 import numpy as np
+from numba import njit
 
 from yacht_env.dice import DiceSpace
+
+
+def _read_only(array: np.ndarray) -> np.ndarray:
+    array.setflags(write=False)
+    return array
+
 
 # A scoring rule sees the sorted dice and the face counts (index f counts face f+1).
 ScoreRule = Callable[[tuple[int, ...], tuple[int, ...]], int]
@@ -70,28 +88,181 @@ def all_alike(points: int) -> ScoreRule:
     return lambda dice, counts: points if max(counts) == len(dice) else 0
 
 
+def of_a_kind_matching(n: int) -> ScoreRule:
+    """``n`` times the highest face that at least ``n`` dice show (only the matching dice count), else 0.
+
+    ``of_a_kind_matching(2)`` is Yatzy's One Pair; ``of_a_kind_matching(4)`` is a Four of a Kind
+    that scores the four matching dice.
+    """
+    return lambda dice, counts: max((n * (f + 1) for f, c in enumerate(counts) if c >= n), default=0)
+
+
+def two_pairs(dice: tuple[int, ...], counts: tuple[int, ...]) -> int:
+    """Two dice each of the two highest *different* faces that show at least twice, else 0.
+
+    Four alike is not two pairs; a full house is (3-3-3-5-5 scores 16).
+    """
+    pairs = [f + 1 for f, c in enumerate(counts) if c >= 2]
+    return 2 * (pairs[-1] + pairs[-2]) if len(pairs) >= 2 else 0
+
+
+def full_house_fixed(points: int) -> ScoreRule:
+    """``points`` for three of one face and two of a *different* face, else 0 (five alike is not one)."""
+    return lambda dice, counts: points if sorted(c for c in counts if c) == [2, 3] else 0
+
+
+def run(length: int, points: int) -> ScoreRule:
+    """``points`` when the dice include ``length`` consecutive faces (any others beside them), else 0."""
+
+    def rule(dice, counts):
+        streak = 0
+        for c in counts:
+            streak = streak + 1 if c else 0
+            if streak >= length:
+                return points
+        return 0
+
+    return rule
+
+
 @dataclass(frozen=True)
 class Category:
-    """One row of the score sheet."""
+    """One row of the score sheet.
+
+    ``upper``: the row counts toward the upper bonus (:attr:`RuleSet.bonus_threshold`); under a
+    joker rule, the upper row of a face is the upper row that scores five of that face.
+    ``joker_points``: what the row pays for a Yahtzee played as a joker (25 for Yahtzee's Full
+    House, 30 and 40 for its straights); ``None`` scores the dice as usual.
+    """
 
     name: str
     rule: ScoreRule = field(compare=False, repr=False)
     label: str = ""
+    upper: bool = False
+    joker_points: int | None = None
 
     @property
     def title(self) -> str:
         return self.label or self.name.replace("_", " ").title()
 
 
+# -- rules that tie rows together, as pure functions the solver's kernels call too --------------
+
+JOKER_MODES: tuple[str, ...] = ("none", "free", "forced")
+"""Joker rules, in the order of their codes (``JOKER_MODES.index(mode)``), see :func:`placement`."""
+JOKER_NONE, JOKER_FREE, JOKER_FORCED = range(3)
+
+
+@njit(cache=True)
+def placement(open_bits, alike, face_row, yahtzee_row, lower_bits, joker_mode):
+    """Rows a hand may be scored in, and whether at joker values: ``(legal_bits, joker)``.
+
+    ``alike``: every die shows one face; ``face_row``: index of the upper row of that face (-1 if
+    none); ``yahtzee_row``: index of the Yahtzee row (-1 if none); ``lower_bits``: the rows that
+    are not upper rows. Only a Yahtzee rolled once the Yahtzee box is filled (with any score) is
+    a joker; every other hand may go in any open row at its usual points. A joker:
+
+    - ``free`` (Verhoeff's rule): any open row; joker values once the upper row of its face is
+      filled too, usual points while that row is open.
+    - ``forced`` (the official rule): the upper row of its face if open (usual points); else any
+      open lower row at joker values; else any open upper row (usual points, that is 0).
+    - ``none``: any open row at its usual points.
+    """
+    if not alike or yahtzee_row < 0 or joker_mode == 0 or (open_bits >> yahtzee_row) & 1:
+        return open_bits, False
+    face_open = face_row >= 0 and (open_bits >> face_row) & 1 == 1
+    if joker_mode == 1:
+        return open_bits, not face_open
+    if face_open:
+        return 1 << face_row, False
+    lower_open = open_bits & lower_bits
+    if lower_open:
+        return lower_open, True
+    return open_bits, False
+
+
+@njit(cache=True)
+def upper_bonus(upper_before, points, threshold, bonus_points):
+    """The upper bonus earned by writing ``points`` in an upper row on a subtotal of ``upper_before``.
+
+    ``bonus_points`` when the subtotal reaches ``threshold`` with this score, else 0. The subtotal
+    may be given capped at ``threshold`` (all the solver keeps); the answer is the same.
+    """
+    if bonus_points > 0 and upper_before < threshold <= upper_before + points:
+        return bonus_points
+    return 0
+
+
+@njit(cache=True)
+def extra_yahtzee_bonus(alike, yahtzee_box_full, bonus):
+    """The extra-Yahtzee bonus of scoring a hand: ``bonus`` for a Yahtzee (``alike``), else 0.
+
+    Paid while the Yahtzee box holds its full points (``yahtzee_box_full``, 50 in Yahtzee),
+    wherever the hand is scored; a Yahtzee box filled with 0 earns no bonus.
+    """
+    return bonus if alike and yahtzee_box_full else 0
+
+
+@dataclass(frozen=True)
+class Sheet:
+    """What of a score sheet the rules look at: the open rows, the upper subtotal, the Yahtzee box.
+
+    ``open_bits``: bit ``c`` set while row ``c`` is open. ``upper_total``: the points written in
+    upper rows so far (not capped; the solver caps it at the bonus threshold, beyond which nothing
+    depends on it). ``yahtzee_box``: the points written in the Yahtzee row (50 or 0), ``None``
+    while it is open or when the rules have no Yahtzee row.
+    """
+
+    open_bits: int
+    upper_total: int = 0
+    yahtzee_box: int | None = None
+
+
+@dataclass(frozen=True)
+class ScoreResult:
+    """The outcome of scoring one hand in one row (see :meth:`RuleSet.score_on`).
+
+    ``reward`` = ``points + upper_bonus + yahtzee_bonus`` is what the score sheet's total gains.
+    """
+
+    points: int
+    upper_bonus: int
+    yahtzee_bonus: int
+    joker: bool
+    sheet: Sheet
+
+    @property
+    def reward(self) -> int:
+        """What the sheet's total gains."""
+        return self.points + self.upper_bonus + self.yahtzee_bonus
+
+
 @dataclass(frozen=True, eq=False)
 class RuleSet:
-    """A complete rule set: dice, rolls per turn and the score rows (one turn per row)."""
+    """A complete rule set: dice, rolls per turn, the score rows (one turn per row) and the bonuses.
+
+    - ``bonus_threshold``, ``bonus_points``: ``bonus_points`` once the rows marked ``upper`` add
+      up to ``bonus_threshold`` or more (Yahtzee: 35 at 63; 0 and 0 for no upper bonus).
+    - ``yahtzee_row``: the row of five alike whose box the extra-Yahtzee bonus and the joker rule
+      look at (``None`` when neither applies).
+    - ``yahtzee_bonus``: points for every further Yahtzee rolled while that box holds its full
+      points (Yahtzee: 100), wherever the hand is scored.
+    - ``joker``: ``"none"``, ``"free"`` or ``"forced"``, see :func:`placement`.
+
+    Without any of these (as in :data:`YACHT`), rows score independently of each other and the
+    state of a sheet is its open rows alone (:attr:`has_sheet_state` is False).
+    """
 
     name: str
     categories: tuple[Category, ...]
     num_dice: int = 5
     num_faces: int = 6
     rolls_per_turn: int = 3
+    bonus_threshold: int = 0
+    bonus_points: int = 0
+    yahtzee_row: str | None = None
+    yahtzee_bonus: int = 0
+    joker: str = "none"
 
     def __post_init__(self):
         names = [c.name for c in self.categories]
@@ -99,6 +270,23 @@ class RuleSet:
             raise ValueError(f"category names must be unique, got {names}")
         if self.rolls_per_turn < 1:
             raise ValueError(f"rolls_per_turn must be at least 1, got {self.rolls_per_turn}")
+        for field_name in ("bonus_threshold", "bonus_points", "yahtzee_bonus"):
+            value = getattr(self, field_name)
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < 0:
+                raise ValueError(f"{field_name} must be an integer >= 0, got {value!r}")
+        if (self.bonus_points > 0) != (self.bonus_threshold > 0):
+            raise ValueError(
+                f"an upper bonus needs both bonus_threshold and bonus_points above 0 (or both 0), "
+                f"got {self.bonus_threshold} and {self.bonus_points}"
+            )
+        if self.bonus_points > 0 and not any(c.upper for c in self.categories):
+            raise ValueError("an upper bonus needs at least one row with upper=True")
+        if self.joker not in JOKER_MODES:
+            raise ValueError(f"unknown joker rule {self.joker!r}; expected one of {', '.join(JOKER_MODES)}")
+        if self.yahtzee_row is not None and self.yahtzee_row not in names:
+            raise ValueError(f"yahtzee_row {self.yahtzee_row!r} is not a row; expected one of {', '.join(names)}")
+        if self.yahtzee_row is None and (self.yahtzee_bonus > 0 or self.joker != "none"):
+            raise ValueError("an extra-Yahtzee bonus or a joker rule needs yahtzee_row, the row of five alike")
 
     def __copy__(self):
         return self
@@ -181,16 +369,155 @@ class RuleSet:
         """Hand index of ``dice`` given in any order."""
         return self.dice.hand_index[self.check_dice(dice)]
 
+    # -- rules that tie rows together (bonuses, jokers) ------------------------------------------
+
+    @property
+    def has_sheet_state(self) -> bool:
+        """True when a score depends on more than the hand and the row (a bonus or a joker rule)."""
+        return self.bonus_points > 0 or self.yahtzee_bonus > 0 or self.joker != "none"
+
+    @property
+    def upper_cap(self) -> int:
+        """Largest upper subtotal the solver tells apart: the threshold (0 without an upper bonus)."""
+        return self.bonus_threshold if self.bonus_points > 0 else 0
+
+    @property
+    def tracks_yahtzee_box(self) -> bool:
+        """True when whether the Yahtzee box holds its full points matters (an extra-Yahtzee bonus)."""
+        return self.yahtzee_bonus > 0
+
+    @cached_property
+    def upper_bits(self) -> int:
+        """Bit set of the rows that count toward the upper bonus."""
+        return sum(1 << c for c, category in enumerate(self.categories) if category.upper)
+
+    @property
+    def lower_bits(self) -> int:
+        """Bit set of the other rows."""
+        return self.all_open & ~self.upper_bits
+
+    @property
+    def yahtzee_row_index(self) -> int:
+        """Index of :attr:`yahtzee_row`, or -1."""
+        return -1 if self.yahtzee_row is None else self.category_index[self.yahtzee_row]
+
+    @property
+    def joker_mode(self) -> int:
+        """:attr:`joker` as its code for :func:`placement`."""
+        return JOKER_MODES.index(self.joker)
+
+    @cached_property
+    def alike_hands(self) -> np.ndarray:
+        """Whether every die of a hand shows one face (a Yahtzee), shape (num_hands,) bool."""
+        return _read_only(self.dice.hand_counts.max(axis=1) == self.num_dice)
+
+    @cached_property
+    def face_rows(self) -> np.ndarray:
+        """For a hand of five alike, the index of the upper row of its face; -1 for other hands.
+
+        The upper row of face ``f`` is the one upper row that scores points for all dice showing
+        ``f``; a joker rule refuses a rule set where that is not one row (or none).
+        """
+        rows = np.full(self.dice.num_hands, -1, dtype=np.int64)
+        upper = [c for c, category in enumerate(self.categories) if category.upper]
+        for h in np.flatnonzero(self.alike_hands):
+            paying = [c for c in upper if self.score_table[h, c] > 0]
+            if len(paying) > 1 and self.joker != "none":
+                names = [self.category_names[c] for c in paying]
+                raise ValueError(f"the joker rule needs one upper row per face; {names} all pay for {self.dice.hands[h]}")
+            rows[h] = paying[0] if len(paying) == 1 else -1
+        return _read_only(rows)
+
+    @cached_property
+    def joker_score_table(self) -> np.ndarray:
+        """Points of every hand in every row when played as a joker, shape (num_hands, num_categories), int16.
+
+        A row's ``joker_points`` for hands of five alike, where the row has them; the usual points
+        everywhere else. Which table applies is :meth:`scoring_options`'s ``joker``.
+        """
+        table = self.score_table.copy()
+        for c, category in enumerate(self.categories):
+            if category.joker_points is not None:
+                table[self.alike_hands, c] = category.joker_points
+        return _read_only(table)
+
+    def new_sheet(self) -> Sheet:
+        """The empty score sheet: every row open."""
+        return Sheet(self.all_open, 0, None)
+
+    def scoring_options(self, dice, open_bits: int) -> tuple[int, bool]:
+        """Rows that ``dice`` (or a hand index) may be scored in, as a bit set, and whether at joker values.
+
+        ``open_bits`` must have at least one row open. See :func:`placement` for the joker rules.
+        """
+        hand = self._hand_of(dice)
+        if not 0 < open_bits <= self.all_open:
+            raise ValueError(f"open_bits {open_bits!r} is out of range 1..{self.all_open}")
+        legal, joker = placement(
+            int(open_bits), bool(self.alike_hands[hand]), int(self.face_rows[hand]), self.yahtzee_row_index,
+            self.lower_bits, self.joker_mode,
+        )  # fmt: skip
+        return int(legal), bool(joker)
+
+    def score_on(self, sheet: Sheet, dice, category) -> ScoreResult:
+        """Score ``dice`` (or a hand index) in ``category`` on ``sheet``: points, bonuses and the sheet after.
+
+        Raises ``ValueError`` when the row is closed or the joker rule forbids it.
+        """
+        hand = self._hand_of(dice)
+        row = self.check_category(category)
+        legal, joker = self.scoring_options(hand, sheet.open_bits)
+        if not legal >> row & 1:
+            allowed = [self.category_names[c] for c in range(self.num_categories) if legal >> c & 1]
+            raise ValueError(
+                f"{self.category_names[row]!r} cannot be scored now; allowed: {', '.join(allowed) or 'none'}"
+            )
+        points = int((self.joker_score_table if joker else self.score_table)[hand, row])
+        alike = bool(self.alike_hands[hand])
+        yahtzee_bonus = int(extra_yahtzee_bonus(alike, bool(sheet.yahtzee_box), self.yahtzee_bonus))
+        bonus = 0
+        upper_total = sheet.upper_total
+        if self.categories[row].upper:
+            bonus = int(upper_bonus(upper_total, points, self.bonus_threshold, self.bonus_points))
+            upper_total += points
+        yahtzee_box = points if row == self.yahtzee_row_index else sheet.yahtzee_box
+        after = Sheet(sheet.open_bits & ~(1 << row), upper_total, yahtzee_box)
+        return ScoreResult(points, bonus, yahtzee_bonus, joker, after)
+
+    def _hand_of(self, dice) -> int:
+        if isinstance(dice, numbers.Integral) and not isinstance(dice, bool):
+            if not 0 <= dice < self.dice.num_hands:
+                raise ValueError(f"hand index {dice!r} is out of range 0..{self.dice.num_hands - 1}")
+            return int(dice)
+        return self.hand(dice)
+
+    @cached_property
+    def fingerprint(self) -> str:
+        """A stable hash of what the rules *do* (dice, rolls, scores, bonuses, jokers), for on-disk caches.
+
+        Two rule sets that score every hand alike share it, whatever their names or scoring code.
+        """
+        description = {
+            "dice": [self.num_dice, self.num_faces, self.rolls_per_turn],
+            "upper": [c.upper for c in self.categories],
+            "bonus": [self.bonus_threshold, self.bonus_points, self.yahtzee_row_index, self.yahtzee_bonus, self.joker],
+        }
+        digest = hashlib.sha256(json.dumps(description, sort_keys=True).encode())
+        digest.update(np.ascontiguousarray(self.score_table, dtype="<i2").tobytes())
+        digest.update(np.ascontiguousarray(self.joker_score_table, dtype="<i2").tobytes())
+        return digest.hexdigest()[:32]
+
+
+UPPER_ROWS: tuple[Category, ...] = tuple(
+    Category(name, upper(face), upper=True)
+    for face, name in enumerate(("ones", "twos", "threes", "fours", "fives", "sixes"), start=1)
+)
+"""The six rows that score one face each, shared by every rule set of the family."""
 
 YACHT = RuleSet(
     name="yacht",
     categories=(
-        Category("ones", upper(1)),
-        Category("twos", upper(2)),
-        Category("threes", upper(3)),
-        Category("fours", upper(4)),
-        Category("fives", upper(5)),
-        Category("sixes", upper(6)),
+        *UPPER_ROWS,
         Category("choice", total),
         Category("four_of_a_kind", of_a_kind(4), "Four of a Kind"),
         Category("full_house", full_house),
@@ -203,12 +530,76 @@ YACHT = RuleSet(
 
 CATEGORIES: tuple[str, ...] = YACHT.category_names
 
-RULE_SETS: dict[str, RuleSet] = {YACHT.name: YACHT}
-"""The named rule sets, by name: what records, configs and model files refer to."""
+YACHT_EXERCISM = RuleSet(
+    name="yacht_exercism",
+    categories=tuple(
+        Category("four_of_a_kind", of_a_kind_matching(4), "Four of a Kind") if c.name == "four_of_a_kind" else c
+        for c in YACHT.categories
+    ),
+)
+"""Exercism's Yacht: as :data:`YACHT`, but Four of a Kind scores only the four matching dice."""
+
+_YAHTZEE_ROWS = (
+    *UPPER_ROWS,
+    Category("three_of_a_kind", of_a_kind(3), "Three of a Kind"),
+    Category("four_of_a_kind", of_a_kind(4), "Four of a Kind"),
+    Category("full_house", full_house_fixed(25), joker_points=25),
+    Category("small_straight", run(4, 30), joker_points=30),
+    Category("large_straight", run(5, 40), joker_points=40),
+    Category("yahtzee", all_alike(50)),
+    Category("chance", total),
+)
 
 
-def rule_set(rules: RuleSet | str | None = None) -> RuleSet:
-    """A rule set given as a ``RuleSet``, a name in :data:`RULE_SETS`, or None (the default rules)."""
+def _yahtzee(name: str, yahtzee_bonus: int, joker: str) -> RuleSet:
+    return RuleSet(
+        name=name,
+        categories=_YAHTZEE_ROWS,
+        bonus_threshold=63,
+        bonus_points=35,
+        yahtzee_row="yahtzee",
+        yahtzee_bonus=yahtzee_bonus,
+        joker=joker,
+    )
+
+
+YAHTZEE = _yahtzee("yahtzee", 100, "free")
+"""Yahtzee: 13 rows, 35 bonus at 63, 100 per extra Yahtzee, Verhoeff's free-choice joker."""
+YAHTZEE_FORCED_JOKER = _yahtzee("yahtzee_forced_joker", 100, "forced")
+"""Yahtzee with the official (forced) joker placement."""
+YAHTZEE_NO_JOKER = _yahtzee("yahtzee_no_joker", 100, "none")
+"""Yahtzee with the extra-Yahtzee bonus but no joker."""
+YAHTZEE_NO_BONUS = _yahtzee("yahtzee_no_bonus", 0, "none")
+"""Yahtzee with neither the extra-Yahtzee bonus nor a joker (the upper bonus stays)."""
+
+YATZY = RuleSet(
+    name="yatzy",
+    categories=(
+        *UPPER_ROWS,
+        Category("one_pair", of_a_kind_matching(2)),
+        Category("two_pairs", two_pairs),
+        Category("three_of_a_kind", of_a_kind_matching(3), "Three of a Kind"),
+        Category("four_of_a_kind", of_a_kind_matching(4), "Four of a Kind"),
+        Category("small_straight", straight((1, 2, 3, 4, 5), 15)),
+        Category("large_straight", straight((2, 3, 4, 5, 6), 20)),
+        Category("full_house", full_house),
+        Category("chance", total),
+        Category("yatzy", all_alike(50)),
+    ),
+    bonus_threshold=63,
+    bonus_points=50,
+)
+"""Scandinavian Yatzy: 15 rows, n of a kind scores the matching dice, 50 bonus at 63."""
+
+RULE_SETS: dict[str, RuleSet] = {
+    rules.name: rules
+    for rules in (YACHT, YACHT_EXERCISM, YAHTZEE, YAHTZEE_FORCED_JOKER, YAHTZEE_NO_JOKER, YAHTZEE_NO_BONUS, YATZY)
+}
+"""The named rule sets, by name: ``rules="yahtzee"`` wherever a rule set is accepted."""
+
+
+def rule_set(rules: str | RuleSet | None = None) -> RuleSet:
+    """A rule set given by name (a key of :data:`RULE_SETS`) or as a ``RuleSet``; ``None`` is :data:`YACHT`."""
     if rules is None:
         return YACHT
     if isinstance(rules, RuleSet):

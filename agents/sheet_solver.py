@@ -1,0 +1,532 @@
+"""The exact optimal solitaire strategy for rule sets whose rows do not score independently.
+
+An upper bonus, an extra-Yahtzee bonus or a joker rule (Yahtzee, Yatzy; see
+:class:`yacht_env.rules.RuleSet`) make a score depend on more of the sheet than the open rows, so
+the state passed from one turn to the next grows to what the rules need, and only that:
+
+- ``S``, the open rows (a bit set);
+- ``u``, the upper subtotal capped at the bonus threshold (``0..rules.upper_cap``; only 0 without
+  an upper bonus): past the threshold the bonus is won and nothing depends on the rest;
+- ``y``, 1 when the Yahtzee box holds its full points (50) and 0 otherwise (only 0 without an
+  extra-Yahtzee bonus). Whether the box is open is bit ``yahtzee_row`` of ``S``; a joker depends
+  on nothing else, so ``(S, y)`` is the box's three states: open, 50, 0.
+
+With ``x = (S, u, y)`` the recurrences are those of :mod:`agents.optimal` with the score-now term
+taken over the rows the rules allow and the bonuses added:
+
+- ``W0[x, h] = max_{c in legal(h, S)} pts(h, c) + upper_bonus(u, pts) + extra_bonus(h, y) + V(x')``
+  where ``legal`` and whether ``pts`` are joker values come from :func:`yacht_env.rules.placement`,
+  and ``x' = (S - c, min(u + pts, T) if c is upper else u, y')`` with ``y' = [pts > 0]`` when ``c`` is
+  the Yahtzee row, else ``y``.
+- ``Kj[x, k] = mean over faces f of Kj[x, k + f]`` (keeps one die larger, down to full hands,
+  whose value is ``W{j-1}[x, h]``), and ``Wj[x, h] = max(W0[x, h], max over proper sub-keeps k of h
+  of Kj[x, k])``.
+- ``V(x) = sum_h P(h) W{R-1}[x, h]``; ``V`` of a full sheet is 0.
+
+Layers of equal open-row count are independent, so each is solved in parallel (numba ``prange``)
+with the per-state turn in a compiled kernel. Only states reachable from an empty sheet are
+solved (the subtotal must be a sum of points the filled upper rows can hold; ``y = 1`` needs the
+Yahtzee box filled); the others hold NaN. Only ``V`` is kept (8 MiB for Yahtzee): the Q-values of
+a position re-run that one state's turn (microseconds).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit, prange
+
+from agents.optimal import _check_range, _integer_array
+from yacht_env.rules import RuleSet, extra_yahtzee_bonus, placement, upper_bonus
+
+# -- the game's constants, packed once per rule set ---------------------------------------------
+
+
+class TurnTables:
+    """Every array and number the turn kernel reads, built from one ``RuleSet``."""
+
+    def __init__(self, rules: RuleSet):
+        dice = rules.dice
+        self.num_open_sets = 1 << rules.num_categories
+        self.num_upper = rules.upper_cap + 1
+        self.num_yahtzee = 2 if rules.tracks_yahtzee_box else 1
+        self.int_scores = rules.score_table.astype(np.int64)
+        self.int_joker_scores = rules.joker_score_table.astype(np.int64)
+        self.scores_by_row = np.ascontiguousarray(self.int_scores.T, dtype=np.float64)
+        self.joker_scores = self.int_joker_scores.astype(np.float64)
+        self.alike_hands = np.flatnonzero(rules.alike_hands).astype(np.int64)
+        self.face_rows = rules.face_rows.astype(np.int64)
+        # Slots: the distinct points of a row that lead to different next states (upper rows and a
+        # tracked Yahtzee row), else one slot for the whole row.
+        tracked_yahtzee = rules.yahtzee_row_index if self.num_yahtzee == 2 else -1
+        slot_lists = []
+        for c, category in enumerate(rules.categories):
+            if category.upper or c == tracked_yahtzee:
+                slot_lists.append(np.unique(np.concatenate([self.int_scores[:, c], self.int_joker_scores[:, c]])))
+            else:
+                slot_lists.append(np.zeros(1, dtype=np.int64))
+        self.num_slots = np.array([len(points) for points in slot_lists], dtype=np.int64)
+        self.slot_points = np.zeros((rules.num_categories, self.num_slots.max()), dtype=np.int64)
+        for c, points in enumerate(slot_lists):
+            self.slot_points[c, : len(points)] = points
+        self.slots_by_row = np.empty((rules.num_categories, dice.num_hands), dtype=np.int32)
+        self.joker_slots = np.empty((dice.num_hands, rules.num_categories), dtype=np.int32)
+        for c, points in enumerate(slot_lists):
+            if len(points) == 1:
+                self.slots_by_row[c] = 0
+                self.joker_slots[:, c] = 0
+            else:
+                self.slots_by_row[c] = np.searchsorted(points, self.int_scores[:, c])
+                self.joker_slots[:, c] = np.searchsorted(points, self.int_joker_scores[:, c])
+        self.hand_probabilities = dice.hand_probabilities.copy()
+        self.hand_as_keep = dice.hand_as_keep.astype(np.int32)
+        sizes = dice.keep_sizes.astype(np.int64)
+        # Children of the keeps that re-roll something, largest keeps first (their children are
+        # bigger keeps, already known); parents of every keep by size, smallest first.
+        order = np.argsort(-sizes, kind="stable")
+        self.average_order = order[sizes[order] < dice.num_dice].astype(np.int32)
+        children = np.full((dice.num_keeps, dice.num_faces), -1, dtype=np.int32)
+        for k, keep in enumerate(dice.keeps):
+            if len(keep) < dice.num_dice:
+                for face in range(1, dice.num_faces + 1):
+                    children[k, face - 1] = dice.keep_index[tuple(sorted(keep + (face,)))]
+        self.children = children
+        by_size = np.argsort(sizes, kind="stable")
+        self.max_order = by_size[(sizes[by_size] > 0) & (sizes[by_size] < dice.num_dice)].astype(np.int32)
+        self.parents = dice.keep_parents.astype(np.int32)
+        self.parent_counts = np.array([len(set(keep)) for keep in dice.keeps], dtype=np.int32)
+        self.num_keeps = dice.num_keeps
+        self.rolls = rules.rolls_per_turn
+        self.params = np.array(
+            [
+                rules.yahtzee_row_index,
+                rules.lower_bits,
+                rules.joker_mode,
+                rules.upper_cap,
+                rules.bonus_points,
+                rules.yahtzee_bonus,
+                rules.num_categories,
+                self.num_upper,
+                self.num_yahtzee,
+                rules.rolls_per_turn,
+                rules.upper_bits,
+            ],
+            dtype=np.int64,
+        )
+
+    def kernel_args(self):
+        """The tables in the order the kernels take them, after the state."""
+        return (
+            self.scores_by_row, self.slots_by_row, self.slot_points, self.num_slots, self.alike_hands,
+            self.face_rows, self.joker_scores, self.joker_slots, self.hand_probabilities, self.hand_as_keep,
+            self.average_order, self.children, self.max_order, self.parents, self.parent_counts, self.params,
+        )  # fmt: skip
+
+
+def reachable_states(rules: RuleSet) -> np.ndarray:
+    """Bool array (2**C, U, Y): which sheet states a game from the empty sheet can reach."""
+    tables = TurnTables(rules)
+    cap = rules.upper_cap
+    upper_rows = [c for c, category in enumerate(rules.categories) if category.upper]
+    row_points = [np.unique(np.concatenate([tables.int_scores[:, c], tables.int_joker_scores[:, c]])) for c in upper_rows]
+    # Subtotals (capped) each subset of filled upper rows can hold, as a bool vector over 0..cap.
+    by_filled = {}
+    for subset in range(1 << len(upper_rows)):
+        sums = np.zeros(cap + 1, dtype=bool)
+        sums[0] = True
+        for i, points in enumerate(row_points):
+            if subset >> i & 1:
+                grown = np.zeros_like(sums)
+                for p in points:
+                    shifted = np.flatnonzero(sums) + p
+                    grown[np.minimum(shifted, cap)] = True
+                sums = grown
+        by_filled[subset] = sums
+    open_sets = np.arange(tables.num_open_sets)
+    filled_index = np.zeros(len(open_sets), dtype=np.int64)
+    for i, c in enumerate(upper_rows):
+        filled_index |= (((open_sets >> c) & 1) == 0).astype(np.int64) << i
+    reachable = np.zeros((tables.num_open_sets, tables.num_upper, tables.num_yahtzee), dtype=bool)
+    upper_ok = np.stack([by_filled[int(f)] for f in filled_index])  # (2**C, U)
+    reachable[:, :, 0] = upper_ok
+    if tables.num_yahtzee == 2:
+        yahtzee_filled = ((open_sets >> rules.yahtzee_row_index) & 1) == 0
+        reachable[:, :, 1] = upper_ok & yahtzee_filled[:, None]
+    return reachable
+
+
+# -- the turn of one state, compiled ------------------------------------------------------------
+
+
+@njit(cache=True)
+def _after_values(open_bits, upper, yahtzee, later, values, slot_points, num_slots, params, after):
+    """``after[c, s]``: upper bonus earned plus ``V`` of the next state, for points ``slot_points[c, s]`` in row ``c``.
+
+    What follows a score depends on the row and, for upper rows and the Yahtzee row, on the points
+    written; those are few, so this is looked up once per state, not once per hand.
+    """
+    yahtzee_row, cap, bonus_points, num_rows, num_upper, num_yahtzee = (
+        params[0], params[3], params[4], params[6], params[7], params[8]
+    )  # fmt: skip
+    upper_bits = params[10]
+    for c in range(num_rows):
+        if (open_bits >> c) & 1:
+            for s in range(num_slots[c]):
+                points = slot_points[c, s]
+                gain = 0.0
+                next_upper = upper
+                if (upper_bits >> c) & 1:
+                    gain += upper_bonus(upper, points, cap, bonus_points)
+                    next_upper = min(upper + points, cap)
+                next_yahtzee = yahtzee
+                if c == yahtzee_row and num_yahtzee == 2:
+                    next_yahtzee = 1 if points > 0 else 0
+                if later:
+                    gain += values[((open_bits & ~(1 << c)) * num_upper + next_upper) * num_yahtzee + next_yahtzee]
+                after[c, s] = gain
+
+
+@njit(cache=True)
+def _score_now(open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
+               alike_hands, face_rows, joker_scores, joker_slots, params, after, out):  # fmt: skip
+    """``W0`` of every hand for state ``(open_bits, upper, yahtzee)`` into ``out``; ``later`` False values no later turn."""
+    yahtzee_row, lower_bits, joker_mode, yahtzee_bonus, num_rows = params[0], params[1], params[2], params[5], params[6]
+    _after_values(open_bits, upper, yahtzee, later, values, slot_points, num_slots, params, after)
+    num_hands = out.shape[0]
+    out[:] = -np.inf
+    for c in range(num_rows):
+        if (open_bits >> c) & 1:
+            for h in range(num_hands):
+                value = scores_by_row[c, h] + after[c, slots_by_row[c, h]]
+                if value > out[h]:
+                    out[h] = value
+    # Hands of five alike: the joker rule may restrict the rows or pay joker values; then the
+    # extra-Yahtzee bonus, wherever they are scored.
+    for i in range(alike_hands.shape[0]):
+        h = alike_hands[i]
+        legal, joker = placement(open_bits, True, face_rows[h], yahtzee_row, lower_bits, joker_mode)
+        if joker or legal != open_bits:
+            best = -np.inf
+            for c in range(num_rows):
+                if (legal >> c) & 1:
+                    if joker:
+                        value = joker_scores[h, c] + after[c, joker_slots[h, c]]
+                    else:
+                        value = scores_by_row[c, h] + after[c, slots_by_row[c, h]]
+                    if value > best:
+                        best = value
+            out[h] = best
+        out[h] += extra_yahtzee_bonus(True, yahtzee == 1, yahtzee_bonus)
+
+
+@njit(cache=True)
+def _reroll(hand_values, hand_as_keep, average_order, children, keep_values):
+    """``Kj`` of every keep from ``W{j-1}`` of every hand, into ``keep_values``."""
+    for h in range(hand_values.shape[0]):
+        keep_values[hand_as_keep[h]] = hand_values[h]
+    num_faces = children.shape[1]
+    share = 1.0 / num_faces
+    for i in range(average_order.shape[0]):
+        k = average_order[i]
+        total = 0.0
+        for f in range(num_faces):
+            total += keep_values[children[k, f]]
+        keep_values[k] = total * share
+
+
+@njit(cache=True)
+def _best_reroll(keep_values, hand_as_keep, max_order, parents, parent_counts, score_now, out):
+    """``Wj`` of every hand: the better of scoring now and the best proper sub-keep.
+
+    ``keep_values`` is overwritten, smallest keeps first, with the best over each keep's sub-keeps.
+    """
+    for i in range(max_order.shape[0]):
+        k = max_order[i]
+        best = keep_values[k]
+        for slot in range(parent_counts[k]):
+            best = max(best, keep_values[parents[k, slot]])
+        keep_values[k] = best
+    for h in range(out.shape[0]):
+        k = hand_as_keep[h]
+        best = score_now[h]
+        for slot in range(parent_counts[k]):
+            best = max(best, keep_values[parents[k, slot]])
+        out[h] = best
+
+
+@njit(cache=True)
+def _turn(open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots, alike_hands,
+          face_rows, joker_scores, joker_slots, hand_probabilities, hand_as_keep, average_order, children, max_order,
+          parents, parent_counts, params, after, score_now, hand_values, keep_values, keep_out):  # fmt: skip
+    """Expected value of one state's turn before its first roll; fills ``keep_out[j]`` with ``Kj`` when it has rows."""
+    _score_now(open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
+               alike_hands, face_rows, joker_scores, joker_slots, params, after, score_now)  # fmt: skip
+    hand_values[:] = score_now
+    for rerolls_left in range(1, params[9]):
+        _reroll(hand_values, hand_as_keep, average_order, children, keep_values)
+        if keep_out.shape[0] > 0:
+            keep_out[rerolls_left] = keep_values
+        _best_reroll(keep_values, hand_as_keep, max_order, parents, parent_counts, score_now, hand_values)
+    total = 0.0
+    for h in range(hand_values.shape[0]):
+        total += hand_probabilities[h] * hand_values[h]
+    return total
+
+
+@njit(cache=True, parallel=True)
+def _solve_layer(states, later, values, scores_by_row, slots_by_row, slot_points, num_slots, alike_hands, face_rows,
+                 joker_scores, joker_slots, hand_probabilities, hand_as_keep, average_order, children, max_order,
+                 parents, parent_counts, params, num_chunks):  # fmt: skip
+    """``V`` of every state index in ``states`` (one layer: same number of open rows), in parallel."""
+    num_upper, num_yahtzee = params[7], params[8]
+    num_hands, num_keeps = scores_by_row.shape[1], children.shape[0]
+    chunk = (states.shape[0] + num_chunks - 1) // num_chunks
+    for part in prange(num_chunks):
+        score_now = np.empty(num_hands)
+        hand_values = np.empty(num_hands)
+        keep_values = np.empty(num_keeps)
+        no_keeps = np.empty((0, num_keeps))
+        after = np.empty(slot_points.shape)
+        for i in range(part * chunk, min(states.shape[0], (part + 1) * chunk)):
+            state = states[i]
+            yahtzee = state % num_yahtzee
+            upper = (state // num_yahtzee) % num_upper
+            open_bits = state // (num_yahtzee * num_upper)
+            values[state] = _turn(
+                open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
+                alike_hands, face_rows, joker_scores, joker_slots, hand_probabilities, hand_as_keep, average_order,
+                children, max_order, parents, parent_counts, params, after, score_now, hand_values, keep_values,
+                no_keeps,
+            )  # fmt: skip
+
+
+def solve_sheet_values(rules: RuleSet, plan_ahead: bool = True) -> np.ndarray:
+    """``V`` of every reachable sheet state, shape (2**C, U, Y) float64, NaN where unreachable.
+
+    With ``plan_ahead=False`` later turns are worth nothing (the myopic player): ``V(x)`` is then
+    the expected points of one turn from state ``x``, bonuses included.
+    """
+    tables = TurnTables(rules)
+    reachable = reachable_states(rules)
+    values = np.full(reachable.shape, np.nan)
+    values[0] = 0.0  # every row filled: nothing more to come
+    flat = values.reshape(-1)
+    open_counts = np.zeros(tables.num_open_sets, dtype=np.int64)
+    for c in range(rules.num_categories):
+        open_counts += (np.arange(tables.num_open_sets) >> c) & 1
+    state_open_counts = np.broadcast_to(open_counts[:, None, None], reachable.shape).reshape(-1)
+    reachable_flat = reachable.reshape(-1)
+    representative = equivalent_states(rules, reachable).reshape(-1)
+    solved_here = reachable_flat & (representative == np.arange(len(flat)))
+    copies = np.flatnonzero(reachable_flat & ~solved_here)
+    for m in range(1, rules.num_categories + 1):
+        in_layer = state_open_counts == m
+        states = np.flatnonzero(solved_here & in_layer).astype(np.int64)
+        # Many more chunks than threads, so that threads that finish early take more work.
+        _solve_layer(states, plan_ahead, flat, *tables.kernel_args(), max(1, min(len(states), 64)))
+        layer_copies = copies[in_layer[copies]]
+        flat[layer_copies] = flat[representative[layer_copies]]
+    values.setflags(write=False)
+    return values
+
+
+def equivalent_states(rules: RuleSet, reachable: np.ndarray) -> np.ndarray:
+    """For each state, the flat index of a reachable state with the same value (itself, mostly).
+
+    The upper subtotal stops mattering once the bonus is out of reach: when no upper row is open,
+    or when the most the open upper rows can still add leaves it short of the threshold. All such
+    subtotals of one ``(S, y)`` share one value, solved once (for the smallest of them) and copied.
+    """
+    num_open_sets, num_upper, num_yahtzee = reachable.shape
+    index = np.arange(reachable.size).reshape(reachable.shape)
+    if num_upper == 1:
+        return index
+    tables = TurnTables(rules)
+    open_sets = np.arange(num_open_sets)
+    most_to_come = np.zeros(num_open_sets, dtype=np.int64)
+    for c, category in enumerate(rules.categories):
+        if category.upper:
+            best = int(max(tables.int_scores[:, c].max(), tables.int_joker_scores[:, c].max()))
+            most_to_come += ((open_sets >> c) & 1) * best
+    no_upper_open = (open_sets & rules.upper_bits) == 0
+    subtotals = np.arange(num_upper)
+    irrelevant = no_upper_open[:, None] | (subtotals[None, :] + most_to_come[:, None] < rules.upper_cap)
+    irrelevant = irrelevant[:, :, None] & reachable  # (2**C, U, Y)
+    first = np.argmax(irrelevant, axis=1)  # smallest irrelevant subtotal of each (S, y)
+    representative = index.copy()
+    s_index, u_index, y_index = np.nonzero(irrelevant)
+    representative[s_index, u_index, y_index] = index[s_index, first[s_index, y_index], y_index]
+    return representative
+
+
+def turn_keep_values(rules_tables: TurnTables, values: np.ndarray, open_bits: int, upper: int, yahtzee: int,
+                     plan_ahead: bool = True) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
+    """One state's turn: ``(score_now, keep_values)``, shapes (num_hands,) and (R, num_keeps).
+
+    ``keep_values[j, k]`` is ``Kj``: the expected points still to come, this turn's included, when
+    keep ``k`` is held and the rest re-rolled with ``j`` re-rolls left before that roll (row 0 is
+    unused). ``score_now[h]`` is ``W0``: the best value of scoring hand ``h`` now.
+    """
+    t = rules_tables
+    num_hands = t.scores_by_row.shape[1]
+    score_now = np.empty(num_hands)
+    keep_out = np.zeros((t.rolls, t.num_keeps))
+    _turn(
+        open_bits, upper, yahtzee, plan_ahead, values.reshape(-1), *t.kernel_args(), np.empty(t.slot_points.shape),
+        score_now, np.empty(num_hands), np.empty(t.num_keeps), keep_out,
+    )  # fmt: skip
+    return score_now, keep_out
+
+
+@njit(cache=True)
+def _row_values(hand, open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
+                face_rows, joker_scores, joker_slots, alike, params, after, out):  # fmt: skip
+    """Q of scoring ``hand`` in each row (``-inf`` where the rules forbid it), into ``out``."""
+    yahtzee_row, lower_bits, joker_mode, yahtzee_bonus, num_rows = params[0], params[1], params[2], params[5], params[6]
+    _after_values(open_bits, upper, yahtzee, later, values, slot_points, num_slots, params, after)
+    legal, joker = placement(open_bits, alike, face_rows[hand], yahtzee_row, lower_bits, joker_mode)
+    extra = extra_yahtzee_bonus(alike, yahtzee == 1, yahtzee_bonus)
+    for c in range(num_rows):
+        if (legal >> c) & 1:
+            if joker:
+                out[c] = joker_scores[hand, c] + after[c, joker_slots[hand, c]] + extra
+            else:
+                out[c] = scores_by_row[c, hand] + after[c, slots_by_row[c, hand]] + extra
+        else:
+            out[c] = -np.inf
+
+
+@njit(cache=True)
+def _q_values_rows(order, hands, rolls_left, state_index, later, values, scores_by_row, slots_by_row, slot_points,
+                   num_slots, alike_hands, face_rows, joker_scores, joker_slots, hand_probabilities, hand_as_keep,
+                   average_order, children, max_order, parents, parent_counts, params, keep_after_reroll, alike, q):  # fmt: skip
+    """Q of every action of the positions taken in ``order`` (grouped by state): each state's turn is run once."""
+    num_upper, num_yahtzee, rolls = params[7], params[8], params[9]
+    num_hands, num_keeps = scores_by_row.shape[1], children.shape[0]
+    first_score_action = keep_after_reroll.shape[1]
+    after = np.empty(slot_points.shape)
+    score_now, hand_values, keep_values = np.empty(num_hands), np.empty(num_hands), np.empty(num_keeps)
+    keep_out = np.zeros((rolls, num_keeps))
+    previous = -1
+    for i in range(order.shape[0]):
+        row = order[i]
+        state = state_index[row]
+        yahtzee = state % num_yahtzee
+        upper = (state // num_yahtzee) % num_upper
+        open_bits = state // (num_yahtzee * num_upper)
+        if state != previous:
+            _turn(open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
+                  alike_hands, face_rows, joker_scores, joker_slots, hand_probabilities, hand_as_keep, average_order,
+                  children, max_order, parents, parent_counts, params, after, score_now, hand_values, keep_values,
+                  keep_out)  # fmt: skip
+            previous = state
+        h = hands[row]
+        _row_values(h, open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
+                    face_rows, joker_scores, joker_slots, alike[h], params, after, q[row, first_score_action:])  # fmt: skip
+        if rolls_left[row] > 0:
+            for action in range(1, first_score_action):
+                q[row, action] = keep_out[rolls_left[row], keep_after_reroll[h, action]]
+
+
+# -- the solution ------------------------------------------------------------------------------
+
+
+class SheetSolution:
+    """Exact values of the optimal policy for a rule set with a sheet state (bonuses, jokers).
+
+    - ``state_values``, shape (2**C, U, Y) float64, read-only: ``V(S, u, y)``, the expected points
+      still to come (bonuses included) at the start of a turn with open rows ``S``, upper subtotal
+      ``u`` (capped at the threshold; ``U = rules.upper_cap + 1``) and ``y`` = 1 when the Yahtzee
+      box holds its full points (``Y`` = 2 with an extra-Yahtzee bonus, else 1). NaN for states no
+      game reaches. 8 MiB for Yahtzee, 16 MiB for Yatzy.
+
+    Q-values follow the action layout of :mod:`yacht_env.actions`, as :class:`agents.optimal.Solution`'s,
+    and take the sheet beyond the open rows as ``upper_totals`` (the upper subtotal, capped here)
+    and ``yahtzee_full`` (1 where the Yahtzee box holds its full points); each distinct state's
+    turn is recomputed from ``V`` (tens of microseconds), as the keep values of a million states
+    would not fit in memory.
+    """
+
+    def __init__(self, rules: RuleSet, state_values: np.ndarray, plan_ahead: bool = True):
+        dice = rules.dice
+        self.state_values = state_values
+        self.plan_ahead = plan_ahead
+        self.tables = TurnTables(rules)
+        self.num_categories = rules.num_categories
+        self.rolls_per_turn = rules.rolls_per_turn
+        self.upper_cap = rules.upper_cap
+        self.num_dice = dice.num_dice
+        self.num_faces = dice.num_faces
+        self.first_score_action = dice.num_rerolls
+        self.num_actions = dice.num_rerolls + rules.num_categories
+        self._alike = rules.alike_hands.copy()
+        self._keep_after_reroll = dice.keep_after_reroll.astype(np.int64)
+        self._hand_of_code = dice.hand_of_code.astype(np.intp)
+        self._place_values = dice.place_values
+        self._num_hands = dice.num_hands
+
+    @property
+    def expected_score(self) -> float:
+        """``V`` of the empty sheet: the optimal expected final score, bonuses included."""
+        return float(self.state_values[-1, 0, 0])
+
+    def state_value(self, open_bits: int, upper_total: int = 0, yahtzee_full: int = 0) -> float:
+        """``V`` of a sheet state at the start of a turn; ``ValueError`` for a state no game reaches."""
+        open_bits, upper, yahtzee = self._check_state(np.array([open_bits]), np.array([upper_total]), np.array([yahtzee_full]))
+        return float(self.state_values[open_bits[0], upper[0], yahtzee[0]])
+
+    def q_values_batch(self, hands, rolls_left, open_bits, upper_totals=0, yahtzee_full=0) -> np.ndarray:
+        """Q of every action for each position, shape (N, num_actions) float64; -inf if illegal.
+
+        ``hands``: (N,) hand indices or (N, num_dice) dice in any order; the others scalars or (N,)
+        arrays: ``rolls_left``, ``open_bits`` (nonzero), ``upper_totals`` (upper subtotal so far, any
+        value >= 0), ``yahtzee_full`` (0/1). Illegal: action 0, re-rolls with no roll left, and rows
+        that are closed or that the joker rule forbids. A score action's Q includes the bonuses it earns.
+        """
+        hands = self._hand_indices(hands)
+        named = {"rolls_left": rolls_left, "open_bits": open_bits, "upper_totals": upper_totals, "yahtzee_full": yahtzee_full}
+        arrays = [_integer_array(values, name) for name, values in named.items()]
+        hands, rolls_left, open_bits, upper_totals, yahtzee_full = (np.array(a) for a in np.broadcast_arrays(hands, *arrays))
+        _check_range(rolls_left, 0, self.rolls_per_turn - 1, "rolls_left")
+        open_bits, upper, yahtzee = self._check_state(open_bits, upper_totals, yahtzee_full)
+        q = np.full((len(hands), self.num_actions), -np.inf)
+        state_index = (open_bits * self.state_values.shape[1] + upper) * self.state_values.shape[2] + yahtzee
+        order = np.argsort(state_index, kind="stable")
+        t = self.tables
+        _q_values_rows(
+            order, hands.astype(np.int64), rolls_left, state_index, self.plan_ahead, self.state_values.reshape(-1),
+            *t.kernel_args(), self._keep_after_reroll, self._alike, q,
+        )  # fmt: skip
+        return q
+
+    def best_actions_batch(self, hands, rolls_left, open_bits, upper_totals=0, yahtzee_full=0) -> np.ndarray:
+        """The optimal action of each position, shape (N,) int64; ties go to the lowest action index."""
+        q = self.q_values_batch(hands, rolls_left, open_bits, upper_totals, yahtzee_full)
+        return np.argmax(q, axis=1).astype(np.int64)
+
+    def _check_state(self, open_bits, upper_totals, yahtzee_full):
+        _check_range(open_bits, 1, (1 << self.num_categories) - 1, "open_bits")
+        if (upper_totals < 0).any():
+            raise ValueError(f"upper total {int(upper_totals[upper_totals < 0][0])} is negative")
+        _check_range(yahtzee_full, 0, 1, "yahtzee_full")
+        upper = np.minimum(upper_totals, self.upper_cap)
+        yahtzee = yahtzee_full if self.state_values.shape[2] == 2 else np.zeros_like(yahtzee_full)
+        unreachable = np.isnan(self.state_values[open_bits, upper, yahtzee])
+        if unreachable.any():
+            i = int(np.flatnonzero(unreachable)[0])
+            raise ValueError(
+                f"no game reaches open rows {int(open_bits[i]):#b} with upper total {int(upper_totals[i])}"
+                f"{' and a full Yahtzee box' if yahtzee[i] else ''}: the filled rows cannot hold that"
+            )
+        return open_bits, upper, yahtzee
+
+    def _hand_indices(self, hands) -> np.ndarray:
+        hands = _integer_array(hands, "hands")
+        if hands.ndim == 2 and hands.shape[1] == self.num_dice:
+            _check_range(hands, 1, self.num_faces, "die")
+            return self._hand_of_code[(hands.astype(np.int64) - 1) @ self._place_values]
+        if hands.ndim != 1:
+            raise ValueError(
+                f"hands must be hand indices of shape (N,) or dice of shape (N, {self.num_dice}), got shape {hands.shape}"
+            )
+        _check_range(hands, 0, self._num_hands - 1, "hand index")
+        return hands.astype(np.intp)

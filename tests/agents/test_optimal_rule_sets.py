@@ -1,0 +1,367 @@
+"""The exact optimum of rule sets with bonuses and jokers, against published figures and brute force.
+
+The brute force below knows nothing of the solver, of ``RuleSet`` tables or of ``placement``: it
+scores dice with its own functions, applies the bonus and joker rules as the rule books word them,
+and takes the expectation over every ordered roll of the dice.
+"""
+
+from __future__ import annotations
+
+import itertools
+import zipfile
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents import optimal, solution_cache
+from agents.optimal import PUBLISHED_OPTIMA as PUBLISHED
+from agents.optimal import expected_score, q_values, solve
+from yacht_env.rules import RULE_SETS, YAHTZEE, Category, RuleSet, all_alike, run, total, upper
+
+QUICK = ("yacht", "yacht_exercism", "yahtzee")
+
+
+@pytest.fixture(autouse=True, scope="module")
+def private_cache(tmp_path_factory):
+    """Solve into a folder of this module's own, so that nothing is read from or left in the user's cache."""
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv(solution_cache.CACHE_ENV, str(tmp_path_factory.mktemp("solutions")))
+        yield
+
+
+@pytest.mark.parametrize("name", QUICK)
+def test_named_optimum_matches_the_published_figure(name):
+    assert abs(expected_score(name) - PUBLISHED[name]) < 1e-6
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", sorted(set(PUBLISHED) - set(QUICK)))
+def test_named_optimum_matches_the_published_figure_slow(name):
+    assert abs(expected_score(name) - PUBLISHED[name]) < 1e-6
+
+
+def test_every_rule_set_is_checked():
+    assert set(PUBLISHED) == set(RULE_SETS)
+
+
+# -- brute force on reduced games --------------------------------------------------------------
+
+FACE_NAMES = ("ones", "twos", "threes")
+ROW_NAMES = (*FACE_NAMES, "straight", "chance", "yahtzee")
+UPPER_NAMES = set(FACE_NAMES)
+
+
+def brute_points(dice: tuple[int, ...], row: str, joker: bool) -> int:
+    """Points of sorted dice in a row of the reduced game; ``joker`` pays the straight's joker value."""
+    if row in FACE_NAMES:
+        face = FACE_NAMES.index(row) + 1
+        return face * dice.count(face)
+    if row == "straight":
+        return 30 if joker or dice == (1, 2, 3) else 0
+    if row == "chance":
+        return sum(dice)
+    return 50 if len(set(dice)) == 1 else 0
+
+
+class SheetBruteForce:
+    """Expectimax over ordered dice outcomes for a small game with an upper bonus, extra Yahtzees and jokers.
+
+    A state is (open rows as a frozenset of names, upper subtotal, points in the Yahtzee box or None).
+    """
+
+    def __init__(self, joker: str, yahtzee_bonus: int, threshold=8, bonus=20, num_dice=3, rolls=3):
+        self.joker, self.yahtzee_bonus = joker, yahtzee_bonus
+        self.threshold, self.bonus = threshold, bonus
+        self.num_dice, self.rolls = num_dice, rolls
+        self.memo = {}
+
+    def options(self, dice, open_rows, yahtzee_box):
+        """(rows allowed, joker values) as the rule books word them."""
+        extra = len(set(dice)) == 1 and "yahtzee" not in open_rows
+        if not extra or self.joker == "none":
+            return open_rows, False
+        face_row = FACE_NAMES[dice[0] - 1]
+        if self.joker == "free":
+            return open_rows, face_row not in open_rows
+        if face_row in open_rows:  # forced: its face's upper box first,
+            return {face_row}, False
+        lower = open_rows - UPPER_NAMES  # then any lower box at joker values,
+        return (lower, True) if lower else (open_rows, False)  # then an upper box for 0
+
+    def score(self, dice, row, state):
+        """(points + bonuses earned now, state after)."""
+        open_rows, subtotal, yahtzee_box = state
+        _, joker = self.options(dice, open_rows, yahtzee_box)
+        points = brute_points(dice, row, joker)
+        gained = points
+        if len(set(dice)) == 1 and yahtzee_box == 50:
+            gained += self.yahtzee_bonus
+        if row in UPPER_NAMES:
+            if subtotal < self.threshold <= subtotal + points:
+                gained += self.bonus
+            subtotal += points
+        if row == "yahtzee":
+            yahtzee_box = points
+        return gained, (open_rows - {row}, subtotal, yahtzee_box)
+
+    @staticmethod
+    def key(state):
+        open_rows, subtotal, yahtzee_box = state
+        return frozenset(open_rows), subtotal, yahtzee_box
+
+    def value(self, state) -> float:
+        if not state[0]:
+            return 0.0
+        key = ("V", self.key(state))
+        if key not in self.memo:
+            self.memo[key] = self.roll((), self.rolls - 1, state)
+        return self.memo[key]
+
+    def roll(self, kept, rolls_left, state) -> float:
+        key = ("K", kept, rolls_left, self.key(state))
+        if key not in self.memo:
+            outcomes = list(itertools.product(range(1, 4), repeat=self.num_dice - len(kept)))
+            self.memo[key] = sum(self.hand(tuple(sorted(kept + o)), rolls_left, state) for o in outcomes) / len(outcomes)
+        return self.memo[key]
+
+    def score_q(self, dice, row, state) -> float:
+        gained, after = self.score(dice, row, state)
+        return gained + self.value(after)
+
+    def hand(self, dice, rolls_left, state) -> float:
+        key = ("W", dice, rolls_left, self.key(state))
+        if key not in self.memo:
+            allowed, _ = self.options(dice, state[0], state[2])
+            best = max(self.score_q(dice, row, state) for row in allowed)
+            if rolls_left > 0:
+                for picked in range(1, 1 << self.num_dice):
+                    kept = tuple(d for i, d in enumerate(dice) if not picked >> i & 1)
+                    best = max(best, self.roll(kept, rolls_left - 1, state))
+            self.memo[key] = best
+        return self.memo[key]
+
+
+def reduced_rules(joker: str, yahtzee_bonus: int) -> RuleSet:
+    return RuleSet(
+        name=f"reduced_{joker}_{yahtzee_bonus}",
+        categories=(
+            *(Category(name, upper(face), upper=True) for face, name in enumerate(FACE_NAMES, start=1)),
+            Category("straight", run(3, 30), joker_points=30),
+            Category("chance", total),
+            Category("yahtzee", all_alike(50)),
+        ),
+        num_dice=3,
+        num_faces=3,
+        bonus_threshold=8,
+        bonus_points=20,
+        yahtzee_row="yahtzee",
+        yahtzee_bonus=yahtzee_bonus,
+        joker=joker,
+    )
+
+
+REDUCED = [("free", 100), ("forced", 100), ("none", 100), ("free", 0), ("forced", 0)]
+
+
+@pytest.mark.parametrize("joker, yahtzee_bonus", REDUCED)
+def test_every_reachable_state_value_matches_brute_force(joker, yahtzee_bonus):
+    rules = reduced_rules(joker, yahtzee_bonus)
+    solution = solve(rules)
+    brute = SheetBruteForce(joker, yahtzee_bonus)
+    values = solution.state_values
+    assert values.shape == (64, 9, 2 if yahtzee_bonus else 1)
+    checked = 0
+    for open_bits, subtotal, full in zip(*np.nonzero(~np.isnan(values))):
+        if open_bits == 0:
+            continue
+        open_rows = {name for c, name in enumerate(ROW_NAMES) if open_bits >> c & 1}
+        box = None if "yahtzee" in open_rows else (50 if full else 0)
+        expected = brute.value((open_rows, int(subtotal), box))
+        assert values[open_bits, subtotal, full] == pytest.approx(expected, abs=1e-9), (open_rows, subtotal, box)
+        checked += 1
+    assert checked > 300
+    assert solution.expected_score == pytest.approx(brute.value((set(ROW_NAMES), 0, None)), abs=1e-9)
+
+
+@pytest.mark.parametrize("joker, yahtzee_bonus", REDUCED[:3])
+def test_q_values_match_brute_force_on_random_positions(joker, yahtzee_bonus):
+    rules = reduced_rules(joker, yahtzee_bonus)
+    brute = SheetBruteForce(joker, yahtzee_bonus)
+    rng = np.random.default_rng(7)
+    checked = 0
+    while checked < 60:
+        open_bits = int(rng.integers(1, 64))
+        open_rows = {name for c, name in enumerate(ROW_NAMES) if open_bits >> c & 1}
+        subtotal = int(rng.integers(0, 12))
+        box = None if "yahtzee" in open_rows else int(rng.choice([0, 50]))
+        dice = tuple(sorted(int(d) for d in rng.integers(1, 4, size=3)))
+        if len(set(dice)) > 1 and rng.random() < 0.5:
+            dice = (dice[0],) * 3  # extra Yahtzees are where the rules differ
+        rolls_left = int(rng.integers(0, 3))
+        try:
+            q = q_values(list(dice), rolls_left, sorted(open_rows), rules, upper_total=subtotal, yahtzee_box=box)
+        except ValueError as error:
+            assert "no game reaches" in str(error)
+            continue
+        state = (open_rows, subtotal, box)
+        allowed, _ = brute.options(dice, open_rows, box)
+        for c, name in enumerate(ROW_NAMES):
+            if name in allowed:
+                assert q[8 + c] == pytest.approx(brute.score_q(dice, name, state), abs=1e-9)
+            else:
+                assert q[8 + c] == -np.inf
+        for mask in range(1, 8):
+            kept = tuple(d for i, d in enumerate(dice) if not mask >> i & 1)
+            expected = brute.roll(kept, rolls_left - 1, state) if rolls_left else -np.inf
+            assert q[mask] == pytest.approx(expected, abs=1e-9)
+        assert q[0] == -np.inf
+        checked += 1
+
+
+# -- Q-values of the full rule sets ------------------------------------------------------------
+
+
+def test_yahtzee_q_values_obey_the_joker_and_bonus_rules():
+    # Five sixes with the Yahtzee box at 50 and the sixes row filled: free joker, any open row;
+    # the full house pays 25 and every row carries the 100 bonus.
+    open_rows = ["full_house", "chance", "ones"]
+    q = q_values([6] * 5, 0, open_rows, "yahtzee", upper_total=20, yahtzee_box=50)
+    solution = solve("yahtzee")
+    bits = optimal.open_bits_from(open_rows, YAHTZEE)
+    index = YAHTZEE.category_index
+    after_full_house = solution.state_value(bits & ~(1 << index["full_house"]), 20, 1)
+    assert q[32 + index["full_house"]] == pytest.approx(25 + 100 + after_full_house, abs=1e-9)
+    after_ones = solution.state_value(bits & ~(1 << index["ones"]), 20, 1)
+    assert q[32 + index["ones"]] == pytest.approx(0 + 100 + after_ones, abs=1e-9)
+
+
+@pytest.mark.slow
+def test_forced_joker_q_values_allow_only_the_sixes_row():
+    index = YAHTZEE.category_index
+    q = q_values([6] * 5, 0, ["sixes", "chance", "full_house"], "yahtzee_forced_joker", upper_total=60, yahtzee_box=0)
+    assert np.isfinite(q[32:]).sum() == 1 and np.isfinite(q[32 + index["sixes"]])
+
+
+@pytest.mark.parametrize("name, bonus", [("yahtzee", 35), pytest.param("yatzy", 50, marks=pytest.mark.slow)])
+def test_upper_bonus_is_in_the_q_of_the_score_that_earns_it(name, bonus):
+    solution = solve(name)
+    rules = RULE_SETS[name]
+    index = rules.category_index
+    bits = optimal.open_bits_from(["sixes", "chance"], rules)
+    box = {"yahtzee_box": 0} if rules.tracks_yahtzee_box else {}
+    q = q_values([6, 6, 6, 1, 2], 0, ["sixes", "chance"], name, upper_total=45, **box)
+    after = solution.state_value(bits & ~(1 << index["sixes"]), 63)
+    assert q[32 + index["sixes"]] == pytest.approx(18 + bonus + after, abs=1e-9)
+    q = q_values([6, 6, 1, 1, 2], 0, ["sixes", "chance"], name, upper_total=45, **box)
+    after = solution.state_value(bits & ~(1 << index["sixes"]), 57)
+    assert q[32 + index["sixes"]] == pytest.approx(12 + after, abs=1e-9)
+
+
+@settings(max_examples=40)
+@given(st.integers(1, (1 << 13) - 1), st.integers(0, 80), st.booleans(), st.integers(0, 2))
+def test_yahtzee_bellman_identity_on_random_states(open_bits, subtotal, full, seed):
+    """V(x) is the expectation over first rolls of the best Q with two rolls left."""
+    solution = solve("yahtzee")
+    yahtzee_open = open_bits >> YAHTZEE.yahtzee_row_index & 1
+    full = 0 if yahtzee_open else int(full)
+    if np.isnan(solution.state_values[open_bits, min(subtotal, 63), full]):
+        return
+    hands = np.arange(YAHTZEE.dice.num_hands)
+    q = solution.q_values_batch(hands, 2, open_bits, subtotal, full)
+    expected = YAHTZEE.dice.hand_probabilities @ q.max(axis=1)
+    assert solution.state_value(open_bits, subtotal, full) == pytest.approx(expected, abs=1e-9)
+
+
+def test_bad_sheet_arguments_get_clear_errors():
+    with pytest.raises(ValueError, match="yahtzee_box must be None while"):
+        q_values([1, 2, 3, 4, 5], 1, ["yahtzee", "chance"], "yahtzee", yahtzee_box=50)
+    with pytest.raises(ValueError, match="yahtzee_box must be 0 or 50"):
+        q_values([1, 2, 3, 4, 5], 1, ["chance"], "yahtzee", yahtzee_box=None)
+    with pytest.raises(ValueError, match="upper_total must be an integer >= 0"):
+        q_values([1, 2, 3, 4, 5], 1, ["chance"], "yahtzee", upper_total=-1, yahtzee_box=0)
+    with pytest.raises(ValueError, match="no game reaches"):
+        q_values([1, 2, 3, 4, 5], 1, YAHTZEE.category_names, "yahtzee", upper_total=5)
+    with pytest.raises(ValueError, match="unknown rule set 'yahtzy'; expected a RuleSet or one of yacht"):
+        expected_score("yahtzy")
+
+
+# -- the disk cache ----------------------------------------------------------------------------
+
+
+def test_a_second_process_loads_the_solution_from_disk(tmp_path, monkeypatch):
+    monkeypatch.setenv(solution_cache.CACHE_ENV, str(tmp_path))
+    rules = reduced_rules("free", 100)
+    first = solve(rules).state_values
+    files = list(tmp_path.glob("values-*.npz"))
+    assert len(files) == 1 and rules.fingerprint in files[0].name
+    optimal.clear_cache()
+    calls = []
+    monkeypatch.setattr("agents.sheet_solver.solve_sheet_values", lambda *a: calls.append(a))
+    again = solve(rules).state_values
+    assert calls == [] and np.array_equal(first, again, equal_nan=True)
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        lambda path: path.write_bytes(b"not a zip file"),
+        lambda path: path.write_bytes(path.read_bytes()[:1000]),
+        lambda path: np.savez(path, values=np.zeros(3)),
+        lambda path: np.savez(path, other=np.zeros(3)),
+        lambda path: np.savez(path, values=np.array([object()], dtype=object)),
+    ],
+    ids=["garbage", "truncated", "wrong shape", "wrong name", "pickled objects"],
+)
+def test_a_damaged_cache_file_is_solved_again_and_rewritten(tmp_path, monkeypatch, damage):
+    monkeypatch.setenv(solution_cache.CACHE_ENV, str(tmp_path))
+    rules = reduced_rules("forced", 100)
+    expected = solve(rules).state_values
+    (path,) = tmp_path.glob("values-*.npz")
+    damage(path)
+    optimal.clear_cache()
+    assert np.array_equal(solve(rules).state_values, expected, equal_nan=True)
+    with zipfile.ZipFile(path) as archive:
+        assert archive.namelist() == ["values.npy"]
+    assert np.array_equal(solution_cache.load_values(path.name.split("-", 2)[2][:-4], expected.shape), expected, equal_nan=True)
+
+
+def test_rule_sets_that_score_alike_share_a_cache_entry_and_others_do_not():
+    assert reduced_rules("free", 100).fingerprint == reduced_rules("free", 100).fingerprint
+    prints = {reduced_rules(j, b).fingerprint for j, b in REDUCED}
+    assert len(prints) == len(REDUCED)
+    assert len({rules.fingerprint for rules in RULE_SETS.values()}) == len(RULE_SETS)
+
+
+def test_the_cache_can_be_turned_off(tmp_path, monkeypatch):
+    monkeypatch.setenv(solution_cache.CACHE_ENV, "")
+    assert solution_cache.cache_dir() is None
+    assert solution_cache.store_values("key", np.zeros(2)) is None
+    assert solution_cache.load_values("key", (2,)) is None
+
+
+def test_a_lone_chance_row_is_worth_the_same_in_yahtzee_and_yacht():
+    """With only Chance open and a Yahtzee box at 0 nothing ties rows together: both solvers agree.
+
+    With the box at 50 a Yahtzee earns 100 more, which is worth chasing.
+    """
+    from yacht_env.rules import YACHT
+
+    chance = 1 << YAHTZEE.category_index["chance"]
+    choice = 1 << YACHT.category_index["choice"]
+    for solver in (optimal.solve, optimal.solve_myopic):
+        yahtzee_value = solver("yahtzee").state_value(chance, 63, 0)
+        assert yahtzee_value == pytest.approx(solver(YACHT).state_values[choice], abs=1e-9)
+        assert 23 < yahtzee_value < 24
+        assert solver("yahtzee").state_value(chance, 63, 1) > yahtzee_value + 1
+
+
+def test_myopic_values_count_only_this_turn_and_its_bonuses():
+    myopic = optimal.solve_myopic("yahtzee")
+    # Five sixes with the sixes row open at a subtotal of 40: 30 points and the 35 bonus now.
+    q = q_values([6] * 5, 0, ["sixes", "chance"], "yahtzee", upper_total=40, yahtzee_box=0)
+    bits = optimal.open_bits_from(["sixes", "chance"], YAHTZEE)
+    myopic_q = myopic.q_values_batch(np.array([[6] * 5]), 0, bits, 40, 0)[0]
+    assert myopic_q[32 + YAHTZEE.category_index["sixes"]] == 65
+    assert q[32 + YAHTZEE.category_index["sixes"]] > 65

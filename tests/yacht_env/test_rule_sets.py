@@ -1,0 +1,279 @@
+"""The named rule sets: scoring edge cases of each, the joker and bonus rules, and the lookup by name.
+
+Reference scores are written here from the rule books, independently of ``yacht_env.rules``.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from tests.reference import reference_score
+from yacht_env.rules import (
+    RULE_SETS,
+    YACHT,
+    YAHTZEE,
+    YAHTZEE_FORCED_JOKER,
+    YAHTZEE_NO_BONUS,
+    YAHTZEE_NO_JOKER,
+    YATZY,
+    Category,
+    RuleSet,
+    Sheet,
+    rule_set,
+    total,
+    upper,
+)
+
+dice_strategy = st.lists(st.integers(1, 6), min_size=5, max_size=5)
+FACES = ("ones", "twos", "threes", "fours", "fives", "sixes")
+
+
+def longest_run(dice) -> int:
+    faces, best, streak = set(dice), 0, 0
+    for face in range(1, 7):
+        streak = streak + 1 if face in faces else 0
+        best = max(best, streak)
+    return best
+
+
+def yahtzee_reference(dice, row) -> int:
+    counts = Counter(dice)
+    if row in FACES:
+        face = FACES.index(row) + 1
+        return face * counts[face]
+    most = max(counts.values())
+    return {
+        "three_of_a_kind": sum(dice) if most >= 3 else 0,
+        "four_of_a_kind": sum(dice) if most >= 4 else 0,
+        "full_house": 25 if sorted(counts.values()) == [2, 3] else 0,
+        "small_straight": 30 if longest_run(dice) >= 4 else 0,
+        "large_straight": 40 if longest_run(dice) == 5 else 0,
+        "yahtzee": 50 if most == 5 else 0,
+        "chance": sum(dice),
+    }[row]
+
+
+def yatzy_reference(dice, row) -> int:
+    counts = Counter(dice)
+    if row in FACES:
+        face = FACES.index(row) + 1
+        return face * counts[face]
+    pairs = sorted(f for f, c in counts.items() if c >= 2)
+    if row == "one_pair":
+        return 2 * pairs[-1] if pairs else 0
+    if row == "two_pairs":
+        return 2 * (pairs[-1] + pairs[-2]) if len(pairs) >= 2 else 0
+    if row in ("three_of_a_kind", "four_of_a_kind"):
+        n = 3 if row == "three_of_a_kind" else 4
+        matching = [f for f, c in counts.items() if c >= n]
+        return n * matching[0] if matching else 0
+    if row == "small_straight":
+        return 15 if sorted(dice) == [1, 2, 3, 4, 5] else 0
+    if row == "large_straight":
+        return 20 if sorted(dice) == [2, 3, 4, 5, 6] else 0
+    if row == "full_house":
+        return sum(dice) if sorted(counts.values()) == [2, 3] else 0
+    if row == "chance":
+        return sum(dice)
+    return 50 if len(counts) == 1 else 0
+
+
+@given(dice_strategy)
+def test_every_row_of_every_yahtzee_variant_scores_as_the_rule_book(dice):
+    for rules in (YAHTZEE, YAHTZEE_FORCED_JOKER, YAHTZEE_NO_JOKER, YAHTZEE_NO_BONUS):
+        for row in rules.category_names:
+            assert rules.score(dice, row) == yahtzee_reference(dice, row), (rules.name, dice, row)
+
+
+@given(dice_strategy)
+def test_every_yatzy_row_scores_as_the_rule_book(dice):
+    for row in YATZY.category_names:
+        assert YATZY.score(dice, row) == yatzy_reference(dice, row), (dice, row)
+
+
+@given(dice_strategy)
+def test_yacht_variants_differ_only_in_four_of_a_kind(dice):
+    exercism = RULE_SETS["yacht_exercism"]
+    assert exercism.category_names == YACHT.category_names
+    for row in YACHT.category_names:
+        if row == "four_of_a_kind":
+            counts = Counter(dice)
+            face, count = counts.most_common(1)[0]
+            assert exercism.score(dice, row) == (4 * face if count >= 4 else 0)
+        else:
+            assert exercism.score(dice, row) == YACHT.score(dice, row) == reference_score(sorted(dice), row)
+
+
+@pytest.mark.parametrize(
+    "rules, dice, row, points",
+    [
+        (YATZY, [3, 3, 3, 3, 5], "two_pairs", 0),  # four alike is not two pairs
+        (YATZY, [3, 3, 5, 5, 5], "two_pairs", 16),  # a full house is
+        (YATZY, [2, 2, 4, 4, 6], "two_pairs", 12),
+        (YATZY, [5, 5, 5, 5, 5], "full_house", 0),  # five alike is not a full house
+        (YATZY, [5, 5, 5, 5, 5], "one_pair", 10),
+        (YATZY, [5, 5, 5, 5, 5], "three_of_a_kind", 15),
+        (YATZY, [5, 5, 5, 5, 5], "four_of_a_kind", 20),
+        (YATZY, [2, 2, 6, 6, 1], "one_pair", 12),  # the higher pair
+        (YATZY, [1, 2, 3, 4, 5], "small_straight", 15),
+        (YATZY, [2, 3, 4, 5, 6], "small_straight", 0),
+        (YATZY, [2, 3, 4, 5, 6], "large_straight", 20),
+        (YATZY, [1, 1, 4, 4, 4], "full_house", 14),
+        (YAHTZEE, [1, 2, 3, 4, 6], "small_straight", 30),  # a run of four with a stray die
+        (YAHTZEE, [3, 4, 5, 6, 6], "small_straight", 30),
+        (YAHTZEE, [1, 2, 3, 5, 6], "small_straight", 0),
+        (YAHTZEE, [1, 2, 3, 4, 5], "large_straight", 40),
+        (YAHTZEE, [2, 3, 4, 5, 6], "large_straight", 40),
+        (YAHTZEE, [1, 2, 3, 4, 6], "large_straight", 0),
+        (YAHTZEE, [4, 4, 4, 4, 4], "full_house", 0),  # only as a joker
+        (YAHTZEE, [2, 2, 5, 5, 5], "full_house", 25),
+        (YAHTZEE, [2, 2, 5, 5, 5], "three_of_a_kind", 19),
+        (YAHTZEE, [6, 6, 6, 6, 1], "four_of_a_kind", 25),
+        (RULE_SETS["yacht_exercism"], [6, 6, 6, 6, 1], "four_of_a_kind", 24),
+    ],
+)
+def test_scoring_edge_cases(rules, dice, row, points):
+    assert rules.score(dice, row) == points
+
+
+def test_named_rule_sets_and_their_bonuses():
+    assert list(RULE_SETS) == [
+        "yacht", "yacht_exercism", "yahtzee", "yahtzee_forced_joker", "yahtzee_no_joker", "yahtzee_no_bonus", "yatzy",
+    ]  # fmt: skip
+    assert all(RULE_SETS[name].name == name for name in RULE_SETS)
+    assert YAHTZEE.num_categories == 13 and YATZY.num_categories == 15
+    assert (YAHTZEE.bonus_threshold, YAHTZEE.bonus_points, YAHTZEE.yahtzee_bonus, YAHTZEE.joker) == (63, 35, 100, "free")
+    assert (YAHTZEE_FORCED_JOKER.joker, YAHTZEE_NO_JOKER.joker, YAHTZEE_NO_JOKER.yahtzee_bonus) == ("forced", "none", 100)
+    assert (YAHTZEE_NO_BONUS.yahtzee_bonus, YAHTZEE_NO_BONUS.joker, YAHTZEE_NO_BONUS.bonus_points) == (0, "none", 35)
+    assert (YATZY.bonus_threshold, YATZY.bonus_points, YATZY.yahtzee_bonus) == (63, 50, 0)
+    assert not YACHT.has_sheet_state and not RULE_SETS["yacht_exercism"].has_sheet_state
+    for rules in RULE_SETS.values():
+        assert [c.name for c in rules.categories if c.upper] == list(FACES)
+
+
+def test_rule_set_lookup():
+    assert rule_set("yatzy") is YATZY
+    assert rule_set(YAHTZEE) is YAHTZEE
+    assert rule_set(None) is YACHT
+    with pytest.raises(ValueError, match=r"unknown rule set 'Yahtzee'; expected a RuleSet or one of yacht, yacht_exercism, "):
+        rule_set("Yahtzee")
+    with pytest.raises(ValueError, match="unknown rule set 3"):
+        rule_set(3)
+
+
+def test_default_rules_keep_their_score_table():
+    for h, hand in enumerate(YACHT.dice.hands):
+        for c, row in enumerate(YACHT.category_names):
+            assert YACHT.score_table[h, c] == reference_score(tuple(int(d) for d in hand), row)
+    assert np.array_equal(YACHT.joker_score_table, YACHT.score_table)
+
+
+# -- the sheet: bonuses and jokers -------------------------------------------------------------
+
+
+def sheet(rules, open_rows, upper_total=0, yahtzee_box=None):
+    bits = sum(1 << rules.category_index[row] for row in open_rows)
+    return Sheet(bits, upper_total, yahtzee_box)
+
+
+def test_upper_bonus_is_earned_once_by_the_score_that_crosses_the_threshold():
+    result = YAHTZEE.score_on(sheet(YAHTZEE, ["sixes", "chance"], 45), [6, 6, 6, 1, 2], "sixes")
+    assert (result.points, result.upper_bonus, result.reward) == (18, 35, 53)
+    assert result.sheet == sheet(YAHTZEE, ["chance"], 63)
+    result = YAHTZEE.score_on(sheet(YAHTZEE, ["sixes", "fives"], 70), [6, 6, 6, 1, 2], "sixes")
+    assert result.upper_bonus == 0 and result.sheet.upper_total == 88
+    result = YATZY.score_on(sheet(YATZY, ["sixes", "chance"], 45), [6, 6, 6, 1, 2], "chance")
+    assert result.upper_bonus == 0 and result.sheet.upper_total == 45
+    assert YATZY.score_on(sheet(YATZY, ["ones"], 62), [1, 2, 2, 2, 2], "ones").upper_bonus == 50
+
+
+def test_extra_yahtzee_bonus_needs_fifty_in_the_yahtzee_box():
+    rows = ["chance", "threes"]
+    assert YAHTZEE.score_on(sheet(YAHTZEE, rows, 0, 50), [3] * 5, "chance").yahtzee_bonus == 100
+    assert YAHTZEE.score_on(sheet(YAHTZEE, rows, 0, 0), [3] * 5, "chance").yahtzee_bonus == 0
+    assert YAHTZEE_NO_JOKER.score_on(sheet(YAHTZEE, rows, 0, 50), [3] * 5, "threes").yahtzee_bonus == 100
+    assert YAHTZEE_NO_BONUS.score_on(sheet(YAHTZEE, rows, 0, 50), [3] * 5, "chance").yahtzee_bonus == 0
+    first = YAHTZEE.score_on(YAHTZEE.new_sheet(), [3] * 5, "yahtzee")
+    assert (first.reward, first.sheet.yahtzee_box) == (50, 50)
+    zero = YAHTZEE.score_on(YAHTZEE.new_sheet(), [1, 2, 3, 3, 3], "yahtzee")
+    assert (zero.reward, zero.sheet.yahtzee_box) == (0, 0)
+
+
+def test_free_joker_pays_full_house_and_straights_once_its_upper_box_is_filled():
+    lower = ["full_house", "small_straight", "large_straight", "chance", "fours"]
+    filled = sheet(YAHTZEE, lower[:-1] + ["ones"], 10, 0)  # the fours box is filled
+    assert YAHTZEE.scoring_options([4] * 5, filled.open_bits) == (filled.open_bits, True)
+    assert YAHTZEE.score_on(filled, [4] * 5, "full_house").points == 25
+    assert YAHTZEE.score_on(filled, [4] * 5, "small_straight").points == 30
+    assert YAHTZEE.score_on(filled, [4] * 5, "large_straight").points == 40
+    assert YAHTZEE.score_on(filled, [4] * 5, "chance").points == 20
+    assert YAHTZEE.score_on(filled, [4] * 5, "ones").points == 0
+    open_face = sheet(YAHTZEE, lower, 10, 50)  # the fours box is open: any row, usual points
+    assert YAHTZEE.scoring_options([4] * 5, open_face.open_bits) == (open_face.open_bits, False)
+    result = YAHTZEE.score_on(open_face, [4] * 5, "full_house")
+    assert (result.points, result.yahtzee_bonus) == (0, 100)
+    while_open = sheet(YAHTZEE, lower[:-1] + ["yahtzee"])  # the Yahtzee box open: no joker
+    assert YAHTZEE.score_on(while_open, [4] * 5, "full_house").points == 0
+
+
+def test_forced_joker_goes_to_its_upper_box_then_lower_boxes_then_upper_boxes():
+    rules = YAHTZEE_FORCED_JOKER
+    index = rules.category_index
+    first = sheet(rules, ["fours", "full_house", "ones"], 0, 50)
+    assert rules.scoring_options([4] * 5, first.open_bits) == (1 << index["fours"], False)
+    result = rules.score_on(first, [4] * 5, "fours")
+    assert (result.points, result.yahtzee_bonus) == (20, 100)
+    with pytest.raises(ValueError, match="'full_house' cannot be scored now; allowed: fours"):
+        rules.score_on(first, [4] * 5, "full_house")
+    second = sheet(rules, ["full_house", "large_straight", "ones"], 0, 0)
+    legal, joker = rules.scoring_options([4] * 5, second.open_bits)
+    assert joker and legal == (1 << index["full_house"]) | (1 << index["large_straight"])
+    assert rules.score_on(second, [4] * 5, "large_straight").points == 40
+    third = sheet(rules, ["ones", "twos"], 0, 50)
+    assert rules.scoring_options([4] * 5, third.open_bits) == (third.open_bits, False)
+    assert rules.score_on(third, [4] * 5, "twos").reward == 100
+
+
+def test_no_joker_means_usual_points_anywhere():
+    state = sheet(YAHTZEE_NO_JOKER, ["full_house", "chance"], 0, 50)
+    assert YAHTZEE_NO_JOKER.scoring_options([4] * 5, state.open_bits) == (state.open_bits, False)
+    assert YAHTZEE_NO_JOKER.score_on(state, [4] * 5, "full_house").reward == 100
+
+
+@given(dice_strategy, st.integers(1, (1 << 13) - 1), st.sampled_from([0, 50]))
+def test_options_are_open_rows_and_only_extra_yahtzees_are_restricted(dice, open_bits, box):
+    for rules in (YAHTZEE, YAHTZEE_FORCED_JOKER, YAHTZEE_NO_JOKER):
+        legal, joker = rules.scoring_options(dice, open_bits)
+        assert legal and legal & ~open_bits == 0
+        extra = len(set(dice)) == 1 and not open_bits >> rules.yahtzee_row_index & 1
+        if not extra:
+            assert (legal, joker) == (open_bits, False)
+        if rules.joker != "forced":
+            assert legal == open_bits
+        yahtzee_box = None if open_bits >> rules.yahtzee_row_index & 1 else box
+        for row in range(13):
+            if legal >> row & 1:
+                result = rules.score_on(Sheet(open_bits, 0, yahtzee_box), dice, row)
+                assert result.sheet.open_bits == open_bits & ~(1 << row)
+                assert result.reward == result.points + result.upper_bonus + result.yahtzee_bonus
+
+
+def test_bad_rule_sets_are_refused_with_the_reason():
+    rows = (Category("ones", upper(1), upper=True), Category("chance", total))
+    with pytest.raises(ValueError, match="unknown joker rule 'sometimes'; expected one of none, free, forced"):
+        RuleSet("x", rows, joker="sometimes", yahtzee_row="chance")
+    with pytest.raises(ValueError, match="needs yahtzee_row"):
+        RuleSet("x", rows, yahtzee_bonus=100)
+    with pytest.raises(ValueError, match="yahtzee_row 'yacht' is not a row"):
+        RuleSet("x", rows, yahtzee_row="yacht")
+    with pytest.raises(ValueError, match="needs both bonus_threshold and bonus_points"):
+        RuleSet("x", rows, bonus_points=35)
+    with pytest.raises(ValueError, match="bonus_threshold must be an integer >= 0, got -1"):
+        RuleSet("x", rows, bonus_threshold=-1)
+    with pytest.raises(ValueError, match="at least one row with upper=True"):
+        RuleSet("x", rows[1:], bonus_threshold=5, bonus_points=5)
