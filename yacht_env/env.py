@@ -8,9 +8,9 @@ from gymnasium import spaces
 
 from yacht_env.actions import ActionLayout, IllegalActionError
 from yacht_env.encoding import make_encoding
-from yacht_env.game import Tables, advance, check_game_dice, draw_game_dice
+from yacht_env.game import Tables, advance, check_game_dice, check_playable, draw_game_dice
 from yacht_env.render import render_position
-from yacht_env.rules import YACHT, RuleSet
+from yacht_env.rules import RuleSet, rule_set
 
 __all__ = ["GameOverError", "GameSettings", "YachtEnv", "check_action", "check_game_dice", "draw_game_dice"]
 
@@ -51,7 +51,7 @@ class GameSettings:
             raise ValueError(f"illegal_action {illegal_action!r} is not supported; expected 'penalize' or 'raise'")
         if isinstance(max_illegal_actions, bool) or not isinstance(max_illegal_actions, int) or max_illegal_actions < 1:
             raise ValueError(f"max_illegal_actions must be an integer of at least 1, got {max_illegal_actions!r}")
-        self.rules = rules or YACHT
+        self.rules = check_playable(rule_set(rules))
         self.render_mode = render_mode
         self.illegal_action = illegal_action
         self.illegal_action_penalty = float(illegal_action_penalty)
@@ -108,7 +108,8 @@ class YachtEnv(GameSettings, gym.Env):
 
     ## Arguments
     - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it).
-    - ``rules``: a ``RuleSet`` (default ``yacht_env.YACHT``, the rules of ``RULES.md``).
+    - ``rules``: a ``RuleSet`` or the name of one in ``yacht_env.rules.RULE_SETS`` (default ``yacht_env.YACHT``,
+      the rules of ``RULES.md``); rule sets with bonuses or jokers are not played yet and raise ``ValueError``.
     - ``observation_encoding``: ``"flat"`` (default), ``"counts"``, ``"onehot"`` or ``"dict"``.
     - ``illegal_action``: ``"penalize"`` (default: the action is ignored, reported in ``info`` and
       costs ``illegal_action_penalty``) or ``"raise"`` (``IllegalActionError``, a ``ValueError``).

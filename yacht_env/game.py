@@ -27,7 +27,7 @@ import numpy as np
 from numba import njit
 
 from yacht_env.actions import legal_mask_table
-from yacht_env.rules import RuleSet, cached_per_rules
+from yacht_env.rules import RULE_SETS, RuleSet, cached_per_rules
 
 MAX_PLAYERS = 5
 
@@ -44,9 +44,25 @@ class RuleArrays(NamedTuple):
     mask_table: np.ndarray  # (2, open sets, actions) int8: legal actions by (rolls left > 0, open rows)
 
 
+def check_playable(rules: RuleSet) -> RuleSet:
+    """``rules`` if the transition plays them, else ``ValueError`` naming what it does not play yet.
+
+    The transition scores each row on its own; upper bonuses, extra-Yahtzee bonuses and jokers
+    (``rules.has_sheet_state``) are solved exactly by ``agents.optimal`` but not yet played by the envs.
+    """
+    if rules.has_sheet_state:
+        playable = ", ".join(name for name, named in RULE_SETS.items() if not named.has_sheet_state)
+        raise ValueError(
+            f"rule set {rules.name!r} has an upper bonus, an extra-Yahtzee bonus or a joker, which the envs do not play yet "
+            f"(the solver does: agents.optimal.expected_score({rules.name!r})); the envs play {playable}"
+        )
+    return rules
+
+
 @cached_per_rules
 def rule_arrays(rules: RuleSet) -> RuleArrays:
     """The arrays of ``rules`` that :func:`advance` reads, built once per rule set."""
+    check_playable(rules)
     dice = rules.dice
     return RuleArrays(
         rules.score_table, dice.kept_code, dice.hand_of_code, dice.place_values, dice.reroll_bits, dice.reroll_rank,
