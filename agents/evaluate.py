@@ -83,6 +83,9 @@ def play_games(
     regret = np.zeros(games)
     decisions = np.zeros(games, dtype=np.int64)
     policy.reset(seed)
+    reads_table = getattr(policy, "table_encoding", None)
+    if reads_table is not None and reads_table.num_players != 1:
+        raise ValueError(f"policy {policy.name!r} plays at tables of {reads_table.num_players}; evaluate it with --table")
     for start in range(0, games, batch_size):
         size = min(batch_size, games - start)
         env = YachtVectorEnv(num_envs=size, rules=rules, observation_encoding=policy.encoding.name)
@@ -91,8 +94,13 @@ def play_games(
         rows = slice(start, start + size)
         while playing.any():
             masks = infos["action_mask"]
-            actions = policy.act_batch(obs, masks)
-            q = solution.q_values_batch(*policy.encoding.decode_batch(obs))
+            position = policy.encoding.decode_batch(obs)
+            if reads_table is None:
+                actions = policy.act_batch(obs, masks)
+            else:  # a policy that reads its own total (target:T) sees a table of one
+                totals = scores[rows].astype(np.int64)[:, None]
+                actions = policy.act_batch(reads_table.encode_batch(*position, totals, position[2][:, None]), masks)
+            q = solution.q_values_batch(*position)
             lost = q.max(axis=1) - q[np.arange(size), actions]
             regret[rows] += np.where(playing, lost, 0.0)
             decisions[rows] += playing

@@ -4,7 +4,9 @@ A policy maps observations and their legal-action masks to legal actions. ``act_
 batch (shape (N, ...) observations and (N, num_actions) masks, as a vector env gives them) and is
 what the evaluation harness calls; ``act`` is the single-observation convenience for ``Yacht-v0``.
 
-Names: ``random``, ``greedy``, ``optimal``, or ``ppo:PATH`` for a saved MaskablePPO model.
+Names: ``random``, ``greedy``, ``optimal``, ``target:T`` (maximizes P(final score >= T), see
+:mod:`agents.win`), or ``ppo:PATH`` for a saved MaskablePPO model. ``win`` plays at a table
+only (:func:`agents.table_policy.make_table_policy`).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT, RuleSet
 from yacht_env.vector_env import sample_legal_actions
 
-POLICY_NAMES = ("random", "greedy", "optimal", "ppo:PATH")
+POLICY_NAMES = ("random", "greedy", "optimal", "target:T", "ppo:PATH", "win (at a table)")
 
 
 class Policy(ABC):
@@ -108,7 +110,7 @@ class GreedyPolicy(QPolicy):
 
 
 def make_policy(name: str, rules: RuleSet | None = None, encoding: str = "flat", seed: int | None = None) -> Policy:
-    """Build the policy called ``name``: ``random``, ``greedy``, ``optimal`` or ``ppo:PATH``."""
+    """Build the policy called ``name``: ``random``, ``greedy``, ``optimal``, ``target:T`` or ``ppo:PATH``."""
     if not isinstance(name, str):
         raise ValueError(f"policy name must be a string, got {name!r}; expected one of {', '.join(POLICY_NAMES)}")
     if name == "random":
@@ -117,6 +119,13 @@ def make_policy(name: str, rules: RuleSet | None = None, encoding: str = "flat",
         return GreedyPolicy(rules, encoding)
     if name == "optimal":
         return OptimalPolicy(rules, encoding)
+    if name.startswith("target:"):
+        from agents.win import TargetPolicy, parse_target
+
+        return TargetPolicy(parse_target(name, rules), rules)
+    if name == "win":
+        raise ValueError("policy 'win' plays at a table of 2 to 5 players (it reads the opponents' scores); "
+                         "play it with --table, e.g. --table win,optimal")
     if name.startswith("ppo:"):
         from agents.ppo import PPOPolicy
 

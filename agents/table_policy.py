@@ -68,9 +68,18 @@ def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None,
     """The policy called ``name`` for a seat at a table of ``num_players``.
 
     ``random``, ``greedy`` and ``optimal`` as :func:`agents.policy.make_policy` builds them;
+    ``win`` (:class:`agents.win.WinPolicy`) and ``target:T`` read the table;
     ``ppo:PATH`` loads the model and plays it as a table policy if it was trained at a table of
     ``num_players``, as a solitaire policy if it was trained alone.
     """
     if isinstance(name, str) and name.startswith("ppo:"):
         return model_policy(load_model(name[len("ppo:") :]), name, num_players, rules)
+    if name == "win":
+        from agents.win import WinPolicy
+
+        return WinPolicy(rules, num_players)
+    if isinstance(name, str) and name.startswith("target:"):
+        from agents.win import TargetPolicy, parse_target
+
+        return TargetPolicy(parse_target(name, rules), rules, num_players)
     return make_policy(name, rules=rules, seed=seed)
