@@ -24,6 +24,8 @@ needs its points so far, so it reads table observations (its own total), also in
 
 from __future__ import annotations
 
+import weakref
+
 import numpy as np
 from numba import njit
 
@@ -35,6 +37,7 @@ from yacht_env.rules import YACHT, RuleSet
 from yacht_env.table.encoding import make_table_encoding
 
 TIE_TOLERANCE = 1e-12  # win probabilities this close count as equal; the expected score decides
+END_VALUES_KEPT = 20_000  # turns whose end values are kept for the turn's later decisions (~100 MB)
 DECISIONS_PER_CHUNK = 512  # bounds the (decisions, points, scores) work array to ~60 MB
 
 
@@ -87,6 +90,8 @@ class WinTables:
         self.max_row = int(rules.score_table.max())
         self.bits = 1 << np.arange(rules.num_categories)
         self.points_left = max_points_left(rules)
+        self._kept: dict[bytes, np.ndarray] = {}
+        self._end_shape = (rules.num_categories, self.max_row + 1)
         possible = [np.unique(column) for column in rules.score_table.T.astype(np.int64)]
         self.row_score_counts = np.array([len(p) for p in possible], dtype=np.int64)
         self.row_scores = np.zeros((rules.num_categories, self.row_score_counts.max()), dtype=np.int64)
@@ -113,8 +118,34 @@ class WinTables:
 
     def q_values(self, hands, rolls_left, open_bits, totals, other_totals, other_open_bits) -> np.ndarray:
         """Win share after each action, (N, num_actions), -inf where illegal."""
-        curves = self.opponent_curves(other_totals, other_open_bits)
-        return turn_q_values(self.rules, hands, rolls_left, open_bits, self.end_values(open_bits, totals, curves))
+        open_bits = np.asarray(open_bits, dtype=np.int64).reshape(-1)
+        totals = np.asarray(totals, dtype=np.int64).reshape(-1)
+        other_totals = np.asarray(other_totals, dtype=np.int64).reshape(len(open_bits), -1)
+        other_open_bits = np.asarray(other_open_bits, dtype=np.int64).reshape(len(open_bits), -1)
+        return turn_q_values(self.rules, hands, rolls_left, open_bits, self.turn_end_values(open_bits, totals, other_totals, other_open_bits))
+
+    def turn_end_values(self, open_bits, totals, other_totals, other_open_bits) -> np.ndarray:
+        """``end_values`` of each decision's turn; the table is the same for every decision of a turn, so
+        they are kept (up to ``END_VALUES_KEPT`` turns) and reused."""
+        keys = np.column_stack((open_bits, totals, other_totals, other_open_bits))
+        key_bytes = [row.tobytes() for row in keys]
+        result = np.empty((len(key_bytes),) + self._end_shape)
+        missing = []
+        for i, key in enumerate(key_bytes):
+            kept = self._kept.get(key)
+            if kept is None:
+                missing.append(i)
+            else:
+                result[i] = kept
+        if missing:
+            rows = np.array(missing)
+            curves = self.opponent_curves(other_totals[rows], other_open_bits[rows])
+            result[rows] = self.end_values(open_bits[rows], totals[rows], curves)
+            if len(self._kept) + len(rows) > END_VALUES_KEPT:
+                self._kept.clear()
+            for row in missing:
+                self._kept[key_bytes[row]] = result[row]
+        return result
 
 
 def best_with_fallback(q: np.ndarray, masks: np.ndarray, fallback) -> np.ndarray:
@@ -154,7 +185,7 @@ class WinPolicy(TableReadingPolicy):
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= 5:
             raise ValueError(f"the win policy plays at tables of 2 to 5 players, got {num_players!r}")
         super().__init__(rules, int(num_players))
-        self.tables = WinTables(self.rules)
+        self.tables = win_tables(self.rules)
 
     def act_batch(self, observations, action_masks):
         hands, rolls_left, open_bits, totals = self.read(observations)
@@ -230,11 +261,12 @@ def win_probabilities(dice, rolls_left: int, open_categories, total: int, oppone
                            np.array([totals[1:]]), np.array([other_open]))[0]
 
 
-_win_tables: dict[int, WinTables] = {}
+_win_tables: weakref.WeakKeyDictionary[RuleSet, WinTables] = weakref.WeakKeyDictionary()
 
 
 def win_tables(rules: RuleSet) -> WinTables:
-    tables = _win_tables.get(id(rules))
-    if tables is None or tables.rules is not rules:
-        tables = _win_tables[id(rules)] = WinTables(rules)
+    """The (shared) :class:`WinTables` of ``rules``, built once per process."""
+    tables = _win_tables.get(rules)
+    if tables is None:
+        tables = _win_tables[rules] = WinTables(rules)
     return tables
