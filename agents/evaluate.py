@@ -277,7 +277,7 @@ def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float) 
 
     pmf = score_distribution()
     games = len(logs[names[0]].scores)
-    edges = bins.astype(np.int64)[:-1] + 1  # bin i holds scores edges[i] .. edges[i] + 4
+    edges = np.ceil(bins[:-1]).astype(np.int64)  # bin i holds scores edges[i] .. edges[i] + 4
     cumulative = np.concatenate(([0.0], np.cumsum(pmf)))
     per_bin = cumulative[np.clip(edges + 5, 0, len(pmf))] - cumulative[np.clip(edges, 0, len(pmf))]
     axes.stairs(games * per_bin, bins, color="black", linewidth=1.2, label="optimal, exact distribution")

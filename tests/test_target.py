@@ -352,3 +352,22 @@ def test_yacht_distribution_and_target_monte_carlo():
     log = play_games(TargetPolicy(200), 20_000, seed=0)
     probability = solve_target().at_least(200)
     assert abs((log.scores >= 200).mean() - probability) < 3.0 * math.sqrt(probability * (1 - probability) / 20_000)
+
+
+def test_win_and_target_play_in_a_terminal_match_and_the_coach_shows_chances():
+    from yacht_env.play.match import Match, Player
+    from yacht_env.play.terminal import coach_text
+
+    players = [Player("w", "agent", "win"), Player("t", "agent", "target:200"), Player("o", "agent", "optimal")]
+    match = Match.new(players, seed=4, mode="table")
+    assert isinstance(match.seats[0].policy, WinPolicy) and isinstance(match.seats[1].policy, TargetPolicy)
+    while not match.finished:
+        match.play_agent()
+    assert all(seat.finished for seat in match.seats)
+    dice = (5, 5, 5, 6, 1)
+    chances = win_probabilities(dice, 2, list(YACHT.category_names), 0, [(28, [c for c in YACHT.category_names if c != "four_of_a_kind"])])
+    q = solve().q_values_batch(YACHT.hand(dice), 2, YACHT.all_open)[0]
+    text = coach_text(q, 32 + 11, dice, 0, YACHT, chances=chances)
+    best = int(np.argmax(q))
+    assert f"(win {100 * chances[best]:.0f}%)" in text
+    assert 0.3 < chances[best] < 0.7

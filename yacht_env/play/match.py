@@ -170,7 +170,7 @@ class Match:
             seat_seed = seed if mode == "duplicate" else seed + index
             policy = policies.get(index)
             if policy is None and player.kind == "agent":
-                policy = load_policy(player.policy, rules, seat_seed)
+                policy = load_policy(player.policy, rules, seat_seed, len(players))
             seats.append(Seat(index, player, seat_seed, dice_stream(seat_seed, rules), rules, policy))
         return cls(seats, mode, seed, rules, coach=coach)
 
@@ -186,7 +186,7 @@ class Match:
         seats = []
         for info in header["players"]:
             player = Player(info["name"], info["kind"], info["policy"])
-            policy = load_policy(info["policy"], rules, info["seed"]) if info["kind"] == "agent" else None
+            policy = load_policy(info["policy"], rules, info["seed"], len(header["players"])) if info["kind"] == "agent" else None
             try:
                 seats.append(Seat(info["seat"], player, info["seed"], info["faces"], rules, policy))
             except ValueError as error:
@@ -306,17 +306,24 @@ class Match:
         if seat is None or seat.policy is None:
             raise ValueError("the seat to move is not an agent")
         started = time.perf_counter()
-        action = seat.policy.act(seat.observation, seat.env.action_masks())
+        observation = seat.observation
+        table = getattr(seat.policy, "table_encoding", None)
+        if table is not None:  # a policy that reads the table (win, target:T) sees every seat, itself first
+            order = [self.seats[(seat.index + i) % len(self.seats)] for i in range(len(self.seats))]
+            observation = table.encode(self.rules.hand(seat.dice), seat.rolls_left, seat.open_bits,
+                                       [s.total for s in order], [s.open_bits for s in order])
+        action = seat.policy.act(observation, seat.env.action_masks())
         return action, time.perf_counter() - started
 
     def play_agent(self) -> dict:
         return self.play(*self.agent_action())
 
 
-def load_policy(name: str, rules: RuleSet, seed: int | None):
+def load_policy(name: str, rules: RuleSet, seed: int | None, num_players: int = 1):
     from agents.policy import make_policy
+    from agents.table_policy import make_table_policy
 
-    return make_policy(name, rules=rules, seed=seed)
+    return make_policy(name, rules=rules, seed=seed) if num_players == 1 else make_table_policy(name, num_players, rules, seed)
 
 
 def stack_observations(observations: list):
