@@ -371,3 +371,24 @@ def test_win_and_target_play_in_a_terminal_match_and_the_coach_shows_chances():
     best = int(np.argmax(q))
     assert f"(win {100 * chances[best]:.0f}%)" in text
     assert 0.3 < chances[best] < 0.7
+
+
+def test_evaluate_prints_the_exact_distribution_beside_the_policies(tmp_path):
+    import json
+    import subprocess
+    import sys
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    result = subprocess.run(
+        [sys.executable, "-m", "agents.evaluate", "--policy", "target:150", "--games", "300", "--json", str(tmp_path / "e.json"), "--no-progress"],
+        capture_output=True, text=True, cwd=root, check=True,
+    )
+    assert "optimal (exact)" in result.stdout and "P(≥200)" in result.stdout
+    rows = {row["policy"]: row for row in json.loads((tmp_path / "e.json").read_text())["score_distribution"]}
+    assert set(rows) == {"target:150", "optimal (exact)"}
+    pmf = score_distribution()
+    assert rows["optimal (exact)"]["at_least"]["200"] == pytest.approx(at_least(pmf, [200])[0])
+    assert rows["optimal (exact)"]["quantiles"]["0.5"] == quantiles(pmf, [0.5])[0]
+    bad = subprocess.run([sys.executable, "-m", "agents.evaluate", "--policy", "win", "--no-progress"], capture_output=True, text=True, cwd=root)
+    assert bad.returncode == 2 and "at a table" in bad.stderr and "Traceback" not in bad.stderr
