@@ -33,7 +33,13 @@ from yacht_env.rules import YACHT, RuleSet
 SETS_PER_CHUNK = 64
 
 
-def turn_outcomes(rules: RuleSet, solution: Solution, open_sets: np.ndarray, start_mass: np.ndarray, rolls_left: int) -> np.ndarray:
+def turn_outcomes(
+    rules: RuleSet,
+    solution: Solution,
+    open_sets: np.ndarray,
+    start_mass: np.ndarray,
+    rolls_left: int,
+) -> np.ndarray:
     """P(the optimal player ends the turn writing ``p`` points in row ``c``): (len(open_sets), C, max_row + 1).
 
     ``start_mass`` (len(open_sets), num_hands) is the hand distribution with ``rolls_left`` rolls
@@ -54,17 +60,25 @@ def turn_outcomes(rules: RuleSet, solution: Solution, open_sets: np.ndarray, sta
         flat_mass = mass.reshape(-1)
         scoring = (actions >= first_score) & (flat_mass > 0)
         category = actions[scoring] - first_score
-        np.add.at(outcome, (set_row[scoring], category, scores[hands[scoring], category]), flat_mass[scoring])
+        np.add.at(
+            outcome,
+            (set_row[scoring], category, scores[hands[scoring], category]),
+            flat_mass[scoring],
+        )
         if rolls == 0:
             break
         rerolling = actions < first_score
         keeps = keep_after[hands, np.where(rerolling, actions, 0)]
         weights = np.where(rerolling, flat_mass, 0.0).reshape(m, num_hands)
-        mass = np.einsum("sh,shj->sj", weights, dice.keep_to_hand[keeps.reshape(m, num_hands)])
+        mass = np.einsum(
+            "sh,shj->sj", weights, dice.keep_to_hand[keeps.reshape(m, num_hands)]
+        )
     return outcome
 
 
-def add_turn(outcome: np.ndarray, later: np.ndarray, open_sets: np.ndarray, width: int) -> np.ndarray:
+def add_turn(
+    outcome: np.ndarray, later: np.ndarray, open_sets: np.ndarray, width: int
+) -> np.ndarray:
     """``sum_{c,p} outcome[:, c, p] * shift(later[S - c], p)``, (len(open_sets), width)."""
     result = np.zeros((len(open_sets), width))
     for c in range(outcome.shape[1]):
@@ -86,20 +100,34 @@ class ScoreDistributions:
         self.solution = solve(rules)
         self.width = max_total(rules) + 1
         sets_count = 1 << rules.num_categories
-        self.turn = np.zeros((sets_count, rules.num_categories, int(rules.score_table.max()) + 1))
+        self.turn = np.zeros(
+            (sets_count, rules.num_categories, int(rules.score_table.max()) + 1)
+        )
         self.to_come = np.zeros((sets_count, self.width))
         self.to_come[0, 0] = 1.0
         probabilities = rules.dice.hand_probabilities
         for open_sets in open_sets_by_count(rules.num_categories)[1:]:
             for start in range(0, len(open_sets), SETS_PER_CHUNK):
                 sets = open_sets[start : start + SETS_PER_CHUNK]
-                start_mass = np.broadcast_to(probabilities, (len(sets), len(probabilities)))
-                self.turn[sets] = turn_outcomes(rules, self.solution, sets, start_mass, rules.rolls_per_turn - 1)
-                self.to_come[sets] = add_turn(self.turn[sets], self.to_come, sets, self.width)
+                start_mass = np.broadcast_to(
+                    probabilities, (len(sets), len(probabilities))
+                )
+                self.turn[sets] = turn_outcomes(
+                    rules, self.solution, sets, start_mass, rules.rolls_per_turn - 1
+                )
+                self.to_come[sets] = add_turn(
+                    self.turn[sets], self.to_come, sets, self.width
+                )
         self.turn.setflags(write=False)
         self.to_come.setflags(write=False)
 
-    def final(self, open_bits: int | None = None, total: int = 0, hand: int | None = None, rolls_left: int | None = None) -> np.ndarray:
+    def final(
+        self,
+        open_bits: int | None = None,
+        total: int = 0,
+        hand: int | None = None,
+        rolls_left: int | None = None,
+    ) -> np.ndarray:
         """P(final score = s), s = 0 .. max_total, from a position (default: a new game).
 
         ``total``: points already written; ``hand`` and ``rolls_left`` place the position inside a
@@ -111,14 +139,20 @@ class ScoreDistributions:
         else:
             start = np.zeros((1, self.rules.dice.num_hands))
             start[0, hand] = 1.0
-            outcome = turn_outcomes(self.rules, self.solution, np.array([open_bits]), start, rolls_left)
-            to_come = add_turn(outcome, self.to_come, np.array([open_bits]), self.width)[0]
+            outcome = turn_outcomes(
+                self.rules, self.solution, np.array([open_bits]), start, rolls_left
+            )
+            to_come = add_turn(
+                outcome, self.to_come, np.array([open_bits]), self.width
+            )[0]
         pmf = np.zeros(self.width)
         pmf[total:] = to_come[: self.width - total]
         return pmf
 
 
-_distributions: weakref.WeakKeyDictionary[RuleSet, ScoreDistributions] = weakref.WeakKeyDictionary()
+_distributions: weakref.WeakKeyDictionary[RuleSet, ScoreDistributions] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def score_distributions(rules: RuleSet | None = None) -> ScoreDistributions:
@@ -130,24 +164,46 @@ def score_distributions(rules: RuleSet | None = None) -> ScoreDistributions:
     return tables
 
 
-def score_distribution(open_categories=None, total: int = 0, dice=None, rolls_left: int | None = None, rules: RuleSet | None = None) -> np.ndarray:
+def score_distribution(
+    open_categories=None,
+    total: int = 0,
+    dice=None,
+    rolls_left: int | None = None,
+    rules: RuleSet | None = None,
+) -> np.ndarray:
     """P(final score = s) under optimal play from a position; shape (max_total + 1,).
 
     Default: a new game. ``open_categories`` as for :func:`agents.optimal.open_bits_from`;
     ``total``: points already written; ``dice`` and ``rolls_left`` for a position inside a turn.
     """
     rules = rules or YACHT
-    open_bits = rules.all_open if open_categories is None else open_bits_from(open_categories, rules)
+    open_bits = (
+        rules.all_open
+        if open_categories is None
+        else open_bits_from(open_categories, rules)
+    )
     top = max_total(rules)
-    if isinstance(total, bool) or not isinstance(total, (int, np.integer)) or not 0 <= total <= top:
+    if (
+        isinstance(total, bool)
+        or not isinstance(total, (int, np.integer))
+        or not 0 <= total <= top
+    ):
         raise ValueError(f"total must be an integer in 0..{top}, got {total!r}")
     if (dice is None) != (rolls_left is None):
-        raise ValueError("give both dice and rolls_left for a position inside a turn, or neither for a turn start")
+        raise ValueError(
+            "give both dice and rolls_left for a position inside a turn, or neither for a turn start"
+        )
     hand = None
     if dice is not None:
         hand = rules.hand(dice)
-        if isinstance(rolls_left, bool) or not isinstance(rolls_left, (int, np.integer)) or not 0 <= rolls_left < rules.rolls_per_turn:
-            raise ValueError(f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}")
+        if (
+            isinstance(rolls_left, bool)
+            or not isinstance(rolls_left, (int, np.integer))
+            or not 0 <= rolls_left < rules.rolls_per_turn
+        ):
+            raise ValueError(
+                f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}"
+            )
     pmf = score_distributions(rules).final(open_bits, int(total), hand, rolls_left)
     return pmf
 

@@ -38,16 +38,16 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
-from agents.optimal import KeepTables, best_reroll_values, open_bits_from, open_sets_by_count, reroll_values
+from agents.optimal import (
+    KeepTables,
+    open_bits_from,
+    open_sets_by_count,
+)
 from yacht_env.atomic_files import write_atomically
 from yacht_env.rules import YACHT, RuleSet
+from yacht_env.table.encoding import max_total
 
 CACHE_ENV = "YACHT_CACHE_DIR"
-
-
-def max_total(rules: RuleSet) -> int:
-    """The most points a whole score sheet can hold."""
-    return int(rules.score_table.max(axis=0).sum())
 
 
 def max_points_left(rules: RuleSet) -> np.ndarray:
@@ -60,7 +60,9 @@ def max_points_left(rules: RuleSet) -> np.ndarray:
 # -- within one turn ------------------------------------------------------------------------------
 
 
-def turn_q_values(rules: RuleSet, hands, rolls_left, open_bits, end_values) -> np.ndarray:
+def turn_q_values(
+    rules: RuleSet, hands, rolls_left, open_bits, end_values
+) -> np.ndarray:
     """Q of every action when the turn's end is worth ``end_values``, for N positions at once.
 
     ``end_values``: (N, num_categories, max_row_score + 1), the worth for position ``i`` of
@@ -77,14 +79,38 @@ def turn_q_values(rules: RuleSet, hands, rolls_left, open_bits, end_values) -> n
     end_values = np.ascontiguousarray(end_values, dtype=np.float64)
     q = np.full((len(hands), dice.num_rerolls + rules.num_categories), -np.inf)
     keep_sizes = dice.keep_sizes.astype(np.int64)
-    _turn_q(q, hands, rolls_left, open_bits, end_values, rules.score_table.astype(np.int64), tables.children.astype(np.int64),
-            np.argsort(keep_sizes, kind="stable").astype(np.int64), keep_sizes, tables.parents.astype(np.int64),
-            tables.hand_as_keep.astype(np.int64), dice.keep_after_reroll.astype(np.int64))
+    _turn_q(
+        q,
+        hands,
+        rolls_left,
+        open_bits,
+        end_values,
+        rules.score_table.astype(np.int64),
+        tables.children.astype(np.int64),
+        np.argsort(keep_sizes, kind="stable").astype(np.int64),
+        keep_sizes,
+        tables.parents.astype(np.int64),
+        tables.hand_as_keep.astype(np.int64),
+        dice.keep_after_reroll.astype(np.int64),
+    )
     return q
 
 
 @njit(cache=True)
-def _turn_q(q, hands, rolls_left, open_bits, end_values, scores, children, keep_order, keep_sizes, parents, hand_as_keep, keep_after):
+def _turn_q(
+    q,
+    hands,
+    rolls_left,
+    open_bits,
+    end_values,
+    scores,
+    children,
+    keep_order,
+    keep_sizes,
+    parents,
+    hand_as_keep,
+    keep_after,
+):
     num_hands, num_categories = scores.shape
     num_keeps, num_faces = children.shape
     num_dice = parents.shape[1]
@@ -137,7 +163,9 @@ def _turn_q(q, hands, rolls_left, open_bits, end_values, scores, children, keep_
                 hand_values[h] = best
 
 
-_tables_cache: weakref.WeakKeyDictionary[RuleSet, KeepTables] = weakref.WeakKeyDictionary()
+_tables_cache: weakref.WeakKeyDictionary[RuleSet, KeepTables] = (
+    weakref.WeakKeyDictionary()
+)
 
 
 def _keep_tables(rules: RuleSet) -> KeepTables:
@@ -151,7 +179,20 @@ def _keep_tables(rules: RuleSet) -> KeepTables:
 
 
 @njit(cache=True)
-def _solve_sets(padded, sets, widths, pad, scores, children, keep_order, keep_sizes, parents, hand_as_keep, probabilities, rerolls):
+def _solve_sets(
+    padded,
+    sets,
+    widths,
+    pad,
+    scores,
+    children,
+    keep_order,
+    keep_sizes,
+    parents,
+    hand_as_keep,
+    probabilities,
+    rerolls,
+):
     """Fill ``padded[S, pad:pad + widths[S]]`` for each open set ``S`` of ``sets`` (its children already solved)."""
     num_hands, num_categories = scores.shape
     num_keeps, num_faces = children.shape
@@ -167,15 +208,16 @@ def _solve_sets(padded, sets, widths, pad, scores, children, keep_order, keep_si
                 offset = pad - scores[h, c]
                 for t in range(width):
                     v = padded[child, offset + t]
-                    if v > score_now[h, t]:
-                        score_now[h, t] = v
+                    score_now[h, t] = max(score_now[h, t], v)
         hand_values = score_now.copy()
         keep_values = np.empty((num_keeps, width))
         best_sub = np.empty((num_keeps, width))
         for _ in range(rerolls):
             for h in range(num_hands):
                 keep_values[hand_as_keep[h]] = hand_values[h]
-            for i in range(num_keeps - 1, -1, -1):  # largest keeps first: a keep averages its children
+            for i in range(
+                num_keeps - 1, -1, -1
+            ):  # largest keeps first: a keep averages its children
                 k = keep_order[i]
                 if keep_sizes[k] == num_dice:
                     continue
@@ -194,8 +236,7 @@ def _solve_sets(padded, sets, widths, pad, scores, children, keep_order, keep_si
                 for slot in range(size):
                     parent = parents[k, slot]
                     for t in range(width):
-                        if best_sub[parent, t] > best_sub[k, t]:
-                            best_sub[k, t] = best_sub[parent, t]
+                        best_sub[k, t] = max(best_sub[k, t], best_sub[parent, t])
             for h in range(num_hands):
                 k = hand_as_keep[h]
                 for slot in range(num_dice):
@@ -230,12 +271,22 @@ def solve_target_table(rules: RuleSet, tie: float = 1.0) -> np.ndarray:
     widths = max_points_left(rules) + 1
     keep_sizes = dice.keep_sizes.astype(np.int64)
     keep_order = np.argsort(keep_sizes, kind="stable").astype(np.int64)
-    # parents padded with the keep itself are harmless under a max only for proper sub-keeps; the
-    # kernel loops over ``size`` parent slots, where every slot is a real parent or a repeat
     parents = tables.parents.astype(np.int64)
     for open_sets in open_sets_by_count(rules.num_categories)[1:]:
-        _solve_sets(padded, open_sets.astype(np.int64), widths, pad, scores, tables.children.astype(np.int64), keep_order,
-                    keep_sizes, parents, tables.hand_as_keep.astype(np.int64), dice.hand_probabilities, rules.rolls_per_turn - 1)
+        _solve_sets(
+            padded,
+            open_sets.astype(np.int64),
+            widths,
+            pad,
+            scores,
+            tables.children.astype(np.int64),
+            keep_order,
+            keep_sizes,
+            parents,
+            tables.hand_as_keep.astype(np.int64),
+            dice.hand_probabilities,
+            rules.rolls_per_turn - 1,
+        )
     table = np.clip(padded[:, pad:], 0.0, 1.0)
     table.setflags(write=False)
     return table
@@ -273,11 +324,16 @@ class TargetSolution:
         bits = 1 << np.arange(self.rules.num_categories)
         after = open_bits[:, None, None] & ~bits[None, :, None]  # (N, C, 1)
         points = np.arange(self.max_row_score + 1)[None, None, :]
-        return self.lookup(np.broadcast_to(after, (len(open_bits), len(bits), points.shape[2])), needed[:, None, None] - points)
+        return self.lookup(
+            np.broadcast_to(after, (len(open_bits), len(bits), points.shape[2])),
+            needed[:, None, None] - points,
+        )
 
     def q_values_batch(self, hands, rolls_left, open_bits, needed) -> np.ndarray:
         """P(reaching ``needed`` more points) after each action, best play after; (N, num_actions), -inf illegal."""
-        return turn_q_values(self.rules, hands, rolls_left, open_bits, self.end_values(open_bits, needed))
+        return turn_q_values(
+            self.rules, hands, rolls_left, open_bits, self.end_values(open_bits, needed)
+        )
 
 
 # -- cache ----------------------------------------------------------------------------------------
@@ -286,7 +342,9 @@ class TargetSolution:
 def rules_key(rules: RuleSet) -> str:
     """A digest of everything the solution depends on: dice, rolls and the full score table."""
     digest = hashlib.sha256()
-    digest.update(f"{rules.num_dice},{rules.num_faces},{rules.rolls_per_turn},{rules.num_categories}".encode())
+    digest.update(
+        f"{rules.num_dice},{rules.num_faces},{rules.rolls_per_turn},{rules.num_categories}".encode()
+    )
     digest.update(np.ascontiguousarray(rules.score_table, dtype=np.int16).tobytes())
     return f"{rules.name}-{digest.hexdigest()[:16]}"
 
@@ -295,29 +353,46 @@ def cache_dir() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "yacht")
 
 
-def cached_table(kind: str, rules: RuleSet, shape: tuple[int, ...], build) -> np.ndarray:
+def cached_table(
+    kind: str, rules: RuleSet, shape: tuple[int, ...], build
+) -> np.ndarray:
     """``build(rules)`` read from / written to the disk cache; a missing, corrupt or foreign file is rebuilt."""
     path = cache_dir() / f"{kind}-{rules_key(rules)}.npy"
     try:
         table = np.load(path, allow_pickle=False)
-        if table.shape == shape and table.dtype == np.float64 and np.isfinite(table).all() and (table >= 0).all() and (table <= 1).all():
+        if (
+            table.shape == shape
+            and table.dtype == np.float64
+            and np.isfinite(table).all()
+            and (table >= 0).all()
+            and (table <= 1).all()
+        ):
             table.setflags(write=False)
             return table
     except (OSError, ValueError, EOFError):
         pass
     table = build(rules)
     try:
-        write_atomically(path, lambda handle: np.save(handle, np.ascontiguousarray(table), allow_pickle=False))
+        write_atomically(
+            path,
+            lambda handle: np.save(
+                handle, np.ascontiguousarray(table), allow_pickle=False
+            ),
+        )
     except OSError:
         pass  # an unwritable cache costs time, never correctness
     return table
 
 
-_solutions: weakref.WeakKeyDictionary[RuleSet, dict[float, TargetSolution]] = weakref.WeakKeyDictionary()
+_solutions: weakref.WeakKeyDictionary[RuleSet, dict[float, TargetSolution]] = (
+    weakref.WeakKeyDictionary()
+)
 TIE_KINDS = {1.0: "target", 0.5: "beat"}
 
 
-def solve_target(rules: RuleSet | None = None, tie: float = 1.0, use_disk_cache: bool = True) -> TargetSolution:
+def solve_target(
+    rules: RuleSet | None = None, tie: float = 1.0, use_disk_cache: bool = True
+) -> TargetSolution:
     """The target table of ``rules`` (default :data:`YACHT`): from memory, the disk cache, or solved.
 
     ``tie`` 1 (reach a target) or 1/2 (beat a known score, a tie counting half); see
@@ -330,13 +405,19 @@ def solve_target(rules: RuleSet | None = None, tie: float = 1.0, use_disk_cache:
     solution = per_rules.get(tie)
     if solution is None:
         shape = (1 << rules.num_categories, max_total(rules) + 1)
-        build = lambda rules: solve_target_table(rules, tie)  # noqa: E731
-        table = cached_table(TIE_KINDS[tie], rules, shape, build) if use_disk_cache else build(rules)
+        build = lambda rules: solve_target_table(rules, tie)
+        table = (
+            cached_table(TIE_KINDS[tie], rules, shape, build)
+            if use_disk_cache
+            else build(rules)
+        )
         solution = per_rules[tie] = TargetSolution(rules, table)
     return solution
 
 
-def target_probabilities(dice, rolls_left: int, open_categories, needed: int, rules: RuleSet | None = None) -> np.ndarray:
+def target_probabilities(
+    dice, rolls_left: int, open_categories, needed: int, rules: RuleSet | None = None
+) -> np.ndarray:
     """For one position, the max probability of scoring at least ``needed`` more points after each action.
 
     ``dice`` in any order, ``rolls_left`` in ``0 .. rolls_per_turn - 1``, ``open_categories`` as for
@@ -344,9 +425,17 @@ def target_probabilities(dice, rolls_left: int, open_categories, needed: int, ru
     """
     rules = rules or YACHT
     hand = rules.hand(dice)
-    if isinstance(rolls_left, bool) or not isinstance(rolls_left, (int, np.integer)) or not 0 <= rolls_left < rules.rolls_per_turn:
-        raise ValueError(f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}")
+    if (
+        isinstance(rolls_left, bool)
+        or not isinstance(rolls_left, (int, np.integer))
+        or not 0 <= rolls_left < rules.rolls_per_turn
+    ):
+        raise ValueError(
+            f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}"
+        )
     if isinstance(needed, bool) or not isinstance(needed, (int, np.integer)):
         raise ValueError(f"needed must be an integer number of points, got {needed!r}")
     open_bits = open_bits_from(open_categories, rules)
-    return solve_target(rules).q_values_batch([hand], [rolls_left], [open_bits], [needed])[0]
+    return solve_target(rules).q_values_batch(
+        [hand], [rolls_left], [open_bits], [needed]
+    )[0]

@@ -36,8 +36,12 @@ from agents.target import max_points_left, max_total, solve_target, turn_q_value
 from yacht_env.rules import YACHT, RuleSet
 from yacht_env.table.encoding import make_table_encoding
 
-TIE_TOLERANCE = 1e-12  # win probabilities this close count as equal; the expected score decides
-END_VALUES_KEPT = 20_000  # turns whose end values are kept for the turn's later decisions (~100 MB)
+TIE_TOLERANCE = (
+    1e-12  # win probabilities this close count as equal; the expected score decides
+)
+END_VALUES_KEPT = (
+    20_000  # turns whose end values are kept for the turn's later decisions (~100 MB)
+)
 DECISIONS_PER_CHUNK = 512  # bounds the (decisions, points, scores) work array to ~60 MB
 
 
@@ -57,11 +61,24 @@ def win_share_curve(final_pmfs: np.ndarray) -> np.ndarray:
 def shifted(to_come: np.ndarray, totals: np.ndarray, width: int) -> np.ndarray:
     """Rows of points-to-come pmfs moved up by ``totals``: final-score pmfs, same shape."""
     index = np.arange(width) - np.asarray(totals)[..., None]
-    return np.where(index >= 0, np.take_along_axis(to_come, np.clip(index, 0, width - 1), axis=-1), 0.0)
+    return np.where(
+        index >= 0,
+        np.take_along_axis(to_come, np.clip(index, 0, width - 1), axis=-1),
+        0.0,
+    )
 
 
 @njit(cache=True)
-def _end_values(values, open_bits, totals, curves, to_come, points_left, row_scores, row_score_counts):
+def _end_values(
+    values,
+    open_bits,
+    totals,
+    curves,
+    to_come,
+    points_left,
+    row_scores,
+    row_score_counts,
+):
     """``values[i, c, p] = sum_s to_come[S_i - c, s] * curves[i, totals[i] + p + s]`` for the scores ``p`` of open rows."""
     for i in range(len(open_bits)):
         S = open_bits[i]
@@ -92,18 +109,26 @@ class WinTables:
         self.points_left = max_points_left(rules)
         self._kept: dict[bytes, np.ndarray] = {}
         self._end_shape = (rules.num_categories, self.max_row + 1)
-        possible = [np.unique(column) for column in rules.score_table.T.astype(np.int64)]
+        possible = [
+            np.unique(column) for column in rules.score_table.T.astype(np.int64)
+        ]
         self.row_score_counts = np.array([len(p) for p in possible], dtype=np.int64)
-        self.row_scores = np.zeros((rules.num_categories, self.row_score_counts.max()), dtype=np.int64)
+        self.row_scores = np.zeros(
+            (rules.num_categories, self.row_score_counts.max()), dtype=np.int64
+        )
         for c, p in enumerate(possible):
             self.row_scores[c, : len(p)] = p
 
-    def opponent_curves(self, other_totals: np.ndarray, other_open_bits: np.ndarray) -> np.ndarray:
+    def opponent_curves(
+        self, other_totals: np.ndarray, other_open_bits: np.ndarray
+    ) -> np.ndarray:
         """``g`` for N decisions from the opponents' totals and open sets, (N, width)."""
         to_come = self.distributions.to_come[other_open_bits]  # (N, opponents, width)
         return win_share_curve(shifted(to_come, other_totals, self.width))
 
-    def end_values(self, open_bits: np.ndarray, totals: np.ndarray, curves: np.ndarray) -> np.ndarray:
+    def end_values(
+        self, open_bits: np.ndarray, totals: np.ndarray, curves: np.ndarray
+    ) -> np.ndarray:
         """Win share of ending the turn with ``p`` points in row ``c``, then playing the optimum: (N, C, P+1).
 
         Only the scores row ``c`` can take are filled (the others are never read).
@@ -112,19 +137,41 @@ class WinTables:
         values = np.zeros((n, self.rules.num_categories, self.max_row + 1))
         # g beyond the top total is never reached with positive probability; pad so sums stay inside
         padded = np.concatenate((curves, np.ones((n, self.max_row + 1))), axis=1)
-        _end_values(values, np.asarray(open_bits, dtype=np.int64), np.asarray(totals, dtype=np.int64), padded,
-                    self.distributions.to_come, self.points_left, self.row_scores, self.row_score_counts)
+        _end_values(
+            values,
+            np.asarray(open_bits, dtype=np.int64),
+            np.asarray(totals, dtype=np.int64),
+            padded,
+            self.distributions.to_come,
+            self.points_left,
+            self.row_scores,
+            self.row_score_counts,
+        )
         return values
 
-    def q_values(self, hands, rolls_left, open_bits, totals, other_totals, other_open_bits) -> np.ndarray:
+    def q_values(
+        self, hands, rolls_left, open_bits, totals, other_totals, other_open_bits
+    ) -> np.ndarray:
         """Win share after each action, (N, num_actions), -inf where illegal."""
         open_bits = np.asarray(open_bits, dtype=np.int64).reshape(-1)
         totals = np.asarray(totals, dtype=np.int64).reshape(-1)
-        other_totals = np.asarray(other_totals, dtype=np.int64).reshape(len(open_bits), -1)
-        other_open_bits = np.asarray(other_open_bits, dtype=np.int64).reshape(len(open_bits), -1)
-        return turn_q_values(self.rules, hands, rolls_left, open_bits, self.turn_end_values(open_bits, totals, other_totals, other_open_bits))
+        other_totals = np.asarray(other_totals, dtype=np.int64).reshape(
+            len(open_bits), -1
+        )
+        other_open_bits = np.asarray(other_open_bits, dtype=np.int64).reshape(
+            len(open_bits), -1
+        )
+        return turn_q_values(
+            self.rules,
+            hands,
+            rolls_left,
+            open_bits,
+            self.turn_end_values(open_bits, totals, other_totals, other_open_bits),
+        )
 
-    def turn_end_values(self, open_bits, totals, other_totals, other_open_bits) -> np.ndarray:
+    def turn_end_values(
+        self, open_bits, totals, other_totals, other_open_bits
+    ) -> np.ndarray:
         """``end_values`` of each decision's turn; the table is the same for every decision of a turn, so
         they are kept (up to ``END_VALUES_KEPT`` turns) and reused."""
         keys = np.column_stack((open_bits, totals, other_totals, other_open_bits))
@@ -157,7 +204,9 @@ def best_with_fallback(q: np.ndarray, masks: np.ndarray, fallback) -> np.ndarray
     actions = near_best.argmax(axis=1).astype(np.int64)
     tied = np.flatnonzero(near_best.sum(axis=1) > 1)
     if tied.size:
-        actions[tied] = np.where(near_best[tied], fallback(tied), -np.inf).argmax(axis=1)
+        actions[tied] = np.where(near_best[tied], fallback(tied), -np.inf).argmax(
+            axis=1
+        )
     return actions
 
 
@@ -182,22 +231,42 @@ class WinPolicy(TableReadingPolicy):
     name = "win"
 
     def __init__(self, rules: RuleSet | None = None, num_players: int = 2):
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= 5:
-            raise ValueError(f"the win policy plays at tables of 2 to 5 players, got {num_players!r}")
+        if (
+            isinstance(num_players, bool)
+            or not isinstance(num_players, (int, np.integer))
+            or not 2 <= num_players <= 5
+        ):
+            raise ValueError(
+                f"the win policy plays at tables of 2 to 5 players, got {num_players!r}"
+            )
         super().__init__(rules, int(num_players))
         self.tables = win_tables(self.rules)
 
     def act_batch(self, observations, action_masks):
         hands, rolls_left, open_bits, totals = self.read(observations)
-        other_totals = np.asarray(observations["other_totals"], dtype=np.int64).reshape(len(hands), -1)
-        other_open = np.asarray(observations["other_open_categories"], dtype=np.int64) @ self._open_weights
+        other_totals = np.asarray(observations["other_totals"], dtype=np.int64).reshape(
+            len(hands), -1
+        )
+        other_open = (
+            np.asarray(observations["other_open_categories"], dtype=np.int64)
+            @ self._open_weights
+        )
         masks = np.asarray(action_masks)
         actions = np.empty(len(hands), dtype=np.int64)
         for start in range(0, len(hands), DECISIONS_PER_CHUNK):
             rows = slice(start, start + DECISIONS_PER_CHUNK)
-            q = self.tables.q_values(hands[rows], rolls_left[rows], open_bits[rows], totals[rows], other_totals[rows], other_open[rows])
+            q = self.tables.q_values(
+                hands[rows],
+                rolls_left[rows],
+                open_bits[rows],
+                totals[rows],
+                other_totals[rows],
+                other_open[rows],
+            )
             chunk = (hands[rows], rolls_left[rows], open_bits[rows])
-            expected = lambda tied: self.tables.solution.q_values_batch(*(part[tied] for part in chunk))  # noqa: E731
+            expected = lambda tied, chunk=chunk: self.tables.solution.q_values_batch(
+                *(part[tied] for part in chunk)
+            )
             actions[rows] = best_with_fallback(q, masks[rows], expected)
         return actions
 
@@ -208,8 +277,14 @@ class TargetPolicy(TableReadingPolicy):
     def __init__(self, target: int, rules: RuleSet | None = None, num_players: int = 1):
         super().__init__(rules, num_players)
         top = max_total(self.rules)
-        if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or not 0 <= target <= top:
-            raise ValueError(f"a target must be a whole score in 0..{top}, got {target!r}")
+        if (
+            isinstance(target, bool)
+            or not isinstance(target, (int, np.integer))
+            or not 0 <= target <= top
+        ):
+            raise ValueError(
+                f"a target must be a whole score in 0..{top}, got {target!r}"
+            )
         self.target = int(target)
         self.name = f"target:{self.target}"
         self.solution = solve_target(self.rules)
@@ -217,8 +292,12 @@ class TargetPolicy(TableReadingPolicy):
 
     def act_batch(self, observations, action_masks):
         hands, rolls_left, open_bits, totals = self.read(observations)
-        q = self.solution.q_values_batch(hands, rolls_left, open_bits, self.target - totals)
-        expected = lambda tied: self.optimal.q_values_batch(hands[tied], rolls_left[tied], open_bits[tied])  # noqa: E731
+        q = self.solution.q_values_batch(
+            hands, rolls_left, open_bits, self.target - totals
+        )
+        expected = lambda tied: self.optimal.q_values_batch(
+            hands[tied], rolls_left[tied], open_bits[tied]
+        )
         return best_with_fallback(q, action_masks, expected)
 
 
@@ -227,14 +306,23 @@ def parse_target(name: str, rules: RuleSet | None = None) -> int:
     text = name[len("target:") :]
     top = max_total(rules or YACHT)
     if not text.isdigit() or not 0 <= int(text) <= top:
-        raise ValueError(f"policy {name!r}: the target must be a whole score in 0..{top}, e.g. target:200")
+        raise ValueError(
+            f"policy {name!r}: the target must be a whole score in 0..{top}, e.g. target:200"
+        )
     return int(text)
 
 
 # -- for people: per-action chances in one position --------------------------------------------------
 
 
-def win_probabilities(dice, rolls_left: int, open_categories, total: int, opponents, rules: RuleSet | None = None) -> np.ndarray:
+def win_probabilities(
+    dice,
+    rolls_left: int,
+    open_categories,
+    total: int,
+    opponents,
+    rules: RuleSet | None = None,
+) -> np.ndarray:
     """Each action's share of the win in one position, when the opponents play the expected-score optimum.
 
     ``opponents``: one ``(total, open_categories)`` pair per other player, each at the start of a
@@ -245,20 +333,39 @@ def win_probabilities(dice, rolls_left: int, open_categories, total: int, oppone
 
     rules = rules or YACHT
     hand = rules.hand(dice)
-    if isinstance(rolls_left, bool) or not isinstance(rolls_left, (int, np.integer)) or not 0 <= rolls_left < rules.rolls_per_turn:
-        raise ValueError(f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}")
+    if (
+        isinstance(rolls_left, bool)
+        or not isinstance(rolls_left, (int, np.integer))
+        or not 0 <= rolls_left < rules.rolls_per_turn
+    ):
+        raise ValueError(
+            f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}"
+        )
     opponents = list(opponents)
     if not 1 <= len(opponents) <= 4:
         raise ValueError(f"a table has 1 to 4 opponents, got {len(opponents)}")
     top = max_total(rules)
     totals = [total] + [opponent[0] for opponent in opponents]
     for value in totals:
-        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= top:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, np.integer))
+            or not 0 <= value <= top
+        ):
             raise ValueError(f"a total must be an integer in 0..{top}, got {value!r}")
-    other_open = [0 if len(list(categories)) == 0 else open_bits_from(categories, rules) for _, categories in opponents]
+    other_open = [
+        0 if len(list(categories)) == 0 else open_bits_from(categories, rules)
+        for _, categories in opponents
+    ]
     tables = win_tables(rules)
-    return tables.q_values([hand], [rolls_left], [open_bits_from(open_categories, rules)], np.array([total]),
-                           np.array([totals[1:]]), np.array([other_open]))[0]
+    return tables.q_values(
+        [hand],
+        [rolls_left],
+        [open_bits_from(open_categories, rules)],
+        np.array([total]),
+        np.array([totals[1:]]),
+        np.array([other_open]),
+    )[0]
 
 
 _win_tables: weakref.WeakKeyDictionary[RuleSet, WinTables] = weakref.WeakKeyDictionary()
@@ -285,11 +392,15 @@ def _play_solitaire(rules: RuleSet, faces: np.ndarray, choose) -> np.ndarray:
     while not tables.over.all():
         rows = np.flatnonzero(~tables.over)
         hands, rolls_left, open_bits = tables.position(rows, seats[rows])
-        tables.play(choose(hands, rolls_left, open_bits, tables.totals[rows, 0], rows), rows)
+        tables.play(
+            choose(hands, rolls_left, open_bits, tables.totals[rows, 0], rows), rows
+        )
     return tables.totals[:, 0].copy()
 
 
-def ceiling_match(games: int, seed: int = 0, rules: RuleSet | None = None, batch_size: int = 4096):
+def ceiling_match(
+    games: int, seed: int = 0, rules: RuleSet | None = None, batch_size: int = 4096
+):
     """``knows-final`` against ``optimal`` at a table of two, deals and seatings as in :mod:`agents.tournament`.
 
     ``knows-final`` is told the optimum's final score ``y`` before it starts and maximizes its exact
@@ -312,13 +423,23 @@ def ceiling_match(games: int, seed: int = 0, rules: RuleSet | None = None, batch
     per_batch = max(1, batch_size // 2)
     for first in range(0, deals, per_batch):
         count = min(per_batch, deals - first)
-        faces = deal_dice(seed + first, count, 2, rules).reshape((count * 2,) + (rules.num_turns, rules.rolls_per_turn, rules.num_dice))
-        optimum = _play_solitaire(rules, faces, lambda h, r, o, t, rows: optimal.best_actions_batch(h, r, o))
-        opponent_final = optimum.reshape(count, 2)[:, ::-1].reshape(-1)  # game on dice k faces the optimum on dice 1 - k
+        faces = deal_dice(seed + first, count, 2, rules).reshape(
+            (count * 2,) + (rules.num_turns, rules.rolls_per_turn, rules.num_dice)
+        )
+        optimum = _play_solitaire(
+            rules, faces, lambda h, r, o, t, rows: optimal.best_actions_batch(h, r, o)
+        )
+        opponent_final = optimum.reshape(count, 2)[:, ::-1].reshape(
+            -1
+        )  # game on dice k faces the optimum on dice 1 - k
 
-        def knowing(h, r, o, t, rows):
+        def knowing(h, r, o, t, rows, opponent_final=opponent_final):
             q = beat.q_values_batch(h, r, o, opponent_final[rows] - t)
-            return best_with_fallback(q, masks[(r > 0).astype(np.intp), o], lambda tied: optimal.q_values_batch(h[tied], r[tied], o[tied]))
+            return best_with_fallback(
+                q,
+                masks[(r > 0).astype(np.intp), o],
+                lambda tied: optimal.q_values_batch(h[tied], r[tied], o[tied]),
+            )
 
         knows = _play_solitaire(rules, faces, knowing)
         # seating r puts knows-final in seat r on dice r and the optimum in seat 1 - r on dice 1 - r
@@ -331,14 +452,26 @@ def ceiling_match(games: int, seed: int = 0, rules: RuleSet | None = None, batch
 def main(argv=None) -> None:
     import argparse
 
-    parser = argparse.ArgumentParser(prog="python -m agents.win", description="The reference ceiling: a player who knows the "
-                                     "optimum's final score in advance, against the optimum at a table of two.")
-    parser.add_argument("--games", type=int, default=20_000, help="games (every deal in both seatings; default 20000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of deal 0 (default 0)")
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.win",
+        description="The reference ceiling: a player who knows the "
+        "optimum's final score in advance, against the optimum at a table of two.",
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=20_000,
+        help="games (every deal in both seatings; default 20000)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of deal 0 (default 0)"
+    )
     parser.add_argument("--json", help="write the figures to this JSON file")
     args = parser.parse_args(argv)
     if args.games < 4:
-        parser.error(f"--games must be at least 4 (two deals, for a confidence interval), got {args.games}")
+        parser.error(
+            f"--games must be at least 4 (two deals, for a confidence interval), got {args.games}"
+        )
     from agents.tournament import print_tournament, save_tournament_json
 
     result, _ = ceiling_match(args.games, args.seed)
