@@ -14,6 +14,8 @@ Q*(best action) - Q*(chosen action), the exact expected points that decision giv
 Figures (per policy): mean final score with standard deviation and 95% confidence interval,
 percent of the optimal expected score, the paired difference to ``optimal`` with its 95% CI, mean
 regret per decision, and mean regret per game (the sum over a game's decisions) with its 95% CI.
+A second table gives each policy's score quantiles and P(score >= t) next to the optimum's exact
+distribution (:mod:`agents.distribution`); ``--plot`` draws the histograms over it.
 """
 
 from __future__ import annotations
@@ -76,6 +78,9 @@ def play_games(
     regret = np.zeros(games)
     decisions = np.zeros(games, dtype=np.int64)
     policy.reset(seed)
+    reads_table = getattr(policy, "table_encoding", None)
+    if reads_table is not None and reads_table.num_players != 1:
+        raise ValueError(f"policy {policy.name!r} plays at tables of {reads_table.num_players}; evaluate it with --table")
     for start in range(0, games, batch_size):
         size = min(batch_size, games - start)
         env = YachtVectorEnv(num_envs=size, rules=rules, observation_encoding=policy.encoding.name)
@@ -84,8 +89,13 @@ def play_games(
         rows = slice(start, start + size)
         while playing.any():
             masks = infos["action_mask"]
-            actions = policy.act_batch(obs, masks)
-            q = solution.q_values_batch(*policy.encoding.decode_batch(obs))
+            position = policy.encoding.decode_batch(obs)
+            if reads_table is None:
+                actions = policy.act_batch(obs, masks)
+            else:  # a policy that reads its own total (target:T) sees a table of one
+                totals = scores[rows].astype(np.int64)[:, None]
+                actions = policy.act_batch(reads_table.encode_batch(*position, totals, position[2][:, None]), masks)
+            q = solution.q_values_batch(*position)
             lost = q.max(axis=1) - q[np.arange(size), actions]
             regret[rows] += np.where(playing, lost, 0.0)
             decisions[rows] += playing
@@ -185,13 +195,62 @@ def print_table(summaries: list[Summary], optimum: float, games: int, seed: int)
     console.print(table)
 
 
-def save_json(path, summaries: list[Summary], optimum: float, games: int, seed: int) -> None:
+QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
+THRESHOLDS = (150, 200, 250)
+
+
+def distribution_rows(logs: dict[str, GameLog], names: list[str], rules: RuleSet | None = None) -> list[dict]:
+    """Score quantiles and P(score >= t) of each policy's games, then of the exact optimal distribution."""
+    from agents.distribution import at_least, quantiles, score_distribution
+
+    rows = []
+    for name in names:
+        scores = logs[name].scores
+        rows.append({
+            "policy": name,
+            "exact": False,
+            "quantiles": {str(q): float(np.quantile(scores, q, method="inverted_cdf")) for q in QUANTILES},
+            "at_least": {str(t): float((scores >= t).mean()) for t in THRESHOLDS},
+        })
+    pmf = score_distribution(rules=rules)
+    rows.append({
+        "policy": "optimal (exact)",
+        "exact": True,
+        "quantiles": {str(q): float(v) for q, v in zip(QUANTILES, quantiles(pmf, QUANTILES))},
+        "at_least": {str(t): float(v) for t, v in zip(THRESHOLDS, at_least(pmf, THRESHOLDS))},
+    })
+    return rows
+
+
+def print_distribution_table(rows: list[dict], games: int) -> None:
+    from rich.table import Table
+
+    from yacht_env.render import report_console
+
+    table = Table(title=f"final-score distribution over the {games:,} games, and the optimum's exact distribution")
+    table.add_column("policy", justify="left")
+    for q in QUANTILES:
+        table.add_column(f"q{round(100 * q)}", justify="right")
+    for t in THRESHOLDS:
+        table.add_column(f"P(≥{t})", justify="right")
+    for row in rows:
+        table.add_row(
+            row["policy"],
+            *(f"{row['quantiles'][str(q)]:.0f}" for q in QUANTILES),
+            *(f"{100 * row['at_least'][str(t)]:.2f}%" for t in THRESHOLDS),
+        )
+    report_console().print(table)
+
+
+def save_json(path, summaries: list[Summary], optimum: float, games: int, seed: int, distribution: list[dict] | None = None) -> None:
     report = {
         "games": games,
         "seed": seed,
         "optimal_expected_score": optimum,
         "policies": [asdict(s) for s in summaries],
     }
+    if distribution is not None:
+        report["score_distribution"] = distribution
     write_atomically(path, lambda handle: handle.write(json.dumps(report, indent=2).encode() + b"\n"))
 
 
@@ -207,6 +266,14 @@ def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float) 
     bins = np.arange(math.floor(low) - 0.5, math.ceil(high) + 5.5, 5)
     for name in names:
         axes.hist(logs[name].scores, bins=bins, histtype="step", linewidth=1.6, label=f"{name} (mean {logs[name].scores.mean():.1f})")
+    from agents.distribution import score_distribution
+
+    pmf = score_distribution()
+    games = len(logs[names[0]].scores)
+    edges = np.ceil(bins[:-1]).astype(np.int64)  # bin i holds scores edges[i] .. edges[i] + 4
+    cumulative = np.concatenate(([0.0], np.cumsum(pmf)))
+    per_bin = cumulative[np.clip(edges + 5, 0, len(pmf))] - cumulative[np.clip(edges, 0, len(pmf))]
+    axes.stairs(games * per_bin, bins, color="black", linewidth=1.2, label="optimal, exact distribution")
     axes.axvline(optimum, color="black", linestyle="--", label=f"optimal expected score {optimum:.2f}")
     axes.set_xlabel("final score")
     axes.set_ylabel("games")
@@ -219,8 +286,8 @@ def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float) 
 
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--policy", action="append", help="random, greedy, optimal or ppo:PATH (repeatable; default: random, greedy, optimal)")
-    parser.add_argument("--table", help="comma-separated policies at one table of 2 to 5 (e.g. optimal,greedy): play full games and report win rates")
+    parser.add_argument("--policy", action="append", help="random, greedy, optimal, target:T or ppo:PATH (repeatable; default: random, greedy, optimal)")
+    parser.add_argument("--table", help="comma-separated policies at one table of 2 to 5 (e.g. win,optimal): play full games and report win rates")
     parser.add_argument("--games", type=int, default=10_000, help="games per policy, or games at the --table (default 10000)")
     parser.add_argument("--seed", type=int, default=0, help="seed of game 0; game g uses seed + g (default 0)")
     parser.add_argument("--batch-size", type=int, default=4096, help="games played at once (default 4096)")
@@ -249,8 +316,10 @@ def main(argv=None):
         parser.exit(2, f"error: {error}\n")
     optimum = expected_score()
     print_table(summaries, optimum, args.games, args.seed)
+    distribution = distribution_rows(logs, list(dict.fromkeys(names)))
+    print_distribution_table(distribution, args.games)
     if args.json:
-        save_json(args.json, summaries, optimum, args.games, args.seed)
+        save_json(args.json, summaries, optimum, args.games, args.seed, distribution)
     if args.plot:
         save_plot(args.plot, logs, list(dict.fromkeys(names)), optimum)
 

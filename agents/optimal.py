@@ -42,6 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.array_checks import check_range, integer_array
 from yacht_env.dice import DiceSpace
 from yacht_env.rules import RuleSet, rule_set
 
@@ -317,40 +318,25 @@ class Solution:
 
     def _check_positions(self, hands, rolls_left, open_bits):
         hands = self._hand_indices(hands)
-        rolls_left = _integer_array(rolls_left, "rolls_left")
-        open_bits = _integer_array(open_bits, "open_bits")
+        rolls_left = integer_array(rolls_left, "rolls_left")
+        open_bits = integer_array(open_bits, "open_bits")
         hands, rolls_left, open_bits = np.broadcast_arrays(hands, rolls_left, open_bits)
-        _check_range(rolls_left, 0, self.rolls_per_turn - 1, "rolls_left")
-        _check_range(open_bits, 1, (1 << self.num_categories) - 1, "open_bits")
+        check_range(rolls_left, 0, self.rolls_per_turn - 1, "rolls_left")
+        check_range(open_bits, 1, (1 << self.num_categories) - 1, "open_bits")
         return hands, rolls_left, open_bits
 
     def _hand_indices(self, hands) -> np.ndarray:
-        hands = _integer_array(hands, "hands")
+        hands = integer_array(hands, "hands")
         if hands.ndim == 2 and hands.shape[1] == self.num_dice:
-            _check_range(hands, 1, self.num_faces, "die")
+            check_range(hands, 1, self.num_faces, "die")
             return self._hand_of_code[(hands.astype(np.int64) - 1) @ self._place_values]
         if hands.ndim != 1:
             raise ValueError(
                 f"hands must be hand indices of shape (N,) or dice of shape (N, {self.num_dice}), "
                 f"got shape {hands.shape}"
             )
-        _check_range(hands, 0, len(self._scores) - 1, "hand index")
+        check_range(hands, 0, len(self._scores) - 1, "hand index")
         return hands.astype(np.intp)
-
-
-def _integer_array(values, name: str) -> np.ndarray:
-    array = np.asarray(values)
-    if array.size == 0:
-        array = array.astype(np.int64)
-    if array.dtype == np.bool_ or not np.issubdtype(array.dtype, np.integer):
-        raise ValueError(f"{name} must be integers, got {values!r}")
-    return array.astype(np.int64, copy=False).reshape(-1) if array.ndim == 0 else array.astype(np.int64, copy=False)
-
-
-def _check_range(values: np.ndarray, low: int, high: int, name: str) -> None:
-    bad = (values < low) | (values > high)
-    if bad.any():
-        raise ValueError(f"{name} {int(values[bad].flat[0])} is out of range {low}..{high}")
 
 
 # -- cached entry points -----------------------------------------------------------------------
@@ -407,7 +393,8 @@ def _solve_sheet(rules: RuleSet, plan_ahead: bool):
 
 def clear_cache() -> None:
     """Forget every solved rule set in this process: the next :func:`solve` solves again (or, for a rule
-    set with a sheet state, reads the disk cache; see :mod:`agents.solution_cache`)."""
+    set with a sheet state, reads the disk cache; see :mod:`agents.solution_cache`).
+    """
     _solutions.clear()
     _myopic_solutions.clear()
 

@@ -35,7 +35,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from agents.optimal import _check_range, _integer_array
+from agents.array_checks import check_range, integer_array
 from yacht_env.rules import RuleSet, extra_yahtzee_bonus, placement, upper_bonus
 
 # -- the game's constants, packed once per rule set ---------------------------------------------
@@ -484,9 +484,9 @@ class SheetSolution:
         """
         hands = self._hand_indices(hands)
         named = {"rolls_left": rolls_left, "open_bits": open_bits, "upper_totals": upper_totals, "yahtzee_full": yahtzee_full}
-        arrays = [_integer_array(values, name) for name, values in named.items()]
+        arrays = [integer_array(values, name) for name, values in named.items()]
         hands, rolls_left, open_bits, upper_totals, yahtzee_full = (np.array(a) for a in np.broadcast_arrays(hands, *arrays))
-        _check_range(rolls_left, 0, self.rolls_per_turn - 1, "rolls_left")
+        check_range(rolls_left, 0, self.rolls_per_turn - 1, "rolls_left")
         open_bits, upper, yahtzee = self._check_state(open_bits, upper_totals, yahtzee_full)
         q = np.full((len(hands), self.num_actions), -np.inf)
         state_index = (open_bits * self.state_values.shape[1] + upper) * self.state_values.shape[2] + yahtzee
@@ -504,10 +504,10 @@ class SheetSolution:
         return np.argmax(q, axis=1).astype(np.int64)
 
     def _check_state(self, open_bits, upper_totals, yahtzee_full):
-        _check_range(open_bits, 1, (1 << self.num_categories) - 1, "open_bits")
+        check_range(open_bits, 1, (1 << self.num_categories) - 1, "open_bits")
         if (upper_totals < 0).any():
             raise ValueError(f"upper total {int(upper_totals[upper_totals < 0][0])} is negative")
-        _check_range(yahtzee_full, 0, 1, "yahtzee_full")
+        check_range(yahtzee_full, 0, 1, "yahtzee_full")
         upper = np.minimum(upper_totals, self.upper_cap)
         yahtzee = yahtzee_full if self.state_values.shape[2] == 2 else np.zeros_like(yahtzee_full)
         unreachable = np.isnan(self.state_values[open_bits, upper, yahtzee])
@@ -520,13 +520,13 @@ class SheetSolution:
         return open_bits, upper, yahtzee
 
     def _hand_indices(self, hands) -> np.ndarray:
-        hands = _integer_array(hands, "hands")
+        hands = integer_array(hands, "hands")
         if hands.ndim == 2 and hands.shape[1] == self.num_dice:
-            _check_range(hands, 1, self.num_faces, "die")
+            check_range(hands, 1, self.num_faces, "die")
             return self._hand_of_code[(hands.astype(np.int64) - 1) @ self._place_values]
         if hands.ndim != 1:
             raise ValueError(
                 f"hands must be hand indices of shape (N,) or dice of shape (N, {self.num_dice}), got shape {hands.shape}"
             )
-        _check_range(hands, 0, self._num_hands - 1, "hand index")
+        check_range(hands, 0, self._num_hands - 1, "hand index")
         return hands.astype(np.intp)

@@ -28,6 +28,7 @@ from gymnasium.utils import seeding
 from yacht_env.actions import ActionLayout, IllegalActionError
 from yacht_env.env import GameOverError, check_action
 from yacht_env.game import Tables, check_game_dice, draw_game_dice, draw_table_dice
+from yacht_env.table.encoding import policy_observations
 from yacht_env.rules import RULE_SETS, YACHT, RuleSet
 from yacht_play.records import SCHEMA, GameRecord, RecordError, now, write_games
 
@@ -206,7 +207,7 @@ class Match:
             faces = table_dice[0] if mode == "duplicate" else table_dice[index]
             policy = policies.get(index)
             if policy is None and player.kind == "agent":
-                policy = load_policy(player.policy, rules, seed + index)
+                policy = load_policy(player.policy, rules, seed + index, 1 if mode == "duplicate" else len(players))
             seats.append(Seat(index, player, seed, faces, rules, policy))
         return cls(seats, mode, seed, rules, coach=coach)
 
@@ -222,7 +223,7 @@ class Match:
         seats = []
         for info in header["players"]:
             player = Player(info["name"], info["kind"], info["policy"])
-            policy = load_policy(info["policy"], rules, info["seed"]) if info["kind"] == "agent" else None
+            policy = load_policy(info["policy"], rules, info["seed"], len(header["players"])) if info["kind"] == "agent" else None
             try:
                 seats.append(Seat(info["seat"], player, info["seed"], info["faces"], rules, policy))
             except ValueError as error:
@@ -345,17 +346,22 @@ class Match:
         if seat is None or seat.policy is None:
             raise ValueError("the seat to move is not an agent")
         started = time.perf_counter()
-        action = seat.policy.act(seat.observation, seat.legal_mask())
+        if getattr(seat.policy, "table_encoding", None) is not None:  # a policy that reads the table (win, target:T)
+            observation = policy_observations(seat.policy, self.game, [0], [seat.index])[0]
+        else:
+            observation = seat.observation
+        action = seat.policy.act(observation, seat.legal_mask())
         return action, time.perf_counter() - started
 
     def play_agent(self) -> dict:
         return self.play(*self.agent_action())
 
 
-def load_policy(name: str, rules: RuleSet, seed: int | None):
-    from agents.registry import make_policy
+def load_policy(name: str, rules: RuleSet, seed: int | None, num_players: int = 1):
+    """The agent called ``name`` for a seat at a table of ``num_players`` (1: a solitaire game)."""
+    from agents.registry import make_policy, make_table_policy
 
-    return make_policy(name, rules=rules, seed=seed)
+    return make_policy(name, rules=rules, seed=seed) if num_players == 1 else make_table_policy(name, num_players, rules, seed)
 
 
 def stack_observations(observations: list):

@@ -152,8 +152,11 @@ def agent_turn_line(records: list[dict], rules: RuleSet) -> str:
     return " | ".join(steps)
 
 
-def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, options: int = 6) -> str:
-    """The optimum's view of a decision just made: expected final scores of the choice, the best, the others."""
+def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, options: int = 6, chances=None) -> str:
+    """The optimum's view of a decision just made: expected final scores of the choice, the best, the others.
+
+    ``chances``: each action's probability of winning (``agents.win.win_probabilities``), shown by its score.
+    """
     best = int(np.argmax(q))
     chosen = choice_label(action, dice, rules)
     loss = float(q[best] - q[action])
@@ -165,8 +168,9 @@ def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, opt
     seen = {}
     for a in np.argsort(-q, kind="stable"):
         if np.isfinite(q[a]):
-            seen.setdefault(choice_label(int(a), dice, rules), float(q[a]))
-    listed = " | ".join(f"{label} {total + value:.2f}" for label, value in list(seen.items())[:options])
+            seen.setdefault(choice_label(int(a), dice, rules), (float(q[a]), None if chances is None else float(chances[a])))
+    listed = " | ".join(f"{label} {total + value:.2f}" + ("" if win is None else f" (win {100 * win:.0f}%)")
+                        for label, (value, win) in list(seen.items())[:options])
     return f"{line}\n       options: {listed}"
 
 
@@ -278,9 +282,15 @@ def human_decision(match: Match, seat: Seat, console, grader=None, news: list[st
             raise QuitGame
         dice, total = seat.dice, seat.total
         q = grader.q_values(np.array([dice]), seat.rolls_left, seat.open_bits)[0] if grader else None
+        chances = None
+        if grader and match.mode == "table" and len(match.seats) > 1:
+            from agents.win import win_probabilities
+
+            others = [(s.total, s.open_names) for s in match.seats if s is not seat]
+            chances = win_probabilities(dice, seat.rolls_left, seat.open_names, total, others, rules)
         record = match.play(command.action, time.monotonic() - started)
         if q is not None:
-            console.show(coach_text(q, command.action, dice, total, rules))
+            console.show(coach_text(q, command.action, dice, total, rules, chances=chances))
         if record["points"] is not None:
             console.show(f"{seat.name}: {choice_label(command.action, dice, rules)}, total {record['total']}")
         return record

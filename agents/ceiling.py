@@ -1,0 +1,111 @@
+"""The reference ceiling: a player who knows the opponent's final score, against the optimum.
+
+``python -m agents.ceiling --games 100000`` plays it at a table of two, deals and seatings as in
+:mod:`agents.tournament`: how much any player could gain over the expected-score optimum by
+knowing what the opponent will score, an upper bound for :class:`agents.win.WinPolicy`.
+"""
+
+from __future__ import annotations
+
+import argparse
+import math
+
+import numpy as np
+
+from agents.optimal import solve
+from agents.target import solve_target
+from agents.tournament import TableLog, deal_dice, print_tournament, save_tournament_json, summarize_table
+from agents.win import best_with_fallback
+from yacht_env.actions import legal_mask_table
+from yacht_env.game import Tables
+from yacht_env.rules import YACHT, RuleSet
+
+
+def _play_solitaire(rules: RuleSet, faces: np.ndarray, choose) -> np.ndarray:
+    """Final totals of games played alone on ``faces`` (games, turns, rolls, dice); ``choose(hands, rolls, open, totals, rows)``."""
+    tables = Tables(rules, 1, len(faces))
+    tables.start(faces[:, None])
+    seats = np.zeros(len(faces), dtype=np.int64)
+    while not tables.over.all():
+        rows = np.flatnonzero(~tables.over)
+        hands, rolls_left, open_bits = tables.position(rows, seats[rows])
+        tables.play(
+            choose(hands, rolls_left, open_bits, tables.totals[rows, 0], rows), rows
+        )
+    return tables.totals[:, 0].copy()
+
+
+def ceiling_match(
+    games: int, seed: int = 0, rules: RuleSet | None = None, batch_size: int = 4096
+):
+    """``knows-final`` against ``optimal`` at a table of two, deals and seatings as in :mod:`agents.tournament`.
+
+    ``knows-final`` is told the optimum's final score ``y`` before it starts and maximizes its exact
+    share of the win, ``max E[1{F > y - x} + 1{F = y - x} / 2]`` (:func:`agents.target.solve_target`
+    with ``tie=0.5``). The opponent never reacts to anyone, so each seat's total depends on its own
+    dice only and the games can be played as solitaires. Returns ``(TournamentResult, TableLog)``.
+    """
+    rules = rules or YACHT
+    optimal = solve(rules)
+    beat = solve_target(rules, tie=0.5)
+    masks = legal_mask_table(rules)  # [rolls left > 0, open set]
+    deals = math.ceil(games / 2)
+    totals = np.zeros((deals * 2, 2), dtype=np.int64)
+    per_batch = max(1, batch_size // 2)
+    for first in range(0, deals, per_batch):
+        count = min(per_batch, deals - first)
+        faces = deal_dice(seed + first, count, 2, rules).reshape(
+            (count * 2,) + (rules.num_turns, rules.rolls_per_turn, rules.num_dice)
+        )
+        optimum = _play_solitaire(
+            rules, faces, lambda h, r, o, t, rows: optimal.best_actions_batch(h, r, o)
+        )
+        opponent_final = optimum.reshape(count, 2)[:, ::-1].reshape(
+            -1
+        )  # game on dice k faces the optimum on dice 1 - k
+
+        def knowing(h, r, o, t, rows, opponent_final=opponent_final):
+            q = beat.q_values_batch(h, r, o, opponent_final[rows] - t)
+            return best_with_fallback(
+                q,
+                masks[(r > 0).astype(np.intp), o],
+                lambda tied: optimal.q_values_batch(h[tied], r[tied], o[tied]),
+            )
+
+        knows = _play_solitaire(rules, faces, knowing)
+        # seating r puts knows-final in seat r on dice r and the optimum in seat 1 - r on dice 1 - r
+        totals[first * 2 : (first + count) * 2, 0] = knows
+        totals[first * 2 : (first + count) * 2, 1] = opponent_final
+    log = TableLog(["knows-final", "optimal"], totals, deals)
+    return summarize_table(log, seed), log
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.ceiling",
+        description="The reference ceiling: a player who knows the "
+        "optimum's final score in advance, against the optimum at a table of two.",
+    )
+    parser.add_argument(
+        "--games",
+        type=int,
+        default=20_000,
+        help="games (every deal in both seatings; default 20000)",
+    )
+    parser.add_argument(
+        "--seed", type=int, default=0, help="seed of deal 0 (default 0)"
+    )
+    parser.add_argument("--json", help="write the figures to this JSON file")
+    args = parser.parse_args(argv)
+    if args.games < 4:
+        parser.error(
+            f"--games must be at least 4 (two deals, for a confidence interval), got {args.games}"
+        )
+    result, _ = ceiling_match(args.games, args.seed)
+    print_tournament(result)
+    if args.json:
+        save_tournament_json(args.json, result)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,441 @@
+"""Playing for a target score: the maximum probability of scoring at least ``t`` more points.
+
+For a solitaire turn-start position with open-row set ``S`` let ``A[S, t]`` be the highest
+probability, over all strategies, that the points still to come reach ``t``. One strategy per
+``t``: a player who needs 150 more plays differently from one who needs 50. The recurrences are
+those of :mod:`agents.optimal` with a vector in ``t`` in place of a number and the max taken
+elementwise over ``t``:
+
+- ``W0[S, h, t] = max_{c in S} A[S - c, t - score(h, c)]``: score hand ``h`` in row ``c`` now.
+- ``Kj[S, k, t] = sum_h' P(h' | k) W{j-1}[S, h', t]``: hold keep ``k``, re-roll the rest.
+- ``Wj[S, h, t] = max(W0[S, h, t], max over proper sub-keeps k of h of Kj[S, k, t])``.
+- ``A[S, t] = sum_h P(h) W{R-1}[S, h, t]``; ``A[empty, t] = 1`` if ``t <= 0`` else 0.
+
+``A[S, t] = 1`` for ``t <= 0`` and 0 above the most ``S`` can score, so only ``t`` in
+``0 .. max_total`` is stored: a (2**C, max_total + 1) float64 table, 10 MB for the default rules.
+Within a turn the values are recomputed on demand from it (:func:`turn_q_values`): with the turn's
+end valued by any ``end_values[c, p]`` (the worth of writing ``p`` points in row ``c``) the same
+max-over-keeps recursion gives each action's value. The table is solved once per rule set and
+cached on disk (``$YACHT_CACHE_DIR``, default ``~/.cache/yacht``), keyed by the rules' content.
+
+Every :class:`~yacht_env.rules.RuleSet` of this project scores each row on its own (there is
+no bonus row whose value depends on other rows), so every rule set is solved exactly here.
+
+Typical use::
+
+    from agents.target import solve_target, target_probabilities
+    solve_target().at_least(150)                                 # P(final >= 150), best play
+    target_probabilities([6, 6, 2, 6, 1], 2, ["sixes", "yacht"], needed=60)  # per action
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import weakref
+from pathlib import Path
+
+import numpy as np
+from numba import njit
+
+from agents.optimal import (
+    KeepTables,
+    open_bits_from,
+    open_sets_by_count,
+)
+from yacht_env.atomic_files import write_atomically
+from yacht_env.rules import YACHT, RuleSet
+from yacht_env.table.encoding import max_total
+
+CACHE_ENV = "YACHT_CACHE_DIR"
+
+
+def max_points_left(rules: RuleSet) -> np.ndarray:
+    """The most points still to come from each open set, shape (2**C,) int64."""
+    best = rules.score_table.max(axis=0).astype(np.int64)
+    sets = np.arange(1 << rules.num_categories)
+    return ((sets[:, None] >> np.arange(rules.num_categories)) & 1) @ best
+
+
+# -- within one turn ------------------------------------------------------------------------------
+
+
+def turn_q_values(
+    rules: RuleSet, hands, rolls_left, open_bits, end_values
+) -> np.ndarray:
+    """Q of every action when the turn's end is worth ``end_values``, for N positions at once.
+
+    ``end_values``: (N, num_categories, max_row_score + 1), the worth for position ``i`` of
+    writing ``p`` points in row ``c`` (only rows open in ``open_bits[i]``, and only scores the
+    row can take, are read). Returns (N, num_actions) float64 in the layout of
+    :mod:`yacht_env.actions`, ``-inf`` for illegal actions. With
+    ``end_values[i, c, p] = p + V(S - c)`` this is :meth:`Solution.q_values_batch`.
+    """
+    dice = rules.dice
+    tables = _keep_tables(rules)
+    hands = np.ascontiguousarray(hands, dtype=np.int64).reshape(-1)
+    rolls_left = np.ascontiguousarray(rolls_left, dtype=np.int64).reshape(-1)
+    open_bits = np.ascontiguousarray(open_bits, dtype=np.int64).reshape(-1)
+    end_values = np.ascontiguousarray(end_values, dtype=np.float64)
+    q = np.full((len(hands), dice.num_rerolls + rules.num_categories), -np.inf)
+    keep_sizes = dice.keep_sizes.astype(np.int64)
+    _turn_q(
+        q,
+        hands,
+        rolls_left,
+        open_bits,
+        end_values,
+        rules.score_table.astype(np.int64),
+        tables.children.astype(np.int64),
+        np.argsort(keep_sizes, kind="stable").astype(np.int64),
+        keep_sizes,
+        tables.parents.astype(np.int64),
+        tables.hand_as_keep.astype(np.int64),
+        dice.keep_after_reroll.astype(np.int64),
+    )
+    return q
+
+
+@njit(cache=True)
+def _turn_q(
+    q,
+    hands,
+    rolls_left,
+    open_bits,
+    end_values,
+    scores,
+    children,
+    keep_order,
+    keep_sizes,
+    parents,
+    hand_as_keep,
+    keep_after,
+):
+    num_hands, num_categories = scores.shape
+    num_keeps, num_faces = children.shape
+    num_dice = parents.shape[1]
+    first_score = keep_after.shape[1]
+    score_now = np.empty(num_hands)
+    hand_values = np.empty(num_hands)
+    keep_values = np.empty(num_keeps)
+    best_sub = np.empty(num_keeps)
+    for i in range(len(hands)):
+        S = open_bits[i]
+        hand = hands[i]
+        for c in range(num_categories):
+            if (S >> c) & 1:
+                q[i, first_score + c] = end_values[i, c, scores[hand, c]]
+        rolls = rolls_left[i]
+        if rolls == 0:
+            continue
+        for h in range(num_hands):
+            best = -np.inf
+            for c in range(num_categories):
+                if (S >> c) & 1:
+                    best = max(best, end_values[i, c, scores[h, c]])
+            score_now[h] = best
+            hand_values[h] = best
+        for level in range(1, rolls + 1):
+            for h in range(num_hands):
+                keep_values[hand_as_keep[h]] = hand_values[h]
+            for j in range(num_keeps - 1, -1, -1):
+                k = keep_order[j]
+                if keep_sizes[k] < num_dice:
+                    total = 0.0
+                    for f in range(num_faces):
+                        total += keep_values[children[k, f]]
+                    keep_values[k] = total / num_faces
+            if level == rolls:
+                for a in range(1, first_score):
+                    q[i, a] = keep_values[keep_after[hand, a]]
+                break
+            for j in range(num_keeps):
+                k = keep_order[j]
+                best = keep_values[k]
+                for slot in range(keep_sizes[k] if keep_sizes[k] < num_dice else 0):
+                    best = max(best, best_sub[parents[k, slot]])
+                best_sub[k] = best
+            for h in range(num_hands):
+                best = score_now[h]
+                k = hand_as_keep[h]
+                for slot in range(num_dice):
+                    best = max(best, best_sub[parents[k, slot]])
+                hand_values[h] = best
+
+
+_tables_cache: weakref.WeakKeyDictionary[RuleSet, KeepTables] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _keep_tables(rules: RuleSet) -> KeepTables:
+    tables = _tables_cache.get(rules)
+    if tables is None:
+        tables = _tables_cache[rules] = KeepTables.of(rules.dice)
+    return tables
+
+
+# -- the turn-start table -------------------------------------------------------------------------
+
+
+@njit(cache=True)
+def _solve_sets(
+    padded,
+    sets,
+    widths,
+    pad,
+    scores,
+    children,
+    keep_order,
+    keep_sizes,
+    parents,
+    hand_as_keep,
+    probabilities,
+    rerolls,
+):
+    """Fill ``padded[S, pad:pad + widths[S]]`` for each open set ``S`` of ``sets`` (its children already solved)."""
+    num_hands, num_categories = scores.shape
+    num_keeps, num_faces = children.shape
+    num_dice = parents.shape[1]
+    for S in sets:
+        width = widths[S]
+        score_now = np.full((num_hands, width), -np.inf)
+        for c in range(num_categories):
+            if not (S >> c) & 1:
+                continue
+            child = S & ~(1 << c)
+            for h in range(num_hands):
+                offset = pad - scores[h, c]
+                for t in range(width):
+                    v = padded[child, offset + t]
+                    score_now[h, t] = max(score_now[h, t], v)
+        hand_values = score_now.copy()
+        keep_values = np.empty((num_keeps, width))
+        best_sub = np.empty((num_keeps, width))
+        for _ in range(rerolls):
+            for h in range(num_hands):
+                keep_values[hand_as_keep[h]] = hand_values[h]
+            for i in range(
+                num_keeps - 1, -1, -1
+            ):  # largest keeps first: a keep averages its children
+                k = keep_order[i]
+                if keep_sizes[k] == num_dice:
+                    continue
+                for t in range(width):
+                    total = 0.0
+                    for f in range(num_faces):
+                        total += keep_values[children[k, f], t]
+                    keep_values[k, t] = total / num_faces
+            for i in range(num_keeps):  # smallest first: best over all sub-keeps
+                k = keep_order[i]
+                size = keep_sizes[k]
+                if size == num_dice:
+                    continue
+                for t in range(width):
+                    best_sub[k, t] = keep_values[k, t]
+                for slot in range(size):
+                    parent = parents[k, slot]
+                    for t in range(width):
+                        best_sub[k, t] = max(best_sub[k, t], best_sub[parent, t])
+            for h in range(num_hands):
+                k = hand_as_keep[h]
+                for slot in range(num_dice):
+                    parent = parents[k, slot]
+                    for t in range(width):
+                        value = max(score_now[h, t], best_sub[parent, t])
+                        if slot == 0 or value > hand_values[h, t]:
+                            hand_values[h, t] = value
+        for t in range(width):
+            total = 0.0
+            for h in range(num_hands):
+                total += probabilities[h] * hand_values[h, t]
+            padded[S, pad + t] = total
+
+
+def solve_target_table(rules: RuleSet, tie: float = 1.0) -> np.ndarray:
+    """``A``: (2**C, max_total + 1) float64, ``A[S, t]`` = max P(points to come >= t); see the module doc.
+
+    ``tie`` is what landing exactly on ``t`` is worth: 1 for "at least ``t``"; 1/2 gives
+    ``max E[1{F > t} + 1{F = t} / 2]``, the chance of beating a known final score ``t`` points
+    ahead with a tie counting half. Entries above the most a set can score stay 0.
+    """
+    dice = rules.dice
+    tables = _keep_tables(rules)
+    scores = rules.score_table.astype(np.int64)
+    top = max_total(rules)
+    pad = int(scores.max())
+    # padded[S, pad + t] = A[S, t]; t < 0 reads 1 (already reached), t above the set's best reads 0
+    padded = np.zeros((1 << rules.num_categories, pad + top + 1))
+    padded[:, :pad] = 1.0
+    padded[0, pad] = tie
+    widths = max_points_left(rules) + 1
+    keep_sizes = dice.keep_sizes.astype(np.int64)
+    keep_order = np.argsort(keep_sizes, kind="stable").astype(np.int64)
+    parents = tables.parents.astype(np.int64)
+    for open_sets in open_sets_by_count(rules.num_categories)[1:]:
+        _solve_sets(
+            padded,
+            open_sets.astype(np.int64),
+            widths,
+            pad,
+            scores,
+            tables.children.astype(np.int64),
+            keep_order,
+            keep_sizes,
+            parents,
+            tables.hand_as_keep.astype(np.int64),
+            dice.hand_probabilities,
+            rules.rolls_per_turn - 1,
+        )
+    table = np.clip(padded[:, pad:], 0.0, 1.0)
+    table.setflags(write=False)
+    return table
+
+
+class TargetSolution:
+    """The table ``A`` of one rule set and what it answers (see the module doc).
+
+    ``table[S, t]``: max P(points still to come >= t) at the start of a turn with open set ``S``,
+    ``t`` in ``0 .. max_total``.
+    """
+
+    def __init__(self, rules: RuleSet, table: np.ndarray):
+        self.rules = rules
+        self.table = table
+        self.max_total = table.shape[1] - 1
+        self.max_row_score = int(rules.score_table.max())
+
+    def at_least(self, target: int, open_bits: int | None = None) -> float:
+        """Max probability of scoring at least ``target`` more points from a turn start (default: a new game)."""
+        open_bits = self.rules.all_open if open_bits is None else open_bits
+        return float(self.lookup(np.array([open_bits]), np.array([target]))[0])
+
+    def lookup(self, open_bits: np.ndarray, needed: np.ndarray) -> np.ndarray:
+        """``A[open_bits[i], needed[i]]`` with ``needed < 0`` -> 1 and ``needed > max_total`` -> 0."""
+        needed = np.asarray(needed, dtype=np.int64)
+        inside = np.clip(needed, 0, self.max_total)
+        values = self.table[np.asarray(open_bits, dtype=np.int64), inside]
+        return np.where(needed < 0, 1.0, np.where(needed > self.max_total, 0.0, values))
+
+    def end_values(self, open_bits, needed) -> np.ndarray:
+        """Turn-end worth for :func:`turn_q_values`: P(reach ``needed`` | write ``p`` in row ``c``), (N, C, P+1)."""
+        open_bits = np.asarray(open_bits, dtype=np.int64).reshape(-1)
+        needed = np.asarray(needed, dtype=np.int64).reshape(-1)
+        bits = 1 << np.arange(self.rules.num_categories)
+        after = open_bits[:, None, None] & ~bits[None, :, None]  # (N, C, 1)
+        points = np.arange(self.max_row_score + 1)[None, None, :]
+        return self.lookup(
+            np.broadcast_to(after, (len(open_bits), len(bits), points.shape[2])),
+            needed[:, None, None] - points,
+        )
+
+    def q_values_batch(self, hands, rolls_left, open_bits, needed) -> np.ndarray:
+        """P(reaching ``needed`` more points) after each action, best play after; (N, num_actions), -inf illegal."""
+        return turn_q_values(
+            self.rules, hands, rolls_left, open_bits, self.end_values(open_bits, needed)
+        )
+
+
+# -- cache ----------------------------------------------------------------------------------------
+
+
+def rules_key(rules: RuleSet) -> str:
+    """A digest of everything the solution depends on: dice, rolls and the full score table."""
+    digest = hashlib.sha256()
+    digest.update(
+        f"{rules.num_dice},{rules.num_faces},{rules.rolls_per_turn},{rules.num_categories}".encode()
+    )
+    digest.update(np.ascontiguousarray(rules.score_table, dtype=np.int16).tobytes())
+    return f"{rules.name}-{digest.hexdigest()[:16]}"
+
+
+def cache_dir() -> Path:
+    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "yacht")
+
+
+def cached_table(
+    kind: str, rules: RuleSet, shape: tuple[int, ...], build
+) -> np.ndarray:
+    """``build(rules)`` read from / written to the disk cache; a missing, corrupt or foreign file is rebuilt."""
+    path = cache_dir() / f"{kind}-{rules_key(rules)}.npy"
+    try:
+        table = np.load(path, allow_pickle=False)
+        if (
+            table.shape == shape
+            and table.dtype == np.float64
+            and np.isfinite(table).all()
+            and (table >= 0).all()
+            and (table <= 1).all()
+        ):
+            table.setflags(write=False)
+            return table
+    except (OSError, ValueError, EOFError):
+        pass
+    table = build(rules)
+    try:
+        write_atomically(
+            path,
+            lambda handle: np.save(
+                handle, np.ascontiguousarray(table), allow_pickle=False
+            ),
+        )
+    except OSError:
+        pass  # an unwritable cache costs time, never correctness
+    return table
+
+
+_solutions: weakref.WeakKeyDictionary[RuleSet, dict[float, TargetSolution]] = (
+    weakref.WeakKeyDictionary()
+)
+TIE_KINDS = {1.0: "target", 0.5: "beat"}
+
+
+def solve_target(
+    rules: RuleSet | None = None, tie: float = 1.0, use_disk_cache: bool = True
+) -> TargetSolution:
+    """The target table of ``rules`` (default :data:`YACHT`): from memory, the disk cache, or solved.
+
+    ``tie`` 1 (reach a target) or 1/2 (beat a known score, a tie counting half); see
+    :func:`solve_target_table`.
+    """
+    rules = rules or YACHT
+    if tie not in TIE_KINDS:
+        raise ValueError(f"tie must be one of {sorted(TIE_KINDS)}, got {tie!r}")
+    per_rules = _solutions.setdefault(rules, {})
+    solution = per_rules.get(tie)
+    if solution is None:
+        shape = (1 << rules.num_categories, max_total(rules) + 1)
+        build = lambda rules: solve_target_table(rules, tie)
+        table = (
+            cached_table(TIE_KINDS[tie], rules, shape, build)
+            if use_disk_cache
+            else build(rules)
+        )
+        solution = per_rules[tie] = TargetSolution(rules, table)
+    return solution
+
+
+def target_probabilities(
+    dice, rolls_left: int, open_categories, needed: int, rules: RuleSet | None = None
+) -> np.ndarray:
+    """For one position, the max probability of scoring at least ``needed`` more points after each action.
+
+    ``dice`` in any order, ``rolls_left`` in ``0 .. rolls_per_turn - 1``, ``open_categories`` as for
+    :func:`agents.optimal.open_bits_from`. Shape (num_actions,), ``-inf`` for illegal actions.
+    """
+    rules = rules or YACHT
+    hand = rules.hand(dice)
+    if (
+        isinstance(rolls_left, bool)
+        or not isinstance(rolls_left, (int, np.integer))
+        or not 0 <= rolls_left < rules.rolls_per_turn
+    ):
+        raise ValueError(
+            f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}"
+        )
+    if isinstance(needed, bool) or not isinstance(needed, (int, np.integer)):
+        raise ValueError(f"needed must be an integer number of points, got {needed!r}")
+    open_bits = open_bits_from(open_categories, rules)
+    return solve_target(rules).q_values_batch(
+        [hand], [rolls_left], [open_bits], [needed]
+    )[0]

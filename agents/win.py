@@ -1,0 +1,381 @@
+"""Playing to win: the ``win`` policy for tables of 2 to 5, and ``target:T`` for a score target.
+
+``win``. At each decision the opponents sit at the start of a turn (or have finished), so what
+the table shows of them (total and open rows) fixes the distribution of each one's final score
+if they play the expected-score optimum: their total plus the exact points-to-come
+distribution of :mod:`agents.distribution`. Opponents' dice are their own, so their finals are
+independent of each other and of us, and our share of the win with a final total ``z`` is
+
+    ``g(z) = E[1 / (1 + #opponents on z) ; no opponent above z]
+           = integral_0^1 prod_j (P(Y_j < z) + P(Y_j = z) u) du``
+
+(a first place shared by ``k`` counts ``1/k``). The policy chooses, within the turn, the
+actions that maximize ``E[g(final total)]`` when every later turn of its own is played as the
+expected-score optimum: the end of the turn (``p`` points in row ``c``) is worth
+``sum_s D[S - c, s] g(x + p + s)``, and :func:`agents.target.turn_q_values` maximizes over the
+rest of the turn. This is a rollout of the optimal policy: against opponents who play the
+optimum it wins at least as often as the optimum does. On its last turn (every opponent
+finished or not) it maximizes the exact probability of winning. Among actions of equal win
+probability it takes the one of highest expected score.
+
+``target:T``. Maximizes P(final score >= T) with the exact table of :mod:`agents.target`; it
+needs its points so far, so it reads table observations (its own total), also in solitaire.
+"""
+
+from __future__ import annotations
+
+import weakref
+
+import numpy as np
+from numba import njit
+
+from agents.distribution import score_distributions
+from agents.optimal import solve
+from agents.policy import Policy
+from agents.target import max_points_left, max_total, solve_target, turn_q_values
+from yacht_env.rules import YACHT, RuleSet
+from yacht_env.table.encoding import make_table_encoding
+
+TIE_TOLERANCE = (
+    1e-12  # win probabilities this close count as equal; the expected score decides
+)
+END_VALUES_KEPT = (
+    20_000  # turns whose end values are kept for the turn's later decisions (~100 MB)
+)
+DECISIONS_PER_CHUNK = 512  # bounds the (decisions, points, scores) work array to ~60 MB
+
+
+def win_share_curve(final_pmfs: np.ndarray) -> np.ndarray:
+    """``g(z)`` of the module doc for z = 0 .. width - 1; ``final_pmfs`` is (N, opponents, width)."""
+    cdf_below = np.cumsum(final_pmfs, axis=2) - final_pmfs  # P(Y_j < z)
+    poly = np.ones(final_pmfs.shape[:1] + final_pmfs.shape[2:] + (1,))
+    for j in range(final_pmfs.shape[1]):
+        a, b = cdf_below[:, j, :, None], final_pmfs[:, j, :, None]
+        grown = np.zeros(poly.shape[:2] + (poly.shape[2] + 1,))
+        grown[..., :-1] += a * poly
+        grown[..., 1:] += b * poly
+        poly = grown
+    return poly @ (1.0 / np.arange(1, poly.shape[2] + 1))
+
+
+def shifted(to_come: np.ndarray, totals: np.ndarray, width: int) -> np.ndarray:
+    """Rows of points-to-come pmfs moved up by ``totals``: final-score pmfs, same shape."""
+    index = np.arange(width) - np.asarray(totals)[..., None]
+    return np.where(
+        index >= 0,
+        np.take_along_axis(to_come, np.clip(index, 0, width - 1), axis=-1),
+        0.0,
+    )
+
+
+@njit(cache=True)
+def _end_values(
+    values,
+    open_bits,
+    totals,
+    curves,
+    to_come,
+    points_left,
+    row_scores,
+    row_score_counts,
+):
+    """``values[i, c, p] = sum_s to_come[S_i - c, s] * curves[i, totals[i] + p + s]`` for the scores ``p`` of open rows."""
+    for i in range(len(open_bits)):
+        S = open_bits[i]
+        for c in range(values.shape[1]):
+            if not (S >> c) & 1:
+                continue
+            child = S & ~(1 << c)
+            width = points_left[child] + 1
+            for j in range(row_score_counts[c]):
+                p = row_scores[c, j]
+                offset = totals[i] + p
+                total = 0.0
+                for t in range(width):
+                    total += to_come[child, t] * curves[i, offset + t]
+                values[i, c, p] = total
+
+
+class WinTables:
+    """What the ``win`` decisions read for one rule set: the optimum and its exact distributions."""
+
+    def __init__(self, rules: RuleSet):
+        self.rules = rules
+        self.solution = solve(rules)
+        self.distributions = score_distributions(rules)
+        self.width = max_total(rules) + 1
+        self.max_row = int(rules.score_table.max())
+        self.bits = 1 << np.arange(rules.num_categories)
+        self.points_left = max_points_left(rules)
+        self._kept: dict[bytes, np.ndarray] = {}
+        self._end_shape = (rules.num_categories, self.max_row + 1)
+        possible = [
+            np.unique(column) for column in rules.score_table.T.astype(np.int64)
+        ]
+        self.row_score_counts = np.array([len(p) for p in possible], dtype=np.int64)
+        self.row_scores = np.zeros(
+            (rules.num_categories, self.row_score_counts.max()), dtype=np.int64
+        )
+        for c, p in enumerate(possible):
+            self.row_scores[c, : len(p)] = p
+
+    def opponent_curves(
+        self, other_totals: np.ndarray, other_open_bits: np.ndarray
+    ) -> np.ndarray:
+        """``g`` for N decisions from the opponents' totals and open sets, (N, width)."""
+        to_come = self.distributions.to_come[other_open_bits]  # (N, opponents, width)
+        return win_share_curve(shifted(to_come, other_totals, self.width))
+
+    def end_values(
+        self, open_bits: np.ndarray, totals: np.ndarray, curves: np.ndarray
+    ) -> np.ndarray:
+        """Win share of ending the turn with ``p`` points in row ``c``, then playing the optimum: (N, C, P+1).
+
+        Only the scores row ``c`` can take are filled (the others are never read).
+        """
+        n = len(open_bits)
+        values = np.zeros((n, self.rules.num_categories, self.max_row + 1))
+        # g beyond the top total is never reached with positive probability; pad so sums stay inside
+        padded = np.concatenate((curves, np.ones((n, self.max_row + 1))), axis=1)
+        _end_values(
+            values,
+            np.asarray(open_bits, dtype=np.int64),
+            np.asarray(totals, dtype=np.int64),
+            padded,
+            self.distributions.to_come,
+            self.points_left,
+            self.row_scores,
+            self.row_score_counts,
+        )
+        return values
+
+    def q_values(
+        self, hands, rolls_left, open_bits, totals, other_totals, other_open_bits
+    ) -> np.ndarray:
+        """Win share after each action, (N, num_actions), -inf where illegal."""
+        open_bits = np.asarray(open_bits, dtype=np.int64).reshape(-1)
+        totals = np.asarray(totals, dtype=np.int64).reshape(-1)
+        other_totals = np.asarray(other_totals, dtype=np.int64).reshape(
+            len(open_bits), -1
+        )
+        other_open_bits = np.asarray(other_open_bits, dtype=np.int64).reshape(
+            len(open_bits), -1
+        )
+        return turn_q_values(
+            self.rules,
+            hands,
+            rolls_left,
+            open_bits,
+            self.turn_end_values(open_bits, totals, other_totals, other_open_bits),
+        )
+
+    def turn_end_values(
+        self, open_bits, totals, other_totals, other_open_bits
+    ) -> np.ndarray:
+        """``end_values`` of each decision's turn; the table is the same for every decision of a turn, so
+        they are kept (up to ``END_VALUES_KEPT`` turns) and reused.
+        """
+        keys = np.column_stack((open_bits, totals, other_totals, other_open_bits))
+        key_bytes = [row.tobytes() for row in keys]
+        result = np.empty((len(key_bytes),) + self._end_shape)
+        missing = []
+        for i, key in enumerate(key_bytes):
+            kept = self._kept.get(key)
+            if kept is None:
+                missing.append(i)
+            else:
+                result[i] = kept
+        if missing:
+            rows = np.array(missing)
+            curves = self.opponent_curves(other_totals[rows], other_open_bits[rows])
+            result[rows] = self.end_values(open_bits[rows], totals[rows], curves)
+            if len(self._kept) + len(rows) > END_VALUES_KEPT:
+                self._kept.clear()
+            for row in missing:
+                self._kept[key_bytes[row]] = result[row]
+        return result
+
+
+def best_with_fallback(q: np.ndarray, masks: np.ndarray, fallback) -> np.ndarray:
+    """Argmax of ``q`` over legal actions; among actions within ``TIE_TOLERANCE`` of the best, that of highest
+    ``fallback(rows)`` (a function giving the (len(rows), num_actions) tie-break values of those rows).
+    """
+    legal = np.asarray(masks) != 0
+    q = np.where(legal, q, -np.inf)
+    near_best = legal & (q >= q.max(axis=1, keepdims=True) - TIE_TOLERANCE)
+    actions = near_best.argmax(axis=1).astype(np.int64)
+    tied = np.flatnonzero(near_best.sum(axis=1) > 1)
+    if tied.size:
+        actions[tied] = np.where(near_best[tied], fallback(tied), -np.inf).argmax(
+            axis=1
+        )
+    return actions
+
+
+class TableReadingPolicy(Policy):
+    """A policy fed ``dict`` table observations of ``num_players`` (own position, totals, open rows)."""
+
+    def __init__(self, rules: RuleSet | None, num_players: int):
+        super().__init__(rules, "dict")
+        self.num_players = num_players
+        self.table_encoding = make_table_encoding("dict", num_players, self.rules)
+        self._open_weights = 1 << np.arange(self.rules.num_categories, dtype=np.int64)
+
+    def read(self, observations):
+        hands, rolls_left, open_bits = self.table_encoding.decode_batch(observations)
+        totals = np.asarray(observations["total"], dtype=np.int64).reshape(-1)
+        return hands, rolls_left, open_bits, totals
+
+
+class WinPolicy(TableReadingPolicy):
+    """Maximizes the share of the win at a table of 2 to 5 (see the module doc)."""
+
+    name = "win"
+
+    def __init__(self, rules: RuleSet | None = None, num_players: int = 2):
+        if (
+            isinstance(num_players, bool)
+            or not isinstance(num_players, (int, np.integer))
+            or not 2 <= num_players <= 5
+        ):
+            raise ValueError(
+                f"the win policy plays at tables of 2 to 5 players, got {num_players!r}"
+            )
+        super().__init__(rules, int(num_players))
+        self.tables = win_tables(self.rules)
+
+    def act_batch(self, observations, action_masks):
+        hands, rolls_left, open_bits, totals = self.read(observations)
+        other_totals = np.asarray(observations["other_totals"], dtype=np.int64).reshape(
+            len(hands), -1
+        )
+        other_open = (
+            np.asarray(observations["other_open_categories"], dtype=np.int64)
+            @ self._open_weights
+        )
+        masks = np.asarray(action_masks)
+        actions = np.empty(len(hands), dtype=np.int64)
+        for start in range(0, len(hands), DECISIONS_PER_CHUNK):
+            rows = slice(start, start + DECISIONS_PER_CHUNK)
+            q = self.tables.q_values(
+                hands[rows],
+                rolls_left[rows],
+                open_bits[rows],
+                totals[rows],
+                other_totals[rows],
+                other_open[rows],
+            )
+            chunk = (hands[rows], rolls_left[rows], open_bits[rows])
+            expected = lambda tied, chunk=chunk: self.tables.solution.q_values_batch(
+                *(part[tied] for part in chunk)
+            )
+            actions[rows] = best_with_fallback(q, masks[rows], expected)
+        return actions
+
+
+class TargetPolicy(TableReadingPolicy):
+    """Maximizes P(final score >= ``target``); the expected score decides between equal chances."""
+
+    def __init__(self, target: int, rules: RuleSet | None = None, num_players: int = 1):
+        super().__init__(rules, num_players)
+        top = max_total(self.rules)
+        if (
+            isinstance(target, bool)
+            or not isinstance(target, (int, np.integer))
+            or not 0 <= target <= top
+        ):
+            raise ValueError(
+                f"a target must be a whole score in 0..{top}, got {target!r}"
+            )
+        self.target = int(target)
+        self.name = f"target:{self.target}"
+        self.solution = solve_target(self.rules)
+        self.optimal = solve(self.rules)
+
+    def act_batch(self, observations, action_masks):
+        hands, rolls_left, open_bits, totals = self.read(observations)
+        q = self.solution.q_values_batch(
+            hands, rolls_left, open_bits, self.target - totals
+        )
+        expected = lambda tied: self.optimal.q_values_batch(
+            hands[tied], rolls_left[tied], open_bits[tied]
+        )
+        return best_with_fallback(q, action_masks, expected)
+
+
+def parse_target(name: str, rules: RuleSet | None = None) -> int:
+    """``target:T`` -> T, or ``ValueError`` naming the bad value and the allowed range."""
+    text = name[len("target:") :]
+    top = max_total(rules or YACHT)
+    if not text.isdigit() or not 0 <= int(text) <= top:
+        raise ValueError(
+            f"policy {name!r}: the target must be a whole score in 0..{top}, e.g. target:200"
+        )
+    return int(text)
+
+
+# -- for people: per-action chances in one position --------------------------------------------------
+
+
+def win_probabilities(
+    dice,
+    rolls_left: int,
+    open_categories,
+    total: int,
+    opponents,
+    rules: RuleSet | None = None,
+) -> np.ndarray:
+    """Each action's share of the win in one position, when the opponents play the expected-score optimum.
+
+    ``opponents``: one ``(total, open_categories)`` pair per other player, each at the start of a
+    turn (an empty collection of open rows for a player who has finished). Shape
+    (num_actions,), ``-inf`` for illegal actions.
+    """
+    from agents.optimal import open_bits_from
+
+    rules = rules or YACHT
+    hand = rules.hand(dice)
+    if (
+        isinstance(rolls_left, bool)
+        or not isinstance(rolls_left, (int, np.integer))
+        or not 0 <= rolls_left < rules.rolls_per_turn
+    ):
+        raise ValueError(
+            f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}"
+        )
+    opponents = list(opponents)
+    if not 1 <= len(opponents) <= 4:
+        raise ValueError(f"a table has 1 to 4 opponents, got {len(opponents)}")
+    top = max_total(rules)
+    totals = [total] + [opponent[0] for opponent in opponents]
+    for value in totals:
+        if (
+            isinstance(value, bool)
+            or not isinstance(value, (int, np.integer))
+            or not 0 <= value <= top
+        ):
+            raise ValueError(f"a total must be an integer in 0..{top}, got {value!r}")
+    other_open = [
+        0 if len(list(categories)) == 0 else open_bits_from(categories, rules)
+        for _, categories in opponents
+    ]
+    tables = win_tables(rules)
+    return tables.q_values(
+        [hand],
+        [rolls_left],
+        [open_bits_from(open_categories, rules)],
+        np.array([total]),
+        np.array([totals[1:]]),
+        np.array([other_open]),
+    )[0]
+
+
+_win_tables: weakref.WeakKeyDictionary[RuleSet, WinTables] = weakref.WeakKeyDictionary()
+
+
+def win_tables(rules: RuleSet) -> WinTables:
+    """The (shared) :class:`WinTables` of ``rules``, built once per process."""
+    tables = _win_tables.get(rules)
+    if tables is None:
+        tables = _win_tables[rules] = WinTables(rules)
+    return tables
