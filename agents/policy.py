@@ -4,7 +4,9 @@ A policy maps observations and their legal-action masks to legal actions. ``act_
 batch (shape (N, ...) observations and (N, num_actions) masks, as a vector env gives them) and is
 what the evaluation harness calls; ``act`` is the single-observation convenience for ``Yacht-v0``.
 
-Names: ``random``, ``greedy``, ``optimal``, or ``ppo:PATH`` for a saved MaskablePPO model.
+Names: ``random``, ``greedy``, ``optimal``, ``ppo:PATH`` for a trained model's inference file
+(``.safetensors``, safe to load from anyone), or ``ppo-zip:PATH`` for a stable-baselines3 zip (which
+runs code from the file when loaded: only for files you trust).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT, RuleSet
 from yacht_env.vector_env import sample_legal_actions
 
-POLICY_NAMES = ("random", "greedy", "optimal", "ppo:PATH")
+POLICY_NAMES = ("random", "greedy", "optimal", "ppo:PATH", "ppo-zip:PATH")
 
 
 class Policy(ABC):
@@ -117,8 +119,8 @@ def make_policy(name: str, rules: RuleSet | None = None, encoding: str = "flat",
         return GreedyPolicy(rules, encoding)
     if name == "optimal":
         return OptimalPolicy(rules, encoding)
-    if name.startswith("ppo:"):
+    if name.startswith(("ppo:", "ppo-zip:")):
         from agents.ppo import PPOPolicy
 
-        return PPOPolicy.load(name[len("ppo:") :], rules=rules, encoding=encoding)
+        return PPOPolicy.load_named(name, rules=rules, encoding=encoding)
     raise ValueError(f"unknown policy {name!r}; expected one of {', '.join(POLICY_NAMES)}")

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from agents.policy import Policy, make_policy
-from agents.ppo import ModelLoadError, PPOPolicy, load_model
+from agents.ppo import ModelLoadError, PPOPolicy, load_named_model
 from yacht_env.encoding import ENCODINGS, make_encoding
 from yacht_env.rules import YACHT, RuleSet
 from yacht_env.table.encoding import TableEncoding, make_table_encoding
@@ -68,11 +68,11 @@ def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None,
     """The policy called ``name`` for a seat at a table of ``num_players``.
 
     ``random``, ``greedy`` and ``optimal`` as :func:`agents.policy.make_policy` builds them;
-    ``ppo:PATH`` loads the model and plays it as a table policy if it was trained at a table of
+    ``ppo:PATH`` (or ``ppo-zip:PATH``) loads the model and plays it as a table policy if it was trained at a table of
     ``num_players``, as a solitaire policy if it was trained alone.
     """
-    if isinstance(name, str) and name.startswith("ppo:"):
-        return model_policy(load_model(name[len("ppo:") :]), name, num_players, rules)
+    if isinstance(name, str) and name.startswith(("ppo:", "ppo-zip:")):
+        return model_policy(load_named_model(name), name, num_players, rules)
     return make_policy(name, rules=rules, seed=seed)
 
 
