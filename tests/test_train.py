@@ -86,8 +86,8 @@ def test_tiny_run_writes_a_loadable_model(tmp_path, vectorized):
     assert list((run / "tb").rglob("events.out.tfevents.*"))
     rows = list(csv.DictReader((run / "learning_curve.csv").open()))
     assert [int(r["steps"]) for r in rows] == sorted(int(r["steps"]) for r in rows) and rows
-    policy = make_policy(f"ppo:{run / 'model.zip'}")
-    assert policy.model.num_timesteps >= 1024
+    assert make_policy(f"ppo-zip:{run / 'model.zip'}").model.num_timesteps >= 1024
+    policy = make_policy(f"ppo:{run / 'model.safetensors'}")  # what is played and shared
     env = gym.make("Yacht-v0")
     obs, info = env.reset(seed=0)
     terminated = False
@@ -109,14 +109,14 @@ def test_resume_after_a_kill_continues_the_step_count(tmp_path):
     checkpoints = sorted((run / "checkpoints").glob("step_*.zip"), key=lambda p: int(p.stem.split("_")[1]))
     assert checkpoints, "no checkpoint was written before the kill"
     for checkpoint in checkpoints:  # the kill may land mid-save: every finished checkpoint must still load
-        make_policy(f"ppo:{checkpoint}")
+        make_policy(f"ppo-zip:{checkpoint}")
     leftover = run / "checkpoints" / ".step_999.zip.abc123.partial"
     leftover.write_bytes(b"PK\x03\x04 half a checkpoint")  # what a kill mid-save leaves behind
     done = int(checkpoints[-1].stem.split("_")[1])
     result = run_train("--resume", str(run), f"ppo.total_timesteps={done + 512}")
     assert f"from step_{done}.zip ({done:,} steps done)" in result.stdout
     assert not leftover.exists() and not list(run.rglob("*.partial"))
-    model = make_policy(f"ppo:{run / 'model.zip'}").model
+    model = make_policy(f"ppo-zip:{run / 'model.zip'}").model
     assert model.num_timesteps >= done + 512
     rows = list(csv.DictReader((run / "learning_curve.csv").open()))
     steps = [int(r["steps"]) for r in rows]
@@ -131,13 +131,15 @@ def test_a_finished_run_is_not_overwritten(tmp_path):
 
 def test_missing_and_corrupted_models_give_clear_errors(tmp_path):
     with pytest.raises(ModelLoadError, match="no model file at .*missing.zip"):
-        make_policy(f"ppo:{tmp_path / 'missing.zip'}")
+        make_policy(f"ppo-zip:{tmp_path / 'missing.zip'}")
+    with pytest.raises(ModelLoadError, match="no model file at .*missing.safetensors"):
+        make_policy(f"ppo:{tmp_path / 'missing.safetensors'}")
     broken = tmp_path / "broken.zip"
     broken.write_bytes(b"PK\x03\x04 this is not a model")
     with pytest.raises(ModelLoadError, match="broken.zip.*not a valid MaskablePPO model"):
-        make_policy(f"ppo:{broken}")
+        make_policy(f"ppo-zip:{broken}")
     result = subprocess.run(
-        [sys.executable, "-m", "agents.evaluate", "--policy", f"ppo:{broken}", "--games", "10", "--no-progress"],
+        [sys.executable, "-m", "agents.evaluate", "--policy", f"ppo-zip:{broken}", "--games", "10", "--no-progress"],
         capture_output=True, text=True, cwd=ROOT,
     )  # fmt: skip
     assert result.returncode == 2 and "not a valid MaskablePPO model" in result.stderr and "Traceback" not in result.stderr

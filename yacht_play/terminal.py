@@ -35,13 +35,14 @@ from pathlib import Path
 import numpy as np
 
 from yacht_play.commands import HELP, CommandError, choice_label, dice_text, parse_command
-from yacht_play.match import Match, Player, Seat, agent_name
+from yacht_play.match import Match, Player, Seat, agent_name, load_games
 from yacht_env.table.game import unique_names
-from yacht_play.records import RecordError, RecordWriter, read_records
+from yacht_play.records import MAX_SEATS, RecordError, RecordWriter
 from yacht_env.render import render_dice
-from yacht_env.rules import RuleSet
+from yacht_env.rules import YACHT, RuleSet
 
 RULE = "-" * 72
+RULES = YACHT
 PROFICIENT = 0.2  # points lost per decision that proficiency tests ask players to stay under
 
 
@@ -339,9 +340,13 @@ def new_match(args) -> tuple[Match, Path]:
     names = unique_names([human.name, *(agent_name(p) for p in policies)])
     players = [human, *(Player(name, "agent", policy) for name, policy in zip(names[1:], policies))]
     mode = "duplicate" if args.duplicate else "table" if args.vs else "solitaire"
+    if len(players) > MAX_SEATS:
+        raise RecordError(f"a table seats at most {MAX_SEATS} players (you and {MAX_SEATS - 1} agents), got {len(players)}")
     path = Path(args.record) if args.record else default_record_path(seed)
+    if path.exists() and not path.is_file():
+        raise RecordError(f"--record {str(path)!r} is not a regular file: give a .jsonl file to append the game to")
     if path.exists():
-        games = read_records(path).games
+        games = load_games(path).games
         if games and not games[-1].finished:
             raise RecordError(f"{path} ends with an unfinished game: continue it with --resume {path}, or record elsewhere")
     return Match.new(players, seed, mode, coach=args.coach), path
@@ -349,16 +354,38 @@ def new_match(args) -> tuple[Match, Path]:
 
 def resumed_match(args) -> tuple[Match, Path]:
     path = Path(args.resume)
-    games = read_records(path).games
+    if path.exists() and not path.is_file():
+        raise RecordError(f"--resume {str(path)!r} is not a regular file: give the game's .jsonl record")
+    games = load_games(path).games  # every line checked and every game replayed; no policy built yet
     if not games:
         raise RecordError(f"{path} holds no game to resume")
     game = games[-1]
     if game.finished:
         totals = ", ".join(f"{p['name']} {t}" for p, t in zip(game.players, game.end["totals"]))
         raise RecordError(f"the game in {path} is finished ({totals}): nothing to resume")
-    match = Match.resume(game)
+    agent_seats = [p["seat"] for p in game.players if p["kind"] == "agent"]
+    policies = {}
+    if args.vs:  # the person names the agents again: the record's names are only labels
+        if len(args.vs) != len(agent_seats):
+            raise RecordError(f"the game in {path} has {len(agent_seats)} agent seat(s); --vs names {len(args.vs)}: "
+                              "give one --vs per agent, in seat order")
+        from yacht_play.match import load_policy
+
+        policies = {seat: load_policy(name, RULES, game.players[seat]["seed"]) for seat, name in zip(agent_seats, args.vs)}
+    match = Match.resume(game, policies, source=str(path))
     match.coach = match.coach or args.coach
     return match, path
+
+
+def seed_value(text: str) -> int:
+    """``--seed``: an integer 0 .. 2**32 - 1 (argparse names the option in its message)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer 0 or more, got {text!r}") from None
+    if not 0 <= value < 2**32 - MAX_SEATS:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {2**32 - MAX_SEATS - 1}, got {value}")
+    return value
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -366,10 +393,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     opponents = parser.add_mutually_exclusive_group()
     opponents.add_argument("--vs", action="append", default=[], metavar="AGENT",
-                           help="an agent at the table: random, greedy, optimal or ppo:PATH (repeatable)")
+                           help="an agent at the table: random, greedy, optimal, ppo:PATH or ppo-zip:PATH (repeatable, "
+                                f"up to {MAX_SEATS - 1}); with --resume, the game's agents named again in seat order")
     opponents.add_argument("--duplicate", metavar="AGENT", help="play the same dice as this agent and compare turn by turn")
     parser.add_argument("--coach", action="store_true", help="after each decision, show the optimal choice and what yours cost")
-    parser.add_argument("--seed", type=int, help="seed of the dice (default: a random one, shown and recorded)")
+    parser.add_argument("--seed", type=seed_value, help="seed of the dice, 0 or more (default: a random one, shown and recorded)")
     parser.add_argument("--name", help="your name in the records (default: you)")
     parser.add_argument("--record", metavar="FILE", help="record file; a new game is appended (default: games/<time>-seed<seed>.jsonl)")
     parser.add_argument("--resume", metavar="FILE", help="continue the unfinished game recorded in FILE")
@@ -377,9 +405,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args, console=None) -> int:
-    if args.resume and (args.vs or args.duplicate or args.seed is not None or args.record or args.name):
-        print("yacht play: error: --resume continues the recorded game as it was; it takes no --vs, --duplicate, "
-              "--seed, --record or --name", file=sys.stderr)
+    if args.resume and (args.duplicate or args.seed is not None or args.record or args.name):
+        print("yacht play: error: --resume continues the recorded game as it was; it takes no --duplicate, "
+              "--seed, --record or --name (only --vs, to name its agents again)", file=sys.stderr)
         return 2
     try:
         match, path = resumed_match(args) if args.resume else new_match(args)
@@ -389,7 +417,11 @@ def run(args, console=None) -> int:
     except KeyboardInterrupt:  # while agents load: nothing is recorded yet
         return 130
     console = console or TerminalConsole()
-    writer = RecordWriter(path)
+    try:
+        writer = RecordWriter(path)
+    except OSError as error:
+        print(f"yacht play: error: cannot write the record {str(path)!r}: {error.strerror or error}", file=sys.stderr)
+        return 2
     try:
         match.record_to(writer, header=not args.resume)
         if args.resume and match.end is not None:  # every decision was saved, the end line was not
