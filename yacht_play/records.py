@@ -287,6 +287,8 @@ def read_records(path: str | Path) -> RecordFile:
         if kind == "game":
             if record["game_id"] in by_id:
                 raise RecordError(f"{path}:{number}: game {record['game_id']} appears twice")
+            if games and games[-1].end is None:  # writers refuse to append after an unfinished game
+                raise RecordError(f"{path}:{number}: a new game starts, but game {games[-1].game_id} before it has no end record")
             game = GameRecord(record, line_numbers=[number])
             games.append(game)
             by_id[record["game_id"]] = game

@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import argparse
 import secrets
+import shutil
 import sys
+import textwrap
 import time
 from datetime import datetime
 from pathlib import Path
@@ -59,6 +61,10 @@ class TerminalConsole:
         self.stdout = stdout or sys.stdout
         self.interactive = self.stdin.isatty()
 
+    @property
+    def width(self) -> int:
+        return shutil.get_terminal_size((80, 24)).columns
+
     def show(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
 
@@ -75,6 +81,7 @@ class ScriptedConsole:
     """Typed lines from a list, everything shown kept in ``output``: the game without a terminal."""
 
     interactive = False
+    width = 80
 
     def __init__(self, lines):
         self.lines = list(lines)
@@ -133,7 +140,7 @@ def screen(match: Match, seat: Seat, news: list[str] = ()) -> str:
     rules = match.rules
     if seat.rolls_left:
         rolls = f"{seat.rolls_left} re-roll{'s' if seat.rolls_left > 1 else ''} left"
-        hint = "k 3 3 keep dice | r 1 4 re-roll positions | s 9 or s full_house score | ? help | q quit"
+        hint = "k 3 3 keep dice | r 1 4 re-roll positions | s 9, s full_house score | ? | q quit"  # < 80
     else:
         rolls = "no re-rolls left: score a row"
         hint = "s 9 or s full_house score a row | ? help | q quit"
@@ -143,7 +150,7 @@ def screen(match: Match, seat: Seat, news: list[str] = ()) -> str:
         f"Dice   {render_dice(seat.dice)}",
         "",
         *sheet_lines(rules, visible_seats(match), seat),
-        "",
+        *([""] if not news else []),  # on 24 lines, what just happened needs the room
         *news,
         hint,
     ])
@@ -164,8 +171,12 @@ def agent_turn_line(records: list[dict], rules: RuleSet) -> str:
     return " | ".join(steps)
 
 
-def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, options: int = 6) -> str:
-    """The optimum's view of a decision just made: expected final scores of the choice, the best, the others."""
+def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, width: int = 80) -> str:
+    """The optimum's view of a decision just made: expected final scores of the choice, the best, the others.
+
+    At most three lines of ``width``: the verdict (wrapped between words) and one line of options,
+    as many as fit, never cut inside an option.
+    """
     best = int(np.argmax(q))
     chosen = choice_label(action, dice, rules)
     loss = float(q[best] - q[action])
@@ -178,8 +189,14 @@ def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, opt
     for a in np.argsort(-q, kind="stable"):
         if np.isfinite(q[a]):
             seen.setdefault(choice_label(int(a), dice, rules), float(q[a]))
-    listed = " | ".join(f"{label} {total + value:.2f}" for label, value in list(seen.items())[:options])
-    return f"{line}\n       options: {listed}"
+    options = "       options:"
+    for index, (label, value) in enumerate(seen.items()):
+        item = f"{' |' if index else ''} {label} {total + value:.2f}"
+        if len(options) + len(item) > width:
+            break
+        options += item
+    verdict = textwrap.wrap(line, width=width, subsequent_indent="       ")
+    return "\n".join([*verdict, options])
 
 
 def grade_lines(match: Match, losses: np.ndarray) -> list[str]:
@@ -263,8 +280,12 @@ def intro(match: Match, path: Path, resumed: bool) -> str:
 # -- the game loop -----------------------------------------------------------------------------
 
 
-def human_decision(match: Match, seat: Seat, console, grader=None, news: list[str] = ()) -> dict:
-    """Ask until the person types a legal command; apply it. ``QuitGame`` if they quit."""
+def human_decision(match: Match, seat: Seat, console, grader=None, news: list[str] = (), after: list[str] | None = None) -> dict:
+    """Ask until the person types a legal command; apply it. ``QuitGame`` if they quit.
+
+    What the decision did (the coach's verdict, the row written) goes to ``after``, for the next
+    screen to show under its sheet, where a 24-line terminal keeps it in view; shown now if None.
+    """
     rules = match.rules
     console.show(screen(match, seat, news))
     started = time.monotonic()
@@ -291,10 +312,16 @@ def human_decision(match: Match, seat: Seat, console, grader=None, news: list[st
         dice, total = seat.dice, seat.total
         q = grader.q_values(np.array([dice]), seat.rolls_left, seat.open_bits)[0] if grader else None
         record = match.play(command.action, time.monotonic() - started)
+        lines = []
         if q is not None:
-            console.show(coach_text(q, command.action, dice, total, rules))
+            lines += coach_text(q, command.action, dice, total, rules, width=getattr(console, "width", 80)).splitlines()
         if record["points"] is not None:
-            console.show(f"{seat.name}: {choice_label(command.action, dice, rules)}, total {record['total']}")
+            lines.append(f"{seat.name}: {choice_label(command.action, dice, rules)}, total {record['total']}")
+        if after is None:
+            for line in lines:
+                console.show(line)
+        else:
+            after.extend(lines)
         return record
 
 
@@ -306,12 +333,13 @@ def play_match(match: Match, console, coach: bool = False) -> None:
 
         grader = Grader(match.rules)
     agent_turn: list[dict] = []
-    news: list[str] = []  # agents' turns the person has not seen yet
+    news: list[str] = []  # what the person has not seen yet: the coach on their last decision, agents' turns
     while not match.finished:
         seat = match.current
         if seat.kind == "human":
-            human_decision(match, seat, console, grader, news)
-            news = []
+            after: list[str] = []
+            human_decision(match, seat, console, grader, news, after)
+            news = after
             continue
         if match.mode == "duplicate":  # the agent plays the same dice unseen, after the person
             if seat.rows_filled == 0 and seat.rolls_left == match.rules.rolls_per_turn - 1:
