@@ -305,3 +305,50 @@ def test_the_coach_stays_on_an_80x24_screen_and_never_cuts_an_option(tmp_path):
     item = re.compile(r"(keep [1-6](?: [1-6])*|re-roll all|score [A-Z][A-Za-z ]+ \(\d+\)) \d+\.\d\d")
     options = [line.split("options: ", 1)[1] for line in lines if "options: " in line]
     assert options and all(item.fullmatch(part) for line in options for part in line.split(" | ")), options
+
+
+def test_a_record_never_makes_yacht_play_load_the_model_it_names(tmp_path, capsys):
+    """Defect 1: a header naming ppo:/path/evil.zip made `yacht play --resume` load (unpickle) it."""
+    from tests.test_model_files import evil_zip
+
+    marker = tmp_path / "marker"
+    evil = evil_zip(tmp_path / "evil.zip", marker)
+    data = table_game(tmp_path / "clean.jsonl", decisions=10).read_bytes()
+    for policy in (f"ppo-zip:{evil}", f"ppo:{evil}"):
+        path = tmp_path / "record.jsonl"
+        path.write_bytes(edit_line(data, 0, lambda r: r["players"][1].__setitem__("policy", policy)))
+        code, out = resume(path, capsys)
+        assert code == 2 and "a record never makes yacht play load a model; name the agents again with --vs" in out.err
+        assert out.err.count("\n") == 1 and not marker.exists()
+        code, out = analyze(path, capsys=capsys)  # analyze builds no policy for recorded agents either
+        assert code == 0 and not marker.exists()
+    # named again by the person (built-in agents here), the game goes on
+    assert play_main(["--resume", str(path), "--vs", "greedy", "--vs", "optimal"], ScriptedConsole(PLAN[4:])) == 0
+    assert read_records(path).games[0].finished and not marker.exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seed", "-1"], "argument --seed: expected an integer from 0"),
+    (["--record", "/dev/null"], "--record '/dev/null' is not a regular file"),
+    (["--vs", "random"] * 5, "a table seats at most 5 players (you and 4 agents), got 6"),
+])
+def test_play_options_are_checked_in_one_line(tmp_path, capsys, argv, message):
+    """Defect 8: --seed -1 and --record /dev/null ended in tracebacks; six players were seated."""
+    with pytest.raises(SystemExit) if argv[0] == "--seed" else _no_exit():
+        code = play_main(argv, ScriptedConsole([]))
+        assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+class _no_exit:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_evaluate_seed_names_the_option():
+    result = subprocess.run([sys.executable, "-m", "agents.evaluate", "--seed", "-1", "--games", "4"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2 and "argument --seed: expected an integer 0 or more, got -1" in result.stderr

@@ -27,6 +27,11 @@ RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
 
 def number_or_schedule(value):
     """Before validation: a number or a ``{start, end}`` mapping, in one message instead of the union's two."""
+    if isinstance(value, str):  # YAML reads 1e-4 (no dot) as text
+        try:
+            return float(value)
+        except ValueError:
+            pass
     if isinstance(value, bool) or not isinstance(value, (int, float, dict)):
         raise ValueError(f"expected a number or a schedule {{start: ..., end: ...}}, got {value!r}")
     return value
