@@ -162,20 +162,22 @@ def train_main(*argv):
     return None
 
 
-def test_resume_never_retrains_a_finished_run_and_finishes_a_cut_final_evaluation(tmp_path):
+def test_resume_never_retrains_a_finished_run_and_finishes_a_cut_final_evaluation(tmp_path, capsys):
     """Defect 5: --resume retrained from an older checkpoint and replaced model.zip."""
-    run_train("--config", "configs/quick.yaml", "--runs-dir", str(tmp_path), "name=done", *TINY, "ppo.policy=mlp")
+    assert train_main("--config", "configs/quick.yaml", "--runs-dir", str(tmp_path), "name=done", *TINY, "ppo.policy=mlp") is None
     run = tmp_path / "done"
     model = run / "model.zip"
     before = (model.stat().st_ino, model.read_bytes())
     (run / "eval.json").unlink()  # killed during the final evaluation, after model.zip was written
     (run / "model.safetensors").unlink()
-    result = run_train("--resume", str(run))
-    assert "finishing its final evaluation" in result.stdout and "resuming" not in result.stdout
+    capsys.readouterr()
+    assert train_main("--resume", str(run)) is None
+    out = capsys.readouterr().out
+    assert "finishing its final evaluation" in out and "resuming" not in out
     assert (run / "eval.json").exists() and (run / "model.safetensors").exists()
     assert (model.stat().st_ino, model.read_bytes()) == before
-    result = run_train("--resume", str(run), "ppo.total_timesteps=4096")
-    assert "nothing to resume" in result.stdout and (model.stat().st_ino, model.read_bytes()) == before
+    assert train_main("--resume", str(run), "ppo.total_timesteps=4096") is None
+    assert "nothing to resume" in capsys.readouterr().out and (model.stat().st_ino, model.read_bytes()) == before
 
 
 @pytest.mark.parametrize("override, message", [
