@@ -251,6 +251,11 @@ def main(argv=None):
         parser.error(f"--games must be at least 2 (for a confidence interval), got {args.games}")
     if args.batch_size < 1:
         parser.error(f"--batch-size must be at least 1, got {args.batch_size}")
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            parser.exit(2, "error: --plot needs matplotlib: pip install 'yacht-rl[train]'\n")
     if args.table:
         from agents.tournament import main_table
 

@@ -154,6 +154,10 @@ def test_analyze_worst_must_be_positive_and_plot_names_its_extra(tmp_path, capsy
             f"sys.exit(main([{str(path)!r}, '--plot', {str(tmp_path / 'p.png')!r}]))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 2 and "pip install 'yacht-rl[train]'" in result.stderr and result.stdout == ""
+    code = ("import sys; sys.modules['matplotlib'] = None; from agents.evaluate import main; "
+            f"main(['--policy', 'greedy', '--games', '4', '--no-progress', '--plot', {str(tmp_path / 'p.png')!r}])")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2 and "--plot needs matplotlib: pip install 'yacht-rl[train]'" in result.stderr
 
 
 def test_a_record_in_progress_holds_no_future_dice(tmp_path, capsys):
