@@ -187,6 +187,11 @@ def test_schema_1_records_with_dice_streams_still_read(tmp_path, real_records):
     path = tmp_path / "old.jsonl"
     path.write_text("\n".join(old) + "\n")
     assert len(load_games(path).games) == 2
+    unfinished = tmp_path / "old-unfinished.jsonl"  # a schema 1 game resumed goes on in schema 1
+    unfinished.write_text("\n".join(old[:20]) + "\n")
+    assert play_main(["--resume", str(unfinished)], ScriptedConsole([])) == 0
+    games = load_games(unfinished).games
+    assert games[-1].finished and {line["schema"] for line in games[-1].lines()} == {1}
 
 
 # -- fuzzing -------------------------------------------------------------------------------------

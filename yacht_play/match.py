@@ -328,7 +328,7 @@ class Match:
         if seat is None:
             raise GameOverError("the game is over: every sheet is full")
         record = {
-            "schema": SCHEMA,
+            "schema": self.header["schema"],  # a resumed schema 1 game stays schema 1
             "type": "decision",
             "game_id": self.game_id,
             "seat": seat.index,
@@ -355,7 +355,7 @@ class Match:
         self.decisions.append(record)
         self._emit(record)
         if self.finished:
-            self.end = {"schema": SCHEMA, "type": "end", "game_id": self.game_id, "totals": self.totals,
+            self.end = {"schema": self.header["schema"], "type": "end", "game_id": self.game_id, "totals": self.totals,
                         "winners": self.winners, "time": now()}
             self._emit(self.end)
         return record
