@@ -146,8 +146,8 @@ def check_line(record, where: str) -> dict:
     if schema not in READABLE_SCHEMAS:
         raise RecordError(f"{where}: field 'schema': expected one of {READABLE_SCHEMAS}, got {schema!r}")
     kind = record.get("type")
-    if kind not in LINE_MODELS:
-        raise RecordError(f"{where}: field 'type': expected game, decision or end, got {kind!r}")
+    if not isinstance(kind, str) or kind not in LINE_MODELS:
+        raise RecordError(f"{where}: field 'type': expected game, decision or end, got {short(kind)}")
     try:
         LINE_MODELS[kind].model_validate(record)
     except ValidationError as error:
