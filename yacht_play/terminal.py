@@ -1,7 +1,7 @@
 """Play Yacht in a terminal: solitaire, against agents at the same table, or duplicate against an agent.
 
     yacht play                                    # solitaire on a random seed
-    yacht play --vs optimal --vs ppo:models/ppo.zip
+    yacht play --vs optimal --vs ppo:models/ppo.safetensors
     yacht play --duplicate optimal --seed 7 --coach
     yacht play --resume games/20261130-101500-seed7.jsonl
 
@@ -37,7 +37,7 @@ from pathlib import Path
 import numpy as np
 
 from yacht_play.commands import HELP, CommandError, choice_label, dice_text, parse_command
-from yacht_play.match import Match, Player, Seat, agent_name, load_games
+from yacht_play.match import BUILT_IN_POLICIES, Match, Player, Seat, agent_name, load_games
 from yacht_env.table.game import unique_names
 from yacht_play.records import MAX_SEATS, RecordError, RecordWriter
 from yacht_env.render import render_dice
@@ -256,7 +256,9 @@ def end_screen(match: Match, path: Path | None) -> str:
 
 
 def saved_text(path: Path, match: Match) -> str:
-    return f"Game saved in {path} ({len(match.decisions)} decisions). Continue it with: yacht play --resume {path}"
+    agents = [seat.player.policy for seat in match.seats if seat.kind == "agent"]
+    again = "".join(f" --vs {name}" for name in agents) if set(agents) - set(BUILT_IN_POLICIES) else ""
+    return f"Game saved in {path} ({len(match.decisions)} decisions). Continue it with: yacht play --resume {path}{again}"
 
 
 def intro(match: Match, path: Path, resumed: bool) -> str:
