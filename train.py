@@ -7,7 +7,9 @@
 A run folder holds the resolved config (config.yaml), TensorBoard logs (tb/), checkpoints
 (checkpoints/step_<N>.zip, every run.checkpoint_every steps, written atomically), the learning
 curve (learning_curve.csv: steps, wall time, mean score, % of optimum, regret per decision), the
-final model (model.zip) and the final evaluation (eval.json).
+final model (model.zip, to resume or fine-tune; model.safetensors, the same network to play and
+share: loading it runs no code) and the final evaluation (eval.json). A run with its final model is
+never trained again: ``--resume`` only finishes a final evaluation that was cut short.
 
 A run at a table (``env.num_players`` > 1, e.g. configs/win_vs_optimal.yaml) is judged on
 winning instead: its evaluations are tournaments of the model against ``env.opponents`` at that
@@ -30,7 +32,9 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.utils import set_random_seed
 
 from agents.evaluate import evaluate_model, print_table, save_json
+from agents.model_files import ModelLoadError, export_model
 from agents.optimal import expected_score
+from agents.ppo import load_sb3_model
 from agents.tournament import evaluate_model_at_table, print_tournament, save_tournament_json
 from agents.training.config import ConfigError, Schedule, TrainConfig, dump_config, load_config
 from agents.training.envs import make_training_env
@@ -171,8 +175,6 @@ def new_model(config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
         device="cpu",
         verbose=0,
     )
-    if ppo.init_from:  # fine-tuning, e.g. a win-seeking agent from one that learnt to score
-        model.set_parameters(ppo.init_from, device="cpu")
     return model
 
 
@@ -205,13 +207,68 @@ def rewind_learning_curve(run_dir: Path, steps: int) -> float:
 # -- main -----------------------------------------------------------------------------------------
 
 
+def load_checkpoint(path: Path, config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
+    """A checkpoint of this run (a zip the run wrote itself), with its learning rate rebuilt from the config."""
+    try:
+        model = MaskablePPO.load(path, env=env, device="cpu", tensorboard_log=str(run_dir / "tb"),
+                                 custom_objects={"learning_rate": schedule(config.ppo.learning_rate), "lr_schedule": None})
+    except Exception as error:  # a cut or foreign zip fails in many ways inside SB3: the file is the problem
+        raise ModelLoadError(f"checkpoint {str(path)!r} cannot be resumed: {first_line(error)}") from None
+    model._setup_lr_schedule()  # rebuilt from the config, not unpickled
+    return model
+
+
+def start_from(model: MaskablePPO, path: str) -> None:
+    """Copy the weights of the model at ``path`` (``ppo.init_from``) into ``model``; one line if they do not fit."""
+    source = load_sb3_model(path)
+    if source.observation_space != model.observation_space:
+        raise ModelLoadError(f"ppo.init_from {path!r} reads observations {source.observation_space}, "
+                             f"this run's env gives {model.observation_space}")
+    try:
+        model.set_parameters(source.get_parameters(), exact_match=True, device="cpu")
+    except (RuntimeError, ValueError) as error:
+        raise ModelLoadError(f"ppo.init_from {path!r} has another network than this run: {first_line(error)}") from None
+
+
+def first_line(error: BaseException) -> str:
+    text = str(error).strip()
+    return text.splitlines()[0] if text else type(error).__name__
+
+
+def finish(config: TrainConfig, run_dir: Path, model: MaskablePPO) -> None:
+    """The final model (model.zip, then model.safetensors to play and share) and the final evaluation (eval.json)."""
+    if not (run_dir / "model.zip").exists():
+        save_model(model, run_dir / "model.zip")
+    export_model(model, run_dir / "model.safetensors")
+    print(f"model: {run_dir / 'model.zip'} (to resume or fine-tune), {run_dir / 'model.safetensors'} (to play and share)")
+
+    # Final evaluation: against the optimum on common random numbers, or at the table for a table run.
+    games, seed, name = config.run.final_eval_games, config.run.eval_seed, f"ppo:{run_dir / 'model.safetensors'}"
+    if config.env.num_players > 1:
+        result, _ = evaluate_model_at_table(model, name, config.env.opponents, games, seed)
+        print_tournament(result)
+        save_tournament_json(run_dir / "eval.json", result)
+        return
+    summaries = evaluate_model(model, config.env.observation_encoding, games, seed, reference=["random", "greedy", "optimal"], name=name)
+    print_table(summaries, expected_score(), games, seed)
+    save_json(run_dir / "eval.json", summaries, expected_score(), games, seed)
+
+
+# -- main -----------------------------------------------------------------------------------------
+
+
 def main(argv=None):
     args = parse_args(argv)
 
-    # 1. The config and the run folder: a new run, or the one being resumed.
+    # 1. The config and the run folder: a new run, or the one being resumed. Nothing is written
+    #    until the config, the envs and the model are known to work.
     try:
         if args.resume:
             run_dir = Path(args.resume)
+            if not run_dir.is_dir():
+                raise ConfigError(f"--resume {args.resume!r}: there is no run folder there (train.py --config makes one)")
+            if not (run_dir / "config.yaml").is_file():
+                raise ConfigError(f"--resume {args.resume!r}: the folder holds no config.yaml, so it is not a run folder")
             config = load_config(run_dir / "config.yaml", args.overrides)
         else:
             config = load_config(args.config, args.overrides)
@@ -222,10 +279,20 @@ def main(argv=None):
             raise ConfigError(f"ppo.init_from {config.ppo.init_from!r} is not a model file (a model.zip saved by train.py)")
     except ConfigError as error:
         sys.exit(f"error: {error}")
-    run_dir.mkdir(parents=True, exist_ok=True)
-    for stale in remove_partial_files(run_dir):
-        print(f"removed {stale}, left by a write that was killed")
-    write_atomically(run_dir / "config.yaml", lambda handle: handle.write(dump_config(config).encode()))
+
+    # A run with its final model is never trained again; killed during its final evaluation, it finishes that.
+    if args.resume and (run_dir / "model.zip").exists():
+        if (run_dir / "eval.json").exists() and (run_dir / "model.safetensors").exists():
+            print(f"{run_dir} is finished (model.zip, model.safetensors, eval.json): nothing to resume")
+            return
+        print(f"{run_dir} has its final model: finishing its final evaluation, without training")
+        try:
+            model = load_checkpoint(run_dir / "model.zip", config, None, run_dir)
+        except ModelLoadError as error:
+            sys.exit(f"error: {error}")
+        torch.set_num_threads(config.run.torch_threads)
+        finish(config, run_dir, model)
+        return
 
     # 2. Seeds and envs.
     torch.set_num_threads(config.run.torch_threads)
@@ -235,16 +302,25 @@ def main(argv=None):
     env = make_training_env(config.env, seed=config.seed)
 
     # 3. The model: fresh, or the last checkpoint with its step count.
+    if args.resume:
+        for stale in remove_partial_files(run_dir):
+            print(f"removed {stale}, left by a write that was killed")
     checkpoint = latest_checkpoint(run_dir) if args.resume else None
     elapsed_before = 0.0
+    try:
+        if checkpoint is not None:
+            model = load_checkpoint(checkpoint, config, env, run_dir)
+        else:
+            model = new_model(config, env, run_dir)
+            if config.ppo.init_from:  # fine-tuning, e.g. a win-seeking agent from one that learnt to score
+                start_from(model, config.ppo.init_from)
+    except ModelLoadError as error:
+        sys.exit(f"error: {error}")
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_atomically(run_dir / "config.yaml", lambda handle: handle.write(dump_config(config).encode()))
     if checkpoint is not None:
-        model = MaskablePPO.load(checkpoint, env=env, device="cpu", tensorboard_log=str(run_dir / "tb"),
-                                 custom_objects={"learning_rate": schedule(config.ppo.learning_rate), "lr_schedule": None})
-        model._setup_lr_schedule()  # rebuilt from the config, not unpickled
         elapsed_before = rewind_learning_curve(run_dir, model.num_timesteps)
         print(f"resuming {run_dir} from {checkpoint.name} ({model.num_timesteps:,} steps done)")
-    else:
-        model = new_model(config, env, run_dir)
     remaining = config.ppo.total_timesteps - model.num_timesteps
 
     # 4. Train, with checkpoints and periodic evaluation.
@@ -263,19 +339,10 @@ def main(argv=None):
     seconds = time.perf_counter() - started
     save_model(model, run_dir / "model.zip")
     done = max(remaining, 0)
-    print(f"trained {done:,} steps in {seconds:.0f} s ({done / max(seconds, 1e-9):,.0f} steps/s), "
-          f"{model.num_timesteps:,} in all; model: {run_dir / 'model.zip'}")
+    print(f"trained {done:,} steps in {seconds:.0f} s ({done / max(seconds, 1e-9):,.0f} steps/s), {model.num_timesteps:,} in all")
 
-    # 5. Final evaluation: against the optimum on common random numbers, or at the table for a table run.
-    games, seed, name = config.run.final_eval_games, config.run.eval_seed, f"ppo:{run_dir / 'model.zip'}"
-    if config.env.num_players > 1:
-        result, _ = evaluate_model_at_table(model, name, config.env.opponents, games, seed)
-        print_tournament(result)
-        save_tournament_json(run_dir / "eval.json", result)
-        return
-    summaries = evaluate_model(model, config.env.observation_encoding, games, seed, reference=["random", "greedy", "optimal"], name=name)
-    print_table(summaries, expected_score(), games, seed)
-    save_json(run_dir / "eval.json", summaries, expected_score(), games, seed)
+    # 5. The model to play and share, and the final evaluation.
+    finish(config, run_dir, model)
 
 
 if __name__ == "__main__":

@@ -284,12 +284,24 @@ def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float) 
     plt.close(figure)
 
 
+def seed_value(text: str) -> int:
+    """``--seed``: an integer 0 or more (argparse names the option in its message)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer 0 or more, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected an integer 0 or more, got {value}")
+    return value
+
+
 def main(argv=None):
     parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--policy", action="append", help="random, greedy, optimal, target:T or ppo:PATH (repeatable; default: random, greedy, optimal)")
+    parser.add_argument("--policy", action="append",
+                        help="random, greedy, optimal, target:T, ppo:PATH or ppo-zip:PATH (repeatable; default: random, greedy, optimal)")
     parser.add_argument("--table", help="comma-separated policies at one table of 2 to 5 (e.g. win,optimal): play full games and report win rates")
     parser.add_argument("--games", type=int, default=10_000, help="games per policy, or games at the --table (default 10000)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of game 0; game g uses seed + g (default 0)")
+    parser.add_argument("--seed", type=seed_value, default=0, help="seed of game 0, 0 or more; game g uses seed + g (default 0)")
     parser.add_argument("--batch-size", type=int, default=4096, help="games played at once (default 4096)")
     parser.add_argument("--json", help="write every figure to this JSON file")
     parser.add_argument("--plot", help="write a PNG of the score distributions to this file")
@@ -299,6 +311,11 @@ def main(argv=None):
         parser.error(f"--games must be at least 2 (for a confidence interval), got {args.games}")
     if args.batch_size < 1:
         parser.error(f"--batch-size must be at least 1, got {args.batch_size}")
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            parser.exit(2, "error: --plot needs matplotlib: pip install 'yacht-rl[train]'\n")
     if args.table:
         from agents.tournament import main_table
 

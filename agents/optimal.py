@@ -62,40 +62,52 @@ figures this project's own. The tests reproduce each to 1e-6."""
 # -- open categories ---------------------------------------------------------------------------
 
 
+OPEN_FORMS = "row names (['sixes', 'yacht']), distinct row indices ([5, 11]) or a boolean mask of {n} entries"
+
+
 def open_bits_from(open_categories, rules: RuleSet | None = None) -> int:
     """Open categories -> open bit set (bit ``c`` <-> ``rules.category_names[c]``).
 
-    ``open_categories`` is a collection of category names and/or indices, a single name, or a
-    boolean mask with one entry per category (a numpy bool array or a list of bools). Raises
-    ``ValueError`` naming a bad entry, or when no category is open (the game is over).
+    ``open_categories`` is exactly one of: row names (a collection of names, or one name), distinct
+    row indices (a collection of integers), or a boolean mask with one entry per row (bool dtype or
+    Python bools). A 0/1 integer array, such as the ``"dict"`` encoding's ``open_categories``, could
+    be read as a mask or as indices: it is refused (pass ``mask.astype(bool)``), as are mixed forms.
+    Raises ``ValueError`` naming the forms allowed, a bad entry, or when no category is open.
     """
     rules = rule_set(rules)
+    forms = OPEN_FORMS.format(n=rules.num_categories)
     if isinstance(open_categories, str):
         open_categories = [open_categories]
-    if isinstance(open_categories, (numbers.Integral, np.integer)) or not isinstance(open_categories, Iterable):
-        raise ValueError(
-            f"open_categories must be category names, indices or a boolean mask of {rules.num_categories} "
-            f"entries, got {open_categories!r}"
-        )
-    if isinstance(open_categories, np.ndarray) and open_categories.dtype == np.bool_:
-        entries = open_categories.tolist()
-        as_mask = True
+    if isinstance(open_categories, (numbers.Number, np.generic, bytes)) or not isinstance(open_categories, Iterable):
+        raise ValueError(f"open_categories must be {forms}, got {open_categories!r}")
+    if isinstance(open_categories, np.ndarray):
+        if open_categories.ndim != 1:
+            raise ValueError(f"open_categories must be {forms}, got an array of shape {open_categories.shape}")
+        entries = open_categories.tolist() if open_categories.dtype.kind in "biu" else list(open_categories)
+        if open_categories.dtype == np.bool_:
+            entries = [bool(e) for e in entries]
     else:
         entries = list(open_categories)
-        as_mask = len(entries) > 0 and all(isinstance(e, (bool, np.bool_)) for e in entries)
-    if as_mask:
-        if np.ndim(entries) != 1 or len(entries) != rules.num_categories:
-            raise ValueError(
-                f"a boolean mask of open categories needs {rules.num_categories} entries, "
-                f"got shape {np.shape(entries)}: {open_categories!r}"
-            )
+    kinds = {"mask" if isinstance(e, (bool, np.bool_)) else "index" if isinstance(e, (numbers.Integral, np.integer))
+             else "name" if isinstance(e, str) else "other" for e in entries}
+    if "other" in kinds or len(kinds) > 1:
+        raise ValueError(f"open_categories must be {forms}, one form only, got {open_categories!r}")
+    if kinds == {"mask"}:
+        if len(entries) != rules.num_categories:
+            raise ValueError(f"a boolean mask of open categories needs {rules.num_categories} entries, got {len(entries)}: {open_categories!r}")
         bits = sum(1 << c for c, is_open in enumerate(entries) if is_open)
+    elif kinds == {"index"}:
+        indices = [int(e) for e in entries]
+        if len(set(indices)) != len(indices):
+            raise ValueError(f"open_categories {open_categories!r} repeats an index: a 0/1 mask must be given as bools "
+                             f"(e.g. mask.astype(bool)); allowed: {forms}")
+        bits = 0
+        for index in indices:
+            bits |= 1 << rules.check_category(index)
     else:
         bits = 0
-        for entry in entries:
-            if isinstance(entry, np.integer):
-                entry = int(entry)
-            bits |= 1 << rules.check_category(entry)
+        for name in entries:
+            bits |= 1 << rules.check_category(name)
     if bits == 0:
         raise ValueError(f"no category is open in {open_categories!r}: the game is over, there is nothing to decide")
     return bits

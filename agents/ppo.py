@@ -1,18 +1,24 @@
-"""Trained MaskablePPO agents behind the policy interface (``ppo:PATH``)."""
+"""Trained MaskablePPO agents behind the policy interface.
+
+``ppo:PATH`` plays an inference model file (``.safetensors``, :mod:`agents.model_files`): tensors and
+plain metadata, which loading cannot make run code. ``ppo-zip:PATH`` plays a stable-baselines3 zip,
+which is unpickled on load and can run code from the file: only for a zip the user names and trusts.
+"""
 
 from __future__ import annotations
 
-import zipfile
 from pathlib import Path
 
 import numpy as np
 
+from agents.model_files import SUFFIX, ModelLoadError
 from agents.policy import Policy
 from yacht_env.encoding import ENCODINGS, make_encoding
 
+PREFIX = "ppo:"  # an inference model file: safe to load from anyone
+ZIP_PREFIX = "ppo-zip:"  # a stable-baselines3 zip: runs code from the file, only for files the user trusts
 
-class ModelLoadError(ValueError):
-    """A saved model is missing, unreadable or does not fit the rules."""
+__all__ = ["ModelLoadError", "PPOPolicy", "load_model", "load_sb3_model", "load_named_model"]
 
 
 def encoding_of(observation_space, rules) -> str:
@@ -28,21 +34,51 @@ def encoding_of(observation_space, rules) -> str:
 INFERENCE_ONLY = {"learning_rate": 0.0, "lr_schedule": lambda _: 0.0, "clip_range": lambda _: 0.0}
 
 
-def load_model(path: str):
-    """The MaskablePPO model saved at ``path`` (``.zip`` optional), for playing; ``ModelLoadError`` if not."""
+def model_path(path: str, suffix: str) -> Path:
+    """``path`` itself, or ``path`` + ``suffix`` when only that exists."""
     file = Path(path)
-    if not file.exists() and file.with_suffix(".zip").exists():
-        file = file.with_suffix(".zip")
+    if not file.exists() and Path(path + suffix).exists():
+        return Path(path + suffix)
+    return file
+
+
+def load_model(path: str):
+    """The inference model (``.safetensors``, :mod:`agents.model_files`) at ``path``: loading it runs no code.
+
+    ``ModelLoadError`` in one line if it is missing or not such a file (a stable-baselines3 zip included).
+    """
+    try:
+        from agents.model_files import load_model_file
+    except ImportError as error:  # pragma: no cover - depends on the install
+        raise ModelLoadError(f"loading ppo: models needs torch and safetensors: pip install 'yacht-rl[train]' ({error})") from None
+    return load_model_file(model_path(path, SUFFIX))
+
+
+def load_sb3_model(path: str):
+    """A stable-baselines3 MaskablePPO zip, for training and for ``ppo-zip:`` names a person typed.
+
+    Loading a zip unpickles parts of it, which can run code: call this only for files the user names
+    directly (their own run's model, checkpoints, ``ppo.init_from``), never for a name read from a file.
+    """
+    file = model_path(path, ".zip")
     if not file.is_file():
         raise ModelLoadError(f"no model file at {path!r}: expected a MaskablePPO .zip saved by train.py")
     try:
         from sb3_contrib import MaskablePPO
     except ImportError as error:  # pragma: no cover - depends on the install
-        raise ModelLoadError("loading ppo: models needs the training extras: pip install 'yacht-rl[train]'") from error
+        raise ModelLoadError("loading ppo-zip: models needs the training extras: pip install 'yacht-rl[train]'") from error
     try:
         return MaskablePPO.load(file, device="cpu", custom_objects=INFERENCE_ONLY)
-    except (zipfile.BadZipFile, EOFError, KeyError, ValueError, RuntimeError, OSError, ImportError) as error:
-        raise ModelLoadError(f"could not load model {str(file)!r}: the file is not a valid MaskablePPO model ({error})") from error
+    except Exception as error:  # a cut or foreign zip fails in many ways inside SB3; the file is the problem
+        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ModelLoadError(f"could not load model {str(file)!r}: not a valid MaskablePPO model ({detail})") from None
+
+
+def load_named_model(name: str):
+    """The model of a policy name: ``ppo:PATH`` (inference file) or ``ppo-zip:PATH`` (trusted SB3 zip)."""
+    if name.startswith(ZIP_PREFIX):
+        return load_sb3_model(name[len(ZIP_PREFIX) :])
+    return load_model(name[len(PREFIX) :])
 
 
 class PPOPolicy(Policy):
@@ -64,7 +100,12 @@ class PPOPolicy(Policy):
 
     @classmethod
     def load(cls, path: str, rules=None, encoding="flat", deterministic: bool = True) -> "PPOPolicy":
-        return cls(load_model(path), f"ppo:{path}", rules=rules, encoding=encoding, deterministic=deterministic)
+        return cls(load_model(path), f"{PREFIX}{path}", rules=rules, encoding=encoding, deterministic=deterministic)
+
+    @classmethod
+    def load_named(cls, name: str, rules=None, encoding="flat", deterministic: bool = True) -> "PPOPolicy":
+        """The policy of ``ppo:PATH`` or ``ppo-zip:PATH``."""
+        return cls(load_named_model(name), name, rules=rules, encoding=encoding, deterministic=deterministic)
 
     def act_batch(self, observations, action_masks):
         if self.model_encoding is not self.encoding:

@@ -1,8 +1,10 @@
 """Policies by name: the one list of names, and the functions that build policies from them.
 
 Names: ``random``, ``greedy``, ``optimal``, ``target:T`` (maximizes P(final score >= T)), ``win``
-(at a table of 2-5: maximizes its chance of finishing first), or ``ppo:PATH`` for a saved
-MaskablePPO model.
+(at a table of 2-5: maximizes its chance of finishing first), ``ppo:PATH`` for a trained model's
+inference file (``.safetensors``, safe to load from anyone), or ``ppo-zip:PATH`` for a
+stable-baselines3 zip (which runs code from the file when loaded: only for files you trust, and
+only when typed by the user, never because a record or another file names it).
 Everything that accepts a policy name (``agents.evaluate``, tournaments, training configs,
 ``YachtTable-v0`` opponents through :func:`make_opponents`, ``yacht play``) resolves it here.
 """
@@ -10,13 +12,13 @@ Everything that accepts a policy name (``agents.evaluate``, tournaments, trainin
 from __future__ import annotations
 
 from agents.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPolicy
-from agents.ppo import PPOPolicy, load_model
+from agents.ppo import PPOPolicy, load_named_model
 from agents.table_policy import model_policy
 from agents.win import TargetPolicy, WinPolicy, parse_target
 from yacht_env.rules import RuleSet
 
-POLICY_NAMES = ("random", "greedy", "optimal", "target:T", "win", "ppo:PATH")
-MODEL_PREFIX = "ppo:"
+POLICY_NAMES = ("random", "greedy", "optimal", "target:T", "win", "ppo:PATH", "ppo-zip:PATH")
+MODEL_PREFIXES = ("ppo:", "ppo-zip:")
 TARGET_PREFIX = "target:"
 
 
@@ -26,7 +28,7 @@ def check_policy_name(name) -> str:
         raise ValueError(f"policy name must be a string, got {name!r}; expected one of {', '.join(POLICY_NAMES)}")
     if name in ("random", "greedy", "optimal", "win"):
         return name
-    for prefix in (MODEL_PREFIX, TARGET_PREFIX):
+    for prefix in (*MODEL_PREFIXES, TARGET_PREFIX):
         if name.startswith(prefix) and len(name) > len(prefix):
             return name
     raise ValueError(f"unknown policy {name!r}; expected one of {', '.join(POLICY_NAMES)}")
@@ -48,7 +50,7 @@ def make_policy(name: str, rules: RuleSet | None = None, encoding: str = "flat",
             "policy 'win' plays at a table of 2 to 5 players (it reads the opponents' scores); "
             "play it at a table, e.g. python -m agents.evaluate --table win,optimal"
         )
-    return PPOPolicy.load(name[len(MODEL_PREFIX) :], rules=rules, encoding=encoding)
+    return PPOPolicy.load_named(name, rules=rules, encoding=encoding)
 
 
 def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None, seed: int | None = None) -> Policy:
@@ -64,8 +66,8 @@ def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None,
         return WinPolicy(rules, num_players)
     if name.startswith(TARGET_PREFIX):
         return TargetPolicy(parse_target(name, rules), rules, num_players)
-    if name.startswith(MODEL_PREFIX):
-        return model_policy(load_model(name[len(MODEL_PREFIX) :]), name, num_players, rules)
+    if name.startswith(MODEL_PREFIXES):
+        return model_policy(load_named_model(name), name, num_players, rules)
     return make_policy(name, rules=rules, seed=seed)
 
 

@@ -20,6 +20,7 @@ def write_atomically(path: str | Path, write) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=PARTIAL_SUFFIX)
     try:
+        os.fchmod(fd, 0o666 & ~current_umask())  # mkstemp makes 0600; the file gets what open() would give
         with os.fdopen(fd, "wb") as handle:
             write(handle)
             handle.flush()
@@ -28,6 +29,13 @@ def write_atomically(path: str | Path, write) -> None:
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
+
+
+def current_umask() -> int:
+    """The process's umask (read by setting it and restoring it at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 def remove_partial_files(folder: str | Path) -> list[Path]:

@@ -162,9 +162,11 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
             self.render()
 
     def observe(self, agent):
+        if agent not in self._seat_of:
+            raise ValueError(f"unknown agent {agent!r}; this table has {', '.join(self._seat_of)}")
         seat = self._seat_of[agent]
         observation = self.encoding.of_seat(self.tables, 0, seat)
-        acting = agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
+        acting = agent in self.agents and agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
         mask = self.tables.legal_masks([0])[0] if acting else np.zeros(self.layout.num_actions, dtype=np.int8)
         return {"observation": observation, "action_mask": mask}
 

@@ -295,6 +295,13 @@ class RuleSet:
         # Immutable, and compared by identity: a copy (gymnasium deep-copies env kwargs) is the original.
         return self
 
+    def __reduce__(self):
+        # The rows' scoring rules are closures, which pickle cannot copy: a built-in rule set travels
+        # by name and arrives as the same object (so envs pickle); another one cannot be pickled.
+        if BUILT_IN_RULE_SETS.get(self.name) is self:
+            return (built_in_rule_set, (self.name,))
+        raise TypeError(f"rule set {self.name!r} is not built in ({', '.join(BUILT_IN_RULE_SETS)}): its scoring rules cannot be pickled")
+
     # -- shape of the game ---------------------------------------------------------------------
 
     @property
@@ -340,6 +347,8 @@ class RuleSet:
         """Validate dice given in any order; return them sorted, or raise ``ValueError`` naming the problem."""
         if isinstance(dice, (str, bytes)) or not isinstance(dice, (Sequence, np.ndarray)):
             raise ValueError(f"dice must be a sequence of {self.num_dice} integers in 1..{self.num_faces}, got {dice!r}")
+        if isinstance(dice, np.ndarray) and dice.ndim != 1:
+            raise ValueError(f"dice must be a sequence of {self.num_dice} integers in 1..{self.num_faces}, got an array of shape {dice.shape}: {dice!r}")
         values = list(dice.tolist() if isinstance(dice, np.ndarray) else dice)
         if len(values) != self.num_dice:
             raise ValueError(f"dice must be {self.num_dice} integers in 1..{self.num_faces}, got {len(values)}: {dice!r}")
@@ -607,6 +616,13 @@ def rule_set(rules: str | RuleSet | None = None) -> RuleSet:
     if isinstance(rules, str) and rules in RULE_SETS:
         return RULE_SETS[rules]
     raise ValueError(f"unknown rule set {rules!r}; expected a RuleSet or one of {', '.join(RULE_SETS)}")
+
+
+BUILT_IN_RULE_SETS = {YACHT.name: YACHT}
+
+
+def built_in_rule_set(name: str) -> RuleSet:
+    return BUILT_IN_RULE_SETS[name]
 
 
 def score(dice, category, rules: RuleSet | None = None) -> int:

@@ -170,6 +170,8 @@ def check_actions(actions, num_envs: int, num_actions: int) -> np.ndarray:
     floats, even whole ones), exactly one per sub-env, each in ``0..num_actions - 1``.
     """
     allowed = f"an integer array of shape ({num_envs},) with values in 0..{num_actions - 1}"
+    if isinstance(actions, (list, tuple)) and any(isinstance(a, (bool, np.bool_)) for a in actions):
+        raise ValueError(f"actions must be {allowed}, got a bool in {actions!r}")  # numpy would read True as 1
     try:
         array = np.asarray(actions)
     except ValueError:  # ragged nested sequences

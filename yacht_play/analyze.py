@@ -20,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import sys
 from dataclasses import asdict, dataclass, field
 
@@ -28,7 +29,7 @@ import numpy as np
 from yacht_env.atomic_files import write_atomically
 from yacht_env.rules import YACHT, RuleSet
 from yacht_play.commands import describe_choice, dice_text
-from yacht_play.records import GameRecord, RecordError, read_records
+from yacht_play.records import GameRecord, RecordError
 
 
 @dataclass
@@ -191,20 +192,23 @@ def worst_entry(decision: dict, loss: float, chosen: float, q: np.ndarray, best:
 # -- agents on the same games ------------------------------------------------------------------
 
 
-def recorded_streams(games: list[GameRecord]) -> list[tuple[int | None, list]]:
+def recorded_streams(games: list[GameRecord], rules: RuleSet) -> list[tuple[int | None, np.ndarray]]:
     """The distinct dice streams people played in ``games`` (every stream when no person played)."""
+    from yacht_play.match import dice_stream
+
     seats = [p for game in games for p in game.players]
     people = [p for p in seats if p["kind"] == "human"] or seats
     streams = {}
     for player in people:
-        streams.setdefault(json.dumps(player["faces"]), (player["seed"], player["faces"]))
+        faces = np.asarray(player["faces"]) if player.get("faces") is not None else dice_stream(player["seed"], rules)
+        streams.setdefault(faces.tobytes(), (player["seed"], faces))
     return list(streams.values())
 
 
 def replay_agents(names: list[str], games: list[GameRecord], rules: RuleSet) -> list[GameRecord]:
     from yacht_play.match import agent_name, play_agent_games
 
-    streams = [(seed, np.array(faces)) for seed, faces in recorded_streams(games)]
+    streams = recorded_streams(games, rules)
     replayed = []
     for name in dict.fromkeys(names):
         replayed += play_agent_games(name, streams, rules=rules, name=agent_name(name))
@@ -314,17 +318,49 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("files", nargs="+", metavar="FILE", help="game records (JSON lines) written by yacht play or match.write_agent_games")
     parser.add_argument("--agent", action="append", default=[], metavar="NAME",
-                        help="also grade this agent on the same dice: random, greedy, optimal or ppo:PATH (repeatable)")
-    parser.add_argument("--worst", type=int, default=5, metavar="N", help="worst decisions listed per player (default 5)")
+                        help="also grade this agent on the same dice: random, greedy, optimal, ppo:PATH or ppo-zip:PATH (repeatable)")
+    parser.add_argument("--worst", type=int, default=5, metavar="N", help="worst decisions listed per player, 1 or more (default 5)")
     parser.add_argument("--json", metavar="PATH", help="write every figure to this JSON file")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the losses by turn and by decision type")
     parser.set_defaults(run=run)
 
 
+def read_all(paths: list[str]) -> list[GameRecord]:
+    """Every game of every file, each checked and replayed against its dice; a file or a game given twice is refused."""
+    from yacht_play.match import load_games
+
+    seen_files: dict = {}
+    seen_games: dict[str, str] = {}
+    games = []
+    for path in paths:
+        try:
+            key = os.path.realpath(path)
+        except OSError:
+            key = path
+        if key in seen_files:
+            raise RecordError(f"{path} is given twice (as {seen_files[key]!r} already): each game counts once")
+        seen_files[key] = path
+        for game in load_games(path).games:
+            if game.game_id in seen_games:
+                raise RecordError(f"{path}: game {game.game_id} is already in {seen_games[game.game_id]}: each game counts once")
+            seen_games[game.game_id] = path
+            games.append(game)
+    return games
+
+
 def run(args) -> int:
     prog = "yacht analyze"
+    if args.worst < 1:
+        print(f"{prog}: error: argument --worst: expected a number of decisions, 1 or more, got {args.worst}", file=sys.stderr)
+        return 2
+    if args.plot:
+        try:
+            import matplotlib  # noqa: F401
+        except ImportError:
+            print(f"{prog}: error: --plot needs matplotlib: pip install 'yacht-rl[train]'", file=sys.stderr)
+            return 2
     try:
-        games = [game for path in args.files for game in read_records(path).games]
+        games = read_all(args.files)
         if not games:
             raise RecordError(f"no game in {', '.join(args.files)}")
         grader = Grader(YACHT)

@@ -11,6 +11,9 @@ Seats and seeds: seat ``s`` of a match with seed ``S`` plays the dice that
 ``YachtTable-v0`` and the tournaments deal that seat; seat 0 (and every seat in duplicate mode)
 plays the dice of ``Yacht-v0`` reset with seed ``S``, which is game ``S`` of the evaluation harness
 (``python -m agents.evaluate --seed S``) as well.
+Records keep the seeds, not the dice streams: :meth:`Match.resume` deals the dice again
+(:func:`seat_dice`). Records of schema 1 kept every seat's dice, and seated table seat ``s`` on
+seed ``S + s``; they are still read.
 
 Decisions are the records of :mod:`yacht_play.records` (plain dicts), handed to a writer as they
 are made. Nothing here reads a keyboard or prints: :mod:`yacht_play.terminal` does that.
@@ -28,9 +31,36 @@ from gymnasium.utils import seeding
 from yacht_env.actions import ActionLayout, IllegalActionError
 from yacht_env.env import GameOverError, check_action
 from yacht_env.game import Tables, check_game_dice, draw_game_dice, draw_table_dice
-from yacht_env.table.encoding import policy_observations
 from yacht_env.rules import RULE_SETS, YACHT, RuleSet
-from yacht_play.records import SCHEMA, GameRecord, RecordError, now, write_games
+from yacht_env.table.encoding import policy_observations
+from yacht_play.records import SCHEMA, GameRecord, RecordError, RecordFile, now, read_records, write_games
+
+BUILT_IN_POLICIES = ("random", "greedy", "optimal")  # policies a record may name and resume rebuilds
+
+
+def check_table(header: dict, where: str) -> None:
+    """The header describes a possible table: seats, kinds and seeds as its mode has them."""
+    mode, seed, players = header["mode"], header["seed"], header["players"]
+    names = [p["name"] for p in players]
+    if len(set(names)) != len(names):
+        raise RecordError(f"{where}: field 'players': two seats share a name: {names}")
+    kinds = [p["kind"] for p in players]
+    if mode in ("solitaire", "evaluation"):
+        kind = "human" if mode == "solitaire" else "agent"
+        if kinds != [kind]:
+            raise RecordError(f"{where}: field 'players': a {mode} game has one {kind} seat, got {kinds}")
+    elif len(players) < 2:
+        raise RecordError(f"{where}: field 'players': a {mode} game has 2 to 5 seats, got {len(players)}")
+    for index, player in enumerate(players):
+        if (player["kind"] == "agent") != (player["policy"] is not None):
+            raise RecordError(f"{where}: field 'players.{index}.policy': an agent names its policy and a person none")
+        if seed is None or player["seed"] is None:
+            continue
+        # Schema 1 seated table seat s on seed S + s; from schema 2 every seat records the match's seed.
+        wanted = seed + index if mode == "table" and header["schema"] == 1 else seed
+        if player["seed"] != wanted:
+            raise RecordError(f"{where}: field 'players.{index}.seed': a {mode} game with seed {seed} seats it on {wanted}, "
+                              f"got {player['seed']}")
 
 
 @dataclass(frozen=True)
@@ -47,14 +77,25 @@ def dice_stream(seed: int, rules: RuleSet | None = None) -> np.ndarray:
     return draw_game_dice(seeding.np_random(seed)[0], rules or YACHT)
 
 
+def seat_dice(seed: int, seat: int, rules: RuleSet | None = None) -> np.ndarray:
+    """The dice of seat ``seat`` at a table dealt with ``seed``: what ``draw_table_dice`` deals it.
+
+    Seats draw in order from one generator, so a seat's dice do not depend on the table's size;
+    seat 0's are :func:`dice_stream`'s.
+    """
+    return draw_table_dice(seeding.np_random(seed)[0], rules or YACHT, seat + 1)[seat]
+
+
 def agent_name(policy: str) -> str:
     """A short seat name for a policy name: ``ppo:models/best.zip`` sits as ``ppo``."""
     return policy.split(":", 1)[0]
 
 
 def rules_named(name: str) -> RuleSet:
-    if not isinstance(name, str) or name not in RULE_SETS:
-        raise RecordError(f"unknown rule set {name!r}; this version plays {', '.join(RULE_SETS)}")
+    """The rule set a record names, if this version plays it, else ``RecordError`` naming those it plays."""
+    playable = [key for key, rules in RULE_SETS.items() if not rules.has_sheet_state]
+    if not isinstance(name, str) or name not in playable:
+        raise RecordError(f"unknown rule set {name!r}; this version plays {', '.join(playable)}")
     return RULE_SETS[name]
 
 
@@ -149,7 +190,6 @@ class Seat:
             "kind": self.kind,
             "policy": self.player.policy,
             "seed": self.seed,
-            "faces": self.faces.tolist(),
         }
 
 
@@ -212,43 +252,80 @@ class Match:
         return cls(seats, mode, seed, rules, coach=coach)
 
     @classmethod
-    def resume(cls, game: GameRecord) -> Match:
+    def resume(cls, game: GameRecord, policies: dict | None = None, agents: bool = True, source: str = "") -> Match:
         """The match of a recorded game, with every recorded decision replayed on its dice.
 
-        ``RecordError`` when the header cannot be rebuilt or a decision does not replay (other dice,
-        another seat's turn, an illegal action): the record is corrupt.
+        This is the one check of a game's meaning (every line's schema is checked on reading, by
+        :func:`yacht_play.records.check_line`): the header must describe a possible table, and every
+        decision, field by field, and the end line must be what the replay gives; ``RecordError``
+        names the line and the field otherwise. The dice come from each seat's seed.
+
+        Agents: ``policies`` (by seat) plays them; an agent without one is rebuilt from its recorded
+        name only if that is a built-in policy (``random``, ``greedy``, ``optimal``): a record never
+        makes the program load a model file it names. ``agents=False`` builds no policies at all.
         """
         header = game.header
-        rules = rules_named(header["rules"])
+        lines = game.line_numbers or [0] * (1 + len(game.decisions) + (game.end is not None))
+        where = f"{source}:{lines[0]}" if source else f"game {game.game_id}"
+        try:
+            rules = rules_named(header["rules"])
+        except RecordError as error:
+            raise RecordError(f"{where}: field 'rules': {error}") from None
+        check_table(header, where)
+        policies = dict(policies or {})
         seats = []
         for info in header["players"]:
             player = Player(info["name"], info["kind"], info["policy"])
-            policy = load_policy(info["policy"], rules, info["seed"], len(header["players"])) if info["kind"] == "agent" else None
+            policy = policies.get(info["seat"])
+            if policy is None and agents and info["kind"] == "agent":
+                if info["policy"] not in BUILT_IN_POLICIES:
+                    raise RecordError(
+                        f"the record names the agent {info['policy']!r} for seat {info['seat'] + 1} ({info['name']}): a record "
+                        "never makes yacht play load a model; name the agents again with --vs, in seat order")
+                policy_seed = None if header["seed"] is None else header["seed"] + info["seat"]
+                num_players = 1 if header["mode"] == "duplicate" else len(header["players"])
+                policy = load_policy(info["policy"], rules, policy_seed, num_players)
+            faces = info.get("faces")
+            if info["seed"] is not None and (faces is None or header["schema"] >= 2):
+                faces = seat_dice(info["seed"], info["seat"] if header["mode"] == "table" else 0, rules)
             try:
-                seats.append(Seat(info["seat"], player, info["seed"], info["faces"], rules, policy))
+                seats.append(Seat(info["seat"], player, info["seed"], faces, rules, policy))
             except ValueError as error:
-                raise RecordError(f"game {game.game_id}: seat {info['seat']}: {error}") from None
-        match = cls(seats, header["mode"], header["seed"], rules, header["game_id"], bool(header.get("coach")), header.get("time"))
+                raise RecordError(f"{where}: field 'players.{info['seat']}.faces': {error}") from None
+        match = cls(seats, header["mode"], header["seed"], rules, header["game_id"], header["coach"], header["time"])
         match.header = dict(header)
         for number, record in enumerate(game.decisions, start=1):
-            match._replay(record, f"game {game.game_id}, decision {number}")
+            at = f"{source}:{lines[number]}" if source else f"game {game.game_id}, decision {number}"
+            match._replay(record, at)
+        if game.end is not None:
+            at = f"{source}:{lines[-1]}" if source else f"game {game.game_id}, end"
+            if not match.finished:
+                raise RecordError(f"{at}: end record before every sheet is full")
+            for key, value in (("totals", match.totals), ("winners", match.winners)):
+                if game.end[key] != value:
+                    raise RecordError(f"{at}: end record, field {key!r}: the replay gives {value}, the record says {game.end[key]}")
+            match.end = game.end
         return match
 
     def _replay(self, record: dict, where: str) -> None:
         seat = self.current
         if seat is None:
-            raise RecordError(f"{where}: recorded after every sheet was full")
-        expected = {"seat": seat.index, "turn": seat.turn, "dice": list(seat.dice), "rolls_left": seat.rolls_left}
-        found = {key: record.get(key) for key in expected}
-        if found != expected:
-            raise RecordError(f"{where} does not fit the game: recorded {found}, replay has {expected}")
+            raise RecordError(f"{where}: decision recorded after every sheet was full")
+        expected = {"game_id": self.game_id, "seat": seat.index, "player": seat.name, "kind": seat.kind, "seed": seat.seed,
+                    "turn": seat.turn, "roll": seat.roll, "dice": list(seat.dice), "rolls_left": seat.rolls_left,
+                    "open": seat.open_names}
+        for key, value in expected.items():
+            if record[key] != value:
+                raise RecordError(f"{where}: decision does not fit the game: field {key!r}: the replay has {value!r}, "
+                                  f"the record {record[key]!r}")
         try:
-            played = self.play(record["action"], record.get("seconds", 0.0))
+            played = self.play(record["action"], record["seconds"])
         except (ValueError, GameOverError) as error:
-            raise RecordError(f"{where}: {error}") from None
-        if (played["points"], played["total"]) != (record["points"], record["total"]):
-            raise RecordError(f"{where}: recorded {record['points']} points (total {record['total']}), replay gives "
-                              f"{played['points']} (total {played['total']})")
+            raise RecordError(f"{where}: field 'action': {error}") from None
+        for key in ("action_text", "points", "total"):
+            if played[key] != record[key]:
+                raise RecordError(f"{where}: decision does not fit the game: field {key!r}: the replay gives {played[key]!r}, "
+                                  f"the record {record[key]!r}")
         self.decisions[-1] = record
 
     # -- recording -----------------------------------------------------------------------------
@@ -303,7 +380,7 @@ class Match:
         if seat is None:
             raise GameOverError("the game is over: every sheet is full")
         record = {
-            "schema": SCHEMA,
+            "schema": self.header["schema"],  # a resumed schema 1 game stays schema 1
             "type": "decision",
             "game_id": self.game_id,
             "seat": seat.index,
@@ -335,7 +412,7 @@ class Match:
         self.decisions.append(record)
         self._emit(record)
         if self.finished:
-            self.end = {"schema": SCHEMA, "type": "end", "game_id": self.game_id, "totals": self.totals,
+            self.end = {"schema": self.header["schema"], "type": "end", "game_id": self.game_id, "totals": self.totals,
                         "winners": self.winners, "time": now()}
             self._emit(self.end)
         return record
@@ -355,6 +432,18 @@ class Match:
 
     def play_agent(self) -> dict:
         return self.play(*self.agent_action())
+
+
+def load_games(path) -> "RecordFile":
+    """The games of a record file, each checked line by line and replayed against its dice (no policy is built).
+
+    The one validator behind ``yacht play --resume`` and ``yacht analyze``: ``RecordError`` (one line,
+    naming the file, the line and the field) for anything but a torn last line.
+    """
+    records = read_records(path)
+    for game in records.games:
+        Match.resume(game, agents=False, source=str(records.path))
+    return records
 
 
 def load_policy(name: str, rules: RuleSet, seed: int | None, num_players: int = 1):

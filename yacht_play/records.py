@@ -3,18 +3,23 @@
 A record file holds one or more games. Each game is a ``game`` header, then one ``decision``
 record per decision in the order they were made, then an ``end`` record once every seat has a
 full sheet; a game without ``end`` was interrupted and ``yacht play --resume FILE`` continues it.
-Records of different games may not interleave. Every record carries ``"schema": 1`` and its
-``type``; readers refuse a schema newer than theirs.
+Records of different games may not interleave. Every record carries ``"schema": 2`` and its
+``type``; readers refuse a schema newer than theirs, and read schema 1 (whose headers held the
+dice streams). Every line is checked field by field (:func:`check_line`: types are strict, so
+``"1"`` or ``true`` is no integer), and :mod:`yacht_play.replay` replays every game against its
+dice before anything uses it.
 
 ``game`` (the header: enough to rebuild every position by replaying the decisions)
     ``game_id`` (str, unique), ``mode`` (``solitaire``, ``table``, ``duplicate`` or
     ``evaluation``), ``rules`` (rule set name, ``yacht``), ``seed`` (the table's seed),
     ``coach`` (bool: the person was shown the optimal choice after each decision), ``time``,
     ``players``: one object per seat in seat order with ``seat`` (0-based), ``name``, ``kind``
-    (``human`` or ``agent``), ``policy`` (the agent's policy name, null for people), ``seed`` (the
-    seed of the seat's dice stream: ``Yacht-v0`` reset with it plays these dice) and ``faces``
-    (the dice stream itself, 12 x 3 x 5: roll ``r`` of turn ``t`` lands the re-rolled dice on
-    ``faces[t][r][:k]`` in order).
+    (``human`` or ``agent``), ``policy`` (the agent's policy name, null for people; a label: a
+    record never makes the program load it) and ``seed`` (the seed of the seat's dice stream:
+    ``Yacht-v0`` reset with it plays these dice). The header does not hold the dice themselves: a
+    game in progress shows only the dice rolled so far (in its decisions), and the program derives
+    the rest from the seed when it resumes. (Schema 1 headers also held ``faces``, the whole
+    stream; they are still read.)
 
 ``decision``
     ``game_id``, ``seat``, ``player`` (name), ``kind``, ``seed`` (the seat's), ``turn`` (1..12),
@@ -40,21 +45,130 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
+from typing import Literal
 
-SCHEMA = 1
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+SCHEMA = 2
+READABLE_SCHEMAS = (1, 2)  # 1: headers held every seat's whole dice stream ("faces"); 2: only seeds
 MODES = ("solitaire", "table", "duplicate", "evaluation")
 KINDS = ("human", "agent")
-
-_REQUIRED = {
-    "game": ("game_id", "mode", "rules", "seed", "players"),
-    "decision": ("game_id", "seat", "player", "turn", "roll", "dice", "rolls_left", "open", "action", "points", "total"),
-    "end": ("game_id", "totals", "winners"),
-}
-_PLAYER_FIELDS = ("seat", "name", "kind", "policy", "seed", "faces")
+MAX_SEATS = 5
+NAME_LENGTH = 100
 
 
 class RecordError(ValueError):
     """A record file that cannot be read, or a game in it that cannot be replayed."""
+
+
+# -- the schema: every line is checked field by field, strictly (no "1" for 1, no true for 1) ----
+
+class _Line(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", populate_by_name=True)
+
+    version: int = Field(alias="schema")
+    game_id: str = Field(min_length=1, max_length=64, pattern=r"^[A-Za-z0-9_.-]+$")
+    time: str = Field(max_length=64)
+
+
+class PlayerLine(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid")
+
+    seat: int = Field(ge=0, lt=MAX_SEATS)
+    name: str = Field(min_length=1, max_length=NAME_LENGTH)
+    kind: Literal["human", "agent"]
+    policy: str | None = Field(max_length=4096)
+    seed: int | None = Field(ge=0, lt=2**63)
+    faces: list[list[list[int]]] | None = None  # schema 1 only
+
+
+class GameLine(_Line):
+    type: Literal["game"]
+    mode: Literal["solitaire", "table", "duplicate", "evaluation"]
+    rules: str = Field(max_length=64)
+    seed: int | None = Field(ge=0, lt=2**63)
+    coach: bool
+    players: list[PlayerLine] = Field(min_length=1, max_length=MAX_SEATS)
+
+
+class DecisionLine(_Line):
+    type: Literal["decision"]
+    seat: int = Field(ge=0, lt=MAX_SEATS)
+    player: str = Field(min_length=1, max_length=NAME_LENGTH)
+    kind: Literal["human", "agent"]
+    seed: int | None = Field(ge=0, lt=2**63)
+    turn: int = Field(ge=1, le=64)
+    roll: int = Field(ge=1, le=16)
+    dice: list[int] = Field(min_length=1, max_length=16)
+    rolls_left: int = Field(ge=0, le=16)
+    open: list[str] = Field(max_length=64)
+    action: int = Field(ge=0, lt=2**20)
+    action_text: str = Field(max_length=200)
+    points: int | None = Field(ge=0, le=10_000)
+    total: int = Field(ge=0, le=100_000)
+    seconds: float = Field(ge=0, allow_inf_nan=False)
+
+
+class EndLine(_Line):
+    type: Literal["end"]
+    totals: list[int] = Field(min_length=1, max_length=MAX_SEATS)
+    winners: list[str] = Field(min_length=1, max_length=MAX_SEATS)
+
+
+LINE_MODELS = {"game": GameLine, "decision": DecisionLine, "end": EndLine}
+
+
+def _expected(item: dict) -> str:
+    """What a pydantic error says was expected, short: ``an integer``, ``one of 'game', ...``."""
+    kind, context = item["type"], item.get("ctx") or {}
+    words = {"int_type": "an integer", "string_type": "a string", "bool_type": "true or false", "list_type": "a list",
+             "float_type": "a number", "model_type": "an object", "dict_type": "an object", "int_from_float": "an integer",
+             "missing": "present", "extra_forbidden": "absent (unknown field)", "none_required": "null"}
+    if kind in words:
+        return words[kind]
+    if kind == "literal_error":
+        return f"one of {context.get('expected')}"
+    if kind in ("greater_than_equal", "less_than", "less_than_equal", "greater_than"):
+        return item["msg"].removeprefix("Input should be ").replace("greater than or equal to", ">=").replace(
+            "less than or equal to", "<=").replace("greater than", ">").replace("less than", "<")
+    return item["msg"].removeprefix("Value error, ").removeprefix("Input should be ").removeprefix("Input should have ")
+
+
+def check_line(record, where: str) -> dict:
+    """A parsed line checked against its schema; ``RecordError`` naming the line, the field and what was expected."""
+    if not isinstance(record, dict):
+        raise RecordError(f"{where}: a record must be a JSON object, got {type(record).__name__}")
+    schema = record.get("schema")
+    if type(schema) is not int:
+        raise RecordError(f"{where}: field 'schema': expected an integer schema version, got {schema!r}")
+    if schema > SCHEMA:
+        raise RecordError(f"{where}: schema {schema} is newer than this version reads ({SCHEMA}); upgrade yacht-rl")
+    if schema not in READABLE_SCHEMAS:
+        raise RecordError(f"{where}: field 'schema': expected one of {READABLE_SCHEMAS}, got {schema!r}")
+    kind = record.get("type")
+    if not isinstance(kind, str) or kind not in LINE_MODELS:
+        raise RecordError(f"{where}: field 'type': expected game, decision or end, got {short(kind)}")
+    try:
+        LINE_MODELS[kind].model_validate(record)
+    except ValidationError as error:
+        item = error.errors()[0]
+        field = ".".join(str(part) for part in item["loc"])
+        got = "" if item["type"] == "missing" else f", got {short(item.get('input'))}"
+        raise RecordError(f"{where}: {kind} record, field {field!r}: expected {_expected(item)}{got}") from None
+    if kind == "game":
+        for seat, player in enumerate(record["players"]):
+            if player["seat"] != seat:
+                raise RecordError(f"{where}: game record, field 'players.{seat}.seat': expected {seat}, got {player['seat']!r}")
+            if schema == 1 and player.get("faces") is None:
+                raise RecordError(f"{where}: game record, field 'players.{seat}.faces': expected the dice stream (schema 1)")
+            if schema >= 2 and ("faces" in player or player["seed"] is None):
+                raise RecordError(f"{where}: game record, field 'players.{seat}': expected a seed and no faces (schema {schema})")
+    return record
+
+
+def short(value) -> str:
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def now() -> str:
@@ -68,6 +182,7 @@ class GameRecord:
     header: dict
     decisions: list[dict] = field(default_factory=list)
     end: dict | None = None
+    line_numbers: list[int] = field(default_factory=list)  # of header, decisions, end in the file read (if read)
 
     @property
     def game_id(self) -> str:
@@ -167,12 +282,14 @@ def read_records(path: str | Path) -> RecordFile:
                 torn = True
                 break
             raise RecordError(f"{path}:{number}: not a JSON record") from None
-        _check_record(record, f"{path}:{number}")
+        check_line(record, f"{path}:{number}")
         kind = record["type"]
         if kind == "game":
             if record["game_id"] in by_id:
                 raise RecordError(f"{path}:{number}: game {record['game_id']} appears twice")
-            game = GameRecord(record)
+            if games and games[-1].end is None:  # writers refuse to append after an unfinished game
+                raise RecordError(f"{path}:{number}: a new game starts, but game {games[-1].game_id} before it has no end record")
+            game = GameRecord(record, line_numbers=[number])
             games.append(game)
             by_id[record["game_id"]] = game
             continue
@@ -181,38 +298,14 @@ def read_records(path: str | Path) -> RecordFile:
             raise RecordError(f"{path}:{number}: {kind} record of game {record['game_id']} comes before its header")
         if game is not games[-1] or game.end is not None:
             raise RecordError(f"{path}:{number}: {kind} record of game {record['game_id']} after that game ended")
+        if record["schema"] != game.header["schema"]:
+            raise RecordError(f"{path}:{number}: field 'schema': expected {game.header['schema']} as in the game's header, got {record['schema']}")
+        game.line_numbers.append(number)
         if kind == "decision":
             game.decisions.append(record)
         else:
             game.end = record
     return RecordFile(path, games, torn)
-
-
-def _check_record(record, where: str) -> None:
-    if not isinstance(record, dict):
-        raise RecordError(f"{where}: a record must be a JSON object")
-    schema = record.get("schema")
-    if not isinstance(schema, int):
-        raise RecordError(f"{where}: record without a schema version")
-    if schema > SCHEMA:
-        raise RecordError(f"{where}: schema {schema} is newer than this version reads ({SCHEMA}); upgrade yacht-rl")
-    kind = record.get("type")
-    if kind not in _REQUIRED:
-        raise RecordError(f"{where}: unknown record type {kind!r}; expected game, decision or end")
-    missing = [name for name in _REQUIRED[kind] if name not in record]
-    if missing:
-        raise RecordError(f"{where}: {kind} record lacks {', '.join(missing)}")
-    if kind == "game":
-        if record["mode"] not in MODES:
-            raise RecordError(f"{where}: unknown mode {record['mode']!r}; expected one of {', '.join(MODES)}")
-        players = record["players"]
-        if not isinstance(players, list) or not players:
-            raise RecordError(f"{where}: a game needs at least one player")
-        for seat, player in enumerate(players):
-            if not isinstance(player, dict) or any(name not in player for name in _PLAYER_FIELDS):
-                raise RecordError(f"{where}: player {seat} needs {', '.join(_PLAYER_FIELDS)}")
-            if player["seat"] != seat or player["kind"] not in KINDS:
-                raise RecordError(f"{where}: player {seat} has seat {player['seat']!r} and kind {player['kind']!r}")
 
 
 def write_games(path: str | Path, games: list[GameRecord], sync: bool = False) -> None:

@@ -1,7 +1,7 @@
 """Play Yacht in a terminal: solitaire, against agents at the same table, or duplicate against an agent.
 
     yacht play                                    # solitaire on a random seed
-    yacht play --vs optimal --vs ppo:models/ppo.zip
+    yacht play --vs optimal --vs ppo:models/ppo.safetensors
     yacht play --duplicate optimal --seed 7 --coach
     yacht play --resume games/20261130-101500-seed7.jsonl
 
@@ -27,7 +27,9 @@ from __future__ import annotations
 
 import argparse
 import secrets
+import shutil
 import sys
+import textwrap
 import time
 from datetime import datetime
 from pathlib import Path
@@ -35,13 +37,14 @@ from pathlib import Path
 import numpy as np
 
 from yacht_env.render import render_dice, render_sheet
-from yacht_env.rules import RuleSet
+from yacht_env.rules import YACHT, RuleSet
 from yacht_env.table.game import unique_names
 from yacht_play.commands import HELP, CommandError, choice_label, dice_text, parse_command
-from yacht_play.match import Match, Player, Seat, agent_name
-from yacht_play.records import RecordError, RecordWriter, read_records
+from yacht_play.match import BUILT_IN_POLICIES, Match, Player, Seat, agent_name, load_games
+from yacht_play.records import MAX_SEATS, RecordError, RecordWriter
 
 RULE = "-" * 72
+RULES = YACHT
 PROFICIENT = 0.2  # points lost per decision that proficiency tests ask players to stay under
 
 
@@ -57,6 +60,10 @@ class TerminalConsole:
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
         self.interactive = self.stdin.isatty()
+
+    @property
+    def width(self) -> int:
+        return shutil.get_terminal_size((80, 24)).columns
 
     def show(self, text: str = "") -> None:
         print(text, file=self.stdout, flush=True)
@@ -74,6 +81,7 @@ class ScriptedConsole:
     """Typed lines from a list, everything shown kept in ``output``: the game without a terminal."""
 
     interactive = False
+    width = 80
 
     def __init__(self, lines):
         self.lines = list(lines)
@@ -121,7 +129,7 @@ def screen(match: Match, seat: Seat, news: list[str] = ()) -> str:
     rules = match.rules
     if seat.rolls_left:
         rolls = f"{seat.rolls_left} re-roll{'s' if seat.rolls_left > 1 else ''} left"
-        hint = "k 3 3 keep dice | r 1 4 re-roll positions | s 9 or s full_house score | ? help | q quit"
+        hint = "k 3 3 keep dice | r 1 4 re-roll positions | s 9, s full_house score | ? | q quit"  # < 80
     else:
         rolls = "no re-rolls left: score a row"
         hint = "s 9 or s full_house score a row | ? help | q quit"
@@ -131,7 +139,7 @@ def screen(match: Match, seat: Seat, news: list[str] = ()) -> str:
         f"Dice   {render_dice(seat.dice)}",
         "",
         *sheet_lines(rules, visible_seats(match), seat),
-        "",
+        *([""] if not news else []),  # on 24 lines, what just happened needs the room
         *news,
         hint,
     ])
@@ -152,10 +160,12 @@ def agent_turn_line(records: list[dict], rules: RuleSet) -> str:
     return " | ".join(steps)
 
 
-def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, options: int = 6, chances=None) -> str:
+def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, width: int = 80, chances=None) -> str:
     """The optimum's view of a decision just made: expected final scores of the choice, the best, the others.
 
-    ``chances``: each action's probability of winning (``agents.win.win_probabilities``), shown by its score.
+    At most three lines of ``width``: the verdict (wrapped between words) and one line of options,
+    as many as fit, never cut inside an option. ``chances``: each action's probability of winning
+    (``agents.win.win_probabilities``), shown by its expected score.
     """
     best = int(np.argmax(q))
     chosen = choice_label(action, dice, rules)
@@ -169,9 +179,15 @@ def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, opt
     for a in np.argsort(-q, kind="stable"):
         if np.isfinite(q[a]):
             seen.setdefault(choice_label(int(a), dice, rules), (float(q[a]), None if chances is None else float(chances[a])))
-    listed = " | ".join(f"{label} {total + value:.2f}" + ("" if win is None else f" (win {100 * win:.0f}%)")
-                        for label, (value, win) in list(seen.items())[:options])
-    return f"{line}\n       options: {listed}"
+    options = "       options:"
+    for index, (label, (value, win)) in enumerate(seen.items()):
+        chance = "" if win is None else f" (win {100 * win:.0f}%)"
+        item = f"{' |' if index else ''} {label} {total + value:.2f}{chance}"
+        if len(options) + len(item) > width:
+            break
+        options += item
+    verdict = textwrap.wrap(line, width=width, subsequent_indent="       ")
+    return "\n".join([*verdict, options])
 
 
 def grade_lines(match: Match, losses: np.ndarray) -> list[str]:
@@ -231,7 +247,9 @@ def end_screen(match: Match, path: Path | None) -> str:
 
 
 def saved_text(path: Path, match: Match) -> str:
-    return f"Game saved in {path} ({len(match.decisions)} decisions). Continue it with: yacht play --resume {path}"
+    agents = [seat.player.policy for seat in match.seats if seat.kind == "agent"]
+    again = "".join(f" --vs {name}" for name in agents) if set(agents) - set(BUILT_IN_POLICIES) else ""
+    return f"Game saved in {path} ({len(match.decisions)} decisions). Continue it with: yacht play --resume {path}{again}"
 
 
 def intro(match: Match, path: Path, resumed: bool) -> str:
@@ -255,8 +273,12 @@ def intro(match: Match, path: Path, resumed: bool) -> str:
 # -- the game loop -----------------------------------------------------------------------------
 
 
-def human_decision(match: Match, seat: Seat, console, grader=None, news: list[str] = ()) -> dict:
-    """Ask until the person types a legal command; apply it. ``QuitGame`` if they quit."""
+def human_decision(match: Match, seat: Seat, console, grader=None, news: list[str] = (), after: list[str] | None = None) -> dict:
+    """Ask until the person types a legal command; apply it. ``QuitGame`` if they quit.
+
+    What the decision did (the coach's verdict, the row written) goes to ``after``, for the next
+    screen to show under its sheet, where a 24-line terminal keeps it in view; shown now if None.
+    """
     rules = match.rules
     console.show(screen(match, seat, news))
     started = time.monotonic()
@@ -289,10 +311,16 @@ def human_decision(match: Match, seat: Seat, console, grader=None, news: list[st
             others = [(s.total, s.open_names) for s in match.seats if s is not seat]
             chances = win_probabilities(dice, seat.rolls_left, seat.open_names, total, others, rules)
         record = match.play(command.action, time.monotonic() - started)
+        lines = []
         if q is not None:
-            console.show(coach_text(q, command.action, dice, total, rules, chances=chances))
+            lines += coach_text(q, command.action, dice, total, rules, width=getattr(console, "width", 80), chances=chances).splitlines()
         if record["points"] is not None:
-            console.show(f"{seat.name}: {choice_label(command.action, dice, rules)}, total {record['total']}")
+            lines.append(f"{seat.name}: {choice_label(command.action, dice, rules)}, total {record['total']}")
+        if after is None:
+            for line in lines:
+                console.show(line)
+        else:
+            after.extend(lines)
         return record
 
 
@@ -304,12 +332,13 @@ def play_match(match: Match, console, coach: bool = False) -> None:
 
         grader = Grader(match.rules)
     agent_turn: list[dict] = []
-    news: list[str] = []  # agents' turns the person has not seen yet
+    news: list[str] = []  # what the person has not seen yet: the coach on their last decision, agents' turns
     while not match.finished:
         seat = match.current
         if seat.kind == "human":
-            human_decision(match, seat, console, grader, news)
-            news = []
+            after: list[str] = []
+            human_decision(match, seat, console, grader, news, after)
+            news = after
             continue
         if match.mode == "duplicate":  # the agent plays the same dice unseen, after the person
             if seat.rows_filled == 0 and seat.rolls_left == match.rules.rolls_per_turn - 1:
@@ -338,9 +367,13 @@ def new_match(args) -> tuple[Match, Path]:
     names = unique_names([human.name, *(agent_name(p) for p in policies)])
     players = [human, *(Player(name, "agent", policy) for name, policy in zip(names[1:], policies))]
     mode = "duplicate" if args.duplicate else "table" if args.vs else "solitaire"
+    if len(players) > MAX_SEATS:
+        raise RecordError(f"a table seats at most {MAX_SEATS} players (you and {MAX_SEATS - 1} agents), got {len(players)}")
     path = Path(args.record) if args.record else default_record_path(seed)
+    if path.exists() and not path.is_file():
+        raise RecordError(f"--record {str(path)!r} is not a regular file: give a .jsonl file to append the game to")
     if path.exists():
-        games = read_records(path).games
+        games = load_games(path).games
         if games and not games[-1].finished:
             raise RecordError(f"{path} ends with an unfinished game: continue it with --resume {path}, or record elsewhere")
     return Match.new(players, seed, mode, coach=args.coach), path
@@ -348,16 +381,38 @@ def new_match(args) -> tuple[Match, Path]:
 
 def resumed_match(args) -> tuple[Match, Path]:
     path = Path(args.resume)
-    games = read_records(path).games
+    if path.exists() and not path.is_file():
+        raise RecordError(f"--resume {str(path)!r} is not a regular file: give the game's .jsonl record")
+    games = load_games(path).games  # every line checked and every game replayed; no policy built yet
     if not games:
         raise RecordError(f"{path} holds no game to resume")
     game = games[-1]
     if game.finished:
         totals = ", ".join(f"{p['name']} {t}" for p, t in zip(game.players, game.end["totals"]))
         raise RecordError(f"the game in {path} is finished ({totals}): nothing to resume")
-    match = Match.resume(game)
+    agent_seats = [p["seat"] for p in game.players if p["kind"] == "agent"]
+    policies = {}
+    if args.vs:  # the person names the agents again: the record's names are only labels
+        if len(args.vs) != len(agent_seats):
+            raise RecordError(f"the game in {path} has {len(agent_seats)} agent seat(s); --vs names {len(args.vs)}: "
+                              "give one --vs per agent, in seat order")
+        from yacht_play.match import load_policy
+
+        policies = {seat: load_policy(name, RULES, game.players[seat]["seed"]) for seat, name in zip(agent_seats, args.vs)}
+    match = Match.resume(game, policies, source=str(path))
     match.coach = match.coach or args.coach
     return match, path
+
+
+def seed_value(text: str) -> int:
+    """``--seed``: an integer 0 .. 2**32 - 1 (argparse names the option in its message)."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected an integer 0 or more, got {text!r}") from None
+    if not 0 <= value < 2**32 - MAX_SEATS:
+        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {2**32 - MAX_SEATS - 1}, got {value}")
+    return value
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
@@ -365,10 +420,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     opponents = parser.add_mutually_exclusive_group()
     opponents.add_argument("--vs", action="append", default=[], metavar="AGENT",
-                           help="an agent at the table: random, greedy, optimal or ppo:PATH (repeatable)")
+                           help="an agent at the table: random, greedy, optimal, ppo:PATH or ppo-zip:PATH (repeatable, "
+                                f"up to {MAX_SEATS - 1}); with --resume, the game's agents named again in seat order")
     opponents.add_argument("--duplicate", metavar="AGENT", help="play the same dice as this agent and compare turn by turn")
     parser.add_argument("--coach", action="store_true", help="after each decision, show the optimal choice and what yours cost")
-    parser.add_argument("--seed", type=int, help="seed of the dice (default: a random one, shown and recorded)")
+    parser.add_argument("--seed", type=seed_value, help="seed of the dice, 0 or more (default: a random one, shown and recorded)")
     parser.add_argument("--name", help="your name in the records (default: you)")
     parser.add_argument("--record", metavar="FILE", help="record file; a new game is appended (default: games/<time>-seed<seed>.jsonl)")
     parser.add_argument("--resume", metavar="FILE", help="continue the unfinished game recorded in FILE")
@@ -376,9 +432,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args, console=None) -> int:
-    if args.resume and (args.vs or args.duplicate or args.seed is not None or args.record or args.name):
-        print("yacht play: error: --resume continues the recorded game as it was; it takes no --vs, --duplicate, "
-              "--seed, --record or --name", file=sys.stderr)
+    if args.resume and (args.duplicate or args.seed is not None or args.record or args.name):
+        print("yacht play: error: --resume continues the recorded game as it was; it takes no --duplicate, "
+              "--seed, --record or --name (only --vs, to name its agents again)", file=sys.stderr)
         return 2
     try:
         match, path = resumed_match(args) if args.resume else new_match(args)
@@ -388,7 +444,11 @@ def run(args, console=None) -> int:
     except KeyboardInterrupt:  # while agents load: nothing is recorded yet
         return 130
     console = console or TerminalConsole()
-    writer = RecordWriter(path)
+    try:
+        writer = RecordWriter(path)
+    except OSError as error:
+        print(f"yacht play: error: cannot write the record {str(path)!r}: {error.strerror or error}", file=sys.stderr)
+        return 2
     try:
         match.record_to(writer, header=not args.resume)
         if args.resume and match.end is not None:  # every decision was saved, the end line was not

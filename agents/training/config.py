@@ -7,6 +7,8 @@ Overrides use dotted keys: ``ppo.learning_rate=1e-4 env.num_envs=16`` (values pa
 
 from __future__ import annotations
 
+import math
+import re
 from pathlib import Path
 from typing import Literal
 
@@ -21,6 +23,21 @@ class ConfigError(ValueError):
     """A config file or override that cannot be used."""
 
 
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+
+
+def number_or_schedule(value):
+    """Before validation: a number or a ``{start, end}`` mapping, in one message instead of the union's two."""
+    if isinstance(value, str):  # YAML reads 1e-4 (no dot) as text
+        try:
+            return float(value)
+        except ValueError:
+            pass
+    if isinstance(value, bool) or not isinstance(value, (int, float, dict)):
+        raise ValueError(f"expected a number or a schedule {{start: ..., end: ...}}, got {value!r}")
+    return value
+
+
 class Section(BaseModel):
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
@@ -30,7 +47,7 @@ class EnvConfig(Section):
     num_envs: int = Field(8, ge=1)
     vectorized: bool = False  # True: one YachtVectorEnv in-process; False: separate Yacht-v0 envs
     reward_scale: float = Field(0.01, gt=0)  # points are multiplied by this before PPO sees them
-    illegal_action_penalty: float = 1.0
+    illegal_action_penalty: float = Field(1.0, allow_inf_nan=False)
     # A table: the learner plays Yacht-v0 against `opponents` (policy names) and sees the table;
     # env i seats it in seat i % num_players, so it learns every seat a tournament gives it.
     num_players: int = Field(1, ge=1, le=5)
@@ -70,8 +87,8 @@ class EnvConfig(Section):
 class Schedule(Section):
     """A value annealed linearly from ``start`` to ``end`` over training."""
 
-    start: float
-    end: float
+    start: float = Field(allow_inf_nan=False, ge=0)
+    end: float = Field(allow_inf_nan=False, ge=0)
 
 
 class PPOConfig(Section):
@@ -86,7 +103,7 @@ class PPOConfig(Section):
     ent_coef: float | Schedule = 0.01
     vf_coef: float = Field(0.5, ge=0)
     max_grad_norm: float = Field(0.5, gt=0)
-    net_arch: list[int] = Field(default_factory=lambda: [256, 256])
+    net_arch: list[int] = Field(default_factory=lambda: [256, 256], min_length=1)
     activation: Literal["tanh", "relu"] = "relu"
     # "mlp": logits from the observation alone. "lookahead": logits = MLP + one-turn look-ahead
     # q / lookahead_temperature (agents/training/lookahead_policy.py), so training starts from
@@ -95,23 +112,68 @@ class PPOConfig(Section):
     lookahead_temperature: float = Field(0.3, gt=0)  # 0.3 beat 0.1, 0.5 and 1 (models/README.md)
     init_from: str | None = None  # a model.zip whose weights start this run (same observations and net)
 
+    @field_validator("learning_rate", "ent_coef", mode="before")
+    @classmethod
+    def number_or_schedule(cls, value):
+        return number_or_schedule(value)
+
+    @field_validator("learning_rate")
+    @classmethod
+    def positive_learning_rate(cls, value):
+        start = value.start if isinstance(value, Schedule) else value
+        if not (math.isfinite(start) and start > 0):
+            raise ValueError(f"the learning rate must be a finite number > 0, got {start!r}")
+        return value
+
+    @field_validator("ent_coef")
+    @classmethod
+    def non_negative_entropy(cls, value):
+        for part in (value.start, value.end) if isinstance(value, Schedule) else (value,):
+            if not (math.isfinite(part) and part >= 0):
+                raise ValueError(f"the entropy coefficient must be a finite number >= 0, got {part!r}")
+        return value
+
+    @field_validator("net_arch")
+    @classmethod
+    def positive_widths(cls, widths):
+        if any(width < 1 for width in widths):
+            raise ValueError(f"layer widths must be >= 1, got {widths}")
+        return widths
+
 
 class RunConfig(Section):
     checkpoint_every: int = Field(50_000, ge=1)
     eval_every: int = Field(50_000, ge=1)
     eval_games: int = Field(1_000, ge=2)
     final_eval_games: int = Field(10_000, ge=2)
-    eval_seed: int = 1_000_000  # evaluation games never share seeds with training
+    eval_seed: int = Field(1_000_000, ge=0)  # evaluation games never share seeds with training
     progress_bar: bool = True
     torch_threads: int = Field(1, ge=1)  # small MLPs gain little from more; 1 leaves a core for the envs
 
 
 class TrainConfig(Section):
-    name: str = "run"
-    seed: int = 0
+    name: str = "run"  # the run folder under the runs folder: a plain name, no path
+    seed: int = Field(0, ge=0, lt=2**32)
     env: EnvConfig = Field(default_factory=EnvConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     run: RunConfig = Field(default_factory=RunConfig)
+
+    @field_validator("name")
+    @classmethod
+    def plain_name(cls, name):
+        if not RUN_NAME.fullmatch(name) or ".." in name:
+            raise ValueError(f"a run name is a plain folder name (letters, digits, '.', '_', '-'; no '/' or '..'), got {name!r}")
+        return name
+
+    @model_validator(mode="after")
+    def table_evaluations_fill_the_seats(self):
+        seats = self.env.num_players
+        if seats > 1:
+            for key in ("eval_games", "final_eval_games"):
+                if getattr(self.run, key) < 2 * seats:
+                    raise ValueError(f"run.{key} must be at least {2 * seats} at a table of {seats} (two deals in every "
+                                     f"seating), got {getattr(self.run, key)}")
+        return self
 
     @model_validator(mode="after")
     def lookahead_sees_a_solitaire_box(self):
@@ -123,15 +185,24 @@ class TrainConfig(Section):
         return self
 
 
-def _describe(error: ValidationError, source: str) -> str:
+def _describe(error: ValidationError, source: str, overrides: dict[str, str]) -> str:
+    """One line for every problem; a key set on the command line is blamed on its override."""
     lines = []
     for item in error.errors():
-        key = ".".join(str(part) for part in item["loc"])
+        loc = [str(part) for part in item["loc"]]
+        if ("float" in loc or "int" in loc) and isinstance(item.get("input"), dict):
+            continue  # a schedule given: the number branch of the union says nothing useful
+        key = ".".join(part for part in loc if part not in ("float", "int", "Schedule") and not part.startswith("function-"))
+        message = item["msg"].removeprefix("Value error, ")
+        origin = next((f"override {text!r}" for name, text in overrides.items() if key == name or key.startswith(name + ".")), None)
         if item["type"] == "extra_forbidden":
-            lines.append(f"unknown key {key!r}")
+            text = f"unknown key {key!r}"
+        elif not key:
+            text = message
         else:
-            lines.append(f"{key}: {item['msg']} (got {item.get('input')!r})")
-    return f"invalid config {source}: " + "; ".join(lines)
+            text = f"{key}: {message}" + ("" if "got " in message else f" (got {item.get('input')!r})")
+        lines.append(f"{origin}: {text}" if origin else text)
+    return f"invalid config {source}: " + "; ".join(dict.fromkeys(lines))
 
 
 def apply_override(data: dict, override: str) -> None:
@@ -156,20 +227,29 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConf
     data: dict = {}
     if path is not None:
         path = Path(path)
+        if path.is_dir():
+            raise ConfigError(f"config {str(path)!r} is a folder: give a YAML file, e.g. configs/quick.yaml")
         if not path.is_file():
             raise ConfigError(f"config file {str(path)!r} does not exist")
         try:
-            data = yaml.safe_load(path.read_text()) or {}
+            data = yaml.safe_load(path.read_text(encoding="utf-8"))
+        except UnicodeDecodeError:
+            raise ConfigError(f"config file {str(path)!r} is not a text file (expected YAML)") from None
         except yaml.YAMLError as error:
-            raise ConfigError(f"config file {str(path)!r} is not valid YAML: {error}") from error
+            detail = " ".join(str(error).split())
+            raise ConfigError(f"config file {str(path)!r} is not valid YAML: {detail}") from None
+        if data is None:
+            raise ConfigError(f"config file {str(path)!r} is empty: it must hold the config's sections (see configs/quick.yaml)")
         if not isinstance(data, dict):
             raise ConfigError(f"config file {str(path)!r} must hold a mapping of sections, got {type(data).__name__}")
+    named = {}
     for override in overrides:
         apply_override(data, override)
+        named[override.split("=", 1)[0].strip()] = override
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as error:
-        raise ConfigError(_describe(error, repr(str(path)) if path else "(defaults)")) from None
+        raise ConfigError(_describe(error, repr(str(path)) if path else "(defaults)", named)) from None
 
 
 def dump_config(config: TrainConfig) -> str:

@@ -22,13 +22,11 @@ from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
 
+from agents.model_files import ILLEGAL_INPUT, Q_SCALE, lookahead_inputs, one_turn_q  # noqa: F401 (shared with playing)
 from agents.optimal import solve_myopic
 from yacht_env.actions import ActionLayout
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import rule_set
-
-Q_SCALE = 50.0  # points -> inputs of about unit size (a Yacht scores 50)
-ILLEGAL_INPUT = -1.0  # what the MLP sees for an illegal action's q
 
 
 class OneTurnLookahead(BaseFeaturesExtractor):
@@ -45,16 +43,10 @@ class OneTurnLookahead(BaseFeaturesExtractor):
 
     def one_turn_q(self, observations: th.Tensor) -> np.ndarray:
         """``q`` in points, shape (N, num_actions); -inf where illegal (and everywhere in a finished game)."""
-        hands, rolls_left, open_bits = self.encoding.decode_batch(observations.detach().cpu().numpy())
-        q = np.full((len(hands), self.num_actions), -np.inf, dtype=np.float32)
-        playing = open_bits != 0
-        if playing.any():
-            q[playing] = self.turn.q_values_batch(hands[playing], rolls_left[playing], open_bits[playing])
-        return q
+        return one_turn_q(self.turn, self.encoding, observations.detach().cpu().numpy(), self.num_actions)
 
     def forward(self, observations: th.Tensor) -> th.Tensor:
-        q = self.one_turn_q(observations)
-        inputs = np.where(np.isfinite(q), q / Q_SCALE, ILLEGAL_INPUT).astype(np.float32)
+        inputs = lookahead_inputs(self.one_turn_q(observations))
         return th.cat([observations.flatten(1).float(), th.as_tensor(inputs, device=observations.device)], dim=1)
 
 

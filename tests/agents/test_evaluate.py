@@ -113,8 +113,8 @@ def test_optimal_play_averages_the_expected_score_over_200k_games():
 
 
 def test_the_shipped_model_loads_plays_legally_and_beats_greedy():
-    """models/ppo.zip works straight after install, and is better than the baseline it starts from."""
-    model = make_policy(f"ppo:{ROOT / 'models' / 'ppo.zip'}")
+    """models/ppo.safetensors works straight after install, and is better than the baseline it starts from."""
+    model = make_policy(f"ppo:{ROOT / 'models' / 'ppo.safetensors'}")
     env = YachtEnv()
     obs, info = env.reset(seed=5)
     terminated = False
@@ -123,5 +123,5 @@ def test_the_shipped_model_loads_plays_legally_and_beats_greedy():
         assert not info["illegal_action"]
     trained, greedy = play_games(model, games=2000, seed=0), play_games(make_policy("greedy"), games=2000, seed=0)
     difference, low, _ = mean_ci(trained.scores - greedy.scores)  # paired: the same dice
-    assert low > 0, f"models/ppo.zip scores {difference:+.2f} points a game against greedy"
+    assert low > 0, f"models/ppo.safetensors scores {difference:+.2f} points a game against greedy"
     assert trained.regret.sum() / trained.decisions.sum() < greedy.regret.sum() / greedy.decisions.sum()

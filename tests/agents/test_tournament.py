@@ -19,11 +19,14 @@ pytestmark = [pytest.mark.filterwarnings("ignore:Observation space for each agen
 def table_model_path(tmp_path_factory):
     from sb3_contrib import MaskablePPO
 
+    from agents.model_files import export_model, load_model_file
+
     env = table_env(["greedy"], reward_mode="win", observation_encoding="onehot")
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
     model.learn(64)
-    path = tmp_path_factory.mktemp("models") / "table.zip"
-    model.save(path)
+    path = tmp_path_factory.mktemp("models") / "table.safetensors"
+    export_model(model, path)
+    assert load_model_file(path).metadata["num_players"] == 2
     return path
 
 

@@ -100,7 +100,7 @@ def test_tiny_lookahead_run_saves_a_model_that_loads_and_plays(tmp_path):
     path = tmp_path / "lookahead" / "model.zip"
     model = MaskablePPO.load(path, device="cpu")
     assert isinstance(model.policy, LookaheadPolicy) and model.policy.temperature == 0.5
-    policy = make_policy(f"ppo:{path}", encoding="flat")  # re-encodes for the model's own encoding
+    policy = make_policy(f"ppo:{path.with_suffix('.safetensors')}", encoding="flat")  # re-encodes for the model's own encoding
     obs, masks = random_positions(100, 9)
     flat = make_encoding("flat", YACHT)
     actions = policy.act_batch(flat.encode_batch(*make_encoding("features", YACHT).decode_batch(obs)), masks)

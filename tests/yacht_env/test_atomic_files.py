@@ -29,3 +29,20 @@ def test_partial_files_are_hidden_never_match_the_target_name_and_are_removable(
     keep.write_bytes(b"")
     assert remove_partial_files(tmp_path) == [stale]
     assert not stale.exists() and keep.exists() and (folder / "step_10.zip").read_bytes() == b"x"
+
+
+@pytest.mark.parametrize("umask", [0o022, 0o077, 0o002])
+def test_files_get_the_permissions_a_plain_open_gives(tmp_path, umask):
+    """Defect 9: mkstemp made every output file 0600 whatever the umask."""
+    import os
+    import stat
+
+    old = os.umask(umask)
+    try:
+        write_atomically(tmp_path / "atomic.json", lambda handle: handle.write(b"{}"))
+        with open(tmp_path / "plain.json", "wb") as handle:
+            handle.write(b"{}")
+    finally:
+        os.umask(old)
+    mode = stat.S_IMODE((tmp_path / "atomic.json").stat().st_mode)
+    assert mode == stat.S_IMODE((tmp_path / "plain.json").stat().st_mode) == 0o666 & ~umask

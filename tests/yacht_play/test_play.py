@@ -17,6 +17,7 @@ import pexpect
 import pytest
 from gymnasium.utils import seeding
 
+from agents.model_files import export_model
 from agents.optimal import q_values, solve
 from agents.registry import make_policy
 from yacht_env import CATEGORIES, YACHT, YachtEnv
@@ -43,7 +44,8 @@ PLAN = [command for turn in range(1, 13) for command in turn_commands(turn)]
 
 def spawn(tmp_path, *args, timeout=30):
     """The game in a pseudo-terminal. pexpect regexes are DOTALL: ``.`` matches newlines too."""
-    env = dict(os.environ, TERM="dumb", PYTHONUNBUFFERED="1")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout's code, whatever is installed
+    env = dict(os.environ, TERM="dumb", PYTHONUNBUFFERED="1", PYTHONPATH=root)
     child = pexpect.spawn(sys.executable, ["-m", "yacht_play", *args], cwd=str(tmp_path), env=env,
                           encoding="utf-8", timeout=timeout, dimensions=(60, 200))
     return child
@@ -197,7 +199,7 @@ def test_duplicate_game_with_coach_compares_turn_by_turn(tmp_path):
     game = read_records(record).games[0]
     you, agent = game.players
     assert game.header["mode"] == "duplicate" and you["seed"] == agent["seed"] == 5
-    assert you["faces"] == agent["faces"] == dice_stream(5).tolist()
+    assert you["seed"] == agent["seed"] == 5 and "faces" not in you  # the dice are derived, never written ahead
     agent_decisions = [d for d in game.decisions if d["seat"] == 1]
     assert game.decisions[: len(game.decisions) - len(agent_decisions)] == [d for d in game.decisions if d["seat"] == 0]
     assert agent_decisions[-1]["total"] == env_total(5, make_policy("optimal"))  # game 5 of the evaluation harness
@@ -213,8 +215,8 @@ def tiny_model(tmp_path_factory):
     model = MaskablePPO("MlpPolicy", YachtEnv(), n_steps=128, batch_size=64, n_epochs=1, seed=0,
                         policy_kwargs={"net_arch": [16]}, device="cpu")
     model.learn(256)
-    path = tmp_path_factory.mktemp("model") / "tiny.zip"
-    model.save(path)
+    path = tmp_path_factory.mktemp("model") / "tiny.safetensors"
+    export_model(model, path)
     return path
 
 
@@ -233,7 +235,13 @@ def test_table_game_against_agents_quit_and_resume(tmp_path, tiny_model):
     child.close()
     assert child.exitstatus == 0
 
-    child = spawn(tmp_path, "--resume", str(record), timeout=60)
+    child = spawn(tmp_path, "--resume", str(record), timeout=60)  # a record never makes the program load a model
+    child.expect_exact("never makes yacht play load a model; name the agents again with --vs")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 2
+
+    child = spawn(tmp_path, "--resume", str(record), "--vs", "greedy", "--vs", f"ppo:{tiny_model}", timeout=60)
     send_plan(child, PLAN[5:])
     child.expect(r"(\w+ wins with \d+|share the win with \d+)")
     child.expect(pexpect.EOF)
@@ -245,7 +253,9 @@ def test_table_game_against_agents_quit_and_resume(tmp_path, tiny_model):
     assert seats == [0, 1, 2] * 12  # whole turns in rotation
     assert [p["seed"] for p in game.players] == [40, 40, 40]
     dealt = draw_table_dice(seeding.np_random(40)[0], YACHT, 3)  # as every multi-player game deals seat s
-    assert [p["faces"] for p in game.players] == dealt.tolist()
+    for seat in range(3):  # each seat's first roll is the one dealt to it
+        first = next(d for d in game.decisions if d["seat"] == seat)
+        assert first["dice"] == sorted(dealt[seat, 0, 0].tolist())
     totals = game.end["totals"]
     assert totals[1] == env_total(None, make_policy("greedy"), dealt[1])
     assert totals[2] == env_total(None, make_policy(f"ppo:{tiny_model}"), dealt[2])
@@ -324,7 +334,7 @@ def test_torn_last_line_is_dropped_and_cut_before_the_next_write(tmp_path):
     path.write_bytes(intact.replace(b"\n", b"\nnot json\n", 1))  # damage in the middle is corruption, not a tear
     with pytest.raises(RecordError, match=r"torn.jsonl:2: not a JSON record"):
         read_records(path)
-    path.write_bytes(intact.replace(b'"schema":1', b'"schema":9', 1))
+    path.write_bytes(intact.replace(b'"schema":2', b'"schema":9', 1))
     with pytest.raises(RecordError, match="newer"):
         read_records(path)
 
@@ -440,7 +450,7 @@ def test_a_refused_action_changes_nothing_and_records_nothing(tmp_path):
 def test_agents_replayed_on_the_same_dice_play_the_recorded_streams():
     streams = [(7, dice_stream(7))]
     (game,) = play_agent_games("optimal", streams)
-    assert game.players[0]["faces"] == dice_stream(7).tolist()
+    assert game.players[0]["seed"] == 7
     assert game.end["totals"] == [env_total(7, make_policy("optimal"))]
 
 

@@ -1,0 +1,353 @@
+"""Inference model files: a trained policy as tensors and plain metadata, which loading cannot make run code.
+
+A stable-baselines3 ``.zip`` unpickles parts of itself when it is loaded, so a model file from
+someone else could run any code. Models that are shared, shipped or played are therefore kept as
+one ``.safetensors`` file instead: the actor's weights as float32 tensors, and in the header's
+``__metadata__`` under ``"yacht_model"`` a JSON object that says how to rebuild the network:
+
+``format`` (``"yacht-model"``), ``format_version`` (1), ``policy`` (``"mlp"``, or ``"lookahead"`` for
+:mod:`agents.training.lookahead_policy`), ``lookahead_temperature`` (a number for ``lookahead``,
+else null), ``observation_encoding`` (a name of :data:`yacht_env.encoding.ENCODINGS`), ``num_players``
+(1 for a solitaire model, 2..5 for a model that reads a table), ``rules`` (``"yacht"``),
+``num_actions``, ``net_arch`` (hidden layer widths), ``activation`` (``"relu"`` or ``"tanh"``).
+
+Tensors: ``policy.<i>.weight`` / ``policy.<i>.bias`` for each hidden layer ``i`` and
+``action.weight`` / ``action.bias``. Every field, name, shape and dtype is checked on load; anything
+else is a :class:`ModelLoadError` naming the file and the problem, in one line.
+
+:func:`export_model` writes a MaskablePPO (in memory) in this format; :func:`load_model_file`
+reads it into :class:`InferenceModel`, a small torch network that picks the same actions as the
+MaskablePPO policy (the argmax of the masked logits; the same probabilities when sampling), with
+no stable-baselines3 and no unpickling. ``python -m agents.export_model`` converts a saved zip.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import numpy as np
+
+from yacht_env.encoding import ENCODINGS, make_encoding
+
+FORMAT = "yacht-model"
+FORMAT_VERSION = 1
+METADATA_KEY = "yacht_model"
+SUFFIX = ".safetensors"
+POLICIES = ("mlp", "lookahead")
+ACTIVATIONS = ("relu", "tanh")
+RULE_SETS = ("yacht",)
+MAX_LAYER_WIDTH = 65_536
+Q_SCALE = 50.0  # the look-ahead's points -> network inputs (agents/training/lookahead_policy.py)
+ILLEGAL_INPUT = -1.0  # what the look-ahead network sees for an illegal action's q
+FIELDS = ("format", "format_version", "policy", "lookahead_temperature", "observation_encoding", "num_players",
+          "rules", "num_actions", "net_arch", "activation")
+
+
+class ModelLoadError(ValueError):
+    """A saved model is missing, unreadable or does not fit the rules; the message is one line."""
+
+
+# -- the look-ahead, shared with the training policy -----------------------------------------------
+
+
+def one_turn_q(turn_solution, encoding, observations: np.ndarray, num_actions: int) -> np.ndarray:
+    """The one-turn look-ahead ``q`` in points, (N, num_actions); -inf where illegal or the game is over."""
+    hands, rolls_left, open_bits = encoding.decode_batch(observations)
+    q = np.full((len(hands), num_actions), -np.inf, dtype=np.float32)
+    playing = open_bits != 0
+    if playing.any():
+        q[playing] = turn_solution.q_values_batch(hands[playing], rolls_left[playing], open_bits[playing])
+    return q
+
+
+def lookahead_inputs(q: np.ndarray) -> np.ndarray:
+    """What the look-ahead network reads of ``q``: ``q / Q_SCALE``, ``ILLEGAL_INPUT`` where illegal."""
+    return np.where(np.isfinite(q), q / Q_SCALE, ILLEGAL_INPUT).astype(np.float32)
+
+
+# -- observation spaces ------------------------------------------------------------------------------
+
+
+def observation_space_of(encoding: str, num_players: int, rules):
+    """The observation space a model of this encoding and table size reads."""
+    if num_players == 1:
+        return make_encoding(encoding, rules).space
+    from yacht_env.table.encoding import make_table_encoding
+
+    return make_table_encoding(encoding, num_players, rules).space
+
+
+def flat_size(space) -> int:
+    """Width of an observation once flattened as stable-baselines3 does (one-hot for Discrete)."""
+    from gymnasium import spaces
+
+    if isinstance(space, spaces.Dict):
+        return sum(flat_size(part) for part in space.spaces.values())
+    if isinstance(space, spaces.Discrete):
+        return int(space.n)
+    return int(np.prod(space.shape)) if space.shape else 1
+
+
+def describe_space(space, rules) -> tuple[str, int]:
+    """``(encoding, num_players)`` of an observation space, or ``ModelLoadError``."""
+    for num_players in range(1, 6):
+        for name in ENCODINGS:
+            if observation_space_of(name, num_players, rules) == space:
+                return name, num_players
+    raise ModelLoadError(f"the model's observation space {space} matches no encoding of {', '.join(ENCODINGS)} at tables of 1-5")
+
+
+# -- export --------------------------------------------------------------------------------------------
+
+
+def model_metadata(model) -> tuple[dict, dict]:
+    """The metadata and actor tensors of an in-memory MaskablePPO model (``ValueError`` if it has another shape)."""
+    import torch
+
+    from yacht_env.rules import YACHT
+
+    policy = model.policy
+    kind = "lookahead" if type(policy).__name__ == "LookaheadPolicy" else "mlp"
+    if kind == "mlp" and type(policy.features_extractor).__name__ not in ("FlattenExtractor", "CombinedExtractor"):
+        raise ValueError(f"cannot export a policy with features extractor {type(policy.features_extractor).__name__}")
+    activations = {torch.nn.ReLU: "relu", torch.nn.Tanh: "tanh"}
+    activation = activations.get(policy.activation_fn)
+    if activation is None:
+        raise ValueError(f"cannot export activation {policy.activation_fn}; expected ReLU or Tanh")
+    layers = list(policy.mlp_extractor.policy_net)
+    linears = layers[0::2]
+    if not all(isinstance(layer, torch.nn.Linear) for layer in linears) or not all(
+        isinstance(layer, policy.activation_fn) for layer in layers[1::2]
+    ) or len(layers) != 2 * len(linears):
+        raise ValueError("cannot export the policy network: expected Linear and activation layers in turn")
+    encoding, num_players = describe_space(model.observation_space, YACHT)
+    tensors = {}
+    for i, layer in enumerate(linears):
+        tensors[f"policy.{i}.weight"] = layer.weight.detach().to(torch.float32).contiguous().clone()
+        tensors[f"policy.{i}.bias"] = layer.bias.detach().to(torch.float32).contiguous().clone()
+    tensors["action.weight"] = policy.action_net.weight.detach().to(torch.float32).contiguous().clone()
+    tensors["action.bias"] = policy.action_net.bias.detach().to(torch.float32).contiguous().clone()
+    metadata = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "policy": kind,
+        "lookahead_temperature": float(policy.temperature) if kind == "lookahead" else None,
+        "observation_encoding": encoding,
+        "num_players": num_players,
+        "rules": YACHT.name,
+        "num_actions": int(model.action_space.n),
+        "net_arch": [layer.out_features for layer in linears],
+        "activation": activation,
+    }
+    return metadata, tensors
+
+
+def export_model(model, path: str | Path) -> Path:
+    """Write a MaskablePPO model (in memory) as an inference model file, atomically; return the path."""
+    from safetensors.torch import save
+
+    from yacht_env.atomic_files import write_atomically
+
+    metadata, tensors = model_metadata(model)
+    data = save(tensors, metadata={METADATA_KEY: json.dumps(metadata)})
+    path = Path(path)
+    write_atomically(path, lambda handle: handle.write(data))
+    return path
+
+
+# -- load ----------------------------------------------------------------------------------------------
+
+
+def _check_metadata(meta, where: str) -> dict:
+    def fail(problem: str):
+        raise ModelLoadError(f"{where}: {problem}")
+
+    if not isinstance(meta, dict):
+        fail("the metadata must be a JSON object")
+    missing = [name for name in FIELDS if name not in meta]
+    if missing:
+        fail(f"metadata lacks {', '.join(missing)}")
+    unknown = sorted(set(meta) - set(FIELDS))
+    if unknown:
+        fail(f"unknown metadata field(s) {', '.join(map(repr, unknown))}")
+    if meta["format"] != FORMAT:
+        fail(f"format is {meta['format']!r}, expected {FORMAT!r}")
+    version = meta["format_version"]
+    if type(version) is not int or version < 1:
+        fail(f"format_version must be a positive integer, got {version!r}")
+    if version > FORMAT_VERSION:
+        fail(f"format_version {version} is newer than this version reads ({FORMAT_VERSION}); upgrade yacht-rl")
+    if meta["policy"] not in POLICIES:
+        fail(f"policy must be one of {', '.join(POLICIES)}, got {meta['policy']!r}")
+    temperature = meta["lookahead_temperature"]
+    if meta["policy"] == "lookahead":
+        if type(temperature) not in (int, float) or not math.isfinite(temperature) or temperature <= 0:
+            fail(f"lookahead_temperature must be a number > 0, got {temperature!r}")
+    elif temperature is not None:
+        fail(f"lookahead_temperature must be null for policy 'mlp', got {temperature!r}")
+    if meta["observation_encoding"] not in ENCODINGS:
+        fail(f"observation_encoding must be one of {', '.join(ENCODINGS)}, got {meta['observation_encoding']!r}")
+    players = meta["num_players"]
+    if type(players) is not int or not 1 <= players <= 5:
+        fail(f"num_players must be an integer 1..5, got {players!r}")
+    if meta["policy"] == "lookahead" and (players != 1 or meta["observation_encoding"] == "dict"):
+        fail("a lookahead policy reads a solitaire Box observation: num_players 1 and an encoding other than dict")
+    if meta["rules"] not in RULE_SETS:
+        fail(f"rules must be one of {', '.join(RULE_SETS)}, got {meta['rules']!r}")
+    if type(meta["num_actions"]) is not int:
+        fail(f"num_actions must be an integer, got {meta['num_actions']!r}")
+    arch = meta["net_arch"]
+    if not isinstance(arch, list) or not arch or any(type(w) is not int or not 1 <= w <= MAX_LAYER_WIDTH for w in arch):
+        fail(f"net_arch must be a non-empty list of layer widths 1..{MAX_LAYER_WIDTH}, got {arch!r}")
+    if meta["activation"] not in ACTIVATIONS:
+        fail(f"activation must be one of {', '.join(ACTIVATIONS)}, got {meta['activation']!r}")
+    return meta
+
+
+def read_model_file(path: str | Path) -> tuple[dict, dict]:
+    """The checked metadata and tensors of an inference model file; ``ModelLoadError`` (one line) if anything is off."""
+    import torch
+    from safetensors import SafetensorError, safe_open
+
+    from yacht_env.rules import YACHT
+
+    path = Path(path)
+    where = f"model {str(path)!r}"
+    if not path.is_file():
+        raise ModelLoadError(f"no model file at {str(path)!r}: expected a {SUFFIX} file written by train.py or agents.export_model")
+    with open(path, "rb") as handle:
+        if handle.read(2) == b"PK":
+            raise ModelLoadError(
+                f"{where} is a stable-baselines3 zip, which runs code when loaded: convert it with "
+                f"python -m agents.export_model {path} OUT{SUFFIX}, or play it as ppo-zip:{path} if you trust its source"
+            )
+    try:
+        with safe_open(str(path), framework="pt") as handle:
+            raw = (handle.metadata() or {}).get(METADATA_KEY)
+            tensors = {key: handle.get_tensor(key) for key in handle.keys()}
+    except (SafetensorError, OSError, ValueError, RuntimeError, MemoryError) as error:
+        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ModelLoadError(f"{where} is not a readable {SUFFIX} model file ({detail})") from None
+    if raw is None:
+        raise ModelLoadError(f"{where} has no {METADATA_KEY!r} metadata: not a yacht-rl model file")
+    try:
+        meta = json.loads(raw)
+    except ValueError:
+        raise ModelLoadError(f"{where}: the {METADATA_KEY!r} metadata is not JSON") from None
+    meta = _check_metadata(meta, where)
+    expected_actions = 2**YACHT.num_dice + YACHT.num_categories
+    if meta["num_actions"] != expected_actions:
+        raise ModelLoadError(f"{where}: num_actions is {meta['num_actions']}, the {meta['rules']} rules have {expected_actions}")
+    space = observation_space_of(meta["observation_encoding"], meta["num_players"], YACHT)
+    width = flat_size(space) + (expected_actions if meta["policy"] == "lookahead" else 0)
+    shapes = {}
+    for i, out in enumerate(meta["net_arch"]):
+        shapes[f"policy.{i}.weight"], shapes[f"policy.{i}.bias"] = (out, width), (out,)
+        width = out
+    shapes["action.weight"], shapes["action.bias"] = (expected_actions, width), (expected_actions,)
+    if set(tensors) != set(shapes):
+        missing, extra = sorted(set(shapes) - set(tensors)), sorted(set(tensors) - set(shapes))
+        raise ModelLoadError(f"{where}: tensors do not fit the metadata (missing {missing or 'none'}, unexpected {extra or 'none'})")
+    for name, shape in shapes.items():
+        tensor = tensors[name]
+        if tensor.dtype != torch.float32:
+            raise ModelLoadError(f"{where}: tensor {name} has dtype {tensor.dtype}, expected float32")
+        if tuple(tensor.shape) != shape:
+            raise ModelLoadError(f"{where}: tensor {name} has shape {tuple(tensor.shape)}, expected {shape}")
+        if not torch.isfinite(tensor).all():
+            raise ModelLoadError(f"{where}: tensor {name} holds NaN or infinite values")
+    return meta, tensors
+
+
+def load_model_file(path: str | Path) -> "InferenceModel":
+    """The network saved at ``path`` (``ModelLoadError`` in one line if it cannot be used)."""
+    meta, tensors = read_model_file(path)
+    return InferenceModel(meta, tensors)
+
+
+class InferenceModel:
+    """A saved policy network, played in torch: ``predict`` as MaskablePPO's, with no stable-baselines3.
+
+    ``observation_space`` and ``action_space`` are those of the env the model was trained in, so the
+    policies of :mod:`agents.ppo` and :mod:`agents.table_policy` play it as they would the SB3 model.
+    """
+
+    def __init__(self, metadata: dict, tensors: dict):
+        import torch
+        from gymnasium import spaces
+
+        from yacht_env.rules import YACHT
+
+        self.metadata = metadata
+        self.rules = YACHT
+        self.observation_space = observation_space_of(metadata["observation_encoding"], metadata["num_players"], YACHT)
+        self.action_space = spaces.Discrete(metadata["num_actions"])
+        self.activation = {"relu": torch.relu, "tanh": torch.tanh}[metadata["activation"]]
+        self.hidden = [(tensors[f"policy.{i}.weight"], tensors[f"policy.{i}.bias"]) for i in range(len(metadata["net_arch"]))]
+        self.head = (tensors["action.weight"], tensors["action.bias"])
+        self.lookahead = metadata["policy"] == "lookahead"
+        if self.lookahead:
+            from agents.optimal import solve_myopic
+
+            self.temperature = float(metadata["lookahead_temperature"])
+            self.encoding = make_encoding(metadata["observation_encoding"], YACHT)
+            self.turn = solve_myopic(YACHT)
+
+    def features(self, observations):
+        """The network's input, flattened as stable-baselines3 does (float, one-hot for Discrete)."""
+        import torch
+        from gymnasium import spaces
+
+        def flatten(space, values):
+            values = torch.as_tensor(np.asarray(values))
+            if isinstance(space, spaces.Discrete):
+                return torch.nn.functional.one_hot(values.long().reshape(-1), num_classes=int(space.n)).float()
+            return values.float().reshape(values.shape[0] if values.dim() else 1, -1)
+
+        if isinstance(self.observation_space, spaces.Dict):
+            return torch.cat([flatten(space, observations[key]) for key, space in self.observation_space.spaces.items()], dim=1)
+        features = flatten(self.observation_space, observations)
+        if self.lookahead:
+            q = one_turn_q(self.turn, self.encoding, np.asarray(observations), self.action_space.n)
+            features = torch.cat([features, torch.as_tensor(lookahead_inputs(q))], dim=1)
+        return features
+
+    def logits(self, observations):
+        """Action logits before masking, (N, num_actions)."""
+        import torch
+
+        with torch.no_grad():
+            features = self.features(observations)
+            latent = features
+            for weight, bias in self.hidden:
+                latent = self.activation(torch.nn.functional.linear(latent, weight, bias))
+            logits = torch.nn.functional.linear(latent, *self.head)
+            if self.lookahead:
+                logits = logits + features[:, -self.action_space.n :] * (Q_SCALE / self.temperature)
+            return logits
+
+    def distribution(self, observations, action_masks):
+        """The masked categorical distribution, exactly as sb3-contrib's MaskableCategorical builds it."""
+        import torch
+
+        logits = torch.distributions.Categorical(logits=self.logits(observations)).logits  # normalized first, as there
+        masks = torch.as_tensor(np.asarray(action_masks) != 0, dtype=torch.bool).reshape(logits.shape)
+        masked = torch.where(masks, logits, torch.tensor(-1e8, dtype=logits.dtype))
+        return torch.distributions.Categorical(logits=masked)
+
+    def action_probabilities(self, observations, action_masks) -> np.ndarray:
+        return self.distribution(observations, action_masks).probs.numpy()
+
+    def predict(self, observations, action_masks=None, deterministic: bool = True):
+        """Actions for a batch, as ``MaskablePPO.predict``: ``(actions, None)``."""
+        import torch
+
+        if action_masks is None:
+            action_masks = np.ones((len(next(iter(observations.values()))) if isinstance(observations, dict) else len(observations),
+                                    self.action_space.n), dtype=bool)
+        with torch.no_grad():
+            distribution = self.distribution(observations, action_masks)
+            actions = torch.argmax(distribution.probs, dim=1) if deterministic else distribution.sample()
+        return actions.numpy().astype(np.int64), None

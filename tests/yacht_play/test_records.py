@@ -1,0 +1,363 @@
+"""Game records are untrusted input: one strict validator (schema, then a replay against the dice)
+behind `yacht play --resume` and `yacht analyze`; one-line errors naming file, line and field."""
+
+from __future__ import annotations
+
+import json
+import re
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from yacht_play.analyze import main as analyze_main
+from yacht_play.match import Match, Player, load_games, write_agent_games
+from yacht_play.records import RecordError, RecordWriter, read_records
+from yacht_play.terminal import ScriptedConsole
+from yacht_play.terminal import main as play_main
+
+ROOT = Path(__file__).resolve().parents[2]
+PLAN = [command for turn in range(1, 13) for command in ([[], ["r 1 2"], ["r 3 4 5", "r1"]][turn % 3] + [f"s {turn}"])]
+
+
+def table_game(path: Path, decisions: int | None = None) -> Path:
+    """A table game of a person (scripted) and two agents, whole or cut after ``decisions`` decisions."""
+    match = Match.new([Player("ann"), Player("greedy", "agent", "greedy"), Player("optimal", "agent", "optimal")], seed=40, mode="table")
+    plan = iter(PLAN)
+    with RecordWriter(path) as writer:
+        match.record_to(writer)
+        while not match.finished and (decisions is None or len(match.decisions) < decisions):
+            if match.current.kind == "agent":
+                match.play_agent()
+                continue
+            from yacht_play.commands import parse_command
+
+            seat = match.current
+            match.play(parse_command(next(plan), seat.dice, seat.rolls_left, seat.open_bits, match.rules).action, 1.5)
+    return path
+
+
+@pytest.fixture(scope="module")
+def real_records(tmp_path_factory) -> list[bytes]:
+    """Real record files: two finished agent games, a finished table game, an unfinished one."""
+    folder = tmp_path_factory.mktemp("records")
+    write_agent_games(folder / "agents.jsonl", "greedy", games=2, seed=3)
+    return [(folder / "agents.jsonl").read_bytes(), table_game(folder / "table.jsonl").read_bytes(),
+            table_game(folder / "unfinished.jsonl", decisions=40).read_bytes()]
+
+
+def edit_line(data: bytes, index: int, change) -> bytes:
+    lines = data.split(b"\n")
+    record = json.loads(lines[index])
+    change(record)
+    lines[index] = json.dumps(record, separators=(",", ":")).encode()
+    return b"\n".join(lines)
+
+
+def analyze(path, *extra, capsys):
+    capsys.readouterr()
+    code = analyze_main([str(path), *extra])
+    return code, capsys.readouterr()
+
+
+def resume(path, capsys):
+    capsys.readouterr()
+    code = play_main(["--resume", str(path)], ScriptedConsole([]))
+    return code, capsys.readouterr()
+
+
+def first_decision_index(data: bytes, kind="human") -> int:
+    for index, line in enumerate(data.split(b"\n")):
+        if line and json.loads(line)["type"] == "decision" and json.loads(line)["kind"] == kind:
+            return index
+    raise AssertionError("no decision")
+
+
+def set_key(key, value):
+    return lambda record: record.__setitem__(key, value)
+
+
+CORRUPTIONS = {  # defect 3: each was graded silently, exit 0
+    "duplicated decision": (lambda d, i: b"\n".join(d.split(b"\n")[: i + 1] + d.split(b"\n")[i:]), "does not fit the game"),
+    "edited die": (lambda d, i: edit_line(d, i, lambda r: r["dice"].__setitem__(0, 7 - r["dice"][0])), "field 'dice'"),
+    "inflated points": (lambda d, i: edit_line(d, i + 1, lambda r: r.__setitem__("points", (r["points"] or 0) + 10)), "field 'points'"),
+    "inflated total": (lambda d, i: edit_line(d, i, lambda r: r.__setitem__("total", r["total"] + 10)), "field 'total'"),
+    "turn as text": (lambda d, i: edit_line(d, i, set_key("turn", "1")), "field 'turn': expected an integer, got '1'"),
+    "action true": (lambda d, i: edit_line(d, i, set_key("action", True)), "field 'action': expected an integer, got True"),
+    "action 33.0": (lambda d, i: edit_line(d, i, set_key("action", 33.0)), "field 'action': expected an integer, got 33.0"),
+    "edited open rows": (lambda d, i: edit_line(d, i, lambda r: r["open"].pop()), "field 'open'"),
+    "reordered lines": (lambda d, i: b"\n".join(d.split(b"\n")[:i] + [d.split(b"\n")[i + 1], d.split(b"\n")[i]] + d.split(b"\n")[i + 2 :]),
+                        "does not fit the game"),
+    "inflated end totals": (lambda d, i: edit_line(d, len(d.split(b"\n")) - 2, lambda r: r["totals"].__setitem__(0, r["totals"][0] + 1)),
+                            "field 'totals'"),
+}
+
+
+@pytest.mark.parametrize("name", list(CORRUPTIONS))
+def test_analyze_refuses_records_that_do_not_replay_with_one_line(tmp_path, capsys, real_records, name):
+    corrupt, message = CORRUPTIONS[name]
+    data = real_records[1]
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(corrupt(data, first_decision_index(data)))
+    code, out = analyze(path, capsys=capsys)
+    assert code == 2 and message in out.err and out.err.count("\n") == 1, out.err
+    assert f"{path}:" in out.err and out.out == ""
+    code, out = resume(path, capsys)  # the same validator behind --resume
+    assert code == 2 and message in out.err and out.err.count("\n") == 1
+
+
+@pytest.mark.parametrize("field, value, expected", [
+    ("game_id", ["x"], "field 'game_id': expected a string, got ['x']"),
+    ("seconds", None, "field 'seconds': expected a number, got None"),
+    ("total", None, "field 'total': expected an integer, got None"),
+    ("action", 33.0, "field 'action': expected an integer, got 33.0"),
+    ("rules", ["yacht"], "field 'rules': expected a string, got ['yacht']"),
+    ("players", [{"seat": 0}], "field 'players.0.name': expected present"),
+])
+def test_malformed_fields_give_one_line_naming_line_and_field(tmp_path, capsys, real_records, field, value, expected):
+    """Defect 4: wrongly typed fields gave TypeError / IndexError tracebacks."""
+    data = real_records[2]
+    index = 0 if field in ("rules", "players") else first_decision_index(data)
+    path = tmp_path / "bad.jsonl"
+    path.write_bytes(edit_line(data, index, set_key(field, value)))
+    for code, out in (resume(path, capsys), analyze(path, capsys=capsys)):
+        assert code == 2 and f"bad.jsonl:{index + 1}: " in out.err and expected in out.err, out.err
+        assert out.err.count("\n") == 1 and "Traceback" not in out.err
+
+
+def test_analyze_counts_each_game_once(tmp_path, capsys, real_records):
+    """Defect 9: the same file twice merged into one game with twice the decisions."""
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(real_records[1])
+    code, out = analyze(path, str(path), capsys=capsys)
+    assert code == 2 and "given twice" in out.err
+    copy = tmp_path / "copy.jsonl"
+    copy.write_bytes(real_records[1])
+    code, out = analyze(path, str(copy), capsys=capsys)
+    assert code == 2 and "is already in" in out.err and out.err.count("\n") == 1
+    code, out = analyze(path, capsys=capsys)
+    assert code == 0 and "ann" in out.out
+
+
+def test_analyze_worst_must_be_positive_and_plot_names_its_extra(tmp_path, capsys, real_records):
+    """Defect 8/9: --worst -1 was accepted, --worst 0 said "no decision lost anything"; --plot without
+    matplotlib crashed after the report."""
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(real_records[1])
+    for worst in ("0", "-1"):
+        code, out = analyze(path, "--worst", worst, capsys=capsys)
+        assert code == 2 and f"--worst: expected a number of decisions, 1 or more, got {worst}" in out.err and out.out == ""
+    code = ("import sys; sys.modules['matplotlib'] = None; from yacht_play.analyze import main; "
+            f"sys.exit(main([{str(path)!r}, '--plot', {str(tmp_path / 'p.png')!r}]))")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2 and "pip install 'yacht-rl[train]'" in result.stderr and result.stdout == ""
+    code = ("import sys; sys.modules['matplotlib'] = None; from agents.evaluate import main; "
+            f"main(['--policy', 'greedy', '--games', '4', '--no-progress', '--plot', {str(tmp_path / 'p.png')!r}])")
+    result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2 and "--plot needs matplotlib: pip install 'yacht-rl[train]'" in result.stderr
+
+
+def test_a_record_in_progress_holds_no_future_dice(tmp_path, capsys):
+    """Defect 9: the header held every seat's whole dice stream, so the coming rolls could be read."""
+    path = tmp_path / "game.jsonl"
+    assert play_main(["--seed", "7", "--record", str(path)], ScriptedConsole(PLAN[:3] + ["q"])) == 0
+    header, *decisions = [json.loads(line) for line in path.read_text().splitlines()]
+    assert "faces" not in json.dumps(header) and all("faces" not in player for player in header["players"])
+    seen = [d["dice"] for d in decisions]
+    assert len(seen) == 3  # the dice rolled so far are in the decisions, nothing ahead of them
+    console = ScriptedConsole(PLAN[3:])
+    assert play_main(["--resume", str(path)], console) == 0  # the rest is derived from the seed
+    assert read_records(path).games[0].finished
+
+
+def test_schema_1_records_with_dice_streams_still_read(tmp_path, real_records):
+    from yacht_play.match import dice_stream
+
+    old = []
+    for line in real_records[0].decode().splitlines():
+        record = json.loads(line)
+        record["schema"] = 1
+        if record["type"] == "game":
+            for player in record["players"]:
+                player["faces"] = dice_stream(player["seed"]).tolist()
+        old.append(json.dumps(record))
+    path = tmp_path / "old.jsonl"
+    path.write_text("\n".join(old) + "\n")
+    assert len(load_games(path).games) == 2
+    unfinished = tmp_path / "old-unfinished.jsonl"  # a schema 1 game resumed goes on in schema 1
+    unfinished.write_text("\n".join(old[:20]) + "\n")
+    assert play_main(["--resume", str(unfinished)], ScriptedConsole([])) == 0
+    games = load_games(unfinished).games
+    assert games[-1].finished and {line["schema"] for line in games[-1].lines()} == {1}
+
+
+# -- fuzzing -------------------------------------------------------------------------------------
+
+FREE_FIELDS = {"time", "seconds", "coach", "policy"}  # not derivable from the game: any well-typed value is honest
+SWAPS = [None, True, False, 0, 1, -1, 3, 33.0, 1.5, "1", "x", "", [], [1], {}, {"a": 1}]
+
+
+def paths_in(value, prefix=()):
+    """Every (path, leaf or container) inside a record."""
+    yield prefix, value
+    if isinstance(value, dict):
+        for key, item in value.items():
+            yield from paths_in(item, (*prefix, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            yield from paths_in(item, (*prefix, index))
+
+
+def set_at(record, path, value=None, delete=False):
+    node = record
+    for part in path[:-1]:
+        node = node[part]
+    if delete:
+        del node[path[-1]]
+    else:
+        node[path[-1]] = value
+
+
+@st.composite
+def corruptions(draw, records):
+    data = draw(st.sampled_from(records))
+    lines = data.decode().splitlines()
+    kind = draw(st.sampled_from(["delete", "swap", "edit", "drop", "duplicate", "reorder", "truncate"]))
+    if kind == "truncate":
+        return data, data[: draw(st.integers(0, len(data) - 1))]
+    index = draw(st.integers(0, len(lines) - 1))
+    if kind in ("drop", "duplicate", "reorder"):
+        if kind == "drop":
+            lines = lines[:index] + lines[index + 1 :]
+        elif kind == "duplicate":
+            lines = lines[: index + 1] + lines[index:]
+        else:
+            other = draw(st.integers(0, len(lines) - 1).filter(lambda j: lines[j] != lines[index]))
+            lines[index], lines[other] = lines[other], lines[index]
+        return data, ("\n".join(lines) + "\n").encode()
+    record = json.loads(lines[index])
+    paths = [p for p, _ in paths_in(record) if p and not (set(map(str, p)) & FREE_FIELDS)]
+    path = draw(st.sampled_from(paths))
+    node = record
+    for part in path:
+        node = node[part]
+    if kind == "delete":
+        set_at(record, path, delete=True)
+    elif kind == "swap":
+        value = draw(st.sampled_from(SWAPS).filter(lambda v: type(v) is not type(node)))
+        set_at(record, path, value)
+    else:
+        if isinstance(node, bool):
+            value = not node
+        elif isinstance(node, int):
+            value = node + draw(st.sampled_from([-7, -1, 1, 2, 50]))
+        elif isinstance(node, str):
+            value = draw(st.sampled_from([node + "x", node[:-1], "yacht", "human", "agent", "ones", "table"]).filter(lambda v: v != node))
+        elif isinstance(node, list):
+            value = node[:-1] if node else [1]
+        else:
+            value = None
+        set_at(record, path, value)
+    lines[index] = json.dumps(record, separators=(",", ":"))
+    return data, ("\n".join(lines) + "\n").encode()
+
+
+def line_prefixes(data: bytes) -> list[list[dict]]:
+    lines = [json.loads(line) for line in data.decode().splitlines()]
+    return [lines[:n] for n in range(len(lines) + 1)]
+
+
+@settings(max_examples=300, suppress_health_check=[HealthCheck.function_scoped_fixture, HealthCheck.too_slow])
+@given(data=st.data())
+def test_fuzz_every_corrupt_record_is_refused_in_one_line_or_is_what_a_crash_leaves(tmp_path_factory, real_records, data):
+    """Random corruptions of real records: refused with one line naming the file, or (a torn last line,
+    a cut at a line end) read as a prefix of the original, exactly what a crash could have left."""
+    original, corrupt = data.draw(corruptions(real_records))
+    path = tmp_path_factory.mktemp("fuzz") / "record.jsonl"
+    path.write_bytes(corrupt)
+    try:
+        games = load_games(path)
+    except RecordError as error:
+        message = str(error)
+        assert "\n" not in message and str(path) in message, message
+        return
+    read = [line for game in games.games for line in game.lines()]
+    assert read in line_prefixes(original), "a corrupt record was accepted as a game that never happened"
+    if corrupt != original:  # accepted changes are only crash-like cuts
+        assert original.startswith(corrupt) or games.torn or len(read) < len(original.splitlines())
+
+
+# -- what people see ---------------------------------------------------------------------------
+
+
+def test_the_coach_stays_on_an_80x24_screen_and_never_cuts_an_option(tmp_path):
+    """Defect 9: in 80x24 the verdict on a row choice scrolled off, and option lists wrapped mid-option."""
+    console = ScriptedConsole(PLAN)
+    assert play_main(["--seed", "11", "--coach", "--record", str(tmp_path / "g.jsonl")], console) == 0
+    lines = "\n".join(console.output).split("\n")
+    prompts = [i for i, line in enumerate(lines) if line.startswith("turn ") and line.endswith("> ")]
+    assert len(prompts) == len(PLAN)
+    for previous, prompt in zip(prompts, prompts[1:]):
+        visible, rows = [], 0  # what 24 rows of 80 columns show when the prompt is reached
+        for line in reversed(lines[: prompt + 1]):
+            rows += max(1, -(-len(line) // 80))
+            if rows > 24:
+                break
+            visible.append(line)
+        verdicts = [line for line in lines[previous:prompt] if line.startswith("coach: ")]
+        assert len(verdicts) == 1 and verdicts[0] in visible, "\n".join(reversed(visible))
+    playing = lines[prompts[0] - 22 : prompts[-1]]
+    assert max(len(line) for line in playing) <= 80, max(playing, key=len)
+    item = re.compile(r"(keep [1-6](?: [1-6])*|re-roll all|score [A-Z][A-Za-z ]+ \(\d+\)) \d+\.\d\d")
+    options = [line.split("options: ", 1)[1] for line in lines if "options: " in line]
+    assert options and all(item.fullmatch(part) for line in options for part in line.split(" | ")), options
+
+
+def test_a_record_never_makes_yacht_play_load_the_model_it_names(tmp_path, capsys):
+    """Defect 1: a header naming ppo:/path/evil.zip made `yacht play --resume` load (unpickle) it."""
+    from tests.agents.test_model_files import evil_zip
+
+    marker = tmp_path / "marker"
+    evil = evil_zip(tmp_path / "evil.zip", marker)
+    data = table_game(tmp_path / "clean.jsonl", decisions=10).read_bytes()
+    for policy in (f"ppo-zip:{evil}", f"ppo:{evil}"):
+        path = tmp_path / "record.jsonl"
+        path.write_bytes(edit_line(data, 0, lambda r: r["players"][1].__setitem__("policy", policy)))
+        code, out = resume(path, capsys)
+        assert code == 2 and "a record never makes yacht play load a model; name the agents again with --vs" in out.err
+        assert out.err.count("\n") == 1 and not marker.exists()
+        code, out = analyze(path, capsys=capsys)  # analyze builds no policy for recorded agents either
+        assert code == 0 and not marker.exists()
+    # named again by the person (built-in agents here), the game goes on
+    assert play_main(["--resume", str(path), "--vs", "greedy", "--vs", "optimal"], ScriptedConsole(PLAN[4:])) == 0
+    assert read_records(path).games[0].finished and not marker.exists()
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["--seed", "-1"], "argument --seed: expected an integer from 0"),
+    (["--record", "/dev/null"], "--record '/dev/null' is not a regular file"),
+    (["--vs", "random"] * 5, "a table seats at most 5 players (you and 4 agents), got 6"),
+])
+def test_play_options_are_checked_in_one_line(tmp_path, capsys, argv, message):
+    """Defect 8: --seed -1 and --record /dev/null ended in tracebacks; six players were seated."""
+    with pytest.raises(SystemExit) if argv[0] == "--seed" else _no_exit():
+        code = play_main(argv, ScriptedConsole([]))
+        assert code == 2
+    err = capsys.readouterr().err
+    assert message in err and "Traceback" not in err
+
+
+class _no_exit:
+    def __enter__(self):
+        return self
+
+    def __exit__(self, *exc):
+        return False
+
+
+def test_evaluate_seed_names_the_option():
+    result = subprocess.run([sys.executable, "-m", "agents.evaluate", "--seed", "-1", "--games", "4"], capture_output=True, text=True, cwd=ROOT)
+    assert result.returncode == 2 and "argument --seed: expected an integer 0 or more, got -1" in result.stderr
