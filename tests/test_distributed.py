@@ -17,15 +17,6 @@ ROOT = Path(__file__).resolve().parents[1]
 MODEL = f"ppo:{ROOT / 'models' / 'ppo.zip'}"
 
 
-@pytest.fixture(scope="module")
-def ray_cluster():
-    """A local Ray with two CPUs for this module; yields its address for subprocesses to join."""
-    ray = pytest.importorskip("ray")
-    ray.init(num_cpus=2, include_dashboard=False, log_to_driver=False)
-    yield ray.get_runtime_context().gcs_address
-    ray.shutdown()
-
-
 def test_evaluation_on_ray_equals_the_local_run(ray_cluster):
     # batch 128: 1,000 games are 8 batches per policy, so the Ray run cuts them into several slices
     names = ["random", "greedy"]

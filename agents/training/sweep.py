@@ -257,8 +257,8 @@ def run_sweep(sweep: Sweep, train: Callable, sweep_dir: Path) -> list:
                 mode="max",
                 num_samples=spec.num_samples,
                 scheduler=scheduler,
-                search_alg=BasicVariantGenerator(random_state=spec.seed),
-                max_concurrent_trials=spec.max_concurrent_trials,
+                # the limit goes to the generator: Tune does not apply max_concurrent_trials to a given one
+                search_alg=BasicVariantGenerator(random_state=spec.seed, max_concurrent=spec.max_concurrent_trials or 0),
                 trial_name_creator=_tune_trial_name,
                 trial_dirname_creator=_tune_trial_name,
             ),
