@@ -84,8 +84,7 @@ def test_a_bad_sweep_file_stops_train_py_with_one_line(tmp_path):
 
 
 def test_a_sweep_without_ray_names_the_extra(tmp_path, monkeypatch, capsys):
-    sys.path.insert(0, str(ROOT))
-    monkeypatch.setattr(sys, "path", sys.path)
+    monkeypatch.syspath_prepend(str(ROOT))
     import train
 
     monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now raises ImportError
