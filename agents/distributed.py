@@ -42,7 +42,11 @@ def connect(address: str | None = None, num_cpus: int | None = None):
     if address:
         if num_cpus is not None:
             raise ValueError(f"--ray-cpus {num_cpus} is for a local Ray; a cluster ({address}) has the CPUs its nodes brought")
-        ray.init(address=address, log_to_driver=False)
+        try:
+            ray.init(address=address, log_to_driver=False)
+        except (ConnectionError, TimeoutError, RuntimeError, ValueError) as error:
+            message = (str(error).strip().splitlines() or [type(error).__name__])[0]
+            raise ValueError(f"could not join the Ray cluster at {address!r} (start one with `ray start --head`): {message}") from None
     else:
         ray.init(num_cpus=num_cpus or os.cpu_count(), include_dashboard=False, log_to_driver=False)
     return ray

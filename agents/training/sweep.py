@@ -379,7 +379,7 @@ def save_trials_plot(path: Path, rows: list[TrialRow], sweep_dir: Path, sweep: S
 
     keys = list(sweep.spec.space)
     figure, (curves, scatter) = plt.subplots(1, 2, figsize=(13, 5))
-    colors = plt.cm.viridis_r([i / max(len(rows) - 1, 1) for i in range(len(rows))])
+    colors = plt.cm.viridis([i / max(len(rows) - 1, 1) for i in range(len(rows))])
     for row, color in zip(rows, colors):
         curve = curve_rows(sweep_dir / row.trial)
         if curve:
