@@ -222,7 +222,7 @@ def main(argv=None):
         from agents.training.sweep import main_sweep
 
         return main_sweep(args.sweep, train, args.runs_dir, args.overrides, args.ray_address, args.ray_cpus)
-    if args.ray_address or args.ray_cpus:
+    if args.ray_address or args.ray_cpus is not None:
         sys.exit("error: --ray-address and --ray-cpus go with --sweep")
 
     # 1. The config and the run folder: a new run, or the one being resumed.

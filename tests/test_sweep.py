@@ -1,6 +1,7 @@
 """Sweeps: the sweep file is checked before anything runs; trials on Ray Tune are train.py runs; a killed sweep resumes."""
 
 import csv
+import shutil
 import signal
 import subprocess
 import sys
@@ -105,7 +106,8 @@ def test_trial_names_say_number_and_values():
 
 @pytest.mark.slow
 def test_two_trial_sweep_gives_the_learning_curves_of_train_py(tmp_path, ray_cluster):
-    path = write_sweep(tmp_path, overrides=TINY, scheduler={"type": "none"})
+    # ASHA with its one rung at the last step: a trial there must still finish its run folder
+    path = write_sweep(tmp_path, overrides=TINY, scheduler={"type": "asha", "grace_period": 1024})
     result = run("train.py", "--sweep", str(path), "--runs-dir", str(tmp_path / "runs"), "--ray-address", ray_cluster)
     sweep_dir = tmp_path / "runs" / "tiny"
     trials = {"t00_learning_rate=0.001": 0.001, "t01_learning_rate=0.0003": 0.0003}
@@ -153,5 +155,14 @@ def test_a_killed_sweep_resumes_where_it_stopped(tmp_path, ray_cluster):
     assert resumed[: len(kept)] == kept  # continued from its checkpoint: the rows before it are untouched
     steps = [int(row[0]) for row in resumed]
     assert steps == sorted(set(steps)) and steps[-1] == 6144
+    with (sweep_dir / "trials.csv").open(newline="") as handle:
+        assert [row["status"] for row in csv.DictReader(handle)] == ["finished"] * 3
+
+    # Tune's state lost as well: the finished trial folders are recognised and not trained again
+    models = {trial.name: (trial / "model.zip").read_bytes() for trial in sweep_dir.glob("t0*")}
+    shutil.rmtree(sweep_dir / "tune")
+    result = run(*command[1:])
+    assert "resuming sweep" not in result.stdout
+    assert {trial.name: (trial / "model.zip").read_bytes() for trial in sweep_dir.glob("t0*")} == models
     with (sweep_dir / "trials.csv").open(newline="") as handle:
         assert [row["status"] for row in csv.DictReader(handle)] == ["finished"] * 3

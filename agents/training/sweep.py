@@ -202,15 +202,22 @@ def run_trial(params: dict[str, Any], *, sweep: Sweep, sweep_dir: str, train: Ca
     run_dir = Path(sweep_dir) / name
     config = sweep.trial_config(params, name)
     best = -math.inf
+    held_back = []  # the last periodic evaluation, reported once the model and eval.json are saved
 
     def report(steps: int, figures: dict[str, float]) -> None:
         nonlocal best
         best = max(best, figures["percent_of_optimal"])
-        tune.report({"steps": steps, **figures, METRIC: best})
+        result = {"steps": steps, **figures, METRIC: best}
+        if steps + config.run.eval_every > config.ppo.total_timesteps:
+            held_back.append(result)  # ASHA stops a trial at max_t: not before train() has finished the run folder
+        else:
+            tune.report(result)
 
     if (run_dir / "eval.json").exists():  # finished before a restart that lost Tune's state
         for row in curve_rows(run_dir):
             report(int(row["steps"]), {key: value for key, value in row.items() if key not in ("steps", "wall_seconds")})
+        for result in held_back:
+            tune.report(result)
         return
     checkpoints = sorted((run_dir / "checkpoints").glob("step_*.zip"), key=lambda p: int(p.stem.split("_")[-1]))
     if not checkpoints and run_dir.exists():
@@ -219,6 +226,8 @@ def run_trial(params: dict[str, Any], *, sweep: Sweep, sweep_dir: str, train: Ca
         done = int(checkpoints[-1].stem.split("_")[-1])
         best = max([row["percent_of_optimal"] for row in curve_rows(run_dir) if row["steps"] <= done], default=-math.inf)
     train(config, run_dir, resume=True, on_evaluation=report)
+    for result in held_back:
+        tune.report(result)
 
 
 # -- the sweep ------------------------------------------------------------------------------------
@@ -457,7 +466,7 @@ def main_sweep(path: str, train: Callable, runs_dir: str, overrides: list[str], 
         sys.exit(f"error: {error}")
     print(f"sweep {sweep.spec.name}: {sweep.spec.trial_count()} trials of {sweep.base.name} in {sweep_dir}/")
     results = run_sweep(sweep, train, sweep_dir)
-    errors = {Path(result.path).name: str(result.error).splitlines()[0] for result in results if result.error}
+    errors = {Path(result.path).name: (str(result.error).strip().splitlines() or [type(result.error).__name__])[0] for result in results if result.error}
     keys = list(sweep.spec.space)
     rows = collect_trials(sweep_dir, keys, errors)
     print_trials(rows, sweep.spec.name, keys)
