@@ -166,3 +166,11 @@ def test_a_killed_sweep_resumes_where_it_stopped(tmp_path, ray_cluster):
     assert {trial.name: (trial / "model.zip").read_bytes() for trial in sweep_dir.glob("t0*")} == models
     with (sweep_dir / "trials.csv").open(newline="") as handle:
         assert [row["status"] for row in csv.DictReader(handle)] == ["finished"] * 3
+
+
+def test_ray_flags_go_with_sweep(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    import train
+
+    with pytest.raises(SystemExit, match="--ray-address and --ray-cpus go with --sweep"):
+        train.main(["--config", "configs/quick.yaml", "--ray-cpus", "2"])
