@@ -3,6 +3,7 @@
     python train.py --config configs/quick.yaml                    # a new run in runs/quick/
     python train.py --config configs/ppo.yaml ppo.learning_rate=1e-4 name=lr-1e-4
     python train.py --resume runs/quick                             # continue after a crash or kill
+    python train.py --sweep configs/sweep_quick.yaml                # many runs at once on Ray Tune
 
 A run folder holds the resolved config (config.yaml), TensorBoard logs (tb/), checkpoints
 (checkpoints/step_<N>.zip, every run.checkpoint_every steps, written atomically), the learning
@@ -14,6 +15,9 @@ never trained again: ``--resume`` only finishes a final evaluation that was cut 
 A run at a table (``env.num_players`` > 1, e.g. configs/win_vs_optimal.yaml) is judged on
 winning instead: its evaluations are tournaments of the model against ``env.opponents`` at that
 table (agents.tournament), and the curve and eval.json hold win rates and mean scores.
+
+A sweep (agents/training/sweep.py) runs ``train`` below once per trial, on Ray Tune: each trial is
+an ordinary run folder under runs/<sweep>/.
 """
 
 from __future__ import annotations
@@ -49,7 +53,10 @@ def parse_args(argv=None):
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="YAML config (see configs/)")
     source.add_argument("--resume", metavar="RUN_DIR", help="continue the run in this folder from its last checkpoint")
+    source.add_argument("--sweep", metavar="SWEEP_YAML", help="a sweep over configs on Ray Tune (see configs/sweep_quick.yaml); run it again to resume")
     parser.add_argument("--runs-dir", default="runs", help="where new run folders go (default runs/)")
+    parser.add_argument("--ray-address", help="with --sweep: join this Ray cluster (default $RAY_ADDRESS, else Ray starts here)")
+    parser.add_argument("--ray-cpus", type=int, help="with --sweep: CPUs of a Ray started here (default: all of this machine's)")
     parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides, e.g. ppo.n_steps=512")
     return parser.parse_args(argv)
 
@@ -93,9 +100,10 @@ class Checkpoints(BaseCallback):
 class PeriodicEvaluation(BaseCallback):
     """Every ``every`` steps: evaluate against the optimum (or at the table); log to TensorBoard and learning_curve.csv."""
 
-    def __init__(self, config: TrainConfig, run_dir: Path, elapsed_before: float):
+    def __init__(self, config: TrainConfig, run_dir: Path, elapsed_before: float, on_evaluation=None):
         super().__init__()
         self.config = config
+        self.on_evaluation = on_evaluation  # on_evaluation(steps, figures): a sweep reports to Ray Tune here
         self.curve = run_dir / "learning_curve.csv"
         self.elapsed_before = elapsed_before
         self.next_at = 0
@@ -131,6 +139,8 @@ class PeriodicEvaluation(BaseCallback):
             if new_file:
                 writer.writerow(["steps", "wall_seconds", *figures])
             writer.writerow([self.num_timesteps, f"{self.wall_time():.1f}", *figures.values()])
+        if self.on_evaluation is not None:
+            self.on_evaluation(self.num_timesteps, {key: float(value) for key, value in figures.items()})
 
 
 # -- the model ------------------------------------------------------------------------------------
@@ -259,6 +269,12 @@ def finish(config: TrainConfig, run_dir: Path, model: MaskablePPO) -> None:
 
 def main(argv=None):
     args = parse_args(argv)
+    if args.sweep:  # one `train` per trial, on Ray Tune
+        from agents.training.sweep import main_sweep
+
+        return main_sweep(args.sweep, train, args.runs_dir, args.overrides, args.ray_address, args.ray_cpus)
+    if args.ray_address or args.ray_cpus is not None:
+        sys.exit("error: --ray-address and --ray-cpus go with --sweep")
 
     # 1. The config and the run folder: a new run, or the one being resumed. Nothing is written
     #    until the config, the envs and the model are known to work.
@@ -275,8 +291,7 @@ def main(argv=None):
             run_dir = Path(args.runs_dir) / config.name
             if latest_checkpoint(run_dir) or (run_dir / "model.zip").exists():
                 raise ConfigError(f"run folder {str(run_dir)!r} already holds a run: resume it with --resume {run_dir}, or set name=...")
-        if config.ppo.init_from and not Path(config.ppo.init_from).is_file():
-            raise ConfigError(f"ppo.init_from {config.ppo.init_from!r} is not a model file (a model.zip saved by train.py)")
+        check_init_from(config)
     except ConfigError as error:
         sys.exit(f"error: {error}")
 
@@ -293,6 +308,25 @@ def main(argv=None):
         torch.set_num_threads(config.run.torch_threads)
         finish(config, run_dir, model)
         return
+    try:
+        train(config, run_dir, resume=bool(args.resume))
+    except ModelLoadError as error:
+        sys.exit(f"error: {error}")
+
+
+def check_init_from(config: TrainConfig) -> None:
+    """``ConfigError`` if ``ppo.init_from`` names no file."""
+    if config.ppo.init_from and not Path(config.ppo.init_from).is_file():
+        raise ConfigError(f"ppo.init_from {config.ppo.init_from!r} is not a model file (a model.zip saved by train.py)")
+
+
+def train(config: TrainConfig, run_dir: Path, resume: bool = False, on_evaluation=None) -> None:
+    """Train ``config`` in ``run_dir`` (from its last checkpoint if ``resume``), then evaluate the model.
+
+    Nothing is written to ``run_dir`` until the envs and the model are built; a checkpoint or
+    ``ppo.init_from`` model that does not fit raises ``ModelLoadError``. ``on_evaluation(steps,
+    figures)`` is called after each periodic evaluation (a sweep reports to Ray Tune there).
+    """
 
     # 2. Seeds and envs.
     torch.set_num_threads(config.run.torch_threads)
@@ -302,20 +336,17 @@ def main(argv=None):
     env = make_training_env(config.env, seed=config.seed)
 
     # 3. The model: fresh, or the last checkpoint with its step count.
-    if args.resume:
+    if resume:
         for stale in remove_partial_files(run_dir):
             print(f"removed {stale}, left by a write that was killed")
-    checkpoint = latest_checkpoint(run_dir) if args.resume else None
+    checkpoint = latest_checkpoint(run_dir) if resume else None
     elapsed_before = 0.0
-    try:
-        if checkpoint is not None:
-            model = load_checkpoint(checkpoint, config, env, run_dir)
-        else:
-            model = new_model(config, env, run_dir)
-            if config.ppo.init_from:  # fine-tuning, e.g. a win-seeking agent from one that learnt to score
-                start_from(model, config.ppo.init_from)
-    except ModelLoadError as error:
-        sys.exit(f"error: {error}")
+    if checkpoint is not None:
+        model = load_checkpoint(checkpoint, config, env, run_dir)
+    else:
+        model = new_model(config, env, run_dir)
+        if config.ppo.init_from:  # fine-tuning, e.g. a win-seeking agent from one that learnt to score
+            start_from(model, config.ppo.init_from)
     run_dir.mkdir(parents=True, exist_ok=True)
     write_atomically(run_dir / "config.yaml", lambda handle: handle.write(dump_config(config).encode()))
     if checkpoint is not None:
@@ -324,7 +355,7 @@ def main(argv=None):
     remaining = config.ppo.total_timesteps - model.num_timesteps
 
     # 4. Train, with checkpoints and periodic evaluation.
-    callbacks = [Checkpoints(run_dir, config.run.checkpoint_every), PeriodicEvaluation(config, run_dir, elapsed_before)]
+    callbacks = [Checkpoints(run_dir, config.run.checkpoint_every), PeriodicEvaluation(config, run_dir, elapsed_before, on_evaluation)]
     if isinstance(config.ppo.ent_coef, Schedule):
         callbacks.append(EntropySchedule(config.ppo.ent_coef, config.ppo.total_timesteps))
     started = time.perf_counter()

@@ -2,13 +2,15 @@
 
     python -m agents.evaluate --policy random --policy greedy --policy optimal --games 10000
     python -m agents.evaluate --table optimal,greedy --games 20000   # win rates at one table
+    python -m agents.evaluate --games 10000000 --ray                 # the games as Ray tasks (--ray-address: a cluster)
 
 ``--table`` plays full games at one table instead: see :mod:`agents.tournament`.
 
 Every policy plays the same games: game ``g`` is ``Yacht-v0`` reset with seed ``seed + g``, which
 fixes its whole dice stream (for each turn and roll, the faces re-rolled dice land on, in order),
 so the differences between policies are paired and far less noisy than independent runs. Games
-are played in batches on the vector env. Each decision is graded with the DP: its *regret* is
+are played in batches on the vector env; with ``--ray``, slices of batches run as Ray tasks and
+merge into exactly the figures of the local run. Each decision is graded with the DP: its *regret* is
 Q*(best action) - Q*(chosen action), the exact expected points that decision gives away.
 
 Figures (per policy): mean final score with standard deviation and 95% confidence interval,
@@ -28,6 +30,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
+from agents.distributed import cluster_cpus, game_slices, run_tasks
 from agents.optimal import expected_score, solve
 from agents.policy import Policy
 from agents.registry import make_policy
@@ -61,6 +64,11 @@ class Summary:
     decisions_per_game: float
 
 
+def merge_logs(logs: list[GameLog]) -> GameLog:
+    """The logs of consecutive slices of games, as one log."""
+    return GameLog(*(np.concatenate([getattr(log, field) for log in logs]) for field in ("scores", "regret", "decisions")))
+
+
 def play_games(
     policy: Policy,
     games: int,
@@ -69,7 +77,17 @@ def play_games(
     batch_size: int = 4096,
     progress=None,
 ) -> GameLog:
-    """Play ``games`` games (seeds ``seed .. seed + games - 1``) and grade every decision with the DP."""
+    """Play ``games`` games (seeds ``seed .. seed + games - 1``) and grade every decision with the DP.
+
+    Batch ``[first, first + n)`` re-seeds the policy with ``seed + first``, so a run of whole
+    batches plays the same wherever it runs: ``play_games(p, n, seed + first)`` on a slice that
+    starts on a batch boundary gives exactly those games of the whole run.
+    """
+    return merge_logs([play_batch(policy, size, seed + first, rules, progress) for first, size in game_slices(games, batch_size)])
+
+
+def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = None, progress=None) -> GameLog:
+    """Games ``seed .. seed + games - 1`` at once on one vector env, every decision graded with the DP."""
     from yacht_env.vector_env import YachtVectorEnv
 
     rules = rules or YACHT
@@ -81,30 +99,27 @@ def play_games(
     reads_table = getattr(policy, "table_encoding", None)
     if reads_table is not None and reads_table.num_players != 1:
         raise ValueError(f"policy {policy.name!r} plays at tables of {reads_table.num_players}; evaluate it with --table")
-    for start in range(0, games, batch_size):
-        size = min(batch_size, games - start)
-        env = YachtVectorEnv(num_envs=size, rules=rules, observation_encoding=policy.encoding.name)
-        obs, infos = env.reset(seed=seed + start)
-        playing = np.ones(size, dtype=bool)
-        rows = slice(start, start + size)
-        while playing.any():
-            masks = infos["action_mask"]
-            position = policy.encoding.decode_batch(obs)
-            if reads_table is None:
-                actions = policy.act_batch(obs, masks)
-            else:  # a policy that reads its own total (target:T) sees a table of one
-                totals = scores[rows].astype(np.int64)[:, None]
-                actions = policy.act_batch(reads_table.encode_batch(*position, totals, position[2][:, None]), masks)
-            q = solution.q_values_batch(*position)
-            lost = q.max(axis=1) - q[np.arange(size), actions]
-            regret[rows] += np.where(playing, lost, 0.0)
-            decisions[rows] += playing
-            obs, rewards, terminations, truncations, infos = env.step(actions)
-            scores[rows] += np.where(playing, rewards, 0.0)
-            playing &= ~(terminations | truncations)
-        env.close()
-        if progress is not None:
-            progress.update(size)
+    env = YachtVectorEnv(num_envs=games, rules=rules, observation_encoding=policy.encoding.name)
+    obs, infos = env.reset(seed=seed)
+    playing = np.ones(games, dtype=bool)
+    while playing.any():
+        masks = infos["action_mask"]
+        position = policy.encoding.decode_batch(obs)
+        if reads_table is None:
+            actions = policy.act_batch(obs, masks)
+        else:  # a policy that reads its own total (target:T) sees a table of one
+            totals = scores.astype(np.int64)[:, None]
+            actions = policy.act_batch(reads_table.encode_batch(*position, totals, position[2][:, None]), masks)
+        q = solution.q_values_batch(*position)
+        lost = q.max(axis=1) - q[np.arange(games), actions]
+        regret += np.where(playing, lost, 0.0)
+        decisions += playing
+        obs, rewards, terminations, truncations, infos = env.step(actions)
+        scores += np.where(playing, rewards, 0.0)
+        playing &= ~(terminations | truncations)
+    env.close()
+    if progress is not None:
+        progress.update(games)
     return GameLog(scores, regret, decisions)
 
 
@@ -129,37 +144,63 @@ def summarize(name: str, log: GameLog, optimal: GameLog, optimum: float) -> Summ
 
 
 def evaluate_policies(
-    policies: dict[str, Policy],
+    policies: dict[str, Policy | str],
     games: int = 10_000,
     seed: int = 0,
     rules: RuleSet | None = None,
     batch_size: int = 4096,
     show_progress: bool = False,
+    on_ray: bool = False,
 ) -> tuple[list[Summary], dict[str, GameLog]]:
-    """Play every policy on the same games; ``optimal`` is played too when absent, as the paired reference."""
+    """Play every policy on the same games; ``optimal`` is played too when absent, as the paired reference.
+
+    The games are cut into slices of whole batches, played here one after the other or, with
+    ``on_ray``, as Ray tasks (:mod:`agents.distributed`; policies are then given by name and built
+    in the workers); the slices' logs are merged in order, so both give the same figures.
+    """
     rules = rules or YACHT
     to_play = dict(policies)
     if "optimal" not in to_play:
-        to_play["optimal"] = make_policy("optimal", rules=rules)
+        to_play["optimal"] = "optimal" if on_ray else make_policy("optimal", rules=rules)
+    if on_ray and not all(isinstance(policy, str) for policy in to_play.values()):
+        raise ValueError("policies played on Ray are given by name (random, greedy, optimal, ppo:PATH), not as objects")
+    batches_per_slice = 1
+    if on_ray:  # about four tasks per CPU: enough to balance the load, few enough to keep the overhead small
+        batches = math.ceil(games / batch_size) * len(to_play)
+        batches_per_slice = max(1, math.ceil(batches / (4 * cluster_cpus())))
+    slices = game_slices(games, batches_per_slice * batch_size)
+    tasks = [(policy, length, seed + first, rules, batch_size) for policy in to_play.values() for first, length in slices]
     progress = None
     if show_progress:
         from tqdm import tqdm
 
         progress = tqdm(total=games * len(to_play), unit="game", desc="evaluating", file=sys.stderr)
-    logs = {}
-    for name, policy in to_play.items():
+    try:
+        advance = None if progress is None else (lambda index: progress.update(tasks[index][1]))
+        results = run_tasks(play_slice, tasks, on_ray, progress=advance)
+    finally:
         if progress is not None:
-            progress.set_postfix_str(name)
-        logs[name] = play_games(policy, games, seed, rules, batch_size, progress)
-    if progress is not None:
-        progress.close()
+            progress.close()
+    logs = {name: merge_logs(results[i * len(slices) : (i + 1) * len(slices)]) for i, name in enumerate(to_play)}
     optimum = expected_score(rules)
     return [summarize(name, logs[name], logs["optimal"], optimum) for name in policies], logs
 
 
-def evaluate(policy_names: list[str], games: int = 10_000, seed: int = 0, rules: RuleSet | None = None, **kwargs):
-    """Evaluate policies given by name (``random``, ``greedy``, ``optimal``, ``ppo:PATH``)."""
-    policies = {name: make_policy(name, rules=rules, seed=seed) for name in dict.fromkeys(policy_names)}
+def play_slice(policy: Policy | str, games: int, seed: int, rules: RuleSet | None, batch_size: int) -> GameLog:
+    """One task of :func:`evaluate_policies`: ``play_games`` for a policy object, or one built here by name."""
+    if isinstance(policy, str):
+        policy = make_policy(policy, rules=rules)
+    return play_games(policy, games, seed, rules, batch_size)
+
+
+def evaluate(policy_names: list[str], games: int = 10_000, seed: int = 0, rules: RuleSet | None = None, on_ray: bool = False, **kwargs):
+    """Evaluate policies given by name (``random``, ``greedy``, ``optimal``, ``ppo:PATH``), here or on Ray."""
+    names = list(dict.fromkeys(policy_names))
+    if on_ray:
+        for name in names:  # a bad name or model fails here with its own message, before any task starts
+            make_policy(name, rules=rules)
+        return evaluate_policies({name: name for name in names}, games, seed, rules, on_ray=True, **kwargs)
+    policies = {name: make_policy(name, rules=rules, seed=seed) for name in names}
     return evaluate_policies(policies, games, seed, rules, **kwargs)
 
 
@@ -306,6 +347,9 @@ def main(argv=None):
     parser.add_argument("--json", help="write every figure to this JSON file")
     parser.add_argument("--plot", help="write a PNG of the score distributions to this file")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
+    parser.add_argument("--ray", action="store_true", help="play the games as Ray tasks (pip install -e \".[distributed]\"); same figures as without")
+    parser.add_argument("--ray-address", help="join this Ray cluster (implies --ray; default $RAY_ADDRESS, else Ray starts here)")
+    parser.add_argument("--ray-cpus", type=int, help="CPUs of a Ray started here (default: all of this machine's)")
     args = parser.parse_args(argv)
     if args.games < 2:
         parser.error(f"--games must be at least 2 (for a confidence interval), got {args.games}")
@@ -316,19 +360,31 @@ def main(argv=None):
             import matplotlib  # noqa: F401
         except ImportError:
             parser.exit(2, "error: --plot needs matplotlib: pip install 'yacht-rl[train]'\n")
+    on_ray = args.ray or bool(args.ray_address)
+    if args.ray_cpus is not None and not on_ray:
+        parser.error("--ray-cpus goes with --ray")
+    if args.ray_cpus is not None and args.ray_cpus < 1:
+        parser.error(f"--ray-cpus must be at least 1, got {args.ray_cpus}")
+    if on_ray:
+        from agents.distributed import RayMissingError, connect
+
+        try:
+            connect(args.ray_address, args.ray_cpus)
+        except (RayMissingError, ValueError) as error:
+            parser.exit(2, f"error: {error}\n")
     if args.table:
         from agents.tournament import main_table
 
         if args.policy:
             parser.error("--table and --policy do not go together: the table names its policies")
         try:
-            main_table(args.table, args.games, args.seed, args.batch_size, args.json, args.plot, show_progress=not args.no_progress)
+            main_table(args.table, args.games, args.seed, args.batch_size, args.json, args.plot, show_progress=not args.no_progress, on_ray=on_ray)
         except ValueError as error:
             parser.exit(2, f"error: {error}\n")
         return
     names = args.policy or ["random", "greedy", "optimal"]
     try:
-        summaries, logs = evaluate(names, args.games, args.seed, batch_size=args.batch_size, show_progress=not args.no_progress)
+        summaries, logs = evaluate(names, args.games, args.seed, batch_size=args.batch_size, show_progress=not args.no_progress, on_ray=on_ray)
     except ValueError as error:
         parser.exit(2, f"error: {error}\n")
     optimum = expected_score()

@@ -30,6 +30,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from gymnasium.utils import seeding
 
+from agents.distributed import cluster_cpus, game_slices, run_tasks
 from agents.policy import Policy
 from agents.registry import make_table_policy
 from agents.stats import mean_ci
@@ -88,29 +89,35 @@ def play_table(
     batch_size: int = 4096,
     progress=None,
 ) -> np.ndarray:
-    """Play ``ceil(games / n)`` deals in every seating; each policy's final totals, (deals * n, n)."""
-    rules = rules or YACHT
+    """Play ``ceil(games / n)`` deals in every seating; each policy's final totals, (deals * n, n).
+
+    The deals are played ``batch_size // n`` at a time; the batch from deal ``first`` re-seeds
+    policy ``i`` with ``seed + first + i``, so a run of whole batches plays the same wherever it
+    runs (``play_table(p, k * n, seed + first)`` gives exactly those deals of the whole run).
+    """
     n = len(policies)
     deals = math.ceil(games / n)
-    deals_per_batch = max(1, batch_size // n)
+    batches = game_slices(deals, max(1, batch_size // n))
+    return np.concatenate([play_deals(policies, size, seed + first, rules, progress) for first, size in batches])
+
+
+def play_deals(policies: list[Policy], deals: int, seed: int, rules: RuleSet | None = None, progress=None) -> np.ndarray:
+    """Deals ``seed .. seed + deals - 1`` at once, each in every seating; each policy's totals, (deals * n, n)."""
+    rules = rules or YACHT
+    n = len(policies)
     seating = np.arange(n)
-    totals = np.zeros((deals * n, n), dtype=np.int64)
     for i, policy in enumerate(policies):
         policy.reset(seed + i)
-    for first_deal in range(0, deals, deals_per_batch):
-        batch_deals = min(deals_per_batch, deals - first_deal)
-        faces = np.repeat(deal_dice(seed + first_deal, batch_deals, n, rules), n, axis=0)
-        rotation = np.tile(seating, batch_deals)  # table t plays seating t % n
-        policy_in_seat = (seating[None, :] - rotation[:, None]) % n  # (tables, seats)
-        tables = Tables(rules, n, len(faces))
-        tables.start(faces)
-        _play_to_the_end(tables, policies, policy_in_seat)
-        seat_of_policy = (seating[None, :] + rotation[:, None]) % n
-        rows = slice(first_deal * n, (first_deal + batch_deals) * n)
-        totals[rows] = np.take_along_axis(tables.totals, seat_of_policy, axis=1)
-        if progress is not None:
-            progress.update(batch_deals * n)
-    return totals
+    faces = np.repeat(deal_dice(seed, deals, n, rules), n, axis=0)
+    rotation = np.tile(seating, deals)  # table t plays seating t % n
+    policy_in_seat = (seating[None, :] - rotation[:, None]) % n  # (tables, seats)
+    tables = Tables(rules, n, len(faces))
+    tables.start(faces)
+    _play_to_the_end(tables, policies, policy_in_seat)
+    seat_of_policy = (seating[None, :] + rotation[:, None]) % n
+    if progress is not None:
+        progress.update(deals * n)
+    return np.take_along_axis(tables.totals, seat_of_policy, axis=1).astype(np.int64)
 
 
 def _play_to_the_end(tables: Tables, policies: list[Policy], policy_in_seat: np.ndarray) -> None:
@@ -179,37 +186,58 @@ def check_table_size(count: int) -> None:
 
 
 def run_table(
-    policies: list[Policy],
+    policies: list[Policy] | list[str],
     names: list[str],
     games: int,
     seed: int = 0,
     rules: RuleSet | None = None,
     batch_size: int = 4096,
     show_progress: bool = False,
+    on_ray: bool = False,
 ) -> tuple[TournamentResult, TableLog]:
-    """Play a tournament of ``policies`` (displayed as ``names``) at one table and summarize it."""
+    """Play a tournament of ``policies`` (displayed as ``names``) at one table and summarize it.
+
+    The deals are cut into slices of whole batches, played here one after the other or, with
+    ``on_ray``, as Ray tasks (policies then given by name and built in the workers); the slices'
+    totals are merged in order, so both give the same result.
+    """
     check_table_size(len(policies))
-    if games < 2 * len(policies):
-        raise ValueError(f"games must be at least {2 * len(policies)} (two deals, for a confidence interval), got {games}")
+    n = len(policies)
+    if games < 2 * n:
+        raise ValueError(f"games must be at least {2 * n} (two deals, for a confidence interval), got {games}")
+    if on_ray and not all(isinstance(policy, str) for policy in policies):
+        raise ValueError("policies played on Ray are given by name (random, greedy, optimal, ppo:PATH), not as objects")
+    deals, deals_per_batch = math.ceil(games / n), max(1, batch_size // n)
+    batches_per_slice = math.ceil(math.ceil(deals / deals_per_batch) / (4 * cluster_cpus())) if on_ray else 1
+    slices = game_slices(deals, batches_per_slice * deals_per_batch)
+    tasks = [(list(policies), size * n, seed + first, rules, batch_size) for first, size in slices]
     progress = None
     if show_progress:
         from tqdm import tqdm
 
-        progress = tqdm(total=math.ceil(games / len(policies)) * len(policies), unit="game", desc="tournament", file=sys.stderr)
+        progress = tqdm(total=deals * n, unit="game", desc="tournament", file=sys.stderr)
     try:
-        totals = play_table(policies, games, seed, rules, batch_size, progress)
+        advance = None if progress is None else (lambda index: progress.update(tasks[index][1]))
+        totals = np.concatenate(run_tasks(play_table_slice, tasks, on_ray, progress=advance))
     finally:
         if progress is not None:
             progress.close()
-    log = TableLog(unique_names(names), totals, len(totals) // len(policies))
+    log = TableLog(unique_names(names), totals, deals)
     return summarize_table(log, seed), log
 
 
-def tournament(policy_names: list[str], games: int, seed: int = 0, rules: RuleSet | None = None, **kwargs):
-    """A tournament of policies given by name (``random``, ``greedy``, ``optimal``, ``ppo:PATH``)."""
+def play_table_slice(policies: list[Policy] | list[str], games: int, seed: int, rules: RuleSet | None, batch_size: int) -> np.ndarray:
+    """One task of :func:`run_table`: ``play_table`` for policy objects, or ones built here by name."""
+    if all(isinstance(policy, str) for policy in policies):
+        policies = [make_table_policy(name, len(policies), rules=rules, seed=seed + i) for i, name in enumerate(policies)]
+    return play_table(policies, games, seed, rules, batch_size)
+
+
+def tournament(policy_names: list[str], games: int, seed: int = 0, rules: RuleSet | None = None, on_ray: bool = False, **kwargs):
+    """A tournament of policies given by name (``random``, ``greedy``, ``optimal``, ``ppo:PATH``), here or on Ray."""
     check_table_size(len(policy_names))
     policies = [make_table_policy(name, len(policy_names), rules=rules, seed=seed + i) for i, name in enumerate(policy_names)]
-    return run_table(policies, policy_names, games, seed, rules, **kwargs)
+    return run_table(policy_names if on_ray else policies, policy_names, games, seed, rules, on_ray=on_ray, **kwargs)
 
 
 def evaluate_model_at_table(model, name: str, opponents: list[str], games: int, seed: int, seat: int = 0):
@@ -295,10 +323,10 @@ def save_tournament_plot(path, result: TournamentResult, log: TableLog) -> None:
     plt.close(figure)
 
 
-def main_table(table: str, games: int, seed: int, batch_size: int, json_path=None, plot_path=None, show_progress=True) -> TournamentResult:
+def main_table(table: str, games: int, seed: int, batch_size: int, json_path=None, plot_path=None, show_progress=True, on_ray=False) -> TournamentResult:
     """``python -m agents.evaluate --table a,b,...``: play, print, and write the JSON and plot."""
     names = [name.strip() for name in table.split(",") if name.strip()]
-    result, log = tournament(names, games, seed, batch_size=batch_size, show_progress=show_progress)
+    result, log = tournament(names, games, seed, batch_size=batch_size, show_progress=show_progress, on_ray=on_ray)
     print_tournament(result)
     if json_path:
         save_tournament_json(json_path, result)

@@ -185,7 +185,7 @@ class TrainConfig(Section):
         return self
 
 
-def _describe(error: ValidationError, source: str, overrides: dict[str, str]) -> str:
+def _describe(error: ValidationError, source: str, overrides: dict[str, str] | None = None) -> str:
     """One line for every problem; a key set on the command line is blamed on its override."""
     lines = []
     for item in error.errors():
@@ -194,7 +194,7 @@ def _describe(error: ValidationError, source: str, overrides: dict[str, str]) ->
             continue  # a schedule given: the number branch of the union says nothing useful
         key = ".".join(part for part in loc if part not in ("float", "int", "Schedule") and not part.startswith("function-"))
         message = item["msg"].removeprefix("Value error, ")
-        origin = next((f"override {text!r}" for name, text in overrides.items() if key == name or key.startswith(name + ".")), None)
+        origin = next((f"override {text!r}" for name, text in (overrides or {}).items() if key == name or key.startswith(name + ".")), None)
         if item["type"] == "extra_forbidden":
             text = f"unknown key {key!r}"
         elif not key:

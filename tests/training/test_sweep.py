@@ -1,0 +1,176 @@
+"""Sweeps: the sweep file is checked before anything runs; trials on Ray Tune are train.py runs; a killed sweep resumes."""
+
+import csv
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+import yaml
+
+from agents.training.config import ConfigError
+from agents.training.sweep import load_sweep, trial_name
+
+ROOT = Path(__file__).resolve().parents[2]
+TINY = [
+    "ppo.total_timesteps=1024", "ppo.n_steps=64", "ppo.batch_size=128", "ppo.n_epochs=1", "ppo.net_arch=[32,32]",
+    "env.num_envs=4", "run.checkpoint_every=256", "run.eval_every=512", "run.eval_games=20",
+    "run.final_eval_games=20", "run.progress_bar=false",
+]  # fmt: skip
+CURVE_FIGURES = ["steps", "mean_score", "percent_of_optimal", "regret_per_decision"]  # all but the wall time
+
+
+def write_sweep(folder: Path, **fields) -> Path:
+    sweep = {"name": "tiny", "base": str(ROOT / "configs" / "quick.yaml"), "space": {"ppo.learning_rate": {"grid": [0.001, 0.0003]}}}
+    sweep.update(fields)
+    path = folder / "sweep.yaml"
+    path.write_text(yaml.safe_dump(sweep))
+    return path
+
+
+def run(*args, check=True, **kwargs):
+    result = subprocess.run([sys.executable, *args], capture_output=True, text=True, cwd=ROOT, **kwargs)
+    if check:
+        assert result.returncode == 0, result.stdout[-2000:] + result.stderr[-3000:]
+    return result
+
+
+def curve(run_dir: Path, columns=CURVE_FIGURES) -> list[list[str]]:
+    with (run_dir / "learning_curve.csv").open(newline="") as handle:
+        return [[row[column] for column in columns] for row in csv.DictReader(handle)]
+
+
+# -- the sweep file -------------------------------------------------------------------------------
+
+
+def test_the_shipped_sweep_is_valid():
+    sweep = load_sweep(ROOT / "configs" / "sweep_quick.yaml")
+    assert sweep.spec.trial_count() >= 8 and set(sweep.spec.space) == {"ppo.lookahead_temperature", "ppo.learning_rate"}
+    assert sweep.base_config.name == "quick" and not sweep.base_config.run.progress_bar
+
+
+@pytest.mark.parametrize(
+    "fields, message",
+    [
+        ({"spaces": {}}, "unknown key 'spaces'"),
+        ({"base": "nowhere.yaml"}, "base config 'nowhere.yaml' does not exist"),
+        ({"space": {"ppo.learning_rate": {"loguniform": [0.0, 0.1]}}}, "needs low > 0"),
+        ({"space": {"ppo.learning_rate": {"uniform": [0.1, 0.01]}}}, "needs low < high"),
+        ({"space": {"ppo.learning_rate": {"grid": [0.1], "choice": [0.2]}}}, "exactly one of"),
+        ({"space": {"ppo.learning_rat": {"grid": [0.1]}}}, "unknown key 'ppo.learning_rat'"),
+        ({"space": {"ppo.n_steps": {"choice": [64, -1]}}}, "ppo.n_steps.*-1"),
+        ({"space": {}}, "space"),
+        ({"num_samples": 0}, "num_samples"),
+        ({"scheduler": {"type": "hyperband"}}, "scheduler.type"),
+        ({"scheduler": {"reduction_factor": 1}}, "reduction_factor"),
+        ({"name": "a/b"}, "name"),
+        ({"overrides": ["env.num_players=2"]}, "opponent"),
+    ],
+)
+def test_bad_sweep_files_are_one_line_errors(tmp_path, fields, message):
+    path = write_sweep(tmp_path, **fields)
+    with pytest.raises(ConfigError, match=message) as error:
+        load_sweep(path)
+    assert "\n" not in str(error.value)
+
+
+def test_a_bad_sweep_file_stops_train_py_with_one_line(tmp_path):
+    path = write_sweep(tmp_path, space={"ppo.nope": {"grid": [1]}})
+    result = run("train.py", "--sweep", str(path), "--runs-dir", str(tmp_path / "runs"), check=False)
+    assert result.returncode != 0 and "unknown key 'ppo.nope'" in result.stderr and "Traceback" not in result.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_sweep_without_ray_names_the_extra(tmp_path, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(ROOT))
+    import train
+
+    monkeypatch.setitem(sys.modules, "ray", None)  # `import ray` now raises ImportError
+    with pytest.raises(SystemExit) as exit_info:
+        train.main(["--sweep", str(write_sweep(tmp_path)), "--runs-dir", str(tmp_path / "runs")])
+    message = str(exit_info.value.code)
+    assert message.startswith("error:") and "Ray" in message and '.[distributed]"' in message and "\n" not in message
+    assert not (tmp_path / "runs").exists()
+
+
+def test_trial_names_say_number_and_values():
+    assert trial_name(3, {"ppo.lookahead_temperature": 0.3, "ppo.learning_rate": 0.000421}) == "t03_lookahead_temperature=0.3_learning_rate=0.000421"
+    assert trial_name(0, {"ppo.net_arch": [64, 64]}) == "t00_net_arch=-64--64-"
+
+
+# -- sweeps on a local Ray with two CPUs -----------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_two_trial_sweep_gives_the_learning_curves_of_train_py(tmp_path, ray_cluster):
+    # ASHA with its one rung at the last step: a trial there must still finish its run folder
+    path = write_sweep(tmp_path, overrides=TINY, scheduler={"type": "asha", "grace_period": 1024})
+    result = run("train.py", "--sweep", str(path), "--runs-dir", str(tmp_path / "runs"), "--ray-address", ray_cluster)
+    sweep_dir = tmp_path / "runs" / "tiny"
+    trials = {"t00_learning_rate=0.001": 0.001, "t01_learning_rate=0.0003": 0.0003}
+    for trial, learning_rate in trials.items():
+        trial_dir = sweep_dir / trial
+        for artefact in ("config.yaml", "learning_curve.csv", "model.zip", "eval.json"):
+            assert (trial_dir / artefact).exists(), f"{trial} has no {artefact}"
+        assert list((trial_dir / "tb").rglob("events.out.tfevents.*"))
+        run("train.py", "--config", "configs/quick.yaml", "--runs-dir", str(tmp_path / "direct"), f"name={trial}",
+            f"ppo.learning_rate={learning_rate}", *TINY)  # fmt: skip
+        direct = curve(tmp_path / "direct" / trial)
+        assert len(direct) == 2 and curve(trial_dir) == direct
+    with (sweep_dir / "trials.csv").open(newline="") as handle:
+        ranking = list(csv.DictReader(handle))
+    assert [row["trial"] for row in ranking] == sorted(trials, key=lambda t: -max(float(r[2]) for r in curve(sweep_dir / t)))
+    assert all(row["status"] == "finished" for row in ranking)
+    assert "ranked by the best % of the optimum" in result.stdout and (sweep_dir / "trials.png").read_bytes()[:4] == b"\x89PNG"
+
+
+@pytest.mark.slow
+def test_a_killed_sweep_resumes_where_it_stopped(tmp_path, ray_cluster):
+    # three trials one at a time, each long enough to be killed in the middle of
+    longer = [*TINY, "ppo.total_timesteps=6144", "run.checkpoint_every=1024", "run.eval_every=1024"]
+    path = write_sweep(tmp_path, overrides=longer, scheduler={"type": "none"}, max_concurrent_trials=1,
+                       space={"ppo.learning_rate": {"grid": [0.001, 0.0005, 0.0003]}})  # fmt: skip
+    sweep_dir = tmp_path / "runs" / "tiny"
+    first, second = sweep_dir / "t00_learning_rate=0.001", sweep_dir / "t01_learning_rate=0.0005"
+    command = [sys.executable, "train.py", "--sweep", str(path), "--runs-dir", str(tmp_path / "runs"), "--ray-address", ray_cluster]
+    driver = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    deadline = time.time() + 300
+    while not (second / "learning_curve.csv").exists() and time.time() < deadline:  # checkpoint, then evaluation
+        time.sleep(0.2)
+    driver.send_signal(signal.SIGKILL)
+    driver.wait()
+    assert (first / "eval.json").exists() and not (second / "eval.json").exists(), "the kill did not land in the second trial"
+    time.sleep(3)  # the cluster ends the dead driver's trial
+    finished_model = (first / "model.zip").read_bytes()
+    done = max(int(p.stem.split("_")[1]) for p in (second / "checkpoints").glob("step_*.zip"))
+    kept = [row for row in curve(second, ["steps", "wall_seconds", "percent_of_optimal"]) if int(row[0]) <= done]
+
+    result = run(*command[1:])
+    assert "resuming sweep tiny" in result.stdout
+    assert (first / "model.zip").read_bytes() == finished_model  # the finished trial was not trained again
+    resumed = curve(second, ["steps", "wall_seconds", "percent_of_optimal"])
+    assert resumed[: len(kept)] == kept  # continued from its checkpoint: the rows before it are untouched
+    steps = [int(row[0]) for row in resumed]
+    assert steps == sorted(set(steps)) and steps[-1] == 6144
+    with (sweep_dir / "trials.csv").open(newline="") as handle:
+        assert [row["status"] for row in csv.DictReader(handle)] == ["finished"] * 3
+
+    # Tune's state lost as well: the finished trial folders are recognised and not trained again
+    models = {trial.name: (trial / "model.zip").read_bytes() for trial in sweep_dir.glob("t0*")}
+    shutil.rmtree(sweep_dir / "tune")
+    result = run(*command[1:])
+    assert "resuming sweep" not in result.stdout
+    assert {trial.name: (trial / "model.zip").read_bytes() for trial in sweep_dir.glob("t0*")} == models
+    with (sweep_dir / "trials.csv").open(newline="") as handle:
+        assert [row["status"] for row in csv.DictReader(handle)] == ["finished"] * 3
+
+
+def test_ray_flags_go_with_sweep(monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    import train
+
+    with pytest.raises(SystemExit, match="--ray-address and --ray-cpus go with --sweep"):
+        train.main(["--config", "configs/quick.yaml", "--ray-cpus", "2"])
