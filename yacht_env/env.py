@@ -9,6 +9,7 @@ from gymnasium import spaces
 from yacht_env.actions import ActionLayout, IllegalActionError
 from yacht_env.encoding import make_encoding
 from yacht_env.render import render_position
+from yacht_env import render_rgb
 from yacht_env.rules import YACHT, RuleSet, cached_per_rules
 
 ILLEGAL_ACTION_MODES = ("penalize", "raise")
@@ -136,7 +137,9 @@ class YachtEnv(GameSettings, gym.Env):
     ``illegal_action`` (bool) and, after an illegal action, ``illegal_reason``.
 
     ## Arguments
-    - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it).
+    - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text), ``"human"`` (prints it)
+      or ``"rgb_array"`` (``render()`` returns a (480, 640, 3) uint8 picture of the dice, the dice the
+      last re-roll kept and the score sheet; needs Pillow, the ``render`` extra).
     - ``rules``: a ``RuleSet`` (default ``yacht_env.YACHT``, the rules of ``RULES.md``).
     - ``observation_encoding``: ``"flat"`` (default), ``"counts"``, ``"onehot"`` or ``"dict"``.
     - ``illegal_action``: ``"penalize"`` (default: the action is ignored, reported in ``info`` and
@@ -151,7 +154,7 @@ class YachtEnv(GameSettings, gym.Env):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -189,6 +192,7 @@ class YachtEnv(GameSettings, gym.Env):
         self._sheet: list[int | None] = [None] * self.rules.num_categories
         self._total = 0
         self._illegal_count = 0
+        self._last_reroll = None  # (hand before, re-roll mask): which dice the frame shows as held
         self._done = False
         self._start_turn()
         if self.render_mode == "human":
@@ -210,8 +214,10 @@ class YachtEnv(GameSettings, gym.Env):
             reward = -self.illegal_action_penalty
             truncated = self._illegal_count >= self.max_illegal_actions
         elif action < self._first_score:
+            self._last_reroll = (self._hand, action)
             self._reroll(action)
         else:
+            self._last_reroll = None
             category = action - self._first_score
             points = self._scores[self._hand][category]
             reward = float(points)
@@ -234,10 +240,16 @@ class YachtEnv(GameSettings, gym.Env):
 
     def render(self):
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human' to the env")
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array' to the env")
             return None
         if self._faces is None:
             raise GameOverError("render() needs a game: call reset() first")
+        if self.render_mode == "rgb_array":
+            held = None
+            if self._last_reroll is not None:
+                hand, mask = self._last_reroll
+                held = render_rgb.held_dice(self.rules.dice.hands[hand], mask, self.dice)
+            return render_rgb.render_frame(self.rules, self.dice, self._rolls_left, self._sheet, self.turn, held=held)
         text = render_position(self.rules, self.dice, self._rolls_left, self._sheet, self.turn)
         if self.render_mode == "human":
             print(text + "\n")

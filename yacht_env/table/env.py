@@ -12,6 +12,7 @@ import numpy as np
 import gymnasium as gym
 from gymnasium import spaces
 
+from yacht_env import render_rgb
 from yacht_env.actions import IllegalActionError
 from yacht_env.env import GameOverError, GameSettings, YachtEnv, check_action
 from yacht_env.rules import RuleSet
@@ -124,10 +125,11 @@ class YachtTableEnv(GameSettings, gym.Env):
     - ``seat``: the learner's seat, 0 (default, plays first) to ``num_players - 1``.
     - ``reward_mode``: ``"score"`` (default) or ``"win"``.
     - ``observation_encoding``, ``illegal_action``, ``illegal_action_penalty``,
-      ``max_illegal_actions``, ``rules``, ``render_mode``: as for ``Yacht-v0``.
+      ``max_illegal_actions``, ``rules``, ``render_mode``: as for ``Yacht-v0``; an
+      ``"rgb_array"`` frame shows the learner's dice and sheet and every player's total.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -180,6 +182,7 @@ class YachtTableEnv(GameSettings, gym.Env):
         self.tables.start(faces[None])
         self._started = True
         self._illegal_count = 0
+        self._last_reroll = None  # (hand before, re-roll mask) of the learner's last legal re-roll
         self._done = False
         self._play_opponents()
         if self.render_mode == "human":
@@ -201,6 +204,8 @@ class YachtTableEnv(GameSettings, gym.Env):
             reward = -self.illegal_action_penalty
             truncated = self._illegal_count >= self.max_illegal_actions
         else:
+            is_reroll = action < self.layout.first_score_action
+            self._last_reroll = (int(self.tables.hands[0, self.seat]), action) if is_reroll else None
             points = int(self.tables.play([action], [0])[0])
             if self.reward_mode == "score":
                 reward = float(points)
@@ -220,6 +225,8 @@ class YachtTableEnv(GameSettings, gym.Env):
             return None
         if not self._started:
             raise GameOverError("render() needs a game: call reset() first")
+        if self.render_mode == "rgb_array":
+            return self._frame()
         text = render_table(self.tables, 0, self.seat_names)
         if self.render_mode == "human":
             print(text + "\n")
@@ -255,6 +262,26 @@ class YachtTableEnv(GameSettings, gym.Env):
             if not (0 <= action < len(mask[0]) and mask[0, action]):
                 raise ValueError(f"opponent {self.seat_names[seat]!r} in seat {seat} chose illegal action {action}")
             tables.play([action], [0])
+
+    def _frame(self) -> np.ndarray:
+        """The learner's dice and sheet, and every player's total (:mod:`yacht_env.render_rgb`)."""
+        tables, rules, seat = self.tables, self.rules, self.seat
+        over = bool(tables.over[0])
+        shares = win_shares(tables.totals[0]) if over else None
+        seats = [
+            render_rgb.Seat(name, int(tables.totals[0, s]), bin(int(tables.open_bits[0, s])).count("1"),
+                            to_play=not over and int(tables.seat[0]) == s, winner=over and shares[s] > 0)
+            for s, name in enumerate(self.seat_names)
+        ]  # fmt: skip
+        dice = None if over else rules.dice.hands[tables.hands[0, seat]]
+        held = None
+        if dice is not None and self._last_reroll is not None:
+            hand, mask = self._last_reroll
+            held = render_rgb.held_dice(rules.dice.hands[hand], mask, dice)
+        sheet = [None if points < 0 else int(points) for points in tables.sheets[0, seat]]
+        turn = int(tables.turn([0], [seat])[0])
+        title = f"{self.seat_names[seat]} (seat {seat + 1} of {self.num_players})"
+        return render_rgb.render_frame(rules, dice, int(tables.rolls_left[0, seat]), sheet, turn, held=held, title=title, seats=seats)
 
     def _mask(self) -> np.ndarray:
         if self.tables.over[0]:
