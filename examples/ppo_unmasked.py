@@ -103,7 +103,7 @@ class CurveLogger:
 
 
 def make_env_kwargs(args: Args) -> dict:
-    return {"render_mode": None, "illegal_action_penalty": args.illegal_action_penalty, "max_illegal_actions": args.max_illegal_actions}
+    return {"illegal_action_penalty": args.illegal_action_penalty, "max_illegal_actions": args.max_illegal_actions}
 
 
 def evaluate(model, args: Args, deterministic: bool) -> dict:

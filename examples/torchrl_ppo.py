@@ -59,7 +59,9 @@ def train(frames: int, frames_per_batch: int = 1024, epochs: int = 4, minibatch:
     torch.manual_seed(seed)
     env = make_env(seed)
     actor, critic = make_agent(env)
-    collector = Collector(lambda: make_env(seed), actor, frames_per_batch=frames_per_batch, total_frames=frames)
+    collector = Collector(
+        lambda: make_env(seed), actor, frames_per_batch=frames_per_batch, total_frames=frames, auto_register_policy_transforms=False
+    )
     advantage = GAE(gamma=1.0, lmbda=0.95, value_network=critic)
     loss_module = ClipPPOLoss(actor, critic, entropy_coeff=0.01)
     optimizer = torch.optim.Adam(loss_module.parameters(), lr=lr)
