@@ -155,3 +155,16 @@ def test_record_video_writes_a_playable_file(tmp_path):
         assert list(clip.size) == [FRAME_WIDTH, FRAME_HEIGHT]
         # One frame at reset and one per step, at the env's render_fps.
         assert clip.duration == pytest.approx((steps + 1) / YachtEnv.metadata["render_fps"], abs=0.3)
+
+
+@pytest.mark.skipif(importlib.util.find_spec("moviepy") is None, reason="videos need moviepy: pip install 'yacht-rl[video]'")
+def test_evaluate_records_a_video_of_each_policy(tmp_path, capsys):
+    from agents.evaluate import main
+
+    main(["--video", str(tmp_path), "--policy", "greedy", "--policy", "random", "--video-games", "2", "--seed", "5"])
+    written = sorted(path.name for path in tmp_path.glob("*.mp4"))
+    assert written == ["greedy-episode-0.mp4", "greedy-episode-1.mp4", "random-episode-0.mp4", "random-episode-1.mp4"]
+    assert capsys.readouterr().out.split() == [str(tmp_path / name) for name in ["greedy-episode-0.mp4", "greedy-episode-1.mp4", "random-episode-0.mp4", "random-episode-1.mp4"]]
+    with pytest.raises(SystemExit):
+        main(["--video", str(tmp_path), "--video-games", "0"])
+    assert "--video-games must be at least 1, got 0" in capsys.readouterr().err
