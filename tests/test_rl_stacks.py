@@ -39,7 +39,7 @@ def test_make_vec_env_needs_no_keyword_arguments(env_id):
 def test_plain_ppo_and_dqn_train_on_make_vec_env():
     venv = make_vec_env("Yacht-v0", n_envs=8, seed=0)
     PPO("MlpPolicy", venv, n_steps=128, batch_size=256, n_epochs=2, seed=0).learn(2048)
-    DQN("MlpPolicy", make_vec_env("Yacht-v0", n_envs=1, seed=0), learning_starts=500, seed=0).learn(2000)
+    DQN("MlpPolicy", make_vec_env("Yacht-v0", n_envs=1, seed=0), buffer_size=10_000, learning_starts=500, seed=0).learn(2000)
 
 
 def test_maskable_ppo_with_make_vec_env_plays_only_legal_actions():
