@@ -3,6 +3,7 @@
     python -m agents.evaluate --policy random --policy greedy --policy optimal --games 10000
     python -m agents.evaluate --table optimal,greedy --games 20000   # win rates at one table
     python -m agents.evaluate --games 10000000 --ray                 # the games as Ray tasks (--ray-address: a cluster)
+    python -m agents.evaluate --video videos/ --policy optimal          # MP4s of 3 games (video extra)
 
 ``--table`` plays full games at one table instead: see :mod:`agents.tournament`.
 
@@ -350,7 +351,22 @@ def main(argv=None):
     parser.add_argument("--ray", action="store_true", help="play the games as Ray tasks (pip install -e \".[distributed]\"); same figures as without")
     parser.add_argument("--ray-address", help="join this Ray cluster (implies --ray; default $RAY_ADDRESS, else Ray starts here)")
     parser.add_argument("--ray-cpus", type=int, help="CPUs of a Ray started here (default: all of this machine's)")
+    parser.add_argument("--video", metavar="DIR", help="record games of each --policy as MP4 files in DIR instead of evaluating (needs the video extra)")
+    parser.add_argument("--video-games", type=int, default=3, help="games recorded per policy with --video (default 3)")
     args = parser.parse_args(argv)
+    if args.video:
+        from agents.video import record_games
+
+        if args.table:
+            parser.error("--video records single-player games of each --policy; it does not go with --table")
+        if args.video_games < 1:
+            parser.error(f"--video-games must be at least 1, got {args.video_games}")
+        try:
+            paths = record_games(args.policy or ["random", "greedy", "optimal"], args.video, args.video_games, args.seed)
+        except ValueError as error:
+            parser.exit(2, f"error: {error}\n")
+        print("\n".join(str(path) for path in paths))
+        return
     if args.games < 2:
         parser.error(f"--games must be at least 2 (for a confidence interval), got {args.games}")
     if args.batch_size < 1:

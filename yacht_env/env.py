@@ -6,6 +6,7 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from yacht_env import render_rgb
 from yacht_env.actions import ActionLayout, IllegalActionError
 from yacht_env.encoding import make_encoding
 from yacht_env.game import Tables, advance, check_game_dice, check_playable, draw_game_dice
@@ -107,7 +108,9 @@ class YachtEnv(GameSettings, gym.Env):
     ``illegal_action`` (bool) and, after an illegal action, ``illegal_reason``.
 
     ## Arguments
-    - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text) or ``"human"`` (prints it).
+    - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns the text), ``"human"`` (prints it)
+      or ``"rgb_array"`` (``render()`` returns a (480, 640, 3) uint8 picture of the dice, the dice the
+      last re-roll kept and the score sheet; needs Pillow, the ``render`` extra).
     - ``rules``: a ``RuleSet`` or the name of one in ``yacht_env.rules.RULE_SETS`` (default ``yacht_env.YACHT``,
       the rules of ``RULES.md``); rule sets with bonuses or jokers are not played yet and raise ``ValueError``.
     - ``observation_encoding``: ``"flat"`` (default), ``"counts"``, ``"onehot"`` or ``"dict"``.
@@ -123,7 +126,7 @@ class YachtEnv(GameSettings, gym.Env):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
@@ -161,6 +164,7 @@ class YachtEnv(GameSettings, gym.Env):
         self._game.start(faces[None, None])
         self._started = True
         self._illegal_count = 0
+        self._last_reroll = None  # (hand before, re-roll mask): which dice the frame shows as held
         self._done = False
         self._read_position()
         if self.render_mode == "human":
@@ -171,7 +175,7 @@ class YachtEnv(GameSettings, gym.Env):
         if self._done:
             raise GameOverError("the episode has ended (or reset was never called); call reset() before step()")
         action = check_action(action, self.layout.num_actions)
-        rolls_left, open_bits = self._rolls_left, self._open
+        hand, rolls_left, open_bits = self._hand, self._rolls_left, self._open
         if self.illegal_action == "raise" and not self._masks[int(rolls_left > 0), open_bits, action]:
             raise IllegalActionError(self.layout.why_illegal(action, rolls_left, open_bits))
         self._action[0] = action
@@ -185,6 +189,7 @@ class YachtEnv(GameSettings, gym.Env):
             reward = -self.illegal_action_penalty
             truncated = self._illegal_count >= self.max_illegal_actions
         else:
+            self._last_reroll = (hand, action) if action < self._first_score_action else None
             self._read_position()
             if action >= self._first_score_action:
                 reward = float(self._points[0])
@@ -199,10 +204,16 @@ class YachtEnv(GameSettings, gym.Env):
 
     def render(self):
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human' to the env")
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array' to the env")
             return None
         if not self._started:
             raise GameOverError("render() needs a game: call reset() first")
+        if self.render_mode == "rgb_array":
+            held = None
+            if self._last_reroll is not None:
+                hand, mask = self._last_reroll
+                held = render_rgb.held_dice(self.rules.dice.hands[hand], mask, self.dice)
+            return render_rgb.render_frame(self.rules, self.dice, self._rolls_left, self.sheet, self.turn, held=held)
         text = render_position(self.rules, self.dice, self._rolls_left, self.sheet, self.turn)
         if self.render_mode == "human":
             print(text + "\n")

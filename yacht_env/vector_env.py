@@ -23,6 +23,7 @@ from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, iterate
 from numba import njit
 
+from yacht_env import render_rgb
 from yacht_env.actions import IllegalActionError
 from yacht_env.env import GameOverError, GameSettings
 from yacht_env.game import Tables, advance, check_game_dice, draw_game_dice, gather_masks
@@ -254,7 +255,8 @@ class YachtVectorEnv(GameSettings, VectorEnv):
 
     ## Arguments
     - ``num_envs``: the number of games played in parallel.
-    - ``render_mode``: ``None`` or ``"ansi"`` (``render()`` returns a list with each game's text).
+    - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns a list with each game's text) or
+      ``"rgb_array"`` (a list with each game's frame, as ``YachtEnv`` draws it; needs Pillow).
     - ``rules``: a ``RuleSet`` (default ``yacht_env.YACHT``, the rules of ``RULES.md``).
     - ``observation_encoding``: a name in ``yacht_env.encoding.ENCODINGS``, as for ``YachtEnv``
       (``"flat"`` by default).
@@ -275,7 +277,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
     - v0: initial version.
     """
 
-    metadata = {"render_modes": ["ansi"], "render_fps": 4, "autoreset_mode": AutoresetMode.SAME_STEP}
+    metadata = {"render_modes": ["ansi", "rgb_array"], "render_fps": 4, "autoreset_mode": AutoresetMode.SAME_STEP}
 
     def __init__(
         self,
@@ -305,6 +307,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         self._legal = np.zeros(n, dtype=bool)
         self._illegal_counts = np.zeros(n, dtype=np.int64)
         self._illegal = np.zeros(n, dtype=bool)  # scratch: which games just played an illegal action
+        self._last_rerolls: dict[int, tuple[int, int]] = {}  # frames only: game -> (hand before, re-roll mask)
 
         self._np_randoms: list[np.random.Generator | None] = [None] * n
         self._np_random_seeds: list[int | None] = [None] * n
@@ -335,6 +338,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
                 self._set_generator(i, *seeded[i])
             self._faces[i, 0] = draw_game_dice(self._generator(i), self.rules) if faces is None else faces[i]
         self._start(np.array(games, dtype=np.int64))
+        self._last_rerolls = {i: last for i, last in self._last_rerolls.items() if not reset_mask[i]}
         self._started = True
         # Sub-envs left running report no info, as in gymnasium's SyncVectorEnv.
         return self._observations(), self._infos(reset_mask)
@@ -350,6 +354,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
                 raise IllegalActionError(f"sub-env {first}: {self._why_illegal(first, actions[first])}")
 
         n = self.num_envs
+        hands_before = self._hands.copy() if self.render_mode == "rgb_array" else None
         rewards = np.empty(n, dtype=np.float64)
         terminated = np.empty(n, dtype=bool)
         truncated = np.empty(n, dtype=bool)
@@ -363,6 +368,10 @@ class YachtVectorEnv(GameSettings, VectorEnv):
             # The state an illegal action leaves is the state it was judged in.
             reasons = {int(i): self._why_illegal(i, actions[i]) for i in np.flatnonzero(illegal)}
         ended = terminated | truncated
+        if hands_before is not None:  # the dice each game's frame shows as held
+            rerolled = ~illegal & ~ended & (actions < self.layout.first_score_action)
+            kept = {i: last for i, last in self._last_rerolls.items() if illegal[i] and not ended[i]}  # an ignored action changes nothing
+            self._last_rerolls = kept | {int(i): (int(hands_before[i]), int(actions[i])) for i in np.flatnonzero(rerolled)}
         final = self._finish(np.flatnonzero(ended), illegal, reasons) if ended.any() else {}
 
         # An ended sub-env reports its new game's info, in which no illegal action was played yet.
@@ -376,14 +385,25 @@ class YachtVectorEnv(GameSettings, VectorEnv):
     def render(self) -> list[str] | None:
         """Each sub-env's position as text (``render_mode="ansi"``), in sub-env order."""
         if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' to the env")
+            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' to the env")
             return None
         if not self._started:
             raise GameOverError("render() needs games: call reset() first")
+        if self.render_mode == "rgb_array":
+            return [self._frame(i, sheet, turn) for i, (sheet, turn) in enumerate(zip(self.sheets, self._turn_numbers().tolist()))]
         return [
             render_position(self.rules, self.rules.dice.hands[self._hands[i]], int(self._rolls_left[i]), sheet, turn)
             for i, (sheet, turn) in enumerate(zip(self.sheets, self._turn_numbers().tolist()))
         ]
+
+    def _frame(self, i: int, sheet, turn: int) -> np.ndarray:
+        """Game ``i``'s picture, the dice its last re-roll kept marked as held."""
+        dice = self.rules.dice.hands[self._hands[i]]
+        held = None
+        if i in self._last_rerolls:
+            hand, mask = self._last_rerolls[i]
+            held = render_rgb.held_dice(self.rules.dice.hands[hand], mask, dice)
+        return render_rgb.render_frame(self.rules, dice, int(self._rolls_left[i]), self.sheets[i], turn, held=held, title=f"game {i}")
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of every sub-env as bool, shape (num_envs, num_actions) (the sb3-contrib convention)."""

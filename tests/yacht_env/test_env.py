@@ -268,7 +268,7 @@ def test_step_after_the_game_ends_raises():
     [
         ({"observation_encoding": "pixels"}, "'pixels'"),
         ({"illegal_action": "ignore"}, "'ignore'"),
-        ({"render_mode": "rgb_array"}, "'rgb_array'"),
+        ({"render_mode": "rgb"}, "'rgb'"),
         ({"max_illegal_actions": 0}, "0"),
     ],
 )

@@ -13,7 +13,9 @@ import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 
+from yacht_env import render_rgb
 from yacht_env.actions import IllegalActionError
+from yacht_env.encoding import make_encoding
 from yacht_env.env import GameOverError, GameSettings, check_action
 from yacht_env.rules import RuleSet
 from yacht_env.table.encoding import make_table_encoding, policy_observations
@@ -28,6 +30,30 @@ from yacht_env.table.game import (
     win_rewards,
     win_shares,
 )
+from yacht_env.vector_env import sample_legal_actions
+
+
+class RandomOpponent:
+    """A player who picks uniformly among the legal actions: ``YachtTable-v0``'s default opponent.
+
+    The env's own stand-in, so that the env builds with no arguments; ``agents`` has the
+    project's policies (``agents.registry.make_opponents``).
+    """
+
+    name = "random"
+
+    def __init__(self, rules: RuleSet):
+        self.rules = rules
+        self.encoding = make_encoding("flat", rules)
+        self.reset()
+
+    def act_batch(self, observations, action_masks) -> np.ndarray:
+        """One uniformly random legal action per row of ``action_masks``."""
+        return sample_legal_actions(action_masks, self.rng)
+
+    def reset(self, seed: int | None = None) -> None:
+        """Re-seed the choices."""
+        self.rng = np.random.default_rng(seed)
 
 
 def check_opponents(opponents, rules: RuleSet) -> list:
@@ -100,7 +126,8 @@ class YachtTableEnv(GameSettings, gym.Env):
     learner is one of k winners, else 0).
 
     ## Arguments
-    - ``opponents``: 1 to 4 policy objects (``act_batch`` and ``reset``, the interface of
+    - ``opponents``: by default one :class:`RandomOpponent` (a two-player table against a
+      uniformly random player); else 1 to 4 policy objects (``act_batch`` and ``reset``, the interface of
       ``agents.policy.Policy``), seated in order in the seats other than the learner's;
       ``agents.table_policy.make_opponents`` builds them from names (``random``, ``greedy``,
       ``optimal``, ``ppo:PATH``).
@@ -108,14 +135,15 @@ class YachtTableEnv(GameSettings, gym.Env):
     - ``seat``: the learner's seat, 0 (default, plays first) to ``num_players - 1``.
     - ``reward_mode``: ``"score"`` (default) or ``"win"``.
     - ``observation_encoding``, ``illegal_action``, ``illegal_action_penalty``,
-      ``max_illegal_actions``, ``rules``, ``render_mode``: as for ``Yacht-v0``.
+      ``max_illegal_actions``, ``rules``, ``render_mode``: as for ``Yacht-v0``; an
+      ``"rgb_array"`` frame shows the learner's dice and sheet and every player's total.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "render_fps": 4}
+    metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
     def __init__(
         self,
-        opponents,
+        opponents=None,
         *,
         num_players: int | None = None,
         seat: int = 0,
@@ -128,6 +156,8 @@ class YachtTableEnv(GameSettings, gym.Env):
         max_illegal_actions: int = 100,
     ):
         self._set_game_settings(render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions)
+        if opponents is None:  # so that gymnasium.make("YachtTable-v0") and SB3's make_vec_env need no arguments
+            opponents = [RandomOpponent(self.rules)] * ((num_players or 2) - 1)
         opponents = check_opponents(opponents, self.rules)
         self.num_players = check_num_players(len(opponents) + 1 if num_players is None else num_players, low=2)
         if len(opponents) != self.num_players - 1:
@@ -168,6 +198,7 @@ class YachtTableEnv(GameSettings, gym.Env):
         self.tables.start(faces[None])
         self._started = True
         self._illegal_count = 0
+        self._last_reroll = None  # (hand before, re-roll mask) of the learner's last legal re-roll
         self._done = False
         self._play_opponents()
         if self.render_mode == "human":
@@ -189,6 +220,8 @@ class YachtTableEnv(GameSettings, gym.Env):
             reward = -self.illegal_action_penalty
             truncated = self._illegal_count >= self.max_illegal_actions
         else:
+            is_reroll = action < self.layout.first_score_action
+            self._last_reroll = (int(self.tables.hands[0, self.seat]), action) if is_reroll else None
             points = int(self.tables.play([action], [0])[0][0])
             if self.reward_mode == "score":
                 reward = float(points)
@@ -208,6 +241,8 @@ class YachtTableEnv(GameSettings, gym.Env):
             return None
         if not self._started:
             raise GameOverError("render() needs a game: call reset() first")
+        if self.render_mode == "rgb_array":
+            return self._frame()
         text = render_table(self.tables, 0, self.seat_names)
         if self.render_mode == "human":
             print(text + "\n")
@@ -243,6 +278,26 @@ class YachtTableEnv(GameSettings, gym.Env):
             if not (0 <= action < len(mask[0]) and mask[0, action]):
                 raise ValueError(f"opponent {self.seat_names[seat]!r} in seat {seat} chose illegal action {action}")
             tables.play([action], [0])
+
+    def _frame(self) -> np.ndarray:
+        """The learner's dice and sheet, and every player's total (:mod:`yacht_env.render_rgb`)."""
+        tables, rules, seat = self.tables, self.rules, self.seat
+        over = bool(tables.over[0])
+        shares = win_shares(tables.totals[0]) if over else None
+        seats = [
+            render_rgb.Seat(name, int(tables.totals[0, s]), bin(int(tables.open_bits[0, s])).count("1"),
+                            to_play=not over and int(tables.seat[0]) == s, winner=over and shares[s] > 0)
+            for s, name in enumerate(self.seat_names)
+        ]  # fmt: skip
+        dice = None if over else rules.dice.hands[tables.hands[0, seat]]
+        held = None
+        if dice is not None and self._last_reroll is not None:
+            hand, mask = self._last_reroll
+            held = render_rgb.held_dice(rules.dice.hands[hand], mask, dice)
+        sheet = [None if points < 0 else int(points) for points in tables.sheets[0, seat]]
+        turn = int(tables.turn([0], [seat])[0])
+        title = f"{self.seat_names[seat]} (seat {seat + 1} of {self.num_players})"
+        return render_rgb.render_frame(rules, dice, int(tables.rolls_left[0, seat]), sheet, turn, held=held, title=title, seats=seats)
 
     def _mask(self) -> np.ndarray:
         if self.tables.over[0]:
