@@ -51,6 +51,8 @@ class GameLog:
 
 @dataclass
 class Summary:
+    """One policy's figures over the games: score, its CI, the paired difference to optimal, regret."""
+
     policy: str
     games: int
     mean: float
@@ -125,6 +127,7 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
 
 
 def summarize(name: str, log: GameLog, optimal: GameLog, optimum: float) -> Summary:
+    """The figures of one policy's games, paired game by game with the optimal policy's on the same dice."""
     mean, low, high = mean_ci(log.scores)
     diff, diff_low, diff_high = mean_ci(log.scores - optimal.scores)
     regret_game, regret_low, regret_high = mean_ci(log.regret)
@@ -194,7 +197,9 @@ def play_slice(policy: Policy | str, games: int, seed: int, rules: RuleSet | Non
     return play_games(policy, games, seed, rules, batch_size)
 
 
-def evaluate(policy_names: list[str], games: int = 10_000, seed: int = 0, rules: RuleSet | None = None, on_ray: bool = False, **kwargs):
+def evaluate(
+    policy_names: list[str], games: int = 10_000, seed: int = 0, rules: RuleSet | None = None, on_ray: bool = False, **kwargs
+):
     """Evaluate policies given by name (``random``, ``greedy``, ``optimal``, ``ppo:PATH``), here or on Ray."""
     names = list(dict.fromkeys(policy_names))
     if on_ray:
@@ -216,12 +221,16 @@ def evaluate_model(model, encoding: str, games: int, seed: int, reference=(), na
 
 
 def print_table(summaries: list[Summary], optimum: float, games: int, seed: int) -> None:
+    """The summaries as a rich table on the terminal."""
     from rich.table import Table
 
     from yacht_env.render import report_console
 
     table = Table(title=f"{games:,} games, seeds {seed}..{seed + games - 1}; optimal expected score {optimum:.4f}")
-    for column in ("policy", "mean ± sd", "95% CI", "% of optimum", "diff to optimal [95% CI]", "regret/decision", "regret/game [95% CI]"):
+    columns = (
+        "policy", "mean ± sd", "95% CI", "% of optimum", "diff to optimal [95% CI]", "regret/decision", "regret/game [95% CI]"
+    )
+    for column in columns:
         table.add_column(column, justify="left" if column == "policy" else "right")
     for s in summaries:
         table.add_row(
@@ -265,6 +274,7 @@ def distribution_rows(logs: dict[str, GameLog], names: list[str], rules: RuleSet
 
 
 def print_distribution_table(rows: list[dict], games: int) -> None:
+    """Each policy's score quantiles and P(score >= t), next to the optimum's exact distribution."""
     from rich.table import Table
 
     from yacht_env.render import report_console
@@ -284,7 +294,10 @@ def print_distribution_table(rows: list[dict], games: int) -> None:
     report_console().print(table)
 
 
-def save_json(path, summaries: list[Summary], optimum: float, games: int, seed: int, distribution: list[dict] | None = None) -> None:
+def save_json(
+    path, summaries: list[Summary], optimum: float, games: int, seed: int, distribution: list[dict] | None = None
+) -> None:
+    """Every figure as JSON, written atomically."""
     report = {
         "games": games,
         "seed": seed,
@@ -297,6 +310,7 @@ def save_json(path, summaries: list[Summary], optimum: float, games: int, seed: 
 
 
 def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float) -> None:
+    """Histograms of the final scores over the optimum's exact distribution, as a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -307,7 +321,8 @@ def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float) 
     high = max(logs[name].scores.max() for name in names)
     bins = np.arange(math.floor(low) - 0.5, math.ceil(high) + 5.5, 5)
     for name in names:
-        axes.hist(logs[name].scores, bins=bins, histtype="step", linewidth=1.6, label=f"{name} (mean {logs[name].scores.mean():.1f})")
+        label = f"{name} (mean {logs[name].scores.mean():.1f})"
+        axes.hist(logs[name].scores, bins=bins, histtype="step", linewidth=1.6, label=label)
     from agents.distribution import score_distribution
 
     pmf = score_distribution()
@@ -338,20 +353,26 @@ def seed_value(text: str) -> int:
 
 
 def main(argv=None):
-    parser = argparse.ArgumentParser(prog="python -m agents.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--policy", action="append",
-                        help="random, greedy, optimal, target:T, ppo:PATH or ppo-zip:PATH (repeatable; default: random, greedy, optimal)")
-    parser.add_argument("--table", help="comma-separated policies at one table of 2 to 5 (e.g. win,optimal): play full games and report win rates")
+    """``python -m agents.evaluate``: the command line (see the module docstring)."""
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--policy", action="append", help=(
+        "random, greedy, optimal, target:T, ppo:PATH or ppo-zip:PATH (repeatable; default: random, greedy, optimal)"))
+    parser.add_argument("--table", help=(
+        "comma-separated policies at one table of 2 to 5 (e.g. win,optimal): play full games and report win rates"))
     parser.add_argument("--games", type=int, default=10_000, help="games per policy, or games at the --table (default 10000)")
     parser.add_argument("--seed", type=seed_value, default=0, help="seed of game 0, 0 or more; game g uses seed + g (default 0)")
     parser.add_argument("--batch-size", type=int, default=4096, help="games played at once (default 4096)")
     parser.add_argument("--json", help="write every figure to this JSON file")
     parser.add_argument("--plot", help="write a PNG of the score distributions to this file")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    parser.add_argument("--ray", action="store_true", help="play the games as Ray tasks (pip install -e \".[distributed]\"); same figures as without")
+    parser.add_argument("--ray", action="store_true", help=(
+        "play the games as Ray tasks (pip install -e \".[distributed]\"); same figures as without"))
     parser.add_argument("--ray-address", help="join this Ray cluster (implies --ray; default $RAY_ADDRESS, else Ray starts here)")
     parser.add_argument("--ray-cpus", type=int, help="CPUs of a Ray started here (default: all of this machine's)")
-    parser.add_argument("--video", metavar="DIR", help="record games of each --policy as MP4 files in DIR instead of evaluating (needs the video extra)")
+    parser.add_argument("--video", metavar="DIR", help=(
+        "record games of each --policy as MP4 files in DIR instead of evaluating (needs the video extra)"))
     parser.add_argument("--video-games", type=int, default=3, help="games recorded per policy with --video (default 3)")
     args = parser.parse_args(argv)
     if args.video:
@@ -394,13 +415,15 @@ def main(argv=None):
         if args.policy:
             parser.error("--table and --policy do not go together: the table names its policies")
         try:
-            main_table(args.table, args.games, args.seed, args.batch_size, args.json, args.plot, show_progress=not args.no_progress, on_ray=on_ray)
+            main_table(args.table, args.games, args.seed, args.batch_size, args.json, args.plot,
+                       show_progress=not args.no_progress, on_ray=on_ray)
         except ValueError as error:
             parser.exit(2, f"error: {error}\n")
         return
     names = args.policy or ["random", "greedy", "optimal"]
     try:
-        summaries, logs = evaluate(names, args.games, args.seed, batch_size=args.batch_size, show_progress=not args.no_progress, on_ray=on_ray)
+        summaries, logs = evaluate(names, args.games, args.seed, batch_size=args.batch_size,
+                                   show_progress=not args.no_progress, on_ray=on_ray)
     except ValueError as error:
         parser.exit(2, f"error: {error}\n")
     optimum = expected_score()

@@ -34,7 +34,9 @@ def record_games(policy_names: list[str], folder, games: int = 3, seed: int = 0)
         policy = make_policy(name, seed=seed)
         env = gym.make("Yacht-v0", render_mode="rgb_array", observation_encoding=policy.encoding.name, rules=policy.rules)
         prefix = video_prefix(name)
-        env = gym.wrappers.RecordVideo(env, str(folder), episode_trigger=lambda episode: True, name_prefix=prefix, disable_logger=True)
+        env = gym.wrappers.RecordVideo(
+            env, str(folder), episode_trigger=lambda episode: True, name_prefix=prefix, disable_logger=True
+        )
         for game in range(games):
             observation, info = env.reset(seed=seed + game)
             done = False

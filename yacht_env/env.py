@@ -5,6 +5,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from typing_extensions import override
 
 from yacht_env import render_rgb
 from yacht_env.actions import ActionLayout, IllegalActionError
@@ -44,7 +45,9 @@ class GameSettings:
 
     metadata: dict
 
-    def _set_game_settings(self, render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions):
+    def _set_game_settings(
+        self, render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions
+    ):
         allowed = ", ".join(repr(mode) for mode in [None, *self.metadata["render_modes"]])
         if render_mode is not None and render_mode not in self.metadata["render_modes"]:
             raise ValueError(f"render_mode {render_mode!r} is not supported; expected one of {allowed}")
@@ -138,7 +141,9 @@ class YachtEnv(GameSettings, gym.Env):
         illegal_action_penalty: float = 1.0,
         max_illegal_actions: int = 100,
     ):
-        self._set_game_settings(render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions)
+        self._set_game_settings(
+            render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions
+        )
         self.action_space = spaces.Discrete(self.layout.num_actions)
         self.observation_space = self.encoding.space
 
@@ -154,6 +159,7 @@ class YachtEnv(GameSettings, gym.Env):
 
     # -- gymnasium API -------------------------------------------------------------------------
 
+    @override
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         faces = (options or {}).get("faces")
         if faces is not None:
@@ -171,6 +177,7 @@ class YachtEnv(GameSettings, gym.Env):
             self.render()
         return self._observation(), self._info(False)
 
+    @override
     def step(self, action):
         if self._done:
             raise GameOverError("the episode has ended (or reset was never called); call reset() before step()")
@@ -202,6 +209,7 @@ class YachtEnv(GameSettings, gym.Env):
             self.render()
         return self._observation(), reward, terminated, truncated, info
 
+    @override
     def render(self):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array' to the env")
@@ -233,6 +241,7 @@ class YachtEnv(GameSettings, gym.Env):
 
     @property
     def rolls_left(self) -> int:
+        """Re-rolls left this turn (0 once the game is over)."""
         return self._rolls_left
 
     @property
@@ -247,6 +256,7 @@ class YachtEnv(GameSettings, gym.Env):
 
     @property
     def total(self) -> int:
+        """Points written so far."""
         return int(self._totals[0])
 
     @property

@@ -87,6 +87,7 @@ PIP_SPOTS = {  # (column, row) in a 3x3 grid
 
 
 def draw_die(draw, x: int, y: int, size: int, face: int, held: bool) -> None:
+    """One die of ``size`` pixels at ``(x, y)``: its pips, and a mark under it when ``held``."""
     radius = size // 6
     if held:
         pad = 5
@@ -143,7 +144,8 @@ def render_frame(
     # The dice, or the final score.
     dice_top, dice_bottom = 48, 148
     if finished:
-        draw.text((FRAME_WIDTH / 2, (dice_top + dice_bottom) / 2), f"Final score {total}", font=font(40), fill=LIGHT_TEXT, anchor="mm")
+        middle = (FRAME_WIDTH / 2, (dice_top + dice_bottom) / 2)
+        draw.text(middle, f"Final score {total}", font=font(40), fill=LIGHT_TEXT, anchor="mm")
     else:
         count = len(dice)
         size = min(72, (FRAME_WIDTH - 40) // count - 22)
@@ -177,7 +179,8 @@ def render_frame(
             draw.text((x + column_width - 24, middle), str(points), font=font(20), fill=INK, anchor="rm")
         elif hand is not None:
             now = int(rules.score_table[hand, c])
-            draw.text((x + column_width - 24, middle), f"+{now}" if now else "0", font=font(18), fill=NOW if now else ZERO_NOW, anchor="rm")
+            text, colour = (f"+{now}", NOW) if now else ("0", ZERO_NOW)
+            draw.text((x + column_width - 24, middle), text, font=font(18), fill=colour, anchor="rm")
     if rules.num_categories > 1:
         draw.line((12 + column_width, top + 10, 12 + column_width, top + 10 + per_column * row_height), fill=GRID, width=2)
     total_y = top + 10 + per_column * row_height + 6

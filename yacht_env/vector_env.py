@@ -292,7 +292,9 @@ class YachtVectorEnv(GameSettings, VectorEnv):
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self._set_game_settings(render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions)
+        self._set_game_settings(
+            render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions
+        )
         self.num_envs = int(num_envs)
         self.single_action_space = spaces.Discrete(self.layout.num_actions)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -370,7 +372,8 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         ended = terminated | truncated
         if hands_before is not None:  # the dice each game's frame shows as held
             rerolled = ~illegal & ~ended & (actions < self.layout.first_score_action)
-            kept = {i: last for i, last in self._last_rerolls.items() if illegal[i] and not ended[i]}  # an ignored action changes nothing
+            # an ignored action changes nothing
+            kept = {i: last for i, last in self._last_rerolls.items() if illegal[i] and not ended[i]}
             self._last_rerolls = kept | {int(i): (int(hands_before[i]), int(actions[i])) for i in np.flatnonzero(rerolled)}
         final = self._finish(np.flatnonzero(ended), illegal, reasons) if ended.any() else {}
 
@@ -390,7 +393,8 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         if not self._started:
             raise GameOverError("render() needs games: call reset() first")
         if self.render_mode == "rgb_array":
-            return [self._frame(i, sheet, turn) for i, (sheet, turn) in enumerate(zip(self.sheets, self._turn_numbers().tolist()))]
+            turns = self._turn_numbers().tolist()
+            return [self._frame(i, sheet, turn) for i, (sheet, turn) in enumerate(zip(self.sheets, turns))]
         return [
             render_position(self.rules, self.rules.dice.hands[self._hands[i]], int(self._rolls_left[i]), sheet, turn)
             for i, (sheet, turn) in enumerate(zip(self.sheets, self._turn_numbers().tolist()))
@@ -403,7 +407,8 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         if i in self._last_rerolls:
             hand, mask = self._last_rerolls[i]
             held = render_rgb.held_dice(self.rules.dice.hands[hand], mask, dice)
-        return render_rgb.render_frame(self.rules, dice, int(self._rolls_left[i]), self.sheets[i], turn, held=held, title=f"game {i}")
+        rolls_left = int(self._rolls_left[i])
+        return render_rgb.render_frame(self.rules, dice, rolls_left, self.sheets[i], turn, held=held, title=f"game {i}")
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of every sub-env as bool, shape (num_envs, num_actions) (the sb3-contrib convention)."""
@@ -433,6 +438,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
 
     @property
     def total(self) -> np.ndarray:
+        """Every sub-env's points so far, shape (N,)."""
         return self._totals.copy()
 
     @property

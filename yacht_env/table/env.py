@@ -12,6 +12,7 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
+from typing_extensions import override
 
 from yacht_env import render_rgb
 from yacht_env.actions import IllegalActionError
@@ -155,7 +156,9 @@ class YachtTableEnv(GameSettings, gym.Env):
         illegal_action_penalty: float = 1.0,
         max_illegal_actions: int = 100,
     ):
-        self._set_game_settings(render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions)
+        self._set_game_settings(
+            render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions
+        )
         if opponents is None:  # so that gymnasium.make("YachtTable-v0") and SB3's make_vec_env need no arguments
             opponents = [RandomOpponent(self.rules)] * ((num_players or 2) - 1)
         opponents = check_opponents(opponents, self.rules)
@@ -185,6 +188,7 @@ class YachtTableEnv(GameSettings, gym.Env):
 
     # -- gymnasium API -------------------------------------------------------------------------
 
+    @override
     def reset(self, *, seed: int | None = None, options: dict | None = None):
         faces = (options or {}).get("faces")
         if faces is not None:
@@ -205,6 +209,7 @@ class YachtTableEnv(GameSettings, gym.Env):
             self.render()
         return self._observation(), self._info()
 
+    @override
     def step(self, action):
         if self._done:
             raise GameOverError("the episode has ended (or reset was never called); call reset() before step()")
@@ -235,6 +240,7 @@ class YachtTableEnv(GameSettings, gym.Env):
             self.render()
         return self._observation(), reward, terminated, truncated, info
 
+    @override
     def render(self):
         if self.render_mode is None:
             gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human' to the env")
@@ -297,7 +303,8 @@ class YachtTableEnv(GameSettings, gym.Env):
         sheet = [None if points < 0 else int(points) for points in tables.sheets[0, seat]]
         turn = int(tables.turn([0], [seat])[0])
         title = f"{self.seat_names[seat]} (seat {seat + 1} of {self.num_players})"
-        return render_rgb.render_frame(rules, dice, int(tables.rolls_left[0, seat]), sheet, turn, held=held, title=title, seats=seats)
+        rolls_left = int(tables.rolls_left[0, seat])
+        return render_rgb.render_frame(rules, dice, rolls_left, sheet, turn, held=held, title=title, seats=seats)
 
     def _mask(self) -> np.ndarray:
         if self.tables.over[0]:
