@@ -49,6 +49,7 @@ from yacht_env.atomic_files import remove_partial_files, write_atomically
 
 
 def parse_args(argv=None):
+    """Parse the command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="YAML config (see configs/)")
@@ -70,10 +71,12 @@ def save_model(model: MaskablePPO, path: Path) -> None:
 
 
 def checkpoint_steps(path: Path) -> int:
+    """The number of steps of a checkpoint file, read from its name ``step_<N>.zip``."""
     return int(path.stem.split("_")[-1])
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
+    """The run's checkpoint of most steps, or None if it has none."""
     checkpoints = sorted((run_dir / "checkpoints").glob("step_*.zip"), key=checkpoint_steps)
     return checkpoints[-1] if checkpoints else None
 
@@ -113,6 +116,7 @@ class PeriodicEvaluation(BaseCallback):
         self.next_at = (self.num_timesteps // self.config.run.eval_every + 1) * self.config.run.eval_every
 
     def wall_time(self) -> float:
+        """The run's wall time in seconds, counting the time before a resume."""
         return self.elapsed_before + time.perf_counter() - self.started
 
     def _on_step(self):
@@ -122,6 +126,7 @@ class PeriodicEvaluation(BaseCallback):
         return True
 
     def evaluate(self):
+        """Evaluate the model, log the figures and append them to the learning curve."""
         run, env = self.config.run, self.config.env
         if env.num_players > 1:
             learner = evaluate_model_at_table(self.model, "ppo", env.opponents, run.eval_games, run.eval_seed)[0].standings[0]
@@ -158,6 +163,7 @@ def schedule(value: float | Schedule):
 
 
 def new_model(config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
+    """A new MaskablePPO model for ``config``, playing in ``env`` and logging to ``run_dir``."""
     ppo = config.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
     policy_kwargs = {"net_arch": list(ppo.net_arch), "activation_fn": activation}
@@ -241,6 +247,7 @@ def start_from(model: MaskablePPO, path: str) -> None:
 
 
 def first_line(error: BaseException) -> str:
+    """The first line of the error's message, or its type's name if it has none."""
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
 
@@ -268,6 +275,7 @@ def finish(config: TrainConfig, run_dir: Path, model: MaskablePPO) -> None:
 
 
 def main(argv=None):
+    """Run the command line: a training run, a resume, or a sweep."""
     args = parse_args(argv)
     if args.sweep:  # one `train` per trial, on Ray Tune
         from agents.training.sweep import main_sweep
@@ -327,7 +335,6 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False, on_evaluatio
     ``ppo.init_from`` model that does not fit raises ``ModelLoadError``. ``on_evaluation(steps,
     figures)`` is called after each periodic evaluation (a sweep reports to Ray Tune there).
     """
-
     # 2. Seeds and envs.
     torch.set_num_threads(config.run.torch_threads)
     set_random_seed(config.seed)

@@ -81,6 +81,7 @@ def ceiling_match(
 
 
 def main(argv=None) -> None:
+    """Run the command line: parse ``argv`` and print (or write) the ceiling figures."""
     parser = argparse.ArgumentParser(
         prog="python -m agents.ceiling",
         description="The reference ceiling: a player who knows the "

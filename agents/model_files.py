@@ -338,6 +338,7 @@ class InferenceModel:
         return torch.distributions.Categorical(logits=masked)
 
     def action_probabilities(self, observations, action_masks) -> np.ndarray:
+        """The action probabilities, shape (N, num_actions), with illegal actions at (near) zero."""
         return self.distribution(observations, action_masks).probs.numpy()
 
     def predict(self, observations, action_masks=None, deterministic: bool = True):

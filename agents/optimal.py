@@ -160,6 +160,7 @@ class KeepTables:
 
     @classmethod
     def of(cls, dice: DiceSpace) -> KeepTables:
+        """The keep tables of ``dice``."""
         sizes = dice.keep_sizes
         return cls(
             children=keep_children(dice),

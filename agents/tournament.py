@@ -52,6 +52,8 @@ class TableLog:
 
 @dataclass
 class Standing:
+    """One policy's line of the standings: its games, points and wins."""
+
     policy: str
     games: int
     win_rate: float
@@ -64,6 +66,8 @@ class Standing:
 
 @dataclass
 class TournamentResult:
+    """A tournament's outcome: the table, the number of games and the standings."""
+
     table: list[str]
     games: int
     deals: int
@@ -148,6 +152,7 @@ def _deal_mean_ci(per_game: np.ndarray, n: int, is_rate: bool = False) -> tuple[
 
 
 def summarize_table(log: TableLog, seed: int) -> TournamentResult:
+    """The standings of the games in ``log``, played from ``seed``."""
     n = len(log.names)
     totals = log.totals
     shares = win_shares(totals)
@@ -181,6 +186,7 @@ def summarize_table(log: TableLog, seed: int) -> TournamentResult:
 
 
 def check_table_size(count: int) -> None:
+    """Check that ``count`` policies fill a table (2 to MAX_PLAYERS); raise ValueError if not."""
     if not 2 <= count <= MAX_PLAYERS:
         raise ValueError(f"a table seats 2 to {MAX_PLAYERS} policies, got {count}")
 
@@ -254,6 +260,7 @@ def evaluate_model_at_table(model, name: str, opponents: list[str], games: int, 
 
 
 def print_tournament(result: TournamentResult) -> None:
+    """Print the standings of ``result`` as a table."""
     from rich.table import Table
 
     from yacht_env.render import report_console
@@ -290,11 +297,13 @@ def print_tournament(result: TournamentResult) -> None:
 
 
 def save_tournament_json(path, result: TournamentResult) -> None:
+    """Write ``result`` to ``path`` as JSON."""
     text = json.dumps(asdict(result), indent=2) + "\n"
     write_atomically(path, lambda handle: handle.write(text.encode()))
 
 
 def save_tournament_plot(path, result: TournamentResult, log: TableLog) -> None:
+    """Plot the games of ``log`` for ``result`` and save the figure to ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")

@@ -16,6 +16,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from typing_extensions import override
 
 from yacht_env.actions import IllegalActionError
 from yacht_env.env import GameSettings, check_action
@@ -134,12 +135,15 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
 
     # -- PettingZoo API ------------------------------------------------------------------------
 
+    @override
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 
+    @override
     def action_space(self, agent):
         return self.action_spaces[agent]
 
+    @override
     def reset(self, seed: int | None = None, options: dict | None = None):
         faces = (options or {}).get("faces")
         if faces is not None:
@@ -161,6 +165,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    @override
     def observe(self, agent):
         if agent not in self._seat_of:
             raise ValueError(f"unknown agent {agent!r}; this table has {', '.join(self._seat_of)}")
@@ -170,6 +175,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
         mask = self.tables.legal_masks([0])[0] if acting else np.zeros(self.layout.num_actions, dtype=np.int8)
         return {"observation": observation, "action_mask": mask}
 
+    @override
     def step(self, action):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -200,6 +206,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    @override
     def render(self):
         if self.render_mode is None:
             from gymnasium import logger
@@ -214,6 +221,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
             return None
         return text
 
+    @override
     def close(self):
         pass
 

@@ -64,6 +64,7 @@ def upper(face: int) -> ScoreRule:
 
 
 def total(dice: tuple[int, ...], counts: tuple[int, ...]) -> int:
+    """The sum of the dice."""
     return sum(dice)
 
 
@@ -143,6 +144,7 @@ class Category:
 
     @property
     def title(self) -> str:
+        """The category's name as shown: its label, or its name in title case."""
         return self.label or self.name.replace("_", " ").title()
 
 
@@ -306,14 +308,17 @@ class RuleSet:
 
     @property
     def category_names(self) -> tuple[str, ...]:
+        """The names of the categories, in order."""
         return tuple(c.name for c in self.categories)
 
     @property
     def num_categories(self) -> int:
+        """The number of categories."""
         return len(self.categories)
 
     @property
     def num_turns(self) -> int:
+        """The number of turns in a game: one per category."""
         return len(self.categories)
 
     @property
@@ -323,10 +328,12 @@ class RuleSet:
 
     @cached_property
     def dice(self) -> DiceSpace:
+        """The dice space of these rules."""
         return DiceSpace(self.num_dice, self.num_faces)
 
     @cached_property
     def category_index(self) -> dict[str, int]:
+        """The index of each category, by name."""
         return {name: i for i, name in enumerate(self.category_names)}
 
     # -- scoring -------------------------------------------------------------------------------
@@ -622,6 +629,7 @@ BUILT_IN_RULE_SETS = {YACHT.name: YACHT}
 
 
 def built_in_rule_set(name: str) -> RuleSet:
+    """The built-in rule set called ``name``."""
     return BUILT_IN_RULE_SETS[name]
 
 

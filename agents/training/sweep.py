@@ -43,6 +43,8 @@ TRIAL_OVERRIDES = ["run.progress_bar=false"]  # trials run in Ray workers: no pr
 
 
 class Spec(BaseModel):
+    """A part of the sweep file: unknown keys are refused."""
+
     model_config = ConfigDict(extra="forbid")
 
 
@@ -56,6 +58,7 @@ class Dimension(Spec):
 
     @model_validator(mode="after")
     def one_kind(self):
+        """Check that the dimension has exactly one kind (grid, choice, uniform or loguniform)."""
         kinds = [kind for kind in ("grid", "choice", "uniform", "loguniform") if getattr(self, kind) is not None]
         if len(kinds) != 1:
             raise ValueError(f"give exactly one of grid, choice, uniform, loguniform; got {kinds or 'none'}")
@@ -72,6 +75,7 @@ class Dimension(Spec):
 
     @property
     def kind(self) -> str:
+        """The kind of the dimension: grid, choice, uniform or loguniform."""
         return next(kind for kind in ("grid", "choice", "uniform", "loguniform") if getattr(self, kind) is not None)
 
     def examples(self) -> list:
@@ -79,6 +83,7 @@ class Dimension(Spec):
         return list(getattr(self, self.kind))
 
     def to_tune(self):
+        """The dimension as a Ray Tune search space."""
         from ray import tune
 
         if self.kind == "grid":
@@ -99,10 +104,14 @@ class ASHA(Spec):
 
 
 class Resources(Spec):
+    """The resources of one trial."""
+
     cpu: float = Field(1.0, gt=0)  # CPUs per trial; Tune runs as many trials at once as the CPUs allow
 
 
 class SweepSpec(Spec):
+    """A sweep file: its name, base config, search space and samples."""
+
     name: str = Field(pattern=r"^[A-Za-z0-9._-]+$")  # the folder runs/<name>/
     base: str  # the base config, relative to the sweep file
     overrides: list[str] = Field(default_factory=list)  # key=value applied to every trial
@@ -114,6 +123,7 @@ class SweepSpec(Spec):
     max_concurrent_trials: int | None = Field(None, ge=1)
 
     def trial_count(self) -> int:
+        """The number of trials: samples times the product of the grid sizes."""
         grids = [len(d.grid) for d in self.space.values() if d.kind == "grid"]
         return self.num_samples * math.prod(grids)
 
@@ -187,6 +197,7 @@ def _tune_trial_name(trial) -> str:
 
 
 def curve_rows(run_dir: Path) -> list[dict[str, float]]:
+    """The rows of the run's learning curve (``learning_curve.csv``), empty if there is none."""
     curve = run_dir / "learning_curve.csv"
     if not curve.exists():
         return []
@@ -281,6 +292,8 @@ def run_sweep(sweep: Sweep, train: Callable, sweep_dir: Path) -> list:
 
 @dataclass
 class TrialRow:
+    """One trial's line of the sweep's ranking."""
+
     rank: int
     trial: str
     params: dict[str, Any]
@@ -347,6 +360,7 @@ def _cell(value, digits=2) -> str:
 
 
 def print_trials(rows: list[TrialRow], name: str, keys: list[str]) -> None:
+    """Print the ranked trials of sweep ``name`` as a table, with the swept ``keys``."""
     from rich.table import Table
 
     from yacht_env.render import report_console
@@ -371,6 +385,7 @@ def print_trials(rows: list[TrialRow], name: str, keys: list[str]) -> None:
 
 
 def save_trials_csv(path: Path, rows: list[TrialRow], keys: list[str]) -> None:
+    """Write the ranked trials to ``path`` as CSV, with the swept ``keys``."""
     fields = [field for field in asdict(rows[0]) if field != "params"] if rows else []
     lines = [["rank", "trial", *keys, *fields[2:]]]
     for row in rows:
@@ -381,6 +396,7 @@ def save_trials_csv(path: Path, rows: list[TrialRow], keys: list[str]) -> None:
 
 
 def save_trials_plot(path: Path, rows: list[TrialRow], sweep_dir: Path, sweep: Sweep) -> None:
+    """Plot the trials' learning curves and save the figure to ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
