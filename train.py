@@ -54,7 +54,8 @@ def parse_args(argv=None):
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="YAML config (see configs/)")
     source.add_argument("--resume", metavar="RUN_DIR", help="continue the run in this folder from its last checkpoint")
-    source.add_argument("--sweep", metavar="SWEEP_YAML", help="a sweep over configs on Ray Tune (see configs/sweep_quick.yaml); run it again to resume")
+    source.add_argument("--sweep", metavar="SWEEP_YAML",
+                        help="a sweep over configs on Ray Tune (see configs/sweep_quick.yaml); run it again to resume")
     parser.add_argument("--runs-dir", default="runs", help="where new run folders go (default runs/)")
     parser.add_argument("--ray-address", help="with --sweep: join this Ray cluster (default $RAY_ADDRESS, else Ray starts here)")
     parser.add_argument("--ray-cpus", type=int, help="with --sweep: CPUs of a Ray started here (default: all of this machine's)")
@@ -266,7 +267,8 @@ def finish(config: TrainConfig, run_dir: Path, model: MaskablePPO) -> None:
         print_tournament(result)
         save_tournament_json(run_dir / "eval.json", result)
         return
-    summaries = evaluate_model(model, config.env.observation_encoding, games, seed, reference=["random", "greedy", "optimal"], name=name)
+    summaries = evaluate_model(model, config.env.observation_encoding, games, seed,
+                               reference=["random", "greedy", "optimal"], name=name)
     print_table(summaries, expected_score(), games, seed)
     save_json(run_dir / "eval.json", summaries, expected_score(), games, seed)
 
@@ -298,7 +300,9 @@ def main(argv=None):
             config = load_config(args.config, args.overrides)
             run_dir = Path(args.runs_dir) / config.name
             if latest_checkpoint(run_dir) or (run_dir / "model.zip").exists():
-                raise ConfigError(f"run folder {str(run_dir)!r} already holds a run: resume it with --resume {run_dir}, or set name=...")
+                raise ConfigError(
+                    f"run folder {str(run_dir)!r} already holds a run: resume it with --resume {run_dir}, or set name=..."
+                )
         check_init_from(config)
     except ConfigError as error:
         sys.exit(f"error: {error}")
@@ -362,7 +366,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False, on_evaluatio
     remaining = config.ppo.total_timesteps - model.num_timesteps
 
     # 4. Train, with checkpoints and periodic evaluation.
-    callbacks = [Checkpoints(run_dir, config.run.checkpoint_every), PeriodicEvaluation(config, run_dir, elapsed_before, on_evaluation)]
+    callbacks = [Checkpoints(run_dir, config.run.checkpoint_every),
+                 PeriodicEvaluation(config, run_dir, elapsed_before, on_evaluation)]
     if isinstance(config.ppo.ent_coef, Schedule):
         callbacks.append(EntropySchedule(config.ppo.ent_coef, config.ppo.total_timesteps))
     started = time.perf_counter()

@@ -51,7 +51,9 @@ def load_model(path: str):
     try:
         from agents.model_files import load_model_file
     except ImportError as error:  # pragma: no cover - depends on the install
-        raise ModelLoadError(f"loading ppo: models needs torch and safetensors: pip install 'yacht-rl[train]' ({error})") from None
+        raise ModelLoadError(
+            f"loading ppo: models needs torch and safetensors: pip install 'yacht-rl[train]' ({error})"
+        ) from None
     return load_model_file(model_path(path, SUFFIX))
 
 

@@ -55,7 +55,9 @@ class TablePPOPolicy(Policy):
 
     @override
     def act_batch(self, observations, action_masks):
-        actions, _ = self.model.predict(observations, action_masks=np.asarray(action_masks) != 0, deterministic=self.deterministic)
+        actions, _ = self.model.predict(
+            observations, action_masks=np.asarray(action_masks) != 0, deterministic=self.deterministic
+        )
         return np.asarray(actions, dtype=np.int64).reshape(-1)
 
 

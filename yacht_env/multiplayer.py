@@ -116,7 +116,9 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
         render_mode: str | None = None,
     ):
         super().__init__()
-        self._set_game_settings(render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions)
+        self._set_game_settings(
+            render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions
+        )
         self.num_players = check_num_players(num_players)
         self.reward_mode = check_reward_mode(reward_mode)
 
@@ -171,7 +173,11 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
             raise ValueError(f"unknown agent {agent!r}; this table has {', '.join(self._seat_of)}")
         seat = self._seat_of[agent]
         observation = self.encoding.of_seat(self.tables, 0, seat)
-        acting = agent in self.agents and agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
+        acting = (
+            agent in self.agents
+            and agent == self.agent_selection
+            and not (self.terminations[agent] or self.truncations[agent])
+        )
         mask = self.tables.legal_masks([0])[0] if acting else np.zeros(self.layout.num_actions, dtype=np.int8)
         return {"observation": observation, "action_mask": mask}
 

@@ -302,7 +302,9 @@ class RuleSet:
         # by name and arrives as the same object (so envs pickle); another one cannot be pickled.
         if BUILT_IN_RULE_SETS.get(self.name) is self:
             return (built_in_rule_set, (self.name,))
-        raise TypeError(f"rule set {self.name!r} is not built in ({', '.join(BUILT_IN_RULE_SETS)}): its scoring rules cannot be pickled")
+        raise TypeError(
+            f"rule set {self.name!r} is not built in ({', '.join(BUILT_IN_RULE_SETS)}): its scoring rules cannot be pickled"
+        )
 
     # -- shape of the game ---------------------------------------------------------------------
 
@@ -355,7 +357,10 @@ class RuleSet:
         if isinstance(dice, (str, bytes)) or not isinstance(dice, (Sequence, np.ndarray)):
             raise ValueError(f"dice must be a sequence of {self.num_dice} integers in 1..{self.num_faces}, got {dice!r}")
         if isinstance(dice, np.ndarray) and dice.ndim != 1:
-            raise ValueError(f"dice must be a sequence of {self.num_dice} integers in 1..{self.num_faces}, got an array of shape {dice.shape}: {dice!r}")
+            raise ValueError(
+                f"dice must be a sequence of {self.num_dice} integers in 1..{self.num_faces}, "
+                f"got an array of shape {dice.shape}: {dice!r}"
+            )
         values = list(dice.tolist() if isinstance(dice, np.ndarray) else dice)
         if len(values) != self.num_dice:
             raise ValueError(f"dice must be {self.num_dice} integers in 1..{self.num_faces}, got {len(values)}: {dice!r}")

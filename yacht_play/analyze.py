@@ -81,7 +81,10 @@ class Grader:
         illegal = ~np.isfinite(chosen)
         if illegal.any():
             bad = decisions[int(np.flatnonzero(illegal)[0])]
-            raise RecordError(f"game {bad.get('game_id')}: turn {bad.get('turn')}, roll {bad.get('roll')} records the illegal action {bad.get('action')}")
+            raise RecordError(
+                f"game {bad.get('game_id')}: turn {bad.get('turn')}, roll {bad.get('roll')} "
+                f"records the illegal action {bad.get('action')}"
+            )
         best_action = q.argmax(axis=1)
         return Graded(q, chosen, best_action, q[rows, best_action] - chosen)
 
@@ -327,10 +330,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``yacht analyze`` to ``parser``."""
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("files", nargs="+", metavar="FILE", help="game records (JSON lines) written by yacht play or match.write_agent_games")
+    parser.add_argument("files", nargs="+", metavar="FILE",
+                        help="game records (JSON lines) written by yacht play or match.write_agent_games")
     parser.add_argument("--agent", action="append", default=[], metavar="NAME",
-                        help="also grade this agent on the same dice: random, greedy, optimal, ppo:PATH or ppo-zip:PATH (repeatable)")
-    parser.add_argument("--worst", type=int, default=5, metavar="N", help="worst decisions listed per player, 1 or more (default 5)")
+                        help="also grade this agent on the same dice: random, greedy, optimal, "
+                        "ppo:PATH or ppo-zip:PATH (repeatable)")
+    parser.add_argument("--worst", type=int, default=5, metavar="N",
+                        help="worst decisions listed per player, 1 or more (default 5)")
     parser.add_argument("--json", metavar="PATH", help="write every figure to this JSON file")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the losses by turn and by decision type")
     parser.set_defaults(run=run)

@@ -315,7 +315,9 @@ class Match:
                 raise RecordError(f"{at}: end record before every sheet is full")
             for key, value in (("totals", match.totals), ("winners", match.winners)):
                 if game.end[key] != value:
-                    raise RecordError(f"{at}: end record, field {key!r}: the replay gives {value}, the record says {game.end[key]}")
+                    raise RecordError(
+                        f"{at}: end record, field {key!r}: the replay gives {value}, the record says {game.end[key]}"
+                    )
             match.end = game.end
         return match
 
@@ -506,7 +508,9 @@ def play_agent_games(policy, streams: list[tuple[int | None, np.ndarray]], rules
     return [match.game_record() for match in matches]
 
 
-def write_agent_games(path, policy, games: int, seed: int = 0, rules: RuleSet | None = None, name: str | None = None) -> list[GameRecord]:
+def write_agent_games(
+    path, policy, games: int, seed: int = 0, rules: RuleSet | None = None, name: str | None = None
+) -> list[GameRecord]:
     """Play ``games`` games with an agent and append their records to ``path``.
 
     Game ``g`` is ``Yacht-v0`` reset with seed ``seed + g``: the games of the evaluation harness

@@ -317,7 +317,10 @@ def read_records(path: str | Path) -> RecordFile:
         if game is not games[-1] or game.end is not None:
             raise RecordError(f"{path}:{number}: {kind} record of game {record['game_id']} after that game ended")
         if record["schema"] != game.header["schema"]:
-            raise RecordError(f"{path}:{number}: field 'schema': expected {game.header['schema']} as in the game's header, got {record['schema']}")
+            raise RecordError(
+                f"{path}:{number}: field 'schema': expected {game.header['schema']} as in the game's header, "
+                f"got {record['schema']}"
+            )
         game.line_numbers.append(number)
         if kind == "decision":
             game.decisions.append(record)

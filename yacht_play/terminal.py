@@ -201,15 +201,22 @@ def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, wid
 
 def grade_lines(match: Match, losses: np.ndarray) -> list[str]:
     """The grade lines of the end screen: each player's expected points lost against the optimal strategy."""
-    lines = [f"Grade: expected points lost against the optimal strategy (proficiency tests ask for under {PROFICIENT} a decision)"]
+    lines = [
+        "Grade: expected points lost against the optimal strategy "
+        f"(proficiency tests ask for under {PROFICIENT} a decision)"
+    ]
     width = max(len(seat.name) for seat in match.seats)
     for seat in match.seats:
         rows = [i for i, d in enumerate(match.decisions) if d["seat"] == seat.index]
         lost = losses[rows]
-        line = f"  {seat.name:<{width}}  {len(rows):>3} decisions  {lost.mean() if rows else 0:.3f} per decision  {lost.sum():6.2f} in all"
+        line = (
+            f"  {seat.name:<{width}}  {len(rows):>3} decisions  {lost.mean() if rows else 0:.3f} per decision  "
+            f"{lost.sum():6.2f} in all"
+        )
         if rows and lost.max() > 0:
             worst = match.decisions[rows[int(np.argmax(lost))]]
-            line += f"  | worst: turn {worst['turn']} roll {worst['roll']}, {choice_label(worst['action'], worst['dice'], match.rules)} lost {lost.max():.2f}"
+            label = choice_label(worst["action"], worst["dice"], match.rules)
+            line += f"  | worst: turn {worst['turn']} roll {worst['roll']}, {label} lost {lost.max():.2f}"
         lines.append(line)
     return lines
 
@@ -247,7 +254,9 @@ def end_screen(match: Match, path: Path | None) -> str:
     if len(match.seats) > 1:
         winners = match.winners
         best = max(match.totals)
-        lines.append(f"{winners[0]} wins with {best}" if len(winners) == 1 else f"{' and '.join(winners)} share the win with {best}")
+        lines.append(
+            f"{winners[0]} wins with {best}" if len(winners) == 1 else f"{' and '.join(winners)} share the win with {best}"
+        )
         lines.append("")
     if match.mode == "duplicate":
         lines += [*duplicate_lines(match, losses), ""]
@@ -269,7 +278,10 @@ def intro(match: Match, path: Path, resumed: bool) -> str:
     humans = [seat.name for seat in match.seats if seat.kind == "human"]
     agents = [seat.name for seat in match.seats if seat.kind == "agent"]
     if match.mode == "duplicate":
-        what = f"duplicate: {', '.join(humans)} and {', '.join(agents)} play the same dice; {', '.join(agents)} plays after you, unseen"
+        what = (
+            f"duplicate: {', '.join(humans)} and {', '.join(agents)} play the same dice; "
+            f"{', '.join(agents)} plays after you, unseen"
+        )
     elif agents:
         what = f"table: {', '.join(seat.name for seat in match.seats)} take turns in this order, each on their own dice"
     else:
@@ -326,7 +338,8 @@ def human_decision(match: Match, seat: Seat, console, grader=None, news: list[st
         record = match.play(command.action, time.monotonic() - started)
         lines = []
         if q is not None:
-            lines += coach_text(q, command.action, dice, total, rules, width=getattr(console, "width", 80), chances=chances).splitlines()
+            width = getattr(console, "width", 80)
+            lines += coach_text(q, command.action, dice, total, rules, width=width, chances=chances).splitlines()
         if record["points"] is not None:
             lines.append(f"{seat.name}: {choice_label(command.action, dice, rules)}, total {record['total']}")
         if after is None:
@@ -443,7 +456,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--coach", action="store_true", help="after each decision, show the optimal choice and what yours cost")
     parser.add_argument("--seed", type=seed_value, help="seed of the dice, 0 or more (default: a random one, shown and recorded)")
     parser.add_argument("--name", help="your name in the records (default: you)")
-    parser.add_argument("--record", metavar="FILE", help="record file; a new game is appended (default: games/<time>-seed<seed>.jsonl)")
+    parser.add_argument("--record", metavar="FILE",
+                        help="record file; a new game is appended (default: games/<time>-seed<seed>.jsonl)")
     parser.add_argument("--resume", metavar="FILE", help="continue the unfinished game recorded in FILE")
     parser.set_defaults(run=run)
 

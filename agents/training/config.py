@@ -82,7 +82,8 @@ class EnvConfig(Section):
         """Check that the opponents fill the table's other seats."""
         if len(self.opponents) != self.num_players - 1:
             raise ValueError(
-                f"num_players {self.num_players} needs {self.num_players - 1} opponent(s), got {len(self.opponents)}: {self.opponents}"
+                f"num_players {self.num_players} needs {self.num_players - 1} opponent(s), "
+                f"got {len(self.opponents)}: {self.opponents}"
             )
         if self.reward_mode == "win" and self.num_players == 1:
             raise ValueError("reward_mode 'win' needs opponents (num_players >= 2): alone, every game is a win")
@@ -214,7 +215,10 @@ def _describe(error: ValidationError, source: str, overrides: dict[str, str] | N
             continue  # a schedule given: the number branch of the union says nothing useful
         key = ".".join(part for part in loc if part not in ("float", "int", "Schedule") and not part.startswith("function-"))
         message = item["msg"].removeprefix("Value error, ")
-        origin = next((f"override {text!r}" for name, text in (overrides or {}).items() if key == name or key.startswith(name + ".")), None)
+        origin = next(
+            (f"override {text!r}" for name, text in (overrides or {}).items() if key == name or key.startswith(name + ".")),
+            None,
+        )
         if item["type"] == "extra_forbidden":
             text = f"unknown key {key!r}"
         elif not key:

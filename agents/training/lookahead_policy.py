@@ -37,7 +37,9 @@ class OneTurnLookahead(BaseFeaturesExtractor):
         rules = rule_set(rules)
         self.encoding = make_encoding(encoding, rules)
         if self.encoding.space != observation_space:
-            raise ValueError(f"observation space {observation_space} is not that of the {encoding!r} encoding: {self.encoding.space}")
+            raise ValueError(
+                f"observation space {observation_space} is not that of the {encoding!r} encoding: {self.encoding.space}"
+            )
         self.num_actions = ActionLayout(rules).num_actions
         super().__init__(observation_space, features_dim=int(np.prod(observation_space.shape)) + self.num_actions)
         self.turn = solve_myopic(rules)
