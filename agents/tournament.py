@@ -52,7 +52,7 @@ class TableLog:
 
 @dataclass
 class Standing:
-    """One policy's line of the standings: its games, points and wins."""
+    """One policy's line of the standings: its games, win rate, wins and mean score (with 95% intervals)."""
 
     policy: str
     games: int
@@ -66,7 +66,7 @@ class Standing:
 
 @dataclass
 class TournamentResult:
-    """A tournament's outcome: the table, the number of games and the standings."""
+    """A tournament's outcome: the table, games, deals and seed, the standings and the head-to-head rates."""
 
     table: list[str]
     games: int

@@ -144,7 +144,7 @@ def report_players(games: list[GameRecord], grader: Grader, source: str = "recor
 
 def fill(report: PlayerReport, decisions: list[dict], loss: np.ndarray, chosen: np.ndarray, q: np.ndarray,
          best_action: np.ndarray, rules: RuleSet, worst: int) -> None:
-    """Fill ``report`` with the losses of the player's decisions, keeping the ``worst`` ones."""
+    """Fill ``report`` from the player's graded decisions: games, scores, points lost, and the ``worst`` decisions."""
     is_row = np.array([d["points"] is not None for d in decisions])
     turns = np.array([d["turn"] for d in decisions])
     seat_games: dict[tuple, list[int]] = {}

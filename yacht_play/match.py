@@ -450,7 +450,7 @@ class Match:
         return action, time.perf_counter() - started
 
     def play_agent(self) -> dict:
-        """Play the current agent's action; return its decision."""
+        """Play the current agent's action; return its record."""
         return self.play(*self.agent_action())
 
 
