@@ -49,11 +49,13 @@ from yacht_env.atomic_files import remove_partial_files, write_atomically
 
 
 def parse_args(argv=None):
+    """Parse the command line."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="YAML config (see configs/)")
     source.add_argument("--resume", metavar="RUN_DIR", help="continue the run in this folder from its last checkpoint")
-    source.add_argument("--sweep", metavar="SWEEP_YAML", help="a sweep over configs on Ray Tune (see configs/sweep_quick.yaml); run it again to resume")
+    source.add_argument("--sweep", metavar="SWEEP_YAML",
+                        help="a sweep over configs on Ray Tune (see configs/sweep_quick.yaml); run it again to resume")
     parser.add_argument("--runs-dir", default="runs", help="where new run folders go (default runs/)")
     parser.add_argument("--ray-address", help="with --sweep: join this Ray cluster (default $RAY_ADDRESS, else Ray starts here)")
     parser.add_argument("--ray-cpus", type=int, help="with --sweep: CPUs of a Ray started here (default: all of this machine's)")
@@ -70,10 +72,12 @@ def save_model(model: MaskablePPO, path: Path) -> None:
 
 
 def checkpoint_steps(path: Path) -> int:
+    """The number of steps of a checkpoint file, read from its name ``step_<N>.zip``."""
     return int(path.stem.split("_")[-1])
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
+    """The run's checkpoint of most steps, or None if it has none."""
     checkpoints = sorted((run_dir / "checkpoints").glob("step_*.zip"), key=checkpoint_steps)
     return checkpoints[-1] if checkpoints else None
 
@@ -113,6 +117,7 @@ class PeriodicEvaluation(BaseCallback):
         self.next_at = (self.num_timesteps // self.config.run.eval_every + 1) * self.config.run.eval_every
 
     def wall_time(self) -> float:
+        """The run's wall time in seconds, counting the time before a resume."""
         return self.elapsed_before + time.perf_counter() - self.started
 
     def _on_step(self):
@@ -122,6 +127,7 @@ class PeriodicEvaluation(BaseCallback):
         return True
 
     def evaluate(self):
+        """Evaluate the model, log the figures and append them to the learning curve."""
         run, env = self.config.run, self.config.env
         if env.num_players > 1:
             learner = evaluate_model_at_table(self.model, "ppo", env.opponents, run.eval_games, run.eval_seed)[0].standings[0]
@@ -158,6 +164,7 @@ def schedule(value: float | Schedule):
 
 
 def new_model(config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
+    """A new MaskablePPO model for ``config``, playing in ``env`` and logging to ``run_dir``."""
     ppo = config.ppo
     activation = {"tanh": torch.nn.Tanh, "relu": torch.nn.ReLU}[ppo.activation]
     policy_kwargs = {"net_arch": list(ppo.net_arch), "activation_fn": activation}
@@ -241,6 +248,7 @@ def start_from(model: MaskablePPO, path: str) -> None:
 
 
 def first_line(error: BaseException) -> str:
+    """The first line of the error's message, or its type's name if it has none."""
     text = str(error).strip()
     return text.splitlines()[0] if text else type(error).__name__
 
@@ -259,7 +267,8 @@ def finish(config: TrainConfig, run_dir: Path, model: MaskablePPO) -> None:
         print_tournament(result)
         save_tournament_json(run_dir / "eval.json", result)
         return
-    summaries = evaluate_model(model, config.env.observation_encoding, games, seed, reference=["random", "greedy", "optimal"], name=name)
+    summaries = evaluate_model(model, config.env.observation_encoding, games, seed,
+                               reference=["random", "greedy", "optimal"], name=name)
     print_table(summaries, expected_score(), games, seed)
     save_json(run_dir / "eval.json", summaries, expected_score(), games, seed)
 
@@ -268,6 +277,7 @@ def finish(config: TrainConfig, run_dir: Path, model: MaskablePPO) -> None:
 
 
 def main(argv=None):
+    """Run the command line: a training run, a resume, or a sweep."""
     args = parse_args(argv)
     if args.sweep:  # one `train` per trial, on Ray Tune
         from agents.training.sweep import main_sweep
@@ -290,7 +300,9 @@ def main(argv=None):
             config = load_config(args.config, args.overrides)
             run_dir = Path(args.runs_dir) / config.name
             if latest_checkpoint(run_dir) or (run_dir / "model.zip").exists():
-                raise ConfigError(f"run folder {str(run_dir)!r} already holds a run: resume it with --resume {run_dir}, or set name=...")
+                raise ConfigError(
+                    f"run folder {str(run_dir)!r} already holds a run: resume it with --resume {run_dir}, or set name=..."
+                )
         check_init_from(config)
     except ConfigError as error:
         sys.exit(f"error: {error}")
@@ -327,7 +339,6 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False, on_evaluatio
     ``ppo.init_from`` model that does not fit raises ``ModelLoadError``. ``on_evaluation(steps,
     figures)`` is called after each periodic evaluation (a sweep reports to Ray Tune there).
     """
-
     # 2. Seeds and envs.
     torch.set_num_threads(config.run.torch_threads)
     set_random_seed(config.seed)
@@ -355,7 +366,8 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False, on_evaluatio
     remaining = config.ppo.total_timesteps - model.num_timesteps
 
     # 4. Train, with checkpoints and periodic evaluation.
-    callbacks = [Checkpoints(run_dir, config.run.checkpoint_every), PeriodicEvaluation(config, run_dir, elapsed_before, on_evaluation)]
+    callbacks = [Checkpoints(run_dir, config.run.checkpoint_every),
+                 PeriodicEvaluation(config, run_dir, elapsed_before, on_evaluation)]
     if isinstance(config.ppo.ent_coef, Schedule):
         callbacks.append(EntropySchedule(config.ppo.ent_coef, config.ppo.total_timesteps))
     started = time.perf_counter()

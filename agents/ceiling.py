@@ -22,7 +22,10 @@ from yacht_env.rules import YACHT, RuleSet
 
 
 def _play_solitaire(rules: RuleSet, faces: np.ndarray, choose) -> np.ndarray:
-    """Final totals of games played alone on ``faces`` (games, turns, rolls, dice); ``choose(hands, rolls, open, totals, rows)``."""
+    """Final totals of games played alone on ``faces`` (games, turns, rolls, dice).
+
+    ``choose(hands, rolls, open, totals, rows)`` picks the actions.
+    """
     tables = Tables(rules, 1, len(faces))
     tables.start(faces[:, None])
     seats = np.zeros(len(faces), dtype=np.int64)
@@ -81,6 +84,7 @@ def ceiling_match(
 
 
 def main(argv=None) -> None:
+    """Run the command line: parse ``argv`` and print (or write) the ceiling figures."""
     parser = argparse.ArgumentParser(
         prog="python -m agents.ceiling",
         description="The reference ceiling: a player who knows the "

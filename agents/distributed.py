@@ -25,7 +25,9 @@ def import_ray():
     try:
         import ray
     except ImportError:
-        raise RayMissingError(f"this needs Ray, which is not installed: {EXTRA} (or pip install 'yacht-rl[distributed]')") from None
+        raise RayMissingError(
+            f"this needs Ray, which is not installed: {EXTRA} (or pip install 'yacht-rl[distributed]')"
+        ) from None
     return ray
 
 
@@ -46,7 +48,9 @@ def connect(address: str | None = None, num_cpus: int | None = None):
             ray.init(address=address, log_to_driver=False)
         except (ConnectionError, TimeoutError, RuntimeError, ValueError) as error:
             message = (str(error).strip().splitlines() or [type(error).__name__])[0]
-            raise ValueError(f"could not join the Ray cluster at {address!r} (start one with `ray start --head`): {message}") from None
+            raise ValueError(
+                f"could not join the Ray cluster at {address!r} (start one with `ray start --head`): {message}"
+            ) from None
     else:
         ray.init(num_cpus=num_cpus or os.cpu_count(), include_dashboard=False, log_to_driver=False)
     return ray
@@ -57,7 +61,9 @@ def cluster_cpus() -> int:
     return max(1, int(import_ray().cluster_resources().get("CPU", 1)))
 
 
-def run_tasks(function: Callable, arguments: Sequence[tuple], on_ray: bool = False, progress: Callable[[int], None] | None = None) -> list:
+def run_tasks(
+    function: Callable, arguments: Sequence[tuple], on_ray: bool = False, progress: Callable[[int], None] | None = None
+) -> list:
     """``[function(*args) for args in arguments]``, here or as Ray tasks (one CPU each), in order.
 
     ``progress(i)`` is called as task ``i`` finishes (Ray tasks finish in any order).

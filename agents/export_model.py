@@ -17,6 +17,7 @@ from agents.model_files import SUFFIX, ModelLoadError, export_model, load_model_
 
 
 def main(argv=None) -> int:
+    """Run the command line: export the model in ``argv``, read it back, and return the exit status."""
     parser = argparse.ArgumentParser(prog="python -m agents.export_model", description=__doc__,
                                      formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("zip", metavar="MODEL.zip", help="a MaskablePPO model saved by train.py (you trust it)")

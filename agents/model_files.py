@@ -216,7 +216,9 @@ def read_model_file(path: str | Path) -> tuple[dict, dict]:
     path = Path(path)
     where = f"model {str(path)!r}"
     if not path.is_file():
-        raise ModelLoadError(f"no model file at {str(path)!r}: expected a {SUFFIX} file written by train.py or agents.export_model")
+        raise ModelLoadError(
+            f"no model file at {str(path)!r}: expected a {SUFFIX} file written by train.py or agents.export_model"
+        )
     with open(path, "rb") as handle:
         if handle.read(2) == b"PK":
             raise ModelLoadError(
@@ -249,7 +251,9 @@ def read_model_file(path: str | Path) -> tuple[dict, dict]:
     shapes["action.weight"], shapes["action.bias"] = (expected_actions, width), (expected_actions,)
     if set(tensors) != set(shapes):
         missing, extra = sorted(set(shapes) - set(tensors)), sorted(set(tensors) - set(shapes))
-        raise ModelLoadError(f"{where}: tensors do not fit the metadata (missing {missing or 'none'}, unexpected {extra or 'none'})")
+        raise ModelLoadError(
+            f"{where}: tensors do not fit the metadata (missing {missing or 'none'}, unexpected {extra or 'none'})"
+        )
     for name, shape in shapes.items():
         tensor = tensors[name]
         if tensor.dtype != torch.float32:
@@ -338,6 +342,7 @@ class InferenceModel:
         return torch.distributions.Categorical(logits=masked)
 
     def action_probabilities(self, observations, action_masks) -> np.ndarray:
+        """The action probabilities, shape (N, num_actions), with illegal actions at (near) zero."""
         return self.distribution(observations, action_masks).probs.numpy()
 
     def predict(self, observations, action_masks=None, deterministic: bool = True):
@@ -345,8 +350,8 @@ class InferenceModel:
         import torch
 
         if action_masks is None:
-            action_masks = np.ones((len(next(iter(observations.values()))) if isinstance(observations, dict) else len(observations),
-                                    self.action_space.n), dtype=bool)
+            count = len(next(iter(observations.values()))) if isinstance(observations, dict) else len(observations)
+            action_masks = np.ones((count, self.action_space.n), dtype=bool)
         with torch.no_grad():
             distribution = self.distribution(observations, action_masks)
             actions = torch.argmax(distribution.probs, dim=1) if deterministic else distribution.sample()

@@ -94,7 +94,10 @@ def open_bits_from(open_categories, rules: RuleSet | None = None) -> int:
         raise ValueError(f"open_categories must be {forms}, one form only, got {open_categories!r}")
     if kinds == {"mask"}:
         if len(entries) != rules.num_categories:
-            raise ValueError(f"a boolean mask of open categories needs {rules.num_categories} entries, got {len(entries)}: {open_categories!r}")
+            raise ValueError(
+                f"a boolean mask of open categories needs {rules.num_categories} entries, "
+                f"got {len(entries)}: {open_categories!r}"
+            )
         bits = sum(1 << c for c, is_open in enumerate(entries) if is_open)
     elif kinds == {"index"}:
         indices = [int(e) for e in entries]
@@ -160,6 +163,7 @@ class KeepTables:
 
     @classmethod
     def of(cls, dice: DiceSpace) -> KeepTables:
+        """The keep tables of ``dice``."""
         sizes = dice.keep_sizes
         return cls(
             children=keep_children(dice),

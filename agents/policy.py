@@ -12,6 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 
 import numpy as np
+from typing_extensions import override
 
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT, RuleSet
@@ -59,9 +60,11 @@ class RandomPolicy(Policy):
         super().__init__(rules, encoding)
         self.reset(seed)
 
+    @override
     def reset(self, seed=None):
         self.rng = np.random.default_rng(seed)
 
+    @override
     def act_batch(self, observations, action_masks):
         return sample_legal_actions(action_masks, self.rng)
 
@@ -81,6 +84,7 @@ class QPolicy(Policy):
 
         self.solution = getattr(optimal, self.solver)(self.rules)
 
+    @override
     def act_batch(self, observations, action_masks):
         q = self.solution.q_values_batch(*self.encoding.decode_batch(observations))
         q = np.where(np.asarray(action_masks) != 0, q, -np.inf)

@@ -10,6 +10,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import numpy as np
+from typing_extensions import override
 
 from agents.model_files import SUFFIX, ModelLoadError
 from agents.policy import Policy
@@ -50,7 +51,9 @@ def load_model(path: str):
     try:
         from agents.model_files import load_model_file
     except ImportError as error:  # pragma: no cover - depends on the install
-        raise ModelLoadError(f"loading ppo: models needs torch and safetensors: pip install 'yacht-rl[train]' ({error})") from None
+        raise ModelLoadError(
+            f"loading ppo: models needs torch and safetensors: pip install 'yacht-rl[train]' ({error})"
+        ) from None
     return load_model_file(model_path(path, SUFFIX))
 
 
@@ -100,6 +103,7 @@ class PPOPolicy(Policy):
 
     @classmethod
     def load(cls, path: str, rules=None, encoding="flat", deterministic: bool = True) -> "PPOPolicy":
+        """The policy of the model file at ``path``, named ``ppo:<path>``."""
         return cls(load_model(path), f"{PREFIX}{path}", rules=rules, encoding=encoding, deterministic=deterministic)
 
     @classmethod
@@ -107,6 +111,7 @@ class PPOPolicy(Policy):
         """The policy of ``ppo:PATH`` or ``ppo-zip:PATH``."""
         return cls(load_named_model(name), name, rules=rules, encoding=encoding, deterministic=deterministic)
 
+    @override
     def act_batch(self, observations, action_masks):
         if self.model_encoding is not self.encoding:
             observations = self.model_encoding.encode_batch(*self.encoding.decode_batch(observations))

@@ -10,6 +10,7 @@ builds either kind from a name, for a table of a given size.
 from __future__ import annotations
 
 import numpy as np
+from typing_extensions import override
 
 from agents.policy import Policy
 from agents.ppo import ModelLoadError, PPOPolicy
@@ -28,6 +29,7 @@ def table_encoding_of(observation_space, num_players: int, rules: RuleSet) -> Ta
 
 
 def is_solitaire_space(observation_space, rules: RuleSet) -> bool:
+    """Whether ``observation_space`` is that of a solitaire encoding under ``rules`` (not a table's)."""
     return any(make_encoding(name, rules).space == observation_space for name in ENCODINGS)
 
 
@@ -51,8 +53,11 @@ class TablePPOPolicy(Policy):
         self.deterministic = deterministic
         self.table_encoding = table_encoding
 
+    @override
     def act_batch(self, observations, action_masks):
-        actions, _ = self.model.predict(observations, action_masks=np.asarray(action_masks) != 0, deterministic=self.deterministic)
+        actions, _ = self.model.predict(
+            observations, action_masks=np.asarray(action_masks) != 0, deterministic=self.deterministic
+        )
         return np.asarray(actions, dtype=np.int64).reshape(-1)
 
 

@@ -350,6 +350,7 @@ def rules_key(rules: RuleSet) -> str:
 
 
 def cache_dir() -> Path:
+    """The cache folder: ``$CACHE_ENV`` if set, else ``~/.cache/yacht``."""
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "yacht")
 
 

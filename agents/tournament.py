@@ -52,6 +52,8 @@ class TableLog:
 
 @dataclass
 class Standing:
+    """One policy's line of the standings: its games, win rate, wins and mean score (with 95% intervals)."""
+
     policy: str
     games: int
     win_rate: float
@@ -64,6 +66,8 @@ class Standing:
 
 @dataclass
 class TournamentResult:
+    """A tournament's outcome: the table, games, deals and seed, the standings and the head-to-head rates."""
+
     table: list[str]
     games: int
     deals: int
@@ -129,7 +133,8 @@ def _play_to_the_end(tables: Tables, policies: list[Policy], policy_in_seat: np.
             if not rows.size:
                 continue
             masks = tables.legal_masks(rows)
-            actions = np.asarray(policy.act_batch(policy_observations(policy, tables, rows, tables.seat[rows]), masks), dtype=np.int64)
+            observations = policy_observations(policy, tables, rows, tables.seat[rows])
+            actions = np.asarray(policy.act_batch(observations, masks), dtype=np.int64)
             _, legal = tables.play(actions, rows)
             if not legal.all():
                 raise ValueError(f"policy {getattr(policy, 'name', policy)!r} chose illegal action {int(actions[~legal][0])}")
@@ -148,6 +153,7 @@ def _deal_mean_ci(per_game: np.ndarray, n: int, is_rate: bool = False) -> tuple[
 
 
 def summarize_table(log: TableLog, seed: int) -> TournamentResult:
+    """The standings of the games in ``log``, played from ``seed``."""
     n = len(log.names)
     totals = log.totals
     shares = win_shares(totals)
@@ -181,6 +187,7 @@ def summarize_table(log: TableLog, seed: int) -> TournamentResult:
 
 
 def check_table_size(count: int) -> None:
+    """Check that ``count`` policies fill a table (2 to MAX_PLAYERS); raise ValueError if not."""
     if not 2 <= count <= MAX_PLAYERS:
         raise ValueError(f"a table seats 2 to {MAX_PLAYERS} policies, got {count}")
 
@@ -226,7 +233,9 @@ def run_table(
     return summarize_table(log, seed), log
 
 
-def play_table_slice(policies: list[Policy] | list[str], games: int, seed: int, rules: RuleSet | None, batch_size: int) -> np.ndarray:
+def play_table_slice(
+    policies: list[Policy] | list[str], games: int, seed: int, rules: RuleSet | None, batch_size: int
+) -> np.ndarray:
     """One task of :func:`run_table`: ``play_table`` for policy objects, or ones built here by name."""
     if all(isinstance(policy, str) for policy in policies):
         policies = [make_table_policy(name, len(policies), rules=rules, seed=seed + i) for i, name in enumerate(policies)]
@@ -254,6 +263,7 @@ def evaluate_model_at_table(model, name: str, opponents: list[str], games: int, 
 
 
 def print_tournament(result: TournamentResult) -> None:
+    """Print the standings of ``result`` as a table."""
     from rich.table import Table
 
     from yacht_env.render import report_console
@@ -290,11 +300,13 @@ def print_tournament(result: TournamentResult) -> None:
 
 
 def save_tournament_json(path, result: TournamentResult) -> None:
+    """Write ``result`` to ``path`` as JSON."""
     text = json.dumps(asdict(result), indent=2) + "\n"
     write_atomically(path, lambda handle: handle.write(text.encode()))
 
 
 def save_tournament_plot(path, result: TournamentResult, log: TableLog) -> None:
+    """Plot the games of ``log`` for ``result`` and save the figure to ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -313,7 +325,8 @@ def save_tournament_plot(path, result: TournamentResult, log: TableLog) -> None:
     rates.legend()
     bins = np.arange(math.floor(log.totals.min()) - 0.5, math.ceil(log.totals.max()) + 5.5, 5)
     for i, name in enumerate(result.table):
-        scores.hist(log.totals[:, i], bins=bins, histtype="step", linewidth=1.6, label=f"{name} (mean {log.totals[:, i].mean():.1f})")
+        label = f"{name} (mean {log.totals[:, i].mean():.1f})"
+        scores.hist(log.totals[:, i], bins=bins, histtype="step", linewidth=1.6, label=label)
     scores.set_xlabel("final score")
     scores.set_ylabel("games")
     scores.set_title("final scores")
@@ -323,7 +336,9 @@ def save_tournament_plot(path, result: TournamentResult, log: TableLog) -> None:
     plt.close(figure)
 
 
-def main_table(table: str, games: int, seed: int, batch_size: int, json_path=None, plot_path=None, show_progress=True, on_ray=False) -> TournamentResult:
+def main_table(
+    table: str, games: int, seed: int, batch_size: int, json_path=None, plot_path=None, show_progress=True, on_ray=False
+) -> TournamentResult:
     """``python -m agents.evaluate --table a,b,...``: play, print, and write the JSON and plot."""
     names = [name.strip() for name in table.split(",") if name.strip()]
     result, log = tournament(names, games, seed, batch_size=batch_size, show_progress=show_progress, on_ray=on_ray)

@@ -28,6 +28,7 @@ import weakref
 
 import numpy as np
 from numba import njit
+from typing_extensions import override
 
 from agents.distribution import score_distributions
 from agents.optimal import solve
@@ -222,6 +223,7 @@ class TableReadingPolicy(Policy):
         self._open_weights = 1 << np.arange(self.rules.num_categories, dtype=np.int64)
 
     def read(self, observations):
+        """The hands, rolls left, open categories and totals read from table observations."""
         hands, rolls_left, open_bits = self.table_encoding.decode_batch(observations)
         totals = np.asarray(observations["total"], dtype=np.int64).reshape(-1)
         return hands, rolls_left, open_bits, totals
@@ -244,6 +246,7 @@ class WinPolicy(TableReadingPolicy):
         super().__init__(rules, int(num_players))
         self.tables = win_tables(self.rules)
 
+    @override
     def act_batch(self, observations, action_masks):
         hands, rolls_left, open_bits, totals = self.read(observations)
         other_totals = np.asarray(observations["other_totals"], dtype=np.int64).reshape(
@@ -292,6 +295,7 @@ class TargetPolicy(TableReadingPolicy):
         self.solution = solve_target(self.rules)
         self.optimal = solve(self.rules)
 
+    @override
     def act_batch(self, observations, action_masks):
         hands, rolls_left, open_bits, totals = self.read(observations)
         q = self.solution.q_values_batch(

@@ -40,7 +40,8 @@ def timed(function) -> float:
 
 def report(name: str, times: list[float], unit: str = "s") -> None:
     print(
-        f"{name:<34} median {statistics.median(times):8.3f} {unit}  (min {min(times):.3f}, max {max(times):.3f}, {len(times)} runs)"
+        f"{name:<34} median {statistics.median(times):8.3f} {unit}  "
+        f"(min {min(times):.3f}, max {max(times):.3f}, {len(times)} runs)"
     )
 
 
@@ -99,7 +100,8 @@ def main() -> None:
     d = distributions[-1]
     print(
         f"target table {table.shape} {table.dtype}: {table.nbytes / 2**20:.1f} MiB; "
-        f"turn outcomes {d.turn.shape}: {d.turn.nbytes / 2**20:.1f} MiB; points to come {d.to_come.shape}: {d.to_come.nbytes / 2**20:.1f} MiB"
+        f"turn outcomes {d.turn.shape}: {d.turn.nbytes / 2**20:.1f} MiB; "
+        f"points to come {d.to_come.shape}: {d.to_come.nbytes / 2**20:.1f} MiB"
     )
     print(
         f"peak resident memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"

@@ -109,6 +109,7 @@ print("played", totals)
 
 
 def test_every_env_plays_with_agents_and_human_play_unimportable():
-    result = subprocess.run([sys.executable, "-c", PLAY_EVERY_ENV_WITHOUT_AGENTS], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    result = subprocess.run([sys.executable, "-c", PLAY_EVERY_ENV_WITHOUT_AGENTS], cwd=ROOT, capture_output=True, text=True,
+                            timeout=300)
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.startswith("played")

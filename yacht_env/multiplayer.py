@@ -16,6 +16,7 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
+from typing_extensions import override
 
 from yacht_env.actions import IllegalActionError
 from yacht_env.env import GameSettings, check_action
@@ -115,7 +116,9 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
         render_mode: str | None = None,
     ):
         super().__init__()
-        self._set_game_settings(render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions)
+        self._set_game_settings(
+            render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions
+        )
         self.num_players = check_num_players(num_players)
         self.reward_mode = check_reward_mode(reward_mode)
 
@@ -134,12 +137,15 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
 
     # -- PettingZoo API ------------------------------------------------------------------------
 
+    @override
     def observation_space(self, agent):
         return self.observation_spaces[agent]
 
+    @override
     def action_space(self, agent):
         return self.action_spaces[agent]
 
+    @override
     def reset(self, seed: int | None = None, options: dict | None = None):
         faces = (options or {}).get("faces")
         if faces is not None:
@@ -161,15 +167,21 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    @override
     def observe(self, agent):
         if agent not in self._seat_of:
             raise ValueError(f"unknown agent {agent!r}; this table has {', '.join(self._seat_of)}")
         seat = self._seat_of[agent]
         observation = self.encoding.of_seat(self.tables, 0, seat)
-        acting = agent in self.agents and agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
+        acting = (
+            agent in self.agents
+            and agent == self.agent_selection
+            and not (self.terminations[agent] or self.truncations[agent])
+        )
         mask = self.tables.legal_masks([0])[0] if acting else np.zeros(self.layout.num_actions, dtype=np.int8)
         return {"observation": observation, "action_mask": mask}
 
+    @override
     def step(self, action):
         agent = self.agent_selection
         if self.terminations[agent] or self.truncations[agent]:
@@ -200,6 +212,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
         if self.render_mode == "human":
             self.render()
 
+    @override
     def render(self):
         if self.render_mode is None:
             from gymnasium import logger
@@ -214,6 +227,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
             return None
         return text
 
+    @override
     def close(self):
         pass
 

@@ -64,6 +64,7 @@ def upper(face: int) -> ScoreRule:
 
 
 def total(dice: tuple[int, ...], counts: tuple[int, ...]) -> int:
+    """The sum of the dice."""
     return sum(dice)
 
 
@@ -143,6 +144,7 @@ class Category:
 
     @property
     def title(self) -> str:
+        """The category's name as shown: its label, or its name in title case."""
         return self.label or self.name.replace("_", " ").title()
 
 
@@ -300,20 +302,25 @@ class RuleSet:
         # by name and arrives as the same object (so envs pickle); another one cannot be pickled.
         if BUILT_IN_RULE_SETS.get(self.name) is self:
             return (built_in_rule_set, (self.name,))
-        raise TypeError(f"rule set {self.name!r} is not built in ({', '.join(BUILT_IN_RULE_SETS)}): its scoring rules cannot be pickled")
+        raise TypeError(
+            f"rule set {self.name!r} is not built in ({', '.join(BUILT_IN_RULE_SETS)}): its scoring rules cannot be pickled"
+        )
 
     # -- shape of the game ---------------------------------------------------------------------
 
     @property
     def category_names(self) -> tuple[str, ...]:
+        """The names of the categories, in order."""
         return tuple(c.name for c in self.categories)
 
     @property
     def num_categories(self) -> int:
+        """The number of categories."""
         return len(self.categories)
 
     @property
     def num_turns(self) -> int:
+        """The number of turns in a game: one per category."""
         return len(self.categories)
 
     @property
@@ -323,10 +330,12 @@ class RuleSet:
 
     @cached_property
     def dice(self) -> DiceSpace:
+        """The dice space of these rules."""
         return DiceSpace(self.num_dice, self.num_faces)
 
     @cached_property
     def category_index(self) -> dict[str, int]:
+        """The index of each category, by name."""
         return {name: i for i, name in enumerate(self.category_names)}
 
     # -- scoring -------------------------------------------------------------------------------
@@ -348,7 +357,10 @@ class RuleSet:
         if isinstance(dice, (str, bytes)) or not isinstance(dice, (Sequence, np.ndarray)):
             raise ValueError(f"dice must be a sequence of {self.num_dice} integers in 1..{self.num_faces}, got {dice!r}")
         if isinstance(dice, np.ndarray) and dice.ndim != 1:
-            raise ValueError(f"dice must be a sequence of {self.num_dice} integers in 1..{self.num_faces}, got an array of shape {dice.shape}: {dice!r}")
+            raise ValueError(
+                f"dice must be a sequence of {self.num_dice} integers in 1..{self.num_faces}, "
+                f"got an array of shape {dice.shape}: {dice!r}"
+            )
         values = list(dice.tolist() if isinstance(dice, np.ndarray) else dice)
         if len(values) != self.num_dice:
             raise ValueError(f"dice must be {self.num_dice} integers in 1..{self.num_faces}, got {len(values)}: {dice!r}")
@@ -622,6 +634,7 @@ BUILT_IN_RULE_SETS = {YACHT.name: YACHT}
 
 
 def built_in_rule_set(name: str) -> RuleSet:
+    """The built-in rule set called ``name``."""
     return BUILT_IN_RULE_SETS[name]
 
 

@@ -52,11 +52,13 @@ class Grader:
         self.solution = solve(self.rules)
 
     def open_bits(self, names) -> int:
+        """The bit set of the open categories ``names``."""
         from agents.optimal import open_bits_from
 
         return open_bits_from(names, self.rules)
 
     def q_values(self, dice, rolls_left, open_bits) -> np.ndarray:
+        """The optimal Q-values of the states, shape (N, num_actions)."""
         return self.solution.q_values_batch(dice, rolls_left, open_bits)
 
     def grade(self, decisions: list[dict]) -> Graded:
@@ -79,7 +81,10 @@ class Grader:
         illegal = ~np.isfinite(chosen)
         if illegal.any():
             bad = decisions[int(np.flatnonzero(illegal)[0])]
-            raise RecordError(f"game {bad.get('game_id')}: turn {bad.get('turn')}, roll {bad.get('roll')} records the illegal action {bad.get('action')}")
+            raise RecordError(
+                f"game {bad.get('game_id')}: turn {bad.get('turn')}, roll {bad.get('roll')} "
+                f"records the illegal action {bad.get('action')}"
+            )
         best_action = q.argmax(axis=1)
         return Graded(q, chosen, best_action, q[rows, best_action] - chosen)
 
@@ -108,10 +113,12 @@ class PlayerReport:
 
     @property
     def label(self) -> str:
+        """The player's name as shown, marked if the games are replays."""
         return f"{self.name} (replay)" if self.source == "replay" else self.name
 
 
 def mean(values: np.ndarray) -> float:
+    """The mean of ``values``, NaN if there are none."""
     return float(values.mean()) if len(values) else math.nan
 
 
@@ -137,6 +144,7 @@ def report_players(games: list[GameRecord], grader: Grader, source: str = "recor
 
 def fill(report: PlayerReport, decisions: list[dict], loss: np.ndarray, chosen: np.ndarray, q: np.ndarray,
          best_action: np.ndarray, rules: RuleSet, worst: int) -> None:
+    """Fill ``report`` from the player's graded decisions: games, scores, points lost, and the ``worst`` decisions."""
     is_row = np.array([d["points"] is not None for d in decisions])
     turns = np.array([d["turn"] for d in decisions])
     seat_games: dict[tuple, list[int]] = {}
@@ -170,6 +178,7 @@ def fill(report: PlayerReport, decisions: list[dict], loss: np.ndarray, chosen: 
 
 
 def worst_entry(decision: dict, loss: float, chosen: float, q: np.ndarray, best: int, rules: RuleSet) -> dict:
+    """One of the worst decisions, as a dict for the report."""
     before = decision["total"] - (decision["points"] or 0)  # Q* counts points still to come
     return {
         "game_id": decision["game_id"],
@@ -206,6 +215,7 @@ def recorded_streams(games: list[GameRecord], rules: RuleSet) -> list[tuple[int 
 
 
 def replay_agents(names: list[str], games: list[GameRecord], rules: RuleSet) -> list[GameRecord]:
+    """The games the agents ``names`` play on the dice recorded in ``games``."""
     from yacht_play.match import agent_name, play_agent_games
 
     streams = recorded_streams(games, rules)
@@ -219,10 +229,12 @@ def replay_agents(names: list[str], games: list[GameRecord], rules: RuleSet) -> 
 
 
 def figure(value: float, digits: int = 3) -> str:
+    """``value`` to ``digits`` decimals, or "-" if it is missing."""
     return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
 def print_report(reports: list[PlayerReport], files: list[str], optimum: float, worst: int) -> None:
+    """Print the reports as a table."""
     from rich.table import Table
 
     from yacht_env.render import report_console
@@ -276,7 +288,7 @@ def json_ready(value):
 
 
 def save_json(path, reports: list[PlayerReport], files: list[str], optimum: float) -> None:
-
+    """Write the reports to ``path`` as JSON."""
     document = {"schema": 1, "files": files, "optimal_expected_score": optimum,
                 "players": [dict(asdict(r), label=r.label) for r in reports]}
     text = json.dumps(json_ready(document), indent=2) + "\n"
@@ -284,6 +296,7 @@ def save_json(path, reports: list[PlayerReport], files: list[str], optimum: floa
 
 
 def save_plot(path, reports: list[PlayerReport]) -> None:
+    """Plot the reports and save the figure to ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -314,12 +327,16 @@ def save_plot(path, reports: list[PlayerReport]) -> None:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``yacht analyze`` to ``parser``."""
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("files", nargs="+", metavar="FILE", help="game records (JSON lines) written by yacht play or match.write_agent_games")
+    parser.add_argument("files", nargs="+", metavar="FILE",
+                        help="game records (JSON lines) written by yacht play or match.write_agent_games")
     parser.add_argument("--agent", action="append", default=[], metavar="NAME",
-                        help="also grade this agent on the same dice: random, greedy, optimal, ppo:PATH or ppo-zip:PATH (repeatable)")
-    parser.add_argument("--worst", type=int, default=5, metavar="N", help="worst decisions listed per player, 1 or more (default 5)")
+                        help="also grade this agent on the same dice: random, greedy, optimal, "
+                        "ppo:PATH or ppo-zip:PATH (repeatable)")
+    parser.add_argument("--worst", type=int, default=5, metavar="N",
+                        help="worst decisions listed per player, 1 or more (default 5)")
     parser.add_argument("--json", metavar="PATH", help="write every figure to this JSON file")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the losses by turn and by decision type")
     parser.set_defaults(run=run)
@@ -349,6 +366,7 @@ def read_all(paths: list[str]) -> list[GameRecord]:
 
 
 def run(args) -> int:
+    """Run ``yacht analyze`` with the parsed ``args``; return the exit status."""
     prog = "yacht analyze"
     if args.worst < 1:
         print(f"{prog}: error: argument --worst: expected a number of decisions, 1 or more, got {args.worst}", file=sys.stderr)
@@ -380,6 +398,7 @@ def run(args) -> int:
 
 
 def main(argv=None) -> int:
+    """Run ``yacht analyze`` on ``argv``; return the exit status."""
     parser = argparse.ArgumentParser(prog="yacht analyze")
     configure(parser)
     args = parser.parse_args(argv)

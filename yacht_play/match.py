@@ -122,18 +122,22 @@ class Seat:
 
     @property
     def name(self) -> str:
+        """The player's name."""
         return self.player.name
 
     @property
     def kind(self) -> str:
+        """The player's kind: human or agent."""
         return self.player.kind
 
     @property
     def dice(self) -> tuple[int, ...]:
+        """The dice in hand."""
         return tuple(int(d) for d in self.rules.dice.hands[self._game.hands[self._at]])
 
     @property
     def rolls_left(self) -> int:
+        """The rolls left this turn."""
         return int(self._game.rolls_left[self._at])
 
     @property
@@ -143,30 +147,37 @@ class Seat:
 
     @property
     def open_bits(self) -> int:
+        """The open categories, as a bit set."""
         return int(self._game.open_bits[self._at])
 
     @property
     def open_names(self) -> list[str]:
+        """The names of the open categories."""
         return [name for c, name in enumerate(self.rules.category_names) if self.open_bits >> c & 1]
 
     @property
     def rows_filled(self) -> int:
+        """The number of score-sheet rows filled."""
         return int(self._game.turns_done[self._at])
 
     @property
     def finished(self) -> bool:
+        """Whether every row of the sheet is filled."""
         return self.rows_filled == self.rules.num_turns
 
     @property
     def turn(self) -> int:
+        """The turn being played, from 1."""
         return min(self.rows_filled + 1, self.rules.num_turns)
 
     @property
     def sheet(self) -> tuple[int | None, ...]:
+        """The score sheet: each row's points, None if open."""
         return self._game.sheet(*self._at)
 
     @property
     def total(self) -> int:
+        """The total score."""
         return int(self._game.totals[self._at])
 
     @property
@@ -184,6 +195,7 @@ class Seat:
         return self._game.legal_masks([table])[0]
 
     def describe(self) -> dict:
+        """The seat as a dict for the record."""
         return {
             "seat": self.index,
             "name": self.name,
@@ -303,7 +315,9 @@ class Match:
                 raise RecordError(f"{at}: end record before every sheet is full")
             for key, value in (("totals", match.totals), ("winners", match.winners)):
                 if game.end[key] != value:
-                    raise RecordError(f"{at}: end record, field {key!r}: the replay gives {value}, the record says {game.end[key]}")
+                    raise RecordError(
+                        f"{at}: end record, field {key!r}: the replay gives {value}, the record says {game.end[key]}"
+                    )
             match.end = game.end
         return match
 
@@ -341,12 +355,14 @@ class Match:
             self._writer.write(record)
 
     def game_record(self) -> GameRecord:
+        """The game so far as a GameRecord."""
         return GameRecord(self.header, list(self.decisions), self.end)
 
     # -- the game ------------------------------------------------------------------------------
 
     @property
     def game_id(self) -> str:
+        """The game's id."""
         return self.header["game_id"]
 
     @property
@@ -359,14 +375,17 @@ class Match:
 
     @property
     def finished(self) -> bool:
+        """Whether the game is over."""
         return self.current is None
 
     @property
     def totals(self) -> list[int]:
+        """The seats' totals, in seat order."""
         return [seat.total for seat in self.seats]
 
     @property
     def winners(self) -> list[str]:
+        """The names of the seats with the highest total."""
         best = max(self.totals)
         return [seat.name for seat in self.seats if seat.total == best]
 
@@ -431,6 +450,7 @@ class Match:
         return action, time.perf_counter() - started
 
     def play_agent(self) -> dict:
+        """Play the current agent's action; return its record."""
         return self.play(*self.agent_action())
 
 
@@ -454,6 +474,7 @@ def load_policy(name: str, rules: RuleSet, seed: int | None, num_players: int = 
 
 
 def stack_observations(observations: list):
+    """The observations stacked into one batch (a dict of arrays for dict observations)."""
     if isinstance(observations[0], dict):
         return {key: np.stack([obs[key] for obs in observations]) for key in observations[0]}
     return np.stack(observations)
@@ -487,7 +508,9 @@ def play_agent_games(policy, streams: list[tuple[int | None, np.ndarray]], rules
     return [match.game_record() for match in matches]
 
 
-def write_agent_games(path, policy, games: int, seed: int = 0, rules: RuleSet | None = None, name: str | None = None) -> list[GameRecord]:
+def write_agent_games(
+    path, policy, games: int, seed: int = 0, rules: RuleSet | None = None, name: str | None = None
+) -> list[GameRecord]:
     """Play ``games`` games with an agent and append their records to ``path``.
 
     Game ``g`` is ``Yacht-v0`` reset with seed ``seed + g``: the games of the evaluation harness

@@ -72,6 +72,8 @@ class _Line(BaseModel):
 
 
 class PlayerLine(BaseModel):
+    """A player of a game line: seat, name, kind, policy and seed."""
+
     model_config = ConfigDict(strict=True, extra="forbid")
 
     seat: int = Field(ge=0, lt=MAX_SEATS)
@@ -83,6 +85,8 @@ class PlayerLine(BaseModel):
 
 
 class GameLine(_Line):
+    """A game's header line: mode, rules, seed and players."""
+
     type: Literal["game"]
     mode: Literal["solitaire", "table", "duplicate", "evaluation"]
     rules: str = Field(max_length=64)
@@ -92,6 +96,8 @@ class GameLine(_Line):
 
 
 class DecisionLine(_Line):
+    """A decision line: who played, the state they saw and the action taken."""
+
     type: Literal["decision"]
     seat: int = Field(ge=0, lt=MAX_SEATS)
     player: str = Field(min_length=1, max_length=NAME_LENGTH)
@@ -110,6 +116,8 @@ class DecisionLine(_Line):
 
 
 class EndLine(_Line):
+    """A game's end line: the totals and the winners."""
+
     type: Literal["end"]
     totals: list[int] = Field(min_length=1, max_length=MAX_SEATS)
     winners: list[str] = Field(min_length=1, max_length=MAX_SEATS)
@@ -167,11 +175,13 @@ def check_line(record, where: str) -> dict:
 
 
 def short(value) -> str:
+    """``repr(value)``, cut to 60 characters."""
     text = repr(value)
     return text if len(text) <= 60 else text[:57] + "..."
 
 
 def now() -> str:
+    """The time now in UTC, ISO 8601 to the millisecond."""
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
@@ -186,22 +196,28 @@ class GameRecord:
 
     @property
     def game_id(self) -> str:
+        """The game's id."""
         return self.header["game_id"]
 
     @property
     def finished(self) -> bool:
+        """Whether the game has an end line."""
         return self.end is not None
 
     @property
     def players(self) -> list[dict]:
+        """The players of the header."""
         return self.header["players"]
 
     def lines(self) -> list[dict]:
+        """The record's lines: header, decisions, end (if any)."""
         return [self.header, *self.decisions, *([self.end] if self.end else [])]
 
 
 @dataclass
 class RecordFile:
+    """A record file's path and games."""
+
     path: Path
     games: list[GameRecord]
     torn: bool = False  # the last line was cut short (a crash mid-write) and was dropped
@@ -222,6 +238,7 @@ class RecordWriter:
         self._file = open(self.path, "ab")
 
     def write(self, record: dict) -> None:
+        """Append ``record`` to the file as one JSON line."""
         line = json.dumps(record, separators=(",", ":")).encode() + b"\n"
         self._file.write(line)
         self._file.flush()
@@ -229,6 +246,7 @@ class RecordWriter:
             os.fsync(self._file.fileno())
 
     def close(self) -> None:
+        """Flush and close the file."""
         if not self._file.closed:
             self._file.flush()
             os.fsync(self._file.fileno())
@@ -299,7 +317,10 @@ def read_records(path: str | Path) -> RecordFile:
         if game is not games[-1] or game.end is not None:
             raise RecordError(f"{path}:{number}: {kind} record of game {record['game_id']} after that game ended")
         if record["schema"] != game.header["schema"]:
-            raise RecordError(f"{path}:{number}: field 'schema': expected {game.header['schema']} as in the game's header, got {record['schema']}")
+            raise RecordError(
+                f"{path}:{number}: field 'schema': expected {game.header['schema']} as in the game's header, "
+                f"got {record['schema']}"
+            )
         game.line_numbers.append(number)
         if kind == "decision":
             game.decisions.append(record)

@@ -56,6 +56,8 @@ class QuitGame(Exception):
 
 
 class TerminalConsole:
+    """The terminal: lines typed on stdin, text shown on stdout."""
+
     def __init__(self, stdin=None, stdout=None):
         self.stdin = stdin or sys.stdin
         self.stdout = stdout or sys.stdout
@@ -63,9 +65,11 @@ class TerminalConsole:
 
     @property
     def width(self) -> int:
+        """The terminal's width in columns."""
         return shutil.get_terminal_size((80, 24)).columns
 
     def show(self, text: str = "") -> None:
+        """Show ``text`` on a line."""
         print(text, file=self.stdout, flush=True)
 
     def ask(self, prompt: str) -> str | None:
@@ -88,14 +92,17 @@ class ScriptedConsole:
         self.output: list[str] = []
 
     def show(self, text: str = "") -> None:
+        """Show ``text`` on a line (kept in ``output``)."""
         self.output.append(text)
 
     def ask(self, prompt: str) -> str | None:
+        """The next scripted line after ``prompt``, or None when the lines run out."""
         self.output.append(prompt)
         return self.lines.pop(0) if self.lines else None
 
     @property
     def text(self) -> str:
+        """Everything shown, one line each."""
         return "\n".join(self.output)
 
 
@@ -103,6 +110,7 @@ class ScriptedConsole:
 
 
 def column_label(name: str) -> str:
+    """The column label of category ``name``, cut to 10 characters."""
     return name if len(name) <= 10 else name[:9] + "~"
 
 
@@ -146,6 +154,7 @@ def screen(match: Match, seat: Seat, news: list[str] = ()) -> str:
 
 
 def prompt(seat: Seat) -> str:
+    """The prompt for the seat's next input."""
     return f"turn {seat.turn} roll {seat.roll}> "
 
 
@@ -191,15 +200,23 @@ def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, wid
 
 
 def grade_lines(match: Match, losses: np.ndarray) -> list[str]:
-    lines = [f"Grade: expected points lost against the optimal strategy (proficiency tests ask for under {PROFICIENT} a decision)"]
+    """The grade lines of the end screen: each player's expected points lost against the optimal strategy."""
+    lines = [
+        "Grade: expected points lost against the optimal strategy "
+        f"(proficiency tests ask for under {PROFICIENT} a decision)"
+    ]
     width = max(len(seat.name) for seat in match.seats)
     for seat in match.seats:
         rows = [i for i, d in enumerate(match.decisions) if d["seat"] == seat.index]
         lost = losses[rows]
-        line = f"  {seat.name:<{width}}  {len(rows):>3} decisions  {lost.mean() if rows else 0:.3f} per decision  {lost.sum():6.2f} in all"
+        line = (
+            f"  {seat.name:<{width}}  {len(rows):>3} decisions  {lost.mean() if rows else 0:.3f} per decision  "
+            f"{lost.sum():6.2f} in all"
+        )
         if rows and lost.max() > 0:
             worst = match.decisions[rows[int(np.argmax(lost))]]
-            line += f"  | worst: turn {worst['turn']} roll {worst['roll']}, {choice_label(worst['action'], worst['dice'], match.rules)} lost {lost.max():.2f}"
+            label = choice_label(worst["action"], worst["dice"], match.rules)
+            line += f"  | worst: turn {worst['turn']} roll {worst['roll']}, {label} lost {lost.max():.2f}"
         lines.append(line)
     return lines
 
@@ -229,6 +246,7 @@ def duplicate_lines(match: Match, losses: np.ndarray) -> list[str]:
 
 
 def end_screen(match: Match, path: Path | None) -> str:
+    """The end screen's text, naming the record file ``path`` if any."""
     from yacht_play.analyze import Grader
 
     losses = Grader(match.rules).grade(match.decisions).loss
@@ -236,7 +254,9 @@ def end_screen(match: Match, path: Path | None) -> str:
     if len(match.seats) > 1:
         winners = match.winners
         best = max(match.totals)
-        lines.append(f"{winners[0]} wins with {best}" if len(winners) == 1 else f"{' and '.join(winners)} share the win with {best}")
+        lines.append(
+            f"{winners[0]} wins with {best}" if len(winners) == 1 else f"{' and '.join(winners)} share the win with {best}"
+        )
         lines.append("")
     if match.mode == "duplicate":
         lines += [*duplicate_lines(match, losses), ""]
@@ -247,16 +267,21 @@ def end_screen(match: Match, path: Path | None) -> str:
 
 
 def saved_text(path: Path, match: Match) -> str:
+    """The line saying where the game was saved and how to replay it."""
     agents = [seat.player.policy for seat in match.seats if seat.kind == "agent"]
     again = "".join(f" --vs {name}" for name in agents) if set(agents) - set(BUILT_IN_POLICIES) else ""
     return f"Game saved in {path} ({len(match.decisions)} decisions). Continue it with: yacht play --resume {path}{again}"
 
 
 def intro(match: Match, path: Path, resumed: bool) -> str:
+    """The intro text shown when a match starts or resumes."""
     humans = [seat.name for seat in match.seats if seat.kind == "human"]
     agents = [seat.name for seat in match.seats if seat.kind == "agent"]
     if match.mode == "duplicate":
-        what = f"duplicate: {', '.join(humans)} and {', '.join(agents)} play the same dice; {', '.join(agents)} plays after you, unseen"
+        what = (
+            f"duplicate: {', '.join(humans)} and {', '.join(agents)} play the same dice; "
+            f"{', '.join(agents)} plays after you, unseen"
+        )
     elif agents:
         what = f"table: {', '.join(seat.name for seat in match.seats)} take turns in this order, each on their own dice"
     else:
@@ -313,7 +338,8 @@ def human_decision(match: Match, seat: Seat, console, grader=None, news: list[st
         record = match.play(command.action, time.monotonic() - started)
         lines = []
         if q is not None:
-            lines += coach_text(q, command.action, dice, total, rules, width=getattr(console, "width", 80), chances=chances).splitlines()
+            width = getattr(console, "width", 80)
+            lines += coach_text(q, command.action, dice, total, rules, width=width, chances=chances).splitlines()
         if record["points"] is not None:
             lines.append(f"{seat.name}: {choice_label(command.action, dice, rules)}, total {record['total']}")
         if after is None:
@@ -357,10 +383,12 @@ def play_match(match: Match, console, coach: bool = False) -> None:
 
 
 def default_record_path(seed: int) -> Path:
+    """The default record file for a game from ``seed``: under games/, named by date and seed."""
     return Path("games") / f"{datetime.now():%Y%m%d-%H%M%S}-seed{seed}.jsonl"
 
 
 def new_match(args) -> tuple[Match, Path]:
+    """A new match from the command-line ``args``, and its record file."""
     seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
     human = Player(args.name or "you", "human")
     policies = [args.duplicate] if args.duplicate else args.vs
@@ -380,6 +408,7 @@ def new_match(args) -> tuple[Match, Path]:
 
 
 def resumed_match(args) -> tuple[Match, Path]:
+    """The match recorded in ``args.resume``, and its record file."""
     path = Path(args.resume)
     if path.exists() and not path.is_file():
         raise RecordError(f"--resume {str(path)!r} is not a regular file: give the game's .jsonl record")
@@ -416,6 +445,7 @@ def seed_value(text: str) -> int:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    """Add the arguments of ``yacht play`` to ``parser``."""
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     opponents = parser.add_mutually_exclusive_group()
@@ -426,12 +456,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--coach", action="store_true", help="after each decision, show the optimal choice and what yours cost")
     parser.add_argument("--seed", type=seed_value, help="seed of the dice, 0 or more (default: a random one, shown and recorded)")
     parser.add_argument("--name", help="your name in the records (default: you)")
-    parser.add_argument("--record", metavar="FILE", help="record file; a new game is appended (default: games/<time>-seed<seed>.jsonl)")
+    parser.add_argument("--record", metavar="FILE",
+                        help="record file; a new game is appended (default: games/<time>-seed<seed>.jsonl)")
     parser.add_argument("--resume", metavar="FILE", help="continue the unfinished game recorded in FILE")
     parser.set_defaults(run=run)
 
 
 def run(args, console=None) -> int:
+    """Run ``yacht play`` with the parsed ``args``; return the exit status."""
     if args.resume and (args.duplicate or args.seed is not None or args.record or args.name):
         print("yacht play: error: --resume continues the recorded game as it was; it takes no --duplicate, "
               "--seed, --record or --name (only --vs, to name its agents again)", file=sys.stderr)
@@ -470,6 +502,7 @@ def run(args, console=None) -> int:
 
 
 def main(argv=None, console=None) -> int:
+    """Run ``yacht play`` on ``argv``; return the exit status."""
     parser = argparse.ArgumentParser(prog="yacht play")
     configure(parser)
     args = parser.parse_args(argv)

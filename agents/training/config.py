@@ -39,10 +39,14 @@ def number_or_schedule(value):
 
 
 class Section(BaseModel):
+    """A section of the config: unknown keys are refused and assignments validated."""
+
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
 
 
 class EnvConfig(Section):
+    """The environment trained in: observation encoding, number of envs, players and opponents."""
+
     observation_encoding: str = "onehot"
     num_envs: int = Field(8, ge=1)
     vectorized: bool = False  # True: one YachtVectorEnv in-process; False: separate Yacht-v0 envs
@@ -57,6 +61,7 @@ class EnvConfig(Section):
     @field_validator("observation_encoding")
     @classmethod
     def known_encoding(cls, value):
+        """Check that the observation encoding is one of ENCODINGS."""
         if value not in ENCODINGS:
             raise ValueError(f"unknown observation encoding {value!r}; expected one of {', '.join(ENCODINGS)}")
         return value
@@ -64,6 +69,7 @@ class EnvConfig(Section):
     @field_validator("opponents")
     @classmethod
     def known_policies(cls, names):
+        """Check that every opponent names a known policy."""
         for name in names:
             try:
                 check_policy_name(name)
@@ -73,9 +79,11 @@ class EnvConfig(Section):
 
     @model_validator(mode="after")
     def table_is_complete(self):
+        """Check that the opponents fill the table's other seats."""
         if len(self.opponents) != self.num_players - 1:
             raise ValueError(
-                f"num_players {self.num_players} needs {self.num_players - 1} opponent(s), got {len(self.opponents)}: {self.opponents}"
+                f"num_players {self.num_players} needs {self.num_players - 1} opponent(s), "
+                f"got {len(self.opponents)}: {self.opponents}"
             )
         if self.reward_mode == "win" and self.num_players == 1:
             raise ValueError("reward_mode 'win' needs opponents (num_players >= 2): alone, every game is a win")
@@ -92,6 +100,8 @@ class Schedule(Section):
 
 
 class PPOConfig(Section):
+    """The PPO hyperparameters and the policy network."""
+
     total_timesteps: int = Field(200_000, ge=1)
     learning_rate: float | Schedule = 3e-4
     n_steps: int = Field(256, ge=1)
@@ -115,11 +125,13 @@ class PPOConfig(Section):
     @field_validator("learning_rate", "ent_coef", mode="before")
     @classmethod
     def number_or_schedule(cls, value):
+        """Read a number or a schedule."""
         return number_or_schedule(value)
 
     @field_validator("learning_rate")
     @classmethod
     def positive_learning_rate(cls, value):
+        """Check that the learning rate (or its schedule's start) is finite and positive."""
         start = value.start if isinstance(value, Schedule) else value
         if not (math.isfinite(start) and start > 0):
             raise ValueError(f"the learning rate must be a finite number > 0, got {start!r}")
@@ -128,6 +140,7 @@ class PPOConfig(Section):
     @field_validator("ent_coef")
     @classmethod
     def non_negative_entropy(cls, value):
+        """Check that the entropy coefficient (or both ends of its schedule) is finite and non-negative."""
         for part in (value.start, value.end) if isinstance(value, Schedule) else (value,):
             if not (math.isfinite(part) and part >= 0):
                 raise ValueError(f"the entropy coefficient must be a finite number >= 0, got {part!r}")
@@ -136,12 +149,15 @@ class PPOConfig(Section):
     @field_validator("net_arch")
     @classmethod
     def positive_widths(cls, widths):
+        """Check that every layer width is at least 1."""
         if any(width < 1 for width in widths):
             raise ValueError(f"layer widths must be >= 1, got {widths}")
         return widths
 
 
 class RunConfig(Section):
+    """How often a run saves checkpoints and evaluates, and how it evaluates."""
+
     checkpoint_every: int = Field(50_000, ge=1)
     eval_every: int = Field(50_000, ge=1)
     eval_games: int = Field(1_000, ge=2)
@@ -152,6 +168,8 @@ class RunConfig(Section):
 
 
 class TrainConfig(Section):
+    """A training run's whole config: its name, seed and sections."""
+
     name: str = "run"  # the run folder under the runs folder: a plain name, no path
     seed: int = Field(0, ge=0, lt=2**32)
     env: EnvConfig = Field(default_factory=EnvConfig)
@@ -161,12 +179,14 @@ class TrainConfig(Section):
     @field_validator("name")
     @classmethod
     def plain_name(cls, name):
+        """Check that the run name is a plain folder name, with no path in it."""
         if not RUN_NAME.fullmatch(name) or ".." in name:
             raise ValueError(f"a run name is a plain folder name (letters, digits, '.', '_', '-'; no '/' or '..'), got {name!r}")
         return name
 
     @model_validator(mode="after")
     def table_evaluations_fill_the_seats(self):
+        """Check that the table evaluations name a policy for every seat of the table."""
         seats = self.env.num_players
         if seats > 1:
             for key in ("eval_games", "final_eval_games"):
@@ -177,6 +197,7 @@ class TrainConfig(Section):
 
     @model_validator(mode="after")
     def lookahead_sees_a_solitaire_box(self):
+        """Check that the lookahead policy is used with a solitaire box observation (not dict, one player)."""
         if self.ppo.policy == "lookahead" and (self.env.observation_encoding == "dict" or self.env.num_players > 1):
             raise ValueError(
                 "ppo.policy 'lookahead' reads the dice from a solitaire Box observation: "
@@ -194,7 +215,10 @@ def _describe(error: ValidationError, source: str, overrides: dict[str, str] | N
             continue  # a schedule given: the number branch of the union says nothing useful
         key = ".".join(part for part in loc if part not in ("float", "int", "Schedule") and not part.startswith("function-"))
         message = item["msg"].removeprefix("Value error, ")
-        origin = next((f"override {text!r}" for name, text in (overrides or {}).items() if key == name or key.startswith(name + ".")), None)
+        origin = next(
+            (f"override {text!r}" for name, text in (overrides or {}).items() if key == name or key.startswith(name + ".")),
+            None,
+        )
         if item["type"] == "extra_forbidden":
             text = f"unknown key {key!r}"
         elif not key:
@@ -253,4 +277,5 @@ def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConf
 
 
 def dump_config(config: TrainConfig) -> str:
+    """The config as YAML text, in field order."""
     return yaml.safe_dump(config.model_dump(), sort_keys=False)

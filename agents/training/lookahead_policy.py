@@ -21,6 +21,7 @@ from gymnasium import spaces
 from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from typing_extensions import override
 
 from agents.model_files import ILLEGAL_INPUT, Q_SCALE, lookahead_inputs, one_turn_q  # noqa: F401 (shared with playing)
 from agents.optimal import solve_myopic
@@ -36,7 +37,9 @@ class OneTurnLookahead(BaseFeaturesExtractor):
         rules = rule_set(rules)
         self.encoding = make_encoding(encoding, rules)
         if self.encoding.space != observation_space:
-            raise ValueError(f"observation space {observation_space} is not that of the {encoding!r} encoding: {self.encoding.space}")
+            raise ValueError(
+                f"observation space {observation_space} is not that of the {encoding!r} encoding: {self.encoding.space}"
+            )
         self.num_actions = ActionLayout(rules).num_actions
         super().__init__(observation_space, features_dim=int(np.prod(observation_space.shape)) + self.num_actions)
         self.turn = solve_myopic(rules)
@@ -45,6 +48,7 @@ class OneTurnLookahead(BaseFeaturesExtractor):
         """``q`` in points, shape (N, num_actions); -inf where illegal (and everywhere in a finished game)."""
         return one_turn_q(self.turn, self.encoding, observations.detach().cpu().numpy(), self.num_actions)
 
+    @override
     def forward(self, observations: th.Tensor) -> th.Tensor:
         inputs = lookahead_inputs(self.one_turn_q(observations))
         return th.cat([observations.flatten(1).float(), th.as_tensor(inputs, device=observations.device)], dim=1)
@@ -85,6 +89,7 @@ class LookaheadPolicy(MaskableActorCriticPolicy):
             distribution.apply_masking(action_masks)
         return distribution
 
+    @override
     def forward(self, obs: th.Tensor, deterministic: bool = False, action_masks: np.ndarray | None = None):
         features = self.extract_features(obs)
         latent_pi, latent_vf = self.mlp_extractor(features)
@@ -93,12 +98,14 @@ class LookaheadPolicy(MaskableActorCriticPolicy):
         log_prob = distribution.log_prob(actions)
         return actions.reshape((-1, *self.action_space.shape)), self.value_net(latent_vf), log_prob
 
+    @override
     def evaluate_actions(self, obs: th.Tensor, actions: th.Tensor, action_masks: th.Tensor | None = None):
         features = self.extract_features(obs)
         latent_pi, latent_vf = self.mlp_extractor(features)
         distribution = self._distribution(latent_pi, features, action_masks)
         return self.value_net(latent_vf), distribution.log_prob(actions), distribution.entropy()
 
+    @override
     def get_distribution(self, obs: th.Tensor, action_masks: np.ndarray | None = None) -> MaskableDistribution:
         features = self.extract_features(obs)
         return self._distribution(self.mlp_extractor.forward_actor(features), features, action_masks)

@@ -43,6 +43,8 @@ TRIAL_OVERRIDES = ["run.progress_bar=false"]  # trials run in Ray workers: no pr
 
 
 class Spec(BaseModel):
+    """A part of the sweep file: unknown keys are refused."""
+
     model_config = ConfigDict(extra="forbid")
 
 
@@ -56,6 +58,7 @@ class Dimension(Spec):
 
     @model_validator(mode="after")
     def one_kind(self):
+        """Check that the dimension has exactly one kind (grid, choice, uniform or loguniform)."""
         kinds = [kind for kind in ("grid", "choice", "uniform", "loguniform") if getattr(self, kind) is not None]
         if len(kinds) != 1:
             raise ValueError(f"give exactly one of grid, choice, uniform, loguniform; got {kinds or 'none'}")
@@ -72,6 +75,7 @@ class Dimension(Spec):
 
     @property
     def kind(self) -> str:
+        """The kind of the dimension: grid, choice, uniform or loguniform."""
         return next(kind for kind in ("grid", "choice", "uniform", "loguniform") if getattr(self, kind) is not None)
 
     def examples(self) -> list:
@@ -79,6 +83,7 @@ class Dimension(Spec):
         return list(getattr(self, self.kind))
 
     def to_tune(self):
+        """The dimension as a Ray Tune search space."""
         from ray import tune
 
         if self.kind == "grid":
@@ -99,10 +104,14 @@ class ASHA(Spec):
 
 
 class Resources(Spec):
+    """The resources of one trial."""
+
     cpu: float = Field(1.0, gt=0)  # CPUs per trial; Tune runs as many trials at once as the CPUs allow
 
 
 class SweepSpec(Spec):
+    """A sweep file: its name, base config, search space and samples."""
+
     name: str = Field(pattern=r"^[A-Za-z0-9._-]+$")  # the folder runs/<name>/
     base: str  # the base config, relative to the sweep file
     overrides: list[str] = Field(default_factory=list)  # key=value applied to every trial
@@ -114,6 +123,7 @@ class SweepSpec(Spec):
     max_concurrent_trials: int | None = Field(None, ge=1)
 
     def trial_count(self) -> int:
+        """The number of trials: samples times the product of the grid sizes."""
         grids = [len(d.grid) for d in self.space.values() if d.kind == "grid"]
         return self.num_samples * math.prod(grids)
 
@@ -157,9 +167,14 @@ def load_sweep(path: str | Path, extra_overrides: list[str] = ()) -> Sweep:
     overrides = [*spec.overrides, *extra_overrides, *TRIAL_OVERRIDES]
     base_config = load_config(base, overrides)
     if base_config.env.num_players != 1:
-        raise ConfigError(f"sweep file {str(path)!r}: trials are ranked on percent_of_optimal, so the base config must be solitaire (env.num_players 1)")
+        raise ConfigError(
+            f"sweep file {str(path)!r}: trials are ranked on percent_of_optimal, "
+            "so the base config must be solitaire (env.num_players 1)"
+        )
     if base_config.ppo.init_from:
-        raise ConfigError(f"sweep file {str(path)!r}: ppo.init_from is not supported in sweeps (trials may run on other machines)")
+        raise ConfigError(
+            f"sweep file {str(path)!r}: ppo.init_from is not supported in sweeps (trials may run on other machines)"
+        )
     for key, dimension in spec.space.items():  # every listed value (or both ends of a range) must make a valid config
         for value in dimension.examples():
             try:
@@ -187,6 +202,7 @@ def _tune_trial_name(trial) -> str:
 
 
 def curve_rows(run_dir: Path) -> list[dict[str, float]]:
+    """The rows of the run's learning curve (``learning_curve.csv``), empty if there is none."""
     curve = run_dir / "learning_curve.csv"
     if not curve.exists():
         return []
@@ -281,6 +297,8 @@ def run_sweep(sweep: Sweep, train: Callable, sweep_dir: Path) -> list:
 
 @dataclass
 class TrialRow:
+    """One trial's line of the sweep's ranking."""
+
     rank: int
     trial: str
     params: dict[str, Any]
@@ -347,12 +365,14 @@ def _cell(value, digits=2) -> str:
 
 
 def print_trials(rows: list[TrialRow], name: str, keys: list[str]) -> None:
+    """Print the ranked trials of sweep ``name`` as a table, with the swept ``keys``."""
     from rich.table import Table
 
     from yacht_env.render import report_console
 
     table = Table(title=f"sweep {name}: {len(rows)} trials ranked by the best % of the optimum of their periodic evaluations")
-    columns = ["rank", *[key.split(".")[-1] for key in keys], "best %", "at steps", "last %", "steps", "train s", "final %", "status"]
+    columns = ["rank", *[key.split(".")[-1] for key in keys],
+               "best %", "at steps", "last %", "steps", "train s", "final %", "status"]
     for column in columns:
         table.add_column(column, justify="right" if column not in ("status",) else "left")
     for row in rows:
@@ -371,16 +391,19 @@ def print_trials(rows: list[TrialRow], name: str, keys: list[str]) -> None:
 
 
 def save_trials_csv(path: Path, rows: list[TrialRow], keys: list[str]) -> None:
+    """Write the ranked trials to ``path`` as CSV, with the swept ``keys``."""
     fields = [field for field in asdict(rows[0]) if field != "params"] if rows else []
     lines = [["rank", "trial", *keys, *fields[2:]]]
     for row in rows:
         record = asdict(row)
-        lines.append([row.rank, row.trial, *[row.params[key] for key in keys], *["" if record[f] is None else record[f] for f in fields[2:]]])
+        values = ["" if record[f] is None else record[f] for f in fields[2:]]
+        lines.append([row.rank, row.trial, *[row.params[key] for key in keys], *values])
     text = "".join(",".join(str(cell) for cell in line) + "\n" for line in lines)
     write_atomically(path, lambda handle: handle.write(text.encode()))
 
 
 def save_trials_plot(path: Path, rows: list[TrialRow], sweep_dir: Path, sweep: Sweep) -> None:
+    """Plot the trials' learning curves and save the figure to ``path``."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -393,7 +416,8 @@ def save_trials_plot(path: Path, rows: list[TrialRow], sweep_dir: Path, sweep: S
         curve = curve_rows(sweep_dir / row.trial)
         if curve:
             label = f"#{row.rank} " + ", ".join(f"{key.split('.')[-1]}={_cell(row.params[key], 4)}" for key in keys)
-            curves.plot([r["steps"] for r in curve], [r["percent_of_optimal"] for r in curve], marker="o", color=color, label=label)
+            steps, percents = [r["steps"] for r in curve], [r["percent_of_optimal"] for r in curve]
+            curves.plot(steps, percents, marker="o", color=color, label=label)
     curves.set_xlabel("steps")
     curves.set_ylabel("% of the optimum (periodic evaluation)")
     curves.set_title(f"sweep {sweep.spec.name}: learning curves (darker = better rank)")
@@ -412,7 +436,8 @@ def save_trials_plot(path: Path, rows: list[TrialRow], sweep_dir: Path, sweep: S
     if shade:
         figure.colorbar(points, ax=scatter, label=keys[1])
     if sweep.spec.space[first].kind == "loguniform" or (
-        sweep.spec.space[first].kind in ("grid", "choice") and all(isinstance(v, (int, float)) and v > 0 for v in sweep.spec.space[first].examples())
+        sweep.spec.space[first].kind in ("grid", "choice")
+        and all(isinstance(v, (int, float)) and v > 0 for v in sweep.spec.space[first].examples())
     ):
         scatter.set_xscale("log")
     scatter.set_xlabel(first)
@@ -442,7 +467,9 @@ def check_same_sweep(sweep_dir: Path, sweep: Sweep) -> None:
     write_atomically(saved, lambda handle: handle.write(text.encode()))
 
 
-def main_sweep(path: str, train: Callable, runs_dir: str, overrides: list[str], ray_address: str | None, ray_cpus: int | None) -> None:
+def main_sweep(
+    path: str, train: Callable, runs_dir: str, overrides: list[str], ray_address: str | None, ray_cpus: int | None
+) -> None:
     """``python train.py --sweep FILE``: check, run or resume on Ray, then print and write the ranking."""
     from agents.distributed import RayMissingError, connect, import_ray
 
@@ -466,7 +493,11 @@ def main_sweep(path: str, train: Callable, runs_dir: str, overrides: list[str], 
         sys.exit(f"error: {error}")
     print(f"sweep {sweep.spec.name}: {sweep.spec.trial_count()} trials of {sweep.base.name} in {sweep_dir}/")
     results = run_sweep(sweep, train, sweep_dir)
-    errors = {Path(result.path).name: (str(result.error).strip().splitlines() or [type(result.error).__name__])[0] for result in results if result.error}
+    errors = {
+        Path(result.path).name: (str(result.error).strip().splitlines() or [type(result.error).__name__])[0]
+        for result in results
+        if result.error
+    }
     keys = list(sweep.spec.space)
     rows = collect_trials(sweep_dir, keys, errors)
     print_trials(rows, sweep.spec.name, keys)

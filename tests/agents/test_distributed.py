@@ -79,7 +79,8 @@ def test_ray_arguments_are_checked(capsys):
 
 def test_a_bad_cluster_address_is_one_line():
     pytest.importorskip("ray")
-    result = subprocess.run([sys.executable, "-m", "agents.evaluate", "--ray-address", "nowhere:port", "--games", "10", "--no-progress"],
+    result = subprocess.run([sys.executable, "-m", "agents.evaluate", "--ray-address", "nowhere:port",
+                             "--games", "10", "--no-progress"],
                             capture_output=True, text=True, cwd=ROOT)  # fmt: skip
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "error: could not join the Ray cluster at 'nowhere:port'" in result.stderr

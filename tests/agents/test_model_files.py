@@ -175,7 +175,8 @@ def set_field(key, value):
         (set_field("rules", "yahtzee"), "rules must be one of yacht"),
         (set_field("activation", "gelu"), "activation must be one of relu, tanh"),
         (lambda meta, tensors: ("{not json", tensors), "metadata is not JSON"),
-        (lambda meta, tensors: tensors.update({"action.bias": tensors["action.bias"].double()}), "action.bias has dtype torch.float64"),
+        (lambda meta, tensors: tensors.update({"action.bias": tensors["action.bias"].double()}),
+         "action.bias has dtype torch.float64"),
         (lambda meta, tensors: [tensors.pop("policy.1.bias")] and None, r"missing \['policy.1.bias'\]"),
         (lambda meta, tensors: tensors.update({"action.bias": tensors["action.bias"] * float("nan")}), "NaN"),
     ],
@@ -224,6 +225,7 @@ def test_cut_model_files_give_one_line(tmp_path, capsys):
 @pytest.mark.slow
 def test_export_command_converts_a_zip(tmp_path):
     out = tmp_path / "converted.safetensors"
-    result = subprocess.run([sys.executable, "-m", "agents.export_model", str(SHIPPED_ZIP), str(out)], capture_output=True, text=True, cwd=ROOT)
+    result = subprocess.run([sys.executable, "-m", "agents.export_model", str(SHIPPED_ZIP), str(out)],
+                            capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 0, result.stderr
     assert out.read_bytes() == SHIPPED.read_bytes()

@@ -24,7 +24,8 @@ CURVE_FIGURES = ["steps", "mean_score", "percent_of_optimal", "regret_per_decisi
 
 
 def write_sweep(folder: Path, **fields) -> Path:
-    sweep = {"name": "tiny", "base": str(ROOT / "configs" / "quick.yaml"), "space": {"ppo.learning_rate": {"grid": [0.001, 0.0003]}}}
+    sweep = {"name": "tiny", "base": str(ROOT / "configs" / "quick.yaml"),
+             "space": {"ppo.learning_rate": {"grid": [0.001, 0.0003]}}}
     sweep.update(fields)
     path = folder / "sweep.yaml"
     path.write_text(yaml.safe_dump(sweep))
@@ -97,7 +98,8 @@ def test_a_sweep_without_ray_names_the_extra(tmp_path, monkeypatch, capsys):
 
 
 def test_trial_names_say_number_and_values():
-    assert trial_name(3, {"ppo.lookahead_temperature": 0.3, "ppo.learning_rate": 0.000421}) == "t03_lookahead_temperature=0.3_learning_rate=0.000421"
+    assert (trial_name(3, {"ppo.lookahead_temperature": 0.3, "ppo.learning_rate": 0.000421})
+            == "t03_lookahead_temperature=0.3_learning_rate=0.000421")
     assert trial_name(0, {"ppo.net_arch": [64, 64]}) == "t00_net_arch=-64--64-"
 
 
@@ -135,7 +137,8 @@ def test_a_killed_sweep_resumes_where_it_stopped(tmp_path, ray_cluster):
                        space={"ppo.learning_rate": {"grid": [0.001, 0.0005, 0.0003]}})  # fmt: skip
     sweep_dir = tmp_path / "runs" / "tiny"
     first, second = sweep_dir / "t00_learning_rate=0.001", sweep_dir / "t01_learning_rate=0.0005"
-    command = [sys.executable, "train.py", "--sweep", str(path), "--runs-dir", str(tmp_path / "runs"), "--ray-address", ray_cluster]
+    command = [sys.executable, "train.py", "--sweep", str(path), "--runs-dir", str(tmp_path / "runs"),
+               "--ray-address", ray_cluster]
     driver = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 300
     while not (second / "learning_curve.csv").exists() and time.time() < deadline:  # checkpoint, then evaluation

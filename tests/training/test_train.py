@@ -30,7 +30,9 @@ def run_train(*args, check=True, **kwargs):
     return result
 
 
-@pytest.mark.parametrize("path", sorted(p for p in (ROOT / "configs").glob("*.yaml") if not p.name.startswith("sweep_")))  # sweeps: test_sweep.py
+@pytest.mark.parametrize(
+    "path", sorted(p for p in (ROOT / "configs").glob("*.yaml") if not p.name.startswith("sweep_"))  # sweeps: test_sweep.py
+)
 def test_shipped_configs_are_valid(path):
     config = load_config(path)
     assert config.ppo.total_timesteps > 0
@@ -80,7 +82,8 @@ def test_bad_override_stops_before_training(tmp_path):
 @pytest.mark.parametrize("vectorized", [False, True])
 def test_tiny_run_writes_a_loadable_model(tmp_path, vectorized):
     # the plain network here; tests/test_lookahead_policy.py runs the look-ahead policy quick.yaml uses
-    run_train("--config", "configs/quick.yaml", "--runs-dir", str(tmp_path), "name=tiny", f"env.vectorized={vectorized}", *TINY, "ppo.policy=mlp")
+    run_train("--config", "configs/quick.yaml", "--runs-dir", str(tmp_path), "name=tiny", f"env.vectorized={vectorized}",
+              *TINY, "ppo.policy=mlp")
     run = tmp_path / "tiny"
     assert (run / "config.yaml").exists() and (run / "eval.json").exists()
     assert list((run / "tb").rglob("events.out.tfevents.*"))
@@ -99,7 +102,8 @@ def test_tiny_run_writes_a_loadable_model(tmp_path, vectorized):
 def test_resume_after_a_kill_continues_the_step_count(tmp_path):
     run = tmp_path / "killed"
     args = ["--config", "configs/quick.yaml", "--runs-dir", str(tmp_path), "name=killed", *TINY, "ppo.total_timesteps=10000000"]
-    process = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *args], cwd=ROOT,
+                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
     deadline = time.time() + 120
     while not list((run / "checkpoints").glob("step_*.zip")) and time.time() < deadline:
         time.sleep(0.2)
@@ -226,7 +230,8 @@ def test_models_from_another_env_and_cut_checkpoints_give_one_line(tmp_path):
     """Defects 6 and 9: a checkpoint or ppo.init_from of another env, or a cut one, gave a traceback."""
     runs = tmp_path / "runs"
     flat = [*TINY, "ppo.policy=mlp", "env.observation_encoding=flat"]
-    error = train_main("--config", "configs/quick.yaml", "--runs-dir", str(runs), *flat, f"ppo.init_from={ROOT / 'models/ppo.zip'}")
+    error = train_main("--config", "configs/quick.yaml", "--runs-dir", str(runs), *flat,
+                       f"ppo.init_from={ROOT / 'models/ppo.zip'}")
     assert "ppo.init_from" in error and "reads observations Box(0.0, 1.0, (63,)" in error and "\n" not in error
     assert not runs.exists()
     cut = tmp_path / "cut.zip"

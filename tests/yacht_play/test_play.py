@@ -44,7 +44,8 @@ PLAN = [command for turn in range(1, 13) for command in turn_commands(turn)]
 
 def spawn(tmp_path, *args, timeout=30):
     """The game in a pseudo-terminal. pexpect regexes are DOTALL: ``.`` matches newlines too."""
-    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))  # this checkout's code, whatever is installed
+    # this checkout's code, whatever is installed
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, TERM="dumb", PYTHONUNBUFFERED="1", PYTHONPATH=root)
     child = pexpect.spawn(sys.executable, ["-m", "yacht_play", *args], cwd=str(tmp_path), env=env,
                           encoding="utf-8", timeout=timeout, dimensions=(60, 200))
@@ -80,7 +81,8 @@ def played(decisions):
 
 
 def final_sheet(decisions, seat=0):
-    return {CATEGORIES[d["action"] - FIRST_SCORE]: d["points"] for d in decisions if d["seat"] == seat and d["points"] is not None}
+    return {CATEGORIES[d["action"] - FIRST_SCORE]: d["points"]
+            for d in decisions if d["seat"] == seat and d["points"] is not None}
 
 
 def env_total(seed: int, policy, faces=None) -> int:
@@ -379,7 +381,8 @@ def test_analyze_command_writes_table_json_and_plot(tmp_path, capsys):
     assert play_main(["--seed", "8", "--record", str(record), "--name", "cy"], ScriptedConsole(PLAN)) == 0
     capsys.readouterr()
     out_json, out_png = tmp_path / "grades.json", tmp_path / "grades.png"
-    assert yacht(["analyze", str(record), "--agent", "optimal", "--agent", "greedy", "--json", str(out_json), "--plot", str(out_png)]) == 0
+    assert yacht(["analyze", str(record), "--agent", "optimal", "--agent", "greedy",
+                  "--json", str(out_json), "--plot", str(out_png)]) == 0
     screen = capsys.readouterr().out
     assert "loss per decision" in screen and "cy" in screen and "greedy (replay)" in screen and "worst" in screen
     report = json.loads(out_json.read_text())

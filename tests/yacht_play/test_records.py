@@ -25,7 +25,8 @@ PLAN = [command for turn in range(1, 13) for command in ([[], ["r 1 2"], ["r 3 4
 
 def table_game(path: Path, decisions: int | None = None) -> Path:
     """A table game of a person (scripted) and two agents, whole or cut after ``decisions`` decisions."""
-    match = Match.new([Player("ann"), Player("greedy", "agent", "greedy"), Player("optimal", "agent", "optimal")], seed=40, mode="table")
+    players = [Player("ann"), Player("greedy", "agent", "greedy"), Player("optimal", "agent", "optimal")]
+    match = Match.new(players, seed=40, mode="table")
     plan = iter(PLAN)
     with RecordWriter(path) as writer:
         match.record_to(writer)
@@ -83,15 +84,18 @@ def set_key(key, value):
 CORRUPTIONS = {  # defect 3: each was graded silently, exit 0
     "duplicated decision": (lambda d, i: b"\n".join(d.split(b"\n")[: i + 1] + d.split(b"\n")[i:]), "does not fit the game"),
     "edited die": (lambda d, i: edit_line(d, i, lambda r: r["dice"].__setitem__(0, 7 - r["dice"][0])), "field 'dice'"),
-    "inflated points": (lambda d, i: edit_line(d, i + 1, lambda r: r.__setitem__("points", (r["points"] or 0) + 10)), "field 'points'"),
+    "inflated points": (lambda d, i: edit_line(d, i + 1, lambda r: r.__setitem__("points", (r["points"] or 0) + 10)),
+                        "field 'points'"),
     "inflated total": (lambda d, i: edit_line(d, i, lambda r: r.__setitem__("total", r["total"] + 10)), "field 'total'"),
     "turn as text": (lambda d, i: edit_line(d, i, set_key("turn", "1")), "field 'turn': expected an integer, got '1'"),
     "action true": (lambda d, i: edit_line(d, i, set_key("action", True)), "field 'action': expected an integer, got True"),
     "action 33.0": (lambda d, i: edit_line(d, i, set_key("action", 33.0)), "field 'action': expected an integer, got 33.0"),
     "edited open rows": (lambda d, i: edit_line(d, i, lambda r: r["open"].pop()), "field 'open'"),
-    "reordered lines": (lambda d, i: b"\n".join(d.split(b"\n")[:i] + [d.split(b"\n")[i + 1], d.split(b"\n")[i]] + d.split(b"\n")[i + 2 :]),
+    "reordered lines": (lambda d, i: b"\n".join(d.split(b"\n")[:i] + [d.split(b"\n")[i + 1], d.split(b"\n")[i]]
+                                                + d.split(b"\n")[i + 2 :]),
                         "does not fit the game"),
-    "inflated end totals": (lambda d, i: edit_line(d, len(d.split(b"\n")) - 2, lambda r: r["totals"].__setitem__(0, r["totals"][0] + 1)),
+    "inflated end totals": (lambda d, i: edit_line(d, len(d.split(b"\n")) - 2,
+                                                   lambda r: r["totals"].__setitem__(0, r["totals"][0] + 1)),
                             "field 'totals'"),
 }
 
@@ -255,7 +259,8 @@ def corruptions(draw, records):
         elif isinstance(node, int):
             value = node + draw(st.sampled_from([-7, -1, 1, 2, 50]))
         elif isinstance(node, str):
-            value = draw(st.sampled_from([node + "x", node[:-1], "yacht", "human", "agent", "ones", "table"]).filter(lambda v: v != node))
+            mutations = st.sampled_from([node + "x", node[:-1], "yacht", "human", "agent", "ones", "table"])
+            value = draw(mutations.filter(lambda v: v != node))
         elif isinstance(node, list):
             value = node[:-1] if node else [1]
         else:
@@ -359,5 +364,6 @@ class _no_exit:
 
 
 def test_evaluate_seed_names_the_option():
-    result = subprocess.run([sys.executable, "-m", "agents.evaluate", "--seed", "-1", "--games", "4"], capture_output=True, text=True, cwd=ROOT)
+    result = subprocess.run([sys.executable, "-m", "agents.evaluate", "--seed", "-1", "--games", "4"],
+                            capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 2 and "argument --seed: expected an integer 0 or more, got -1" in result.stderr
