@@ -35,6 +35,8 @@ import numpy as np
 
 @dataclass
 class Args:
+    """The run's settings, one command-line flag each."""
+
     out: Path
     """Folder for curve.csv, result.json and the model."""
     total_timesteps: int = 2_000_000
@@ -78,6 +80,7 @@ class CurveLogger:
         self.window_illegal = 0
 
     def on_step(self, timesteps: int, infos, dones) -> None:
+        """Count the step's actions, illegal actions and ended games into the current window."""
         for i, (info, done) in enumerate(zip(infos, dones)):
             self.window_actions += 1
             if info["illegal_action"]:
@@ -103,13 +106,15 @@ class CurveLogger:
 
 
 def make_env_kwargs(args: Args) -> dict:
+    """The env settings the run varies: the illegal-action penalty and cap."""
     return {"illegal_action_penalty": args.illegal_action_penalty, "max_illegal_actions": args.max_illegal_actions}
 
 
 def evaluate(model, args: Args, deterministic: bool) -> dict:
     """``eval_games`` games of the trained policy (its most likely action, or sampled): mean score,
     illegal rate, truncated share. A deterministic policy that picks an illegal action picks it
-    again (the ignored action leaves the state as it was) until ``max_illegal_actions`` ends the game."""
+    again (the ignored action leaves the state as it was) until ``max_illegal_actions`` ends the game.
+    """
     from stable_baselines3.common.env_util import make_vec_env
 
     venv = make_vec_env("Yacht-v0", n_envs=args.n_envs, seed=args.seed + 10_000, env_kwargs=make_env_kwargs(args))
@@ -136,6 +141,7 @@ def evaluate(model, args: Args, deterministic: bool) -> dict:
 
 
 def train(args: Args) -> dict:
+    """Train plain PPO for ``args.total_timesteps`` steps; write the curve, the model and result.json."""
     import torch
     from stable_baselines3 import PPO
     from stable_baselines3.common.callbacks import BaseCallback
@@ -158,7 +164,8 @@ def train(args: Args) -> dict:
     model.learn(total_timesteps=args.total_timesteps, callback=Curve())
     seconds = time.perf_counter() - started
     model.save(args.out / "model.zip")
-    result = {"args": {k: str(v) if isinstance(v, Path) else v for k, v in asdict(args).items()}, "train_seconds": round(seconds, 1)}
+    settings = {k: str(v) if isinstance(v, Path) else v for k, v in asdict(args).items()}
+    result = {"args": settings, "train_seconds": round(seconds, 1)}
     result["eval_deterministic"] = evaluate(model, args, deterministic=True)
     result["eval_sampled"] = evaluate(model, args, deterministic=False)
     (args.out / "result.json").write_text(json.dumps(result, indent=2) + "\n")
@@ -197,6 +204,7 @@ def plot(runs: list[Path], out: Path) -> None:
 
 
 def parse_args(argv=None) -> tuple[Args | None, argparse.Namespace]:
+    """The command line as :class:`Args` (None when only a plot is asked for) and the raw namespace."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, help="folder for curve.csv, result.json and model.zip")
     for name, field in Args.__dataclass_fields__.items():
@@ -216,6 +224,7 @@ def parse_args(argv=None) -> tuple[Args | None, argparse.Namespace]:
 
 
 def main(argv=None) -> None:
+    """``python -m examples.ppo_unmasked``: train, or plot earlier runs' curves."""
     args, namespace = parse_args(argv)
     if args is None:
         missing = [str(run) for run in namespace.plot if not (run / "curve.csv").exists()]

@@ -40,9 +40,11 @@ def make_env(seed: int = 0, **env_kwargs) -> TransformedEnv:
 
 
 def make_agent(env: TransformedEnv, hidden: int = 128) -> tuple[ProbabilisticActor, ValueOperator]:
+    """A masked categorical actor and a value network, two hidden layers each."""
     num_actions = env.action_spec.space.n
     num_inputs = env.observation_spec["observation"].shape[-1]
-    logits = TensorDictModule(MLP(in_features=num_inputs, out_features=num_actions, num_cells=[hidden, hidden]), in_keys=["observation"], out_keys=["logits"])
+    network = MLP(in_features=num_inputs, out_features=num_actions, num_cells=[hidden, hidden])
+    logits = TensorDictModule(network, in_keys=["observation"], out_keys=["logits"])
     actor = ProbabilisticActor(
         logits,
         in_keys={"logits": "logits", "mask": "action_mask"},
@@ -60,7 +62,8 @@ def train(frames: int, frames_per_batch: int = 1024, epochs: int = 4, minibatch:
     env = make_env(seed)
     actor, critic = make_agent(env)
     collector = Collector(
-        lambda: make_env(seed), actor, frames_per_batch=frames_per_batch, total_frames=frames, auto_register_policy_transforms=False
+        lambda: make_env(seed), actor, frames_per_batch=frames_per_batch, total_frames=frames,
+        auto_register_policy_transforms=False,
     )
     advantage = GAE(gamma=1.0, lmbda=0.95, value_network=critic)
     loss_module = ClipPPOLoss(actor, critic, entropy_coeff=0.01)
@@ -83,6 +86,7 @@ def train(frames: int, frames_per_batch: int = 1024, epochs: int = 4, minibatch:
 
 
 def main(argv=None):
+    """``python -m examples.torchrl_ppo``: train and print the points per game of each batch of steps."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--frames", type=int, default=200_000, help="env steps to train for")
     parser.add_argument("--seed", type=int, default=0)

@@ -165,7 +165,8 @@ def test_evaluate_records_a_video_of_each_policy(tmp_path, capsys):
     main(["--video", str(tmp_path), "--policy", "greedy", "--policy", "random", "--video-games", "2", "--seed", "5"])
     written = sorted(path.name for path in tmp_path.glob("*.mp4"))
     assert written == ["greedy-episode-0.mp4", "greedy-episode-1.mp4", "random-episode-0.mp4", "random-episode-1.mp4"]
-    assert capsys.readouterr().out.split() == [str(tmp_path / name) for name in ["greedy-episode-0.mp4", "greedy-episode-1.mp4", "random-episode-0.mp4", "random-episode-1.mp4"]]
+    names = ["greedy-episode-0.mp4", "greedy-episode-1.mp4", "random-episode-0.mp4", "random-episode-1.mp4"]
+    assert capsys.readouterr().out.split() == [str(tmp_path / name) for name in names]
     with pytest.raises(SystemExit):
         main(["--video", str(tmp_path), "--video-games", "0"])
     assert "--video-games must be at least 1, got 0" in capsys.readouterr().err
