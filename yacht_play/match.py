@@ -443,10 +443,10 @@ class Match:
             raise ValueError("the seat to move is not an agent")
         started = time.perf_counter()
         if getattr(seat.policy, "table_encoding", None) is not None:  # a policy that reads the table (win, target:T)
-            observation = policy_observations(seat.policy, self.game, [0], [seat.index])[0]
+            observations = policy_observations(seat.policy, self.game, [0], [seat.index])
+            action = int(seat.policy.act_batch(observations, seat.legal_mask()[None])[0])
         else:
-            observation = seat.observation
-        action = seat.policy.act(observation, seat.legal_mask())
+            action = seat.policy.act(seat.observation, seat.legal_mask())
         return action, time.perf_counter() - started
 
     def play_agent(self) -> dict:

@@ -479,8 +479,8 @@ def test_yacht_distribution_and_target_monte_carlo():
 
 
 def test_win_and_target_play_in_a_terminal_match_and_the_coach_shows_chances():
-    from yacht_env.play.match import Match, Player
-    from yacht_env.play.terminal import coach_text
+    from yacht_play.match import Match, Player
+    from yacht_play.terminal import coach_text
 
     players = [
         Player("w", "agent", "win"),
