@@ -189,9 +189,11 @@ class GameService:
                 raise Refused(str(error).splitlines()[0]) from None
             self._commit(live, done, [record])
             coach = coach_view(q, action, dice, before, self.rules) if match.coach else None
+            thinking = time.perf_counter()
             self._agents_move(live)
+            thinking = time.perf_counter() - thinking
             live.shown_at = time.monotonic()
-            return self.view(live, since=seq, coach=coach)
+            return dict(self.view(live, since=seq, coach=coach), agent_seconds=thinking)
 
     def advance(self, secret, since: int = 0) -> dict:
         """The view of a game, after letting agents make any moves still owed (after a restart)."""
