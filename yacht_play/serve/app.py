@@ -60,6 +60,8 @@ async def json_body(request: Request):
         return json.loads(data)
     except ValueError:
         raise Refused("the request body is not valid JSON") from None
+    except RecursionError:  # e.g. 16 KB of "[": json recurses per level
+        raise Refused("the request body nests too deeply") from None
 
 
 class RateLimit:
