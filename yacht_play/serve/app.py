@@ -171,13 +171,13 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
     routes = [
         Route("/", page("lobby.html")),
         Route("/game/{secret}", page("game.html")),
-        Route("/player/{name}", page("player.html")),
+        Route("/player/{name:path}", page("player.html")),  # a name may hold "/" (sent as %2F)
         Route("/api/agents", agents),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{secret}", game),
         Route("/api/games/{secret}/actions", act, methods=["POST"]),
         Route("/api/games/{secret}/summary", summary),
-        Route("/api/players/{name}", history),
+        Route("/api/players/{name:path}", history),
         Route("/report", report_page),
         Route("/api/report", report_json),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),

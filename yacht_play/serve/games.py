@@ -88,7 +88,7 @@ class GameService:
         name = " ".join(name.split())
         if len(name) > MAX_NAME:
             raise Refused(f"name: {len(name)} characters is too long; at most {MAX_NAME}")
-        if mode not in MODES:
+        if not isinstance(mode, str) or mode not in MODES:  # a list or object is not hashable: check first
             raise Refused(f"mode {mode!r} is not offered; choose one of {', '.join(MODES)}")
         if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
             raise Refused("agents: a list of agent names is expected")
