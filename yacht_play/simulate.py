@@ -262,3 +262,46 @@ def run(args) -> int:
     for error in errors[:5]:
         print(f"{prog}: {error}", file=sys.stderr)
     return 1 if errors else 0
+
+
+def audit(engine, played: list[Played]) -> dict:
+    """Check a database against what simulated people were told: counts of what is right and wrong.
+
+    For every game a player created: its decisions are numbered 0, 1, ... without gap or double,
+    it replays as a legal game with the project's rules, every acknowledged decision is stored
+    with the acknowledged action (else ``missing``), and every stored decision of the person was
+    acknowledged (else ``unacknowledged``).
+    """
+    from sqlalchemy import select
+
+    from yacht_play.match import Match
+    from yacht_play.records import RecordError
+    from yacht_play.serve import db
+
+    counts = {"games": 0, "finished": 0, "decisions": 0, "acknowledged": 0, "missing": 0, "unacknowledged": 0,
+              "doubled_or_gaps": 0, "illegal": 0}
+    for p in played:
+        if p.secret is None:
+            continue
+        row = db.game_row(engine, p.secret)
+        if row is None:
+            counts["missing"] += len(p.acknowledged)
+            continue
+        counts["games"] += 1
+        with engine.connect() as connection:
+            numbers = connection.execute(select(db.decisions.c.number).where(db.decisions.c.game_id == row.game_id)
+                                         .order_by(db.decisions.c.number)).scalars().all()
+        if list(numbers) != list(range(len(numbers))):
+            counts["doubled_or_gaps"] += 1
+        record = db.load_record(engine, row)
+        try:
+            match = Match.resume(record)
+            counts["finished"] += match.finished
+        except RecordError:
+            counts["illegal"] += 1
+        stored = {i: d["action"] for i, d in enumerate(record.decisions) if d["kind"] == "human"}
+        counts["decisions"] += len(record.decisions)
+        counts["acknowledged"] += len(p.acknowledged)
+        counts["missing"] += sum(stored.get(n) != action for n, action in p.acknowledged.items())
+        counts["unacknowledged"] += sum(n not in p.acknowledged for n in stored)
+    return counts

@@ -1,0 +1,74 @@
+"""SIGKILL ``yacht serve`` while simulated people play, start it again, let them retry: every game in the
+database replays as a legal game, no acknowledged decision is missing, none is doubled.
+
+``pytest -m slow tests/yacht_play/test_serve_faults.py -s`` runs a longer version with more kills.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import threading
+import time
+
+import numpy as np
+import pytest
+
+pytest.importorskip("starlette", reason="the serve tests need the serve extra: pip install 'yacht-rl[serve]'")
+httpx = pytest.importorskip("httpx", reason="the simulated people need httpx")
+
+from tests.yacht_play.serve_support import Server  # noqa: E402
+from yacht_play.serve import db  # noqa: E402
+from yacht_play.simulate import Chooser, Played, audit, run_async  # noqa: E402
+
+
+def play_while_killing(tmp_path, players: int, games: int, kills: int, every: float) -> tuple[dict, list[Played]]:
+    server = Server(tmp_path / "faults.db", agents="greedy,optimal", options=("--new-games-per-minute", "0")).start()
+    played: list[Played] = []
+
+    async def everyone():
+        async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+            async def person(n):
+                chooser = Chooser(1.0, np.random.default_rng(n))
+                for g in range(games):
+                    mode, agents = [("solitaire", []), ("table", ["optimal"]), ("duplicate", ["greedy"])][(n + g) % 3]
+                    played.append(await run_async(client, chooser, Played(f"p{n}", mode, agents)))
+            await asyncio.gather(*(person(n) for n in range(players)))
+
+    thread = threading.Thread(target=lambda: asyncio.run(everyone()), daemon=True)
+    thread.start()
+    try:
+        for _ in range(kills):
+            time.sleep(every)
+            if not thread.is_alive():
+                break
+            server.kill()
+            time.sleep(0.3)
+            server.start()
+        thread.join(300)
+        assert not thread.is_alive(), "the players did not finish within 300 s"
+    finally:
+        server.stop()
+    counts = audit(db.connect(str(server.db)), played)
+    counts["retries"] = sum(p.retries for p in played)
+    counts["errors"] = sum(len(p.errors) for p in played)
+    print(f"\nfault test: {kills} kills; {counts}")
+    return counts, played
+
+
+def check(counts: dict, played: list[Played], players: int, games: int) -> None:
+    assert [e for p in played for e in p.errors] == []
+    assert counts["games"] == counts["finished"] == players * games
+    assert counts["missing"] == counts["unacknowledged"] == counts["doubled_or_gaps"] == counts["illegal"] == 0
+    assert counts["acknowledged"] == sum(len(p.acknowledged) for p in played) > 0
+
+
+def test_sigkill_during_play_loses_and_doubles_nothing(tmp_path):
+    counts, played = play_while_killing(tmp_path, players=4, games=2, kills=1, every=1.5)
+    check(counts, played, 4, 2)
+    assert counts["retries"] > 0  # the kill happened while people were playing
+
+
+@pytest.mark.slow
+def test_sigkill_again_and_again_under_load(tmp_path):
+    counts, played = play_while_killing(tmp_path, players=20, games=5, kills=5, every=4.0)
+    check(counts, played, 20, 5)
