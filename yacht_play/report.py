@@ -25,7 +25,6 @@ from __future__ import annotations
 import argparse
 import html
 import json
-import math
 import sys
 from dataclasses import dataclass
 
@@ -49,6 +48,7 @@ class Filters:
     player: str | None = None
 
     def keep(self, game: GameRecord) -> bool:
+        """Whether ``game`` passes the filters."""
         started = game.header.get("time") or ""
         if self.since and started < self.since:
             return False
@@ -85,6 +85,7 @@ def estimate(values, unit: str, players: int | None = None, clip=None) -> dict:
 
 
 def people_of(game: GameRecord) -> list[dict]:
+    """The people's seats of ``game``."""
     return [p for p in game.players if p["kind"] == "human"]
 
 
@@ -117,8 +118,8 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
             if seat["kind"] != "agent":
                 continue
             entry = policies.setdefault(seat["policy"], {"wins": [], "diffs": [], "people": set()})
-            shares = [1.0 if totals[seat["seat"]] > totals[h["seat"]] else 0.5 if totals[seat["seat"]] == totals[h["seat"]]
-                      else 0.0 for h in humans]
+            mine = totals[seat["seat"]]
+            shares = [1.0 if mine > totals[h["seat"]] else 0.5 if mine == totals[h["seat"]] else 0.0 for h in humans]
             entry["wins"].append(float(np.mean(shares)))
             entry["diffs"].append(float(np.mean([totals[seat["seat"]] - totals[h["seat"]] for h in humans])))
             entry["people"].update(h["name"] for h in humans)
@@ -248,8 +249,8 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
         if "win_rate" not in a:
             lines.append(f"  {a['policy']}")
             continue
-        lines.append(f"  {a['policy']}: {a['games']} games, {a['people']} people; win rate {figure(a['win_rate'], percent=True)}; "
-                     f"score difference {figure(a['score_difference'], 1)}")
+        lines.append(f"  {a['policy']}: {a['games']} games, {a['people']} people; "
+                     f"win rate {figure(a['win_rate'], percent=True)}; score difference {figure(a['score_difference'], 1)}")
     population = report["people"]["population"]
     lines.append("")
     lines.append(f"People: expected points lost per decision ({population['people']} people, {population['games']} games)")
@@ -383,6 +384,7 @@ def save_plot(path, report: dict) -> None:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    """The options of ``yacht report``."""
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--db", default="yacht.db", help="serve database: an SQLite file or a URL (default yacht.db)")
@@ -396,6 +398,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def check_date(option: str, text: str | None) -> str | None:
+    """``text`` if it is an ISO 8601 date (or None), else ``ValueError`` naming ``option``."""
     from datetime import datetime
 
     if text is None:
@@ -408,6 +411,7 @@ def check_date(option: str, text: str | None) -> str | None:
 
 
 def run(args) -> int:
+    """Print the report of a database; write its JSON and plot when asked."""
     prog = "yacht report"
     from pathlib import Path
 

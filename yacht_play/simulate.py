@@ -219,6 +219,7 @@ async def simulate(url: str, players: int, games: int, temperature: float, mode:
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
+    """The options of ``yacht simulate-players``."""
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument("--url", default="http://127.0.0.1:8000", help="the yacht serve to play on")
@@ -236,6 +237,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 
 def run(args) -> int:
+    """Play the simulated people; the exit status is 1 when any request failed."""
     prog = "yacht simulate-players"
     for option, value in (("--players", args.players), ("--games", args.games)):
         if value < 1:

@@ -155,8 +155,9 @@ def test_acting_out_of_turn_is_refused(client, service):
 
 
 def test_acting_in_a_finished_game_is_refused(client, service):
-    from tests.yacht_play.test_serve_api import play_out
     import random
+
+    from tests.yacht_play.test_serve_api import play_out
 
     secret = new_game(client, name="finisher")
     done = play_out(client, service, secret, random.Random(5), check=False)

@@ -26,7 +26,8 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agents", default=DEFAULT_AGENTS, help="comma-separated policies offered in the lobby: random, "
                         f"greedy, optimal, ppo:PATH (default {DEFAULT_AGENTS})")
     parser.add_argument("--new-games-per-minute", type=int, default=NEW_GAMES_PER_MINUTE, metavar="N",
-                        help="new games a client address may start in any minute; more get 429 (default %(default)s; 0: no limit)")
+                        help="new games a client address may start in any minute; more get 429 "
+                        "(default %(default)s; 0: no limit)")
     parser.set_defaults(run=run_serve)
 
 
