@@ -44,7 +44,7 @@ class Played:
     acknowledged: dict[int, int] = field(default_factory=dict)  # decision number -> action, as acknowledged
     expected_losses: list[float] = field(default_factory=list)  # the bot's exact expected loss, per decision
     latencies: list[float] = field(default_factory=list)  # seconds per action request, agents' thinking excluded
-    agent_seconds: list[float] = field(default_factory=list)  # agents' thinking within those requests
+    agent_seconds: list[float] = field(default_factory=list)  # agents' thinking, in the requests where they moved
     retries: int = 0
     errors: list[str] = field(default_factory=list)
     totals: list[int] | None = None
@@ -125,7 +125,8 @@ def _time_request(played: Played, method: str, status: int, body, seconds: float
     if method == "POST" and status == 200 and isinstance(body, dict) and "seq" in body:
         thinking = float(body.get("agent_seconds") or 0.0)
         played.latencies.append(seconds - thinking)
-        played.agent_seconds.append(thinking)
+        if any(event["kind"] == "agent" for event in body.get("events", [])):  # agents moved in this request
+            played.agent_seconds.append(thinking)
 
 
 def run_sync(client, chooser: Chooser, played: Played, coach: bool = False) -> Played:
