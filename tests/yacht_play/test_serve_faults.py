@@ -36,12 +36,14 @@ def play_while_killing(tmp_path, players: int, games: int, kills: int, every: fl
 
     thread = threading.Thread(target=lambda: asyncio.run(everyone()), daemon=True)
     thread.start()
+    killed = 0
     try:
         for _ in range(kills):
             time.sleep(every)
             if not thread.is_alive():
                 break
             server.kill()
+            killed += 1
             time.sleep(0.3)
             server.start()
         thread.join(300)
@@ -51,7 +53,8 @@ def play_while_killing(tmp_path, players: int, games: int, kills: int, every: fl
     counts = audit(db.connect(str(server.db)), played)
     counts["retries"] = sum(p.retries for p in played)
     counts["errors"] = sum(len(p.errors) for p in played)
-    print(f"\nfault test: {kills} kills; {counts}")
+    counts["kills"] = killed
+    print(f"\nfault test: {counts}")
     return counts, played
 
 
@@ -65,10 +68,11 @@ def check(counts: dict, played: list[Played], players: int, games: int) -> None:
 def test_sigkill_during_play_loses_and_doubles_nothing(tmp_path):
     counts, played = play_while_killing(tmp_path, players=4, games=2, kills=1, every=1.5)
     check(counts, played, 4, 2)
-    assert counts["retries"] > 0  # the kill happened while people were playing
+    assert counts["kills"] == 1 and counts["retries"] > 0  # the kill happened while people were playing
 
 
 @pytest.mark.slow
 def test_sigkill_again_and_again_under_load(tmp_path):
     counts, played = play_while_killing(tmp_path, players=20, games=5, kills=5, every=4.0)
     check(counts, played, 20, 5)
+    assert counts["kills"] >= 3
