@@ -247,14 +247,26 @@ def run(args) -> int:
     if not args.temperature >= 0 or math.isinf(args.temperature):
         print(f"{prog}: --temperature must be a number >= 0, got {args.temperature}", file=sys.stderr)
         return 2
-    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
-    started = time.perf_counter()
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()] if args.mode != "solitaire" else []
     try:
-        results = asyncio.run(simulate(args.url, args.players, args.games, args.temperature, args.mode, agents,
-                                       args.seed, args.prefix))
+        import httpx
+
+        offered = [a["policy"] for a in httpx.get(args.url.rstrip("/") + "/api/agents", timeout=10).json()["agents"]]
     except ImportError as error:
         print(f"{prog}: needs httpx ({error.name} is missing): pip install 'yacht-rl[serve]'", file=sys.stderr)
         return 2
+    except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
+        print(f"{prog}: no yacht serve answers at {args.url} ({type(error).__name__}); start one with yacht serve",
+              file=sys.stderr)
+        return 2
+    missing = [a for a in agents if a not in offered]
+    if missing or (args.mode != "solitaire" and not agents):
+        print(f"{prog}: --agents {','.join(missing) or '(none)'}: the server offers {', '.join(offered) or 'no agents'}",
+              file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    results = asyncio.run(simulate(args.url, args.players, args.games, args.temperature, args.mode, agents,
+                                   args.seed, args.prefix))
     seconds = time.perf_counter() - started
     errors = [e for p in results for e in p.errors]
     finished = sum(p.winners is not None for p in results)

@@ -21,7 +21,7 @@ from yacht_play.serve import db  # noqa: E402
 from yacht_play.simulate import Chooser, Played, audit, run_async  # noqa: E402
 
 
-def play_while_killing(tmp_path, players: int, games: int, kills: int, every: float) -> tuple[dict, list[Played]]:
+def play_while_killing(tmp_path, players: int, games: int, kills: int, every: int) -> tuple[dict, list[Played]]:
     server = Server(tmp_path / "faults.db", agents="greedy,optimal", options=("--new-games-per-minute", "0")).start()
     played: list[Played] = []
 
@@ -38,8 +38,10 @@ def play_while_killing(tmp_path, players: int, games: int, kills: int, every: fl
     thread.start()
     killed = 0
     try:
-        for _ in range(kills):
-            time.sleep(every)
+        engine = db.connect(str(server.db))
+        for k in range(kills):  # kill after every `every` stored decisions, so mid-play however fast the machine is
+            while thread.is_alive() and db.count_decisions(engine) < (k + 1) * every:
+                time.sleep(0.05)
             if not thread.is_alive():
                 break
             server.kill()
@@ -66,13 +68,31 @@ def check(counts: dict, played: list[Played], players: int, games: int) -> None:
 
 
 def test_sigkill_during_play_loses_and_doubles_nothing(tmp_path):
-    counts, played = play_while_killing(tmp_path, players=4, games=2, kills=1, every=1.5)
+    counts, played = play_while_killing(tmp_path, players=4, games=2, kills=1, every=100)
     check(counts, played, 4, 2)
     assert counts["kills"] == 1 and counts["retries"] > 0  # the kill happened while people were playing
 
 
 @pytest.mark.slow
 def test_sigkill_again_and_again_under_load(tmp_path):
-    counts, played = play_while_killing(tmp_path, players=20, games=5, kills=5, every=4.0)
+    counts, played = play_while_killing(tmp_path, players=20, games=5, kills=5, every=800)
     check(counts, played, 20, 5)
-    assert counts["kills"] >= 3
+    assert counts["kills"] == 5
+
+
+def test_yacht_simulate_players_fills_a_database(tmp_path, capsys):
+    from yacht_play.cli import main
+
+    server = Server(tmp_path / "sim.db", agents="greedy", options=("--new-games-per-minute", "0")).start()
+    try:
+        assert main(["simulate-players", "--url", server.url, "--players", "2", "--games", "2", "--mode", "duplicate",
+                     "--agents", "greedy", "--temperature", "0.5"]) == 0
+        assert "4 of 4 games finished" in capsys.readouterr().err
+        assert main(["simulate-players", "--url", server.url, "--agents", "optimal"]) == 2
+        assert "the server offers greedy" in capsys.readouterr().err
+    finally:
+        server.stop()
+    games = db.all_games(db.connect(str(tmp_path / "sim.db")), finished_only=True)
+    assert len(games) == 4 and {g.players[0]["name"] for g in games} == {"sim0000", "sim0001"}
+    assert main(["simulate-players", "--url", server.url]) == 2  # the server is gone
+    assert "no yacht serve answers" in capsys.readouterr().err
