@@ -116,7 +116,8 @@ def bench(db_url: str, label: str, players: int, games: int, time_limit: float, 
     print(f"[{label}] {players} people at once, {finished} games finished in {seconds:.1f} s: "
           f"{finished / seconds:.2f} games/s, {len(human) / seconds:.0f} actions/s")
     print(f"[{label}] action latency, agents' thinking excluded: {percentiles(human)}")
-    print(f"[{label}] agents' thinking per request in which they moved (the policies' own time, commits excluded): {percentiles(thinking)}")
+    print(f"[{label}] agents' thinking per request in which they moved (the policies' own time, commits excluded): "
+          f"{percentiles(thinking)}")
     print(f"[{label}] errors: {len(errors)}; retries: {sum(p.retries for p in played)}"
           + (f"; first: {errors[0]}" if errors else ""))
     print(f"[{label}] database audit: {counts}")

@@ -25,6 +25,7 @@ from __future__ import annotations
 import argparse
 import html
 import json
+import math
 import sys
 from dataclasses import dataclass
 
@@ -36,6 +37,7 @@ MIN_N = 10  # fewer values than this: no interval
 MIN_PLAYERS = 2  # a population figure on fewer people: no interval
 GAMES_PLAYED_BINS = [(1, 1), (2, 2), (3, 4), (5, 8), (9, 16), (17, None)]
 HISTOGRAM_BINS = 12
+LOSS = (0.0, math.inf)  # a loss is never negative: the interval is clipped at 0
 
 
 @dataclass
@@ -138,18 +140,18 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
         per_player.append({
             "name": name,
             "games": len(set(game_of[mine].tolist())),
-            "all": estimate(loss[mine], "decisions"),
-            "reroll": estimate(loss[mine & ~is_row], "decisions"),
-            "row": estimate(loss[mine & is_row], "decisions"),
+            "all": estimate(loss[mine], "decisions", clip=LOSS),
+            "reroll": estimate(loss[mine & ~is_row], "decisions", clip=LOSS),
+            "row": estimate(loss[mine & is_row], "decisions", clip=LOSS),
         })
     person_means = {k: [p[k]["mean"] for p in per_player if p[k]["mean"] is not None] for k in ("all", "reroll", "row")}
     population = {
         "people": len(names),
         "games": len({g for g, h in zip(game_of.tolist(), human) if h}),
-        "over_people": {k: estimate(v, "people", len(v)) for k, v in person_means.items()},
-        "pooled": {"all": estimate(loss[human], "decisions", len(names)),
-                   "reroll": estimate(loss[human & ~is_row], "decisions", len(names)),
-                   "row": estimate(loss[human & is_row], "decisions", len(names))},
+        "over_people": {k: estimate(v, "people", len(v), clip=LOSS) for k, v in person_means.items()},
+        "pooled": {"all": estimate(loss[human], "decisions", len(names), clip=LOSS),
+                   "reroll": estimate(loss[human & ~is_row], "decisions", len(names), clip=LOSS),
+                   "row": estimate(loss[human & is_row], "decisions", len(names), clip=LOSS)},
     }
     values = np.array(person_means["all"])
     if len(values):
@@ -175,7 +177,7 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
                  if order_of[key] >= low and (high is None or order_of[key] <= high)]
         people = len({key[1] for key in game_loss if order_of[key] >= low and (high is None or order_of[key] <= high)})
         label = f"{low}" if low == high else f"{low}+" if high is None else f"{low}-{high}"
-        by_games_played.append({"games_played": label, "loss_per_decision": estimate(means, "games", people)})
+        by_games_played.append({"games_played": label, "loss_per_decision": estimate(means, "games", people, clip=LOSS)})
 
     # -- duplicate games, paired -------------------------------------------------------------
     duplicates: dict[str, dict] = {}
@@ -204,9 +206,9 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
         rows = np.array(rows)
         rows_is_row = is_row[rows]
         agents_graded.append({"policy": policy, "games": len(set(game_of[rows].tolist())),
-                              "all": estimate(loss[rows], "decisions"),
-                              "reroll": estimate(loss[rows][~rows_is_row], "decisions"),
-                              "row": estimate(loss[rows][rows_is_row], "decisions")})
+                              "all": estimate(loss[rows], "decisions", clip=LOSS),
+                              "reroll": estimate(loss[rows][~rows_is_row], "decisions", clip=LOSS),
+                              "row": estimate(loss[rows][rows_is_row], "decisions", clip=LOSS)})
 
     return {
         "schema": 1,

@@ -370,7 +370,8 @@ class GameService:
 class OneAtATime:
     """A policy whose ``act`` runs under a lock: games run in worker threads and share one policy object, which
     need not be thread-safe (sb3's ``predict`` keeps the masked distribution on the policy: two games at once
-    could mix one game's mask with the other's logits)."""
+    could mix one game's mask with the other's logits).
+    """
 
     def __init__(self, policy):
         self.policy = policy
