@@ -1,5 +1,6 @@
 """The ``yacht`` command: ``yacht play`` (a game in the terminal), ``yacht analyze`` (grade records), ``yacht serve``
-(play in a browser), ``yacht export`` and ``yacht import`` (move games between a serve database and record files).
+(play in a browser), ``yacht export`` and ``yacht import`` (move games between a serve database and record files),
+``yacht report`` (agents against people, from a serve database) and ``yacht simulate-players`` (bots that play a server).
 """
 
 from __future__ import annotations
@@ -10,7 +11,7 @@ import sys
 
 def main(argv=None) -> int:
     """Run the ``yacht`` command; return its exit status."""
-    from yacht_play import analyze
+    from yacht_play import analyze, report, simulate
     from yacht_play import terminal as play
     from yacht_play.serve import cli as serve
 
@@ -23,6 +24,8 @@ def main(argv=None) -> int:
     serve.configure_serve(commands.add_parser("serve", help="play in a browser against agents, every decision in a database"))
     serve.configure_export(commands.add_parser("export", help="write the games of a serve database as record files (JSON lines)"))
     serve.configure_import(commands.add_parser("import", help="load record files from yacht play into a serve database"))
+    report.configure(commands.add_parser("report", help="how the agents compare with the people in a serve database"))
+    simulate.configure(commands.add_parser("simulate-players", help="simulated people playing a yacht serve through its API"))
     args = parser.parse_args(argv)
     return args.run(args)
 

@@ -28,8 +28,10 @@ def free_port() -> int:
 class Server:
     """``yacht serve`` in a subprocess on 127.0.0.1; :meth:`kill` sends SIGKILL, :meth:`start` starts it again."""
 
-    def __init__(self, db: Path, agents: str = TEST_AGENTS, port: int | None = None, log: Path | None = None):
+    def __init__(self, db: Path, agents: str = TEST_AGENTS, port: int | None = None, log: Path | None = None,
+                 options: tuple[str, ...] = ()):
         self.db = db
+        self.options = list(options)  # more yacht serve options
         self.agents = agents
         self.port = port or free_port()
         self.log = log or db.with_suffix(".log")
@@ -45,7 +47,7 @@ class Server:
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
                 [sys.executable, "-m", "yacht_play.cli", "serve", "--port", str(self.port), "--db", str(self.db),
-                 "--agents", self.agents], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+                 "--agents", self.agents, *self.options], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:

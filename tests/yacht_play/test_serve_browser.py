@@ -219,17 +219,17 @@ def test_the_phone_viewport(browser, server, tmp_path):
 
 @pytest.mark.slow
 def test_docs_screenshots(browser, tmp_path):
-    """The README's pictures: the lobby, a game against ppo:models/ppo.zip with the coach, the game over."""
+    """The README's pictures: the lobby, a game against ppo:models/ppo.safetensors with the coach, the game over."""
     docs = ROOT / "docs"
     docs.mkdir(exist_ok=True)
-    server = Server(tmp_path / "yacht.db", agents="random,greedy,optimal,ppo:models/ppo.zip").start(timeout=600)
+    server = Server(tmp_path / "yacht.db", agents="random,greedy,optimal,ppo:models/ppo.safetensors").start(timeout=600)
     context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     try:
         page.goto(server.url + "/")
         page.fill("#name", "Ada")
         page.check("input[name=mode][value=table]", force=True)
-        page.select_option(".agent-select >> nth=0", "ppo:models/ppo.zip")
+        page.select_option(".agent-select >> nth=0", "ppo:models/ppo.safetensors")
         page.check("#coach")
         page.screenshot(path=docs / "serve-lobby.png")
         page.click("#start")

@@ -9,6 +9,9 @@
     POST /api/games/{secret}/actions   {"seq", "hold" | "row" | "action"} -> the game after it (and the agents)
     GET  /api/games/{secret}/summary   the game-over figures
     GET  /api/players/{name}        a player's games
+    GET  /report, /api/report       the population report (``?since=&until=&mode=&player=``), as a page or JSON
+
+Game creation is limited per client address (``new_games_per_minute``; over it: 429 and one line).
 
 A refused request gets a 4xx status and ``{"error": "one line"}``, and changes nothing. Game logic
 lives in :mod:`yacht_play.serve.games`; its calls run in worker threads.
@@ -17,12 +20,15 @@ lives in :mod:`yacht_play.serve.games`; its calls run in worker threads.
 from __future__ import annotations
 
 import json
+import threading
+import time
+from collections import deque
 from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import FileResponse, JSONResponse, Response
+from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -30,6 +36,7 @@ from yacht_play.serve.games import GameService, Refused
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024  # bytes; a decision is a few dozen
+NEW_GAMES_PER_MINUTE = 30  # yacht serve's default, per client address (create_app: 0, no limit, for tests)
 
 
 def refused(message: str, status: int = 400) -> JSONResponse:
@@ -53,10 +60,58 @@ async def json_body(request: Request):
         return json.loads(data)
     except ValueError:
         raise Refused("the request body is not valid JSON") from None
+    except RecursionError:  # e.g. 16 KB of "[": json recurses per level
+        raise Refused("the request body nests too deeply") from None
 
 
-def create_app(service: GameService) -> Starlette:
+class RateLimit:
+    """At most ``per_minute`` events per key in any 60 s (a sliding window); 0 means no limit."""
+
+    def __init__(self, per_minute: int):
+        if per_minute < 0:
+            raise ValueError(f"new games per minute must be >= 0 (0: no limit), got {per_minute}")
+        self.per_minute = per_minute
+        self._times: dict[str, deque] = {}
+        self._guard = threading.Lock()
+
+    def check(self, key: str) -> None:
+        """Count one event for ``key``; ``Refused`` (429) when it is over the limit."""
+        if not self.per_minute:
+            return
+        now = time.monotonic()
+        with self._guard:
+            times = self._times.setdefault(key, deque())
+            while times and times[0] <= now - 60:
+                times.popleft()
+            if len(times) >= self.per_minute:
+                wait = 60 - (now - times[0])
+                raise Refused(f"too many new games from {key}: at most {self.per_minute} a minute; "
+                              f"try again in {wait:.0f} s", 429)
+            times.append(now)
+            if len(self._times) > 10000:  # forget quiet addresses
+                for other in [k for k, t in self._times.items() if not t or t[-1] <= now - 60]:
+                    del self._times[other]
+
+
+def report_filters(request: Request):
+    """The report's filters from the query string, refused (400) when a date is not a date."""
+    from yacht_play.report import Filters, check_date
+
+    query = request.query_params
+    mode = query.get("mode") or None
+    if mode is not None and mode not in ("solitaire", "table", "duplicate"):
+        raise Refused(f"mode {mode!r} is not a mode; choose solitaire, table or duplicate")
+    try:
+        return Filters(check_date("since", query.get("since") or None), check_date("until", query.get("until") or None),
+                       mode, query.get("player") or None)
+    except ValueError as error:
+        raise Refused(str(error)) from None
+
+
+def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette:
     """The ASGI app serving ``service``'s games."""
+    limit = RateLimit(new_games_per_minute)
+
     def page(name: str):
         async def endpoint(request: Request) -> Response:
             return FileResponse(STATIC / name, headers={"Cache-Control": "no-store"})
@@ -67,6 +122,7 @@ def create_app(service: GameService) -> Starlette:
         return JSONResponse({"agents": [{"policy": name, "name": name.split(":", 1)[0]} for name in service.agents]})
 
     async def new_game(request: Request) -> Response:
+        limit.check(request.client.host if request.client else "unknown")
         body = await json_body(request)
         if not isinstance(body, dict):
             raise Refused("the request body must be a JSON object")
@@ -90,6 +146,22 @@ def create_app(service: GameService) -> Starlette:
     async def history(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(service.history, request.path_params["name"]))
 
+    def population_report(request: Request) -> dict:
+        from yacht_play.report import build_report
+        from yacht_play.serve import db
+
+        filters = report_filters(request)
+        return build_report(db.all_games(service.engine, finished_only=True), filters, service.grader)
+
+    async def report_json(request: Request) -> Response:
+        return JSONResponse(await run_in_threadpool(population_report, request))
+
+    async def report_page(request: Request) -> Response:
+        from yacht_play.report import to_html
+
+        report = await run_in_threadpool(population_report, request)
+        return HTMLResponse(to_html(report), headers={"Cache-Control": "no-store"})
+
     async def on_refused(request: Request, error: Refused) -> Response:
         return refused(str(error), error.status)
 
@@ -99,13 +171,15 @@ def create_app(service: GameService) -> Starlette:
     routes = [
         Route("/", page("lobby.html")),
         Route("/game/{secret}", page("game.html")),
-        Route("/player/{name}", page("player.html")),
+        Route("/player/{name:path}", page("player.html")),  # a name may hold "/" (sent as %2F)
         Route("/api/agents", agents),
         Route("/api/games", new_game, methods=["POST"]),
         Route("/api/games/{secret}", game),
         Route("/api/games/{secret}/actions", act, methods=["POST"]),
         Route("/api/games/{secret}/summary", summary),
-        Route("/api/players/{name}", history),
+        Route("/api/players/{name:path}", history),
+        Route("/report", report_page),
+        Route("/api/report", report_json),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(routes=routes, exception_handlers={Refused: on_refused, 404: not_found})

@@ -6,6 +6,7 @@ import argparse
 import sys
 
 DEFAULT_AGENTS = "random,greedy,optimal"
+NEW_GAMES_PER_MINUTE = 30  # as yacht_play.serve.app (not imported here: the extra may be missing)
 EXTRA = "pip install 'yacht-rl[serve]'"
 
 
@@ -24,6 +25,9 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
                         "start) or a URL such as postgresql://user:password@host/dbname")
     parser.add_argument("--agents", default=DEFAULT_AGENTS, help="comma-separated policies offered in the lobby: random, "
                         f"greedy, optimal, ppo:PATH (default {DEFAULT_AGENTS})")
+    parser.add_argument("--new-games-per-minute", type=int, default=NEW_GAMES_PER_MINUTE, metavar="N",
+                        help="new games a client address may start in any minute; more get 429 "
+                        "(default %(default)s; 0: no limit)")
     parser.set_defaults(run=run_serve)
 
 
@@ -60,6 +64,10 @@ def run_serve(args) -> int:
     if not 0 <= args.port <= 65535:
         print(f"yacht serve: --port {args.port} is not a port (0..65535)", file=sys.stderr)
         return 2
+    if args.new_games_per_minute < 0:
+        print(f"yacht serve: --new-games-per-minute {args.new_games_per_minute} is negative (0 means no limit)",
+              file=sys.stderr)
+        return 2
     try:
         engine = db.connect(args.db)
         print(f"yacht serve: loading agents {', '.join(parse_agents(args.agents)) or '(none)'} ...", file=sys.stderr, flush=True)
@@ -70,7 +78,7 @@ def run_serve(args) -> int:
     where = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     print(f"yacht serve: database {engine.url.render_as_string(hide_password=True)}; "
           f"open http://{where}:{args.port}/ in a browser (Ctrl-C stops)", file=sys.stderr, flush=True)
-    uvicorn.run(create_app(service), host=args.host, port=args.port, log_level="warning")
+    uvicorn.run(create_app(service, args.new_games_per_minute), host=args.host, port=args.port, log_level="warning")
     return 0
 
 

@@ -75,6 +75,7 @@ class GameService:
             except ValueError as error:  # unknown name, missing model file, ...
                 raise ValueError(f"--agents: {error}") from None
             warm_up(self.policies[name], self.rules)
+            self.policies[name] = OneAtATime(self.policies[name])
         self.grader.q_values(np.array([[1, 2, 3, 4, 5]]), 2, (1 << self.rules.num_categories) - 1)
         self._live: OrderedDict[str, Live] = OrderedDict()  # by secret, least recently used first
         self._guard = threading.Lock()
@@ -88,7 +89,7 @@ class GameService:
         name = " ".join(name.split())
         if len(name) > MAX_NAME:
             raise Refused(f"name: {len(name)} characters is too long; at most {MAX_NAME}")
-        if mode not in MODES:
+        if not isinstance(mode, str) or mode not in MODES:  # a list or object is not hashable: check first
             raise Refused(f"mode {mode!r} is not offered; choose one of {', '.join(MODES)}")
         if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
             raise Refused("agents: a list of agent names is expected")
@@ -187,11 +188,11 @@ class GameService:
                 record = match.play(action, time.monotonic() - live.shown_at)
             except (ValueError, GameOverError) as error:
                 raise Refused(str(error).splitlines()[0]) from None
-            self._commit(live, done, [record])
             coach = coach_view(q, action, dice, before, self.rules) if match.coach else None
-            self._agents_move(live)
+            moved = self._agents_move(live, [record])  # one commit: the person's decision and the agents' replies
             live.shown_at = time.monotonic()
-            return self.view(live, since=seq, coach=coach)
+            thinking = sum(r["seconds"] for r in moved[1:])  # the agents' own time, commits excluded
+            return dict(self.view(live, since=seq, coach=coach), agent_seconds=thinking)
 
     def advance(self, secret, since: int = 0) -> dict:
         """The view of a game, after letting agents make any moves still owed (after a restart)."""
@@ -243,13 +244,24 @@ class GameService:
             raise Refused(f"action must be an integer 0..{num_actions - 1}, got {action!r}")
         return action
 
-    def _agents_move(self, live: Live) -> None:
-        """Let agent seats play until the person is to move or the game is over; commit each decision."""
+    def _agents_move(self, live: Live, pending: list[dict] = ()) -> list[dict]:
+        """Let agent seats play until the person is to move or the game is over; commit their decisions.
+
+        ``pending``: decisions just played and not yet committed (the person's); they are committed with the
+        agents' in one transaction, so a request costs one commit (on SQLite, one fsync). Returns the records.
+        """
         match = live.match
-        while not match.finished and match.current.kind == "agent":
-            done = len(match.decisions)
-            record = match.play_agent()
-            self._commit(live, done, [record])
+        records = list(pending)
+        first = len(match.decisions) - len(records)
+        try:
+            while not match.finished and match.current.kind == "agent":
+                records.append(match.play_agent())
+        except Exception:
+            self.forget(live)  # memory is ahead of the database: rebuild from the rows next time
+            raise
+        if records:
+            self._commit(live, first, records)
+        return records
 
     def _commit(self, live: Live, first: int, records: list[dict]) -> None:
         match = live.match
@@ -353,6 +365,25 @@ class GameService:
                 "link": f"/game/{row.secret}" if row.finished else None,
             })
         return {"name": name, "games": games}
+
+
+class OneAtATime:
+    """A policy whose ``act`` runs under a lock: games run in worker threads and share one policy object, which
+    need not be thread-safe (sb3's ``predict`` keeps the masked distribution on the policy: two games at once
+    could mix one game's mask with the other's logits).
+    """
+
+    def __init__(self, policy):
+        self.policy = policy
+        self.lock = threading.Lock()
+
+    def act(self, observation, action_mask) -> int:
+        """The policy's action, one caller at a time."""
+        with self.lock:
+            return self.policy.act(observation, action_mask)
+
+    def __getattr__(self, name):
+        return getattr(self.policy, name)
 
 
 def warm_up(policy, rules) -> None:

@@ -1,0 +1,150 @@
+"""Load on ``yacht serve``: N simulated people playing at once over loopback, on SQLite or PostgreSQL.
+
+    python benchmarks/bench_serve.py --players 200 --games 1 --db sqlite
+    python benchmarks/bench_serve.py --players 200 --games 1 --db postgresql   # a throwaway local cluster
+
+One server (a subprocess on 127.0.0.1, creation limit off: every player shares one address); half
+of the people play solitaire, half play a table against one agent, ``optimal`` and the PPO model in
+turn. Each person chooses like :mod:`yacht_play.simulate` (softmax over Q*, temperature 1).
+
+Printed: games/s; latency per action request, p50/p95/p99, with the agents' thinking in that request
+(measured by the server, returned as ``agent_seconds``) taken out, and that thinking apart; errors;
+and the audit of the database against what the people were told (acknowledged decisions all stored
+once, every game legal). The client runs on the same machine and its own waiting is in the latency.
+Goal: 200 people, p99 < 100 ms, 0 errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.yacht_play.serve_support import Server, free_port  # noqa: E402
+from yacht_play.simulate import Chooser, Played, audit, run_async  # noqa: E402
+
+PPO = "ppo:models/ppo.safetensors"
+AGENTS = ["optimal", PPO]
+
+
+@contextlib.contextmanager
+def throwaway_postgres():
+    """A PostgreSQL cluster in a temp folder on a free port of 127.0.0.1 (as ``postgres`` when run as root)."""
+    from tests.yacht_play.test_serve_postgres import postgres_bindir
+
+    bindir = postgres_bindir()
+    if bindir is None:
+        raise SystemExit("no PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql")
+    as_user = ["runuser", "-u", "postgres", "--"] if os.geteuid() == 0 else []
+    folder = Path(tempfile.mkdtemp(prefix="yacht-bench-pg-"))
+    if as_user:
+        shutil.chown(folder, "postgres")
+    port = free_port()
+
+    def run(*command):
+        done = subprocess.run([*as_user, *command], capture_output=True, text=True, timeout=120)
+        if done.returncode != 0:
+            raise SystemExit(f"{command[0]} failed: {done.stderr.strip() or done.stdout.strip()}")
+
+    try:
+        run(str(bindir / "initdb"), "-D", str(folder / "data"), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+        run(str(bindir / "pg_ctl"), "-D", str(folder / "data"), "-l", str(folder / "log"), "-w", "-t", "60", "start",
+            "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=200")
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(folder / "data"), "-m", "immediate", "stop"],
+                       capture_output=True)
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+async def play_all(url: str, players: int, games: int, time_limit: float) -> list[Played]:
+    import httpx
+
+    played: list[Played] = []
+    limits = httpx.Limits(max_connections=players + 4, max_keepalive_connections=players + 4)
+    deadline = time.monotonic() + time_limit
+    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
+        async def person(n: int):
+            chooser = Chooser(1.0, np.random.default_rng(n))
+            for g in range(games):
+                if time.monotonic() > deadline:
+                    return
+                agents = [] if n % 2 == 0 else [AGENTS[(n // 2 + g) % len(AGENTS)]]
+                played.append(await run_async(client, chooser, Played(f"load{n}", "table" if agents else "solitaire",
+                                                                      agents)))
+        await asyncio.gather(*(person(n) for n in range(players)))
+    return played
+
+
+def percentiles(values) -> str:
+    if not values:
+        return "-"
+    p50, p95, p99 = np.percentile(np.array(values) * 1000, [50, 95, 99])
+    return f"p50 {p50:.1f} ms, p95 {p95:.1f} ms, p99 {p99:.1f} ms (n={len(values)})"
+
+
+def bench(db_url: str, label: str, players: int, games: int, time_limit: float, folder: Path) -> None:
+    from yacht_play.serve import db
+
+    server = Server(Path(db_url) if "://" not in db_url else folder / "unused.db", agents=",".join(AGENTS),
+                    log=folder / f"{label}.log", options=("--new-games-per-minute", "0"))
+    server.db = db_url
+    server.start(timeout=300)
+    try:
+        started = time.perf_counter()
+        played = asyncio.run(play_all(server.url, players, games, time_limit))
+        seconds = time.perf_counter() - started
+    finally:
+        server.stop()
+    counts = audit(db.connect(db_url), played)
+    finished = sum(p.winners is not None for p in played)
+    errors = [e for p in played for e in p.errors]
+    human = [x for p in played for x in p.latencies]
+    thinking = [x for p in played for x in p.agent_seconds]  # the requests in which agents moved
+    print(f"[{label}] {players} people at once, {finished} games finished in {seconds:.1f} s: "
+          f"{finished / seconds:.2f} games/s, {len(human) / seconds:.0f} actions/s")
+    print(f"[{label}] action latency, agents' thinking excluded: {percentiles(human)}")
+    print(f"[{label}] agents' thinking per request in which they moved (the policies' own time, commits excluded): "
+          f"{percentiles(thinking)}")
+    print(f"[{label}] errors: {len(errors)}; retries: {sum(p.retries for p in played)}"
+          + (f"; first: {errors[0]}" if errors else ""))
+    print(f"[{label}] database audit: {counts}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--players", type=int, default=200, help="simulated people at once (default 200)")
+    parser.add_argument("--games", type=int, default=1, help="games per person (default 1)")
+    parser.add_argument("--db", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument("--time-limit", type=float, default=300.0, help="no new game after this many seconds")
+    args = parser.parse_args()
+    if not 1 <= args.players <= 1000 or not 1 <= args.games <= 100:
+        parser.error("--players 1..1000 and --games 1..100")
+    folder = Path(tempfile.mkdtemp(prefix="yacht-bench-serve-"))
+    print(f"bench_serve: {args.players} people x {args.games} games, agents {', '.join(AGENTS)}; "
+          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    try:
+        if args.db in ("sqlite", "both"):
+            bench(str(folder / "bench.db"), "sqlite", args.players, args.games, args.time_limit, folder)
+        if args.db in ("postgresql", "both"):
+            with throwaway_postgres() as url:
+                bench(url, "postgresql", args.players, args.games, args.time_limit, folder)
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

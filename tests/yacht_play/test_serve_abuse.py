@@ -1,0 +1,169 @@
+"""A player who pokes at ``yacht serve``: floods, odd bodies, odd names, guessed secrets, stale and
+out-of-turn actions. Each gets a 4xx with one line, and nothing stored changes."""
+
+from __future__ import annotations
+
+import sqlite3
+from urllib.parse import quote
+
+import pytest
+
+pytest.importorskip("starlette", reason="the serve tests need the serve extra: pip install 'yacht-rl[serve]'")
+pytest.importorskip("httpx", reason="the serve API tests need httpx (Starlette's TestClient)")
+
+from tests.yacht_play.test_serve_api import TestClient, new_game, stored  # noqa: E402
+from yacht_play.serve import db  # noqa: E402
+from yacht_play.serve.app import MAX_BODY, RateLimit, create_app  # noqa: E402
+from yacht_play.serve.games import MAX_NAME, GameService, Refused  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    engine = db.connect(str(tmp_path_factory.mktemp("abuse") / "yacht.db"))
+    return GameService(engine, ["greedy", "optimal"])
+
+
+@pytest.fixture(scope="module")
+def client(service):
+    with TestClient(create_app(service)) as client:
+        yield client
+
+
+def one_line(response, status, words):
+    assert response.status_code == status, response.text
+    error = response.json()["error"]
+    assert words in error and "\n" not in error and "Traceback" not in error
+    return error
+
+
+def test_a_flood_of_new_games_gets_429_per_address(service):
+    with TestClient(create_app(service, new_games_per_minute=3)) as limited:
+        before = len(db.all_games(service.engine))
+        for _ in range(3):
+            new_game(limited, name="flood")
+        error = one_line(limited.post("/api/games", json={"name": "flood", "mode": "solitaire"}), 429, "at most 3 a minute")
+        assert "try again in" in error
+        assert len(db.all_games(service.engine)) == before + 3  # the refused one stored nothing
+        assert limited.get("/api/agents").status_code == 200  # only creation is limited
+    limit = RateLimit(2)
+    limit.check("10.0.0.1")
+    limit.check("10.0.0.1")
+    with pytest.raises(Refused) as refused:
+        limit.check("10.0.0.1")
+    assert refused.value.status == 429
+    limit.check("10.0.0.2")  # another address has its own count
+    RateLimit(0).check("x")  # 0: no limit
+    with pytest.raises(ValueError, match="-1"):
+        RateLimit(-1)
+
+
+@pytest.mark.parametrize("content, headers, status, words", [
+    (b"[" * 8000 + b"]" * 8000, {}, 400, "nests too deeply"),
+    (b'{"name": "x", "mode": "solitaire"', {}, 400, "not valid JSON"),
+    (b"\xff\xfe\x00garbage", {}, 400, "not valid JSON"),
+    (b"", {}, 400, "not valid JSON"),
+    (b"null", {}, 400, "JSON object"),
+    (b'"a string"', {}, 400, "JSON object"),
+    (b'{"name": "x", "mode": "solitaire", "pad": "' + b"y" * MAX_BODY + b'"}', {}, 413, "bytes"),
+    (b"{}", {"content-length": "99999999"}, 413, "bytes"),
+    (b'{"name": "x"}', {"content-type": "text/plain"}, 415, "JSON"),
+    (b'{"name": 12, "mode": "solitaire"}', {}, 400, "name"),
+    (b'{"name": "x", "mode": ["solitaire"]}', {}, 400, "not offered"),
+    (b'{"name": "x", "mode": "table", "agents": "optimal"}', {}, 400, "list of agent names"),
+])
+def test_malformed_and_oversized_bodies_get_a_clear_4xx(client, service, content, headers, status, words):
+    before = len(db.all_games(service.engine))
+    response = client.post("/api/games", content=content, headers={"content-type": "application/json", **headers})
+    one_line(response, status, words)
+    assert len(db.all_games(service.engine)) == before
+
+
+def test_an_oversized_body_without_a_length_is_cut_off(client):
+    def chunks():
+        for _ in range(64):
+            yield b"x" * 1024
+
+    secret = new_game(client, name="chunks")
+    response = client.post(f"/api/games/{secret}/actions", content=chunks(), headers={"content-type": "application/json"})
+    one_line(response, 413, "bytes")
+
+
+@pytest.mark.parametrize("name", [
+    "<script>alert(1)</script>",
+    "<img src=x onerror=alert(1)>",
+    "Robert'); DROP TABLE games;--",
+    "\" OR 1=1 --",
+    "名前" * 20,  # 40 characters, 120 bytes
+    "👩‍👩‍👧‍👦" * 5,  # family emoji: 7 code points each, 35 in all
+    "a\u0301" * 20,  # combining accents
+    "{{7*7}}${7*7}",  # (a "%" in a name is decoded twice by the TestClient, once by uvicorn)
+])
+def test_odd_names_are_stored_as_given_and_answered_as_data(client, service, name):
+    secret = new_game(client, name=name)
+    assert client.get(f"/api/games/{secret}").json()["game"]["players"][0]["name"] == name
+    assert db.game_row(service.engine, secret).player == name
+    assert stored(service, secret).players[0]["name"] == name
+    games = client.get(f"/api/players/{quote(name, safe='')}").json()["games"]
+    assert games and all(g["mode"] == "solitaire" for g in games)
+    with sqlite3.connect(service.engine.url.database) as connection:  # the tables are all still there
+        tables = {row[0] for row in connection.execute("select name from sqlite_master where type='table'")}
+    assert {"games", "decisions", "schema_version"} <= tables
+
+
+def test_a_name_over_the_limit_in_characters_is_refused(client):
+    one_line(client.post("/api/games", json={"name": "名" * (MAX_NAME + 1), "mode": "solitaire"}), 400, "too long")
+    one_line(client.post("/api/games", json={"name": " \u3000\t ", "mode": "solitaire"}), 400, "name")
+
+
+def test_guessed_secrets_find_nothing(client, service):
+    secret = new_game(client, name="owner")
+    response = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": "choice"})
+    assert response.status_code == 200, response.text
+    for guess in [secret.upper() if secret.upper() != secret else secret.lower(), secret + "A", secret[1:], "%2e%2e",
+                  "' OR '1'='1", "0" * 32]:
+        for method, path in [("GET", f"/api/games/{guess}"), ("POST", f"/api/games/{guess}/actions"),
+                             ("GET", f"/api/games/{guess}/summary")]:
+            response = client.request(method, path, json={"seq": 1, "row": "ones"} if method == "POST" else None)
+            assert response.status_code == 404, (guess, path, response.text)
+            assert "owner" not in response.text
+    assert len(stored(service, secret).decisions) == 1
+
+
+def test_replaying_an_old_action_changes_nothing(client, service):
+    secret = new_game(client, name="replayer")
+    first = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [0]}).json()
+    client.post(f"/api/games/{secret}/actions", json={"seq": first["seq"], "row": "choice"})
+    before = stored(service, secret).decisions
+    same = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [0]})  # the same old request
+    assert same.status_code == 200 and same.json()["replayed"] and same.json()["seq"] == 2
+    one_line(client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [1]}), 409, "reload")
+    one_line(client.post(f"/api/games/{secret}/actions", json={"seq": 1, "row": "ones"}), 409, "reload")
+    assert stored(service, secret).decisions == before
+
+
+def test_acting_out_of_turn_is_refused(client, service):
+    secret = new_game(client, "table", ["greedy"], name="impatient")
+    live = service.live(secret)
+    with live.lock:  # the person scores, and the server stops before the agent's turn (as a crash would)
+        record = live.match.play(live.match.current.legal_mask().nonzero()[0][-1].item())
+        service._commit(live, 0, [record])
+    service.forget(live)
+    one_line(client.post(f"/api/games/{secret}/actions", json={"seq": 1, "row": "ones"}), 409, "greedy's turn")
+    assert len(stored(service, secret).decisions) == 1
+    view = client.get(f"/api/games/{secret}").json()  # the agent's owed moves are made on the next look
+    assert view["current"]["kind"] == "human" and view["seq"] > 1
+
+
+def test_acting_in_a_finished_game_is_refused(client, service):
+    import random
+
+    from tests.yacht_play.test_serve_api import play_out
+
+    secret = new_game(client, name="finisher")
+    done = play_out(client, service, secret, random.Random(5), check=False)
+    before = stored(service, secret)
+    for body in [{"seq": done["seq"], "row": "ones"}, {"seq": done["seq"], "action": 0}, {"seq": done["seq"], "hold": []}]:
+        one_line(client.post(f"/api/games/{secret}/actions", json=body), 409, "over")
+    one_line(client.post(f"/api/games/{secret}/actions", json={"seq": done["seq"] + 5, "row": "ones"}), 409, "reload")
+    after = stored(service, secret)
+    assert after.decisions == before.decisions and after.end == before.end

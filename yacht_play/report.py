@@ -1,0 +1,443 @@
+"""The population report: how the agents compare with the people who played them, from a serve database.
+
+    yacht report --db yacht.db --json report.json --plot report.png [--since 2026-01-01 --mode duplicate]
+
+Over the finished games that pass the filters (date range on the game's start, mode, player):
+
+* per policy: its win rate against the people it sat with (each person at the table is one
+  pairing; a shared first place between the two counts 1/2, as in tournaments) and the mean score
+  difference (agent minus person), with 95% intervals over games, and the games and people;
+* people on the DP scale: expected points lost per decision (all, re-roll choices, row choices)
+  against the exact optimum, graded by :class:`yacht_play.analyze.Grader`, per person (interval
+  over the person's decisions) and over the population (interval over people, each person one
+  value; and pooled over decisions); a histogram of the people's loss per decision; the loss per
+  decision by how many games the person had played before;
+* duplicate games, paired: person minus agent on the same dice;
+* the agents graded the same way on their own decisions in the same games.
+
+Every figure carries ``n`` (games, decisions or people it stands on). A figure on fewer than
+``MIN_N`` values, or a population figure on fewer than ``MIN_PLAYERS`` people, has no interval:
+its ``note`` says why. Intervals come from :func:`agents.stats.mean_ci` (normal approximation).
+"""
+
+from __future__ import annotations
+
+import argparse
+import html
+import json
+import math
+import sys
+from dataclasses import dataclass
+
+import numpy as np
+
+from yacht_play.records import GameRecord
+
+MIN_N = 10  # fewer values than this: no interval
+MIN_PLAYERS = 2  # a population figure on fewer people: no interval
+GAMES_PLAYED_BINS = [(1, 1), (2, 2), (3, 4), (5, 8), (9, 16), (17, None)]
+HISTOGRAM_BINS = 12
+LOSS = (0.0, math.inf)  # a loss is never negative: the interval is clipped at 0
+
+
+@dataclass
+class Filters:
+    """Which games a report covers; ``since``/``until`` compare with the game's start (ISO 8601, UTC)."""
+
+    since: str | None = None
+    until: str | None = None
+    mode: str | None = None
+    player: str | None = None
+
+    def keep(self, game: GameRecord) -> bool:
+        """Whether ``game`` passes the filters."""
+        started = game.header.get("time") or ""
+        if self.since and started < self.since:
+            return False
+        if self.until and started >= self.until:
+            return False
+        if self.mode and game.header["mode"] != self.mode:
+            return False
+        if self.player and self.player not in [p["name"] for p in game.players if p["kind"] == "human"]:
+            return False
+        return True
+
+
+def estimate(values, unit: str, players: int | None = None, clip=None) -> dict:
+    """A mean with its 95% interval and ``n``; no interval (and a ``note``) on too few values or people."""
+    from agents.stats import mean_ci
+
+    values = np.asarray(values, dtype=float)
+    n = int(len(values))
+    out = {"mean": None, "low": None, "high": None, "n": n, "unit": unit, "note": None}
+    if players is not None:
+        out["players"] = players
+    if n == 0:
+        out["note"] = f"no {unit}"
+        return out
+    mean, low, high = mean_ci(values, clip=clip)
+    out["mean"] = mean
+    if n < MIN_N:
+        out["note"] = f"too few {unit} for an interval (n={n} < {MIN_N})"
+    elif players is not None and players < MIN_PLAYERS:
+        out["note"] = f"one person only: no interval over a population (people={players} < {MIN_PLAYERS})"
+    else:
+        out["low"], out["high"] = low, high
+    return out
+
+
+def people_of(game: GameRecord) -> list[dict]:
+    """The people's seats of ``game``."""
+    return [p for p in game.players if p["kind"] == "human"]
+
+
+def build_report(games: list[GameRecord], filters: Filters | None = None, grader=None) -> dict:
+    """Every figure of the report, as a JSON-ready dict, over the finished games that pass ``filters``."""
+    from yacht_play.analyze import Grader
+
+    filters = filters or Filters()
+    grader = grader or Grader()
+    rules = grader.rules
+    games = [g for g in games if g.end is not None and filters.keep(g)]
+    games.sort(key=lambda g: (g.header.get("time") or "", g.game_id))
+    decisions = [d for g in games for d in g.decisions]
+    graded = grader.grade(decisions)
+    loss = graded.loss
+    kind = np.array([d.get("kind", "human") for d in decisions])
+    is_row = np.array([d["points"] is not None for d in decisions], dtype=bool)
+    player = np.array([d["player"] for d in decisions], dtype=object)
+    game_of = np.array([d["game_id"] for d in decisions], dtype=object)
+    human = kind == "human"
+
+    # -- agents against the people they sat with -------------------------------------------
+    policies: dict[str, dict] = {}
+    for game in games:
+        totals = game.end["totals"]
+        humans = people_of(game)
+        if not humans:
+            continue
+        for seat in game.players:
+            if seat["kind"] != "agent":
+                continue
+            entry = policies.setdefault(seat["policy"], {"wins": [], "diffs": [], "people": set()})
+            mine = totals[seat["seat"]]
+            shares = [1.0 if mine > totals[h["seat"]] else 0.5 if mine == totals[h["seat"]] else 0.0 for h in humans]
+            entry["wins"].append(float(np.mean(shares)))
+            entry["diffs"].append(float(np.mean([totals[seat["seat"]] - totals[h["seat"]] for h in humans])))
+            entry["people"].update(h["name"] for h in humans)
+    agents_vs_people = [
+        {"policy": policy, "games": len(e["wins"]), "people": len(e["people"]),
+         "win_rate": estimate(e["wins"], "games", len(e["people"]), clip=(0.0, 1.0)),
+         "score_difference": estimate(e["diffs"], "games", len(e["people"]))}
+        for policy, e in sorted(policies.items())
+    ]
+
+    # -- people on the DP scale -------------------------------------------------------------
+    names = list(dict.fromkeys(player[human].tolist()))
+    per_player = []
+    for name in names:
+        mine = human & (player == name)
+        per_player.append({
+            "name": name,
+            "games": len(set(game_of[mine].tolist())),
+            "all": estimate(loss[mine], "decisions", clip=LOSS),
+            "reroll": estimate(loss[mine & ~is_row], "decisions", clip=LOSS),
+            "row": estimate(loss[mine & is_row], "decisions", clip=LOSS),
+        })
+    person_means = {k: [p[k]["mean"] for p in per_player if p[k]["mean"] is not None] for k in ("all", "reroll", "row")}
+    population = {
+        "people": len(names),
+        "games": len({g for g, h in zip(game_of.tolist(), human) if h}),
+        "over_people": {k: estimate(v, "people", len(v), clip=LOSS) for k, v in person_means.items()},
+        "pooled": {"all": estimate(loss[human], "decisions", len(names), clip=LOSS),
+                   "reroll": estimate(loss[human & ~is_row], "decisions", len(names), clip=LOSS),
+                   "row": estimate(loss[human & is_row], "decisions", len(names), clip=LOSS)},
+    }
+    values = np.array(person_means["all"])
+    if len(values):
+        top = max(float(values.max()), 1e-9)
+        counts, edges = np.histogram(values, bins=HISTOGRAM_BINS, range=(0.0, top))
+        histogram = {"edges": edges.tolist(), "counts": counts.tolist(), "n": len(values), "unit": "people"}
+    else:
+        histogram = {"edges": [], "counts": [], "n": 0, "unit": "people"}
+
+    # -- loss by games played before --------------------------------------------------------
+    game_loss: dict[str, list[float]] = {}
+    order_of: dict[tuple[str, str], int] = {}
+    seen: dict[str, int] = {}
+    for game in games:
+        for person in people_of(game):
+            seen[person["name"]] = seen.get(person["name"], 0) + 1
+            order_of[(game.game_id, person["name"])] = seen[person["name"]]
+    for i in np.flatnonzero(human):
+        game_loss.setdefault((game_of[i], player[i]), []).append(float(loss[i]))
+    by_games_played = []
+    for low, high in GAMES_PLAYED_BINS:
+        means = [float(np.mean(v)) for key, v in game_loss.items()
+                 if order_of[key] >= low and (high is None or order_of[key] <= high)]
+        people = len({key[1] for key in game_loss if order_of[key] >= low and (high is None or order_of[key] <= high)})
+        label = f"{low}" if low == high else f"{low}+" if high is None else f"{low}-{high}"
+        by_games_played.append({"games_played": label, "loss_per_decision": estimate(means, "games", people, clip=LOSS)})
+
+    # -- duplicate games, paired -------------------------------------------------------------
+    duplicates: dict[str, dict] = {}
+    for game in games:
+        if game.header["mode"] != "duplicate":
+            continue
+        totals = game.end["totals"]
+        for person in people_of(game):
+            for seat in game.players:
+                if seat["kind"] == "agent":
+                    entry = duplicates.setdefault(seat["policy"], {"diffs": [], "people": set()})
+                    entry["diffs"].append(totals[person["seat"]] - totals[seat["seat"]])
+                    entry["people"].add(person["name"])
+    duplicate = [{"policy": policy, "games": len(e["diffs"]), "people": len(e["people"]),
+                  "person_minus_agent": estimate(e["diffs"], "games", len(e["people"]))}
+                 for policy, e in sorted(duplicates.items())]
+
+    # -- agents graded on the same games ------------------------------------------------------
+    policy_of = {(g.game_id, p["seat"]): p["policy"] for g in games for p in g.players if p["kind"] == "agent"}
+    agent_rows: dict[str, list[int]] = {}
+    for i, d in enumerate(decisions):
+        if kind[i] == "agent":
+            agent_rows.setdefault(policy_of[(d["game_id"], d["seat"])], []).append(i)
+    agents_graded = []
+    for policy, rows in sorted(agent_rows.items()):
+        rows = np.array(rows)
+        rows_is_row = is_row[rows]
+        agents_graded.append({"policy": policy, "games": len(set(game_of[rows].tolist())),
+                              "all": estimate(loss[rows], "decisions", clip=LOSS),
+                              "reroll": estimate(loss[rows][~rows_is_row], "decisions", clip=LOSS),
+                              "row": estimate(loss[rows][rows_is_row], "decisions", clip=LOSS)})
+
+    return {
+        "schema": 1,
+        "filters": {"since": filters.since, "until": filters.until, "mode": filters.mode, "player": filters.player},
+        "games": len(games),
+        "decisions": len(decisions),
+        "optimal_expected_score": grader.solution.expected_score,
+        "min_n": MIN_N,
+        "agents_vs_people": agents_vs_people,
+        "people": {"population": population, "players": per_player, "histogram": histogram,
+                   "by_games_played": by_games_played},
+        "duplicate": duplicate,
+        "agents_graded": agents_graded,
+        "rules": rules.name,
+    }
+
+
+# -- output ------------------------------------------------------------------------------------
+
+
+def figure(e: dict, digits: int = 3, percent: bool = False) -> str:
+    """``mean [low, high] (n=...)``, or the mean and the note when there is no interval."""
+    if e["mean"] is None:
+        return f"- ({e['note']})"
+    scale = 100.0 if percent else 1.0
+    fmt = (lambda v: f"{v * scale:.1f}%") if percent else (lambda v: f"{v:.{digits}f}")
+    if e["low"] is None:
+        return f"{fmt(e['mean'])} (n={e['n']}; {e['note']})"
+    return f"{fmt(e['mean'])} [{fmt(e['low'])}, {fmt(e['high'])}] (n={e['n']})"
+
+
+def text_lines(report: dict, max_players: int = 20) -> list[str]:
+    """The report as plain text lines."""
+    lines = [f"{report['games']} finished games, {report['decisions']} decisions "
+             f"(filters: {', '.join(f'{k}={v}' for k, v in report['filters'].items() if v) or 'none'}); "
+             f"95% intervals, normal approximation; none shown on n < {report['min_n']}"]
+    lines.append("")
+    lines.append("Agents against the people they sat with (a tie counts 1/2; difference = agent - person)")
+    for a in report["agents_vs_people"] or [{"policy": "(no game with an agent)"}]:
+        if "win_rate" not in a:
+            lines.append(f"  {a['policy']}")
+            continue
+        lines.append(f"  {a['policy']}: {a['games']} games, {a['people']} people; "
+                     f"win rate {figure(a['win_rate'], percent=True)}; score difference {figure(a['score_difference'], 1)}")
+    population = report["people"]["population"]
+    lines.append("")
+    lines.append(f"People: expected points lost per decision ({population['people']} people, {population['games']} games)")
+    for key, title in (("all", "all decisions"), ("reroll", "re-roll choices"), ("row", "row choices")):
+        lines.append(f"  {title}: over people {figure(population['over_people'][key])}; "
+                     f"pooled {figure(population['pooled'][key])}")
+    lines.append("  by games played before (mean of each game's loss per decision):")
+    for b in report["people"]["by_games_played"]:
+        lines.append(f"    game {b['games_played']}: {figure(b['loss_per_decision'])}")
+    hist = report["people"]["histogram"]
+    if hist["n"]:
+        lines.append(f"  histogram of people's loss per decision (n={hist['n']} people):")
+        for count, low, high in zip(hist["counts"], hist["edges"], hist["edges"][1:]):
+            lines.append(f"    {low:6.3f}-{high:6.3f} {count:5d} {'#' * int(round(40 * count / max(max(hist['counts']), 1)))}")
+    players = report["people"]["players"]
+    lines.append(f"  per person ({len(players)}; first {min(len(players), max_players)} shown):")
+    for p in players[:max_players]:
+        lines.append(f"    {p['name']}: {p['games']} games; all {figure(p['all'])}; re-roll {figure(p['reroll'])}; "
+                     f"row {figure(p['row'])}")
+    lines.append("")
+    lines.append("Duplicate games, paired on the same dice (person - agent)")
+    for d in report["duplicate"] or [{"policy": "(no duplicate game)"}]:
+        if "person_minus_agent" not in d:
+            lines.append(f"  {d['policy']}")
+            continue
+        lines.append(f"  vs {d['policy']}: {d['games']} games, {d['people']} people; {figure(d['person_minus_agent'], 2)}")
+    lines.append("")
+    lines.append("Agents graded on the same games (expected points lost per decision)")
+    for a in report["agents_graded"] or [{"policy": "(no agent decision)"}]:
+        if "all" not in a:
+            lines.append(f"  {a['policy']}")
+            continue
+        lines.append(f"  {a['policy']}: {a['games']} games; all {figure(a['all'])}; re-roll {figure(a['reroll'])}; "
+                     f"row {figure(a['row'])}")
+    return lines
+
+
+def to_html(report: dict) -> str:
+    """The report as a page; every text from the database goes through ``html.escape``."""
+    e = html.escape
+
+    def table(headers, rows):
+        head = "".join(f"<th>{e(h)}</th>" for h in headers)
+        body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+
+    population = report["people"]["population"]
+    parts = [
+        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Yacht: agents and people</title>",
+        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
+        "<style>body{font-family:system-ui,sans-serif;margin:1.5rem;max-width:70rem}table{border-collapse:collapse;"
+        "margin:.5rem 0 1.5rem}td,th{border:1px solid #ccc;padding:.25rem .6rem;text-align:left}th{background:#f3f3f3}"
+        "</style></head><body>",
+        "<h1>Agents and people</h1>",
+        f"<p>{e(text_lines(report)[0])}</p>",
+        "<h2>Agents against the people they sat with</h2>",
+        table(["policy", "games", "people", "win rate (tie = 1/2)", "score difference (agent - person)"],
+              [(a["policy"], a["games"], a["people"], figure(a["win_rate"], percent=True), figure(a["score_difference"], 1))
+               for a in report["agents_vs_people"]]),
+        f"<h2>People: expected points lost per decision ({population['people']} people, {population['games']} games)</h2>",
+        table(["decisions", "over people", "pooled over decisions"],
+              [(title, figure(population["over_people"][k]), figure(population["pooled"][k]))
+               for k, title in (("all", "all"), ("reroll", "re-roll choices"), ("row", "row choices"))]),
+        "<h3>By games played before</h3>",
+        table(["game number", "loss per decision"],
+              [(b["games_played"], figure(b["loss_per_decision"])) for b in report["people"]["by_games_played"]]),
+        "<h3>Histogram of people's loss per decision</h3>",
+        table(["from", "to", "people"], [(f"{lo:.3f}", f"{hi:.3f}", c) for c, lo, hi in zip(
+            report["people"]["histogram"]["counts"], report["people"]["histogram"]["edges"],
+            report["people"]["histogram"]["edges"][1:])]),
+        "<h3>Per person</h3>",
+        table(["name", "games", "all", "re-roll", "row"],
+              [(p["name"], p["games"], figure(p["all"]), figure(p["reroll"]), figure(p["row"]))
+               for p in report["people"]["players"]]),
+        "<h2>Duplicate games, paired on the same dice</h2>",
+        table(["agent", "games", "people", "person - agent"],
+              [(d["policy"], d["games"], d["people"], figure(d["person_minus_agent"], 2)) for d in report["duplicate"]]),
+        "<h2>Agents graded on the same games</h2>",
+        table(["policy", "games", "all", "re-roll", "row"],
+              [(a["policy"], a["games"], figure(a["all"]), figure(a["reroll"]), figure(a["row"]))
+               for a in report["agents_graded"]]),
+        "</body></html>",
+    ]
+    return "\n".join(parts)
+
+
+def save_plot(path, report: dict) -> None:
+    """Four panels: agents' win rates, the histogram, loss by games played, people vs agents per decision."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    from yacht_env.atomic_files import write_atomically
+
+    def bars(ax, labels, estimates, color):
+        means = [e["mean"] if e["mean"] is not None else 0.0 for e in estimates]
+        low = [m - e["low"] if e["low"] is not None else 0.0 for m, e in zip(means, estimates)]
+        high = [e["high"] - m if e["high"] is not None else 0.0 for m, e in zip(means, estimates)]
+        ax.bar(range(len(labels)), means, yerr=[low, high], capsize=4, color=color)
+        ax.set_xticks(range(len(labels)), [f"{label}\nn={e['n']}" + ("" if e["low"] is not None else "\n(no CI)")
+                                           for label, e in zip(labels, estimates)], fontsize=8)
+
+    fig, axes = plt.subplots(2, 2, figsize=(12, 8))
+    wins = report["agents_vs_people"]
+    bars(axes[0, 0], [a["policy"] for a in wins], [a["win_rate"] for a in wins], "tab:blue")
+    axes[0, 0].axhline(0.5, color="gray", lw=0.8, ls="--")
+    axes[0, 0].set_ylim(0, 1)
+    axes[0, 0].set_title("Agents' win rate against the people (tie = 1/2), 95% CI")
+    hist = report["people"]["histogram"]
+    if hist["n"]:
+        edges = np.array(hist["edges"])
+        axes[0, 1].bar(edges[:-1], hist["counts"], width=np.diff(edges), align="edge", edgecolor="white")
+    axes[0, 1].set_xlabel("expected points lost per decision")
+    axes[0, 1].set_ylabel("people")
+    axes[0, 1].set_title(f"People's loss per decision (n={hist['n']} people)")
+    by = report["people"]["by_games_played"]
+    bars(axes[1, 0], [b["games_played"] for b in by], [b["loss_per_decision"] for b in by], "tab:orange")
+    axes[1, 0].set_xlabel("the person's game number")
+    axes[1, 0].set_title("Loss per decision by games played, 95% CI")
+    pooled = report["people"]["population"]["pooled"]["all"]
+    graded = report["agents_graded"]
+    bars(axes[1, 1], ["people"] + [a["policy"] for a in graded], [pooled] + [a["all"] for a in graded], "tab:green")
+    axes[1, 1].set_title("Loss per decision on the same games, 95% CI")
+    fig.tight_layout()
+    write_atomically(path, lambda handle: fig.savefig(handle, format="png", dpi=100))
+    plt.close(fig)
+
+
+# -- command line ------------------------------------------------------------------------------
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """The options of ``yacht report``."""
+    parser.description = __doc__
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--db", default="yacht.db", help="serve database: an SQLite file or a URL (default yacht.db)")
+    parser.add_argument("--json", metavar="PATH", help="write every figure to this JSON file")
+    parser.add_argument("--plot", metavar="PATH", help="write a PNG of the main figures")
+    parser.add_argument("--since", help="only games started at or after this date (ISO 8601, e.g. 2026-11-01)")
+    parser.add_argument("--until", help="only games started before this date")
+    parser.add_argument("--mode", choices=("solitaire", "table", "duplicate"), help="only games of this mode")
+    parser.add_argument("--player", help="only games this person played")
+    parser.set_defaults(run=run)
+
+
+def check_date(option: str, text: str | None) -> str | None:
+    """``text`` if it is an ISO 8601 date (or None), else ``ValueError`` naming ``option``."""
+    from datetime import datetime
+
+    if text is None:
+        return None
+    try:
+        datetime.fromisoformat(text)
+    except ValueError:
+        raise ValueError(f"{option} {text!r} is not a date; use ISO 8601, e.g. 2026-11-01 or 2026-11-01T14:00") from None
+    return text
+
+
+def run(args) -> int:
+    """Print the report of a database; write its JSON and plot when asked."""
+    prog = "yacht report"
+    from pathlib import Path
+
+    try:
+        from yacht_play.serve import db
+    except ImportError as error:
+        print(f"{prog}: needs the serve extra ({error.name} is missing): pip install 'yacht-rl[serve]'", file=sys.stderr)
+        return 2
+    try:
+        filters = Filters(check_date("--since", args.since), check_date("--until", args.until), args.mode, args.player)
+        if "://" not in args.db and not Path(args.db).exists():
+            raise ValueError(f"no database at {args.db!r} (yacht serve --db {args.db} creates it)")
+        games = db.all_games(db.connect(args.db), finished_only=True)
+        report = build_report(games, filters)
+    except (ValueError, db.DatabaseError) as error:
+        print(f"{prog}: {error}", file=sys.stderr)
+        return 2
+    print("\n".join(text_lines(report)))
+    if args.json:
+        from yacht_env.atomic_files import write_atomically
+
+        text = json.dumps(report, indent=2) + "\n"
+        write_atomically(args.json, lambda handle: handle.write(text.encode()))
+    if args.plot:
+        save_plot(args.plot, report)
+    return 0
+

@@ -1,0 +1,322 @@
+"""Simulated people: bots that play ``yacht serve`` through its HTTP API, with known noise.
+
+    yacht simulate-players --players 20 --games 5 --url http://127.0.0.1:8000 --temperature 2
+
+A simulated person sees what a browser sees (the view of ``GET /api/games/{secret}``) and chooses
+by a softmax over the optimal Q-values of its position at a ``temperature`` (in points): action
+``a`` with probability proportional to ``exp((Q*(a) - max Q*) / T)``. Temperature 0 is the
+optimum (ties to the lowest action index, as ``optimal`` breaks them). Since the bot knows its
+choice probabilities, it knows its *expected* loss per decision exactly, ``sum_a p(a) (max Q* -
+Q*(a))``: a report over its games must recover it.
+
+A game is a generator of requests (:func:`play_game`), so the same logic runs synchronously (an
+``httpx.Client`` or Starlette's ``TestClient``: :func:`run_sync`) and concurrently (an
+``httpx.AsyncClient``: :func:`run_async`). Both drivers retry a request the server did not answer
+(a refused connection while it restarts, a 5xx) with the same body: the action's ``seq`` makes a
+retry idempotent. Every decision the server acknowledged is listed in :class:`Played`, so a test
+can check the database holds exactly those.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import math
+import sys
+import time
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from yacht_env.rules import YACHT
+
+RETRY_SECONDS = 60.0  # how long a driver keeps retrying a request the server does not answer
+
+
+@dataclass
+class Played:
+    """What one simulated game saw: its secret, the acknowledged decisions, the outcome, the timings."""
+
+    name: str
+    mode: str
+    agents: list[str]
+    secret: str | None = None
+    acknowledged: dict[int, int] = field(default_factory=dict)  # decision number -> action, as acknowledged
+    expected_losses: list[float] = field(default_factory=list)  # the bot's exact expected loss, per decision
+    latencies: list[float] = field(default_factory=list)  # seconds per action request, agents' thinking excluded
+    agent_seconds: list[float] = field(default_factory=list)  # agents' thinking, in the requests where they moved
+    retries: int = 0
+    errors: list[str] = field(default_factory=list)
+    totals: list[int] | None = None
+    winners: list[str] | None = None
+
+
+class Chooser:
+    """The softmax-over-Q* choice of a simulated person; ``rng`` draws its noise."""
+
+    def __init__(self, temperature: float, rng: np.random.Generator, rules=None):
+        from yacht_play.analyze import Grader
+
+        if not temperature >= 0 or math.isinf(temperature):
+            raise ValueError(f"temperature must be a number >= 0 (points), got {temperature!r}")
+        self.temperature = float(temperature)
+        self.rng = rng
+        self.rules = rules or YACHT
+        self.grader = Grader(self.rules)
+
+    def probabilities(self, q: np.ndarray) -> np.ndarray:
+        """The choice probabilities over actions (0 where illegal)."""
+        legal = np.isfinite(q)
+        p = np.zeros(len(q))
+        if self.temperature == 0:
+            p[int(np.argmax(q))] = 1.0
+            return p
+        z = (q[legal] - q[legal].max()) / self.temperature
+        w = np.exp(z)
+        p[legal] = w / w.sum()
+        return p
+
+    def choose(self, current: dict) -> tuple[int, float]:
+        """The action for the position a view shows, and its exact expected loss."""
+        rules = self.rules
+        open_bits = sum(1 << rules.category_names.index(name) for name in current["now"])
+        q = self.grader.q_values(np.array([current["dice"]]), current["rolls_left"], open_bits)[0]
+        p = self.probabilities(q)
+        legal = np.isfinite(q)
+        expected_loss = float(np.sum(p[legal] * (q[legal].max() - q[legal])))
+        action = int(self.rng.choice(len(q), p=p)) if self.temperature > 0 else int(np.argmax(p))
+        return action, expected_loss
+
+
+def play_game(chooser: Chooser, played: Played, coach: bool = False):
+    """One game through the API, as a generator: yields ``(method, path, body)``, receives ``(status, json)``."""
+    status, body = yield "POST", "/api/games", {"name": played.name, "mode": played.mode, "agents": played.agents,
+                                                "coach": coach}
+    if status != 201:
+        played.errors.append(f"create: {status} {body}")
+        return
+    played.secret = body["secret"]
+    status, view = yield "GET", f"/api/games/{played.secret}", None
+    while status == 200 and not view["finished"]:
+        current = view["current"]
+        if current is None or current["kind"] != "human":  # agents owe moves: ask again
+            status, view = yield "GET", f"/api/games/{played.secret}", None
+            continue
+        action, expected_loss = chooser.choose(current)
+        seq = view["seq"]
+        status, answer = yield "POST", f"/api/games/{played.secret}/actions", {"seq": seq, "action": action}
+        if status == 200:
+            played.acknowledged[seq] = action
+            played.expected_losses.append(expected_loss)
+            view = answer
+        elif status == 409:  # behind (a retry whose answer was lost): look again
+            status, view = yield "GET", f"/api/games/{played.secret}", None
+        else:
+            played.errors.append(f"action {seq}: {status} {answer}")
+            return
+    if status != 200:
+        played.errors.append(f"view: {status} {view}")
+        return
+    played.totals = [sheet["total"] for sheet in view["sheets"]]
+    played.winners = view["winners"]
+
+
+def _time_request(played: Played, method: str, status: int, body, seconds: float) -> None:
+    if method == "POST" and status == 200 and isinstance(body, dict) and "seq" in body:
+        thinking = float(body.get("agent_seconds") or 0.0)
+        played.latencies.append(seconds - thinking)
+        if any(event["kind"] == "agent" for event in body.get("events", [])):  # agents moved in this request
+            played.agent_seconds.append(thinking)
+
+
+def run_sync(client, chooser: Chooser, played: Played, coach: bool = False) -> Played:
+    """Play one game with a synchronous client (``httpx.Client``, ``TestClient``)."""
+    import httpx
+
+    game = play_game(chooser, played, coach)
+    request = next(game)
+    while True:
+        method, path, body = request
+        deadline = time.monotonic() + RETRY_SECONDS
+        while True:
+            started = time.perf_counter()
+            try:
+                response = client.request(method, path, json=body)
+                if response.status_code < 500:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                played.errors.append(f"{method} {path}: no answer within {RETRY_SECONDS:.0f} s")
+                return played
+            played.retries += 1
+            time.sleep(0.05)
+        answer = response.json()
+        _time_request(played, method, response.status_code, answer, time.perf_counter() - started)
+        try:
+            request = game.send((response.status_code, answer))
+        except StopIteration:
+            return played
+
+
+async def run_async(client, chooser: Chooser, played: Played, coach: bool = False) -> Played:
+    """Play one game with an ``httpx.AsyncClient``."""
+    import httpx
+
+    game = play_game(chooser, played, coach)
+    request = next(game)
+    while True:
+        method, path, body = request
+        deadline = time.monotonic() + RETRY_SECONDS
+        while True:
+            started = time.perf_counter()
+            try:
+                response = await client.request(method, path, json=body)
+                if response.status_code < 500:
+                    break
+            except httpx.TransportError:
+                pass
+            if time.monotonic() > deadline:
+                played.errors.append(f"{method} {path}: no answer within {RETRY_SECONDS:.0f} s")
+                return played
+            played.retries += 1
+            await asyncio.sleep(0.05)
+        answer = response.json()
+        _time_request(played, method, response.status_code, answer, time.perf_counter() - started)
+        try:
+            request = game.send((response.status_code, answer))
+        except StopIteration:
+            return played
+
+
+def opponents_of(mode: str, agents: list[str], index: int) -> list[str]:
+    """The agents game number ``index`` is played against: none in solitaire, one in turn otherwise."""
+    if mode == "solitaire" or not agents:
+        return []
+    return [agents[index % len(agents)]]
+
+
+async def simulate(url: str, players: int, games: int, temperature: float, mode: str, agents: list[str],
+                   seed: int = 0, prefix: str = "sim", timeout: float = 60.0) -> list[Played]:
+    """``players`` simulated people playing ``games`` games each, concurrently, against the server at ``url``."""
+    import httpx
+
+    chooser_rng = np.random.default_rng(seed)
+    limits = httpx.Limits(max_connections=players + 4, max_keepalive_connections=players + 4)
+    async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits) as client:
+        async def person(number: int) -> list[Played]:
+            chooser = Chooser(temperature, np.random.default_rng(chooser_rng.integers(2**63)))
+            out = []
+            for g in range(games):
+                played = Played(f"{prefix}{number:04d}", mode, opponents_of(mode, agents, number + g))
+                out.append(await run_async(client, chooser, played))
+            return out
+
+        results = await asyncio.gather(*(person(n) for n in range(players)))
+    return [p for games_of in results for p in games_of]
+
+
+# -- command line ------------------------------------------------------------------------------
+
+
+def configure(parser: argparse.ArgumentParser) -> None:
+    """The options of ``yacht simulate-players``."""
+    parser.description = __doc__
+    parser.formatter_class = argparse.RawDescriptionHelpFormatter
+    parser.add_argument("--url", default="http://127.0.0.1:8000", help="the yacht serve to play on")
+    parser.add_argument("--players", type=int, default=10, help="simulated people playing at once (default 10)")
+    parser.add_argument("--games", type=int, default=1, help="games each plays, one after the other (default 1)")
+    parser.add_argument("--temperature", type=float, default=1.0,
+                        help="softmax temperature over Q*, in points: 0 plays the optimum (default 1)")
+    parser.add_argument("--mode", default="duplicate", choices=("solitaire", "table", "duplicate"),
+                        help="game mode (default duplicate)")
+    parser.add_argument("--agents", default="optimal", help="comma-separated agents to play against, in turn "
+                        "(default optimal); they must be offered by the server")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the players' noise (the dice are the server's)")
+    parser.add_argument("--prefix", default="sim", help="player names are PREFIX0000, PREFIX0001, ... (default sim)")
+    parser.set_defaults(run=run)
+
+
+def run(args) -> int:
+    """Play the simulated people; the exit status is 1 when any request failed."""
+    prog = "yacht simulate-players"
+    for option, value in (("--players", args.players), ("--games", args.games)):
+        if value < 1:
+            print(f"{prog}: {option} must be at least 1, got {value}", file=sys.stderr)
+            return 2
+    if not args.temperature >= 0 or math.isinf(args.temperature):
+        print(f"{prog}: --temperature must be a number >= 0, got {args.temperature}", file=sys.stderr)
+        return 2
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()] if args.mode != "solitaire" else []
+    try:
+        import httpx
+
+        offered = [a["policy"] for a in httpx.get(args.url.rstrip("/") + "/api/agents", timeout=10).json()["agents"]]
+    except ImportError as error:
+        print(f"{prog}: needs httpx ({error.name} is missing): pip install 'yacht-rl[serve]'", file=sys.stderr)
+        return 2
+    except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
+        print(f"{prog}: no yacht serve answers at {args.url} ({type(error).__name__}); start one with yacht serve",
+              file=sys.stderr)
+        return 2
+    missing = [a for a in agents if a not in offered]
+    if missing or (args.mode != "solitaire" and not agents):
+        print(f"{prog}: --agents {','.join(missing) or '(none)'}: the server offers {', '.join(offered) or 'no agents'}",
+              file=sys.stderr)
+        return 2
+    started = time.perf_counter()
+    results = asyncio.run(simulate(args.url, args.players, args.games, args.temperature, args.mode, agents,
+                                   args.seed, args.prefix))
+    seconds = time.perf_counter() - started
+    errors = [e for p in results for e in p.errors]
+    finished = sum(p.winners is not None for p in results)
+    losses = [x for p in results for x in p.expected_losses]
+    print(f"{prog}: {finished} of {len(results)} games finished in {seconds:.1f} s by {args.players} players; "
+          f"{len(losses)} decisions, expected loss per decision {np.mean(losses) if losses else float('nan'):.3f} "
+          f"(temperature {args.temperature:g}); {len(errors)} errors", file=sys.stderr)
+    for error in errors[:5]:
+        print(f"{prog}: {error}", file=sys.stderr)
+    return 1 if errors else 0
+
+
+def audit(engine, played: list[Played]) -> dict:
+    """Check a database against what simulated people were told: counts of what is right and wrong.
+
+    For every game a player created: its decisions are numbered 0, 1, ... without gap or double,
+    it replays as a legal game with the project's rules, every acknowledged decision is stored
+    with the acknowledged action (else ``missing``), and every stored decision of the person was
+    acknowledged (else ``unacknowledged``).
+    """
+    from sqlalchemy import select
+
+    from yacht_play.match import Match
+    from yacht_play.records import RecordError
+    from yacht_play.serve import db
+
+    counts = {"games": 0, "finished": 0, "decisions": 0, "acknowledged": 0, "missing": 0, "unacknowledged": 0,
+              "doubled_or_gaps": 0, "illegal": 0}
+    for p in played:
+        if p.secret is None:
+            continue
+        row = db.game_row(engine, p.secret)
+        if row is None:
+            counts["missing"] += len(p.acknowledged)
+            continue
+        counts["games"] += 1
+        with engine.connect() as connection:
+            numbers = connection.execute(select(db.decisions.c.number).where(db.decisions.c.game_id == row.game_id)
+                                         .order_by(db.decisions.c.number)).scalars().all()
+        if list(numbers) != list(range(len(numbers))):
+            counts["doubled_or_gaps"] += 1
+        record = db.load_record(engine, row)
+        try:
+            match = Match.resume(record)
+            counts["finished"] += match.finished
+        except RecordError:
+            counts["illegal"] += 1
+        stored = {i: d["action"] for i, d in enumerate(record.decisions) if d["kind"] == "human"}
+        counts["decisions"] += len(record.decisions)
+        counts["acknowledged"] += len(p.acknowledged)
+        counts["missing"] += sum(stored.get(n) != action for n, action in p.acknowledged.items())
+        counts["unacknowledged"] += sum(n not in p.acknowledged for n in stored)
+    return counts
