@@ -26,6 +26,7 @@ import weakref
 
 import numpy as np
 
+from agents.array_checks import check_rolls_left
 from agents.optimal import Solution, open_bits_from, open_sets_by_count, solve
 from agents.target import max_total
 from yacht_env.rules import YACHT, RuleSet
@@ -196,14 +197,7 @@ def score_distribution(
     hand = None
     if dice is not None:
         hand = rules.hand(dice)
-        if (
-            isinstance(rolls_left, bool)
-            or not isinstance(rolls_left, (int, np.integer))
-            or not 0 <= rolls_left < rules.rolls_per_turn
-        ):
-            raise ValueError(
-                f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}"
-            )
+        check_rolls_left(rolls_left, rules)
     pmf = score_distributions(rules).final(open_bits, int(total), hand, rolls_left)
     return pmf
 

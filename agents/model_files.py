@@ -29,7 +29,9 @@ from pathlib import Path
 
 import numpy as np
 
+from yacht_env.actions import ActionLayout
 from yacht_env.encoding import ENCODINGS, make_encoding
+from yacht_env.rules import rule_set
 
 FORMAT = "yacht-model"
 FORMAT_VERSION = 1
@@ -239,7 +241,7 @@ def read_model_file(path: str | Path) -> tuple[dict, dict]:
     except ValueError:
         raise ModelLoadError(f"{where}: the {METADATA_KEY!r} metadata is not JSON") from None
     meta = _check_metadata(meta, where)
-    expected_actions = 2**YACHT.num_dice + YACHT.num_categories
+    expected_actions = ActionLayout(rule_set(meta["rules"])).num_actions
     if meta["num_actions"] != expected_actions:
         raise ModelLoadError(f"{where}: num_actions is {meta['num_actions']}, the {meta['rules']} rules have {expected_actions}")
     space = observation_space_of(meta["observation_encoding"], meta["num_players"], YACHT)

@@ -42,7 +42,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.array_checks import check_range, integer_array
+from agents.array_checks import check_range, hand_indices, integer_array
+from yacht_env.actions import ActionLayout
 from yacht_env.dice import DiceSpace
 from yacht_env.rules import RuleSet, rule_set
 
@@ -286,7 +287,8 @@ class Solution:
     """
 
     def __init__(self, rules: RuleSet, state_values: np.ndarray, keep_values: np.ndarray, plan_ahead: bool = True):
-        dice = rules.dice
+        dice = self.dice = rules.dice
+        layout = ActionLayout(rules)
         self.state_values = state_values
         self.keep_values = keep_values
         self.plan_ahead = plan_ahead
@@ -295,8 +297,8 @@ class Solution:
         self.rolls_per_turn = rules.rolls_per_turn
         self.num_dice = dice.num_dice
         self.num_faces = dice.num_faces
-        self.first_score_action = dice.num_rerolls
-        self.num_actions = dice.num_rerolls + rules.num_categories
+        self.first_score_action = layout.first_score_action
+        self.num_actions = layout.num_actions
         self._scores = rules.score_table.astype(np.float64)
         self._keep_after_reroll = dice.keep_after_reroll.astype(np.intp)
         self._hand_of_code = dice.hand_of_code.astype(np.intp)
@@ -342,17 +344,7 @@ class Solution:
         return hands, rolls_left, open_bits
 
     def _hand_indices(self, hands) -> np.ndarray:
-        hands = integer_array(hands, "hands")
-        if hands.ndim == 2 and hands.shape[1] == self.num_dice:
-            check_range(hands, 1, self.num_faces, "die")
-            return self._hand_of_code[(hands.astype(np.int64) - 1) @ self._place_values]
-        if hands.ndim != 1:
-            raise ValueError(
-                f"hands must be hand indices of shape (N,) or dice of shape (N, {self.num_dice}), "
-                f"got shape {hands.shape}"
-            )
-        check_range(hands, 0, len(self._scores) - 1, "hand index")
-        return hands.astype(np.intp)
+        return hand_indices(hands, self.dice)
 
 
 # -- cached entry points -----------------------------------------------------------------------

@@ -14,6 +14,7 @@ from typing_extensions import override
 
 from agents.model_files import SUFFIX, ModelLoadError
 from agents.policy import Policy
+from yacht_env.actions import ActionLayout
 from yacht_env.encoding import ENCODINGS, make_encoding
 
 PREFIX = "ppo:"  # an inference model file: safe to load from anyone
@@ -97,7 +98,7 @@ class PPOPolicy(Policy):
         self.name = name
         self.deterministic = deterministic
         self.model_encoding = make_encoding(encoding_of(model.observation_space, self.rules), self.rules)
-        expected_actions = 2**self.rules.num_dice + self.rules.num_categories
+        expected_actions = ActionLayout(self.rules).num_actions
         if getattr(model.action_space, "n", None) != expected_actions:
             raise ModelLoadError(f"model {name} has action space {model.action_space}, expected Discrete({expected_actions})")
 

@@ -35,7 +35,8 @@ from __future__ import annotations
 import numpy as np
 from numba import njit, prange
 
-from agents.array_checks import check_range, integer_array
+from agents.array_checks import check_range, hand_indices, integer_array
+from yacht_env.actions import ActionLayout
 from yacht_env.rules import RuleSet, extra_yahtzee_bonus, placement, upper_bonus
 
 # -- the game's constants, packed once per rule set ---------------------------------------------
@@ -447,7 +448,8 @@ class SheetSolution:
     """
 
     def __init__(self, rules: RuleSet, state_values: np.ndarray, plan_ahead: bool = True):
-        dice = rules.dice
+        dice = self.dice = rules.dice
+        layout = ActionLayout(rules)
         self.state_values = state_values
         self.plan_ahead = plan_ahead
         self.tables = TurnTables(rules)
@@ -456,8 +458,8 @@ class SheetSolution:
         self.upper_cap = rules.upper_cap
         self.num_dice = dice.num_dice
         self.num_faces = dice.num_faces
-        self.first_score_action = dice.num_rerolls
-        self.num_actions = dice.num_rerolls + rules.num_categories
+        self.first_score_action = layout.first_score_action
+        self.num_actions = layout.num_actions
         self._alike = rules.alike_hands.copy()
         self._keep_after_reroll = dice.keep_after_reroll.astype(np.int64)
         self._hand_of_code = dice.hand_of_code.astype(np.intp)
@@ -520,13 +522,4 @@ class SheetSolution:
         return open_bits, upper, yahtzee
 
     def _hand_indices(self, hands) -> np.ndarray:
-        hands = integer_array(hands, "hands")
-        if hands.ndim == 2 and hands.shape[1] == self.num_dice:
-            check_range(hands, 1, self.num_faces, "die")
-            return self._hand_of_code[(hands.astype(np.int64) - 1) @ self._place_values]
-        if hands.ndim != 1:
-            raise ValueError(
-                f"hands must be hand indices of shape (N,) or dice of shape (N, {self.num_dice}), got shape {hands.shape}"
-            )
-        check_range(hands, 0, self._num_hands - 1, "hand index")
-        return hands.astype(np.intp)
+        return hand_indices(hands, self.dice)

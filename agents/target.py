@@ -38,11 +38,13 @@ from pathlib import Path
 import numpy as np
 from numba import njit
 
+from agents.array_checks import check_rolls_left
 from agents.optimal import (
     KeepTables,
     open_bits_from,
     open_sets_by_count,
 )
+from yacht_env.actions import ActionLayout
 from yacht_env.atomic_files import write_atomically
 from yacht_env.rules import YACHT, RuleSet
 from yacht_env.table.encoding import max_total
@@ -77,7 +79,7 @@ def turn_q_values(
     rolls_left = np.ascontiguousarray(rolls_left, dtype=np.int64).reshape(-1)
     open_bits = np.ascontiguousarray(open_bits, dtype=np.int64).reshape(-1)
     end_values = np.ascontiguousarray(end_values, dtype=np.float64)
-    q = np.full((len(hands), dice.num_rerolls + rules.num_categories), -np.inf)
+    q = np.full((len(hands), ActionLayout(rules).num_actions), -np.inf)
     keep_sizes = dice.keep_sizes.astype(np.int64)
     _turn_q(
         q,
@@ -426,14 +428,7 @@ def target_probabilities(
     """
     rules = rules or YACHT
     hand = rules.hand(dice)
-    if (
-        isinstance(rolls_left, bool)
-        or not isinstance(rolls_left, (int, np.integer))
-        or not 0 <= rolls_left < rules.rolls_per_turn
-    ):
-        raise ValueError(
-            f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}"
-        )
+    check_rolls_left(rolls_left, rules)
     if isinstance(needed, bool) or not isinstance(needed, (int, np.integer)):
         raise ValueError(f"needed must be an integer number of points, got {needed!r}")
     open_bits = open_bits_from(open_categories, rules)

@@ -30,6 +30,7 @@ import numpy as np
 from numba import njit
 from typing_extensions import override
 
+from agents.array_checks import check_rolls_left
 from agents.distribution import score_distributions
 from agents.optimal import solve
 from agents.policy import Policy
@@ -339,14 +340,7 @@ def win_probabilities(
 
     rules = rules or YACHT
     hand = rules.hand(dice)
-    if (
-        isinstance(rolls_left, bool)
-        or not isinstance(rolls_left, (int, np.integer))
-        or not 0 <= rolls_left < rules.rolls_per_turn
-    ):
-        raise ValueError(
-            f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}"
-        )
+    check_rolls_left(rolls_left, rules)
     opponents = list(opponents)
     if not 1 <= len(opponents) <= 4:
         raise ValueError(f"a table has 1 to 4 opponents, got {len(opponents)}")

@@ -24,6 +24,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from yacht_env.actions import ActionLayout
 from yacht_env.env import GameOverError
 from yacht_env.rules import YACHT
 from yacht_env.table.game import unique_names
@@ -237,9 +238,9 @@ class GameService:
             row = body["row"]
             if row not in rules.category_names:
                 raise Refused(f"row {row!r} does not exist; rows are {', '.join(rules.category_names)}")
-            return rules.dice.num_rerolls + rules.category_names.index(row)
+            return ActionLayout(rules).score_action(rules.category_names.index(row))
         action = body["action"]
-        num_actions = rules.dice.num_rerolls + rules.num_categories
+        num_actions = ActionLayout(rules).num_actions
         if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < num_actions:
             raise Refused(f"action must be an integer 0..{num_actions - 1}, got {action!r}")
         return action
