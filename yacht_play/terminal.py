@@ -169,12 +169,14 @@ def agent_turn_line(records: list[dict], rules: RuleSet) -> str:
     return " | ".join(steps)
 
 
-def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, width: int = 80, chances=None) -> str:
+def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, width: int = 80, chances=None,
+               chances_label: str = "win") -> str:
     """The optimum's view of a decision just made: expected final scores of the choice, the best, the others.
 
     At most three lines of ``width``: the verdict (wrapped between words) and one line of options,
     as many as fit, never cut inside an option. ``chances``: each action's probability of winning
-    (``agents.win.win_probabilities``), shown by its expected score.
+    (``agents.win.win_probabilities``) or of reaching a target (``agents.target.target_probabilities``),
+    shown by its expected score after ``chances_label``.
     """
     best = int(np.argmax(q))
     chosen = choice_label(action, dice, rules)
@@ -190,7 +192,7 @@ def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, wid
             seen.setdefault(choice_label(int(a), dice, rules), (float(q[a]), None if chances is None else float(chances[a])))
     options = "       options:"
     for index, (label, (value, win)) in enumerate(seen.items()):
-        chance = "" if win is None else f" (win {100 * win:.0f}%)"
+        chance = "" if win is None else f" ({chances_label} {100 * win:.0f}%)"
         item = f"{' |' if index else ''} {label} {total + value:.2f}{chance}"
         if len(options) + len(item) > width:
             break
@@ -298,11 +300,14 @@ def intro(match: Match, path: Path, resumed: bool) -> str:
 # -- the game loop -----------------------------------------------------------------------------
 
 
-def human_decision(match: Match, seat: Seat, console, grader=None, news: list[str] = (), after: list[str] | None = None) -> dict:
+def human_decision(match: Match, seat: Seat, console, grader=None, news: list[str] = (), after: list[str] | None = None,
+                   target: int | None = None) -> dict:
     """Ask until the person types a legal command; apply it. ``QuitGame`` if they quit.
 
     What the decision did (the coach's verdict, the row written) goes to ``after``, for the next
     screen to show under its sheet, where a 24-line terminal keeps it in view; shown now if None.
+    With ``target`` (solitaire), the coach shows each option's probability of finishing on at least
+    ``target`` points.
     """
     rules = match.rules
     console.show(screen(match, seat, news))
@@ -329,17 +334,23 @@ def human_decision(match: Match, seat: Seat, console, grader=None, news: list[st
             raise QuitGame
         dice, total = seat.dice, seat.total
         q = grader.q_values(np.array([dice]), seat.rolls_left, seat.open_bits)[0] if grader else None
-        chances = None
+        chances, chances_label = None, "win"
         if grader and match.mode == "table" and len(match.seats) > 1:
             from agents.win import win_probabilities
 
             others = [(s.total, s.open_names) for s in match.seats if s is not seat]
             chances = win_probabilities(dice, seat.rolls_left, seat.open_names, total, others, rules)
+        elif grader and target is not None:
+            from agents.target import target_probabilities
+
+            chances = target_probabilities(dice, seat.rolls_left, seat.open_names, target - total, rules)
+            chances_label = f">={target}"
         record = match.play(command.action, time.monotonic() - started)
         lines = []
         if q is not None:
             width = getattr(console, "width", 80)
-            lines += coach_text(q, command.action, dice, total, rules, width=width, chances=chances).splitlines()
+            lines += coach_text(q, command.action, dice, total, rules, width=width, chances=chances,
+                                chances_label=chances_label).splitlines()
         if record["points"] is not None:
             lines.append(f"{seat.name}: {choice_label(command.action, dice, rules)}, total {record['total']}")
         if after is None:
@@ -350,8 +361,11 @@ def human_decision(match: Match, seat: Seat, console, grader=None, news: list[st
         return record
 
 
-def play_match(match: Match, console, coach: bool = False) -> None:
-    """Play until every sheet is full. ``QuitGame`` when the person stops."""
+def play_match(match: Match, console, coach: bool = False, target: int | None = None) -> None:
+    """Play until every sheet is full. ``QuitGame`` when the person stops.
+
+    ``target``: in a coached solitaire game, the coach also shows the chance of reaching it.
+    """
     grader = None
     if coach:
         from yacht_play.analyze import Grader
@@ -363,7 +377,7 @@ def play_match(match: Match, console, coach: bool = False) -> None:
         seat = match.current
         if seat.kind == "human":
             after: list[str] = []
-            human_decision(match, seat, console, grader, news, after)
+            human_decision(match, seat, console, grader, news, after, target=target)
             news = after
             continue
         if match.mode == "duplicate":  # the agent plays the same dice unseen, after the person
@@ -444,6 +458,17 @@ def seed_value(text: str) -> int:
     return value
 
 
+def target_value(text: str) -> int:
+    """``--target``: a whole number of points, 0 or more."""
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"expected a whole number of points, 0 or more, got {text!r}") from None
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a whole number of points, 0 or more, got {value}")
+    return value
+
+
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``yacht play`` to ``parser``."""
     parser.description = __doc__
@@ -454,6 +479,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
                                 f"up to {MAX_SEATS - 1}); with --resume, the game's agents named again in seat order")
     opponents.add_argument("--duplicate", metavar="AGENT", help="play the same dice as this agent and compare turn by turn")
     parser.add_argument("--coach", action="store_true", help="after each decision, show the optimal choice and what yours cost")
+    parser.add_argument("--target", type=target_value, metavar="T", help=(
+        "with --coach in a solitaire game: also show each option's chance of finishing with at least T points"))
     parser.add_argument("--seed", type=seed_value, help="seed of the dice, 0 or more (default: a random one, shown and recorded)")
     parser.add_argument("--name", help="your name in the records (default: you)")
     parser.add_argument("--record", metavar="FILE",
@@ -475,6 +502,10 @@ def run(args, console=None) -> int:
         return 2
     except KeyboardInterrupt:  # while agents load: nothing is recorded yet
         return 130
+    if args.target is not None and not (match.coach and match.mode == "solitaire"):
+        print(f"yacht play: error: --target {args.target} goes with a coached solitaire game (--coach, no --vs or "
+              "--duplicate): it shows the chance of reaching the target", file=sys.stderr)
+        return 2
     console = console or TerminalConsole()
     try:
         writer = RecordWriter(path)
@@ -487,7 +518,7 @@ def run(args, console=None) -> int:
             writer.write(match.end)
         console.show(intro(match, path, bool(args.resume)))
         try:
-            play_match(match, console, match.coach)
+            play_match(match, console, match.coach, target=args.target)
         except QuitGame:
             console.show(saved_text(path, match))
             return 0

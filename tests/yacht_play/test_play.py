@@ -462,3 +462,22 @@ def test_importing_the_terminal_modules_stays_light():
             "print(sorted(m for m in ('agents', 'torch', 'matplotlib', 'rich') if m in sys.modules))")
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
+
+
+def test_solitaire_coach_shows_the_chance_of_reaching_a_target(tmp_path, capsys):
+    from agents.target import target_probabilities
+
+    console = ScriptedConsole(["s 12", "q"])  # score the first roll in Yacht, then stop
+    assert play_main(["--seed", "9", "--coach", "--target", "150", "--record", str(tmp_path / "t.jsonl")], console) == 0
+    options = next(line for line in console.output if "options:" in line)
+    first = read_records(tmp_path / "t.jsonl").games[0].decisions[0]
+    chances = target_probabilities(first["dice"], first["rolls_left"], CATEGORIES, 150)
+    q = solve().q_values_batch(YACHT.hand(first["dice"]), first["rolls_left"], ALL_OPEN)[0]
+    best = int(np.argmax(q))
+    assert f"(>=150 {100 * chances[best]:.0f}%)" in options  # the best option, listed first, with its chance
+    for argv in (["--target", "150"], ["--coach", "--target", "150", "--vs", "greedy"]):
+        assert play_main(["--seed", "9", "--record", str(tmp_path / "x.jsonl"), *argv], ScriptedConsole([])) == 2
+        assert "--target 150 goes with a coached solitaire game" in capsys.readouterr().err
+    with pytest.raises(SystemExit):
+        play_main(["--coach", "--target", "-5"], ScriptedConsole([]))
+    assert "expected a whole number of points, 0 or more, got -5" in capsys.readouterr().err
