@@ -103,7 +103,15 @@ def test_a_whole_game_never_shows_dice_not_rolled_yet(client, service):
         assert response.status_code == 200, response.text
         view = response.json()
         check_nothing_unrolled(service, secret, view)
-        assert view["coach"] is not None and view["coach"]["options"][0]["expected"] >= view["coach"]["chosen_expected"] - 1e-9
+        coach = view["coach"]
+        assert coach is not None and coach["options"][0]["expected"] >= coach["chosen_expected"] - 1e-9
+        assert all(0 <= option["win"] <= 1 for option in coach["options"]) and 0 <= coach["chosen_win"] <= 1
+        if responses == 0:  # the first decision: the chances are agents.win's for that position
+            from agents.win import win_probabilities
+
+            first = stored(service, secret).decisions[0]
+            chances = win_probabilities(first["dice"], first["rolls_left"], first["open"], 0, [(0, list(first["open"]))] * 2)
+            assert coach["chosen_win"] == pytest.approx(float(chances[first["action"]]))
         responses += 1
         summary = client.get(f"/api/games/{secret}/summary")
         if not view["finished"]:
@@ -203,6 +211,7 @@ def test_names_are_stored_as_given(client, service):
 def test_duplicate_the_agent_plays_the_same_dice_after_the_person(client, service):
     secret = new_game(client, "duplicate", ["optimal"], coach=True, name="dup")
     view = play_out(client, service, secret, random.Random(3))
+    assert view["coach"]["chosen_win"] is None  # seats on the same dice: no chance of winning is shown
     record = stored(service, secret)
     person = [d for d in record.decisions if d["seat"] == 0]
     agent = [d for d in record.decisions if d["seat"] == 1]

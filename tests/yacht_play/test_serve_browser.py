@@ -156,7 +156,7 @@ def test_a_duplicate_game_with_the_coach(page, server, tmp_path):
     assert page.locator("#coach .option").count() >= 2
     page.screenshot(path=tmp_path / "coach.png", full_page=True)
     while play_turn_by_clicking(page) != "over":
-        pass
+        assert "null" not in page.inner_text("#coach")  # whether or not the choice is among the listed options
     assert page.locator("table.turns tbody tr").count() == 12
     page.screenshot(path=tmp_path / "duplicate-over.png", full_page=True)
     record = stored(server, secret_of(page))

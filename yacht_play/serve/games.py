@@ -185,11 +185,17 @@ class GameService:
             action = self._action(seat, body)
             q = self.grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits)[0]
             dice, before = seat.dice, seat.total
+            chances = None
+            if match.coach and match.mode == "table" and len(match.seats) > 1:  # the chance of winning the game at hand
+                from agents.win import win_probabilities
+
+                others = [(s.total, s.open_names) for s in match.seats if s is not seat]
+                chances = win_probabilities(dice, seat.rolls_left, seat.open_names, before, others, self.rules)
             try:
                 record = match.play(action, time.monotonic() - live.shown_at)
             except (ValueError, GameOverError) as error:
                 raise Refused(str(error).splitlines()[0]) from None
-            coach = coach_view(q, action, dice, before, self.rules) if match.coach else None
+            coach = coach_view(q, action, dice, before, self.rules, chances) if match.coach else None
             moved = self._agents_move(live, [record])  # one commit: the person's decision and the agents' replies
             live.shown_at = time.monotonic()
             thinking = sum(r["seconds"] for r in moved[1:])  # the agents' own time, commits excluded
@@ -421,21 +427,27 @@ def public_decision(record: dict, rules) -> dict:
     }
 
 
-def coach_view(q: np.ndarray, action: int, dice, total: int, rules) -> dict:
-    """The optimum's view of a decision just made, as the terminal coach gives it."""
+def coach_view(q: np.ndarray, action: int, dice, total: int, rules, chances: np.ndarray | None = None) -> dict:
+    """The optimum's view of a decision just made, as the terminal coach gives it.
+
+    ``chances``: each action's probability of winning the game at hand (``agents.win.win_probabilities``),
+    given with each option as ``win`` (None without).
+    """
     best = int(np.argmax(q))
     options = {}
     for a in np.argsort(-q, kind="stable"):
         if np.isfinite(q[a]):
-            options.setdefault(choice_label(int(a), dice, rules), float(total + q[a]))
+            win = None if chances is None else float(chances[a])
+            options.setdefault(choice_label(int(a), dice, rules), (float(total + q[a]), win))
     chosen = choice_label(action, dice, rules)
     return {
         "dice": list(dice),
         "chosen": chosen, "chosen_expected": float(total + q[action]),
+        "chosen_win": None if chances is None else float(chances[action]),
         "best": choice_label(best, dice, rules), "best_expected": float(total + q[best]),
         "loss": float(q[best] - q[action]),
-        "options": [{"label": label, "expected": value, "chosen": label == chosen}
-                    for label, value in list(options.items())[:COACH_OPTIONS]],
+        "options": [{"label": label, "expected": value, "win": win, "chosen": label == chosen}
+                    for label, (value, win) in list(options.items())[:COACH_OPTIONS]],
     }
 
 

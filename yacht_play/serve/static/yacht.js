@@ -366,21 +366,25 @@ function showCoach(coach) {
   const top = coach.options.length ? coach.options[0].expected : 0;
   const low = Math.min(...coach.options.map((o) => o.expected), coach.chosen_expected);
   const span = Math.max(top - low, 1e-6);
-  card.replaceChildren(
+  card.replaceChildren(...[
     el("h2", {}, "Coach"),
     el("div", { class: `verdict ${best ? "best" : "cost"}` }, best
       ? `${coach.chosen} is the best choice: expected final score ${fmt(coach.chosen_expected)}`
       : `${coach.chosen} cost you ${fmt(coach.loss)} points: expected ${fmt(coach.chosen_expected)} against ${fmt(coach.best_expected)} for ${coach.best}`),
-    el("div", { class: "muted small" }, `With dice ${coach.dice.join(" ")}, the options by expected final score:`),
+    el("div", { class: "muted small" }, `With dice ${coach.dice.join(" ")}, the options by expected final score` +
+      (coach.chosen_win === null || coach.chosen_win === undefined ? ":" : " (and the chance of winning this game):")),
     ...coach.options.map((option) => {
       const width = 25 + 75 * (option.expected - low) / span;
+      const win = option.win === null || option.win === undefined ? "" : `  · win ${Math.round(100 * option.win)}%`;
       return el("div", { class: `option${option.chosen ? " chosen" : ""}` },
-        el("div", { class: "bar" }, el("i", { style: `width:${width}%` }), el("span", {}, option.label + (option.chosen ? "  ← yours" : ""))),
+        el("div", { class: "bar" }, el("i", { style: `width:${width}%` }), el("span", {}, option.label + win + (option.chosen ? "  ← yours" : ""))),
         el("b", {}, fmt(option.expected)));
     }),
     coach.options.some((o) => o.chosen) ? null : el("div", { class: "option chosen" },
-      el("div", { class: "bar" }, el("i", { style: "width:20%" }), el("span", {}, `${coach.chosen}  ← yours`)), el("b", {}, fmt(coach.chosen_expected))),
-  );
+      el("div", { class: "bar" }, el("i", { style: "width:20%" }), el("span", {}, `${coach.chosen}${
+        coach.chosen_win === null || coach.chosen_win === undefined ? "" : `  · win ${Math.round(100 * coach.chosen_win)}%`}  ← yours`)),
+      el("b", {}, fmt(coach.chosen_expected))),
+  ].filter((child) => child !== null));  // replaceChildren would show a null as the text "null"
 }
 
 function onKey(event) {
