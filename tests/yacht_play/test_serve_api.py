@@ -19,6 +19,7 @@ with warnings.catch_warnings():  # newer Starlette suggests httpx2 for its TestC
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient  # noqa: E402
 
+from tests.yacht_play.serve_support import ROOT  # noqa: E402
 from yacht_play.match import Match  # noqa: E402
 from yacht_play.records import read_records, write_games  # noqa: E402
 from yacht_play.serve import db  # noqa: E402
@@ -308,3 +309,22 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
     assert "unknown policy 'clever'" in error
     assert main(["serve", "--db", "postgresql://nobody@127.0.0.1:1/none"]) == 2
     assert "cannot open database" in capsys.readouterr().err
+
+
+def test_agents_of_the_server_play_on_after_a_game_leaves_memory_and_win_sits_at_tables(tmp_path):
+    """A game is rebuilt from its rows with the server's own agents (a model agent too), and win plays at tables only."""
+    engine = db.connect(str(tmp_path / "agents.db"))
+    service = GameService(engine, ["win", f"ppo:{ROOT / 'models' / 'ppo.safetensors'}"])
+    model = service.agents[1]
+    with TestClient(create_app(service)) as client:
+        secret = new_game(client, "table", [model, "win"], coach=True)
+        rng = random.Random(7)
+        view = client.get(f"/api/games/{secret}").json()
+        for _ in range(4):  # the person's decisions, each answered by both agents' turns
+            view = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], **random_choice(view, rng)}).json()
+        before = stored(service, secret)
+        service.forget(service.live(secret))  # as after a restart: the next request rebuilds the game from its rows
+        view = play_out(client, service, secret, rng)
+        assert view["finished"] and stored(service, secret).decisions[: len(before.decisions)] == before.decisions
+        refused = client.post("/api/games", json={"name": "ann", "mode": "duplicate", "agents": ["win"], "coach": False})
+        assert refused.status_code == 400 and "plays at a table" in refused.json()["error"]

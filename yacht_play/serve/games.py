@@ -58,20 +58,30 @@ class Live:
     lock: threading.Lock
 
 
+TABLE_ONLY = ("win",)  # agents that read the other players' scores, built per table size
+
+
 class GameService:
     """The server's games. ``agents`` are the policy names offered in the lobby; they are loaded now."""
 
     def __init__(self, engine, agents: list[str], rules=None):
-        from agents.registry import make_policy
+        from agents.registry import make_policy, make_table_policy
         from yacht_play.analyze import Grader
 
         self.engine = engine
         self.rules = rules or YACHT
         self.grader = Grader(self.rules)
         self.agents = list(dict.fromkeys(agents))
-        self.policies = {}
+        self.policies = {}  # name -> the solitaire policy (None for a table-only policy such as win)
+        self._table_policies: dict[tuple[str, int], OneAtATime] = {}  # (name, players) -> a policy that reads the table
+        self._make_table_policy = make_table_policy
+        self._table_lock = threading.Lock()
         for name in self.agents:
             try:
+                if name in TABLE_ONLY:
+                    self.policies[name] = None
+                    self._table_policy(name, 2)  # built now, so that a bad name stops the start
+                    continue
                 self.policies[name] = make_policy(name, rules=self.rules)
             except ValueError as error:  # unknown name, missing model file, ...
                 raise ValueError(f"--agents: {error}") from None
@@ -106,7 +116,7 @@ class GameService:
         names = unique_names([name, *(agent_name(p) for p in agents)])
         players = [Player(name, "human"), *(Player(n, "agent", p) for n, p in zip(names[1:], agents))]
         seed = secrets.randbits(62)  # unguessable: the seed regenerates the dice stream
-        policies = {seat: self.policies[p] for seat, p in enumerate(agents, start=1)}
+        policies = {seat: self._policy(p, mode, len(players)) for seat, p in enumerate(agents, start=1)}
         match = Match.new(players, seed, mode, rules=self.rules, coach=coach, policies=policies)
         secret = secrets.token_urlsafe(24)
         db.insert_game(self.engine, match.game_id, secret, name, match.header)
@@ -117,7 +127,7 @@ class GameService:
         """Load a recorded game (replayed first, to prove it legal); False when its id is there already."""
         if db.game_row_by_id(self.engine, game.game_id) is not None:
             return False
-        match = resume(game)
+        match = resume(game, agents=False)
         people = [p["name"] for p in game.players if p["kind"] == "human"]
         score, loss = self._person_result(match) if match.finished else (None, None)
         db.insert_game(self.engine, game.game_id, secrets.token_urlsafe(24), people[0] if people else game.players[0]["name"],
@@ -136,8 +146,34 @@ class GameService:
         row = db.game_row(self.engine, secret)
         if row is None:
             raise Refused("no such game: the link is wrong or the game belongs to another server", 404)
-        match = resume(db.load_record(self.engine, row))
+        game = db.load_record(self.engine, row)
+        players, mode = game.header["players"], game.header["mode"]
+        policies = {}
+        for player in players:
+            if player["kind"] != "agent":
+                continue
+            if player["policy"] not in self.policies:
+                raise Refused(f"game {game.game_id} needs the agent {player['policy']!r}, which this server does not "
+                              f"offer now (start it with --agents including it)", 409)
+            policies[player["seat"]] = self._policy(player["policy"], mode, len(players))
+        # The server's own database names the agents; the server plays them with the policies it loaded.
+        match = resume(game, policies=policies)
         return self._keep(Live(row.game_id, secret, match, time.monotonic(), threading.Lock()))
+
+    def _policy(self, name: str, mode: str, num_players: int):
+        """The offered agent ``name`` for a seat in a game of ``mode`` with ``num_players`` seats."""
+        if name in TABLE_ONLY:
+            if mode != "table":
+                raise Refused(f"agent {name!r} plays at a table (mode table): it reads the other players' scores")
+            return self._table_policy(name, num_players)
+        return self.policies[name]
+
+    def _table_policy(self, name: str, num_players: int):
+        with self._table_lock:
+            key = (name, num_players)
+            if key not in self._table_policies:
+                self._table_policies[key] = OneAtATime(self._make_table_policy(name, num_players, rules=self.rules))
+            return self._table_policies[key]
 
     def forget(self, live: Live) -> None:
         """Drop a game from memory; the next request rebuilds it from its rows."""
@@ -389,6 +425,11 @@ class OneAtATime:
         with self.lock:
             return self.policy.act(observation, action_mask)
 
+    def act_batch(self, observations, action_masks):
+        """The policy's actions for a batch, one caller at a time."""
+        with self.lock:
+            return self.policy.act_batch(observations, action_masks)
+
     def __getattr__(self, name):
         return getattr(self.policy, name)
 
@@ -402,10 +443,10 @@ def warm_up(policy, rules) -> None:
     policy.act(observation, env.action_masks())
 
 
-def resume(game: GameRecord) -> Match:
-    """The match of a stored game, replayed with the project's rules."""
+def resume(game: GameRecord, policies: dict | None = None, agents: bool = True) -> Match:
+    """The match of a stored game, replayed with the project's rules (and ``policies`` for its agent seats)."""
     try:
-        return Match.resume(game)
+        return Match.resume(game, policies=policies, agents=agents)
     except RecordError as error:
         raise Refused(f"game {game.game_id} cannot be replayed: {error}", 500) from None
 
