@@ -28,7 +28,7 @@ import numpy as np
 
 from agents.array_checks import check_rolls_left
 from agents.optimal import Solution, open_bits_from, open_sets_by_count, solve
-from agents.target import max_total
+from agents.target import check_rows_score_alone, max_total
 from yacht_env.rules import YACHT, RuleSet
 
 SETS_PER_CHUNK = 64
@@ -158,7 +158,7 @@ _distributions: weakref.WeakKeyDictionary[RuleSet, ScoreDistributions] = (
 
 def score_distributions(rules: RuleSet | None = None) -> ScoreDistributions:
     """The distribution tables of ``rules`` (default :data:`YACHT`), built once per process."""
-    rules = rules or YACHT
+    rules = check_rows_score_alone(rules or YACHT)
     tables = _distributions.get(rules)
     if tables is None:
         tables = _distributions[rules] = ScoreDistributions(rules)

@@ -261,6 +261,7 @@ def solve_target_table(rules: RuleSet, tie: float = 1.0) -> np.ndarray:
     ``max E[1{F > t} + 1{F = t} / 2]``, the chance of beating a known final score ``t`` points
     ahead with a tie counting half. Entries above the most a set can score stay 0.
     """
+    check_rows_score_alone(rules)
     dice = rules.dice
     tables = _keep_tables(rules)
     scores = rules.score_table.astype(np.int64)
@@ -393,6 +394,22 @@ _solutions: weakref.WeakKeyDictionary[RuleSet, dict[float, TargetSolution]] = (
 TIE_KINDS = {1.0: "target", 0.5: "beat"}
 
 
+def check_rows_score_alone(rules: RuleSet) -> RuleSet:
+    """``rules`` if every row scores on its own, else ``ValueError`` naming why the target DP does not cover them.
+
+    With an upper bonus or a joker the points still to come depend on the upper subtotal and the
+    Yahtzee box too, which would multiply the table's states by the subtotals for every target; the
+    target DP, the exact distributions and the win policy are built for rule sets without them.
+    """
+    if rules.has_sheet_state:
+        raise ValueError(
+            f"rule set {rules.name!r} has an upper bonus, an extra-Yahtzee bonus or a joker: the target DP, the exact "
+            "score distributions and the win and target:T policies cover rule sets whose rows score on their own "
+            "(yacht, yacht_exercism, ...)"
+        )
+    return rules
+
+
 def solve_target(
     rules: RuleSet | None = None, tie: float = 1.0, use_disk_cache: bool = True
 ) -> TargetSolution:
@@ -401,7 +418,7 @@ def solve_target(
     ``tie`` 1 (reach a target) or 1/2 (beat a known score, a tie counting half); see
     :func:`solve_target_table`.
     """
-    rules = rules or YACHT
+    rules = check_rows_score_alone(rules or YACHT)
     if tie not in TIE_KINDS:
         raise ValueError(f"tie must be one of {sorted(TIE_KINDS)}, got {tie!r}")
     per_rules = _solutions.setdefault(rules, {})

@@ -34,7 +34,7 @@ from agents.array_checks import check_rolls_left
 from agents.distribution import score_distributions
 from agents.optimal import solve
 from agents.policy import Policy
-from agents.target import max_points_left, max_total, solve_target, turn_q_values
+from agents.target import check_rows_score_alone, max_points_left, max_total, solve_target, turn_q_values
 from yacht_env.rules import YACHT, RuleSet
 from yacht_env.table.encoding import make_table_encoding
 
@@ -373,6 +373,7 @@ _win_tables: weakref.WeakKeyDictionary[RuleSet, WinTables] = weakref.WeakKeyDict
 
 def win_tables(rules: RuleSet) -> WinTables:
     """The (shared) :class:`WinTables` of ``rules``, built once per process."""
+    check_rows_score_alone(rules)
     tables = _win_tables.get(rules)
     if tables is None:
         tables = _win_tables[rules] = WinTables(rules)

@@ -557,3 +557,17 @@ def test_evaluate_prints_the_exact_distribution_beside_the_policies(tmp_path):
         and "at a table" in bad.stderr
         and "Traceback" not in bad.stderr
     )
+
+
+@pytest.mark.parametrize("name", ["yahtzee", "yahtzee_no_joker", "yatzy"])
+def test_rule_sets_with_a_bonus_or_a_joker_are_refused_naming_why(name):
+    from agents.distribution import score_distribution
+    from agents.registry import make_policy, make_table_policy
+    from agents.target import solve_target_table
+    from yacht_env.rules import RULE_SETS
+
+    rules = RULE_SETS[name]
+    for build in (lambda: solve_target(rules), lambda: solve_target_table(rules), lambda: score_distribution(rules=rules),
+                  lambda: make_policy("target:150", rules=rules), lambda: make_table_policy("win", 2, rules=rules)):
+        with pytest.raises(ValueError, match=f"rule set '{name}' has an upper bonus, an extra-Yahtzee bonus or a joker"):
+            build()
