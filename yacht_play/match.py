@@ -443,7 +443,8 @@ class Match:
             raise ValueError("the seat to move is not an agent")
         started = time.perf_counter()
         if getattr(seat.policy, "table_encoding", None) is not None:  # a policy that reads the table (win, target:T)
-            observations = policy_observations(seat.policy, self.game, [0], [seat.index])
+            table, seat_at_table = seat._at
+            observations = policy_observations(seat.policy, self.game, [table], [seat_at_table])
             action = int(seat.policy.act_batch(observations, seat.legal_mask()[None])[0])
         else:
             action = seat.policy.act(seat.observation, seat.legal_mask())

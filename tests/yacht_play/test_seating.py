@@ -31,3 +31,14 @@ def test_every_table_deals_seat_s_the_same_dice(num_players, seed):
     solitaire.reset(seed=seed)
     first_roll = sorted(dealt[0, 0, 0].tolist())
     assert solitaire.unwrapped.dice.tolist() == first_roll  # seat 0 plays Yacht-v0's game of the seed
+
+
+@pytest.mark.parametrize("mode, agents", [("table", ["target:150", "win"]), ("duplicate", ["target:150"])])
+def test_agents_that_read_the_table_play_whole_matches(mode, agents):
+    players = [Player(f"agent{s}", "agent", name) for s, name in enumerate(agents)]
+    if mode == "duplicate":
+        players = [Player("greedy", "agent", "greedy"), *players]
+    match = Match.new(players, seed=3, mode=mode)
+    while not match.finished:
+        match.play_agent()
+    assert all(seat.finished for seat in match.seats)

@@ -314,7 +314,7 @@ def test_serve_refuses_bad_options_in_one_line(tmp_path, capsys):
 def test_agents_of_the_server_play_on_after_a_game_leaves_memory_and_win_sits_at_tables(tmp_path):
     """A game is rebuilt from its rows with the server's own agents (a model agent too), and win plays at tables only."""
     engine = db.connect(str(tmp_path / "agents.db"))
-    service = GameService(engine, ["win", f"ppo:{ROOT / 'models' / 'ppo.safetensors'}"])
+    service = GameService(engine, ["win", f"ppo:{ROOT / 'models' / 'ppo.safetensors'}", "target:150"])
     model = service.agents[1]
     with TestClient(create_app(service)) as client:
         secret = new_game(client, "table", [model, "win"], coach=True)
@@ -326,5 +326,7 @@ def test_agents_of_the_server_play_on_after_a_game_leaves_memory_and_win_sits_at
         service.forget(service.live(secret))  # as after a restart: the next request rebuilds the game from its rows
         view = play_out(client, service, secret, rng)
         assert view["finished"] and stored(service, secret).decisions[: len(before.decisions)] == before.decisions
+        assert play_out(client, service, new_game(client, "table", ["target:150", "target:150"]), rng)["finished"]
+        assert play_out(client, service, new_game(client, "duplicate", ["target:150"]), rng)["finished"]
         refused = client.post("/api/games", json={"name": "ann", "mode": "duplicate", "agents": ["win"], "coach": False})
         assert refused.status_code == 400 and "plays at a table" in refused.json()["error"]

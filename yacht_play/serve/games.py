@@ -162,10 +162,11 @@ class GameService:
 
     def _policy(self, name: str, mode: str, num_players: int):
         """The offered agent ``name`` for a seat in a game of ``mode`` with ``num_players`` seats."""
-        if name in TABLE_ONLY:
-            if mode != "table":
-                raise Refused(f"agent {name!r} plays at a table (mode table): it reads the other players' scores")
+        reads_table = name in TABLE_ONLY or name.startswith("target:")  # sees every seat's total
+        if reads_table and mode == "table":
             return self._table_policy(name, num_players)
+        if name in TABLE_ONLY:
+            raise Refused(f"agent {name!r} plays at a table (mode table): it reads the other players' scores")
         return self.policies[name]
 
     def _table_policy(self, name: str, num_players: int):
@@ -437,7 +438,15 @@ class OneAtATime:
 def warm_up(policy, rules) -> None:
     """One decision on a throwaway position, so that compiling (numba, torch) happens now, not in a player's game."""
     from yacht_env.env import YachtEnv
+    from yacht_env.game import Tables, draw_table_dice
+    from yacht_env.table.encoding import policy_observations
 
+    table_encoding = getattr(policy, "table_encoding", None)
+    if table_encoding is not None:  # a policy that reads the table (target:T) sees a table of its size
+        game = Tables(rules, table_encoding.num_players)
+        game.start(draw_table_dice(np.random.default_rng(0), rules, table_encoding.num_players)[None])
+        policy.act_batch(policy_observations(policy, game, [0], [0]), game.legal_masks([0]))
+        return
     env = YachtEnv(rules=rules, observation_encoding=policy.encoding.name)
     observation, _ = env.reset(seed=0)
     policy.act(observation, env.action_masks())
