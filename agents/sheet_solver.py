@@ -359,25 +359,6 @@ def equivalent_states(rules: RuleSet, reachable: np.ndarray) -> np.ndarray:
     return representative
 
 
-def turn_keep_values(rules_tables: TurnTables, values: np.ndarray, open_bits: int, upper: int, yahtzee: int,
-                     plan_ahead: bool = True) -> tuple[np.ndarray, np.ndarray]:  # fmt: skip
-    """One state's turn: ``(score_now, keep_values)``, shapes (num_hands,) and (R, num_keeps).
-
-    ``keep_values[j, k]`` is ``Kj``: the expected points still to come, this turn's included, when
-    keep ``k`` is held and the rest re-rolled with ``j`` re-rolls left before that roll (row 0 is
-    unused). ``score_now[h]`` is ``W0``: the best value of scoring hand ``h`` now.
-    """
-    t = rules_tables
-    num_hands = t.scores_by_row.shape[1]
-    score_now = np.empty(num_hands)
-    keep_out = np.zeros((t.rolls, t.num_keeps))
-    _turn(
-        open_bits, upper, yahtzee, plan_ahead, values.reshape(-1), *t.kernel_args(), np.empty(t.slot_points.shape),
-        score_now, np.empty(num_hands), np.empty(t.num_keeps), keep_out,
-    )  # fmt: skip
-    return score_now, keep_out
-
-
 @njit(cache=True)
 def _row_values(hand, open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
                 face_rows, joker_scores, joker_slots, alike, params, after, out):  # fmt: skip
