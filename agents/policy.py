@@ -86,7 +86,9 @@ class QPolicy(Policy):
 
     @override
     def act_batch(self, observations, action_masks):
-        q = self.solution.q_values_batch(*self.encoding.decode_batch(observations))
+        # Rules with bonuses decide on the sheet state too (upper subtotal, Yahtzee box), which the observation shows.
+        decode = self.encoding.decode_positions if self.rules.has_sheet_state else self.encoding.decode_batch
+        q = self.solution.q_values_batch(*decode(observations))
         q = np.where(np.asarray(action_masks) != 0, q, -np.inf)
         return q.argmax(axis=1)
 

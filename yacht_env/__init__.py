@@ -2,6 +2,9 @@
 
 >>> import gymnasium as gym, yacht_env
 >>> env = gym.make("Yacht-v0")                                    # solitaire: YachtEnv
+>>> env = gym.make("Yacht-v0", rules="yatzy")                     # any rule set of yacht_env.rules.RULE_SETS
+
+``Yahtzee-v0`` and ``Yatzy-v0`` are ``Yacht-v0`` with ``rules="yahtzee"`` and ``rules="yatzy"``.
 >>> yacht_env.score([4, 4, 4, 4, 1], "four_of_a_kind")
 17
 
@@ -34,5 +37,14 @@ if "Yacht-v0" not in registry:
         entry_point="yacht_env.env:YachtEnv",
         vector_entry_point="yacht_env.vector_env:YachtVectorEnv",
     )
+# The Yacht family under its own names: the same env with another rule set (yacht_env.rules.RULE_SETS).
+for env_id, rules in (("Yahtzee-v0", "yahtzee"), ("Yatzy-v0", "yatzy")):
+    if env_id not in registry:
+        register(
+            id=env_id,
+            entry_point="yacht_env.env:YachtEnv",
+            vector_entry_point="yacht_env.vector_env:YachtVectorEnv",
+            kwargs={"rules": rules},
+        )
 if "YachtTable-v0" not in registry:
     register(id="YachtTable-v0", entry_point="yacht_env.table.env:YachtTableEnv")

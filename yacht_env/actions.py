@@ -43,12 +43,21 @@ class ActionLayout:
         """Legal-action masks, int8, indexed ``[rolls_left > 0, open_bits]``; shape (2, 2**C, num_actions)."""
         return legal_mask_table(self.rules)
 
-    def legal_mask(self, rolls_left: int, open_bits: int) -> np.ndarray:
-        """The legal actions of a position, int8 of shape (num_actions,)."""
-        return self.mask_table[int(rolls_left > 0), open_bits]
+    def legal_mask(self, rolls_left: int, open_bits: int, hand: int | None = None) -> np.ndarray:
+        """The legal actions of a position, int8 of shape (num_actions,).
 
-    def why_illegal(self, action: int, rolls_left: int, open_bits: int) -> str | None:
-        """A sentence saying why ``action`` is illegal now, or None when it is legal."""
+        Under the forced joker rule the rows a Yahtzee may go in depend on the dice: give ``hand``
+        (its index) there; the mask is then a fresh array.
+        """
+        mask = self.mask_table[int(rolls_left > 0), open_bits]
+        if self.rules.joker == "forced" and hand is not None and open_bits:
+            rows, _ = self.rules.scoring_options(hand, open_bits)
+            mask = mask.copy()
+            mask[self.first_score_action :] = (rows >> np.arange(self.rules.num_categories)) & 1
+        return mask
+
+    def why_illegal(self, action: int, rolls_left: int, open_bits: int, hand: int | None = None) -> str | None:
+        """A sentence saying why ``action`` is illegal now, or None when it is legal (``hand`` as for :meth:`legal_mask`)."""
         if action == 0:
             return "action 0 re-rolls no dice, which is never allowed; keep all dice by scoring instead"
         if self.is_reroll(action):
@@ -58,6 +67,14 @@ class ActionLayout:
         category = self.category(action)
         if not open_bits >> category & 1:
             return f"action {action} scores {self.rules.category_names[category]!r}, which is already filled"
+        if self.rules.joker == "forced" and hand is not None:
+            rows, _ = self.rules.scoring_options(hand, open_bits)
+            if not rows >> category & 1:
+                allowed = ", ".join(self.rules.category_names[c] for c in range(self.rules.num_categories) if rows >> c & 1)
+                return (
+                    f"action {action} scores {self.rules.category_names[category]!r}, but the forced joker rule sends this "
+                    f"Yahtzee to {allowed}"
+                )
         return None
 
     def describe(self, action: int, dice=None) -> str:

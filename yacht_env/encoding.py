@@ -20,6 +20,21 @@ dict       ``Dict``: ``dice`` Box(1..6, (5,), int8) sorted, ``rolls_left`` Discr
 
 The Box encodings are a concatenation of three precomputed parts (hand, rolls left, open set),
 so encoding is three table lookups whichever env asks.
+
+Rules that tie rows together (an upper bonus, an extra-Yahtzee bonus; ``rules.has_sheet_state``)
+make a decision depend on more of the sheet than its open rows. Their observations end with a
+sheet part holding what the rules have, in this order:
+
+- the upper subtotal, capped at the bonus threshold (past it nothing depends on it), and whether
+  the bonus is reached (0/1): only with an upper bonus;
+- whether the Yahtzee box holds its full points, so that another Yahtzee earns the extra bonus
+  (0/1): only with an extra-Yahtzee bonus.
+
+In ``flat`` and ``counts`` the subtotal is the plain number (the Box's high grows to the
+threshold); in ``onehot`` and ``features`` it is divided by the threshold; ``dict`` gains the keys
+``upper_total``, ``bonus_reached`` and ``yahtzee_box_full``. Whether the Yahtzee box is filled at
+all (what a joker rule looks at) is its open-row flag. Rules without sheet state keep the layouts
+of the table above.
 """
 
 from __future__ import annotations
@@ -37,25 +52,69 @@ def _open_table(rules: RuleSet) -> np.ndarray:
 
 
 class Encoding:
-    """Base of the encodings; subclasses fill the three part tables."""
+    """Base of the encodings; subclasses fill the three part tables.
+
+    A position is ``(hand, rolls_left, open_bits)``, plus, for rules with sheet state, the upper
+    subtotal (any value; encodings cap it) and whether the Yahtzee box holds its full points
+    (``upper_totals``, ``yahtzee_full``; ignored by rules without sheet state).
+    """
 
     name = ""
 
     def __init__(self, rules: RuleSet):
         self.rules = rules
         self.open_part = _open_table(rules).astype(np.int8)
+        self.has_upper = rules.bonus_points > 0
+        self.has_yahtzee = rules.tracks_yahtzee_box
+        self.sheet_width = 2 * self.has_upper + self.has_yahtzee
 
-    def encode(self, hand: int, rolls_left: int, open_bits: int):
-        """The observation of one position (hand index, rolls left, open-row bit set)."""
+    def encode(self, hand: int, rolls_left: int, open_bits: int, upper_total: int = 0, yahtzee_full: int = 0):
+        """The observation of one position (hand index, rolls left, open-row bit set, sheet state)."""
         raise NotImplementedError
 
-    def encode_batch(self, hands: np.ndarray, rolls_left: np.ndarray, open_bits: np.ndarray):
+    def encode_batch(self, hands, rolls_left, open_bits, upper_totals=None, yahtzee_full=None, out=None):
         """The observations of N positions, batched along a first axis (each argument of shape (N,))."""
         raise NotImplementedError
 
     def decode_batch(self, obs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """Observations -> (hand indices, rolls left, open bit sets), each shape (N,)."""
         raise NotImplementedError
+
+    def decode_sheet_batch(self, obs) -> tuple[np.ndarray, np.ndarray]:
+        """Observations -> (upper subtotals capped at the threshold, Yahtzee box full 0/1), each (N,) int64.
+
+        Zeros for what the rules do not have.
+        """
+        raise NotImplementedError
+
+    def decode_positions(self, obs) -> tuple[np.ndarray, ...]:
+        """Observations -> (hands, rolls left, open bits, upper subtotals, Yahtzee box full): all a policy may read."""
+        return (*self.decode_batch(obs), *self.decode_sheet_batch(obs))
+
+    def sheet_part(self, upper_totals, yahtzee_full, n: int, scale: bool) -> np.ndarray:
+        """The sheet part of N observations, (N, sheet_width) float32 (see the module docstring)."""
+        part = np.empty((n, self.sheet_width), dtype=np.float32)
+        column = 0
+        if self.has_upper:
+            threshold = self.rules.bonus_threshold
+            upper = np.minimum(np.zeros(n, dtype=np.int64) if upper_totals is None else np.asarray(upper_totals), threshold)
+            part[:, 0] = upper / threshold if scale else upper
+            part[:, 1] = upper >= threshold
+            column = 2
+        if self.has_yahtzee:
+            part[:, column] = 0 if yahtzee_full is None else np.asarray(yahtzee_full) > 0
+        return part
+
+    def _decode_sheet_part(self, part: np.ndarray, scale: bool) -> tuple[np.ndarray, np.ndarray]:
+        n = len(part)
+        upper = np.zeros(n, dtype=np.int64)
+        full = np.zeros(n, dtype=np.int64)
+        if self.has_upper:
+            values = part[:, 0] * self.rules.bonus_threshold if scale else part[:, 0]
+            upper = np.rint(values).astype(np.int64)
+        if self.has_yahtzee:
+            full = (part[:, -1] > 0.5).astype(np.int64)
+        return upper, full
 
     def decode(self, obs) -> tuple[int, int, int]:
         """One observation -> ``(hand index, rolls left, open bit set)``."""
@@ -69,7 +128,9 @@ class Encoding:
 
 
 class BoxEncoding(Encoding):
-    """A flat float32 vector: hand part, rolls-left part, open-categories part."""
+    """A flat float32 vector: hand part, rolls-left part, open-categories part (and the sheet part)."""
+
+    scale_sheet = True  # the upper subtotal as a fraction of the threshold (else the plain number)
 
     def __init__(self, rules: RuleSet, hand_part: np.ndarray, rolls_part: np.ndarray, high: float):
         super().__init__(rules)
@@ -78,34 +139,47 @@ class BoxEncoding(Encoding):
         self.open_part = self.open_part.astype(np.float32)
         self.hand_width = self.hand_part.shape[1]
         self.rolls_width = self.rolls_part.shape[1]
-        size = self.hand_width + self.rolls_width + rules.num_categories
+        size = self.hand_width + self.rolls_width + rules.num_categories + self.sheet_width
+        if self.has_upper and not self.scale_sheet:
+            high = max(high, float(rules.bonus_threshold))
         self.space = spaces.Box(low=0.0, high=high, shape=(size,), dtype=np.float32)
 
     @override
-    def encode(self, hand, rolls_left, open_bits):
-        return np.concatenate((self.hand_part[hand], self.rolls_part[rolls_left], self.open_part[open_bits]))
+    def encode(self, hand, rolls_left, open_bits, upper_total=0, yahtzee_full=0):
+        parts = [self.hand_part[hand], self.rolls_part[rolls_left], self.open_part[open_bits]]
+        if self.sheet_width:
+            parts.append(self.sheet_part([upper_total], [yahtzee_full], 1, self.scale_sheet)[0])
+        return np.concatenate(parts)
 
     @override
-    def encode_batch(self, hands, rolls_left, open_bits, out=None):
+    def encode_batch(self, hands, rolls_left, open_bits, upper_totals=None, yahtzee_full=None, out=None):
         # np.take is several times faster than fancy indexing for these row gathers.
-        parts = (
+        parts = [
             np.take(self.hand_part, hands, axis=0),
             np.take(self.rolls_part, rolls_left, axis=0),
             np.take(self.open_part, open_bits, axis=0),
-        )
+        ]
+        if self.sheet_width:
+            parts.append(self.sheet_part(upper_totals, yahtzee_full, len(parts[0]), self.scale_sheet))
         return np.concatenate(parts, axis=1, out=out)
 
     def split(self, obs: np.ndarray):
         """A batch of observations -> its hand, rolls-left and open-row parts."""
         obs = np.asarray(obs)
         a, b = self.hand_width, self.hand_width + self.rolls_width
-        return obs[:, :a], obs[:, a:b], obs[:, b:]
+        return obs[:, :a], obs[:, a:b], obs[:, b : b + self.rules.num_categories]
+
+    @override
+    def decode_sheet_batch(self, obs):
+        obs = np.asarray(obs)
+        return self._decode_sheet_part(obs[:, obs.shape[1] - self.sheet_width :], self.scale_sheet)
 
 
 class Flat(BoxEncoding):
     """The sorted dice (1..faces), rolls left, and one 0/1 flag per row (1 = open)."""
 
     name = "flat"
+    scale_sheet = False
 
     def __init__(self, rules):
         rolls = np.arange(rules.rolls_per_turn, dtype=np.float32)[:, None]
@@ -122,6 +196,7 @@ class Counts(BoxEncoding):
     """How many dice show each face, rolls left, and the open-row flags."""
 
     name = "counts"
+    scale_sheet = False
 
     def __init__(self, rules):
         rolls = np.arange(rules.rolls_per_turn, dtype=np.float32)[:, None]
@@ -170,19 +245,32 @@ class Features(OneHot):
         counts = rules.dice.hand_counts.astype(np.float32) / rules.num_dice
         self.hand_part = np.concatenate((self.hand_part, counts), axis=1)
         self.hand_width = self.hand_part.shape[1]
-        self.scores = rules.score_table.astype(np.float32) / max(1, int(rules.score_table.max()))
-        size = self.hand_width + self.rolls_width + 2 * rules.num_categories
+        scale = max(1, int(rules.score_table.max()), int(rules.joker_score_table.max()))
+        self.scores = rules.score_table.astype(np.float32) / scale
+        self.joker_scores = rules.joker_score_table.astype(np.float32) / scale
+        self.has_joker = rules.joker != "none"
+        size = self.hand_width + self.rolls_width + 2 * rules.num_categories + self.sheet_width
         self.space = spaces.Box(low=0.0, high=1.0, shape=(size,), dtype=np.float32)
 
     @override
-    def encode(self, hand, rolls_left, open_bits):
+    def encode(self, hand, rolls_left, open_bits, upper_total=0, yahtzee_full=0):
+        if self.sheet_width or self.has_joker:
+            batch = self.encode_batch(np.array([hand]), np.array([rolls_left]), np.array([open_bits]), [upper_total],
+                                      [yahtzee_full])  # fmt: skip
+            return batch[0]
         open_flags = self.open_part[open_bits]
         return np.concatenate((self.hand_part[hand], self.rolls_part[rolls_left], open_flags, self.scores[hand] * open_flags))
 
     @override
-    def encode_batch(self, hands, rolls_left, open_bits, out=None):
+    def encode_batch(self, hands, rolls_left, open_bits, upper_totals=None, yahtzee_full=None, out=None):
         open_flags = self.open_part[open_bits]
-        parts = (self.hand_part[hands], self.rolls_part[rolls_left], open_flags, self.scores[hands] * open_flags)
+        scores = self.scores[hands]
+        if self.has_joker:  # a joker scores its joker values in the rows it may go in
+            jokers = self.rules.joker_now(hands, open_bits)
+            scores = np.where(jokers[:, None], self.joker_scores[hands], scores)
+        parts = [self.hand_part[hands], self.rolls_part[rolls_left], open_flags, scores * open_flags]
+        if self.sheet_width:
+            parts.append(self.sheet_part(upper_totals, yahtzee_full, len(open_flags), True))
         return np.concatenate(parts, axis=1, out=out)
 
     @override
@@ -201,29 +289,44 @@ class DictEncoding(Encoding):
     def __init__(self, rules):
         super().__init__(rules)
         n, c = rules.num_dice, rules.num_categories
-        self.space = spaces.Dict(
-            {
-                "dice": spaces.Box(low=1, high=rules.num_faces, shape=(n,), dtype=np.int8),
-                "rolls_left": spaces.Discrete(rules.rolls_per_turn),
-                "open_categories": spaces.MultiBinary(c),
-            }
-        )
-
-    @override
-    def encode(self, hand, rolls_left, open_bits):
-        return {
-            "dice": self.rules.dice.hands[hand].copy(),
-            "rolls_left": np.int64(rolls_left),
-            "open_categories": self.open_part[open_bits].copy(),
+        keys = {
+            "dice": spaces.Box(low=1, high=rules.num_faces, shape=(n,), dtype=np.int8),
+            "rolls_left": spaces.Discrete(rules.rolls_per_turn),
+            "open_categories": spaces.MultiBinary(c),
         }
+        if self.has_upper:
+            keys["upper_total"] = spaces.Discrete(rules.bonus_threshold + 1)
+            keys["bonus_reached"] = spaces.Discrete(2)
+        if self.has_yahtzee:
+            keys["yahtzee_box_full"] = spaces.Discrete(2)
+        self.space = spaces.Dict(keys)
 
     @override
-    def encode_batch(self, hands, rolls_left, open_bits, out=None):
-        return {
+    def encode(self, hand, rolls_left, open_bits, upper_total=0, yahtzee_full=0):
+        batch = self.encode_batch(np.array([hand]), np.array([rolls_left]), np.array([open_bits]), [upper_total], [yahtzee_full])
+        return {key: value[0] if key in ("dice", "open_categories") else np.int64(value[0]) for key, value in batch.items()}
+
+    @override
+    def encode_batch(self, hands, rolls_left, open_bits, upper_totals=None, yahtzee_full=None, out=None):
+        batch = {
             "dice": self.rules.dice.hands[hands],
             "rolls_left": np.asarray(rolls_left, dtype=np.int64).copy(),
             "open_categories": self.open_part[open_bits],
         }
+        if self.sheet_width:
+            part = self.sheet_part(upper_totals, yahtzee_full, len(batch["rolls_left"]), False).astype(np.int64)
+            if self.has_upper:
+                batch["upper_total"], batch["bonus_reached"] = part[:, 0], part[:, 1]
+            if self.has_yahtzee:
+                batch["yahtzee_box_full"] = part[:, -1]
+        return batch
+
+    @override
+    def decode_sheet_batch(self, obs):
+        zeros = np.zeros(len(np.asarray(obs["rolls_left"]).reshape(-1)), dtype=np.int64)
+        upper = np.asarray(obs["upper_total"], dtype=np.int64).reshape(-1) if self.has_upper else zeros
+        full = np.asarray(obs["yahtzee_box_full"], dtype=np.int64).reshape(-1) if self.has_yahtzee else zeros.copy()
+        return upper, full
 
     @override
     def decode_batch(self, obs):

@@ -89,11 +89,18 @@ class YachtEnv(GameSettings, gym.Env):
     ``Box(0, 6, (18,), float32)``: the five dice sorted ascending (1..6), the rolls left this turn
     (2 after the first roll, 0 after the third) and one 0/1 flag per category (1 = open). ``"counts"``
     replaces the dice by face counts, ``"onehot"`` one-hot encodes dice and rolls left, and
-    ``"dict"`` is a ``Dict`` with ``dice``, ``rolls_left`` and ``open_categories``.
+    ``"dict"`` is a ``Dict`` with ``dice``, ``rolls_left`` and ``open_categories``. Under rules
+    with bonuses (Yahtzee, Yatzy) every encoding ends with the sheet state the next decisions
+    depend on: the upper subtotal (capped at the bonus threshold), whether the bonus is reached,
+    and whether the Yahtzee box holds its 50 (see :mod:`yacht_env.encoding`).
 
     ## Rewards
-    The points written by a scoring action; 0 for a re-roll. An illegal action (see Arguments)
-    earns ``-illegal_action_penalty`` and changes nothing else. There is no bonus.
+    What a scoring action adds to the total: the row's points, plus the upper bonus in the step
+    whose score reaches its threshold and the extra-Yahtzee bonus for a Yahtzee scored while the
+    Yahtzee box holds its full points (rules that have them; RULES.md has none). Rewards sum to
+    the final total. 0 for a re-roll. An illegal action (see Arguments) earns
+    ``-illegal_action_penalty`` and changes nothing else. Under the forced joker rule the mask
+    holds only the rows a Yahtzee may go in.
 
     ## Starting State
     All 12 categories open, turn 1, the first roll made (rolls left 2). The whole game's dice are
@@ -115,7 +122,8 @@ class YachtEnv(GameSettings, gym.Env):
       or ``"rgb_array"`` (``render()`` returns a (480, 640, 3) uint8 picture of the dice, the dice the
       last re-roll kept and the score sheet; needs Pillow, the ``render`` extra).
     - ``rules``: a ``RuleSet`` or the name of one in ``yacht_env.rules.RULE_SETS`` (default ``yacht_env.YACHT``,
-      the rules of ``RULES.md``); rule sets with bonuses or jokers are not played yet and raise ``ValueError``.
+      the rules of ``RULES.md``; ``Yahtzee-v0`` and ``Yatzy-v0`` are this env with ``"yahtzee"``
+      and ``"yatzy"``). Sizes follow the rules: ``Discrete(32 + rows)`` for five dice.
     - ``observation_encoding``: ``"flat"`` (default), ``"counts"``, ``"onehot"`` or ``"dict"``.
     - ``illegal_action``: ``"penalize"`` (default: the action is ignored, reported in ``info`` and
       costs ``illegal_action_penalty``) or ``"raise"`` (``IllegalActionError``, a ``ValueError``).
@@ -135,7 +143,7 @@ class YachtEnv(GameSettings, gym.Env):
         self,
         render_mode: str | None = None,
         *,
-        rules: RuleSet | None = None,
+        rules: RuleSet | str | None = None,
         observation_encoding: str = "flat",
         illegal_action: str = "penalize",
         illegal_action_penalty: float = 1.0,
@@ -154,6 +162,7 @@ class YachtEnv(GameSettings, gym.Env):
         self._legal = np.zeros(1, dtype=bool)
         self._bind_game_views()
         self._masks = self.layout.mask_table
+        self._forced_joker = self.rules.joker == "forced"
         self._started = False
         self._done = True
 
@@ -183,15 +192,15 @@ class YachtEnv(GameSettings, gym.Env):
             raise GameOverError("the episode has ended (or reset was never called); call reset() before step()")
         action = check_action(action, self.layout.num_actions)
         hand, rolls_left, open_bits = self._hand, self._rolls_left, self._open
-        if self.illegal_action == "raise" and not self._masks[int(rolls_left > 0), open_bits, action]:
-            raise IllegalActionError(self.layout.why_illegal(action, rolls_left, open_bits))
+        if self.illegal_action == "raise" and not self._mask()[action]:
+            raise IllegalActionError(self.layout.why_illegal(action, rolls_left, open_bits, hand))
         self._action[0] = action
         advance(self._all_tables, self._action, *self._advance_args, self._points, self._legal)
         reward = 0.0
         terminated = truncated = False
         illegal = not self._legal[0]
         if illegal:
-            reason = self.layout.why_illegal(action, rolls_left, open_bits)
+            reason = self.layout.why_illegal(action, rolls_left, open_bits, hand)
             self._illegal_count += 1
             reward = -self.illegal_action_penalty
             truncated = self._illegal_count >= self.max_illegal_actions
@@ -221,8 +230,9 @@ class YachtEnv(GameSettings, gym.Env):
             if self._last_reroll is not None:
                 hand, mask = self._last_reroll
                 held = render_rgb.held_dice(self.rules.dice.hands[hand], mask, self.dice)
-            return render_rgb.render_frame(self.rules, self.dice, self._rolls_left, self.sheet, self.turn, held=held)
-        text = render_position(self.rules, self.dice, self._rolls_left, self.sheet, self.turn)
+            return render_rgb.render_frame(self.rules, self.dice, self._rolls_left, self.sheet, self.turn, held=held,
+                                           total=self.total)  # fmt: skip
+        text = render_position(self.rules, self.dice, self._rolls_left, self.sheet, self.turn, total=self.total)
         if self.render_mode == "human":
             print(text + "\n")
             return None
@@ -230,7 +240,7 @@ class YachtEnv(GameSettings, gym.Env):
 
     def action_masks(self) -> np.ndarray:
         """Legal actions as bool, shape (num_actions,) (the sb3-contrib convention)."""
-        return self._masks[int(self._rolls_left > 0), self._open].astype(bool)
+        return self._mask().astype(bool)
 
     # -- read-only view of the game ------------------------------------------------------------
 
@@ -256,7 +266,7 @@ class YachtEnv(GameSettings, gym.Env):
 
     @property
     def total(self) -> int:
-        """Points written so far."""
+        """Points so far, bonuses included."""
         return int(self._totals[0])
 
     @property
@@ -268,6 +278,14 @@ class YachtEnv(GameSettings, gym.Env):
     def state(self) -> tuple[int, int, int]:
         """``(hand index, rolls left, open bit set)``: what the DP solver and encodings take."""
         return self._hand, self._rolls_left, self._open
+
+    @property
+    def sheet_state(self) -> tuple[int, int]:
+        """``(upper subtotal, Yahtzee box full 0/1)``: what a decision depends on beyond :attr:`state`
+        under rules with bonuses (both 0 for rules without them).
+        """
+        upper, full = self._game.sheet_state([0], [0])
+        return int(upper[0]), int(full[0])
 
     # -- internals -----------------------------------------------------------------------------
 
@@ -290,11 +308,18 @@ class YachtEnv(GameSettings, gym.Env):
         self._open = int(self._opens[0])
 
     def _observation(self):
+        if self.encoding.sheet_width:
+            return self.encoding.encode(self._hand, self._rolls_left, self._open, *self.sheet_state)
         return self.encoding.encode(self._hand, self._rolls_left, self._open)
+
+    def _mask(self) -> np.ndarray:
+        if self._forced_joker:
+            return self.layout.legal_mask(self._rolls_left, self._open, self._hand)
+        return self._masks[int(self._rolls_left > 0), self._open]
 
     def _info(self, illegal: bool) -> dict:
         return {
-            "action_mask": self._masks[int(self._rolls_left > 0), self._open].copy(),
+            "action_mask": self._mask().copy(),
             "total": int(self._totals[0]),
             "turn": self.turn,
             "illegal_action": illegal,

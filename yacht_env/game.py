@@ -8,6 +8,12 @@ seat and ends the game, for a batch of tables in one compiled loop (:func:`advan
 games through it; the rule set (:class:`~yacht_env.rules.RuleSet`) is its input, read as the
 arrays of :func:`rule_arrays`.
 
+Rules that tie rows together (an upper bonus, an extra-Yahtzee bonus, a joker rule) are played
+here too: each seat keeps its upper subtotal, a Yahtzee scored again earns its bonus while the
+Yahtzee box holds its full points, a joker scores its joker values, and the forced joker rule
+limits the rows it may go in. The points a scoring action reports are everything the seat's total
+gains, bonuses included, so rewards sum to the final total.
+
 Dice: every seat plays its own dice table of shape (turns, rolls per turn, dice), fixed before the
 game starts. Roll ``r`` of turn ``t`` lands its re-rolled dice on ``faces[t, r, :k]`` in order (the
 first roll of a turn uses all of ``faces[t, 0]``), so what a seat rolls never depends on what any
@@ -27,7 +33,7 @@ import numpy as np
 from numba import njit
 
 from yacht_env.actions import legal_mask_table
-from yacht_env.rules import RULE_SETS, RuleSet, cached_per_rules
+from yacht_env.rules import JOKER_FORCED, RuleSet, cached_per_rules, extra_yahtzee_bonus, placement, upper_bonus
 
 MAX_PLAYERS = 5
 
@@ -42,20 +48,25 @@ class RuleArrays(NamedTuple):
     reroll_bits: np.ndarray  # (rerolls, dice) bool: positions a re-roll picks up
     reroll_rank: np.ndarray  # (rerolls, dice) int8: which fresh die lands at each position
     mask_table: np.ndarray  # (2, open sets, actions) int8: legal actions by (rolls left > 0, open rows)
+    joker_score_table: np.ndarray  # (hands, rows) int16: points of each hand played as a joker
+    alike_hands: np.ndarray  # (hands,) bool: every die shows one face
+    face_rows: np.ndarray  # (hands,) int64: the upper row of a hand of five alike's face, -1 otherwise
+    upper_rows: np.ndarray  # (rows,) bool: rows that count toward the upper bonus
+    sheet_rules: np.ndarray  # (7,) int64: the numbers of the rules that tie rows together, see SHEET_RULES
+
+
+SHEET_RULES = ("has_sheet_state", "bonus_threshold", "bonus_points", "yahtzee_row", "yahtzee_bonus", "joker_mode",
+               "lower_bits")  # fmt: skip
+"""The order of :attr:`RuleArrays.sheet_rules`."""
+HAS_SHEET_STATE, BONUS_THRESHOLD, BONUS_POINTS, YAHTZEE_ROW, YAHTZEE_BONUS, JOKER_MODE, LOWER_BITS = range(len(SHEET_RULES))
 
 
 def check_playable(rules: RuleSet) -> RuleSet:
-    """``rules`` if the transition plays them, else ``ValueError`` naming what it does not play yet.
+    """``rules`` if the transition can play them, else ``ValueError`` naming what is wrong.
 
-    The transition scores each row on its own; upper bonuses, extra-Yahtzee bonuses and jokers
-    (``rules.has_sheet_state``) are solved exactly by ``agents.optimal`` but not yet played by the envs.
+    A joker rule needs one upper row per face (the row a joker of that face belongs to).
     """
-    if rules.has_sheet_state:
-        playable = ", ".join(name for name, named in RULE_SETS.items() if not named.has_sheet_state)
-        raise ValueError(
-            f"rule set {rules.name!r} has an upper bonus, an extra-Yahtzee bonus or a joker, which the envs do not play yet "
-            f"(the solver does: agents.optimal.expected_score({rules.name!r})); the envs play {playable}"
-        )
+    _ = rules.face_rows  # raises ValueError when a joker rule cannot tell a face's upper row
     return rules
 
 
@@ -64,9 +75,16 @@ def rule_arrays(rules: RuleSet) -> RuleArrays:
     """The arrays of ``rules`` that :func:`advance` reads, built once per rule set."""
     check_playable(rules)
     dice = rules.dice
+    sheet_rules = np.array([
+        int(rules.has_sheet_state), rules.upper_cap, rules.bonus_points, rules.yahtzee_row_index, rules.yahtzee_bonus,
+        rules.joker_mode, rules.lower_bits,
+    ], dtype=np.int64)  # fmt: skip
+    sheet_rules.setflags(write=False)
+    upper_rows = np.array([category.upper for category in rules.categories], dtype=bool)
+    upper_rows.setflags(write=False)
     return RuleArrays(
         rules.score_table, dice.kept_code, dice.hand_of_code, dice.place_values, dice.reroll_bits, dice.reroll_rank,
-        legal_mask_table(rules),
+        legal_mask_table(rules), rules.joker_score_table, rules.alike_hands, rules.face_rows, upper_rows, sheet_rules,
     )  # fmt: skip
 
 
@@ -126,8 +144,8 @@ def hand_of_roll(roll, hand_of_code, place_values):
 
 
 @njit(cache=True)
-def start_games(games, faces, hands, rolls_left, open_bits, turns_done, totals, sheets, seat, over, all_open, hand_of_code,
-                place_values):  # fmt: skip
+def start_games(games, faces, hands, rolls_left, open_bits, turns_done, totals, upper_totals, sheets, seat, over, all_open,
+                hand_of_code, place_values):  # fmt: skip
     """Put every seat of each game in ``games`` at its first roll with an empty sheet, seat 0 to act."""
     num_players = faces.shape[1]
     rolls_per_turn = faces.shape[3]
@@ -138,27 +156,40 @@ def start_games(games, faces, hands, rolls_left, open_bits, turns_done, totals, 
             open_bits[i, s] = all_open
             turns_done[i, s] = 0
             totals[i, s] = 0
+            upper_totals[i, s] = 0
             sheets[i, s, :] = -1
         seat[i] = 0
         over[i] = False
 
 
 @njit(cache=True)
-def advance(games, actions, faces, hands, rolls_left, open_bits, turns_done, totals, sheets, seat, over, score_table, kept_code,
-            hand_of_code, place_values, reroll_bits, reroll_rank, mask_table, points, legal):  # fmt: skip
+def legal_rows(hand, open_bits, alike_hands, face_rows, sheet_rules):
+    """``(rows, joker)``: the rows ``hand`` may be scored in now (a bit set) and whether at joker values."""
+    if sheet_rules[HAS_SHEET_STATE] == 0:
+        return open_bits, False
+    return placement(open_bits, alike_hands[hand], face_rows[hand], sheet_rules[YAHTZEE_ROW], sheet_rules[LOWER_BITS],
+                     sheet_rules[JOKER_MODE])  # fmt: skip
+
+
+@njit(cache=True)
+def advance(games, actions, faces, hands, rolls_left, open_bits, turns_done, totals, upper_totals, sheets, seat, over,
+            score_table, kept_code, hand_of_code, place_values, reroll_bits, reroll_rank, mask_table, joker_score_table,
+            alike_hands, face_rows, upper_rows, sheet_rules, points, legal):  # fmt: skip
     """Play ``actions[k]`` for the seat to act in game ``games[k]``, for every ``k``, in place.
 
     An action the rules forbid now (including any action in a finished game) changes nothing and
     sets ``legal[k] = False``. A re-roll lands the next fresh faces of the seat's turn on the
-    picked-up dice, in order; a score writes the row (``points[k]``), starts the seat's next turn
-    unless its sheet is full, and passes the turn to the next seat; the last seat's last score
-    ends the game. Actions must lie in the action space (callers check that).
+    picked-up dice, in order; a score writes the row, adds what the seat's total gains (the row's
+    points and any bonus they earn) to ``points[k]``, starts the seat's next turn unless its sheet
+    is full, and passes the turn to the next seat; the last seat's last score ends the game.
+    Actions must lie in the action space (callers check that).
     """
     num_players = faces.shape[1]
     num_turns = faces.shape[2]
     rolls_per_turn = faces.shape[3]
     num_dice = faces.shape[4]
     first_score_action = reroll_bits.shape[0]
+    yahtzee_row = sheet_rules[YAHTZEE_ROW]
     for k in range(games.shape[0]):
         i = games[k]
         action = actions[k]
@@ -167,9 +198,9 @@ def advance(games, actions, faces, hands, rolls_left, open_bits, turns_done, tot
         if mask_table[1 if rolls_left[i, s] > 0 else 0, open_bits[i, s], action] == 0:
             legal[k] = False
             continue
-        legal[k] = True
         turn = turns_done[i, s]
         if action < first_score_action:
+            legal[k] = True
             roll = rolls_per_turn - rolls_left[i, s]
             code = kept_code[hands[i, s], action]
             for position in range(num_dice):
@@ -180,10 +211,23 @@ def advance(games, actions, faces, hands, rolls_left, open_bits, turns_done, tot
             rolls_left[i, s] -= 1
             continue
         row = action - first_score_action
-        scored = score_table[hands[i, s], row]
-        points[k] = scored
+        hand = hands[i, s]
+        allowed, joker = legal_rows(hand, open_bits[i, s], alike_hands, face_rows, sheet_rules)
+        if (allowed >> row) & 1 == 0:  # the forced joker rule sends a Yahtzee elsewhere
+            legal[k] = False
+            continue
+        legal[k] = True
+        scored = joker_score_table[hand, row] if joker else score_table[hand, row]
+        gained = scored
+        if sheet_rules[HAS_SHEET_STATE]:
+            if upper_rows[row]:
+                gained += upper_bonus(upper_totals[i, s], scored, sheet_rules[BONUS_THRESHOLD], sheet_rules[BONUS_POINTS])
+                upper_totals[i, s] += scored
+            if yahtzee_row >= 0:
+                gained += extra_yahtzee_bonus(alike_hands[hand], sheets[i, s, yahtzee_row] > 0, sheet_rules[YAHTZEE_BONUS])
+        points[k] = gained
         sheets[i, s, row] = scored
-        totals[i, s] += scored
+        totals[i, s] += gained
         open_bits[i, s] &= ~(1 << row)
         turns_done[i, s] = turn + 1
         if turn + 1 < num_turns:
@@ -198,15 +242,30 @@ def advance(games, actions, faces, hands, rolls_left, open_bits, turns_done, tot
 
 
 @njit(cache=True)
-def gather_masks(games, hands_rolls_left, open_bits, seat, mask_table, out):
+def _num_rows(mask_table):
+    """The number of score rows of a mask table (its open sets are ``2**rows``)."""
+    rows = 0
+    while (1 << rows) < mask_table.shape[1]:
+        rows += 1
+    return rows
+
+
+@njit(cache=True)
+def gather_masks(games, hands, rolls_left, open_bits, seat, mask_table, alike_hands, face_rows, sheet_rules, out):
     """``out[k]`` = the legal-action mask of the seat to act in game ``games[k]``."""
     num_actions = out.shape[1]
+    first_score_action = num_actions - _num_rows(mask_table)
+    forced = sheet_rules[HAS_SHEET_STATE] != 0 and sheet_rules[JOKER_MODE] == JOKER_FORCED
     for k in range(games.shape[0]):
         i = games[k]
         s = seat[i]
-        row = mask_table[1 if hands_rolls_left[i, s] > 0 else 0, open_bits[i, s]]
+        row = mask_table[1 if rolls_left[i, s] > 0 else 0, open_bits[i, s]]
         for action in range(num_actions):  # an explicit loop: numba's row slice assignment is slower
             out[k, action] = row[action]
+        if forced and open_bits[i, s] != 0:
+            allowed, _ = legal_rows(hands[i, s], open_bits[i, s], alike_hands, face_rows, sheet_rules)
+            for c in range(num_actions - first_score_action):
+                out[k, first_score_action + c] = (allowed >> c) & 1
 
 
 # -- the state ---------------------------------------------------------------------------------
@@ -221,7 +280,9 @@ class Tables:
     - ``hands``, ``rolls_left``, ``open_bits``: each seat's position (hand index into
       ``rules.dice.hands``, rolls left this turn, open-row bit set with bit ``c`` <-> row ``c``).
     - ``sheets``: (tables, seats, rows) int16, points written, -1 where the row is open.
-    - ``totals``: points so far; ``turns_done``: rows filled so far.
+    - ``totals``: points so far, bonuses included; ``turns_done``: rows filled so far.
+    - ``upper_totals``: points written in the rows that count toward the upper bonus (0 for rules
+      without one).
     - ``seat``: (tables,) the seat to act; ``over``: (tables,) True once every seat has filled
       every row. A finished table keeps its last state.
 
@@ -243,6 +304,7 @@ class Tables:
         self.open_bits = np.zeros(shape, dtype=np.int64)
         self.turns_done = np.zeros(shape, dtype=np.int64)
         self.totals = np.zeros(shape, dtype=np.int64)
+        self.upper_totals = np.zeros(shape, dtype=np.int64)
         self.sheets = np.full(shape + (rules.num_categories,), -1, dtype=np.int16)
         self.seat = np.zeros(self.num_tables, dtype=np.int64)
         self.over = np.ones(self.num_tables, dtype=bool)  # no game before start()
@@ -250,8 +312,8 @@ class Tables:
     @property
     def state(self) -> tuple[np.ndarray, ...]:
         """The arrays :func:`advance` and :func:`start_games` update in place, in their argument order."""
-        return (self.faces, self.hands, self.rolls_left, self.open_bits, self.turns_done, self.totals, self.sheets,
-                self.seat, self.over)  # fmt: skip
+        return (self.faces, self.hands, self.rolls_left, self.open_bits, self.turns_done, self.totals, self.upper_totals,
+                self.sheets, self.seat, self.over)  # fmt: skip
 
     # -- starting ------------------------------------------------------------------------------
 
@@ -279,12 +341,32 @@ class Tables:
         """
         tables = self._indices(tables)
         out = np.empty((len(tables), self.num_actions), dtype=np.int8)
-        gather_masks(tables, self.rolls_left, self.open_bits, self.seat, self.arrays.mask_table, out)
+        arrays = self.arrays
+        gather_masks(tables, self.hands, self.rolls_left, self.open_bits, self.seat, arrays.mask_table, arrays.alike_hands,
+                     arrays.face_rows, arrays.sheet_rules, out)  # fmt: skip
         return out
 
     def position(self, tables, seats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(hands, rolls_left, open_bits)`` of ``seats`` at ``tables`` (arrays of equal length)."""
         return self.hands[tables, seats], self.rolls_left[tables, seats], self.open_bits[tables, seats]
+
+    def sheet_state(self, tables, seats) -> tuple[np.ndarray, np.ndarray]:
+        """``(upper_totals, yahtzee_full)`` of ``seats`` at ``tables``: what a decision depends on beyond the position.
+
+        The upper subtotal (uncapped) and 1 where the Yahtzee box holds its full points (else 0);
+        both 0 for rules without an upper bonus or a Yahtzee row.
+        """
+        tables, seats = np.asarray(tables), np.asarray(seats)
+        row = self.rules.yahtzee_row_index
+        full = (self.sheets[tables, seats, row] > 0).astype(np.int64) if row >= 0 else np.zeros(tables.shape, dtype=np.int64)
+        return self.upper_totals[tables, seats], full
+
+    def bonuses(self, table: int, seat: int) -> tuple[int, int]:
+        """``(upper bonus, extra-Yahtzee bonuses)`` one seat has earned so far."""
+        rules = self.rules
+        upper = rules.bonus_points if rules.bonus_points and self.upper_totals[table, seat] >= rules.bonus_threshold else 0
+        written = int(self.sheets[table, seat][self.sheets[table, seat] >= 0].sum())
+        return upper, int(self.totals[table, seat]) - written - upper
 
     def turn(self, tables, seats) -> np.ndarray:
         """The 1-based turn each seat is playing or will play next (the last turn once done)."""
@@ -299,7 +381,8 @@ class Tables:
     def play(self, actions, tables=None) -> tuple[np.ndarray, np.ndarray]:
         """Play one action at each of ``tables`` (default all) for the seat to act.
 
-        Returns ``(points, legal)``: the points written at each table ((N,) int64, 0 for a re-roll)
+        Returns ``(points, legal)``: what each acting seat's total gained ((N,) int64: the row's
+        points and any bonus they earn; 0 for a re-roll)
         and whether each action was legal ((N,) bool); an illegal action changes nothing.
         """
         tables = self._indices(tables)

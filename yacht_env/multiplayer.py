@@ -189,7 +189,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
         action = check_action(action, self.layout.num_actions)
         seat = self._seat_of[agent]
         hand, rolls_left, open_bits = (int(part[0]) for part in self.tables.position([0], [seat]))
-        reason = self.layout.why_illegal(action, rolls_left, open_bits)
+        reason = self.layout.why_illegal(action, rolls_left, open_bits, hand)
         if reason is not None and self.illegal_action == "raise":
             raise IllegalActionError(reason)
         self._cumulative_rewards[agent] = 0.0

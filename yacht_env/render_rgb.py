@@ -14,6 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
+from yacht_env.render import sheet_total, upper_subtotal
 from yacht_env.rules import RuleSet
 
 FRAME_WIDTH, FRAME_HEIGHT = 640, 480  # multiples of 16, as video encoders want
@@ -112,6 +113,7 @@ def render_frame(
     held: Sequence[bool] | None = None,
     title: str = "",
     seats: Sequence[Seat] = (),
+    total: int | None = None,
 ) -> np.ndarray:
     """The position as an ``(FRAME_HEIGHT, FRAME_WIDTH, 3)`` uint8 RGB frame.
 
@@ -119,11 +121,12 @@ def render_frame(
     (1-based) are as for :func:`~yacht_env.render.render_position`; ``dice=None`` or a full sheet
     draws the finished game. ``held[i]`` marks die ``i`` as kept by the last re-roll (see
     :func:`held_dice`). ``seats`` adds a scoreboard with every player's total at a table.
+    ``total``: the points so far, bonuses included (default :func:`~yacht_env.render.sheet_total`).
     """
     Image, ImageDraw, _ = require_pillow()
     image = Image.new("RGB", (FRAME_WIDTH, FRAME_HEIGHT), BACKGROUND)
     draw = ImageDraw.Draw(image)
-    total = sum(points for points in sheet if points is not None)
+    total = sheet_total(rules, sheet) if total is None else int(total)
     finished = dice is None or all(points is not None for points in sheet)
 
     # Header: title, turn and rolls left.
@@ -160,6 +163,9 @@ def render_frame(
 
     # The score sheet: two columns of rows; open rows show what the dice would score there now.
     hand = None if finished else rules.hand(list(dice))
+    if hand is not None:  # the rows these dice may go in now, at joker values where they are a joker
+        now_rows, joker = rules.scoring_options(hand, sum(1 << c for c, points in enumerate(sheet) if points is None))
+        now_scores = (rules.joker_score_table if joker else rules.score_table)[hand]
     scoreboard_height = 52 if seats else 0
     top, bottom = 160, FRAME_HEIGHT - 12 - scoreboard_height
     draw.rounded_rectangle((12, top, FRAME_WIDTH - 12, bottom), 10, fill=PANEL)
@@ -177,8 +183,8 @@ def render_frame(
         draw.text((x + 20, middle), category.title, font=font(18), fill=INK if points is None else MUTED, anchor="lm")
         if points is not None:
             draw.text((x + column_width - 24, middle), str(points), font=font(20), fill=INK, anchor="rm")
-        elif hand is not None:
-            now = int(rules.score_table[hand, c])
+        elif hand is not None and now_rows >> c & 1:
+            now = int(now_scores[c])
             text, colour = (f"+{now}", NOW) if now else ("0", ZERO_NOW)
             draw.text((x + column_width - 24, middle), text, font=font(18), fill=colour, anchor="rm")
     if rules.num_categories > 1:
@@ -186,7 +192,10 @@ def render_frame(
     total_y = top + 10 + per_column * row_height + 6
     draw.line((26, total_y, FRAME_WIDTH - 26, total_y), fill=INK, width=2)
     open_rows = sum(points is None for points in sheet)
-    draw.text((32, (total_y + bottom) / 2), f"{open_rows} open", font=font(16), fill=MUTED, anchor="lm")
+    note = f"{open_rows} open"
+    if rules.bonus_points:
+        note += f"  ·  upper {upper_subtotal(rules, sheet)}/{rules.bonus_threshold}"
+    draw.text((32, (total_y + bottom) / 2), note, font=font(16), fill=MUTED, anchor="lm")
     draw.text((FRAME_WIDTH - 36, (total_y + bottom) / 2), f"Total  {total}", font=font(22), fill=INK, anchor="rm")
 
     # The table: every player's total.

@@ -480,6 +480,22 @@ class RuleSet:
         )  # fmt: skip
         return int(legal), bool(joker)
 
+    def joker_now(self, hands, open_bits) -> np.ndarray:
+        """Whether each hand would score at joker values now, given the open rows: (N,) bool.
+
+        The vectorized ``joker`` of :meth:`scoring_options` (all False without a joker rule).
+        """
+        hands = np.asarray(hands, dtype=np.int64)
+        open_bits = np.asarray(open_bits, dtype=np.int64)
+        if self.joker == "none":
+            return np.zeros(hands.shape, dtype=bool)
+        face_rows = self.face_rows[hands]
+        face_open = (face_rows >= 0) & ((open_bits >> np.maximum(face_rows, 0)) & 1 == 1)
+        jokers = self.alike_hands[hands] & ((open_bits >> self.yahtzee_row_index) & 1 == 0) & ~face_open
+        if self.joker == "forced":
+            jokers &= (open_bits & self.lower_bits) != 0
+        return jokers
+
     def score_on(self, sheet: Sheet, dice, category) -> ScoreResult:
         """Score ``dice`` (or a hand index) in ``category`` on ``sheet``: points, bonuses and the sheet after.
 
@@ -630,7 +646,7 @@ def rule_set(rules: str | RuleSet | None = None) -> RuleSet:
     raise ValueError(f"unknown rule set {rules!r}; expected a RuleSet or one of {', '.join(RULE_SETS)}")
 
 
-BUILT_IN_RULE_SETS = {YACHT.name: YACHT}
+BUILT_IN_RULE_SETS = RULE_SETS
 
 
 def built_in_rule_set(name: str) -> RuleSet:

@@ -55,15 +55,6 @@ def _settle(points, legal, over, illegal_counts, illegal_action_penalty, max_ill
 
 
 @njit(cache=True)
-def _first_illegal(actions, rolls_left, open_bits, mask_table):
-    """Index of the first game whose action is illegal now, or -1 (one seat per game)."""
-    for i in range(actions.shape[0]):
-        if mask_table[1 if rolls_left[i, 0] > 0 else 0, open_bits[i, 0], actions[i]] == 0:
-            return i
-    return -1
-
-
-@njit(cache=True)
 def _first_out_of_range(actions, num_actions):
     """Index of the first action outside ``0..num_actions - 1``, or -1."""
     for i in range(actions.shape[0]):
@@ -257,7 +248,8 @@ class YachtVectorEnv(GameSettings, VectorEnv):
     - ``num_envs``: the number of games played in parallel.
     - ``render_mode``: ``None``, ``"ansi"`` (``render()`` returns a list with each game's text) or
       ``"rgb_array"`` (a list with each game's frame, as ``YachtEnv`` draws it; needs Pillow).
-    - ``rules``: a ``RuleSet`` (default ``yacht_env.YACHT``, the rules of ``RULES.md``).
+    - ``rules``: a ``RuleSet`` or the name of one in ``yacht_env.rules.RULE_SETS`` (default
+      ``yacht_env.YACHT``, the rules of ``RULES.md``); rewards then include the rules' bonuses.
     - ``observation_encoding``: a name in ``yacht_env.encoding.ENCODINGS``, as for ``YachtEnv``
       (``"flat"`` by default).
     - ``illegal_action``: ``"penalize"`` (default: the action is ignored, reported in the infos and
@@ -284,7 +276,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         num_envs: int = 1,
         render_mode: str | None = None,
         *,
-        rules: RuleSet | None = None,
+        rules: RuleSet | str | None = None,
         observation_encoding: str = "flat",
         illegal_action: str = "penalize",
         illegal_action_penalty: float = 1.0,
@@ -351,8 +343,9 @@ class YachtVectorEnv(GameSettings, VectorEnv):
             raise GameOverError("reset() was never called; call reset() before step()")
         actions = check_actions(actions, self.num_envs, self.layout.num_actions)
         if self.illegal_action == "raise":
-            first = _first_illegal(actions, self._game.rolls_left, self._game.open_bits, self._mask_table)
-            if first >= 0:
+            illegal_now = np.flatnonzero(self._masks()[np.arange(self.num_envs), actions] == 0)
+            if len(illegal_now):
+                first = int(illegal_now[0])
                 raise IllegalActionError(f"sub-env {first}: {self._why_illegal(first, actions[first])}")
 
         n = self.num_envs
@@ -396,7 +389,8 @@ class YachtVectorEnv(GameSettings, VectorEnv):
             turns = self._turn_numbers().tolist()
             return [self._frame(i, sheet, turn) for i, (sheet, turn) in enumerate(zip(self.sheets, turns))]
         return [
-            render_position(self.rules, self.rules.dice.hands[self._hands[i]], int(self._rolls_left[i]), sheet, turn)
+            render_position(self.rules, self.rules.dice.hands[self._hands[i]], int(self._rolls_left[i]), sheet, turn,
+                            total=int(self._totals[i]))  # fmt: skip
             for i, (sheet, turn) in enumerate(zip(self.sheets, self._turn_numbers().tolist()))
         ]
 
@@ -408,7 +402,8 @@ class YachtVectorEnv(GameSettings, VectorEnv):
             hand, mask = self._last_rerolls[i]
             held = render_rgb.held_dice(self.rules.dice.hands[hand], mask, dice)
         rolls_left = int(self._rolls_left[i])
-        return render_rgb.render_frame(self.rules, dice, rolls_left, self.sheets[i], turn, held=held, title=f"game {i}")
+        return render_rgb.render_frame(self.rules, dice, rolls_left, self.sheets[i], turn, held=held, title=f"game {i}",
+                                       total=int(self._totals[i]))  # fmt: skip
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of every sub-env as bool, shape (num_envs, num_actions) (the sb3-contrib convention)."""
@@ -432,13 +427,18 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         return self._hands.copy(), self._rolls_left.copy(), self._open.copy()
 
     @property
+    def sheet_state(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(upper subtotals, Yahtzee box full 0/1)`` of every sub-env (see ``YachtEnv.sheet_state``)."""
+        return self._game.sheet_state(self._game.all_tables, np.zeros(self.num_envs, dtype=np.int64))
+
+    @property
     def dice(self) -> np.ndarray:
         """Every sub-env's dice, sorted ascending, shape (N, num_dice)."""
         return self.rules.dice.hands[self._hands]
 
     @property
     def total(self) -> np.ndarray:
-        """Every sub-env's points so far, shape (N,)."""
+        """Every sub-env's points so far, bonuses included, shape (N,)."""
         return self._totals.copy()
 
     @property
@@ -475,7 +475,8 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         """Flat per-game views of the one-seat game arrays, and the transition's arguments."""
         game = self._game
         self._advance_args = game.state + tuple(game.arrays)
-        self._mask_table = game.arrays.mask_table
+        arrays = game.arrays
+        self._mask_args = (arrays.mask_table, arrays.alike_hands, arrays.face_rows, arrays.sheet_rules)
         self._hands, self._rolls_left, self._open = (a.reshape(-1) for a in (game.hands, game.rolls_left, game.open_bits))
         self._totals = game.totals.reshape(-1)
         self._turns = game.turns_done.reshape(-1)  # rows filled so far
@@ -529,7 +530,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         ended[games] = True
         game_list = games.tolist()  # Python ints index lists and object arrays faster than numpy ints
         final_obs = np.full(self.num_envs, None, dtype=object)
-        last = self.encoding.encode_batch(self._hands[games], self._rolls_left[games], self._open[games])
+        last = self._encode(games)
         for i, obs in zip(game_list, iterate(self.observation_space, last)):
             final_obs[i] = obs
         final_info = self._infos(ended, illegal & ended)
@@ -559,7 +560,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         else:
             games = np.flatnonzero(present)
             masks = np.zeros((self.num_envs, self.layout.num_actions), dtype=np.int8)
-            masks[games] = self._mask_table[(self._rolls_left[games] > 0).astype(np.intp), self._open[games]]
+            masks[games] = self._masks(games)
             totals = np.zeros(self.num_envs, dtype=np.int64)
             totals[games] = self._totals[games]
             turns = np.zeros(self.num_envs, dtype=np.int64)
@@ -583,16 +584,24 @@ class YachtVectorEnv(GameSettings, VectorEnv):
             present[i] = True
         return array, present
 
-    def _masks(self) -> np.ndarray:
-        masks = np.empty((self.num_envs, self.layout.num_actions), dtype=np.int8)
-        gather_masks(self._game.all_tables, self._game.rolls_left, self._game.open_bits, self._game.seat, self._mask_table, masks)
+    def _masks(self, games: np.ndarray | None = None) -> np.ndarray:
+        game = self._game
+        games = game.all_tables if games is None else games
+        masks = np.empty((len(games), self.layout.num_actions), dtype=np.int8)
+        gather_masks(games, game.hands, game.rolls_left, game.open_bits, game.seat, *self._mask_args, masks)
         return masks
 
     def _turn_numbers(self) -> np.ndarray:
         return np.minimum(self._turns + 1, self.rules.num_turns)
 
     def _observations(self):
+        if self.encoding.sheet_width:
+            return self._encode(self._game.all_tables)
         return self.encoding.encode_batch(self._hands, self._rolls_left, self._open)
 
+    def _encode(self, games: np.ndarray):
+        sheet = self._game.sheet_state(games, np.zeros(len(games), dtype=np.int64)) if self.encoding.sheet_width else ()
+        return self.encoding.encode_batch(self._hands[games], self._rolls_left[games], self._open[games], *sheet)
+
     def _why_illegal(self, game: int, action) -> str:
-        return self.layout.why_illegal(int(action), int(self._rolls_left[game]), int(self._open[game]))
+        return self.layout.why_illegal(int(action), int(self._rolls_left[game]), int(self._open[game]), int(self._hands[game]))

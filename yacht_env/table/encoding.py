@@ -39,8 +39,11 @@ TOTAL_SCALE = 100.0
 
 
 def max_total(rules: RuleSet) -> int:
-    """The highest total a score sheet can reach: the best score of every row."""
-    return int(rules.score_table.max(axis=0).sum())
+    """A bound on the total a score sheet can reach: the best score of every row (jokers included),
+    the upper bonus, and an extra-Yahtzee bonus on every turn after the first.
+    """
+    best_rows = np.maximum(rules.score_table.max(axis=0), rules.joker_score_table.max(axis=0))
+    return int(best_rows.sum()) + rules.bonus_points + rules.yahtzee_bonus * (rules.num_turns - 1)
 
 
 class TableEncoding:
@@ -67,15 +70,17 @@ class TableEncoding:
                 parts["other_open_categories"] = spaces.MultiBinary((others, categories))
             self.space = spaces.Dict(parts)
 
-    def encode_batch(self, hands, rolls_left, open_bits, totals, table_open_bits):
+    def encode_batch(self, hands, rolls_left, open_bits, totals, table_open_bits, upper_totals=None, yahtzee_full=None):
         """Observations of N observers.
 
         ``hands``, ``rolls_left``, ``open_bits``: the observers' positions, (N,). ``totals`` and
         ``table_open_bits``: (N, num_players), seats relative to each observer (observer first).
+        ``upper_totals``, ``yahtzee_full``: the observers' sheet state, (N,), for rules with
+        bonuses (see :mod:`yacht_env.encoding`).
         """
         totals = np.asarray(totals)
         table_open_bits = np.asarray(table_open_bits)
-        own = self.own.encode_batch(hands, rolls_left, open_bits)
+        own = self.own.encode_batch(hands, rolls_left, open_bits, upper_totals, yahtzee_full)
         if not self.is_box:
             own["total"] = totals[:, 0].astype(np.int64)
             if self.num_players > 1:
@@ -98,8 +103,9 @@ class TableEncoding:
         relative = (observers[:, None] + np.arange(self.num_players)) % self.num_players
         hands, rolls_left, open_bits = tables.position(rows, observers)
         return self.encode_batch(
-            hands, rolls_left, open_bits, tables.totals[rows[:, None], relative], tables.open_bits[rows[:, None], relative]
-        )
+            hands, rolls_left, open_bits, tables.totals[rows[:, None], relative], tables.open_bits[rows[:, None], relative],
+            *tables.sheet_state(rows, observers),
+        )  # fmt: skip
 
     def of_seat(self, tables: Tables, row: int, observer: int):
         """The observation of seat ``observer`` at table ``row``."""
@@ -110,6 +116,16 @@ class TableEncoding:
         if self.is_box:
             return self.own.decode_batch(np.asarray(observations)[:, : self.own_width])
         return self.own.decode_batch({key: observations[key] for key in self.own.space.spaces})
+
+    def decode_sheet_batch(self, observations) -> tuple[np.ndarray, np.ndarray]:
+        """The observers' sheet state ``(upper subtotals capped at the threshold, Yahtzee box full)``."""
+        if self.is_box:
+            return self.own.decode_sheet_batch(np.asarray(observations)[:, : self.own_width])
+        return self.own.decode_sheet_batch({key: observations[key] for key in self.own.space.spaces})
+
+    def decode_positions(self, observations) -> tuple[np.ndarray, ...]:
+        """The observers' own positions and sheet state, as :meth:`Encoding.decode_positions`."""
+        return (*self.decode_batch(observations), *self.decode_sheet_batch(observations))
 
 
 def _first(batch):
@@ -146,4 +162,6 @@ def policy_observations(policy, tables: Tables, rows, observers):
                 f"not {tables.num_players}"
             )
         return seen_table.of_tables(tables, rows, observers)
-    return policy.encoding.encode_batch(*tables.position(np.asarray(rows), np.asarray(observers)))
+    rows, observers = np.asarray(rows), np.asarray(observers)
+    sheet = tables.sheet_state(rows, observers) if policy.encoding.sheet_width else ()
+    return policy.encoding.encode_batch(*tables.position(rows, observers), *sheet)

@@ -214,8 +214,8 @@ class YachtTableEnv(GameSettings, gym.Env):
         if self._done:
             raise GameOverError("the episode has ended (or reset was never called); call reset() before step()")
         action = check_action(action, self.layout.num_actions)
-        _, rolls_left, open_bits = (int(part[0]) for part in self.tables.position([0], [self.seat]))
-        reason = self.layout.why_illegal(action, rolls_left, open_bits)
+        hand, rolls_left, open_bits = (int(part[0]) for part in self.tables.position([0], [self.seat]))
+        reason = self.layout.why_illegal(action, rolls_left, open_bits, hand)
         reward = 0.0
         terminated = truncated = False
         if reason is not None:
@@ -304,7 +304,8 @@ class YachtTableEnv(GameSettings, gym.Env):
         turn = int(tables.turn([0], [seat])[0])
         title = f"{self.seat_names[seat]} (seat {seat + 1} of {self.num_players})"
         rolls_left = int(tables.rolls_left[0, seat])
-        return render_rgb.render_frame(rules, dice, rolls_left, sheet, turn, held=held, title=title, seats=seats)
+        return render_rgb.render_frame(rules, dice, rolls_left, sheet, turn, held=held, title=title, seats=seats,
+                                       total=int(tables.totals[0, seat]))  # fmt: skip
 
     def _mask(self) -> np.ndarray:
         if self.tables.over[0]:

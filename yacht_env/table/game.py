@@ -76,7 +76,8 @@ def render_table(tables: Tables, table: int, names) -> str:
         return list(tables.sheet(table, seat))
 
     if tables.over[table]:
-        parts = [render_position(rules, None, 0, sheet(seat), rules.num_turns, title=names[seat]) for seat in seats]
+        totals = tables.totals[table]
+        parts = [render_position(rules, None, 0, sheet(s), rules.num_turns, title=names[s], total=int(totals[s])) for s in seats]
         shares = win_shares(tables.totals[table])
         winners = [names[seat] for seat in seats if shares[seat] > 0]
         verb = "wins" if len(winners) == 1 else "share the win"
@@ -85,7 +86,10 @@ def render_table(tables: Tables, table: int, names) -> str:
     seat = int(tables.seat[table])
     dice = rules.dice.hands[tables.hands[table, seat]]
     turn = int(tables.turn([table], [seat])[0])
-    lines = [render_position(rules, dice, int(tables.rolls_left[table, seat]), sheet(seat), turn, title=f"{names[seat]} to play")]
+    lines = [
+        render_position(rules, dice, int(tables.rolls_left[table, seat]), sheet(seat), turn, title=f"{names[seat]} to play",
+                        total=int(tables.totals[table, seat]))  # fmt: skip
+    ]
     players = []
     for s in seats:
         open_rows = bin(int(tables.open_bits[table, s])).count("1")
