@@ -35,7 +35,7 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from agents.distributed import cluster_cpus, game_slices, run_tasks
+from agents.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
 from agents.optimal import expected_score, solve
 from agents.policy import Policy
 from agents.registry import make_policy
@@ -173,6 +173,8 @@ def evaluate_policies(
         to_play["optimal"] = "optimal" if on_ray else make_policy("optimal", rules=rules)
     if on_ray and not all(isinstance(policy, str) for policy in to_play.values()):
         raise ValueError("policies played on Ray are given by name (random, greedy, optimal, ppo:PATH), not as objects")
+    if on_ray:
+        check_sendable_rules(rules)
     batches_per_slice = 1
     if on_ray:  # about four tasks per CPU: enough to balance the load, few enough to keep the overhead small
         batches = math.ceil(games / batch_size) * len(to_play)
@@ -209,6 +211,7 @@ def evaluate(
     names = list(dict.fromkeys(policy_names))
     rules = rule_set(rules)
     if on_ray:
+        check_sendable_rules(rules)
         for name in names:  # a bad name or model fails here with its own message, before any task starts
             make_policy(name, rules=rules)
         return evaluate_policies({name: name for name in names}, games, seed, rules, on_ray=True, **kwargs)

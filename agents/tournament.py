@@ -31,7 +31,7 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from gymnasium.utils import seeding
 
-from agents.distributed import cluster_cpus, game_slices, run_tasks
+from agents.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
 from agents.policy import Policy
 from agents.registry import make_table_policy
 from agents.stats import mean_ci
@@ -218,6 +218,8 @@ def run_table(
         raise ValueError(f"games must be at least {2 * n} (two deals, for a confidence interval), got {games}")
     if on_ray and not all(isinstance(policy, str) for policy in policies):
         raise ValueError("policies played on Ray are given by name (random, greedy, optimal, ppo:PATH), not as objects")
+    if on_ray:
+        check_sendable_rules(rules)
     deals, deals_per_batch = math.ceil(games / n), max(1, batch_size // n)
     batches_per_slice = math.ceil(math.ceil(deals / deals_per_batch) / (4 * cluster_cpus())) if on_ray else 1
     slices = game_slices(deals, batches_per_slice * deals_per_batch)

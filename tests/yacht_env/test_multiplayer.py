@@ -12,8 +12,8 @@ import yacht_env
 from agents.registry import make_opponents, make_policy
 from yacht_env import GameOverError, IllegalActionError, YachtEnv, multiplayer
 from yacht_env.env import draw_game_dice
-from yacht_env.table.env import YachtTableEnv
 from yacht_env.rules import RULE_SETS, rule_set
+from yacht_env.table.env import YachtTableEnv
 from yacht_env.table.game import draw_table_dice, win_rewards, win_shares
 
 # Every warning fails these tests but two: PettingZoo's api_test gives them for any env whose

@@ -23,10 +23,22 @@ from agents.registry import make_opponents
 from tests.yacht_env.test_multiplayer import PETTINGZOO_DICT_WARNINGS
 from tests.yacht_env.test_rule_set_envs import NAMES, SHEET_NAMES, faces_with_first_rolls, rigged_faces
 from yacht_env import IllegalActionError, multiplayer
-from yacht_env.rules import YAHTZEE_FORCED_JOKER, rule_set
+from yacht_env.rules import YAHTZEE, YAHTZEE_FORCED_JOKER, RuleSet, rule_set
 from yacht_env.table.env import YachtTableEnv
 
 pytestmark = PETTINGZOO_DICT_WARNINGS
+
+OWN_RULES = RuleSet(
+    "mini_yahtzee",
+    categories=tuple(YAHTZEE.categories[YAHTZEE.category_index[name]]
+                     for name in ("ones", "twos", "threes", "fours", "fives", "sixes", "yahtzee", "chance")),
+    bonus_threshold=30,
+    bonus_points=20,
+    yahtzee_row="yahtzee",
+    yahtzee_bonus=100,
+    joker="forced",
+)  # fmt: skip
+"""A user's own rule set with every rule that ties rows together: 8 rows, 20 at 30, extra Yahtzees, forced joker."""
 
 
 def table_faces(rules, seed: int, num_players: int, alike_rate: float) -> np.ndarray:
@@ -82,6 +94,13 @@ def test_table_env_builds_by_rule_set_name_with_its_default_opponent(name):
     env = gym.make("YachtTable-v0", rules=name)
     obs, info = env.reset(seed=0)
     assert env.observation_space.contains(obs) and info["action_mask"].shape == (32 + rule_set(name).num_categories,)
+
+
+def test_a_users_own_rule_set_plays_at_a_table():
+    api_test(multiplayer.env(num_players=2, rules=OWN_RULES, reward_mode="score"), num_cycles=500)
+    env = gym.make("YachtTable-v0", rules=OWN_RULES, opponents=make_opponents(["optimal"], rules=OWN_RULES))
+    check_env(env.unwrapped, skip_render_check=True)
+    assert env.action_space == gym.spaces.Discrete(32 + 8)
 
 
 def test_table_env_refuses_opponents_of_other_rules():

@@ -130,7 +130,8 @@ class TableEncoding:
 
 def _first(batch, space):
     """The first observation of a batch (for ``dict``, scalars for the ``Discrete`` keys such as
-    ``rolls_left`` and ``upper_total``, as ``Yacht-v0`` gives them)."""
+    ``rolls_left`` and ``upper_total``, as ``Yacht-v0`` gives them).
+    """
     if isinstance(batch, dict):
         return {
             key: np.int64(value[0]) if isinstance(space[key], spaces.Discrete) else np.asarray(value[0])
