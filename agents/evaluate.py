@@ -219,13 +219,16 @@ def evaluate(
     return evaluate_policies(policies, games, seed, rules, **kwargs)
 
 
-def evaluate_model(model, encoding: str, games: int, seed: int, reference=(), name: str = "ppo") -> list[Summary]:
-    """Evaluate an in-memory MaskablePPO model (and the named reference policies) against the optimum."""
+def evaluate_model(
+    model, encoding: str, games: int, seed: int, reference=(), name: str = "ppo", rules: RuleSet | str | None = None
+) -> list[Summary]:
+    """Evaluate an in-memory MaskablePPO model (and the named reference policies) against the optimum under ``rules``."""
     from agents.ppo import PPOPolicy
 
-    policies = {name: PPOPolicy(model, name, encoding=encoding)}
-    policies.update({ref: make_policy(ref, seed=seed) for ref in reference})
-    summaries, _ = evaluate_policies(policies, games, seed)
+    rules = rule_set(rules)
+    policies = {name: PPOPolicy(model, name, rules=rules, encoding=encoding)}
+    policies.update({ref: make_policy(ref, rules=rules, seed=seed) for ref in reference})
+    summaries, _ = evaluate_policies(policies, games, seed, rules)
     return summaries
 
 

@@ -256,14 +256,17 @@ def tournament(policy_names: list[str], games: int, seed: int = 0, rules: RuleSe
     return run_table(policy_names if on_ray else policies, policy_names, games, seed, rules, on_ray=on_ray, **kwargs)
 
 
-def evaluate_model_at_table(model, name: str, opponents: list[str], games: int, seed: int, seat: int = 0):
-    """An in-memory MaskablePPO model in ``seat`` against the named ``opponents`` at one table."""
+def evaluate_model_at_table(
+    model, name: str, opponents: list[str], games: int, seed: int, seat: int = 0, rules: RuleSet | str | None = None
+):
+    """An in-memory MaskablePPO model in ``seat`` against the named ``opponents`` at one table under ``rules``."""
+    rules = rule_set(rules)
     n = len(opponents) + 1
-    policies = [make_table_policy(opponent, n, seed=seed + i) for i, opponent in enumerate(opponents)]
+    policies = [make_table_policy(opponent, n, rules=rules, seed=seed + i) for i, opponent in enumerate(opponents)]
     names = list(opponents)
-    policies.insert(seat, model_policy(model, name, n))
+    policies.insert(seat, model_policy(model, name, n, rules))
     names.insert(seat, name)
-    return run_table(policies, names, games, seed)
+    return run_table(policies, names, games, seed, rules)
 
 
 # -- reports --------------------------------------------------------------------------------------

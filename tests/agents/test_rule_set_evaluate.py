@@ -142,3 +142,18 @@ def test_command_line_refusals_under_a_rule_set_are_one_line(args, message):
     result = run_cli(*args, "--games", "10")
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
     assert len(result.stderr.strip().splitlines()[-1]) > 0 and message in result.stderr.strip().splitlines()[-1]
+
+
+def test_a_model_is_evaluated_under_its_rules_alone_and_at_a_table():
+    """The entry points training calls take the rules the model was trained on."""
+    from sb3_contrib import MaskablePPO
+
+    from agents.evaluate import evaluate_model
+    from agents.tournament import evaluate_model_at_table
+
+    model = MaskablePPO("MlpPolicy", YachtEnv(rules="yatzy"), n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
+    summaries = evaluate_model(model, "flat", games=40, seed=0, reference=["greedy"], rules="yatzy")
+    assert [s.policy for s in summaries] == ["ppo", "greedy"]
+    assert all(s.percent_of_optimal == pytest.approx(100 * s.mean / expected_score("yatzy")) for s in summaries)
+    result, log = evaluate_model_at_table(model, "ppo", ["greedy"], games=8, seed=0, rules="yatzy")
+    assert result.rules == "yatzy" and result.table == ["ppo", "greedy"] and log.totals.shape == (8, 2)
