@@ -157,3 +157,16 @@ def test_a_model_is_evaluated_under_its_rules_alone_and_at_a_table():
     assert all(s.percent_of_optimal == pytest.approx(100 * s.mean / expected_score("yatzy")) for s in summaries)
     result, log = evaluate_model_at_table(model, "ppo", ["greedy"], games=8, seed=0, rules="yatzy")
     assert result.rules == "yatzy" and result.table == ["ppo", "greedy"] and log.totals.shape == (8, 2)
+
+
+def test_videos_are_recorded_under_the_rules(tmp_path, monkeypatch):
+    pytest.importorskip("moviepy")
+    import gymnasium as gym
+
+    from agents import video
+
+    played = []
+    make = gym.make
+    monkeypatch.setattr(video.gym, "make", lambda *args, **kwargs: played.append(kwargs["rules"]) or make(*args, **kwargs))
+    (path,) = video.record_games(["greedy"], tmp_path, games=1, seed=2, rules="yatzy")
+    assert played == [rule_set("yatzy")] and path.stat().st_size > 0
