@@ -79,7 +79,7 @@ def ceiling_match(
         # seating r puts knows-final in seat r on dice r and the optimum in seat 1 - r on dice 1 - r
         totals[first * 2 : (first + count) * 2, 0] = knows
         totals[first * 2 : (first + count) * 2, 1] = opponent_final
-    log = TableLog(["knows-final", "optimal"], totals, deals)
+    log = TableLog(["knows-final", "optimal"], totals, deals, rules.name)
     return summarize_table(log, seed), log
 
 

@@ -88,6 +88,20 @@ def run_tasks(
     return results
 
 
+def check_sendable_rules(rules) -> None:
+    """``ValueError`` unless ``rules`` can travel to Ray workers: only the named rule sets can.
+
+    A ``RuleSet`` of one's own holds its scoring rules as functions, which pickle cannot copy.
+    """
+    from yacht_env.rules import RULE_SETS
+
+    if RULE_SETS.get(rules.name) is not rules:
+        raise ValueError(
+            f"rule set {rules.name!r} is not one of the named rule sets ({', '.join(RULE_SETS)}): its scoring rules "
+            "cannot be sent to Ray workers; play it without Ray"
+        )
+
+
 def game_slices(count: int, size: int) -> list[tuple[int, int]]:
     """Consecutive slices ``(first, length)`` of ``count`` games (or deals), each at most ``size`` long."""
     return [(first, min(size, count - first)) for first in range(0, count, size)]

@@ -1,6 +1,7 @@
 """Compare policies with the exact optimum on common random numbers.
 
     python -m agents.evaluate --policy random --policy greedy --policy optimal --games 10000
+    python -m agents.evaluate --rules yahtzee --games 10000          # any rule set of yacht_env.rules.RULE_SETS
     python -m agents.evaluate --table optimal,greedy --games 20000   # win rates at one table
     python -m agents.evaluate --games 10000000 --ray                 # the games as Ray tasks (--ray-address: a cluster)
     python -m agents.evaluate --video videos/ --policy optimal          # MP4s of 3 games (video extra)
@@ -12,13 +13,16 @@ fixes its whole dice stream (for each turn and roll, the faces re-rolled dice la
 so the differences between policies are paired and far less noisy than independent runs. Games
 are played in batches on the vector env; with ``--ray``, slices of batches run as Ray tasks and
 merge into exactly the figures of the local run. Each decision is graded with the DP: its *regret* is
-Q*(best action) - Q*(chosen action), the exact expected points that decision gives away.
+Q*(best action) - Q*(chosen action), the exact expected points that decision gives away. Under rules
+with bonuses (``--rules yahtzee``, ``yatzy``, ...) the DP's state includes the upper subtotal and the
+Yahtzee box, read from the game at every decision, so regret counts the bonuses a decision forgoes.
 
 Figures (per policy): mean final score with standard deviation and 95% confidence interval,
 percent of the optimal expected score, the paired difference to ``optimal`` with its 95% CI, mean
 regret per decision, and mean regret per game (the sum over a game's decisions) with its 95% CI.
 A second table gives each policy's score quantiles and P(score >= t) next to the optimum's exact
-distribution (:mod:`agents.distribution`); ``--plot`` draws the histograms over it.
+distribution (:mod:`agents.distribution`); ``--plot`` draws the histograms over it. The exact
+distribution covers rule sets without bonuses or jokers; for the others both show the games alone.
 """
 
 from __future__ import annotations
@@ -31,13 +35,13 @@ from dataclasses import asdict, dataclass
 
 import numpy as np
 
-from agents.distributed import cluster_cpus, game_slices, run_tasks
+from agents.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
 from agents.optimal import expected_score, solve
 from agents.policy import Policy
 from agents.registry import make_policy
 from agents.stats import mean_ci
 from yacht_env.atomic_files import write_atomically
-from yacht_env.rules import YACHT, RuleSet
+from yacht_env.rules import RULE_SETS, RuleSet, rule_set
 
 
 @dataclass
@@ -93,7 +97,7 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
     """Games ``seed .. seed + games - 1`` at once on one vector env, every decision graded with the DP."""
     from yacht_env.vector_env import YachtVectorEnv
 
-    rules = rules or YACHT
+    rules = rule_set(rules)
     solution = solve(rules)
     scores = np.zeros(games)
     regret = np.zeros(games)
@@ -113,7 +117,8 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
         else:  # a policy that reads its own total (target:T) sees a table of one
             totals = scores.astype(np.int64)[:, None]
             actions = policy.act_batch(reads_table.encode_batch(*position, totals, position[2][:, None]), masks)
-        q = solution.q_values_batch(*position)
+        # The sheet state (upper subtotal, Yahtzee box) is the game's own, whatever the policy reads.
+        q = solution.q_values_batch(*position, *env.sheet_state) if rules.has_sheet_state else solution.q_values_batch(*position)
         lost = q.max(axis=1) - q[np.arange(games), actions]
         regret += np.where(playing, lost, 0.0)
         decisions += playing
@@ -162,12 +167,14 @@ def evaluate_policies(
     ``on_ray``, as Ray tasks (:mod:`agents.distributed`; policies are then given by name and built
     in the workers); the slices' logs are merged in order, so both give the same figures.
     """
-    rules = rules or YACHT
+    rules = rule_set(rules)
     to_play = dict(policies)
     if "optimal" not in to_play:
         to_play["optimal"] = "optimal" if on_ray else make_policy("optimal", rules=rules)
     if on_ray and not all(isinstance(policy, str) for policy in to_play.values()):
         raise ValueError("policies played on Ray are given by name (random, greedy, optimal, ppo:PATH), not as objects")
+    if on_ray:
+        check_sendable_rules(rules)
     batches_per_slice = 1
     if on_ray:  # about four tasks per CPU: enough to balance the load, few enough to keep the overhead small
         batches = math.ceil(games / batch_size) * len(to_play)
@@ -202,7 +209,9 @@ def evaluate(
 ):
     """Evaluate policies given by name (``random``, ``greedy``, ``optimal``, ``ppo:PATH``), here or on Ray."""
     names = list(dict.fromkeys(policy_names))
+    rules = rule_set(rules)
     if on_ray:
+        check_sendable_rules(rules)
         for name in names:  # a bad name or model fails here with its own message, before any task starts
             make_policy(name, rules=rules)
         return evaluate_policies({name: name for name in names}, games, seed, rules, on_ray=True, **kwargs)
@@ -210,23 +219,29 @@ def evaluate(
     return evaluate_policies(policies, games, seed, rules, **kwargs)
 
 
-def evaluate_model(model, encoding: str, games: int, seed: int, reference=(), name: str = "ppo") -> list[Summary]:
-    """Evaluate an in-memory MaskablePPO model (and the named reference policies) against the optimum."""
+def evaluate_model(
+    model, encoding: str, games: int, seed: int, reference=(), name: str = "ppo", rules: RuleSet | str | None = None
+) -> list[Summary]:
+    """Evaluate an in-memory MaskablePPO model (and the named reference policies) against the optimum under ``rules``."""
     from agents.ppo import PPOPolicy
 
-    policies = {name: PPOPolicy(model, name, encoding=encoding)}
-    policies.update({ref: make_policy(ref, seed=seed) for ref in reference})
-    summaries, _ = evaluate_policies(policies, games, seed)
+    rules = rule_set(rules)
+    policies = {name: PPOPolicy(model, name, rules=rules, encoding=encoding)}
+    policies.update({ref: make_policy(ref, rules=rules, seed=seed) for ref in reference})
+    summaries, _ = evaluate_policies(policies, games, seed, rules)
     return summaries
 
 
-def print_table(summaries: list[Summary], optimum: float, games: int, seed: int) -> None:
+def print_table(summaries: list[Summary], optimum: float, games: int, seed: int, rules: RuleSet | None = None) -> None:
     """The summaries as a rich table on the terminal."""
     from rich.table import Table
 
     from yacht_env.render import report_console
 
-    table = Table(title=f"{games:,} games, seeds {seed}..{seed + games - 1}; optimal expected score {optimum:.4f}")
+    rules = rule_set(rules)
+    table = Table(
+        title=f"{rules.name}: {games:,} games, seeds {seed}..{seed + games - 1}; optimal expected score {optimum:.4f}"
+    )
     columns = (
         "policy", "mean ± sd", "95% CI", "% of optimum", "diff to optimal [95% CI]", "regret/decision", "regret/game [95% CI]"
     )
@@ -247,13 +262,27 @@ def print_table(summaries: list[Summary], optimum: float, games: int, seed: int)
 
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
-THRESHOLDS = (150, 200, 250)
+
+
+def score_thresholds(optimum: float) -> tuple[int, int, int]:
+    """The scores ``t`` of the P(score >= t) columns: the multiple of 50 at or above the optimum and its neighbours.
+
+    150, 200, 250 for Yacht (optimum 169.8); 250, 300, 350 for Yahtzee (254.6); 200, 250, 300 for Yatzy (248.4).
+    """
+    top = 50 * math.ceil(optimum / 50)
+    return (top - 50, top, top + 50)
 
 
 def distribution_rows(logs: dict[str, GameLog], names: list[str], rules: RuleSet | None = None) -> list[dict]:
-    """Score quantiles and P(score >= t) of each policy's games, then of the exact optimal distribution."""
+    """Score quantiles and P(score >= t) of each policy's games, then of the exact optimal distribution.
+
+    The exact distribution (:mod:`agents.distribution`) covers rule sets whose rows score on their
+    own; under rules with bonuses or jokers the rows are the games' alone.
+    """
     from agents.distribution import at_least, quantiles, score_distribution
 
+    rules = rule_set(rules)
+    thresholds = score_thresholds(expected_score(rules))
     rows = []
     for name in names:
         scores = logs[name].scores
@@ -261,14 +290,16 @@ def distribution_rows(logs: dict[str, GameLog], names: list[str], rules: RuleSet
             "policy": name,
             "exact": False,
             "quantiles": {str(q): float(np.quantile(scores, q, method="inverted_cdf")) for q in QUANTILES},
-            "at_least": {str(t): float((scores >= t).mean()) for t in THRESHOLDS},
+            "at_least": {str(t): float((scores >= t).mean()) for t in thresholds},
         })
+    if rules.has_sheet_state:
+        return rows
     pmf = score_distribution(rules=rules)
     rows.append({
         "policy": "optimal (exact)",
         "exact": True,
         "quantiles": {str(q): float(v) for q, v in zip(QUANTILES, quantiles(pmf, QUANTILES))},
-        "at_least": {str(t): float(v) for t, v in zip(THRESHOLDS, at_least(pmf, THRESHOLDS))},
+        "at_least": {str(t): float(v) for t, v in zip(thresholds, at_least(pmf, thresholds))},
     })
     return rows
 
@@ -279,26 +310,36 @@ def print_distribution_table(rows: list[dict], games: int) -> None:
 
     from yacht_env.render import report_console
 
-    table = Table(title=f"final-score distribution over the {games:,} games, and the optimum's exact distribution")
+    exact = any(row["exact"] for row in rows)
+    title = f"final-score distribution over the {games:,} games" + (", and the optimum's exact distribution" if exact else "")
+    table = Table(title=title)
+    thresholds = list(rows[0]["at_least"])
     table.add_column("policy", justify="left")
     for q in QUANTILES:
         table.add_column(f"q{round(100 * q)}", justify="right")
-    for t in THRESHOLDS:
+    for t in thresholds:
         table.add_column(f"P(≥{t})", justify="right")
     for row in rows:
         table.add_row(
             row["policy"],
             *(f"{row['quantiles'][str(q)]:.0f}" for q in QUANTILES),
-            *(f"{100 * row['at_least'][str(t)]:.2f}%" for t in THRESHOLDS),
+            *(f"{100 * row['at_least'][t]:.2f}%" for t in thresholds),
         )
     report_console().print(table)
 
 
 def save_json(
-    path, summaries: list[Summary], optimum: float, games: int, seed: int, distribution: list[dict] | None = None
+    path,
+    summaries: list[Summary],
+    optimum: float,
+    games: int,
+    seed: int,
+    distribution: list[dict] | None = None,
+    rules: RuleSet | None = None,
 ) -> None:
     """Every figure as JSON, written atomically."""
     report = {
+        "rules": rule_set(rules).name,
         "games": games,
         "seed": seed,
         "optimal_expected_score": optimum,
@@ -309,8 +350,8 @@ def save_json(
     write_atomically(path, lambda handle: handle.write(json.dumps(report, indent=2).encode() + b"\n"))
 
 
-def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float) -> None:
-    """Histograms of the final scores over the optimum's exact distribution, as a PNG."""
+def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float, rules: RuleSet | None = None) -> None:
+    """Histograms of the final scores over the optimum's exact distribution (where there is one), as a PNG."""
     import matplotlib
 
     matplotlib.use("Agg")
@@ -323,18 +364,20 @@ def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float) 
     for name in names:
         label = f"{name} (mean {logs[name].scores.mean():.1f})"
         axes.hist(logs[name].scores, bins=bins, histtype="step", linewidth=1.6, label=label)
-    from agents.distribution import score_distribution
+    rules = rule_set(rules)
+    if not rules.has_sheet_state:  # the exact distribution covers rows that score on their own
+        from agents.distribution import score_distribution
 
-    pmf = score_distribution()
-    games = len(logs[names[0]].scores)
-    edges = np.ceil(bins[:-1]).astype(np.int64)  # bin i holds scores edges[i] .. edges[i] + 4
-    cumulative = np.concatenate(([0.0], np.cumsum(pmf)))
-    per_bin = cumulative[np.clip(edges + 5, 0, len(pmf))] - cumulative[np.clip(edges, 0, len(pmf))]
-    axes.stairs(games * per_bin, bins, color="black", linewidth=1.2, label="optimal, exact distribution")
+        pmf = score_distribution(rules=rules)
+        games = len(logs[names[0]].scores)
+        edges = np.ceil(bins[:-1]).astype(np.int64)  # bin i holds scores edges[i] .. edges[i] + 4
+        cumulative = np.concatenate(([0.0], np.cumsum(pmf)))
+        per_bin = cumulative[np.clip(edges + 5, 0, len(pmf))] - cumulative[np.clip(edges, 0, len(pmf))]
+        axes.stairs(games * per_bin, bins, color="black", linewidth=1.2, label="optimal, exact distribution")
     axes.axvline(optimum, color="black", linestyle="--", label=f"optimal expected score {optimum:.2f}")
     axes.set_xlabel("final score")
     axes.set_ylabel("games")
-    axes.set_title(f"Yacht final scores over {len(next(iter(logs.values())).scores):,} common-random-number games")
+    axes.set_title(f"{rules.name} final scores over {len(next(iter(logs.values())).scores):,} common-random-number games")
     axes.legend()
     figure.tight_layout()
     write_atomically(path, lambda handle: figure.savefig(handle, format="png", dpi=120))
@@ -352,6 +395,13 @@ def seed_value(text: str) -> int:
     return value
 
 
+def rules_value(text: str) -> RuleSet:
+    """``--rules``: a name of ``yacht_env.rules.RULE_SETS`` (argparse names the option in its message)."""
+    if text not in RULE_SETS:
+        raise argparse.ArgumentTypeError(f"unknown rule set {text!r}; expected one of {', '.join(RULE_SETS)}")
+    return RULE_SETS[text]
+
+
 def main(argv=None):
     """``python -m agents.evaluate``: the command line (see the module docstring)."""
     parser = argparse.ArgumentParser(
@@ -361,6 +411,8 @@ def main(argv=None):
         "random, greedy, optimal, target:T, ppo:PATH or ppo-zip:PATH (repeatable; default: random, greedy, optimal)"))
     parser.add_argument("--table", help=(
         "comma-separated policies at one table of 2 to 5 (e.g. win,optimal): play full games and report win rates"))
+    parser.add_argument("--rules", type=rules_value, default=RULE_SETS["yacht"], metavar="NAME", help=(
+        f"the rule set played: {', '.join(RULE_SETS)} (default yacht)"))
     parser.add_argument("--games", type=int, default=10_000, help="games per policy, or games at the --table (default 10000)")
     parser.add_argument("--seed", type=seed_value, default=0, help="seed of game 0, 0 or more; game g uses seed + g (default 0)")
     parser.add_argument("--batch-size", type=int, default=4096, help="games played at once (default 4096)")
@@ -383,7 +435,8 @@ def main(argv=None):
         if args.video_games < 1:
             parser.error(f"--video-games must be at least 1, got {args.video_games}")
         try:
-            paths = record_games(args.policy or ["random", "greedy", "optimal"], args.video, args.video_games, args.seed)
+            paths = record_games(args.policy or ["random", "greedy", "optimal"], args.video, args.video_games, args.seed,
+                                 rules=args.rules)  # fmt: skip
         except ValueError as error:
             parser.exit(2, f"error: {error}\n")
         print("\n".join(str(path) for path in paths))
@@ -416,24 +469,24 @@ def main(argv=None):
             parser.error("--table and --policy do not go together: the table names its policies")
         try:
             main_table(args.table, args.games, args.seed, args.batch_size, args.json, args.plot,
-                       show_progress=not args.no_progress, on_ray=on_ray)
+                       show_progress=not args.no_progress, on_ray=on_ray, rules=args.rules)
         except ValueError as error:
             parser.exit(2, f"error: {error}\n")
         return
     names = args.policy or ["random", "greedy", "optimal"]
     try:
-        summaries, logs = evaluate(names, args.games, args.seed, batch_size=args.batch_size,
+        summaries, logs = evaluate(names, args.games, args.seed, rules=args.rules, batch_size=args.batch_size,
                                    show_progress=not args.no_progress, on_ray=on_ray)
     except ValueError as error:
         parser.exit(2, f"error: {error}\n")
-    optimum = expected_score()
-    print_table(summaries, optimum, args.games, args.seed)
-    distribution = distribution_rows(logs, list(dict.fromkeys(names)))
+    optimum = expected_score(args.rules)
+    print_table(summaries, optimum, args.games, args.seed, args.rules)
+    distribution = distribution_rows(logs, list(dict.fromkeys(names)), args.rules)
     print_distribution_table(distribution, args.games)
     if args.json:
-        save_json(args.json, summaries, optimum, args.games, args.seed, distribution)
+        save_json(args.json, summaries, optimum, args.games, args.seed, distribution, args.rules)
     if args.plot:
-        save_plot(args.plot, logs, list(dict.fromkeys(names)), optimum)
+        save_plot(args.plot, logs, list(dict.fromkeys(names)), optimum, args.rules)
 
 
 if __name__ == "__main__":

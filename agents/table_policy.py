@@ -15,7 +15,7 @@ from typing_extensions import override
 from agents.policy import Policy
 from agents.ppo import ModelLoadError, PPOPolicy
 from yacht_env.encoding import ENCODINGS, make_encoding
-from yacht_env.rules import YACHT, RuleSet
+from yacht_env.rules import RuleSet, rule_set
 from yacht_env.table.encoding import TableEncoding, make_table_encoding
 
 
@@ -41,7 +41,7 @@ class TablePPOPolicy(Policy):
     """
 
     def __init__(self, model, name: str = "ppo", rules: RuleSet | None = None, num_players: int = 2, deterministic: bool = True):
-        rules = rules or YACHT
+        rules = rule_set(rules)
         table_encoding = table_encoding_of(model.observation_space, num_players, rules)
         if table_encoding is None:
             raise ModelLoadError(
@@ -63,7 +63,7 @@ class TablePPOPolicy(Policy):
 
 def model_policy(model, name: str, num_players: int, rules: RuleSet | None = None) -> Policy:
     """The policy of an in-memory MaskablePPO model: a table policy if it reads the table, else solitaire."""
-    rules = rules or YACHT
+    rules = rule_set(rules)
     if is_solitaire_space(model.observation_space, rules):
         return PPOPolicy(model, name, rules=rules)
     return TablePPOPolicy(model, name, rules=rules, num_players=num_players)

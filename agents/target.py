@@ -46,7 +46,7 @@ from agents.optimal import (
 )
 from yacht_env.actions import ActionLayout
 from yacht_env.atomic_files import write_atomically
-from yacht_env.rules import YACHT, RuleSet
+from yacht_env.rules import RULE_SETS, YACHT, RuleSet
 from yacht_env.table.encoding import max_total
 
 CACHE_ENV = "YACHT_CACHE_DIR"
@@ -404,8 +404,9 @@ def check_rows_score_alone(rules: RuleSet) -> RuleSet:
     if rules.has_sheet_state:
         raise ValueError(
             f"rule set {rules.name!r} has an upper bonus, an extra-Yahtzee bonus or a joker: the target DP, the exact "
-            "score distributions and the win and target:T policies cover rule sets whose rows score on their own "
-            "(yacht, yacht_exercism, ...)"
+            "score distributions and the win and target:T policies cover only rule sets whose rows score on their own: "
+            f"{', '.join(name for name, named in RULE_SETS.items() if not named.has_sheet_state)} or a RuleSet without "
+            "bonuses or jokers"
         )
     return rules
 

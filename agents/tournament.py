@@ -1,6 +1,7 @@
 """Tournaments: full games of Yacht at one table of 2 to 5 policies, judged on winning.
 
     python -m agents.evaluate --table optimal,greedy,random --games 20000 --json t.json --plot t.png
+    python -m agents.evaluate --table optimal,greedy --rules yahtzee --games 20000   # any rule set of RULE_SETS
 
 Deals and seatings. Deal ``d`` draws every seat's dice from seed ``seed + d`` exactly as the
 PettingZoo env and ``Yacht-v0`` at a table do (seat 0 first; seat 0's dice are those of solitaire
@@ -30,13 +31,13 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from gymnasium.utils import seeding
 
-from agents.distributed import cluster_cpus, game_slices, run_tasks
+from agents.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
 from agents.policy import Policy
 from agents.registry import make_table_policy
 from agents.stats import mean_ci
 from agents.table_policy import model_policy
 from yacht_env.atomic_files import write_atomically
-from yacht_env.rules import YACHT, RuleSet
+from yacht_env.rules import RuleSet, rule_set
 from yacht_env.table.encoding import policy_observations
 from yacht_env.table.game import MAX_PLAYERS, Tables, draw_table_dice, unique_names, win_shares
 
@@ -48,6 +49,7 @@ class TableLog:
     names: list[str]
     totals: np.ndarray  # (games, policies): each policy's final total
     deals: int  # games = deals * policies; game g is deal g // n in seating g % n
+    rules: str = "yacht"  # the rule set's name
 
 
 @dataclass
@@ -75,6 +77,7 @@ class TournamentResult:
     standings: list[Standing]
     head_to_head: list[list[float | None]]  # [i][j]: how often i finished above j (ties half)
     head_to_head_ci95: list[list[tuple[float, float] | None]]
+    rules: str = "yacht"  # the rule set's name
 
 
 # -- playing --------------------------------------------------------------------------------------
@@ -107,7 +110,7 @@ def play_table(
 
 def play_deals(policies: list[Policy], deals: int, seed: int, rules: RuleSet | None = None, progress=None) -> np.ndarray:
     """Deals ``seed .. seed + deals - 1`` at once, each in every seating; each policy's totals, (deals * n, n)."""
-    rules = rules or YACHT
+    rules = rule_set(rules)
     n = len(policies)
     seating = np.arange(n)
     for i, policy in enumerate(policies):
@@ -180,7 +183,7 @@ def summarize_table(log: TableLog, seed: int) -> TournamentResult:
             if i != j:
                 above = (totals[:, i] > totals[:, j]) + 0.5 * (totals[:, i] == totals[:, j])
                 matrix[i][j], matrix_ci[i][j] = _deal_mean_ci(above, n, is_rate=True)
-    return TournamentResult(list(log.names), len(totals), log.deals, seed, standings, matrix, matrix_ci)
+    return TournamentResult(list(log.names), len(totals), log.deals, seed, standings, matrix, matrix_ci, log.rules)
 
 
 # -- entry points ---------------------------------------------------------------------------------
@@ -209,11 +212,14 @@ def run_table(
     totals are merged in order, so both give the same result.
     """
     check_table_size(len(policies))
+    rules = rule_set(rules)
     n = len(policies)
     if games < 2 * n:
         raise ValueError(f"games must be at least {2 * n} (two deals, for a confidence interval), got {games}")
     if on_ray and not all(isinstance(policy, str) for policy in policies):
         raise ValueError("policies played on Ray are given by name (random, greedy, optimal, ppo:PATH), not as objects")
+    if on_ray:
+        check_sendable_rules(rules)
     deals, deals_per_batch = math.ceil(games / n), max(1, batch_size // n)
     batches_per_slice = math.ceil(math.ceil(deals / deals_per_batch) / (4 * cluster_cpus())) if on_ray else 1
     slices = game_slices(deals, batches_per_slice * deals_per_batch)
@@ -229,7 +235,7 @@ def run_table(
     finally:
         if progress is not None:
             progress.close()
-    log = TableLog(unique_names(names), totals, deals)
+    log = TableLog(unique_names(names), totals, deals, rules.name)
     return summarize_table(log, seed), log
 
 
@@ -245,18 +251,22 @@ def play_table_slice(
 def tournament(policy_names: list[str], games: int, seed: int = 0, rules: RuleSet | None = None, on_ray: bool = False, **kwargs):
     """A tournament of policies given by name (``random``, ``greedy``, ``optimal``, ``ppo:PATH``), here or on Ray."""
     check_table_size(len(policy_names))
+    rules = rule_set(rules)
     policies = [make_table_policy(name, len(policy_names), rules=rules, seed=seed + i) for i, name in enumerate(policy_names)]
     return run_table(policy_names if on_ray else policies, policy_names, games, seed, rules, on_ray=on_ray, **kwargs)
 
 
-def evaluate_model_at_table(model, name: str, opponents: list[str], games: int, seed: int, seat: int = 0):
-    """An in-memory MaskablePPO model in ``seat`` against the named ``opponents`` at one table."""
+def evaluate_model_at_table(
+    model, name: str, opponents: list[str], games: int, seed: int, seat: int = 0, rules: RuleSet | str | None = None
+):
+    """An in-memory MaskablePPO model in ``seat`` against the named ``opponents`` at one table under ``rules``."""
+    rules = rule_set(rules)
     n = len(opponents) + 1
-    policies = [make_table_policy(opponent, n, seed=seed + i) for i, opponent in enumerate(opponents)]
+    policies = [make_table_policy(opponent, n, rules=rules, seed=seed + i) for i, opponent in enumerate(opponents)]
     names = list(opponents)
-    policies.insert(seat, model_policy(model, name, n))
+    policies.insert(seat, model_policy(model, name, n, rules))
     names.insert(seat, name)
-    return run_table(policies, names, games, seed)
+    return run_table(policies, names, games, seed, rules)
 
 
 # -- reports --------------------------------------------------------------------------------------
@@ -271,7 +281,7 @@ def print_tournament(result: TournamentResult) -> None:
     n = len(result.table)
     console = report_console()
     title = (
-        f"{result.games:,} games at a table of {n} ({result.deals:,} deals x {n} seatings, seeds "
+        f"{result.rules}: {result.games:,} games at a table of {n} ({result.deals:,} deals x {n} seatings, seeds "
         f"{result.seed}..{result.seed + result.deals - 1}); a shared first place counts 1/k of a win"
     )
     table = Table(title=title)
@@ -321,7 +331,7 @@ def save_tournament_plot(path, result: TournamentResult, log: TableLog) -> None:
     rates.axhline(100 / n, color="black", linestyle="--", label=f"fair share {100 / n:.1f}%")
     rates.set_xticks(positions, result.table, rotation=15)
     rates.set_ylabel("win rate, % (95% CI)")
-    rates.set_title(f"win rate at one table, {result.games:,} games")
+    rates.set_title(f"{result.rules}: win rate at one table, {result.games:,} games")
     rates.legend()
     bins = np.arange(math.floor(log.totals.min()) - 0.5, math.ceil(log.totals.max()) + 5.5, 5)
     for i, name in enumerate(result.table):
@@ -337,11 +347,21 @@ def save_tournament_plot(path, result: TournamentResult, log: TableLog) -> None:
 
 
 def main_table(
-    table: str, games: int, seed: int, batch_size: int, json_path=None, plot_path=None, show_progress=True, on_ray=False
+    table: str,
+    games: int,
+    seed: int,
+    batch_size: int,
+    json_path=None,
+    plot_path=None,
+    show_progress=True,
+    on_ray=False,
+    rules: RuleSet | str | None = None,
 ) -> TournamentResult:
-    """``python -m agents.evaluate --table a,b,...``: play, print, and write the JSON and plot."""
+    """``python -m agents.evaluate --table a,b,... [--rules NAME]``: play, print, and write the JSON and plot."""
     names = [name.strip() for name in table.split(",") if name.strip()]
-    result, log = tournament(names, games, seed, batch_size=batch_size, show_progress=show_progress, on_ray=on_ray)
+    result, log = tournament(
+        names, games, seed, rules=rules, batch_size=batch_size, show_progress=show_progress, on_ray=on_ray
+    )
     print_tournament(result)
     if json_path:
         save_tournament_json(json_path, result)

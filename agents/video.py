@@ -22,8 +22,8 @@ def video_prefix(policy_name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", policy_name)
 
 
-def record_games(policy_names: list[str], folder, games: int = 3, seed: int = 0) -> list[Path]:
-    """Record ``games`` games (seeds ``seed ..``) of each policy as MP4 files in ``folder``; their paths."""
+def record_games(policy_names: list[str], folder, games: int = 3, seed: int = 0, rules=None) -> list[Path]:
+    """Record ``games`` games (seeds ``seed ..``) of each policy under ``rules`` (name or RuleSet) as MP4 files in ``folder``."""
     try:
         import moviepy  # noqa: F401
     except ImportError:
@@ -31,7 +31,7 @@ def record_games(policy_names: list[str], folder, games: int = 3, seed: int = 0)
     folder = Path(folder)
     written = []
     for name in dict.fromkeys(policy_names):
-        policy = make_policy(name, seed=seed)
+        policy = make_policy(name, rules=rules, seed=seed)
         env = gym.make("Yacht-v0", render_mode="rgb_array", observation_encoding=policy.encoding.name, rules=policy.rules)
         prefix = video_prefix(name)
         env = gym.wrappers.RecordVideo(

@@ -41,16 +41,17 @@ def env(**kwargs) -> AECEnv:
 
 class YachtMultiplayerEnv(GameSettings, AECEnv):
     """## Description
-    Yacht at a table of 1 to 5 players (rules in ``RULES.md``). Each player has their own column
-    of 12 rows and their own dice; players take whole turns in rotation: ``player_0`` plays turn 1
+    Yacht at a table of 1 to 5 players (rules in ``RULES.md``, or any rule set of
+    ``yacht_env.rules.RULE_SETS``). Each player has their own column of rows (12 in Yacht) and
+    their own dice; players take whole turns in rotation: ``player_0`` plays turn 1
     (roll, up to two re-rolls, score one row), then ``player_1`` plays turn 1, and so on; after
     every player has filled every row, the highest total wins, and equal highest totals share
     the win. The agent to act keeps acting until it scores (a re-roll does not pass the turn).
 
     ## Action Space
-    ``Discrete(44)`` for every agent, the layout of ``Yacht-v0``: ``1..31`` re-roll the dice whose
-    bit is set (bit ``i`` <-> die ``i`` of the sorted dice), ``32 + c`` scores row
-    ``yacht_env.CATEGORIES[c]``. Action ``0`` is never legal.
+    ``Discrete(32 + rows)`` for every agent (44 for Yacht), the layout of ``Yacht-v0``: ``1..31``
+    re-roll the dice whose bit is set (bit ``i`` <-> die ``i`` of the sorted dice), ``32 + c``
+    scores row ``c`` of the rule set. Action ``0`` is never legal.
 
     ## Observation Space
     ``Dict(observation=..., action_mask=Box(0, 1, (44,), int8))``. ``action_mask`` marks the legal
@@ -58,7 +59,9 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
     ``observation`` is a table observation (see :mod:`yacht_env.table.encoding`): the agent's own
     dice, rolls left and open rows in ``observation_encoding`` (default ``"flat"``), then the
     agent's total / 100, then for each other player, in the order they play after the agent,
-    their total / 100 and their 12 open-row flags. For ``flat`` that is ``Box(18 + 1 + 13 (n - 1),)``.
+    their total / 100 and their open-row flags. For ``flat`` Yacht that is ``Box(18 + 1 + 13 (n - 1),)``.
+    Under rules with bonuses the own part also shows the agent's upper subtotal and Yahtzee box,
+    as in ``Yacht-v0``, and the masks follow the forced joker rule.
     Between its turns a player's own part shows the first roll of its next turn (each player's
     dice are fixed by the seed, so this tells it nothing it could act on); after its last turn,
     the dice it last scored with and 0 rolls left.
@@ -67,8 +70,8 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
     ``reward_mode="win"`` (default): 0 until the game ends; then the winners share +1 and the
     others share -1 (one winner of two players: +1 / -1; two of three tie for first: +1/2 each,
     -1 for the third). When every player shares the win, everyone gets 0, so one player always
-    gets 0. ``reward_mode="score"``: the points a player writes, when it writes them, so a
-    player's return is its final total. In both modes an ignored illegal action costs the
+    gets 0. ``reward_mode="score"``: what a player's total gains when it scores (the row's points
+    and any bonus they earn), so a player's return is its final total. In both modes an ignored illegal action costs the
     acting agent ``illegal_action_penalty``.
 
     ## Starting State
@@ -83,7 +86,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
     if one agent plays ``max_illegal_actions`` illegal actions in a game.
 
     ## Information
-    ``infos[agent]``: ``total``, ``turn`` (the 1-based turn the agent is playing or plays next)
+    ``infos[agent]``: ``total`` (bonuses included), ``turn`` (the 1-based turn the agent is playing or plays next)
     and ``illegal_action``, with ``illegal_reason`` after an illegal action; at the end,
     ``win_share`` (1/k for each of k winners, else 0).
 
@@ -95,8 +98,8 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
     - ``illegal_action``: ``"penalize"`` (default: ignored, reported in ``infos``, costs
       ``illegal_action_penalty``, the same agent acts again) or ``"raise"`` (``IllegalActionError``).
     - ``illegal_action_penalty`` (default 1.0), ``max_illegal_actions`` (default 100), ``rules``
-      (a ``RuleSet``, default the rules of ``RULES.md``), ``render_mode`` (``None``, ``"ansi"``,
-      ``"human"``).
+      (a name of ``yacht_env.rules.RULE_SETS`` such as ``"yahtzee"``, or a ``RuleSet``; default the
+      rules of ``RULES.md``), ``render_mode`` (``None``, ``"ansi"``, ``"human"``).
 
     An action outside the action space raises ``ValueError`` and changes nothing.
     """
@@ -112,7 +115,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
         illegal_action: str = "penalize",
         illegal_action_penalty: float = 1.0,
         max_illegal_actions: int = 100,
-        rules: RuleSet | None = None,
+        rules: RuleSet | str | None = None,
         render_mode: str | None = None,
     ):
         super().__init__()

@@ -47,6 +47,21 @@ def test_tournament_on_ray_equals_the_local_run(ray_cluster):
     np.testing.assert_array_equal(remote_log.totals, local_log.totals)
 
 
+def test_a_rule_set_with_bonuses_on_ray_equals_the_local_run(ray_cluster):
+    # the workers rebuild the policies and the DP for the named rules; regret reads each game's sheet state
+    rules = "yahtzee_forced_joker"
+    local, local_logs = evaluate(["greedy"], games=600, seed=12, rules=rules, batch_size=128)
+    remote, remote_logs = evaluate(["greedy"], games=600, seed=12, rules=rules, batch_size=128, on_ray=True)
+    assert [asdict(s) for s in remote] == [asdict(s) for s in local]
+    for name in ("greedy", "optimal"):
+        np.testing.assert_array_equal(remote_logs[name].regret, local_logs[name].regret)
+    assert local[0].regret_per_decision > 0
+    local_table, local_log = tournament(["optimal", "greedy"], games=200, seed=5, rules=rules, batch_size=32)
+    remote_table, remote_log = tournament(["optimal", "greedy"], games=200, seed=5, rules=rules, batch_size=32, on_ray=True)
+    assert asdict(remote_table) == asdict(local_table) and remote_table.rules == rules
+    np.testing.assert_array_equal(remote_log.totals, local_log.totals)
+
+
 @pytest.mark.slow
 def test_command_line_on_a_cluster_prints_and_writes_what_the_local_run_does(ray_cluster, tmp_path):
     common = ["-m", "agents.evaluate", "--games", "600", "--seed", "4", "--batch-size", "64", "--no-progress"]

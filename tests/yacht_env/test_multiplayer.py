@@ -12,8 +12,9 @@ import yacht_env
 from agents.registry import make_opponents, make_policy
 from yacht_env import GameOverError, IllegalActionError, YachtEnv, multiplayer
 from yacht_env.env import draw_game_dice
+from yacht_env.rules import RULE_SETS, rule_set
 from yacht_env.table.env import YachtTableEnv
-from yacht_env.table.game import win_rewards, win_shares
+from yacht_env.table.game import draw_table_dice, win_rewards, win_shares
 
 # Every warning fails these tests but two: PettingZoo's api_test gives them for any env whose
 # observations are {"observation", "action_mask"} Dicts (the convention of its own classic games,
@@ -239,8 +240,8 @@ def test_pettingzoo_render_shows_the_table():
 # -- YachtTable-v0: one learner against opponent policies ---------------------------------------
 
 
-def table_env(names, **kwargs):
-    return gym.make("YachtTable-v0", opponents=make_opponents(names), **kwargs)
+def table_env(names, rules=None, **kwargs):
+    return gym.make("YachtTable-v0", opponents=make_opponents(names, rules=rules), rules=rules, **kwargs)
 
 
 def test_each_id_builds_one_class():
@@ -290,18 +291,37 @@ def test_opponent_names_are_resolved_by_agents():
         make_opponents("optimal")
 
 
-@pytest.mark.parametrize("seat, mode", [(0, "score"), (1, "score"), (2, "win")])
-def test_opponent_env_matches_the_pettingzoo_env(seat, mode):
-    """Same seed, same learner actions, the same opponents: the same dice, turns, rewards and totals."""
-    opponent_names = ["optimal", "greedy"]
-    table = table_env(opponent_names, seat=seat, reward_mode=mode)
-    opponents = {s: make_policy(name) for s, name in zip([s for s in range(3) if s != seat], opponent_names)}
-    learner = f"player_{seat}"
-    pz = multiplayer.env(num_players=3, reward_mode=mode)
-    rng = np.random.default_rng(seat)
+SHEET_RULE_SETS = [name for name, rules in RULE_SETS.items() if rules.has_sheet_state]
 
-    obs, info = table.reset(seed=8)
-    pz.reset(seed=8)
+
+@pytest.mark.parametrize(
+    "seat, mode, rules",
+    [(0, "score", "yacht"), (1, "score", "yacht"), (2, "win", "yacht")]
+    + [(seat % 3, "score" if seat % 2 else "win", name) for seat, name in enumerate(SHEET_RULE_SETS)],
+)
+def test_opponent_env_matches_the_pettingzoo_env(seat, mode, rules):
+    """Same seed, same learner actions, the same opponents: the same dice, turns, rewards and totals.
+
+    Under rules with bonuses the dice are rigged to roll five alike often, so that extra-Yahtzee
+    bonuses and jokers (forced ones too) come up at every seat.
+    """
+    rules = rule_set(rules)
+    opponent_names = ["optimal", "greedy"]
+    table = table_env(opponent_names, seat=seat, reward_mode=mode, rules=rules)
+    opponents = {s: make_policy(name, rules=rules) for s, name in zip([s for s in range(3) if s != seat], opponent_names)}
+    learner = f"player_{seat}"
+    pz = multiplayer.env(num_players=3, reward_mode=mode, rules=rules)
+    own_width = pz.unwrapped.encoding.own_width
+    rng = np.random.default_rng(seat)
+    faces = None
+    if rules.has_sheet_state:
+        alike = np.random.default_rng(seat).random((3, rules.num_turns)) < 0.5
+        faces = draw_table_dice(np.random.default_rng(8), rules, 3)
+        faces[:, :, 0][alike] = np.random.default_rng(9).integers(1, 7, size=(int(alike.sum()), 1))
+    options = None if faces is None else {"faces": faces}
+
+    obs, info = table.reset(seed=8, options=options)
+    pz.reset(seed=8, options=options)
     pz_return = table_return = 0.0
     decisions = 0
     for agent in pz.agent_iter():
@@ -313,7 +333,7 @@ def test_opponent_env_matches_the_pettingzoo_env(seat, mode):
             continue
         s = int(agent.split("_")[1])
         if s != seat:
-            pz.step(opponents[s].act(observation["observation"][:FLAT], observation["action_mask"]))
+            pz.step(opponents[s].act(observation["observation"][:own_width], observation["action_mask"]))
             continue
         # The learner's decision: the table env played the opponents' turns up to here.
         pz_return += reward
@@ -332,6 +352,8 @@ def test_opponent_env_matches_the_pettingzoo_env(seat, mode):
     assert table_return == pytest.approx(pz_return)
     if mode == "score":
         assert table_return == table.unwrapped.totals[seat]
+    if rules.yahtzee_bonus:  # the rigged dice did bring extra Yahtzees
+        assert any(table.unwrapped.tables.bonuses(0, s)[1] for s in range(3))
     with pytest.raises(GameOverError):
         table.step(SCORE)
 

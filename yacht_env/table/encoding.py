@@ -94,7 +94,7 @@ class TableEncoding:
     def encode(self, hand, rolls_left, open_bits, totals, table_open_bits):
         """One observer's observation; ``totals`` and ``table_open_bits`` have shape (num_players,)."""
         batch = self.encode_batch([hand], [rolls_left], [open_bits], np.asarray(totals)[None], np.asarray(table_open_bits)[None])
-        return _first(batch)
+        return _first(batch, self.space)
 
     def of_tables(self, tables: Tables, rows, observers):
         """Observations of seat ``observers[i]`` at table ``rows[i]`` of ``tables``, batched."""
@@ -109,7 +109,7 @@ class TableEncoding:
 
     def of_seat(self, tables: Tables, row: int, observer: int):
         """The observation of seat ``observer`` at table ``row``."""
-        return _first(self.of_tables(tables, [row], [observer]))
+        return _first(self.of_tables(tables, [row], [observer]), self.space)
 
     def decode_batch(self, observations) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """The observers' own positions ``(hands, rolls_left, open_bits)``."""
@@ -128,10 +128,15 @@ class TableEncoding:
         return (*self.decode_batch(observations), *self.decode_sheet_batch(observations))
 
 
-def _first(batch):
-    """The first observation of a batch (a scalar ``rolls_left`` for ``dict``, as ``Yacht-v0`` gives)."""
+def _first(batch, space):
+    """The first observation of a batch (for ``dict``, scalars for the ``Discrete`` keys such as
+    ``rolls_left`` and ``upper_total``, as ``Yacht-v0`` gives them).
+    """
     if isinstance(batch, dict):
-        return {key: value[0] if key == "rolls_left" else np.asarray(value[0]) for key, value in batch.items()}
+        return {
+            key: np.int64(value[0]) if isinstance(space[key], spaces.Discrete) else np.asarray(value[0])
+            for key, value in batch.items()
+        }
     return batch[0]
 
 

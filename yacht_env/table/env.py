@@ -3,6 +3,7 @@
     from agents.registry import make_opponents
     gym.make("YachtTable-v0", opponents=make_opponents(["optimal"]))
     gym.make("YachtTable-v0", opponents=make_opponents(["greedy", "random"]), reward_mode="win", seat=1)
+    gym.make("YachtTable-v0", rules="yahtzee", opponents=make_opponents(["optimal"], rules="yahtzee"))
 
 The env takes policy objects; turning names into policies belongs to ``agents``.
 """
@@ -91,20 +92,23 @@ class YachtTableEnv(GameSettings, gym.Env):
     own decisions.
 
     ## Action Space
-    ``Discrete(44)``, as in ``Yacht-v0``: ``1..31`` re-roll the dice whose bit is set, ``32 + c``
-    scores row ``c``. ``info["action_mask"]`` and ``action_masks()`` mark the legal actions.
+    ``Discrete(32 + rows)`` (44 for Yacht), as in ``Yacht-v0``: ``1..31`` re-roll the dice whose bit
+    is set, ``32 + c`` scores row ``c``. ``info["action_mask"]`` and ``action_masks()`` mark the
+    legal actions (under the forced joker rule, only the rows an extra Yahtzee may go in).
 
     ## Observation Space
     The learner's table observation (see :mod:`yacht_env.table.encoding`): its own dice, rolls
     left and open rows in ``observation_encoding`` (default ``"flat"``), its total / 100, then for
     each other player, in the order they play after the learner, their total / 100 and their 12
-    open-row flags. ``flat`` at a two-player table is ``Box(0, 6, (32,), float32)``. The same
-    layout as the PettingZoo env's ``observation``, so a policy trained here can sit at a
-    PettingZoo table or in a tournament.
+    open-row flags. ``flat`` at a two-player table is ``Box(0, 6, (32,), float32)``. Under rules
+    with bonuses the own part also shows the learner's sheet state (upper subtotal, Yahtzee box),
+    as ``Yacht-v0``'s observation does. The same layout as the PettingZoo env's ``observation``, so
+    a policy trained here can sit at a PettingZoo table or in a tournament.
 
     ## Rewards
-    ``reward_mode="score"`` (default): the points the learner writes, as in solitaire
-    ``Yacht-v0``. ``reward_mode="win"``: 0 until the game ends, then the learner's zero-sum share:
+    ``reward_mode="score"`` (default): what the learner's total gains, as in solitaire
+    ``Yacht-v0`` (the row's points and any bonus they earn, so the rewards sum to the final
+    total). ``reward_mode="win"``: 0 until the game ends, then the learner's zero-sum share:
     the winners share +1, the others share -1 (so +1 or -1 with one opponent, 0 for a tie of
     two). An ignored illegal action costs ``illegal_action_penalty`` in both modes.
 
@@ -123,7 +127,7 @@ class YachtTableEnv(GameSettings, gym.Env):
 
     ## Information
     As ``Yacht-v0`` (``action_mask``, ``total``, ``turn``, ``illegal_action``, ``illegal_reason``),
-    plus ``totals`` (every seat's total, seat order) and, at the end, ``win_share`` (1/k if the
+    plus ``totals`` (every seat's total, bonuses included, seat order) and, at the end, ``win_share`` (1/k if the
     learner is one of k winners, else 0).
 
     ## Arguments
@@ -136,8 +140,10 @@ class YachtTableEnv(GameSettings, gym.Env):
     - ``seat``: the learner's seat, 0 (default, plays first) to ``num_players - 1``.
     - ``reward_mode``: ``"score"`` (default) or ``"win"``.
     - ``observation_encoding``, ``illegal_action``, ``illegal_action_penalty``,
-      ``max_illegal_actions``, ``rules``, ``render_mode``: as for ``Yacht-v0``; an
-      ``"rgb_array"`` frame shows the learner's dice and sheet and every player's total.
+      ``max_illegal_actions``, ``render_mode``: as for ``Yacht-v0``; an ``"rgb_array"`` frame
+      shows the learner's dice and sheet and every player's total.
+    - ``rules``: a name of ``yacht_env.rules.RULE_SETS`` (``"yahtzee"``, ``"yatzy"``, ...) or a
+      ``RuleSet`` (default the rules of ``RULES.md``); the opponents must play the same rules.
     """
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
@@ -150,7 +156,7 @@ class YachtTableEnv(GameSettings, gym.Env):
         seat: int = 0,
         reward_mode: str = "score",
         render_mode: str | None = None,
-        rules: RuleSet | None = None,
+        rules: RuleSet | str | None = None,
         observation_encoding: str = "flat",
         illegal_action: str = "penalize",
         illegal_action_penalty: float = 1.0,
