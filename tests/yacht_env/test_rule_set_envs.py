@@ -180,7 +180,7 @@ def test_registered_ids_are_yacht_v0_with_their_rule_set(env_id, name):
     assert isinstance(venv, YachtVectorEnv) and venv.rules is RULE_SETS[name]
 
 
-@pytest.mark.parametrize("name", SHEET_NAMES)
+@pytest.mark.parametrize("name", NAMES)
 @pytest.mark.parametrize("encoding", ["flat", "features", "dict"])
 def test_vector_env_equals_sync_vector_env_for_every_rule_set(name, encoding):
     kwargs = dict(rules=name, observation_encoding=encoding, max_illegal_actions=2)
