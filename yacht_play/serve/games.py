@@ -269,6 +269,9 @@ class GameService:
             if seat.kind != "human":
                 raise Refused(f"it is {seat.name}'s turn, not yours", 409)
             action = self._action(seat, body, match.rules)
+            reason = match.layout.why_illegal(action, seat.rolls_left, seat.open_bits, seat.hand)  # before any grading
+            if reason is not None:
+                raise Refused(reason)
             grader = self.grader_for(match.rules)
             q = grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits, *seat.sheet_state)[0]
             dice, before, open_bits = seat.dice, seat.total, seat.open_bits
