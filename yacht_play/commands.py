@@ -192,9 +192,11 @@ def parse_command(text: str, dice: tuple[int, ...], rolls_left: int, open_bits: 
         action = layout.score_action(row)
         if layout.why_illegal(action, rolls_left, open_bits, rules.hand(list(dice))) is not None:  # the forced joker rule
             allowed, _ = rules.scoring_options(list(dice), open_bits)
-            rows = " or ".join(f"{rules.categories[c].title} ({c + 1})" for c in range(rules.num_categories) if allowed >> c & 1)
+            rows = [c for c in range(rules.num_categories) if allowed >> c & 1]
+            where = (f"{rules.categories[rows[0]].title} ({rows[0] + 1})" if len(rows) == 1
+                     else "rows " + " ".join(str(c + 1) for c in rows))  # one line on 80 columns
             title = rules.categories[row].title
-            raise CommandError(f"{title} cannot take this Yahtzee: the forced joker rule sends it to {rows}")
+            raise CommandError(f"{title} cannot take this Yahtzee: the forced joker rule sends it to {where}")
         return Command("action", action)
     raise CommandError(f"unknown command {word!r}: {USAGE}")
 

@@ -93,7 +93,7 @@ def test_forced_joker_game_in_an_80x24_terminal_shows_the_bonus_lines_and_refuse
     assert re.search(r"Upper subtotal\s+75/63", screen) and re.search(r"Bonus \(35\)\s+35", screen)
     assert re.search(r"Yahtzee bonus \(100\)\s+300", screen) and re.search(r"Total\s+460", screen)
     child.sendline("s ones")
-    child.expect_exact("Ones cannot take this Yahtzee: the forced joker rule sends it to Three of a Kind (7) or")
+    child.expect_exact("Ones cannot take this Yahtzee: the forced joker rule sends it to rows 7 8 9 10 11 13\r\n")
     child.expect(PROMPT)
     child.sendline("s ls")  # large straight at its joker value, and the extra-Yahtzee bonus
     child.expect(PROMPT)
