@@ -592,7 +592,8 @@ async function player() {
     $("history").replaceChildren(
       el("thead", {}, el("tr", {}, el("th", {}, "When"), el("th", {}, "Mode"), el("th", {}, "Against"), el("th", { class: "num" }, "Score"), el("th", {}, "Result"), el("th", { class: "num" }, "Lost / decision"), el("th", {}))),
       el("tbody", {}, ...history.games.map((g) => el("tr", {},
-        el("td", {}, new Date(g.started).toLocaleString()), el("td", {}, g.mode + (g.coach ? " · coach" : "")),
+        el("td", {}, new Date(g.started).toLocaleString()),
+        el("td", {}, (g.rules && g.rules !== "yacht" ? `${RULE_TITLES[g.rules] || g.rules} · ` : "") + g.mode + (g.coach ? " · coach" : "")),
         el("td", {}, g.opponents.join(", ") || "–"), el("td", { class: "num" }, g.score ?? "–"),
         el("td", { class: g.won ? "win" : "" }, !g.finished ? "in progress" : g.opponents.length ? (g.won ? "won" : `lost (${g.totals.join(" / ")})`) : "–"),
         el("td", { class: "num" }, fmt(g.loss_per_decision, 3)),
