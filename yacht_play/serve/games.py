@@ -155,6 +155,7 @@ class GameService:
                 self._solitaire_policy(policy, rules)  # refuses an agent that does not play these rules
         except ValueError as error:
             raise Refused(str(error)) from None
+        self.grader_for(rules)  # a rule set's first game waits for its solver here, not at its first decision
         names = unique_names([name, *(agent_name(p) for p in agents)])
         players = [Player(name, "human"), *(Player(n, "agent", p) for n, p in zip(names[1:], agents))]
         seed = secrets.randbits(62)  # unguessable: the seed regenerates the dice stream
