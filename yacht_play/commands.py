@@ -48,7 +48,8 @@ Commands:
   q       quit    stop now; the game is saved and `yacht play --resume FILE` continues it (Ctrl-C too)
 Dice are shown sorted; positions 1..5 count from the left. Each turn has up to two re-rolls; after the
 third roll you must score. A row the dice do not fit scores 0. The "now" column shows what each open
-row would score with the dice as they are."""
+row would score with the dice as they are; under Yahtzee rules it follows the joker rule: where a
+Yahtzee rolled with its box filled may go, and at which points (a joker's 25, 30 or 40)."""
 
 
 class CommandError(ValueError):

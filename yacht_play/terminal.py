@@ -4,6 +4,7 @@
     yacht play --vs optimal --vs ppo:models/ppo.safetensors
     yacht play --duplicate optimal --seed 7 --coach
     yacht play --resume games/20261130-101500-seed7.jsonl
+    yacht play --rules yahtzee --coach              # any rule set: yatzy, yahtzee_forced_joker, ...
 
 Modes:
   solitaire        you alone.
@@ -16,6 +17,8 @@ Modes:
                    end screen compares your games turn by turn.
   --coach          after each of your decisions, show the optimal choice and the expected final
                    score of yours, of the best and of the other options.
+  --rules NAME     the rule set (default yacht): the sheet shows its bonus lines, totals count
+                   every bonus, and the coach and grades value decisions on the whole sheet.
 
 Every decision is appended to the record file (JSON lines, see yacht_play.records) as it is made, so
 `q`, Ctrl-C or a crash lose nothing: `yacht play --resume FILE` continues where the game stopped.
