@@ -26,8 +26,9 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from yacht_env.actions import ActionLayout
 from yacht_env.atomic_files import write_atomically
-from yacht_env.rules import YACHT, RuleSet
+from yacht_env.rules import RULE_SETS, YACHT, RuleSet, Sheet, rule_set
 from yacht_play.commands import describe_choice, dice_text
 from yacht_play.records import GameRecord, RecordError
 
@@ -57,8 +58,14 @@ class Grader:
 
         return open_bits_from(names, self.rules)
 
-    def q_values(self, dice, rolls_left, open_bits) -> np.ndarray:
-        """The optimal Q-values of the states, shape (N, num_actions)."""
+    def q_values(self, dice, rolls_left, open_bits, upper_totals=0, yahtzee_full=0) -> np.ndarray:
+        """The optimal Q-values of the states, shape (N, num_actions).
+
+        ``upper_totals`` and ``yahtzee_full`` (the sheet state, see :func:`sheet_states`) count
+        only for rules with bonuses or jokers.
+        """
+        if self.rules.has_sheet_state:
+            return self.solution.q_values_batch(dice, rolls_left, open_bits, upper_totals, yahtzee_full)
         return self.solution.q_values_batch(dice, rolls_left, open_bits)
 
     def grade(self, decisions: list[dict]) -> Graded:
@@ -71,7 +78,7 @@ class Grader:
             rolls_left = np.array([d["rolls_left"] for d in decisions], dtype=np.int64)
             open_bits = np.array([self.open_bits(d["open"]) for d in decisions], dtype=np.int64)
             actions = np.array([d["action"] for d in decisions], dtype=np.int64)
-            q = self.q_values(dice, rolls_left, open_bits)
+            q = self.q_values(dice, rolls_left, open_bits, *sheet_states(decisions, self.rules))
         except (KeyError, ValueError, TypeError) as error:
             raise RecordError(f"a decision record does not describe a position: {error}") from None
         if ((actions < 0) | (actions >= q.shape[1])).any():
@@ -87,6 +94,39 @@ class Grader:
             )
         best_action = q.argmax(axis=1)
         return Graded(q, chosen, best_action, q[rows, best_action] - chosen)
+
+
+def sheet_states(decisions: list[dict], rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
+    """The sheet state before each decision: ``(upper_totals, yahtzee_full)``, each (N,) int64.
+
+    What a decision depends on beyond its open rows under rules with bonuses or jokers: the upper
+    subtotal and whether the Yahtzee box holds its full points. Rebuilt by scoring each seat's rows
+    in the order the decisions wrote them (:meth:`RuleSet.score_on`, the rules' own scoring), so
+    every seat's decisions must be there from the start of its game (in order; games may
+    interleave). Zeros for rules without a sheet state.
+    """
+    upper = np.zeros(len(decisions), dtype=np.int64)
+    full = np.zeros(len(decisions), dtype=np.int64)
+    if not rules.has_sheet_state:
+        return upper, full
+    from agents.optimal import open_bits_from
+
+    layout = ActionLayout(rules)
+    sheets: dict[tuple, Sheet] = {}
+    for i, decision in enumerate(decisions):
+        key = (decision["game_id"], decision["seat"])
+        sheet = sheets.get(key) or rules.new_sheet()
+        if open_bits_from(decision["open"], rules) != sheet.open_bits:
+            raise RecordError(f"game {decision['game_id']}, seat {decision['seat']}: turn {decision['turn']} comes without "
+                              "the decisions before it, so its sheet (upper subtotal, Yahtzee box) is unknown")
+        upper[i] = sheet.upper_total
+        full[i] = int(bool(sheet.yahtzee_box) and rules.tracks_yahtzee_box)
+        if not layout.is_reroll(decision["action"]):
+            try:
+                sheets[key] = rules.score_on(sheet, decision["dice"], layout.category(decision["action"])).sheet
+            except ValueError as error:
+                raise RecordError(f"game {decision['game_id']}: turn {decision['turn']}: {error}") from None
+    return upper, full
 
 
 @dataclass
@@ -189,9 +229,9 @@ def worst_entry(decision: dict, loss: float, chosen: float, q: np.ndarray, best:
         "dice": decision["dice"],
         "open": decision["open"],
         "action": decision["action"],
-        "chosen": describe_choice(decision["action"], decision["dice"], rules),
+        "chosen": describe_choice(decision["action"], decision["dice"], rules, decision["open"]),
         "best_action": best,
-        "best": describe_choice(best, decision["dice"], rules),
+        "best": describe_choice(best, decision["dice"], rules, decision["open"]),
         "expected_final_chosen": before + chosen,
         "expected_final_best": before + float(q[best]),
         "loss": loss,
@@ -233,14 +273,14 @@ def figure(value: float, digits: int = 3) -> str:
     return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
-def print_report(reports: list[PlayerReport], files: list[str], optimum: float, worst: int) -> None:
+def print_report(reports: list[PlayerReport], files: list[str], optimum: float, worst: int, rules: str = "yacht") -> None:
     """Print the reports as a table."""
     from rich.table import Table
 
     from yacht_env.render import report_console
 
     console = report_console()
-    table = Table(title=f"Expected points lost against the optimum (optimal expected score {optimum:.2f})",
+    table = Table(title=f"Expected points lost against the optimum ({rules} rules: optimal expected score {optimum:.2f})",
                   caption="(replay): the agent played on the same dice streams as the people in the records")
     table.add_column("", justify="left")
     for report in reports:
@@ -287,9 +327,9 @@ def json_ready(value):
     return value
 
 
-def save_json(path, reports: list[PlayerReport], files: list[str], optimum: float) -> None:
+def save_json(path, reports: list[PlayerReport], files: list[str], optimum: float, rules: str = "yacht") -> None:
     """Write the reports to ``path`` as JSON."""
-    document = {"schema": 1, "files": files, "optimal_expected_score": optimum,
+    document = {"schema": 1, "files": files, "rules": rules, "optimal_expected_score": optimum,
                 "players": [dict(asdict(r), label=r.label) for r in reports]}
     text = json.dumps(json_ready(document), indent=2) + "\n"
     write_atomically(path, lambda handle: handle.write(text.encode()))
@@ -335,6 +375,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agent", action="append", default=[], metavar="NAME",
                         help="also grade this agent on the same dice: random, greedy, optimal, "
                         "ppo:PATH or ppo-zip:PATH (repeatable)")
+    parser.add_argument("--rules", choices=list(RULE_SETS), metavar="NAME",
+                        help=f"the rule set the games must have been played under: {', '.join(RULE_SETS)} "
+                        "(default: the records', which must all be one)")
     parser.add_argument("--worst", type=int, default=5, metavar="N",
                         help="worst decisions listed per player, 1 or more (default 5)")
     parser.add_argument("--json", metavar="PATH", help="write every figure to this JSON file")
@@ -342,8 +385,10 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.set_defaults(run=run)
 
 
-def read_all(paths: list[str]) -> list[GameRecord]:
-    """Every game of every file, each checked and replayed against its dice; a file or a game given twice is refused."""
+def read_all(paths: list[str], rules: RuleSet | None = None) -> list[GameRecord]:
+    """Every game of every file, each checked and replayed against its dice; a file or a game given twice is refused,
+    and so is a game played under other rules than ``rules`` (when given).
+    """
     from yacht_play.match import load_games
 
     seen_files: dict = {}
@@ -357,12 +402,22 @@ def read_all(paths: list[str]) -> list[GameRecord]:
         if key in seen_files:
             raise RecordError(f"{path} is given twice (as {seen_files[key]!r} already): each game counts once")
         seen_files[key] = path
-        for game in load_games(path).games:
+        for game in load_games(path, rules).games:
             if game.game_id in seen_games:
                 raise RecordError(f"{path}: game {game.game_id} is already in {seen_games[game.game_id]}: each game counts once")
             seen_games[game.game_id] = path
             games.append(game)
     return games
+
+
+def rules_of(games: list[GameRecord]) -> RuleSet:
+    """The one rule set ``games`` were played under; ``RecordError`` naming two games of different rules."""
+    first = games[0]
+    for game in games:
+        if game.header["rules"] != first.header["rules"]:
+            raise RecordError(f"game {first.game_id} was played under the {first.header['rules']} rules and game "
+                              f"{game.game_id} under {game.header['rules']}: grade one rule set at a time (--rules NAME)")
+    return rule_set(first.header["rules"])
 
 
 def run(args) -> int:
@@ -378,10 +433,10 @@ def run(args) -> int:
             print(f"{prog}: error: --plot needs matplotlib: pip install 'yacht-rl[train]'", file=sys.stderr)
             return 2
     try:
-        games = read_all(args.files)
+        games = read_all(args.files, rule_set(args.rules) if args.rules else None)
         if not games:
             raise RecordError(f"no game in {', '.join(args.files)}")
-        grader = Grader(YACHT)
+        grader = Grader(rules_of(games))
         reports = report_players(games, grader, worst=args.worst)
         if args.agent:
             reports += report_players(replay_agents(args.agent, games, grader.rules), grader, "replay", args.worst)
@@ -389,9 +444,9 @@ def run(args) -> int:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     optimum = grader.solution.expected_score
-    print_report(reports, args.files, optimum, args.worst)
+    print_report(reports, args.files, optimum, args.worst, grader.rules.name)
     if args.json:
-        save_json(args.json, reports, args.files, optimum)
+        save_json(args.json, reports, args.files, optimum, grader.rules.name)
     if args.plot:
         save_plot(args.plot, reports)
     return 0

@@ -5,8 +5,8 @@ Commands (case does not matter; commas and spaces are interchangeable):
 - ``k 3 3`` / ``keep 33`` / ``k33``: keep these dice *values* and re-roll the others
   (``k none`` re-rolls everything);
 - ``r 1 4`` / ``reroll 14`` / ``r14``: re-roll the dice at these *positions* 1..5 (``r all``);
-- ``s 9`` / ``score full_house`` / ``s full`` / ``s fh``: score a row by its number 1..12, its name, a
-  unique start of its name, or a short alias;
+- ``s 9`` / ``score full_house`` / ``s full`` / ``s fh``: score a row by its number (1..12 in Yacht), its
+  name, a unique start of its name, or a short alias (``fh``, ``ss``, ``ls``, ``3k``, ``y``, ...);
 - ``?`` help, ``q`` quit.
 
 Anything else raises :class:`CommandError` with a one-line message saying what is allowed.
@@ -18,6 +18,8 @@ import re
 from collections import Counter
 from dataclasses import dataclass
 
+import numpy as np
+
 from yacht_env.actions import ActionLayout
 from yacht_env.rules import RuleSet
 
@@ -28,8 +30,11 @@ REROLL_WORDS = {"r", "reroll", "re-roll", "roll"}
 SCORE_WORDS = {"s", "score"}
 ALL_WORDS = {"all", "*"}
 NONE_WORDS = {"none", "nothing", "-"}
-ROW_ALIASES = {"4k": "four_of_a_kind", "fk": "four_of_a_kind", "fh": "full_house", "ls": "little_straight",
-               "bs": "big_straight", "y": "yacht"}
+ROW_ALIASES = {  # short names; the first row of the list that the rules have
+    "3k": ("three_of_a_kind",), "tk": ("three_of_a_kind",), "4k": ("four_of_a_kind",), "fk": ("four_of_a_kind",),
+    "fh": ("full_house",), "ls": ("little_straight", "large_straight"), "bs": ("big_straight",),
+    "ss": ("small_straight",), "1p": ("one_pair",), "2p": ("two_pairs",), "y": ("yacht", "yahtzee", "yatzy"),
+}
 
 USAGE = "k DICE keeps dice (k 3 3), r POSITIONS re-rolls (r 1 4), s ROW scores (s 9, s full_house), ? help, q quit"
 SCORE_ONLY = "no re-rolls left this turn: score a row, e.g. s 9 or s full_house"
@@ -43,7 +48,8 @@ Commands:
   q       quit    stop now; the game is saved and `yacht play --resume FILE` continues it (Ctrl-C too)
 Dice are shown sorted; positions 1..5 count from the left. Each turn has up to two re-rolls; after the
 third roll you must score. A row the dice do not fit scores 0. The "now" column shows what each open
-row would score with the dice as they are."""
+row would score with the dice as they are; under Yahtzee rules it follows the joker rule: where a
+Yahtzee rolled with its box filled may go, and at which points (a joker's 25, 30 or 40)."""
 
 
 class CommandError(ValueError):
@@ -123,10 +129,10 @@ def normalized(name: str) -> str:
 
 
 def find_row(text: str, rules: RuleSet) -> int:
-    """Row index for a number 1..12, a name or title, a unique start of one, or an alias."""
+    """Row index for a number 1..rows, a name or title, a unique start of one, or an alias."""
     text = text.strip()
     if not text:
-        raise CommandError("s needs a row: a number 1 to 12 or a name, e.g. s 9 or s full_house")
+        raise CommandError(f"s needs a row: a number 1 to {rules.num_categories} or a name, e.g. s 9 or s full_house")
     if text.isdigit():
         number = int(text)
         if not 1 <= number <= rules.num_categories:
@@ -137,8 +143,9 @@ def find_row(text: str, rules: RuleSet) -> int:
     names.update({normalized(c.title): i for i, c in enumerate(rules.categories)})
     if key in names:
         return names[key]
-    if key in ROW_ALIASES:
-        return rules.category_index[ROW_ALIASES[key]]
+    for alias in ROW_ALIASES.get(key, ()):
+        if alias in rules.category_index:
+            return rules.category_index[alias]
     starts = sorted({i for name, i in names.items() if key and name.startswith(key)})
     if len(starts) == 1:
         return starts[0]
@@ -146,7 +153,8 @@ def find_row(text: str, rules: RuleSet) -> int:
         candidates = ", ".join(rules.category_names[i] for i in starts)
         raise CommandError(f"{text!r} could be {candidates}: type more of the name, or the row number")
     raise CommandError(
-        f"there is no row called {text!r}: use a number 1 to {rules.num_categories} or a name like ones, full_house, yacht"
+        f"there is no row called {text!r}: use a number 1 to {rules.num_categories} or a name like "
+        f"{', '.join(rules.category_names[c] for c in (0, len(rules.categories) // 2, -1))}"
     )
 
 
@@ -181,29 +189,63 @@ def parse_command(text: str, dice: tuple[int, ...], rolls_left: int, open_bits: 
         if not open_bits >> row & 1:
             open_rows = " ".join(str(c + 1) for c in range(rules.num_categories) if open_bits >> c & 1)
             raise CommandError(f"{rules.categories[row].title} is already filled; open rows: {open_rows}")
-        return Command("action", ActionLayout(rules).score_action(row))
+        layout = ActionLayout(rules)
+        action = layout.score_action(row)
+        if layout.why_illegal(action, rolls_left, open_bits, rules.hand(list(dice))) is not None:  # the forced joker rule
+            allowed, _ = rules.scoring_options(list(dice), open_bits)
+            rows = [c for c in range(rules.num_categories) if allowed >> c & 1]
+            where = (f"{rules.categories[rows[0]].title} ({rows[0] + 1})" if len(rows) == 1
+                     else "rows " + " ".join(str(c + 1) for c in rows))  # one line on 80 columns
+            title = rules.categories[row].title
+            raise CommandError(f"{title} cannot take this Yahtzee: the forced joker rule sends it to {where}")
+        return Command("action", action)
     raise CommandError(f"unknown command {word!r}: {USAGE}")
 
 
-def choice_label(action: int, dice, rules: RuleSet) -> str:
+def open_bits_of(open_rows, rules: RuleSet) -> int:
+    """The open-row bit set of ``open_rows``: a bit set already, or row names (as records hold them)."""
+    if isinstance(open_rows, (int, np.integer)):
+        return int(open_rows)
+    return sum(1 << rules.category_index[name] for name in open_rows)
+
+
+def row_points(row: int, dice, rules: RuleSet, open_rows=None) -> int:
+    """What ``dice`` write in ``row``: at joker values when the joker rule makes them a joker with
+    ``open_rows`` open (a bit set or names; without it, the usual points).
+    """
+    hand = rules.hand(list(dice))
+    table = rules.score_table
+    if open_rows is not None and rules.joker != "none":
+        bits = open_bits_of(open_rows, rules)
+        if bits and rules.scoring_options(hand, bits)[1]:
+            table = rules.joker_score_table
+    return int(table[hand, row])
+
+
+def choice_label(action: int, dice, rules: RuleSet, open_rows=None) -> str:
     """A choice as people say it, without positions: ``keep 3 3``, ``re-roll all``, ``score Full House (19)``.
 
-    Re-rolls that keep the same dice get the same label: they are the same choice.
+    Re-rolls that keep the same dice get the same label: they are the same choice. A row's points
+    are those the row takes (at joker values for a joker, given ``open_rows``), bonuses aside.
     """
     first_score = rules.dice.num_rerolls
     if action >= first_score:
         row = action - first_score
-        points = int(rules.score_table[rules.hand(list(dice)), row])
-        return f"score {rules.categories[row].title} ({points})"
+        return f"score {rules.categories[row].title} ({row_points(row, dice, rules, open_rows)})"
     positions = rules.dice.reroll_positions[action]
     if len(positions) == len(dice):
         return "re-roll all"
     return "keep " + dice_text(d for i, d in enumerate(dice) if i not in positions)
 
 
-def describe_choice(action: int, dice, rules: RuleSet) -> str:
+def decision_label(record: dict, rules: RuleSet) -> str:
+    """:func:`choice_label` of a decision record (its action, dice and open rows)."""
+    return choice_label(record["action"], record["dice"], rules, record["open"])
+
+
+def describe_choice(action: int, dice, rules: RuleSet, open_rows=None) -> str:
     """:func:`choice_label` plus the positions a partial re-roll picks up: ``keep 3 3 (re-roll 1,4,5)``."""
-    label = choice_label(action, dice, rules)
+    label = choice_label(action, dice, rules, open_rows)
     positions = rules.dice.reroll_positions[action] if action < rules.dice.num_rerolls else ()
     if 0 < len(positions) < len(dice):
         label += f" (re-roll {','.join(str(p + 1) for p in positions)})"

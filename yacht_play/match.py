@@ -92,11 +92,17 @@ def agent_name(policy: str) -> str:
 
 
 def rules_named(name: str) -> RuleSet:
-    """The rule set a record names, if this version plays it, else ``RecordError`` naming those it plays."""
-    playable = [key for key, rules in RULE_SETS.items() if not rules.has_sheet_state]
-    if not isinstance(name, str) or name not in playable:
-        raise RecordError(f"unknown rule set {name!r}; this version plays {', '.join(playable)}")
+    """The named rule set (a key of ``RULE_SETS``), else ``RecordError`` naming those this version plays."""
+    if not isinstance(name, str) or name not in RULE_SETS:
+        raise RecordError(f"unknown rule set {name!r}; this version plays {', '.join(RULE_SETS)}")
     return RULE_SETS[name]
+
+
+def check_same_rules(recorded: str, wanted: RuleSet | None, what: str) -> None:
+    """``RecordError`` when a game recorded under ``recorded`` is to be used under other rules ``wanted``."""
+    if wanted is not None and wanted.name != recorded:
+        raise RecordError(f"{what} was played under the {recorded} rules, not {wanted.name}: "
+                          f"use --rules {recorded} (or leave --rules out)")
 
 
 class Seat:
@@ -177,18 +183,37 @@ class Seat:
 
     @property
     def total(self) -> int:
-        """The total score."""
+        """The total score, bonuses included."""
         return int(self._game.totals[self._at])
+
+    @property
+    def hand(self) -> int:
+        """The hand index of the dice in hand."""
+        return int(self._game.hands[self._at])
+
+    @property
+    def sheet_state(self) -> tuple[int, int]:
+        """``(upper_total, yahtzee_full)``: the upper subtotal and 1 when the Yahtzee box holds its full points
+        (both 0 for rules without them), what a decision depends on beyond the open rows.
+        """
+        table, seat = self._at
+        upper, full = self._game.sheet_state([table], [seat])
+        return int(upper[0]), int(full[0])
+
+    @property
+    def bonuses(self) -> tuple[int, int]:
+        """``(upper bonus, extra-Yahtzee bonuses)`` earned so far."""
+        return self._game.bonuses(*self._at)
 
     @property
     def observation(self):
         """The seat's position in its policy's encoding (agents only)."""
         if self.policy is None:
             return None
-        return self.policy.encoding.encode(int(self._game.hands[self._at]), self.rolls_left, self.open_bits)
+        return self.policy.encoding.encode(self.hand, self.rolls_left, self.open_bits, *self.sheet_state)
 
     def legal_mask(self) -> np.ndarray:
-        """The seat's legal actions now, int8 (all zeros unless it is the seat's turn)."""
+        """The seat's legal actions now, int8 (all zeros unless it is the seat's turn; the joker rule applied)."""
         table, seat = self._at
         if self._game.over[table] or self._game.seat[table] != seat:
             return np.zeros(self._game.num_actions, dtype=np.int8)
@@ -264,7 +289,8 @@ class Match:
         return cls(seats, mode, seed, rules, coach=coach)
 
     @classmethod
-    def resume(cls, game: GameRecord, policies: dict | None = None, agents: bool = True, source: str = "") -> Match:
+    def resume(cls, game: GameRecord, policies: dict | None = None, agents: bool = True, source: str = "",
+               rules: RuleSet | None = None) -> Match:
         """The match of a recorded game, with every recorded decision replayed on its dice.
 
         This is the one check of a game's meaning (every line's schema is checked on reading, by
@@ -275,14 +301,18 @@ class Match:
         Agents: ``policies`` (by seat) plays them; an agent without one is rebuilt from its recorded
         name only if that is a built-in policy (``random``, ``greedy``, ``optimal``): a record never
         makes the program load a model file it names. ``agents=False`` builds no policies at all.
+
+        The game plays under the rule set its header names (bonuses and jokers replayed exactly);
+        ``rules``, when given, must be that one: ``RecordError`` naming both otherwise.
         """
         header = game.header
         lines = game.line_numbers or [0] * (1 + len(game.decisions) + (game.end is not None))
         where = f"{source}:{lines[0]}" if source else f"game {game.game_id}"
         try:
-            rules = rules_named(header["rules"])
+            wanted_rules, rules = rules, rules_named(header["rules"])
         except RecordError as error:
             raise RecordError(f"{where}: field 'rules': {error}") from None
+        check_same_rules(rules.name, wanted_rules, f"{where}: game {game.game_id}")
         check_table(header, where)
         policies = dict(policies or {})
         seats = []
@@ -413,7 +443,7 @@ class Match:
             "open": seat.open_names,
         }
         action = check_action(action, self.layout.num_actions)
-        reason = self.layout.why_illegal(action, seat.rolls_left, seat.open_bits)
+        reason = self.layout.why_illegal(action, seat.rolls_left, seat.open_bits, seat.hand)
         if reason is not None:
             raise IllegalActionError(reason)
         table = seat._at[0]
@@ -455,23 +485,49 @@ class Match:
         return self.play(*self.agent_action())
 
 
-def load_games(path) -> "RecordFile":
+def load_games(path, rules: RuleSet | None = None) -> "RecordFile":
     """The games of a record file, each checked line by line and replayed against its dice (no policy is built).
 
     The one validator behind ``yacht play --resume`` and ``yacht analyze``: ``RecordError`` (one line,
-    naming the file, the line and the field) for anything but a torn last line.
+    naming the file, the line and the field) for anything but a torn last line, and for a game
+    played under other rules than ``rules`` (when given).
     """
     records = read_records(path)
     for game in records.games:
-        Match.resume(game, agents=False, source=str(records.path))
+        Match.resume(game, agents=False, source=str(records.path), rules=rules)
     return records
 
 
 def load_policy(name: str, rules: RuleSet, seed: int | None, num_players: int = 1):
-    """The agent called ``name`` for a seat at a table of ``num_players`` (1: a solitaire game)."""
+    """The agent called ``name`` for a seat at a table of ``num_players`` (1: a solitaire game), playing ``rules``.
+
+    ``ValueError`` (one line) for an agent that does not play these rules: a model trained under
+    others, or ``win`` and ``target:T`` under rules with bonuses or jokers.
+    """
     from agents.registry import make_policy, make_table_policy
 
+    check_agent_rules(name, rules)
     return make_policy(name, rules=rules, seed=seed) if num_players == 1 else make_table_policy(name, num_players, rules, seed)
+
+
+def check_agent_rules(name: str, rules: RuleSet) -> None:
+    """``ValueError`` naming the agent and both rule sets when ``name`` cannot play a game under ``rules``.
+
+    A model file (``ppo:PATH``) names the rules it was trained under; the ``win`` and ``target:T``
+    agents' exact tables cover only rule sets without bonuses or jokers.
+    """
+    if not isinstance(name, str):
+        return  # the registry names what is wrong with it
+    if name.startswith("ppo:"):
+        from agents.model_files import read_model_file
+
+        trained = read_model_file(name[len("ppo:"):])[0]["rules"]
+        if trained != rules.name:
+            raise ValueError(f"agent {name!r} is a model trained for the {trained} rules; this game plays {rules.name}: "
+                             f"choose random, greedy, optimal or a model trained for {rules.name}")
+    if rules.has_sheet_state and (name == "win" or name.startswith("target:")):
+        raise ValueError(f"agent {name!r} plays rule sets without bonuses or jokers (its exact tables cover only those); "
+                         f"this game plays {rules.name}: choose random, greedy, optimal or a ppo model")
 
 
 def stack_observations(observations: list):

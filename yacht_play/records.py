@@ -11,7 +11,9 @@ dice before anything uses it.
 
 ``game`` (the header: enough to rebuild every position by replaying the decisions)
     ``game_id`` (str, unique), ``mode`` (``solitaire``, ``table``, ``duplicate`` or
-    ``evaluation``), ``rules`` (rule set name, ``yacht``), ``seed`` (the table's seed),
+    ``evaluation``), ``rules`` (the rule set's name in ``yacht_env.rules.RULE_SETS``: ``yacht``,
+    ``yahtzee``, ``yatzy``, ...; a game is replayed, graded and resumed under these rules only),
+    ``seed`` (the table's seed),
     ``coach`` (bool: the person was shown the optimal choice after each decision), ``time``,
     ``players``: one object per seat in seat order with ``seat`` (0-based), ``name``, ``kind``
     (``human`` or ``agent``), ``policy`` (the agent's policy name, null for people; a label: a
@@ -22,12 +24,13 @@ dice before anything uses it.
     stream; they are still read.)
 
 ``decision``
-    ``game_id``, ``seat``, ``player`` (name), ``kind``, ``seed`` (the seat's), ``turn`` (1..12),
+    ``game_id``, ``seat``, ``player`` (name), ``kind``, ``seed`` (the seat's), ``turn`` (1..rows),
     ``roll`` (1..3: which roll of the turn the dice come from), ``dice`` (sorted, as shown; die
     positions 1..5 refer to this order), ``rolls_left`` (0..2), ``open`` (names of the open
-    rows), ``action`` (the ``Yacht-v0`` action, 0..43), ``action_text`` (readable),
-    ``points`` (points written by a scoring action, null for a re-roll), ``total`` (the seat's
-    total after the decision), ``seconds`` (how long the decision took), ``time``.
+    rows), ``action`` (the env's action: 0..43 in Yacht), ``action_text`` (readable),
+    ``points`` (what a scoring action added to the total: the row's points plus any upper or
+    extra-Yahtzee bonus it earned; null for a re-roll), ``total`` (the seat's total after the
+    decision, bonuses included), ``seconds`` (how long the decision took), ``time``.
 
 ``end``
     ``game_id``, ``totals`` (final total of each seat, in seat order), ``winners`` (names of the

@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from yacht_env.rules import RULE_SETS
 from yacht_play.records import GameRecord
 
 MIN_N = 10  # fewer values than this: no interval
@@ -48,6 +49,7 @@ class Filters:
     until: str | None = None
     mode: str | None = None
     player: str | None = None
+    rules: str | None = None  # the rule set; None: the one the games share
 
     def keep(self, game: GameRecord) -> bool:
         """Whether ``game`` passes the filters."""
@@ -59,6 +61,8 @@ class Filters:
         if self.mode and game.header["mode"] != self.mode:
             return False
         if self.player and self.player not in [p["name"] for p in game.players if p["kind"] == "human"]:
+            return False
+        if self.rules and game.header["rules"] != self.rules:
             return False
         return True
 
@@ -91,14 +95,29 @@ def people_of(game: GameRecord) -> list[dict]:
     return [p for p in game.players if p["kind"] == "human"]
 
 
+def one_rule_set(games: list[GameRecord], default: str) -> str:
+    """The rule set ``games`` share (``default`` when there are none); ``ValueError`` naming them when they mix."""
+    names = sorted({g.header["rules"] for g in games})
+    if len(names) > 1:
+        raise ValueError(f"the games were played under {len(names)} rule sets ({', '.join(names)}): "
+                         "report one at a time (--rules NAME, or ?rules=NAME)")
+    return names[0] if names else default
+
+
 def build_report(games: list[GameRecord], filters: Filters | None = None, grader=None) -> dict:
-    """Every figure of the report, as a JSON-ready dict, over the finished games that pass ``filters``."""
+    """Every figure of the report, as a JSON-ready dict, over the finished games that pass ``filters``.
+
+    One rule set at a time: ``filters.rules``, else the one the games share (``ValueError`` when
+    they mix), graded under it (``grader`` is used when it is for those rules).
+    """
+    from yacht_env.rules import rule_set
     from yacht_play.analyze import Grader
 
     filters = filters or Filters()
-    grader = grader or Grader()
-    rules = grader.rules
     games = [g for g in games if g.end is not None and filters.keep(g)]
+    rules = rule_set(filters.rules or one_rule_set(games, grader.rules.name if grader else "yacht"))
+    games = [g for g in games if g.header["rules"] == rules.name]
+    grader = grader if grader is not None and grader.rules is rules else Grader(rules)
     games.sort(key=lambda g: (g.header.get("time") or "", g.game_id))
     decisions = [d for g in games for d in g.decisions]
     graded = grader.grade(decisions)
@@ -212,7 +231,8 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
 
     return {
         "schema": 1,
-        "filters": {"since": filters.since, "until": filters.until, "mode": filters.mode, "player": filters.player},
+        "filters": {"since": filters.since, "until": filters.until, "mode": filters.mode, "player": filters.player,
+                    "rules": filters.rules},
         "games": len(games),
         "decisions": len(decisions),
         "optimal_expected_score": grader.solution.expected_score,
@@ -242,7 +262,7 @@ def figure(e: dict, digits: int = 3, percent: bool = False) -> str:
 
 def text_lines(report: dict, max_players: int = 20) -> list[str]:
     """The report as plain text lines."""
-    lines = [f"{report['games']} finished games, {report['decisions']} decisions "
+    lines = [f"{report['games']} finished games under the {report['rules']} rules, {report['decisions']} decisions "
              f"(filters: {', '.join(f'{k}={v}' for k, v in report['filters'].items() if v) or 'none'}); "
              f"95% intervals, normal approximation; none shown on n < {report['min_n']}"]
     lines.append("")
@@ -396,6 +416,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--until", help="only games started before this date")
     parser.add_argument("--mode", choices=("solitaire", "table", "duplicate"), help="only games of this mode")
     parser.add_argument("--player", help="only games this person played")
+    parser.add_argument("--rules", choices=list(RULE_SETS), metavar="NAME",
+                        help=f"only games of this rule set: {', '.join(RULE_SETS)} (needed when the database holds several)")
     parser.set_defaults(run=run)
 
 
@@ -423,7 +445,8 @@ def run(args) -> int:
         print(f"{prog}: needs the serve extra ({error.name} is missing): pip install 'yacht-rl[serve]'", file=sys.stderr)
         return 2
     try:
-        filters = Filters(check_date("--since", args.since), check_date("--until", args.until), args.mode, args.player)
+        filters = Filters(check_date("--since", args.since), check_date("--until", args.until), args.mode, args.player,
+                          args.rules)
         if "://" not in args.db and not Path(args.db).exists():
             raise ValueError(f"no database at {args.db!r} (yacht serve --db {args.db} creates it)")
         games = db.all_games(db.connect(args.db), finished_only=True)

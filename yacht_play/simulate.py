@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from yacht_env.rules import YACHT
+from yacht_env.rules import RULE_SETS, rule_set
 
 RETRY_SECONDS = 60.0  # how long a driver keeps retrying a request the server does not answer
 
@@ -61,7 +61,8 @@ class Chooser:
             raise ValueError(f"temperature must be a number >= 0 (points), got {temperature!r}")
         self.temperature = float(temperature)
         self.rng = rng
-        self.rules = rules or YACHT
+        self.requested = None if rules is None else rule_set(rules).name  # the rules its games ask for (None: the server's)
+        self.rules = rule_set(rules)
         self.grader = Grader(self.rules)
 
     def probabilities(self, q: np.ndarray) -> np.ndarray:
@@ -76,11 +77,29 @@ class Chooser:
         p[legal] = w / w.sum()
         return p
 
-    def choose(self, current: dict) -> tuple[int, float]:
-        """The action for the position a view shows, and its exact expected loss."""
+    def choose(self, current: dict, view: dict | None = None) -> tuple[int, float]:
+        """The action for the position a view shows, and its exact expected loss.
+
+        With the whole ``view``, the game's own rules and the person's sheet (open rows, upper
+        subtotal, Yahtzee box) are read from it; without, the chooser's rules and the rows of
+        ``current["now"]`` (all the open rows, except where a forced joker narrows them).
+        """
+        if view is not None and view.get("rules") and view["rules"]["name"] != self.rules.name:
+            from yacht_play.analyze import Grader
+
+            self.rules = rule_set(view["rules"]["name"])
+            self.grader = Grader(self.rules)
         rules = self.rules
-        open_bits = sum(1 << rules.category_names.index(name) for name in current["now"])
-        q = self.grader.q_values(np.array([current["dice"]]), current["rolls_left"], open_bits)[0]
+        upper_total = yahtzee_full = 0
+        if view is not None:
+            sheet = view["sheets"][current["seat"]]
+            open_bits = sum(1 << c for c, points in enumerate(sheet["cells"]) if points is None)
+            upper_total = sheet.get("upper_subtotal", 0)
+            row = rules.yahtzee_row_index
+            yahtzee_full = int(rules.tracks_yahtzee_box and row >= 0 and bool(sheet["cells"][row]))
+        else:
+            open_bits = sum(1 << rules.category_names.index(name) for name in current["now"])
+        q = self.grader.q_values(np.array([current["dice"]]), current["rolls_left"], open_bits, upper_total, yahtzee_full)[0]
         p = self.probabilities(q)
         legal = np.isfinite(q)
         expected_loss = float(np.sum(p[legal] * (q[legal].max() - q[legal])))
@@ -90,8 +109,10 @@ class Chooser:
 
 def play_game(chooser: Chooser, played: Played, coach: bool = False):
     """One game through the API, as a generator: yields ``(method, path, body)``, receives ``(status, json)``."""
-    status, body = yield "POST", "/api/games", {"name": played.name, "mode": played.mode, "agents": played.agents,
-                                                "coach": coach}
+    request = {"name": played.name, "mode": played.mode, "agents": played.agents, "coach": coach}
+    if chooser.requested is not None:
+        request["rules"] = chooser.requested
+    status, body = yield "POST", "/api/games", request
     if status != 201:
         played.errors.append(f"create: {status} {body}")
         return
@@ -102,7 +123,7 @@ def play_game(chooser: Chooser, played: Played, coach: bool = False):
         if current is None or current["kind"] != "human":  # agents owe moves: ask again
             status, view = yield "GET", f"/api/games/{played.secret}", None
             continue
-        action, expected_loss = chooser.choose(current)
+        action, expected_loss = chooser.choose(current, view)
         seq = view["seq"]
         status, answer = yield "POST", f"/api/games/{played.secret}/actions", {"seq": seq, "action": action}
         if status == 200:
@@ -197,15 +218,17 @@ def opponents_of(mode: str, agents: list[str], index: int) -> list[str]:
 
 
 async def simulate(url: str, players: int, games: int, temperature: float, mode: str, agents: list[str],
-                   seed: int = 0, prefix: str = "sim", timeout: float = 60.0) -> list[Played]:
-    """``players`` simulated people playing ``games`` games each, concurrently, against the server at ``url``."""
+                   seed: int = 0, prefix: str = "sim", timeout: float = 60.0, rules: str | None = None) -> list[Played]:
+    """``players`` simulated people playing ``games`` games each, concurrently, against the server at ``url``
+    (under ``rules``, a name of ``RULE_SETS``; default the server's).
+    """
     import httpx
 
     chooser_rng = np.random.default_rng(seed)
     limits = httpx.Limits(max_connections=players + 4, max_keepalive_connections=players + 4)
     async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits) as client:
         async def person(number: int) -> list[Played]:
-            chooser = Chooser(temperature, np.random.default_rng(chooser_rng.integers(2**63)))
+            chooser = Chooser(temperature, np.random.default_rng(chooser_rng.integers(2**63)), rules)
             out = []
             for g in range(games):
                 played = Played(f"{prefix}{number:04d}", mode, opponents_of(mode, agents, number + g))
@@ -233,6 +256,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--agents", default="optimal", help="comma-separated agents to play against, in turn "
                         "(default optimal); they must be offered by the server")
     parser.add_argument("--seed", type=int, default=0, help="seed of the players' noise (the dice are the server's)")
+    parser.add_argument("--rules", choices=list(RULE_SETS), metavar="NAME",
+                        help=f"the rule set of the games: {', '.join(RULE_SETS)} (default: the server's)")
     parser.add_argument("--prefix", default="sim", help="player names are PREFIX0000, PREFIX0001, ... (default sim)")
     parser.set_defaults(run=run)
 
@@ -266,7 +291,7 @@ def run(args) -> int:
         return 2
     started = time.perf_counter()
     results = asyncio.run(simulate(args.url, args.players, args.games, args.temperature, args.mode, agents,
-                                   args.seed, args.prefix))
+                                   args.seed, args.prefix, rules=args.rules))
     seconds = time.perf_counter() - started
     errors = [e for p in results for e in p.errors]
     finished = sum(p.winners is not None for p in results)

@@ -4,6 +4,7 @@
     yacht play --vs optimal --vs ppo:models/ppo.safetensors
     yacht play --duplicate optimal --seed 7 --coach
     yacht play --resume games/20261130-101500-seed7.jsonl
+    yacht play --rules yahtzee --coach              # any rule set: yatzy, yahtzee_forced_joker, ...
 
 Modes:
   solitaire        you alone.
@@ -16,6 +17,8 @@ Modes:
                    end screen compares your games turn by turn.
   --coach          after each of your decisions, show the optimal choice and the expected final
                    score of yours, of the best and of the other options.
+  --rules NAME     the rule set (default yacht): the sheet shows its bonus lines, totals count
+                   every bonus, and the coach and grades value decisions on the whole sheet.
 
 Every decision is appended to the record file (JSON lines, see yacht_play.records) as it is made, so
 `q`, Ctrl-C or a crash lose nothing: `yacht play --resume FILE` continues where the game stopped.
@@ -37,14 +40,14 @@ from pathlib import Path
 import numpy as np
 
 from yacht_env.render import render_dice, render_sheet
-from yacht_env.rules import YACHT, RuleSet
+from yacht_env.rules import RULE_SETS, YACHT, RuleSet, rule_set
 from yacht_env.table.game import unique_names
-from yacht_play.commands import HELP, CommandError, choice_label, dice_text, parse_command
-from yacht_play.match import BUILT_IN_POLICIES, Match, Player, Seat, agent_name, load_games
+from yacht_play.commands import HELP, CommandError, choice_label, decision_label, dice_text, parse_command
+from yacht_play.match import BUILT_IN_POLICIES, Match, Player, Seat, agent_name, load_games, load_policy
 from yacht_play.records import MAX_SEATS, RecordError, RecordWriter
 
 RULE = "-" * 72
-RULES = YACHT
+COACH_OPTIONS = "       options:"  # how the coach's line of options starts
 PROFICIENT = 0.2  # points lost per decision that proficiency tests ask players to stay under
 
 
@@ -68,6 +71,11 @@ class TerminalConsole:
         """The terminal's width in columns."""
         return shutil.get_terminal_size((80, 24)).columns
 
+    @property
+    def height(self) -> int | None:
+        """The terminal's height in lines (None when output is not a terminal: nothing scrolls away)."""
+        return shutil.get_terminal_size((80, 24)).lines if self.interactive else None
+
     def show(self, text: str = "") -> None:
         """Show ``text`` on a line."""
         print(text, file=self.stdout, flush=True)
@@ -87,9 +95,10 @@ class ScriptedConsole:
     interactive = False
     width = 80
 
-    def __init__(self, lines):
+    def __init__(self, lines, height: int | None = None):
         self.lines = list(lines)
         self.output: list[str] = []
+        self.height = height
 
     def show(self, text: str = "") -> None:
         """Show ``text`` on a line (kept in ``output``)."""
@@ -118,7 +127,7 @@ def sheet_lines(rules: RuleSet, seats: list[Seat], now_seat: Seat | None = None)
     """The score sheet, one column per seat; ``now`` (after ``now_seat``'s column) shows what each
     of its open rows would score with its dice as they are.
     """
-    columns = [(column_label(seat.name), seat.sheet) for seat in seats]
+    columns = [(column_label(seat.name), seat.sheet, seat.total) for seat in seats]  # totals hold every bonus
     now = next(((index, seat.dice) for index, seat in enumerate(seats) if seat is now_seat), None)
     return render_sheet(rules, columns, now)
 
@@ -130,9 +139,13 @@ def visible_seats(match: Match) -> list[Seat]:
     return match.seats
 
 
-def screen(match: Match, seat: Seat, news: list[str] = ()) -> str:
+def screen(match: Match, seat: Seat, news: list[str] = (), height: int | None = None) -> str:
     """What the person sees before a decision; ``news`` (the other seats' turns since theirs) goes
     under the sheet, next to the prompt, so it does not scroll away.
+
+    ``height``: the terminal's lines. A screen that would not fit with its prompt (the longer
+    sheets of Yahtzee and Yatzy, with their bonus lines) is packed: dice on the status line, no
+    spacing, then no hint line, then no coach's options line, so the dice and the sheet stay in view.
     """
     rules = match.rules
     if seat.rolls_left:
@@ -141,16 +154,28 @@ def screen(match: Match, seat: Seat, news: list[str] = ()) -> str:
     else:
         rolls = "no re-rolls left: score a row"
         hint = "s 9 or s full_house score a row | ? help | q quit"
-    return "\n".join([
+    sheet = sheet_lines(rules, visible_seats(match), seat)
+    lines = [
         RULE,
         f"{seat.name}: turn {seat.turn} of {rules.num_turns}, roll {seat.roll} of {rules.rolls_per_turn}, {rolls}",
         f"Dice   {render_dice(seat.dice)}",
         "",
-        *sheet_lines(rules, visible_seats(match), seat),
+        *sheet,
         *([""] if not news else []),  # on 24 lines, what just happened needs the room
         *news,
         hint,
-    ])
+    ]
+    if height is None or len(lines) < height:  # the prompt takes the last line
+        return "\n".join(lines)
+    status = (f"{column_label(seat.name)}: turn {seat.turn}/{rules.num_turns}, roll {seat.roll}/{rules.rolls_per_turn}"
+              f"   Dice {render_dice(seat.dice)}")
+    news = list(news)
+    packed = [status, *sheet, *news, hint]
+    if len(packed) >= height:
+        packed.pop()  # the hint: ? shows the commands
+    if len(packed) >= height:
+        packed = [line for line in packed if not line.startswith(COACH_OPTIONS)]
+    return "\n".join(packed)
 
 
 def prompt(seat: Seat) -> str:
@@ -163,34 +188,36 @@ def agent_turn_line(records: list[dict], rules: RuleSet) -> str:
     first = records[0]
     steps = [f"{first['player']}, turn {first['turn']}: rolled {dice_text(first['dice'])}"]
     for record, after in zip(records, records[1:]):
-        steps.append(f"{choice_label(record['action'], record['dice'], rules)} -> {dice_text(after['dice'])}")
+        steps.append(f"{decision_label(record, rules)} -> {dice_text(after['dice'])}")
     last = records[-1]
-    steps.append(f"{choice_label(last['action'], last['dice'], rules)}, total {last['total']}")
+    steps.append(f"{decision_label(last, rules)}, total {last['total']}")
     return " | ".join(steps)
 
 
 def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, width: int = 80, chances=None,
-               chances_label: str = "win") -> str:
+               chances_label: str = "win", open_rows=None) -> str:
     """The optimum's view of a decision just made: expected final scores of the choice, the best, the others.
 
     At most three lines of ``width``: the verdict (wrapped between words) and one line of options,
     as many as fit, never cut inside an option. ``chances``: each action's probability of winning
     (``agents.win.win_probabilities``) or of reaching a target (``agents.target.target_probabilities``),
-    shown by its expected score after ``chances_label``.
+    shown by its expected score after ``chances_label``. ``open_rows``: the rows open before the
+    decision, so that a joker's rows show joker values.
     """
     best = int(np.argmax(q))
-    chosen = choice_label(action, dice, rules)
+    chosen = choice_label(action, dice, rules, open_rows)
     loss = float(q[best] - q[action])
     if loss <= 0:
         line = f"coach: {chosen} is optimal (expected final score {total + q[action]:.2f})"
     else:
         line = (f"coach: you chose {chosen}: expected final score {total + q[action]:.2f}; best was "
-                f"{choice_label(best, dice, rules)}: {total + q[best]:.2f}; you lost {loss:.2f}")
+                f"{choice_label(best, dice, rules, open_rows)}: {total + q[best]:.2f}; you lost {loss:.2f}")
     seen = {}
     for a in np.argsort(-q, kind="stable"):
         if np.isfinite(q[a]):
-            seen.setdefault(choice_label(int(a), dice, rules), (float(q[a]), None if chances is None else float(chances[a])))
-    options = "       options:"
+            seen.setdefault(choice_label(int(a), dice, rules, open_rows),
+                            (float(q[a]), None if chances is None else float(chances[a])))
+    options = COACH_OPTIONS
     for index, (label, (value, win)) in enumerate(seen.items()):
         chance = "" if win is None else f" ({chances_label} {100 * win:.0f}%)"
         item = f"{' |' if index else ''} {label} {total + value:.2f}{chance}"
@@ -217,7 +244,7 @@ def grade_lines(match: Match, losses: np.ndarray) -> list[str]:
         )
         if rows and lost.max() > 0:
             worst = match.decisions[rows[int(np.argmax(lost))]]
-            label = choice_label(worst["action"], worst["dice"], match.rules)
+            label = decision_label(worst, match.rules)
             line += f"  | worst: turn {worst['turn']} roll {worst['roll']}, {label} lost {lost.max():.2f}"
         lines.append(line)
     return lines
@@ -233,7 +260,7 @@ def duplicate_lines(match: Match, losses: np.ndarray) -> list[str]:
             if d["seat"] == seat.index:
                 row, total, lost = by_turn.get(d["turn"], ("", 0, 0.0))
                 if d["points"] is not None:
-                    row, total = choice_label(d["action"], d["dice"], rules).removeprefix("score "), d["total"]
+                    row, total = decision_label(d, rules).removeprefix("score "), d["total"]
                 by_turn[d["turn"]] = (row, total, lost + losses[i])
         cells.append(by_turn)
     head = "turn" + "".join(f"  {column_label(seat.name):<22} {'total':>5} {'loss':>5}" for seat in match.seats)
@@ -275,6 +302,14 @@ def saved_text(path: Path, match: Match) -> str:
     return f"Game saved in {path} ({len(match.decisions)} decisions). Continue it with: yacht play --resume {path}{again}"
 
 
+def game_title(rules: RuleSet) -> str:
+    """The game's name for people: ``Yacht``, or ``Yahtzee (yahtzee_forced_joker rules)``."""
+    family = next((word for word in ("yahtzee", "yatzy", "yacht") if rules.name.startswith(word)), None)
+    if family is None:
+        return f"Yacht ({rules.name} rules)"
+    return family.capitalize() if family == rules.name else f"{family.capitalize()} ({rules.name} rules)"
+
+
 def intro(match: Match, path: Path, resumed: bool) -> str:
     """The intro text shown when a match starts or resumes."""
     humans = [seat.name for seat in match.seats if seat.kind == "human"]
@@ -288,7 +323,7 @@ def intro(match: Match, path: Path, resumed: bool) -> str:
         what = f"table: {', '.join(seat.name for seat in match.seats)} take turns in this order, each on their own dice"
     else:
         what = "solitaire"
-    lines = [f"Yacht, {what}. Seed {match.seed}. Record: {path}"]
+    lines = [f"{game_title(match.rules)}, {what}. Seed {match.seed}. Record: {path}"]
     if resumed:
         lines.append(f"Resumed game {match.game_id}: {len(match.decisions)} decisions replayed.")
     if match.coach:
@@ -310,7 +345,7 @@ def human_decision(match: Match, seat: Seat, console, grader=None, news: list[st
     ``target`` points.
     """
     rules = match.rules
-    console.show(screen(match, seat, news))
+    console.show(screen(match, seat, news, getattr(console, "height", None)))
     started = time.monotonic()
     ends_of_input = 0
     while True:
@@ -332,10 +367,10 @@ def human_decision(match: Match, seat: Seat, console, grader=None, news: list[st
             continue
         if command.kind == "quit":
             raise QuitGame
-        dice, total = seat.dice, seat.total
-        q = grader.q_values(np.array([dice]), seat.rolls_left, seat.open_bits)[0] if grader else None
+        dice, total, open_bits = seat.dice, seat.total, seat.open_bits
+        q = grader.q_values(np.array([dice]), seat.rolls_left, open_bits, *seat.sheet_state)[0] if grader else None
         chances, chances_label = None, "win"
-        if grader and match.mode == "table" and len(match.seats) > 1:
+        if grader and match.mode == "table" and len(match.seats) > 1 and not rules.has_sheet_state:
             from agents.win import win_probabilities
 
             others = [(s.total, s.open_names) for s in match.seats if s is not seat]
@@ -350,15 +385,36 @@ def human_decision(match: Match, seat: Seat, console, grader=None, news: list[st
         if q is not None:
             width = getattr(console, "width", 80)
             lines += coach_text(q, command.action, dice, total, rules, width=width, chances=chances,
-                                chances_label=chances_label).splitlines()
+                                chances_label=chances_label, open_rows=open_bits).splitlines()
         if record["points"] is not None:
-            lines.append(f"{seat.name}: {choice_label(command.action, dice, rules)}, total {record['total']}")
+            lines.append(f"{seat.name}: {decision_label(record, rules)}{bonus_text(record, rules)}, total {record['total']}")
         if after is None:
             for line in lines:
                 console.show(line)
         else:
             after.extend(lines)
         return record
+
+
+def bonus_text(record: dict, rules: RuleSet) -> str:
+    """What a scoring decision earned beyond its row (``, +35 upper bonus``), or nothing."""
+    extra = record["points"] - row_points_of(record, rules)
+    if not extra:
+        return ""
+    parts = []
+    yahtzee = rules.yahtzee_bonus if rules.yahtzee_bonus and extra >= rules.yahtzee_bonus and len(set(record["dice"])) == 1 else 0
+    if yahtzee:
+        parts.append(f"+{yahtzee} Yahtzee bonus")
+    if extra - yahtzee:
+        parts.append(f"+{extra - yahtzee} upper bonus")
+    return ", " + ", ".join(parts)
+
+
+def row_points_of(record: dict, rules: RuleSet) -> int:
+    """The points a scoring decision wrote in its row (its record's ``points`` also count bonuses)."""
+    from yacht_play.commands import row_points
+
+    return row_points(record["action"] - rules.dice.num_rerolls, record["dice"], rules, record["open"])
 
 
 def play_match(match: Match, console, coach: bool = False, target: int | None = None) -> None:
@@ -418,7 +474,7 @@ def new_match(args) -> tuple[Match, Path]:
         games = load_games(path).games
         if games and not games[-1].finished:
             raise RecordError(f"{path} ends with an unfinished game: continue it with --resume {path}, or record elsewhere")
-    return Match.new(players, seed, mode, coach=args.coach), path
+    return Match.new(players, seed, mode, rules=rule_set(args.rules or YACHT.name), coach=args.coach), path
 
 
 def resumed_match(args) -> tuple[Match, Path]:
@@ -426,7 +482,8 @@ def resumed_match(args) -> tuple[Match, Path]:
     path = Path(args.resume)
     if path.exists() and not path.is_file():
         raise RecordError(f"--resume {str(path)!r} is not a regular file: give the game's .jsonl record")
-    games = load_games(path).games  # every line checked and every game replayed; no policy built yet
+    wanted = rule_set(args.rules) if args.rules else None
+    games = load_games(path, wanted).games  # every line checked and every game replayed; no policy built yet
     if not games:
         raise RecordError(f"{path} holds no game to resume")
     game = games[-1]
@@ -439,9 +496,10 @@ def resumed_match(args) -> tuple[Match, Path]:
         if len(args.vs) != len(agent_seats):
             raise RecordError(f"the game in {path} has {len(agent_seats)} agent seat(s); --vs names {len(args.vs)}: "
                               "give one --vs per agent, in seat order")
-        from yacht_play.match import load_policy
-
-        policies = {seat: load_policy(name, RULES, game.players[seat]["seed"]) for seat, name in zip(agent_seats, args.vs)}
+        rules = rule_set(game.header["rules"])
+        num_players = 1 if game.header["mode"] == "duplicate" else len(game.players)
+        policies = {seat: load_policy(name, rules, game.players[seat]["seed"], num_players)
+                    for seat, name in zip(agent_seats, args.vs)}
     match = Match.resume(game, policies, source=str(path))
     match.coach = match.coach or args.coach
     return match, path
@@ -481,6 +539,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--coach", action="store_true", help="after each decision, show the optimal choice and what yours cost")
     parser.add_argument("--target", type=target_value, metavar="T", help=(
         "with --coach in a solitaire game: also show each option's chance of finishing with at least T points"))
+    parser.add_argument("--rules", choices=list(RULE_SETS), metavar="NAME", help=(
+        f"the rule set: {', '.join(RULE_SETS)} (default yacht; with --resume, the record's, which must match)"))
     parser.add_argument("--seed", type=seed_value, help="seed of the dice, 0 or more (default: a random one, shown and recorded)")
     parser.add_argument("--name", help="your name in the records (default: you)")
     parser.add_argument("--record", metavar="FILE",
@@ -505,6 +565,10 @@ def run(args, console=None) -> int:
     if args.target is not None and not (match.coach and match.mode == "solitaire"):
         print(f"yacht play: error: --target {args.target} goes with a coached solitaire game (--coach, no --vs or "
               "--duplicate): it shows the chance of reaching the target", file=sys.stderr)
+        return 2
+    if args.target is not None and match.rules.has_sheet_state:
+        print(f"yacht play: error: --target works for rule sets without bonuses or jokers (yacht, yacht_exercism); "
+              f"{match.rules.name} has them: play --coach without --target", file=sys.stderr)
         return 2
     console = console or TerminalConsole()
     try:

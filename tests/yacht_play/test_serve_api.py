@@ -229,7 +229,7 @@ def test_duplicate_the_agent_plays_the_same_dice_after_the_person(client, servic
 
 def test_agents_think_off_the_event_loop(client, service):
     seen = []
-    policy = service.policies["random"]
+    policy = service.policies[("random", "yacht")]  # by (name, rules)
     original = policy.act
 
     def act(observation, mask):

@@ -3,13 +3,13 @@
     GET  /                          the lobby
     GET  /game/{secret}             the table (and the game-over page once the game ends)
     GET  /player/{name}             a player's games
-    GET  /api/agents                the agents offered
-    POST /api/games                 {"name", "mode", "agents": [...], "coach"} -> {"secret", "url"}
+    GET  /api/agents                the agents offered (with the rule sets each plays), the rule sets, the default
+    POST /api/games                 {"name", "mode", "agents": [...], "coach", "rules"} -> {"secret", "url"}
     GET  /api/games/{secret}?since=N   the game as the page sees it (agents owed a move move first)
     POST /api/games/{secret}/actions   {"seq", "hold" | "row" | "action"} -> the game after it (and the agents)
     GET  /api/games/{secret}/summary   the game-over figures
     GET  /api/players/{name}        a player's games
-    GET  /report, /api/report       the population report (``?since=&until=&mode=&player=``), as a page or JSON
+    GET  /report, /api/report       the population report (``?since=&until=&mode=&player=&rules=``), as a page or JSON
 
 Game creation is limited per client address (``new_games_per_minute``; over it: 429 and one line).
 
@@ -33,6 +33,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from yacht_play.serve.games import GameService, Refused
+from yacht_play.serve.sheets import rules_from_request
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024  # bytes; a decision is a few dozen
@@ -102,8 +103,10 @@ def report_filters(request: Request):
     if mode is not None and mode not in ("solitaire", "table", "duplicate"):
         raise Refused(f"mode {mode!r} is not a mode; choose solitaire, table or duplicate")
     try:
+        rules = query.get("rules") or None
+        rules_from_request(rules, None)
         return Filters(check_date("since", query.get("since") or None), check_date("until", query.get("until") or None),
-                       mode, query.get("player") or None)
+                       mode, query.get("player") or None, rules)
     except ValueError as error:
         raise Refused(str(error)) from None
 
@@ -119,7 +122,11 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
         return endpoint
 
     async def agents(request: Request) -> Response:
-        return JSONResponse({"agents": [{"policy": name, "name": name.split(":", 1)[0]} for name in service.agents]})
+        from yacht_env.rules import RULE_SETS
+
+        return JSONResponse({"agents": [{"policy": name, "name": name.split(":", 1)[0], "rules": service.agent_rules[name]}
+                                        for name in service.agents],
+                             "rules": list(RULE_SETS), "default_rules": service.rules.name})
 
     async def new_game(request: Request) -> Response:
         limit.check(request.client.host if request.client else "unknown")
@@ -127,7 +134,7 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
         if not isinstance(body, dict):
             raise Refused("the request body must be a JSON object")
         secret = await run_in_threadpool(service.create, body.get("name"), body.get("mode"), body.get("agents", []),
-                                         body.get("coach", False))
+                                         body.get("coach", False), body.get("rules"))
         return JSONResponse({"secret": secret, "url": f"/game/{secret}"}, status_code=201)
 
     async def game(request: Request) -> Response:
@@ -151,7 +158,10 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
         from yacht_play.serve import db
 
         filters = report_filters(request)
-        return build_report(db.all_games(service.engine, finished_only=True), filters, service.grader)
+        try:
+            return build_report(db.all_games(service.engine, finished_only=True), filters, service.grader)
+        except ValueError as error:  # games of several rule sets and no ?rules=
+            raise Refused(str(error)) from None
 
     async def report_json(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(population_report, request))

@@ -5,6 +5,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from yacht_env.rules import RULE_SETS
+
 DEFAULT_AGENTS = "random,greedy,optimal"
 NEW_GAMES_PER_MINUTE = 30  # as yacht_play.serve.app (not imported here: the extra may be missing)
 EXTRA = "pip install 'yacht-rl[serve]'"
@@ -25,6 +27,9 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
                         "start) or a URL such as postgresql://user:password@host/dbname")
     parser.add_argument("--agents", default=DEFAULT_AGENTS, help="comma-separated policies offered in the lobby: random, "
                         f"greedy, optimal, ppo:PATH (default {DEFAULT_AGENTS})")
+    parser.add_argument("--rules", default="yacht", choices=list(RULE_SETS), metavar="NAME",
+                        help=f"the lobby's rule set (a game may ask for any of {', '.join(RULE_SETS)}; "
+                        "its agents are loaded for it on its first game) (default %(default)s)")
     parser.add_argument("--new-games-per-minute", type=int, default=NEW_GAMES_PER_MINUTE, metavar="N",
                         help="new games a client address may start in any minute; more get 429 "
                         "(default %(default)s; 0: no limit)")
@@ -71,7 +76,7 @@ def run_serve(args) -> int:
     try:
         engine = db.connect(args.db)
         print(f"yacht serve: loading agents {', '.join(parse_agents(args.agents)) or '(none)'} ...", file=sys.stderr, flush=True)
-        service = GameService(engine, parse_agents(args.agents))
+        service = GameService(engine, parse_agents(args.agents), rules=args.rules)
     except (db.DatabaseError, ValueError) as error:
         print(f"yacht serve: {error}", file=sys.stderr)
         return 2

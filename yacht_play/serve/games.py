@@ -26,12 +26,13 @@ import numpy as np
 
 from yacht_env.actions import ActionLayout
 from yacht_env.env import GameOverError
-from yacht_env.rules import YACHT
+from yacht_env.rules import RULE_SETS, rule_set
 from yacht_env.table.game import unique_names
-from yacht_play.commands import choice_label
+from yacht_play.commands import choice_label, decision_label, row_points
 from yacht_play.match import Match, Player, agent_name
 from yacht_play.records import GameRecord, RecordError
 from yacht_play.serve import db
+from yacht_play.serve.sheets import now_points, rule_sets_of_agent, rules_from_request, rules_view, sheet_view
 
 MODES = {"solitaire": (0, 0), "table": (1, 4), "duplicate": (1, 1)}  # mode -> (fewest, most) agents
 MAX_NAME = 40
@@ -62,39 +63,74 @@ TABLE_ONLY = ("win",)  # agents that read the other players' scores, built per t
 
 
 class GameService:
-    """The server's games. ``agents`` are the policy names offered in the lobby; they are loaded now."""
+    """The server's games. ``agents`` are the policy names offered in the lobby; they are loaded now for
+    ``rules`` (the lobby's default rule set), and for another rule set when its first game asks for them.
+    """
 
     def __init__(self, engine, agents: list[str], rules=None):
-        from agents.registry import make_policy, make_table_policy
-        from yacht_play.analyze import Grader
+        from agents.registry import make_table_policy
 
         self.engine = engine
-        self.rules = rules or YACHT
-        self.grader = Grader(self.rules)
+        self.rules = rule_set(rules)
         self.agents = list(dict.fromkeys(agents))
-        self.policies = {}  # name -> the solitaire policy (None for a table-only policy such as win)
-        self._table_policies: dict[tuple[str, int], OneAtATime] = {}  # (name, players) -> a policy that reads the table
+        self.policies = {}  # (name, rules name) -> the solitaire policy (None for a table-only policy such as win)
+        self._table_policies: dict[tuple, OneAtATime] = {}  # (name, players, rules name) -> a policy that reads the table
+        self._graders: dict[str, object] = {}  # rules name -> its Grader
         self._make_table_policy = make_table_policy
         self._table_lock = threading.Lock()
+        self._rules_lock = threading.Lock()  # building a rule set's policies or grader (a solve) happens once
+        try:
+            self.agent_rules = {name: rule_sets_of_agent(name) for name in self.agents}  # which rule sets each plays
+        except ValueError as error:  # a model file that cannot be read
+            raise ValueError(f"--agents: {error}") from None
         for name in self.agents:
             try:
-                if name in TABLE_ONLY:
-                    self.policies[name] = None
-                    self._table_policy(name, 2)  # built now, so that a bad name stops the start
-                    continue
-                self.policies[name] = make_policy(name, rules=self.rules)
-            except ValueError as error:  # unknown name, missing model file, ...
+                self._solitaire_policy(name, self.rules)
+            except ValueError as error:  # unknown name, missing model file, a model of other rules, ...
                 raise ValueError(f"--agents: {error}") from None
-            warm_up(self.policies[name], self.rules)
-            self.policies[name] = OneAtATime(self.policies[name])
-        self.grader.q_values(np.array([[1, 2, 3, 4, 5]]), 2, (1 << self.rules.num_categories) - 1)
+        self.grader = self.grader_for(self.rules)
         self._live: OrderedDict[str, Live] = OrderedDict()  # by secret, least recently used first
         self._guard = threading.Lock()
 
+    def grader_for(self, rules):
+        """The grader of ``rules``, solved (or read from the disk cache) on first use and warmed up."""
+        grader = self._graders.get(rules.name)
+        if grader is not None:  # the common case takes no lock: a first solve of other rules does not hold it up
+            return grader
+        with self._rules_lock:
+            grader = self._graders.get(rules.name)
+            if grader is None:
+                from yacht_play.analyze import Grader
+
+                grader = Grader(rules)
+                grader.q_values(np.array([list(rules.dice.hands[0])]), rules.rolls_per_turn - 1, rules.all_open)
+                self._graders[rules.name] = grader
+            return grader
+
+    def _solitaire_policy(self, name: str, rules):
+        """The offered agent ``name`` playing alone under ``rules`` (None for one that only plays at a table)."""
+        from agents.registry import make_policy
+        from yacht_play.match import check_agent_rules
+
+        key = (name, rules.name)
+        if key in self.policies:
+            return self.policies[key]
+        with self._rules_lock:
+            if key not in self.policies:
+                check_agent_rules(name, rules)
+                if name in TABLE_ONLY:
+                    self._table_policy(name, 2, rules)  # built now, so that a bad name stops the start
+                    self.policies[key] = None
+                else:
+                    policy = make_policy(name, rules=rules)
+                    warm_up(policy, rules)
+                    self.policies[key] = OneAtATime(policy)
+            return self.policies[key]
+
     # -- games -------------------------------------------------------------------------------
 
-    def create(self, name, mode, agents, coach) -> str:
-        """A new game for the person ``name``; returns its secret."""
+    def create(self, name, mode, agents, coach, rules=None) -> str:
+        """A new game for the person ``name`` under ``rules`` (a name of ``RULE_SETS``; default the server's); its secret."""
         if not isinstance(name, str) or not name.strip():
             raise Refused("name: type a player name (1 to 40 characters)")
         name = " ".join(name.split())
@@ -109,15 +145,22 @@ class GameService:
             wanted = "no agents" if most == 0 else f"{fewest} agent" if fewest == most else f"{fewest} to {most} agents"
             raise Refused(f"mode {mode} plays with {wanted}, got {len(agents)}")
         for policy in agents:
-            if policy not in self.policies:
+            if policy not in self.agents:
                 raise Refused(f"agent {policy!r} is not offered here; choose from {', '.join(self.agents) or 'none'}")
         if not isinstance(coach, bool):
             raise Refused("coach: true or false")
+        try:
+            rules = rules_from_request(rules, self.rules)
+            for policy in agents:
+                self._solitaire_policy(policy, rules)  # refuses an agent that does not play these rules
+        except ValueError as error:
+            raise Refused(str(error)) from None
+        self.grader_for(rules)  # a rule set's first game waits for its solver here, not at its first decision
         names = unique_names([name, *(agent_name(p) for p in agents)])
         players = [Player(name, "human"), *(Player(n, "agent", p) for n, p in zip(names[1:], agents))]
         seed = secrets.randbits(62)  # unguessable: the seed regenerates the dice stream
-        policies = {seat: self._policy(p, mode, len(players)) for seat, p in enumerate(agents, start=1)}
-        match = Match.new(players, seed, mode, rules=self.rules, coach=coach, policies=policies)
+        policies = {seat: self._policy(p, mode, len(players), rules) for seat, p in enumerate(agents, start=1)}
+        match = Match.new(players, seed, mode, rules=rules, coach=coach, policies=policies)
         secret = secrets.token_urlsafe(24)
         db.insert_game(self.engine, match.game_id, secret, name, match.header)
         self._keep(Live(match.game_id, secret, match, time.monotonic(), threading.Lock()))
@@ -149,31 +192,38 @@ class GameService:
         game = db.load_record(self.engine, row)
         players, mode = game.header["players"], game.header["mode"]
         policies = {}
+        rules = RULE_SETS.get(game.header["rules"], self.rules)  # an unknown name: the replay refuses the game
         for player in players:
             if player["kind"] != "agent":
                 continue
-            if player["policy"] not in self.policies:
+            if player["policy"] not in self.agents:
                 raise Refused(f"game {game.game_id} needs the agent {player['policy']!r}, which this server does not "
                               f"offer now (start it with --agents including it)", 409)
-            policies[player["seat"]] = self._policy(player["policy"], mode, len(players))
+            try:
+                self._solitaire_policy(player["policy"], rules)
+            except ValueError as error:
+                raise Refused(f"game {game.game_id} cannot go on: {error}", 409) from None
+            policies[player["seat"]] = self._policy(player["policy"], mode, len(players), rules)
         # The server's own database names the agents; the server plays them with the policies it loaded.
         match = resume(game, policies=policies)
         return self._keep(Live(row.game_id, secret, match, time.monotonic(), threading.Lock()))
 
-    def _policy(self, name: str, mode: str, num_players: int):
-        """The offered agent ``name`` for a seat in a game of ``mode`` with ``num_players`` seats."""
+    def _policy(self, name: str, mode: str, num_players: int, rules):
+        """The offered agent ``name`` for a seat in a game of ``mode`` with ``num_players`` seats, under ``rules``
+        (for which :meth:`_solitaire_policy` has built it).
+        """
         reads_table = name in TABLE_ONLY or name.startswith("target:")  # sees every seat's total
         if reads_table and mode == "table":
-            return self._table_policy(name, num_players)
+            return self._table_policy(name, num_players, rules)
         if name in TABLE_ONLY:
             raise Refused(f"agent {name!r} plays at a table (mode table): it reads the other players' scores")
-        return self.policies[name]
+        return self.policies[(name, rules.name)]
 
-    def _table_policy(self, name: str, num_players: int):
+    def _table_policy(self, name: str, num_players: int, rules):
         with self._table_lock:
-            key = (name, num_players)
+            key = (name, num_players, rules.name)
             if key not in self._table_policies:
-                self._table_policies[key] = OneAtATime(self._make_table_policy(name, num_players, rules=self.rules))
+                self._table_policies[key] = OneAtATime(self._make_table_policy(name, num_players, rules=rules))
             return self._table_policies[key]
 
     def forget(self, live: Live) -> None:
@@ -219,20 +269,25 @@ class GameService:
                 raise Refused("the game is over", 409)
             if seat.kind != "human":
                 raise Refused(f"it is {seat.name}'s turn, not yours", 409)
-            action = self._action(seat, body)
-            q = self.grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits)[0]
-            dice, before = seat.dice, seat.total
+            action = self._action(seat, body, match.rules)
+            reason = match.layout.why_illegal(action, seat.rolls_left, seat.open_bits, seat.hand)  # before any grading
+            if reason is not None:
+                raise Refused(reason)
+            grader = self.grader_for(match.rules)
+            q = grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits, *seat.sheet_state)[0]
+            dice, before, open_bits = seat.dice, seat.total, seat.open_bits
             chances = None
-            if match.coach and match.mode == "table" and len(match.seats) > 1:  # the chance of winning the game at hand
+            # the chance of winning the game at hand (for rules whose rows score on their own: agents.win's tables)
+            if match.coach and match.mode == "table" and len(match.seats) > 1 and not match.rules.has_sheet_state:
                 from agents.win import win_probabilities
 
                 others = [(s.total, s.open_names) for s in match.seats if s is not seat]
-                chances = win_probabilities(dice, seat.rolls_left, seat.open_names, before, others, self.rules)
+                chances = win_probabilities(dice, seat.rolls_left, seat.open_names, before, others, match.rules)
             try:
                 record = match.play(action, time.monotonic() - live.shown_at)
             except (ValueError, GameOverError) as error:
                 raise Refused(str(error).splitlines()[0]) from None
-            coach = coach_view(q, action, dice, before, self.rules, chances) if match.coach else None
+            coach = coach_view(q, action, dice, before, match.rules, chances, open_bits) if match.coach else None
             moved = self._agents_move(live, [record])  # one commit: the person's decision and the agents' replies
             live.shown_at = time.monotonic()
             thinking = sum(r["seconds"] for r in moved[1:])  # the agents' own time, commits excluded
@@ -252,16 +307,15 @@ class GameService:
             return False
         seat = match.seats[record["seat"]]
         try:
-            action = self._action_at(record["dice"], record["rolls_left"], body)
+            action = self._action_at(record["dice"], record["rolls_left"], body, match.rules)
         except Refused:
             return False
         return action == record["action"] and seat.kind == "human"
 
-    def _action(self, seat, body: dict) -> int:
-        return self._action_at(list(seat.dice), seat.rolls_left, body)
+    def _action(self, seat, body: dict, rules) -> int:
+        return self._action_at(list(seat.dice), seat.rolls_left, body, rules)
 
-    def _action_at(self, dice: list[int], rolls_left: int, body: dict) -> int:
-        rules = self.rules
+    def _action_at(self, dice: list[int], rolls_left: int, body: dict, rules) -> int:
         num_dice = rules.num_dice
         given = [key for key in ("hold", "row", "action") if key in body]
         if len(given) != 1:
@@ -320,7 +374,7 @@ class GameService:
     def _person_result(self, match: Match) -> tuple[int, float]:
         person = next((s for s in match.seats if s.kind == "human"), match.seats[0])
         mine = [d for d in match.decisions if d["seat"] == person.index]
-        loss = self.grader.grade(mine).loss
+        loss = self.grader_for(match.rules).grade(mine).loss
         return person.total, float(loss.mean()) if len(loss) else 0.0
 
     # -- what a browser sees -----------------------------------------------------------------
@@ -328,17 +382,15 @@ class GameService:
     def view(self, live: Live, since: int = 0, coach: dict | None = None, replayed: bool = False) -> dict:
         """What the page sees: the position, the sheets, and the decisions from number ``since`` on."""
         match = live.match
-        rules = self.rules
+        rules = match.rules
         seat = match.current
         current = None
         if seat is not None:
             current = {"seat": seat.index, "name": seat.name, "kind": seat.kind, "turn": seat.turn, "roll": seat.roll,
                        "rolls_left": seat.rolls_left}
             if seat.kind == "human":  # an agent's dice are shown through its decisions only
-                hand = rules.hand(list(seat.dice))
                 current["dice"] = list(seat.dice)
-                current["now"] = {name: int(rules.score_table[hand, c]) for c, name in enumerate(rules.category_names)
-                                  if seat.open_bits >> c & 1}
+                current["now"] = now_points(rules, seat.dice, seat.open_bits)  # the joker rule followed
         since = max(0, min(int(since), len(match.decisions)))
         return {
             "game": {
@@ -346,11 +398,12 @@ class GameService:
                 "players": [{"seat": s.index, "name": s.name, "kind": s.kind,
                              "policy": s.player.policy} for s in match.seats],
             },
+            "rules": rules_view(rules),
             "rows": [{"name": c.name, "title": c.title} for c in rules.categories],
             "seq": len(match.decisions),
             "since": since,
             "current": current,
-            "sheets": [{"seat": s.index, "cells": list(s.sheet), "total": s.total} for s in match.seats],
+            "sheets": [sheet_view(s) for s in match.seats],
             "events": [public_decision(d, rules) for d in match.decisions[since:]],
             "finished": match.finished,
             "winners": match.winners if match.finished else None,
@@ -368,13 +421,14 @@ class GameService:
             if not match.finished:
                 raise Refused("the game is not over yet", 409)
             record = match.game_record()
-            graded = self.grader.grade(record.decisions)
-        reports = {r.name: r for r in report_players([record], self.grader, worst=5)}
+            grader = self.grader_for(match.rules)
+            graded = grader.grade(record.decisions)
+        reports = {r.name: r for r in report_players([record], grader, worst=5)}
         seats = []
         for seat in match.seats:
             report = reports.get(seat.name)
             seats.append({
-                "seat": seat.index, "name": seat.name, "kind": seat.kind, "total": seat.total, "cells": list(seat.sheet),
+                **sheet_view(seat), "name": seat.name, "kind": seat.kind,
                 "decisions": report.decisions, "reroll_decisions": report.reroll_decisions,
                 "row_decisions": report.row_decisions, "loss_per_decision": finite(report.loss_per_decision),
                 "loss_per_reroll": finite(report.loss_per_reroll), "loss_per_row": finite(report.loss_per_row),
@@ -384,8 +438,9 @@ class GameService:
                            "best": w["best"], "loss": w["loss"]} for w in report.worst],
             })
         turns = duplicate_turns(match, graded.loss) if match.mode == "duplicate" else None
-        return {"mode": match.mode, "rows": [{"name": c.name, "title": c.title} for c in self.rules.categories],
-                "seats": seats, "winners": match.winners, "optimum": self.grader.solution.expected_score,
+        return {"mode": match.mode, "rules": rules_view(match.rules),
+                "rows": [{"name": c.name, "title": c.title} for c in match.rules.categories],
+                "seats": seats, "winners": match.winners, "optimum": grader.solution.expected_score,
                 "turns": turns}
 
     def history(self, name) -> dict:
@@ -399,7 +454,7 @@ class GameService:
             header = json.loads(row.header)
             end = json.loads(row.end_record) if row.end_record else None
             games.append({
-                "started": row.created, "mode": row.mode, "coach": row.coach,
+                "started": row.created, "mode": row.mode, "coach": row.coach, "rules": header["rules"],
                 "opponents": [p["name"] for p in header["players"] if p["kind"] == "agent"],
                 "finished": row.finished is not None, "score": row.score,
                 "won": (header["players"][0]["name"] in end["winners"]) if end else None,
@@ -466,35 +521,42 @@ def finite(value: float) -> float | None:
 
 
 def public_decision(record: dict, rules) -> dict:
-    """A decision as a browser sees it: no seed."""
+    """A decision as a browser sees it: no seed. ``points`` is what the total gained (bonuses in),
+    ``row_points`` what the row holds.
+    """
+    scored = record["points"] is not None
     return {
         "seat": record["seat"], "player": record["player"], "kind": record["kind"], "turn": record["turn"],
         "roll": record["roll"], "dice": record["dice"], "rolls_left": record["rolls_left"], "action": record["action"],
-        "label": choice_label(record["action"], record["dice"], rules), "points": record["points"],
+        "label": decision_label(record, rules), "points": record["points"],
+        "row_points": row_points(record["action"] - rules.dice.num_rerolls, record["dice"], rules, record["open"])
+        if scored else None,
         "total": record["total"],
         "row": None if record["points"] is None else rules.category_names[record["action"] - rules.dice.num_rerolls],
         "rerolled": [] if record["points"] is not None else list(rules.dice.reroll_positions[record["action"]]),
     }
 
 
-def coach_view(q: np.ndarray, action: int, dice, total: int, rules, chances: np.ndarray | None = None) -> dict:
+def coach_view(q: np.ndarray, action: int, dice, total: int, rules, chances: np.ndarray | None = None,
+               open_rows=None) -> dict:
     """The optimum's view of a decision just made, as the terminal coach gives it.
 
     ``chances``: each action's probability of winning the game at hand (``agents.win.win_probabilities``),
-    given with each option as ``win`` (None without).
+    given with each option as ``win`` (None without). ``open_rows``: the rows open before it (a
+    joker's rows are labelled with joker values).
     """
     best = int(np.argmax(q))
     options = {}
     for a in np.argsort(-q, kind="stable"):
         if np.isfinite(q[a]):
             win = None if chances is None else float(chances[a])
-            options.setdefault(choice_label(int(a), dice, rules), (float(total + q[a]), win))
-    chosen = choice_label(action, dice, rules)
+            options.setdefault(choice_label(int(a), dice, rules, open_rows), (float(total + q[a]), win))
+    chosen = choice_label(action, dice, rules, open_rows)
     return {
         "dice": list(dice),
         "chosen": chosen, "chosen_expected": float(total + q[action]),
         "chosen_win": None if chances is None else float(chances[action]),
-        "best": choice_label(best, dice, rules), "best_expected": float(total + q[best]),
+        "best": choice_label(best, dice, rules, open_rows), "best_expected": float(total + q[best]),
         "loss": float(q[best] - q[action]),
         "options": [{"label": label, "expected": value, "win": win, "chosen": label == chosen}
                     for label, (value, win) in list(options.items())[:COACH_OPTIONS]],

@@ -9,6 +9,42 @@ const PIPS = {
   6: [[28, 26], [72, 26], [28, 50], [72, 50], [28, 74], [72, 74]],
 };
 const SEAT_COLORS = ["#f59e0b", "#2563eb", "#db2777", "#7c3aed", "#0d9488"];
+const RULE_TITLES = {
+  yacht: "Yacht", yacht_exercism: "Yacht (Exercism: four of a kind scores four dice)", yahtzee: "Yahtzee",
+  yahtzee_forced_joker: "Yahtzee (official forced joker)", yahtzee_no_joker: "Yahtzee (no joker)",
+  yahtzee_no_bonus: "Yahtzee (no Yahtzee bonus, no joker)", yatzy: "Yatzy (Scandinavian)",
+};
+
+// The bonus lines of a sheet, read off its cells and total (the total holds every bonus): what the
+// server's sheets say, and what an agent's turn being replayed shows step by step.
+function bonusesOf(rules, sheet) {
+  let upper = 0, written = 0;
+  rules.rows.forEach((row, i) => {
+    const value = sheet.cells[i];
+    if (value === null || value === undefined) return;
+    written += value;
+    if (row.upper) upper += value;
+  });
+  const upperBonus = rules.bonus_points && upper >= rules.bonus_threshold ? rules.bonus_points : 0;
+  return { upper, upperBonus, yahtzeeBonus: sheet.total - written - upperBonus };
+}
+
+// Rows to draw after row ``index`` of the sheet: the upper subtotal and bonus after the last upper
+// row, the extra-Yahtzee bonus after the last row. ``cells(sheet, kind)`` gives one column's cells.
+function bonusLines(rules, index, columns, filler) {
+  const lastUpper = rules.rows.map((r) => r.upper).lastIndexOf(true);
+  const lines = [];
+  const line = (kind, title, value) => el("tr", { class: `bonus ${kind}`, "data-bonus": kind }, el("td", {}, title),
+    ...columns.flatMap((sheet) => [el("td", { class: "num" }, value(bonusesOf(rules, sheet))), ...filler(sheet)]));
+  if (rules.bonus_points && index === lastUpper) {
+    lines.push(line("upper-subtotal", "Upper subtotal", (b) => `${b.upper}/${rules.bonus_threshold}`));
+    lines.push(line("upper-bonus", `Bonus (${rules.bonus_points} at ${rules.bonus_threshold})`, (b) => b.upperBonus || ""));
+  }
+  if (rules.yahtzee_bonus && index === rules.rows.length - 1) {
+    lines.push(line("yahtzee-bonus", `Yahtzee bonus (${rules.yahtzee_bonus} each)`, (b) => b.yahtzeeBonus || ""));
+  }
+  return lines;
+}
 const AGENT_STEP_MS = 650;
 
 function el(tag, attrs = {}, ...children) {
@@ -85,11 +121,21 @@ async function lobby() {
   name.value = savedName();
   if (savedName()) $("who").append(el("a", { href: `/player/${encodeURIComponent(savedName())}` }, "My games"));
   let agents = [];
-  try { agents = (await api("GET", "/api/agents")).agents; } catch (error) { $("error").textContent = error.message; }
+  let offered = { rules: ["yacht"], default_rules: "yacht" };
+  try {
+    offered = await api("GET", "/api/agents");
+    agents = offered.agents;
+  } catch (error) { $("error").textContent = error.message; }
+  const rulesSelect = $("rules");
+  offered.rules.forEach((name) => rulesSelect.append(el("option", { value: name }, RULE_TITLES[name] || name)));
+  rulesSelect.value = localStorage.getItem("yacht.rules") || offered.default_rules;
+  if (!rulesSelect.value) rulesSelect.value = offered.default_rules;
+  rulesSelect.addEventListener("change", () => pickers());
 
   const pick = $("agent-pick");
   function pickers() {
     const mode = document.querySelector("input[name=mode]:checked").value;
+    const playable = agents.filter((agent) => !agent.rules || agent.rules.includes(rulesSelect.value));
     pick.replaceChildren();
     $("agents-field").classList.toggle("hidden", mode === "solitaire");
     if (mode === "solitaire") return;
@@ -100,11 +146,12 @@ async function lobby() {
     for (let i = 0; i < count; i += 1) {
       const select = el("select", { "aria-label": `agent ${i + 1}`, class: "agent-select" });
       if (mode === "table" && i > 0) select.append(el("option", { value: "" }, "–"));
-      agents.forEach((agent) => select.append(el("option", { value: agent.policy }, agent.name === agent.policy ? agent.name : `${agent.name} (${agent.policy.split(":")[1]})`)));
+      playable.forEach((agent) => select.append(el("option", { value: agent.policy }, agent.name === agent.policy ? agent.name : `${agent.name} (${agent.policy.split(":")[1]})`)));
       if (mode === "table" && i > 0) select.value = "";
       pick.append(select);
     }
     if (!agents.length) $("agents-help").textContent = "This server offers no agents (yacht serve --agents ...).";
+    else if (!playable.length) $("agents-help").textContent = `No agent here plays ${RULE_TITLES[rulesSelect.value] || rulesSelect.value}.`;
   }
   document.querySelectorAll("input[name=mode]").forEach((input) => input.addEventListener("change", pickers));
   pickers();
@@ -116,9 +163,11 @@ async function lobby() {
     const chosen = [...document.querySelectorAll(".agent-select")].map((s) => s.value).filter(Boolean);
     $("start").disabled = true;
     try {
-      const game = await api("POST", "/api/games", { name: name.value, mode, agents: chosen, coach: $("coach").checked });
+      const rules = rulesSelect.value;
+      const game = await api("POST", "/api/games", { name: name.value, mode, agents: chosen, coach: $("coach").checked, rules });
       localStorage.setItem("yacht.name", name.value.trim());
-      rememberGame(game.secret, { mode, agents: chosen.map((p) => p.split(":")[0]), started: new Date().toISOString() });
+      localStorage.setItem("yacht.rules", rules);
+      rememberGame(game.secret, { mode, rules, agents: chosen.map((p) => p.split(":")[0]), started: new Date().toISOString() });
       location.href = game.url;
     } catch (error) {
       $("error").textContent = error.message;
@@ -131,7 +180,8 @@ async function lobby() {
     $("resume").classList.remove("hidden");
     for (const [secret, info] of games.slice(-5).reverse()) {
       const against = info.agents && info.agents.length ? ` vs ${info.agents.join(", ")}` : "";
-      $("resume-list").append(el("li", {}, el("span", {}, `${info.mode}${against}`, el("span", { class: "muted small" }, ` · ${new Date(info.started).toLocaleString()}`)),
+      const rules = info.rules ? `${RULE_TITLES[info.rules] || info.rules}, ` : "";
+      $("resume-list").append(el("li", {}, el("span", {}, `${rules}${info.mode}${against}`, el("span", { class: "muted small" }, ` · ${new Date(info.started).toLocaleString()}`)),
         el("a", { href: `/game/${secret}` }, "continue")));
     }
   }
@@ -155,6 +205,8 @@ async function table() {
     game.view = view;
     const you = youSeat(view);
     $("who").textContent = view.game.players[you].name;
+    $("sheet-title").textContent = `Score sheet · ${RULE_TITLES[view.rules.name] || view.rules.name}`;
+    document.title = `${RULE_TITLES[view.rules.name] || view.rules.name}: game`;
     for (const event of view.events) note(event, view);
     render();
     if (view.finished) showOver();
@@ -184,7 +236,7 @@ function render(partialSheets) {
     sub.textContent = "";
   } else if (current.kind === "human") {
     title.textContent = `Turn ${current.turn} of ${view.rows.length}`;
-    sub.textContent = `roll ${current.roll} of 3`;
+    sub.textContent = `roll ${current.roll} of ${view.rules.rolls_per_turn}`;
   } else {
     title.textContent = `${current.name} is playing`;
     sub.textContent = `turn ${current.turn}`;
@@ -222,10 +274,12 @@ function renderSheet(sheets, you, now) {
   const body = el("tbody");
   const openRows = now ? view.rows.filter((r) => r.name in now).map((r) => r.name) : [];
   if (game.selected && !openRows.includes(game.selected)) game.selected = null;
+  const lastUpper = view.rules.rows.map((r) => r.upper).lastIndexOf(true);
   view.rows.forEach((row, index) => {
     const open = now && row.name in now;
+    const closedToJoker = now && !open && sheets[you].cells[index] === null;  // open, but the joker rule sends the dice elsewhere
     const tr = el("tr", {
-      class: `row${open ? " open can" : ""}${game.selected === row.name ? " selected" : ""}${index === 5 ? " upper-end" : ""}`,
+      class: `row${open ? " open can" : ""}${closedToJoker ? " barred" : ""}${game.selected === row.name ? " selected" : ""}${index === lastUpper ? " upper-end" : ""}`,
       "data-row": row.name, tabindex: open ? "0" : null,
       onclick: open ? () => score(row.name) : null,
     }, el("td", {}, row.title));
@@ -237,6 +291,7 @@ function renderSheet(sheets, you, now) {
       }
     });
     body.append(tr);
+    body.append(...bonusLines(view.rules, index, order.map((s) => sheets[s]), (sheet) => (now && sheet === sheets[you] ? [el("td")] : [])));
   });
   const foot = el("tfoot", {}, el("tr", {}, el("td", {}, "Total"),
     ...order.flatMap((s, position) => [el("td", { class: "num" }, sheets[s].total), position === 0 && now ? el("td") : null])));
@@ -337,7 +392,7 @@ async function animateAgents(previous, view, events) {
     }));
     $("agent-step").textContent = event.row ? `${event.label}, total ${event.total}` : `${event.label}…`;
     if (event.row) {
-      sheets[event.seat].cells[rowIndex[event.row]] = event.points;
+      sheets[event.seat].cells[rowIndex[event.row]] = event.row_points;
       sheets[event.seat].total = event.total;
       game.fresh = `${event.seat}:${event.row}`;
     }
@@ -430,8 +485,8 @@ async function showOver() {
 
   const sheet = el("table", { class: "sheet" },
     el("thead", {}, el("tr", {}, el("th", {}, "Row"), ...seats.map((s) => el("th", { class: "num", title: s.name }, s.seat === you ? "You" : s.name)))),
-    el("tbody", {}, ...summary.rows.map((row, i) => el("tr", { class: i === 5 ? "upper-end" : "" }, el("td", {}, row.title),
-      ...seats.map((s) => el("td", { class: "num filled" }, s.cells[i]))))),
+    el("tbody", {}, ...summary.rows.flatMap((row, i) => [el("tr", { class: summary.rules.rows[i].upper && !(summary.rules.rows[i + 1] || {}).upper ? "upper-end" : "" }, el("td", {}, row.title),
+      ...seats.map((s) => el("td", { class: "num filled" }, s.cells[i]))), ...bonusLines(summary.rules, i, seats, () => [])])),
     el("tfoot", {}, el("tr", {}, el("td", {}, "Total"), ...seats.map((s) => el("td", { class: `num${winners.includes(s.name) ? " win" : ""}` }, s.total)))));
 
   const grades = el("div", { class: "grades" }, ...seats.map((s) => el("div", { class: "grade" },
@@ -537,7 +592,8 @@ async function player() {
     $("history").replaceChildren(
       el("thead", {}, el("tr", {}, el("th", {}, "When"), el("th", {}, "Mode"), el("th", {}, "Against"), el("th", { class: "num" }, "Score"), el("th", {}, "Result"), el("th", { class: "num" }, "Lost / decision"), el("th", {}))),
       el("tbody", {}, ...history.games.map((g) => el("tr", {},
-        el("td", {}, new Date(g.started).toLocaleString()), el("td", {}, g.mode + (g.coach ? " · coach" : "")),
+        el("td", {}, new Date(g.started).toLocaleString()),
+        el("td", {}, (g.rules && g.rules !== "yacht" ? `${RULE_TITLES[g.rules] || g.rules} · ` : "") + g.mode + (g.coach ? " · coach" : "")),
         el("td", {}, g.opponents.join(", ") || "–"), el("td", { class: "num" }, g.score ?? "–"),
         el("td", { class: g.won ? "win" : "" }, !g.finished ? "in progress" : g.opponents.length ? (g.won ? "won" : `lost (${g.totals.join(" / ")})`) : "–"),
         el("td", { class: "num" }, fmt(g.loss_per_decision, 3)),
