@@ -47,7 +47,11 @@ def report_of(service, **filters) -> dict:
     return build_report(db.all_games(service.engine, finished_only=True), Filters(**filters), service.grader)
 
 
-def test_the_report_recovers_the_simulated_loss_per_decision(client, service):
+def test_the_report_recovers_the_simulated_loss_per_decision(client, service, monkeypatch):
+    # The server deals from unguessable seeds; seeded here so that the test is one fixed draw, not a
+    # 95% interval that fails on its own one run in twenty.
+    deals = np.random.default_rng(2024)
+    monkeypatch.setattr("yacht_play.serve.games.secrets.randbits", lambda bits: int(deals.integers(0, 2**bits)))
     played = simulate(client, ["noisy-a", "noisy-b"], 2, 1.5, "duplicate", ["greedy"], seed=10)
     report = report_of(service, mode="duplicate")
     people = {p["name"]: p for p in report["people"]["players"]}
