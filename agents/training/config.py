@@ -23,7 +23,7 @@ class ConfigError(ValueError):
     """A config file or override that cannot be used."""
 
 
-RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]*")
+RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+-]*")  # = and +: sweep trials are named key=value
 
 
 def number_or_schedule(value):
@@ -181,7 +181,7 @@ class TrainConfig(Section):
     def plain_name(cls, name):
         """Check that the run name is a plain folder name, with no path in it."""
         if not RUN_NAME.fullmatch(name) or ".." in name:
-            raise ValueError(f"a run name is a plain folder name (letters, digits, '.', '_', '-'; no '/' or '..'), got {name!r}")
+            raise ValueError(f"a run name is a plain folder name (letters, digits, '.', '_', '-', '=', '+'; no '/' or '..'), got {name!r}")
         return name
 
     @model_validator(mode="after")

@@ -181,7 +181,14 @@ def load_sweep(path: str | Path, extra_overrides: list[str] = ()) -> Sweep:
                 load_config(base, [*overrides, f"{key}={json.dumps(value)}"])
             except ConfigError as error:
                 raise ConfigError(f"sweep file {str(path)!r}: space key {key!r} value {value!r}: {error}") from None
-    return Sweep(spec, base, overrides, base_config)
+    sweep = Sweep(spec, base, overrides, base_config)
+    # A trial's config, named as its run folder will be, must load too (checked here, not in a worker).
+    example = {key: dimension.examples()[-1] for key, dimension in spec.space.items()}
+    try:
+        sweep.trial_config(example, trial_name(spec.trial_count() - 1, example))
+    except ValidationError as error:
+        raise ConfigError(f"sweep file {str(path)!r}: a trial's config is invalid: {_describe(error, 'trial')}") from None
+    return sweep
 
 
 # -- trials ---------------------------------------------------------------------------------------

@@ -51,6 +51,11 @@ def test_the_shipped_sweep_is_valid():
     sweep = load_sweep(ROOT / "configs" / "sweep_quick.yaml")
     assert sweep.spec.trial_count() >= 8 and set(sweep.spec.space) == {"ppo.lookahead_temperature", "ppo.learning_rate"}
     assert sweep.base_config.name == "quick" and not sweep.base_config.run.progress_bar
+    # every trial's own config, under the trial's folder name, is a valid run config
+    params = {"ppo.lookahead_temperature": 0.3, "ppo.learning_rate": 0.000421}
+    config = sweep.trial_config(params, trial_name(8, params))
+    assert config.name == "t08_lookahead_temperature=0.3_learning_rate=0.000421"
+    assert config.ppo.learning_rate == 0.000421 and config.ppo.lookahead_temperature == 0.3
 
 
 @pytest.mark.parametrize(
