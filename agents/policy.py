@@ -15,7 +15,7 @@ import numpy as np
 from typing_extensions import override
 
 from yacht_env.encoding import make_encoding
-from yacht_env.rules import YACHT, RuleSet
+from yacht_env.rules import RuleSet, rule_set
 from yacht_env.vector_env import sample_legal_actions
 
 
@@ -28,8 +28,8 @@ class Policy(ABC):
 
     name = "policy"
 
-    def __init__(self, rules: RuleSet | None = None, encoding: str = "flat"):
-        self.rules = rules or YACHT
+    def __init__(self, rules: RuleSet | str | None = None, encoding: str = "flat"):
+        self.rules = rule_set(rules)  # a RuleSet or a name of RULE_SETS; None is YACHT
         self.encoding = make_encoding(encoding, self.rules)
 
     @abstractmethod
