@@ -16,7 +16,7 @@ from agents.model_files import ModelLoadError
 from agents.optimal import solve_myopic
 from agents.registry import make_policy
 from agents.training.lookahead_policy import LookaheadPolicy, OneTurnLookahead
-from tests.training.test_train import TINY, run_train
+from tests.training.test_train import TINY, run_train, train_main
 from tests.yacht_env.test_rule_set_envs import rigged_faces
 from yacht_env import YachtEnv
 from yacht_env.actions import ActionLayout
@@ -212,3 +212,12 @@ def test_tiny_yahtzee_run_trains_evaluates_and_saves_a_yahtzee_model(tmp_path):
         make_policy(f"ppo:{run / 'model.safetensors'}")
     curve = (run / "learning_curve.csv").read_text().splitlines()
     assert len(curve) >= 2 and float(curve[1].split(",")[2]) > 150  # the periodic evaluation plays Yahtzee too
+    # Neither a resume nor a fine-tuning run may carry the model into other rules with the same observations.
+    forced = "env.rules=yahtzee_forced_joker"
+    error = train_main("--config", "configs/yahtzee_quick.yaml", "--runs-dir", str(tmp_path), "name=tuned", *TINY, forced,
+                       f"ppo.init_from={run / 'model.zip'}")  # fmt: skip
+    assert "\n" not in error and "was trained on the 'yahtzee' rules, but this game plays 'yahtzee_forced_joker'" in error
+    for final in ("model.zip", "model.safetensors", "eval.json"):
+        (run / final).unlink()
+    error = train_main("--resume", str(run), forced)
+    assert "\n" not in error and "was trained on the 'yahtzee' rules, but this game plays 'yahtzee_forced_joker'" in error
