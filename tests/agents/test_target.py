@@ -515,7 +515,7 @@ def test_evaluate_prints_the_exact_distribution_beside_the_policies(tmp_path):
     import sys
     from pathlib import Path
 
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).resolve().parents[2]
     result = subprocess.run(
         [
             sys.executable,
