@@ -1,6 +1,7 @@
 """Train a MaskablePPO agent on Yacht-v0 and evaluate it against the exact optimum.
 
     python train.py --config configs/quick.yaml                    # a new run in runs/quick/
+    python train.py --config configs/yahtzee_quick.yaml            # Yahtzee (env.rules: any of RULE_SETS)
     python train.py --config configs/ppo.yaml ppo.learning_rate=1e-4 name=lr-1e-4
     python train.py --resume runs/quick                             # continue after a crash or kill
     python train.py --sweep configs/sweep_quick.yaml                # many runs at once on Ray Tune
@@ -9,7 +10,8 @@ A run folder holds the resolved config (config.yaml), TensorBoard logs (tb/), ch
 (checkpoints/step_<N>.zip, every run.checkpoint_every steps, written atomically), the learning
 curve (learning_curve.csv: steps, wall time, mean score, % of optimum, regret per decision), the
 final model (model.zip, to resume or fine-tune; model.safetensors, the same network to play and
-share: loading it runs no code) and the final evaluation (eval.json). A run with its final model is
+share: loading it runs no code) and the final evaluation (eval.json). Every env, evaluation and saved model
+plays the config's rule set (``env.rules``), and the optimum is that rule set's. A run with its final model is
 never trained again: ``--resume`` only finishes a final evaluation that was cut short.
 
 A run at a table (``env.num_players`` > 1, e.g. configs/win_vs_optimal.yaml) is judged on
@@ -35,15 +37,17 @@ from sb3_contrib import MaskablePPO
 from stable_baselines3.common.callbacks import BaseCallback, CallbackList
 from stable_baselines3.common.utils import set_random_seed
 
-from agents.evaluate import evaluate_model, print_table, save_json
-from agents.model_files import ModelLoadError, export_model
+from agents.evaluate import Summary, evaluate_policies, print_table, save_json
+from agents.model_files import ModelLoadError, check_model_rules, export_model, model_rules, record_rules
 from agents.optimal import expected_score
-from agents.ppo import load_sb3_model
+from agents.ppo import PPOPolicy, load_sb3_model
+from agents.registry import make_policy
 from agents.tournament import evaluate_model_at_table, print_tournament, save_tournament_json
 from agents.training.config import ConfigError, Schedule, TrainConfig, dump_config, load_config
 from agents.training.envs import make_training_env
 from agents.training.lookahead_policy import LookaheadPolicy
 from yacht_env.atomic_files import remove_partial_files, write_atomically
+from yacht_env.rules import rule_set
 
 # -- command line --------------------------------------------------------------------------------
 
@@ -133,7 +137,7 @@ class PeriodicEvaluation(BaseCallback):
             learner = evaluate_model_at_table(self.model, "ppo", env.opponents, run.eval_games, run.eval_seed)[0].standings[0]
             figures = {"win_rate": f"{learner.win_rate:.4f}", "mean_score": f"{learner.mean_score:.3f}"}
         else:
-            summary = evaluate_model(self.model, env.observation_encoding, run.eval_games, run.eval_seed)[0]
+            summary = evaluate_against_optimum(self.model, self.config, run.eval_games, run.eval_seed)[0]
             figures = {"mean_score": f"{summary.mean:.3f}", "percent_of_optimal": f"{summary.percent_of_optimal:.3f}",
                        "regret_per_decision": f"{summary.regret_per_decision:.5f}"}  # fmt: skip
         for key, value in figures.items():
@@ -147,6 +151,16 @@ class PeriodicEvaluation(BaseCallback):
             writer.writerow([self.num_timesteps, f"{self.wall_time():.1f}", *figures.values()])
         if self.on_evaluation is not None:
             self.on_evaluation(self.num_timesteps, {key: float(value) for key, value in figures.items()})
+
+
+def evaluate_against_optimum(model, config: TrainConfig, games: int, seed: int, reference=(), name: str = "ppo") -> list[Summary]:
+    """The model (and the named reference policies) on ``games`` common-random-number games of the
+    config's rules, every decision graded by that rule set's exact optimum (agents.evaluate).
+    """
+    rules = rule_set(config.env.rules)
+    policies = {name: PPOPolicy(model, name, rules=rules, encoding=config.env.observation_encoding)}
+    policies.update({ref: make_policy(ref, rules=rules, seed=seed) for ref in reference})
+    return evaluate_policies(policies, games, seed, rules)[0]
 
 
 # -- the model ------------------------------------------------------------------------------------
@@ -170,7 +184,8 @@ def new_model(config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
     policy_kwargs = {"net_arch": list(ppo.net_arch), "activation_fn": activation}
     if ppo.policy == "lookahead":
         policy = LookaheadPolicy
-        policy_kwargs.update(temperature=ppo.lookahead_temperature, encoding=config.env.observation_encoding)
+        policy_kwargs.update(temperature=ppo.lookahead_temperature, encoding=config.env.observation_encoding,
+                             rules=config.env.rules)
     else:
         policy = "MultiInputPolicy" if config.env.observation_encoding == "dict" else "MlpPolicy"
     model = MaskablePPO(
@@ -192,6 +207,7 @@ def new_model(config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
         device="cpu",
         verbose=0,
     )
+    record_rules(model, config.env.rules)  # saved in every checkpoint and exported to the model file
     return model
 
 
@@ -232,12 +248,14 @@ def load_checkpoint(path: Path, config: TrainConfig, env, run_dir: Path) -> Mask
     except Exception as error:  # a cut or foreign zip fails in many ways inside SB3: the file is the problem
         raise ModelLoadError(f"checkpoint {str(path)!r} cannot be resumed: {first_line(error)}") from None
     model._setup_lr_schedule()  # rebuilt from the config, not unpickled
+    check_model_rules(model, repr(str(path)), config.env.rules)
     return model
 
 
 def start_from(model: MaskablePPO, path: str) -> None:
     """Copy the weights of the model at ``path`` (``ppo.init_from``) into ``model``; one line if they do not fit."""
     source = load_sb3_model(path)
+    check_model_rules(source, f"ppo.init_from {path!r}", model_rules(model))
     if source.observation_space != model.observation_space:
         raise ModelLoadError(f"ppo.init_from {path!r} reads observations {source.observation_space}, "
                              f"this run's env gives {model.observation_space}")
@@ -267,10 +285,11 @@ def finish(config: TrainConfig, run_dir: Path, model: MaskablePPO) -> None:
         print_tournament(result)
         save_tournament_json(run_dir / "eval.json", result)
         return
-    summaries = evaluate_model(model, config.env.observation_encoding, games, seed,
-                               reference=["random", "greedy", "optimal"], name=name)
-    print_table(summaries, expected_score(), games, seed)
-    save_json(run_dir / "eval.json", summaries, expected_score(), games, seed)
+    summaries = evaluate_against_optimum(model, config, games, seed, reference=["random", "greedy", "optimal"], name=name)
+    optimum = expected_score(config.env.rules)
+    print(f"rules: {config.env.rules}")
+    print_table(summaries, optimum, games, seed)
+    save_json(run_dir / "eval.json", summaries, optimum, games, seed)
 
 
 # -- main -----------------------------------------------------------------------------------------

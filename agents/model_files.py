@@ -5,11 +5,20 @@ someone else could run any code. Models that are shared, shipped or played are t
 one ``.safetensors`` file instead: the actor's weights as float32 tensors, and in the header's
 ``__metadata__`` under ``"yacht_model"`` a JSON object that says how to rebuild the network:
 
-``format`` (``"yacht-model"``), ``format_version`` (1), ``policy`` (``"mlp"``, or ``"lookahead"`` for
+``format`` (``"yacht-model"``), ``format_version`` (2), ``policy`` (``"mlp"``, or ``"lookahead"`` for
 :mod:`agents.training.lookahead_policy`), ``lookahead_temperature`` (a number for ``lookahead``,
 else null), ``observation_encoding`` (a name of :data:`yacht_env.encoding.ENCODINGS`), ``num_players``
-(1 for a solitaire model, 2..5 for a model that reads a table), ``rules`` (``"yacht"``),
-``num_actions``, ``net_arch`` (hidden layer widths), ``activation`` (``"relu"`` or ``"tanh"``).
+(1 for a solitaire model, 2..5 for a model that reads a table), ``rules`` (a name of
+:data:`yacht_env.rules.RULE_SETS`), ``rules_fingerprint`` (that rule set's ``fingerprint``, so a
+model is never played under rules that were changed since it was trained), ``num_actions``,
+``net_arch`` (hidden layer widths), ``activation`` (``"relu"`` or ``"tanh"``). Version 1 files,
+written before models named their rule set's fingerprint, have no ``rules_fingerprint`` and play
+``"yacht"``.
+
+A stable-baselines3 model records its rule set as the attributes ``yacht_rules`` and
+``yacht_rules_fingerprint`` (:func:`record_rules`), which its zip keeps; a zip without them is a
+``"yacht"`` model. Whoever plays a model checks that its rules are the env's
+(:func:`check_model_rules`): a mismatch is a :class:`ModelLoadError` naming both.
 
 Tensors: ``policy.<i>.weight`` / ``policy.<i>.bias`` for each hidden layer ``i`` and
 ``action.weight`` / ``action.bias``. Every field, name, shape and dtype is checked on load; anything
@@ -31,36 +40,101 @@ import numpy as np
 
 from yacht_env.actions import ActionLayout
 from yacht_env.encoding import ENCODINGS, make_encoding
-from yacht_env.rules import rule_set
+from yacht_env.rules import RULE_SETS, RuleSet, rule_set
 
 FORMAT = "yacht-model"
-FORMAT_VERSION = 1
+FORMAT_VERSION = 2
 METADATA_KEY = "yacht_model"
 SUFFIX = ".safetensors"
 POLICIES = ("mlp", "lookahead")
 ACTIVATIONS = ("relu", "tanh")
-RULE_SETS = ("yacht",)
 MAX_LAYER_WIDTH = 65_536
 Q_SCALE = 50.0  # the look-ahead's points -> network inputs (agents/training/lookahead_policy.py)
 ILLEGAL_INPUT = -1.0  # what the look-ahead network sees for an illegal action's q
-FIELDS = ("format", "format_version", "policy", "lookahead_temperature", "observation_encoding", "num_players",
-          "rules", "num_actions", "net_arch", "activation")
+FIELDS_V1 = ("format", "format_version", "policy", "lookahead_temperature", "observation_encoding", "num_players",
+             "rules", "num_actions", "net_arch", "activation")
+FIELDS = (*FIELDS_V1, "rules_fingerprint")
+LEGACY_RULES = "yacht"  # the rules of every model saved before models named theirs
 
 
 class ModelLoadError(ValueError):
     """A saved model is missing, unreadable or does not fit the rules; the message is one line."""
 
 
+# -- the rule set a model plays -------------------------------------------------------------------------
+
+
+def named_rules(name, fingerprint: str | None, where: str) -> RuleSet:
+    """The rule set a model file or zip names, checked: a known name, and this version's rules of that name.
+
+    ``fingerprint`` None (a model saved before models recorded it) is taken on trust.
+    """
+    if not isinstance(name, str) or name not in RULE_SETS:
+        raise ModelLoadError(f"{where}: rules must be one of {', '.join(RULE_SETS)}, got {name!r}")
+    rules = RULE_SETS[name]
+    if fingerprint is not None and fingerprint != rules.fingerprint:
+        raise ModelLoadError(
+            f"{where}: it was trained on {name!r} rules of fingerprint {fingerprint!r}, but {name!r} here has "
+            f"fingerprint {rules.fingerprint!r}: the rules changed since, so the model does not play them"
+        )
+    return rules
+
+
+def record_rules(model, rules: RuleSet | str) -> None:
+    """Record on a stable-baselines3 model the rule set it plays (saved in its zip, exported to its model file)."""
+    rules = rule_set(rules)
+    named = RULE_SETS.get(rules.name)
+    if named is None or named.fingerprint != rules.fingerprint:
+        problem = "is not one of" if named is None else "differs from the rule set of that name in"
+        raise ValueError(f"a model names its rules: rule set {rules.name!r} {problem} {', '.join(RULE_SETS)}")
+    model.yacht_rules = rules.name
+    model.yacht_rules_fingerprint = rules.fingerprint
+
+
+def model_rules(model, where: str = "the model") -> RuleSet:
+    """The rule set a model plays: an :class:`InferenceModel`'s, or what a stable-baselines3 model records.
+
+    A zip that records none plays ``"yacht"`` (or, for a look-ahead policy, the rules it was built for).
+    """
+    if isinstance(model, InferenceModel):
+        return model.rules
+    name = getattr(model, "yacht_rules", None)
+    if name is None:
+        name = getattr(getattr(model, "policy", None), "rules_name", LEGACY_RULES)
+    return named_rules(name, getattr(model, "yacht_rules_fingerprint", None), where)
+
+
+def check_model_rules(model, name: str, rules: RuleSet | str | None) -> RuleSet:
+    """The model's rule set if it is the env's ``rules``, else ``ModelLoadError`` naming both (one line)."""
+    rules = rule_set(rules)
+    own = model_rules(model, f"model {name}")
+    if own.fingerprint != rules.fingerprint:
+        raise ModelLoadError(
+            f"model {name} was trained on the {own.name!r} rules, but this game plays {rules.name!r}: "
+            f"play it with rules {own.name!r}, or train a model for {rules.name!r}"
+        )
+    return own
+
+
 # -- the look-ahead, shared with the training policy -----------------------------------------------
 
 
 def one_turn_q(turn_solution, encoding, observations: np.ndarray, num_actions: int) -> np.ndarray:
-    """The one-turn look-ahead ``q`` in points, (N, num_actions); -inf where illegal or the game is over."""
-    hands, rolls_left, open_bits = encoding.decode_batch(observations)
-    q = np.full((len(hands), num_actions), -np.inf, dtype=np.float32)
+    """The one-turn look-ahead ``q`` in points, (N, num_actions); -inf where illegal or the game is over.
+
+    ``turn_solution`` is :func:`agents.optimal.solve_myopic` of the encoding's rules. Under rules with
+    a sheet state it is given the upper subtotal and the Yahtzee box read from the observation, so a
+    row's ``q`` counts the bonuses that scoring it earns this turn (the upper bonus when the points
+    reach the threshold, the extra-Yahtzee bonus), scores jokers at joker values and is -inf for the
+    rows a forced joker closes.
+    """
+    sheet = encoding.rules.has_sheet_state
+    positions = encoding.decode_positions(observations) if sheet else encoding.decode_batch(observations)
+    open_bits = positions[2]
+    q = np.full((len(open_bits), num_actions), -np.inf, dtype=np.float32)
     playing = open_bits != 0
     if playing.any():
-        q[playing] = turn_solution.q_values_batch(hands[playing], rolls_left[playing], open_bits[playing])
+        q[playing] = turn_solution.q_values_batch(*(part[playing] for part in positions))
     return q
 
 
@@ -108,8 +182,7 @@ def model_metadata(model) -> tuple[dict, dict]:
     """The metadata and actor tensors of an in-memory MaskablePPO model (``ValueError`` if it has another shape)."""
     import torch
 
-    from yacht_env.rules import YACHT
-
+    rules = model_rules(model)
     policy = model.policy
     kind = "lookahead" if type(policy).__name__ == "LookaheadPolicy" else "mlp"
     if kind == "mlp" and type(policy.features_extractor).__name__ not in ("FlattenExtractor", "CombinedExtractor"):
@@ -124,7 +197,7 @@ def model_metadata(model) -> tuple[dict, dict]:
         isinstance(layer, policy.activation_fn) for layer in layers[1::2]
     ) or len(layers) != 2 * len(linears):
         raise ValueError("cannot export the policy network: expected Linear and activation layers in turn")
-    encoding, num_players = describe_space(model.observation_space, YACHT)
+    encoding, num_players = describe_space(model.observation_space, rules)
     tensors = {}
     for i, layer in enumerate(linears):
         tensors[f"policy.{i}.weight"] = layer.weight.detach().to(torch.float32).contiguous().clone()
@@ -138,7 +211,8 @@ def model_metadata(model) -> tuple[dict, dict]:
         "lookahead_temperature": float(policy.temperature) if kind == "lookahead" else None,
         "observation_encoding": encoding,
         "num_players": num_players,
-        "rules": YACHT.name,
+        "rules": rules.name,
+        "rules_fingerprint": rules.fingerprint,
         "num_actions": int(model.action_space.n),
         "net_arch": [layer.out_features for layer in linears],
         "activation": activation,
@@ -168,19 +242,20 @@ def _check_metadata(meta, where: str) -> dict:
 
     if not isinstance(meta, dict):
         fail("the metadata must be a JSON object")
-    missing = [name for name in FIELDS if name not in meta]
-    if missing:
-        fail(f"metadata lacks {', '.join(missing)}")
-    unknown = sorted(set(meta) - set(FIELDS))
-    if unknown:
-        fail(f"unknown metadata field(s) {', '.join(map(repr, unknown))}")
-    if meta["format"] != FORMAT:
-        fail(f"format is {meta['format']!r}, expected {FORMAT!r}")
-    version = meta["format_version"]
+    version = meta.get("format_version")
     if type(version) is not int or version < 1:
         fail(f"format_version must be a positive integer, got {version!r}")
     if version > FORMAT_VERSION:
         fail(f"format_version {version} is newer than this version reads ({FORMAT_VERSION}); upgrade yacht-rl")
+    fields = FIELDS_V1 if version == 1 else FIELDS
+    missing = [name for name in fields if name not in meta]
+    if missing:
+        fail(f"metadata lacks {', '.join(missing)}")
+    unknown = sorted(set(meta) - set(fields))
+    if unknown:
+        fail(f"unknown metadata field(s) {', '.join(map(repr, unknown))}")
+    if meta["format"] != FORMAT:
+        fail(f"format is {meta['format']!r}, expected {FORMAT!r}")
     if meta["policy"] not in POLICIES:
         fail(f"policy must be one of {', '.join(POLICIES)}, got {meta['policy']!r}")
     temperature = meta["lookahead_temperature"]
@@ -196,8 +271,12 @@ def _check_metadata(meta, where: str) -> dict:
         fail(f"num_players must be an integer 1..5, got {players!r}")
     if meta["policy"] == "lookahead" and (players != 1 or meta["observation_encoding"] == "dict"):
         fail("a lookahead policy reads a solitaire Box observation: num_players 1 and an encoding other than dict")
-    if meta["rules"] not in RULE_SETS:
-        fail(f"rules must be one of {', '.join(RULE_SETS)}, got {meta['rules']!r}")
+    if version == 1 and meta["rules"] != LEGACY_RULES:
+        fail(f"rules must be {LEGACY_RULES!r} in a format_version 1 file, got {meta['rules']!r}")
+    fingerprint = meta.get("rules_fingerprint")
+    if version > 1 and not isinstance(fingerprint, str):
+        fail(f"rules_fingerprint must be a string, got {fingerprint!r}")
+    named_rules(meta["rules"], fingerprint, where)
     if type(meta["num_actions"]) is not int:
         fail(f"num_actions must be an integer, got {meta['num_actions']!r}")
     arch = meta["net_arch"]
@@ -212,8 +291,6 @@ def read_model_file(path: str | Path) -> tuple[dict, dict]:
     """The checked metadata and tensors of an inference model file; ``ModelLoadError`` (one line) if anything is off."""
     import torch
     from safetensors import SafetensorError, safe_open
-
-    from yacht_env.rules import YACHT
 
     path = Path(path)
     where = f"model {str(path)!r}"
@@ -241,10 +318,11 @@ def read_model_file(path: str | Path) -> tuple[dict, dict]:
     except ValueError:
         raise ModelLoadError(f"{where}: the {METADATA_KEY!r} metadata is not JSON") from None
     meta = _check_metadata(meta, where)
-    expected_actions = ActionLayout(rule_set(meta["rules"])).num_actions
+    rules = rule_set(meta["rules"])
+    expected_actions = ActionLayout(rules).num_actions
     if meta["num_actions"] != expected_actions:
         raise ModelLoadError(f"{where}: num_actions is {meta['num_actions']}, the {meta['rules']} rules have {expected_actions}")
-    space = observation_space_of(meta["observation_encoding"], meta["num_players"], YACHT)
+    space = observation_space_of(meta["observation_encoding"], meta["num_players"], rules)
     width = flat_size(space) + (expected_actions if meta["policy"] == "lookahead" else 0)
     shapes = {}
     for i, out in enumerate(meta["net_arch"]):
@@ -284,11 +362,9 @@ class InferenceModel:
         import torch
         from gymnasium import spaces
 
-        from yacht_env.rules import YACHT
-
         self.metadata = metadata
-        self.rules = YACHT
-        self.observation_space = observation_space_of(metadata["observation_encoding"], metadata["num_players"], YACHT)
+        self.rules = rules = rule_set(metadata["rules"])
+        self.observation_space = observation_space_of(metadata["observation_encoding"], metadata["num_players"], rules)
         self.action_space = spaces.Discrete(metadata["num_actions"])
         self.activation = {"relu": torch.relu, "tanh": torch.tanh}[metadata["activation"]]
         self.hidden = [(tensors[f"policy.{i}.weight"], tensors[f"policy.{i}.bias"]) for i in range(len(metadata["net_arch"]))]
@@ -298,8 +374,8 @@ class InferenceModel:
             from agents.optimal import solve_myopic
 
             self.temperature = float(metadata["lookahead_temperature"])
-            self.encoding = make_encoding(metadata["observation_encoding"], YACHT)
-            self.turn = solve_myopic(YACHT)
+            self.encoding = make_encoding(metadata["observation_encoding"], rules)
+            self.turn = solve_myopic(rules)
 
     def features(self, observations):
         """The network's input, flattened as stable-baselines3 does (float, one-hot for Discrete)."""

@@ -3,6 +3,7 @@
 ``ppo:PATH`` plays an inference model file (``.safetensors``, :mod:`agents.model_files`): tensors and
 plain metadata, which loading cannot make run code. ``ppo-zip:PATH`` plays a stable-baselines3 zip,
 which is unpickled on load and can run code from the file: only for a zip the user names and trusts.
+A model plays only the rule set it was trained on: :class:`PPOPolicy` refuses another, naming both.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from pathlib import Path
 import numpy as np
 from typing_extensions import override
 
-from agents.model_files import SUFFIX, ModelLoadError
+from agents.model_files import SUFFIX, ModelLoadError, check_model_rules, model_rules
 from agents.policy import Policy
 from yacht_env.actions import ActionLayout
 from yacht_env.encoding import ENCODINGS, make_encoding
@@ -72,10 +73,12 @@ def load_sb3_model(path: str):
     except ImportError as error:  # pragma: no cover - depends on the install
         raise ModelLoadError("loading ppo-zip: models needs the training extras: pip install 'yacht-rl[train]'") from error
     try:
-        return MaskablePPO.load(file, device="cpu", custom_objects=INFERENCE_ONLY)
+        model = MaskablePPO.load(file, device="cpu", custom_objects=INFERENCE_ONLY)
     except Exception as error:  # a cut or foreign zip fails in many ways inside SB3; the file is the problem
         detail = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise ModelLoadError(f"could not load model {str(file)!r}: not a valid MaskablePPO model ({detail})") from None
+    model_rules(model, f"model {str(file)!r}")  # a rule set it names must be one this version plays
+    return model
 
 
 def load_named_model(name: str):
@@ -89,11 +92,13 @@ class PPOPolicy(Policy):
     """A MaskablePPO model; plays the most likely legal action (``deterministic=True``).
 
     The model may have been trained on any encoding: observations are decoded with the encoding
-    of the env the policy plays in and re-encoded for the model.
+    of the env the policy plays in and re-encoded for the model. It must have been trained on the
+    env's rules (``ModelLoadError`` naming both if not).
     """
 
     def __init__(self, model, name: str = "ppo", rules=None, encoding="flat", deterministic: bool = True):
         super().__init__(rules, encoding)
+        check_model_rules(model, name, self.rules)
         self.model = model
         self.name = name
         self.deterministic = deterministic
@@ -115,7 +120,7 @@ class PPOPolicy(Policy):
     @override
     def act_batch(self, observations, action_masks):
         if self.model_encoding is not self.encoding:
-            observations = self.model_encoding.encode_batch(*self.encoding.decode_batch(observations))
+            observations = self.model_encoding.encode_batch(*self.encoding.decode_positions(observations))
         actions, _ = self.model.predict(
             observations, action_masks=np.asarray(action_masks) != 0, deterministic=self.deterministic
         )

@@ -4,13 +4,15 @@ Names: ``random``, ``greedy``, ``optimal``, ``target:T`` (maximizes P(final scor
 (at a table of 2-5: maximizes its chance of finishing first), ``ppo:PATH`` for a trained model's
 inference file (``.safetensors``, safe to load from anyone), or ``ppo-zip:PATH`` for a
 stable-baselines3 zip (which runs code from the file when loaded: only for files you trust, and
-only when typed by the user, never because a record or another file names it).
+only when typed by the user, never because a record or another file names it). A model plays
+only the rule set it was trained on.
 Everything that accepts a policy name (``agents.evaluate``, tournaments, training configs,
 ``YachtTable-v0`` opponents through :func:`make_opponents`, ``yacht play``) resolves it here.
 """
 
 from __future__ import annotations
 
+from agents.model_files import check_model_rules
 from agents.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPolicy
 from agents.ppo import PPOPolicy, load_named_model
 from agents.table_policy import model_policy
@@ -67,7 +69,9 @@ def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None,
     if name.startswith(TARGET_PREFIX):
         return TargetPolicy(parse_target(name, rules), rules, num_players)
     if name.startswith(MODEL_PREFIXES):
-        return model_policy(load_named_model(name), name, num_players, rules)
+        model = load_named_model(name)
+        check_model_rules(model, name, rules)  # before the table reads its observations under the wrong rules
+        return model_policy(model, name, num_players, rules)
     return make_policy(name, rules=rules, seed=seed)
 
 

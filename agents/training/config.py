@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agents.registry import check_policy_name
 from yacht_env.encoding import ENCODINGS
+from yacht_env.rules import RULE_SETS
 
 
 class ConfigError(ValueError):
@@ -45,8 +46,9 @@ class Section(BaseModel):
 
 
 class EnvConfig(Section):
-    """The environment trained in: observation encoding, number of envs, players and opponents."""
+    """The environment trained in: rule set, observation encoding, number of envs, players and opponents."""
 
+    rules: str = "yacht"  # a name of yacht_env.rules.RULE_SETS: yacht, yahtzee, yatzy, ...
     observation_encoding: str = "onehot"
     num_envs: int = Field(8, ge=1)
     vectorized: bool = False  # True: one YachtVectorEnv in-process; False: separate Yacht-v0 envs
@@ -57,6 +59,14 @@ class EnvConfig(Section):
     num_players: int = Field(1, ge=1, le=5)
     opponents: list[str] = Field(default_factory=list)
     reward_mode: Literal["score", "win"] = "score"  # "win": +1 / -1 at the end (set reward_scale: 1)
+
+    @field_validator("rules")
+    @classmethod
+    def known_rules(cls, value):
+        """Check that the rule set is one of RULE_SETS."""
+        if value not in RULE_SETS:
+            raise ValueError(f"unknown rule set {value!r}; expected one of {', '.join(RULE_SETS)}")
+        return value
 
     @field_validator("observation_encoding")
     @classmethod
@@ -87,6 +97,9 @@ class EnvConfig(Section):
             )
         if self.reward_mode == "win" and self.num_players == 1:
             raise ValueError("reward_mode 'win' needs opponents (num_players >= 2): alone, every game is a win")
+        if self.num_players > 1 and self.rules != "yacht":
+            raise ValueError(f"a run at a table (num_players {self.num_players}) plays the 'yacht' rules only, got rules "
+                             f"{self.rules!r}: its tournaments (agents.tournament) take no other rule set yet")
         if self.vectorized and self.num_players > 1:
             raise ValueError("the vectorized env plays solitaire only; set env.vectorized=false to train at a table")
         return self

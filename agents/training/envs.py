@@ -1,4 +1,7 @@
-"""Training envs for stable-baselines3: separate ``Yacht-v0`` envs, or one in-process vector env."""
+"""Training envs for stable-baselines3: separate ``Yacht-v0`` envs, or one in-process vector env.
+
+Every env plays the config's rule set (``env.rules``).
+"""
 
 from __future__ import annotations
 
@@ -8,6 +11,7 @@ from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from agents.registry import make_opponents
 from agents.training.config import EnvConfig
+from yacht_env.rules import rule_set
 
 
 def make_single_env(config: EnvConfig, seat: int = 0) -> gym.Env:
@@ -16,9 +20,10 @@ def make_single_env(config: EnvConfig, seat: int = 0) -> gym.Env:
     With ``config.num_players > 1`` it is a ``YachtTable-v0``: the learner sits in ``seat`` at a
     table with ``config.opponents``.
     """
-    settings = {"observation_encoding": config.observation_encoding, "illegal_action_penalty": config.illegal_action_penalty}
+    settings = {"rules": rule_set(config.rules), "observation_encoding": config.observation_encoding,
+                "illegal_action_penalty": config.illegal_action_penalty}  # fmt: skip
     if config.num_players > 1:
-        opponents = make_opponents(list(config.opponents))
+        opponents = make_opponents(list(config.opponents), rules=settings["rules"])
         env = gym.make("YachtTable-v0", opponents=opponents, reward_mode=config.reward_mode, seat=seat, **settings)
     else:
         env = gym.make("Yacht-v0", **settings)

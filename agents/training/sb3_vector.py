@@ -28,6 +28,7 @@ class SB3YachtVecEnv(VecEnv):
     def __init__(self, config: EnvConfig):
         self.venv = YachtVectorEnv(
             num_envs=config.num_envs,
+            rules=config.rules,
             observation_encoding=config.observation_encoding,
             illegal_action_penalty=config.illegal_action_penalty,
         )

@@ -7,10 +7,12 @@ from sb3_contrib import MaskablePPO
 
 from agents.training.config import EnvConfig
 from agents.training.envs import make_training_env
+from yacht_env.rules import rule_set
 
 
-def train(vectorized: bool, encoding: str, steps: int = 2048):
-    env = make_training_env(EnvConfig(observation_encoding=encoding, num_envs=4, vectorized=vectorized), seed=3)
+def train(vectorized: bool, encoding: str, steps: int = 2048, rules: str = "yacht"):
+    env = make_training_env(EnvConfig(rules=rules, observation_encoding=encoding, num_envs=4, vectorized=vectorized), seed=3)
+    assert env.action_space.n == 32 + rule_set(rules).num_categories
     model = MaskablePPO("MultiInputPolicy" if encoding == "dict" else "MlpPolicy", env,
                         n_steps=64, batch_size=64, n_epochs=2, seed=3, device="cpu")  # fmt: skip
     model.learn(steps)
@@ -18,12 +20,14 @@ def train(vectorized: bool, encoding: str, steps: int = 2048):
     return torch.nn.utils.parameters_to_vector(model.policy.parameters()).detach().numpy(), episodes
 
 
-@pytest.mark.parametrize("encoding", ["features", "dict"])
-def test_training_on_the_vector_env_matches_separate_envs_exactly(encoding):
-    """Same seed, same config: the same games, the same episode records, the same weights."""
-    separate_weights, separate_episodes = train(False, encoding)
-    vector_weights, vector_episodes = train(True, encoding)
+@pytest.mark.parametrize("encoding, rules", [("features", "yacht"), ("dict", "yacht"), ("features", "yahtzee_forced_joker")])
+def test_training_on_the_vector_env_matches_separate_envs_exactly(encoding, rules):
+    """Same seed, same config: the same games, the same episode records, the same weights, under the config's rules."""
+    separate_weights, separate_episodes = train(False, encoding, rules=rules)
+    vector_weights, vector_episodes = train(True, encoding, rules=rules)
     assert len(separate_episodes) > 30
+    turns = rule_set(rules).num_categories
+    assert all(turns <= length <= 3 * turns for _, length in separate_episodes)  # a game of these rules: 1-3 decisions a turn
     assert vector_episodes == separate_episodes
     np.testing.assert_array_equal(vector_weights, separate_weights)
 

@@ -198,6 +198,9 @@ def test_resume_never_retrains_a_finished_run_and_finishes_a_cut_final_evaluatio
     ("ppo.learnig_rate=1e-4", "override 'ppo.learnig_rate=1e-4': unknown key 'ppo.learnig_rate'"),
     ("name=../../escaped", "a run name is a plain folder name"),
     ("name=/tmp/absolute", "a run name is a plain folder name"),
+    ("env.rules=yahtze", "override 'env.rules=yahtze': env.rules: unknown rule set 'yahtze'; expected one of yacht, "
+                         "yacht_exercism, yahtzee, yahtzee_forced_joker, yahtzee_no_joker, yahtzee_no_bonus, yatzy"),
+    ("env.rules=[yahtzee]", "env.rules: Input should be a valid string"),
 ])
 def test_bad_config_values_are_refused_before_the_run_folder_is_made(tmp_path, override, message):
     """Defects 6, 7 and 9: these trained (or escaped runs/) and then failed, or answered in noise."""
@@ -211,6 +214,19 @@ def test_a_table_run_needs_final_evaluation_games_for_every_seat(tmp_path):
     error = train_main("--config", "configs/win_vs_optimal.yaml", "--runs-dir", str(tmp_path / "runs"), "run.final_eval_games=3",
                        "ppo.init_from=null")
     assert "run.final_eval_games must be at least 4 at a table of 2" in error and not (tmp_path / "runs").exists()
+
+
+def test_a_table_run_plays_yacht_only(tmp_path):
+    error = train_main("--config", "configs/win_vs_optimal.yaml", "--runs-dir", str(tmp_path / "runs"), "env.rules=yatzy",
+                       "ppo.init_from=null")  # fmt: skip
+    assert "plays the 'yacht' rules only, got rules 'yatzy'" in error and not (tmp_path / "runs").exists()
+
+
+@pytest.mark.parametrize("rules", ["yahtzee", "yatzy"])
+def test_rule_set_configs_are_the_quick_config_on_other_rules(rules):
+    config, quick = load_config(ROOT / f"configs/{rules}_quick.yaml"), load_config(ROOT / "configs/quick.yaml")
+    assert config.env.rules == rules and quick.env.rules == "yacht"
+    assert config.ppo == quick.ppo and config.run == quick.run
 
 
 def test_config_files_that_are_empty_binary_or_folders_are_refused(tmp_path):
