@@ -134,7 +134,8 @@ class PeriodicEvaluation(BaseCallback):
         """Evaluate the model, log the figures and append them to the learning curve."""
         run, env = self.config.run, self.config.env
         if env.num_players > 1:
-            learner = evaluate_model_at_table(self.model, "ppo", env.opponents, run.eval_games, run.eval_seed)[0].standings[0]
+            learner = evaluate_model_at_table(self.model, "ppo", env.opponents, run.eval_games, run.eval_seed,
+                                              rules=env.rules)[0].standings[0]  # fmt: skip
             figures = {"win_rate": f"{learner.win_rate:.4f}", "mean_score": f"{learner.mean_score:.3f}"}
         else:
             summary = evaluate_against_optimum(self.model, self.config, run.eval_games, run.eval_seed)[0]
@@ -281,7 +282,7 @@ def finish(config: TrainConfig, run_dir: Path, model: MaskablePPO) -> None:
     # Final evaluation: against the optimum on common random numbers, or at the table for a table run.
     games, seed, name = config.run.final_eval_games, config.run.eval_seed, f"ppo:{run_dir / 'model.safetensors'}"
     if config.env.num_players > 1:
-        result, _ = evaluate_model_at_table(model, name, config.env.opponents, games, seed)
+        result, _ = evaluate_model_at_table(model, name, config.env.opponents, games, seed, rules=config.env.rules)
         print_tournament(result)
         save_tournament_json(run_dir / "eval.json", result)
         return

@@ -97,9 +97,6 @@ class EnvConfig(Section):
             )
         if self.reward_mode == "win" and self.num_players == 1:
             raise ValueError("reward_mode 'win' needs opponents (num_players >= 2): alone, every game is a win")
-        if self.num_players > 1 and self.rules != "yacht":
-            raise ValueError(f"a run at a table (num_players {self.num_players}) plays the 'yacht' rules only, got rules "
-                             f"{self.rules!r}: its tournaments (agents.tournament) take no other rule set yet")
         if self.vectorized and self.num_players > 1:
             raise ValueError("the vectorized env plays solitaire only; set env.vectorized=false to train at a table")
         return self

@@ -1,6 +1,7 @@
 """train.py and its configs: validation, a real tiny run, resume after a kill, model loading errors."""
 
 import csv
+import json
 import signal
 import subprocess
 import sys
@@ -216,10 +217,18 @@ def test_a_table_run_needs_final_evaluation_games_for_every_seat(tmp_path):
     assert "run.final_eval_games must be at least 4 at a table of 2" in error and not (tmp_path / "runs").exists()
 
 
-def test_a_table_run_plays_yacht_only(tmp_path):
-    error = train_main("--config", "configs/win_vs_optimal.yaml", "--runs-dir", str(tmp_path / "runs"), "env.rules=yatzy",
-                       "ppo.init_from=null")  # fmt: skip
-    assert "plays the 'yacht' rules only, got rules 'yatzy'" in error and not (tmp_path / "runs").exists()
+def test_a_table_run_trains_and_is_judged_under_its_rule_set(tmp_path):
+    runs = tmp_path / "runs"
+    error = train_main("--config", "configs/win_vs_optimal.yaml", "--runs-dir", str(runs), "env.rules=yahtzee",
+                       "ppo.init_from=null", "env.opponents=[greedy]", "name=table", *TINY, "env.vectorized=false",
+                       "ppo.policy=mlp")  # fmt: skip
+    assert error is None, error
+    result = json.loads((runs / "table" / "eval.json").read_text())
+    assert result["rules"] == "yahtzee" and result["table"][1] == "greedy"
+    greedy = result["standings"][1]
+    assert greedy["mean_score"] > 180  # greedy's Yahtzee scores (about 218), far above its Yacht ones (about 156)
+    with (runs / "table" / "learning_curve.csv").open() as handle:
+        assert len(list(csv.DictReader(handle))) == 2
 
 
 @pytest.mark.parametrize("rules", ["yahtzee", "yatzy"])
