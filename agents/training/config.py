@@ -191,7 +191,8 @@ class TrainConfig(Section):
     def plain_name(cls, name):
         """Check that the run name is a plain folder name, with no path in it."""
         if not RUN_NAME.fullmatch(name) or ".." in name:
-            raise ValueError(f"a run name is a plain folder name (letters, digits, '.', '_', '-', '=', '+'; no '/' or '..'), got {name!r}")
+            allowed = "letters, digits, '.', '_', '-', '=', '+'; no '/' or '..'"
+            raise ValueError(f"a run name is a plain folder name ({allowed}), got {name!r}")
         return name
 
     @model_validator(mode="after")
