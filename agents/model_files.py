@@ -40,7 +40,7 @@ import numpy as np
 
 from yacht_env.actions import ActionLayout
 from yacht_env.encoding import ENCODINGS, make_encoding
-from yacht_env.rules import RULE_SETS, RuleSet, rule_set
+from yacht_env.rules import BUILT_IN_RULE_SETS, RULE_SETS, RuleSet, rule_set
 
 FORMAT = "yacht-model"
 FORMAT_VERSION = 2
@@ -94,14 +94,31 @@ def record_rules(model, rules: RuleSet | str) -> None:
 def model_rules(model, where: str = "the model") -> RuleSet:
     """The rule set a model plays: an :class:`InferenceModel`'s, or what a stable-baselines3 model records.
 
-    A zip that records none plays ``"yacht"`` (or, for a look-ahead policy, the rules it was built for).
+    A model that records none plays the rules of the env it was built on when it still holds one (a
+    model made in memory on ``Yatzy-v0``), the rules a look-ahead policy was built for, or else
+    ``"yacht"`` (zips saved before models recorded their rules).
     """
     if isinstance(model, InferenceModel):
         return model.rules
     name = getattr(model, "yacht_rules", None)
     if name is None:
+        name = _env_rules_name(model)
+    if name is None:
         name = getattr(getattr(model, "policy", None), "rules_name", LEGACY_RULES)
     return named_rules(name, getattr(model, "yacht_rules_fingerprint", None), where)
+
+
+def _env_rules_name(model) -> str | None:
+    """The name of the rule set of the env a stable-baselines3 model holds, if it holds a Yacht env."""
+    get_env = getattr(model, "get_env", None)
+    env = get_env() if callable(get_env) else None
+    if env is None:
+        return None
+    try:
+        rules = env.get_attr("rules")[0]
+    except (AttributeError, IndexError):
+        return None
+    return rules.name if isinstance(rules, RuleSet) and BUILT_IN_RULE_SETS.get(rules.name) is rules else None
 
 
 def check_model_rules(model, name: str, rules: RuleSet | str | None) -> RuleSet:

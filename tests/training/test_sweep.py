@@ -111,6 +111,20 @@ def test_trial_names_say_number_and_values():
 # -- sweeps on a local Ray with two CPUs -----------------------------------------------------------
 
 
+def test_a_one_trial_sweep_makes_an_ordinary_run_folder(tmp_path, ray_cluster):
+    """The short sweep that CI runs: one trial on the local Ray, from the sweep file to the ranking."""
+    path = write_sweep(tmp_path, overrides=TINY, scheduler={"type": "none"},
+                       space={"ppo.lookahead_temperature": {"grid": [0.3]}})  # fmt: skip
+    result = run("train.py", "--sweep", str(path), "--runs-dir", str(tmp_path / "runs"), "--ray-address", ray_cluster)
+    trial_dir = tmp_path / "runs" / "tiny" / "t00_lookahead_temperature=0.3"
+    for artefact in ("config.yaml", "learning_curve.csv", "model.zip", "model.safetensors", "eval.json"):
+        assert (trial_dir / artefact).exists(), f"the trial has no {artefact}: {result.stdout[-1500:]}"
+    assert yaml.safe_load((trial_dir / "config.yaml").read_text())["ppo"]["lookahead_temperature"] == 0.3
+    assert len(curve(trial_dir)) == 2
+    with (tmp_path / "runs" / "tiny" / "trials.csv").open(newline="") as handle:
+        assert [(row["trial"], row["status"]) for row in csv.DictReader(handle)] == [(trial_dir.name, "finished")]
+
+
 @pytest.mark.slow
 def test_two_trial_sweep_gives_the_learning_curves_of_train_py(tmp_path, ray_cluster):
     # ASHA with its one rung at the last step: a trial there must still finish its run folder
