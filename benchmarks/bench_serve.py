@@ -69,22 +69,28 @@ def throwaway_postgres():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-async def play_all(url: str, players: int, games: int, time_limit: float) -> list[Played]:
+async def play_all(url: str, players: int, games: int, time_limit: float, think: float) -> list[Played]:
     import httpx
 
     played: list[Played] = []
-    limits = httpx.Limits(max_connections=players + 4, max_keepalive_connections=players + 4)
     deadline = time.monotonic() + time_limit
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
-        async def person(n: int):
-            chooser = Chooser(1.0, np.random.default_rng(n))
+
+    async def person(n: int):
+        chooser = Chooser(1.0, np.random.default_rng(n))
+        pauses = np.random.default_rng(10_000 + n)
+        pause = (lambda: pauses.exponential(think)) if think > 0 else None
+        # A client per person, as each browser has its own connection (one shared pool of 200
+        # connections costs httpx a scan of the pool per request: the load generator, not the server,
+        # would set the latency).
+        async with httpx.AsyncClient(base_url=url, timeout=60, limits=httpx.Limits(max_connections=2)) as client:
             for g in range(games):
                 if time.monotonic() > deadline:
                     return
                 agents = [] if n % 2 == 0 else [AGENTS[(n // 2 + g) % len(AGENTS)]]
                 played.append(await run_async(client, chooser, Played(f"load{n}", "table" if agents else "solitaire",
-                                                                      agents)))
-        await asyncio.gather(*(person(n) for n in range(players)))
+                                                                      agents), think=pause))
+
+    await asyncio.gather(*(person(n) for n in range(players)))
     return played
 
 
@@ -95,7 +101,7 @@ def percentiles(values) -> str:
     return f"p50 {p50:.1f} ms, p95 {p95:.1f} ms, p99 {p99:.1f} ms (n={len(values)})"
 
 
-def bench(db_url: str, label: str, players: int, games: int, time_limit: float, folder: Path) -> None:
+def bench(db_url: str, label: str, players: int, games: int, time_limit: float, think: float, folder: Path) -> None:
     from yacht_play.serve import db
 
     server = Server(Path(db_url) if "://" not in db_url else folder / "unused.db", agents=",".join(AGENTS),
@@ -104,7 +110,7 @@ def bench(db_url: str, label: str, players: int, games: int, time_limit: float, 
     server.start(timeout=300)
     try:
         started = time.perf_counter()
-        played = asyncio.run(play_all(server.url, players, games, time_limit))
+        played = asyncio.run(play_all(server.url, players, games, time_limit, think))
         seconds = time.perf_counter() - started
     finally:
         server.stop()
@@ -128,19 +134,25 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=200, help="simulated people at once (default 200)")
     parser.add_argument("--games", type=int, default=1, help="games per person (default 1)")
     parser.add_argument("--db", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument("--think", type=float, default=2.0, metavar="S",
+                        help="mean seconds a person looks at the dice before each decision, drawn from an exponential "
+                        "distribution (default 2; 0: no pause, every person sends its next decision at once)")
     parser.add_argument("--time-limit", type=float, default=300.0, help="no new game after this many seconds")
     args = parser.parse_args()
     if not 1 <= args.players <= 1000 or not 1 <= args.games <= 100:
         parser.error("--players 1..1000 and --games 1..100")
+    if not 0 <= args.think <= 60:
+        parser.error(f"--think {args.think}: seconds 0..60")
     folder = Path(tempfile.mkdtemp(prefix="yacht-bench-serve-"))
-    print(f"bench_serve: {args.players} people x {args.games} games, agents {', '.join(AGENTS)}; "
+    print(f"bench_serve: {args.players} people x {args.games} games, {args.think:g} s to think per decision "
+          f"(mean), agents {', '.join(AGENTS)}; "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     try:
         if args.db in ("sqlite", "both"):
-            bench(str(folder / "bench.db"), "sqlite", args.players, args.games, args.time_limit, folder)
+            bench(str(folder / "bench.db"), "sqlite", args.players, args.games, args.time_limit, args.think, folder)
         if args.db in ("postgresql", "both"):
             with throwaway_postgres() as url:
-                bench(url, "postgresql", args.players, args.games, args.time_limit, folder)
+                bench(url, "postgresql", args.players, args.games, args.time_limit, args.think, folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return 0

@@ -159,14 +159,20 @@ def run_sync(client, chooser: Chooser, played: Played, coach: bool = False) -> P
             return played
 
 
-async def run_async(client, chooser: Chooser, played: Played, coach: bool = False) -> Played:
-    """Play one game with an ``httpx.AsyncClient``."""
+async def run_async(client, chooser: Chooser, played: Played, coach: bool = False, think=None) -> Played:
+    """Play one game with an ``httpx.AsyncClient``.
+
+    ``think``: None, or a function giving the seconds to wait before each decision is sent, as a person
+    looks at the dice before choosing (the wait is not part of the request's latency).
+    """
     import httpx
 
     game = play_game(chooser, played, coach)
     request = next(game)
     while True:
         method, path, body = request
+        if think is not None and method == "POST" and path.endswith("/actions"):
+            await asyncio.sleep(think())
         deadline = time.monotonic() + RETRY_SECONDS
         while True:
             started = time.perf_counter()
@@ -202,17 +208,19 @@ async def simulate(url: str, players: int, games: int, temperature: float, mode:
     import httpx
 
     chooser_rng = np.random.default_rng(seed)
-    limits = httpx.Limits(max_connections=players + 4, max_keepalive_connections=players + 4)
-    async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits) as client:
-        async def person(number: int) -> list[Played]:
-            chooser = Chooser(temperature, np.random.default_rng(chooser_rng.integers(2**63)))
+
+    async def person(number: int, chooser: Chooser) -> list[Played]:
+        # A client per person, as each browser has its own connection: one pool shared by hundreds of
+        # people costs httpx a scan of every connection per request, and the players would measure that.
+        async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=httpx.Limits(max_connections=2)) as client:
             out = []
             for g in range(games):
                 played = Played(f"{prefix}{number:04d}", mode, opponents_of(mode, agents, number + g))
                 out.append(await run_async(client, chooser, played))
             return out
 
-        results = await asyncio.gather(*(person(n) for n in range(players)))
+    choosers = [Chooser(temperature, np.random.default_rng(chooser_rng.integers(2**63))) for _ in range(players)]
+    results = await asyncio.gather(*(person(n, choosers[n]) for n in range(players)))
     return [p for games_of in results for p in games_of]
 
 
@@ -310,7 +318,7 @@ def audit(engine, played: list[Played]) -> dict:
             counts["doubled_or_gaps"] += 1
         record = db.load_record(engine, row)
         try:
-            match = Match.resume(record)
+            match = Match.resume(record, agents=False)  # the recorded decisions replayed: no policy needed
             counts["finished"] += match.finished
         except RecordError:
             counts["illegal"] += 1
