@@ -220,7 +220,7 @@ class GameService:
             if seat.kind != "human":
                 raise Refused(f"it is {seat.name}'s turn, not yours", 409)
             action = self._action(seat, body)
-            q = self.grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits)[0]
+            q = self.grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits)[0] if match.coach else None
             dice, before = seat.dice, seat.total
             chances = None
             if match.coach and match.mode == "table" and len(match.seats) > 1:  # the chance of winning the game at hand
