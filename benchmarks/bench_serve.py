@@ -2,10 +2,16 @@
 
     python benchmarks/bench_serve.py --players 200 --games 1 --db sqlite
     python benchmarks/bench_serve.py --players 200 --games 1 --db postgresql   # a throwaway local cluster
+    python benchmarks/bench_serve.py --players 200 --think 0 --db sqlite       # no pauses: the server's capacity
 
 One server (a subprocess on 127.0.0.1, creation limit off: every player shares one address); half
 of the people play solitaire, half play a table against one agent, ``optimal`` and the PPO model in
-turn. Each person chooses like :mod:`yacht_play.simulate` (softmax over Q*, temperature 1).
+turn. Each person chooses like :mod:`yacht_play.simulate` (softmax over Q*, temperature 1), with its
+own HTTP client (as each browser has its own connection), and looks at the dice before each
+decision for a pause drawn from an exponential distribution of mean ``--think`` seconds (default 2:
+a fast person). With ``--think 0`` every person sends its next decision the moment it has the
+answer: the server runs flat out, and the latency is set by its capacity (N people over actions/s,
+Little's law), not by how fast it answers one request.
 
 Printed: games/s; latency per action request, p50/p95/p99, with the agents' thinking in that request
 (measured by the server, returned as ``agent_seconds``) taken out, and that thinking apart; errors;
