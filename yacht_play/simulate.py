@@ -44,6 +44,7 @@ class Played:
     acknowledged: dict[int, int] = field(default_factory=dict)  # decision number -> action, as acknowledged
     expected_losses: list[float] = field(default_factory=list)  # the bot's exact expected loss, per decision
     latencies: list[float] = field(default_factory=list)  # seconds per action request, agents' thinking excluded
+    server_latencies: list[float] = field(default_factory=list)  # the same requests as the server timed them
     agent_seconds: list[float] = field(default_factory=list)  # agents' thinking, in the requests where they moved
     retries: int = 0
     errors: list[str] = field(default_factory=list)
@@ -121,10 +122,13 @@ def play_game(chooser: Chooser, played: Played, coach: bool = False):
     played.winners = view["winners"]
 
 
-def _time_request(played: Played, method: str, status: int, body, seconds: float) -> None:
-    if method == "POST" and status == 200 and isinstance(body, dict) and "seq" in body:
+def _time_request(played: Played, method: str, response, body, seconds: float) -> None:
+    if method == "POST" and response.status_code == 200 and isinstance(body, dict) and "seq" in body:
         thinking = float(body.get("agent_seconds") or 0.0)
         played.latencies.append(seconds - thinking)
+        timing = response.headers.get("server-timing", "")  # "app;dur=MS" (yacht_play.serve.app.ServerTiming)
+        if timing.startswith("app;dur="):
+            played.server_latencies.append(float(timing[len("app;dur="):]) / 1000 - thinking)
         if any(event["kind"] == "agent" for event in body.get("events", [])):  # agents moved in this request
             played.agent_seconds.append(thinking)
 
@@ -152,7 +156,7 @@ def run_sync(client, chooser: Chooser, played: Played, coach: bool = False) -> P
             played.retries += 1
             time.sleep(0.05)
         answer = response.json()
-        _time_request(played, method, response.status_code, answer, time.perf_counter() - started)
+        _time_request(played, method, response, answer, time.perf_counter() - started)
         try:
             request = game.send((response.status_code, answer))
         except StopIteration:
@@ -188,7 +192,7 @@ async def run_async(client, chooser: Chooser, played: Played, coach: bool = Fals
             played.retries += 1
             await asyncio.sleep(0.05)
         answer = response.json()
-        _time_request(played, method, response.status_code, answer, time.perf_counter() - started)
+        _time_request(played, method, response, answer, time.perf_counter() - started)
         try:
             request = game.send((response.status_code, answer))
         except StopIteration:
