@@ -2,10 +2,16 @@
 
     python benchmarks/bench_serve.py --players 200 --games 1 --db sqlite
     python benchmarks/bench_serve.py --players 200 --games 1 --db postgresql   # a throwaway local cluster
+    python benchmarks/bench_serve.py --players 200 --think 0 --db sqlite       # no pauses: the server's capacity
 
 One server (a subprocess on 127.0.0.1, creation limit off: every player shares one address); half
 of the people play solitaire, half play a table against one agent, ``optimal`` and the PPO model in
-turn. Each person chooses like :mod:`yacht_play.simulate` (softmax over Q*, temperature 1).
+turn. Each person chooses like :mod:`yacht_play.simulate` (softmax over Q*, temperature 1), with its
+own HTTP client (as each browser has its own connection), and looks at the dice before each
+decision for a pause drawn from an exponential distribution of mean ``--think`` seconds (default 2:
+a fast person). With ``--think 0`` every person sends its next decision the moment it has the
+answer: the server runs flat out, and the latency is set by its capacity (N people over actions/s,
+Little's law), not by how fast it answers one request.
 
 Printed: games/s; latency per action request, p50/p95/p99, with the agents' thinking in that request
 (measured by the server, returned as ``agent_seconds``) taken out, and that thinking apart; errors;
@@ -69,23 +75,41 @@ def throwaway_postgres():
         shutil.rmtree(folder, ignore_errors=True)
 
 
-async def play_all(url: str, players: int, games: int, time_limit: float) -> list[Played]:
+async def play_all(url: str, players: int, games: int, time_limit: float, think: float) -> list[Played]:
     import httpx
 
     played: list[Played] = []
-    limits = httpx.Limits(max_connections=players + 4, max_keepalive_connections=players + 4)
     deadline = time.monotonic() + time_limit
-    async with httpx.AsyncClient(base_url=url, timeout=60, limits=limits) as client:
-        async def person(n: int):
-            chooser = Chooser(1.0, np.random.default_rng(n))
+
+    async def person(n: int):
+        chooser = Chooser(1.0, np.random.default_rng(n))
+        pauses = np.random.default_rng(10_000 + n)
+        pause = (lambda: pauses.exponential(think)) if think > 0 else None
+        # A client per person, as each browser has its own connection (one shared pool of 200
+        # connections costs httpx a scan of the pool per request: the load generator, not the server,
+        # would set the latency).
+        async with httpx.AsyncClient(base_url=url, timeout=60, limits=httpx.Limits(max_connections=2)) as client:
             for g in range(games):
                 if time.monotonic() > deadline:
                     return
                 agents = [] if n % 2 == 0 else [AGENTS[(n // 2 + g) % len(AGENTS)]]
                 played.append(await run_async(client, chooser, Played(f"load{n}", "table" if agents else "solitaire",
-                                                                      agents)))
-        await asyncio.gather(*(person(n) for n in range(players)))
+                                                                      agents), think=pause))
+
+    await asyncio.gather(*(person(n) for n in range(players)))
     return played
+
+
+def run_loop(coroutine):
+    """Run the players on uvloop where it is installed (the serve extra brings it): the client shares the
+    machine with the server, and the less time it spends per request, the less of its own waiting is in
+    the latency it measures.
+    """
+    try:
+        import uvloop
+    except ImportError:
+        return asyncio.run(coroutine)
+    return uvloop.run(coroutine)
 
 
 def percentiles(values) -> str:
@@ -95,7 +119,7 @@ def percentiles(values) -> str:
     return f"p50 {p50:.1f} ms, p95 {p95:.1f} ms, p99 {p99:.1f} ms (n={len(values)})"
 
 
-def bench(db_url: str, label: str, players: int, games: int, time_limit: float, folder: Path) -> None:
+def bench(db_url: str, label: str, players: int, games: int, time_limit: float, think: float, folder: Path) -> None:
     from yacht_play.serve import db
 
     server = Server(Path(db_url) if "://" not in db_url else folder / "unused.db", agents=",".join(AGENTS),
@@ -104,7 +128,7 @@ def bench(db_url: str, label: str, players: int, games: int, time_limit: float, 
     server.start(timeout=300)
     try:
         started = time.perf_counter()
-        played = asyncio.run(play_all(server.url, players, games, time_limit))
+        played = run_loop(play_all(server.url, players, games, time_limit, think))
         seconds = time.perf_counter() - started
     finally:
         server.stop()
@@ -116,6 +140,8 @@ def bench(db_url: str, label: str, players: int, games: int, time_limit: float, 
     print(f"[{label}] {players} people at once, {finished} games finished in {seconds:.1f} s: "
           f"{finished / seconds:.2f} games/s, {len(human) / seconds:.0f} actions/s")
     print(f"[{label}] action latency, agents' thinking excluded: {percentiles(human)}")
+    print(f"[{label}] the same, inside the server (Server-Timing: from the request reaching the app to its answer): "
+          f"{percentiles([x for p in played for x in p.server_latencies])}")
     print(f"[{label}] agents' thinking per request in which they moved (the policies' own time, commits excluded): "
           f"{percentiles(thinking)}")
     print(f"[{label}] errors: {len(errors)}; retries: {sum(p.retries for p in played)}"
@@ -128,19 +154,25 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=200, help="simulated people at once (default 200)")
     parser.add_argument("--games", type=int, default=1, help="games per person (default 1)")
     parser.add_argument("--db", choices=("sqlite", "postgresql", "both"), default="both")
+    parser.add_argument("--think", type=float, default=2.0, metavar="S",
+                        help="mean seconds a person looks at the dice before each decision, drawn from an exponential "
+                        "distribution (default 2; 0: no pause, every person sends its next decision at once)")
     parser.add_argument("--time-limit", type=float, default=300.0, help="no new game after this many seconds")
     args = parser.parse_args()
     if not 1 <= args.players <= 1000 or not 1 <= args.games <= 100:
         parser.error("--players 1..1000 and --games 1..100")
+    if not 0 <= args.think <= 60:
+        parser.error(f"--think {args.think}: seconds 0..60")
     folder = Path(tempfile.mkdtemp(prefix="yacht-bench-serve-"))
-    print(f"bench_serve: {args.players} people x {args.games} games, agents {', '.join(AGENTS)}; "
+    print(f"bench_serve: {args.players} people x {args.games} games, {args.think:g} s to think per decision "
+          f"(mean), agents {', '.join(AGENTS)}; "
           f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
     try:
         if args.db in ("sqlite", "both"):
-            bench(str(folder / "bench.db"), "sqlite", args.players, args.games, args.time_limit, folder)
+            bench(str(folder / "bench.db"), "sqlite", args.players, args.games, args.time_limit, args.think, folder)
         if args.db in ("postgresql", "both"):
             with throwaway_postgres() as url:
-                bench(url, "postgresql", args.players, args.games, args.time_limit, folder)
+                bench(url, "postgresql", args.players, args.games, args.time_limit, args.think, folder)
     finally:
         shutil.rmtree(folder, ignore_errors=True)
     return 0

@@ -44,6 +44,7 @@ class Played:
     acknowledged: dict[int, int] = field(default_factory=dict)  # decision number -> action, as acknowledged
     expected_losses: list[float] = field(default_factory=list)  # the bot's exact expected loss, per decision
     latencies: list[float] = field(default_factory=list)  # seconds per action request, agents' thinking excluded
+    server_latencies: list[float] = field(default_factory=list)  # the same requests as the server timed them
     agent_seconds: list[float] = field(default_factory=list)  # agents' thinking, in the requests where they moved
     retries: int = 0
     errors: list[str] = field(default_factory=list)
@@ -142,10 +143,13 @@ def play_game(chooser: Chooser, played: Played, coach: bool = False):
     played.winners = view["winners"]
 
 
-def _time_request(played: Played, method: str, status: int, body, seconds: float) -> None:
-    if method == "POST" and status == 200 and isinstance(body, dict) and "seq" in body:
+def _time_request(played: Played, method: str, response, body, seconds: float) -> None:
+    if method == "POST" and response.status_code == 200 and isinstance(body, dict) and "seq" in body:
         thinking = float(body.get("agent_seconds") or 0.0)
         played.latencies.append(seconds - thinking)
+        timing = response.headers.get("server-timing", "")  # "app;dur=MS" (yacht_play.serve.app.ServerTiming)
+        if timing.startswith("app;dur="):
+            played.server_latencies.append(float(timing[len("app;dur="):]) / 1000 - thinking)
         if any(event["kind"] == "agent" for event in body.get("events", [])):  # agents moved in this request
             played.agent_seconds.append(thinking)
 
@@ -173,21 +177,27 @@ def run_sync(client, chooser: Chooser, played: Played, coach: bool = False) -> P
             played.retries += 1
             time.sleep(0.05)
         answer = response.json()
-        _time_request(played, method, response.status_code, answer, time.perf_counter() - started)
+        _time_request(played, method, response, answer, time.perf_counter() - started)
         try:
             request = game.send((response.status_code, answer))
         except StopIteration:
             return played
 
 
-async def run_async(client, chooser: Chooser, played: Played, coach: bool = False) -> Played:
-    """Play one game with an ``httpx.AsyncClient``."""
+async def run_async(client, chooser: Chooser, played: Played, coach: bool = False, think=None) -> Played:
+    """Play one game with an ``httpx.AsyncClient``.
+
+    ``think``: None, or a function giving the seconds to wait before each decision is sent, as a person
+    looks at the dice before choosing (the wait is not part of the request's latency).
+    """
     import httpx
 
     game = play_game(chooser, played, coach)
     request = next(game)
     while True:
         method, path, body = request
+        if think is not None and method == "POST" and path.endswith("/actions"):
+            await asyncio.sleep(think())
         deadline = time.monotonic() + RETRY_SECONDS
         while True:
             started = time.perf_counter()
@@ -203,7 +213,7 @@ async def run_async(client, chooser: Chooser, played: Played, coach: bool = Fals
             played.retries += 1
             await asyncio.sleep(0.05)
         answer = response.json()
-        _time_request(played, method, response.status_code, answer, time.perf_counter() - started)
+        _time_request(played, method, response, answer, time.perf_counter() - started)
         try:
             request = game.send((response.status_code, answer))
         except StopIteration:
@@ -225,17 +235,19 @@ async def simulate(url: str, players: int, games: int, temperature: float, mode:
     import httpx
 
     chooser_rng = np.random.default_rng(seed)
-    limits = httpx.Limits(max_connections=players + 4, max_keepalive_connections=players + 4)
-    async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=limits) as client:
-        async def person(number: int) -> list[Played]:
-            chooser = Chooser(temperature, np.random.default_rng(chooser_rng.integers(2**63)), rules)
+
+    async def person(number: int, chooser: Chooser) -> list[Played]:
+        # A client per person, as each browser has its own connection: one pool shared by hundreds of
+        # people costs httpx a scan of every connection per request, and the players would measure that.
+        async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=httpx.Limits(max_connections=2)) as client:
             out = []
             for g in range(games):
                 played = Played(f"{prefix}{number:04d}", mode, opponents_of(mode, agents, number + g))
                 out.append(await run_async(client, chooser, played))
             return out
 
-        results = await asyncio.gather(*(person(n) for n in range(players)))
+    choosers = [Chooser(temperature, np.random.default_rng(chooser_rng.integers(2**63)), rules) for _ in range(players)]
+    results = await asyncio.gather(*(person(n, choosers[n]) for n in range(players)))
     return [p for games_of in results for p in games_of]
 
 
@@ -335,7 +347,7 @@ def audit(engine, played: list[Played]) -> dict:
             counts["doubled_or_gaps"] += 1
         record = db.load_record(engine, row)
         try:
-            match = Match.resume(record)
+            match = Match.resume(record, agents=False)  # the recorded decisions replayed: no policy needed
             counts["finished"] += match.finished
         except RecordError:
             counts["illegal"] += 1

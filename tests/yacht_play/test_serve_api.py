@@ -186,6 +186,14 @@ def test_a_request_sent_twice_is_applied_once(client, service):
     assert other.status_code == 409
 
 
+def test_every_answer_says_how_long_the_server_took(client):
+    secret = new_game(client)
+    for response in (client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [1]}),
+                     client.get(f"/api/games/{secret}"), client.get("/api/games/no-such-game"), client.get("/")):
+        kind, duration = response.headers["server-timing"].split(";dur=")
+        assert kind == "app" and 0 <= float(duration) < 60_000, response.headers["server-timing"]
+
+
 @pytest.mark.parametrize("body, words", [
     ({"name": "", "mode": "solitaire"}, "name"),
     ({"name": "x" * 41, "mode": "solitaire"}, "too long"),

@@ -27,6 +27,7 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
@@ -92,6 +93,30 @@ class RateLimit:
             if len(self._times) > 10000:  # forget quiet addresses
                 for other in [k for k, t in self._times.items() if not t or t[-1] <= now - 60]:
                     del self._times[other]
+
+
+class ServerTiming:
+    """ASGI middleware: ``Server-Timing: app;dur=MS`` on every answer, the milliseconds from the request
+    reaching the app to its answer, so that a client can tell the server's time from its own and the
+    network's (the load benchmark reports both).
+    """
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        """Pass the request on; stamp the answer's headers with the time it took."""
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+        started = time.perf_counter()
+
+        async def timed(message):
+            if message["type"] == "http.response.start":
+                milliseconds = (time.perf_counter() - started) * 1000
+                message["headers"] = [*message.get("headers", ()), (b"server-timing", f"app;dur={milliseconds:.2f}".encode())]
+            await send(message)
+
+        await self.app(scope, receive, timed)
 
 
 def report_filters(request: Request):
@@ -192,4 +217,5 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
         Route("/api/report", report_json),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={Refused: on_refused, 404: not_found})
+    return Starlette(routes=routes, exception_handlers={Refused: on_refused, 404: not_found},
+                     middleware=[Middleware(ServerTiming)])

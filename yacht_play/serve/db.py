@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import threading
 import weakref
-from contextlib import nullcontext
 from pathlib import Path
 
 from sqlalchemy import (
@@ -143,35 +142,115 @@ def migrate(engine: Engine) -> int:
 
 # -- reading and writing games -----------------------------------------------------------------
 
-_sqlite_write_locks: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
-_locks_guard = threading.Lock()
+class GroupCommit:
+    """One writer thread per engine that commits the writes of every request waiting, together.
 
+    A request hands its write (a function of a connection) to :meth:`write` and waits; the writer
+    thread takes every write queued, runs them in one transaction, commits once, and only then
+    releases their requests. So N decisions arriving together cost one commit (on SQLite, one
+    fsync with ``synchronous=FULL``) instead of N in a row, and a decision is still acknowledged
+    only after the commit that holds it returned. When a batch fails (a second writer of the same
+    decision number, a full disk), it is rolled back and its writes are retried one transaction
+    each, so a write fails alone and never takes its neighbours with it.
 
-def writing(engine: Engine):
-    """A lock that SQLite writers of this process take in turn.
-
-    SQLite has one writer at a time and makes the others retry with growing sleeps, so under
-    contention one game can starve while others write; queueing on a lock here keeps the waits
-    short and even. PostgreSQL locks rows itself: no lock.
+    SQLite has one writer at a time anyway; PostgreSQL gains the same single flush per batch. The
+    thread starts on the first write and ends after ``IDLE_SECONDS`` without one.
     """
-    if engine.dialect.name != "sqlite":
-        return nullcontext()
-    with _locks_guard:
-        return _sqlite_write_locks.setdefault(engine, threading.Lock())
+
+    IDLE_SECONDS = 5.0
+    MAX_BATCH = 500
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self._queue: list[_Write] = []
+        self._wake = threading.Condition()
+        self._running = False
+
+    def write(self, work) -> None:
+        """Run ``work(connection)`` in a committed transaction; return once it is committed (else raise its error)."""
+        item = _Write(work)
+        with self._wake:
+            self._queue.append(item)
+            if not self._running:
+                self._running = True
+                threading.Thread(target=self._run, name="yacht-group-commit", daemon=True).start()
+            self._wake.notify()
+        item.done.wait()
+        if item.error is not None:
+            raise item.error
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                if not self._queue:
+                    self._wake.wait(self.IDLE_SECONDS)
+                if not self._queue:
+                    self._running = False
+                    return
+                batch, self._queue = self._queue[:self.MAX_BATCH], self._queue[self.MAX_BATCH:]
+            self._commit(batch)
+
+    def _commit(self, batch: list[_Write]) -> None:
+        try:
+            try:
+                with self.engine.begin() as connection:
+                    for item in batch:
+                        item.work(connection)
+            except Exception as error:
+                if len(batch) == 1:
+                    batch[0].error = error
+                    return
+                for item in batch:  # alone, so that only the faulty write fails
+                    try:
+                        with self.engine.begin() as connection:
+                            item.work(connection)
+                    except Exception as error:
+                        item.error = error
+        except BaseException as error:  # no request may wait for ever, and the thread must go on
+            for item in batch:
+                item.error = item.error or RuntimeError(f"the database write failed: {error!r}")
+        finally:
+            for item in batch:
+                item.done.set()
+
+
+class _Write:
+    __slots__ = ("work", "done", "error")
+
+    def __init__(self, work):
+        self.work = work
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+
+_committers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_committers_guard = threading.Lock()
+
+
+def committed(engine: Engine, work) -> None:
+    """Run ``work(connection)`` through the engine's :class:`GroupCommit`; return once it is committed."""
+    with _committers_guard:
+        committer = _committers.get(engine)
+        if committer is None:
+            committer = _committers[engine] = GroupCommit(engine)
+    committer.write(work)
 
 
 def insert_game(engine: Engine, game_id: str, secret: str, player: str, header: dict, records: list[dict] = (),
                 end: dict | None = None, score: int | None = None, loss: float | None = None) -> None:
     """A new game with its header (and, for imported games, its decisions and end), in one transaction."""
-    with writing(engine), engine.begin() as connection:
-        connection.execute(insert(games).values(
-            game_id=game_id, secret=secret, player=player, mode=header["mode"], coach=bool(header.get("coach")),
-            header=json.dumps(header), created=header["time"],
-            finished=end["time"] if end else None, end_record=json.dumps(end) if end else None, score=score, loss=loss,
-        ))
-        if records:
-            connection.execute(insert(decisions), [
-                {"game_id": game_id, "number": n, "record": json.dumps(r)} for n, r in enumerate(records)])
+    game = dict(game_id=game_id, secret=secret, player=player, mode=header["mode"], coach=bool(header.get("coach")),
+                header=json.dumps(header), created=header["time"],
+                finished=end["time"] if end else None, end_record=json.dumps(end) if end else None, score=score,
+                loss=loss)
+    rows = [{"game_id": game_id, "number": n, "record": json.dumps(r)} for n, r in enumerate(records)]
+
+    def work(connection) -> None:
+        connection.execute(insert(games).values(**game))
+        if rows:
+            connection.execute(insert(decisions), rows)
+
+    committed(engine, work)
 
 
 def append_decisions(engine: Engine, game_id: str, first_number: int, records: list[dict], end: dict | None = None,
@@ -180,12 +259,15 @@ def append_decisions(engine: Engine, game_id: str, first_number: int, records: l
 
     The primary key (game, number) makes a second writer of the same number fail instead of forking the game.
     """
-    with writing(engine), engine.begin() as connection:
-        connection.execute(insert(decisions), [
-            {"game_id": game_id, "number": first_number + i, "record": json.dumps(r)} for i, r in enumerate(records)])
-        if end is not None:
-            connection.execute(update(games).where(games.c.game_id == game_id).values(
-                finished=end["time"], end_record=json.dumps(end), score=score, loss=loss))
+    rows = [{"game_id": game_id, "number": first_number + i, "record": json.dumps(r)} for i, r in enumerate(records)]
+    ended = None if end is None else dict(finished=end["time"], end_record=json.dumps(end), score=score, loss=loss)
+
+    def work(connection) -> None:
+        connection.execute(insert(decisions), rows)
+        if ended is not None:
+            connection.execute(update(games).where(games.c.game_id == game_id).values(**ended))
+
+    committed(engine, work)
 
 
 def game_row(engine: Engine, secret: str):

@@ -273,8 +273,10 @@ class GameService:
             reason = match.layout.why_illegal(action, seat.rolls_left, seat.open_bits, seat.hand)  # before any grading
             if reason is not None:
                 raise Refused(reason)
-            grader = self.grader_for(match.rules)
-            q = grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits, *seat.sheet_state)[0]
+            q = None  # the coach's values, only when the coach is on: grading is the report's job
+            if match.coach:
+                grader = self.grader_for(match.rules)
+                q = grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits, *seat.sheet_state)[0]
             dice, before, open_bits = seat.dice, seat.total, seat.open_bits
             chances = None
             # the chance of winning the game at hand (for rules whose rows score on their own: agents.win's tables)
