@@ -46,6 +46,7 @@ from agents.tournament import evaluate_model_at_table, print_tournament, save_to
 from agents.training.config import ConfigError, Schedule, TrainConfig, dump_config, load_config
 from agents.training.envs import make_training_env
 from agents.training.lookahead_policy import LookaheadPolicy
+from agents.training.lookahead_rollouts import keep_lookahead_in_rollouts
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.rules import rule_set
 
@@ -209,6 +210,7 @@ def new_model(config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
         verbose=0,
     )
     record_rules(model, config.env.rules)  # saved in every checkpoint and exported to the model file
+    keep_lookahead_in_rollouts(model)  # a look-ahead policy's q is computed once per sample, not once per epoch
     return model
 
 
@@ -250,6 +252,7 @@ def load_checkpoint(path: Path, config: TrainConfig, env, run_dir: Path) -> Mask
         raise ModelLoadError(f"checkpoint {str(path)!r} cannot be resumed: {first_line(error)}") from None
     model._setup_lr_schedule()  # rebuilt from the config, not unpickled
     check_model_rules(model, repr(str(path)), config.env.rules)
+    keep_lookahead_in_rollouts(model)
     return model
 
 
