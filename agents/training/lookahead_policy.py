@@ -10,7 +10,9 @@ later. The policy's action logits are
 so a fresh network (whose last layer starts near zero) already plays a softened greedy policy, and
 PPO learns the correction that trades points now for rows kept open. The critic sees ``q`` too.
 ``q`` is computed from the observation inside the network, so the env and its observations are
-those of ``Yacht-v0``; a saved model needs this module to load, nothing else.
+those of ``Yacht-v0``; a saved model needs this module to load, nothing else. In training, each
+collected observation's ``q`` is computed once, when the policy acts on it, and kept with it in the
+rollout buffer (:mod:`agents.training.lookahead_rollouts`): PPO's epochs read it from there.
 """
 
 from __future__ import annotations
@@ -31,7 +33,12 @@ from yacht_env.rules import rule_set
 
 
 class OneTurnLookahead(BaseFeaturesExtractor):
-    """Features = the observation followed by ``q / Q_SCALE`` of every action (``ILLEGAL_INPUT`` if illegal)."""
+    """Features = the observation followed by ``q / Q_SCALE`` of every action (``ILLEGAL_INPUT`` if illegal).
+
+    It also reads rows that are already features, the observation followed by those inputs, as the
+    rollout buffer of :mod:`agents.training.lookahead_rollouts` hands them to PPO's updates: those
+    pass through as they are. The two are told apart by width (a flat observation is narrower).
+    """
 
     def __init__(self, observation_space: spaces.Box, encoding: str = "features", rules: str = "yacht"):
         rules = rule_set(rules)
@@ -43,14 +50,30 @@ class OneTurnLookahead(BaseFeaturesExtractor):
         self.num_actions = ActionLayout(rules).num_actions
         super().__init__(observation_space, features_dim=int(np.prod(observation_space.shape)) + self.num_actions)
         self.turn = solve_myopic(rules)
+        self._last_batch = None  # (observations, their lookahead inputs): the batch acted on last
 
     def one_turn_q(self, observations: th.Tensor) -> np.ndarray:
         """``q`` in points, shape (N, num_actions); -inf where illegal (and everywhere in a finished game)."""
         return one_turn_q(self.turn, self.encoding, observations.detach().cpu().numpy(), self.num_actions)
 
+    def lookahead_inputs(self, observations: np.ndarray) -> np.ndarray:
+        """What the network reads of ``q`` for these observations, (N, num_actions) float32.
+
+        The last batch's inputs are kept: the rollout buffer asks for those of the observations the
+        policy has just acted on, and gets them without a second look-ahead.
+        """
+        last = self._last_batch
+        if last is not None and last[0].shape == observations.shape and np.array_equal(last[0], observations):
+            return last[1]
+        inputs = lookahead_inputs(one_turn_q(self.turn, self.encoding, observations, self.num_actions))
+        self._last_batch = (np.array(observations, copy=True), inputs)
+        return inputs
+
     @override
     def forward(self, observations: th.Tensor) -> th.Tensor:
-        inputs = lookahead_inputs(self.one_turn_q(observations))
+        if observations.dim() == 2 and observations.shape[1] == self.features_dim:  # already the features
+            return observations.float()
+        inputs = self.lookahead_inputs(observations.detach().cpu().numpy())
         return th.cat([observations.flatten(1).float(), th.as_tensor(inputs, device=observations.device)], dim=1)
 
 
