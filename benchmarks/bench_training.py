@@ -42,8 +42,10 @@ def steps_per_second(config, steps: int, keep_lookahead: bool = True, unchecked:
         model = new_model(config, env, Path(folder))
         if not keep_lookahead:  # sb3-contrib's own buffer: the extractor computes q at every read of a sample
             old = model.rollout_buffer
-            model.rollout_buffer = MaskableRolloutBuffer(old.buffer_size, old.observation_space, old.action_space, old.device,
-                                                         gae_lambda=old.gae_lambda, gamma=old.gamma, n_envs=old.n_envs)  # fmt: skip
+            model.rollout_buffer = MaskableRolloutBuffer(
+                old.buffer_size, old.observation_space, old.action_space, old.device,
+                gae_lambda=old.gae_lambda, gamma=old.gamma, n_envs=old.n_envs,
+            )  # fmt: skip
         start = time.perf_counter()
         with unchecked_distributions() if unchecked else contextlib.nullcontext():
             model.learn(total_timesteps=steps)

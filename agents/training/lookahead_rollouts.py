@@ -33,15 +33,18 @@ class LookaheadRolloutBuffer(MaskableRolloutBuffer):
         super().__init__(*args, **kwargs)
 
     def reset(self) -> None:
+        """Empty the buffer, with room for each sample's look-ahead inputs."""
         super().reset()  # observations go back to the observation space's shape
         self.lookahead_inputs = np.zeros((self.buffer_size, self.n_envs, self.lookahead.num_actions), dtype=np.float32)
 
     def add(self, obs, *args, **kwargs) -> None:
+        """Store one step of every env, with the look-ahead inputs of its observations."""
         observations = np.asarray(obs).reshape((self.n_envs, *self.obs_shape))
         self.lookahead_inputs[self.pos] = self.lookahead.lookahead_inputs(observations)
         super().add(obs, *args, **kwargs)
 
     def get(self, batch_size: int | None = None):
+        """Minibatches whose observations end with their look-ahead inputs."""
         if not self.generator_ready:  # once per rollout, before sb3-contrib flattens the buffer for the epochs
             flat = self.observations.reshape(self.buffer_size, self.n_envs, -1)
             self.observations = np.concatenate([flat, self.lookahead_inputs], axis=-1)

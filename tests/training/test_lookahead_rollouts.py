@@ -61,7 +61,8 @@ def test_features_of_stored_rows_are_those_of_the_observations():
     inputs = extractor.lookahead_inputs(obs)
     rows = th.as_tensor(np.concatenate([obs, inputs], axis=1))
     assert th.equal(extractor(rows), features)
-    assert th.equal(features[:, obs.shape[1] :], th.as_tensor(agents.model_files.lookahead_inputs(extractor.one_turn_q(th.as_tensor(obs)))))
+    expected = agents.model_files.lookahead_inputs(extractor.one_turn_q(th.as_tensor(obs)))
+    assert th.equal(features[:, obs.shape[1] :], th.as_tensor(expected))
 
 
 @pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
@@ -81,8 +82,9 @@ def test_training_now_learns_exactly_what_training_before_learnt(tmp_path, rules
         if not legal.any():
             continue
         with th.no_grad():
-            _, new_log_probs, _ = new.policy.evaluate_actions(th.as_tensor(obs[legal]), th.full((legal.sum(),), action), masks[legal])
-            _, old_log_probs, _ = old.policy.evaluate_actions(th.as_tensor(obs[legal]), th.full((legal.sum(),), action), masks[legal])
+            chosen = th.full((legal.sum(),), action)
+            _, new_log_probs, _ = new.policy.evaluate_actions(th.as_tensor(obs[legal]), chosen, masks[legal])
+            _, old_log_probs, _ = old.policy.evaluate_actions(th.as_tensor(obs[legal]), chosen, masks[legal])
         assert th.equal(new_log_probs, old_log_probs)
 
 
