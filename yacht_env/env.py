@@ -163,6 +163,7 @@ class YachtEnv(GameSettings, gym.Env):
         self._bind_game_views()
         self._masks = self.layout.mask_table
         self._forced_joker = self.rules.joker == "forced"
+        self._sheet_observed = bool(self.encoding.sheet_width)
         self._started = False
         self._done = True
 
@@ -308,7 +309,7 @@ class YachtEnv(GameSettings, gym.Env):
         self._open = int(self._opens[0])
 
     def _observation(self):
-        if self.encoding.sheet_width:
+        if self._sheet_observed:
             return self.encoding.encode(self._hand, self._rolls_left, self._open, *self.sheet_state)
         return self.encoding.encode(self._hand, self._rolls_left, self._open)
 
@@ -319,7 +320,7 @@ class YachtEnv(GameSettings, gym.Env):
 
     def _info(self, illegal: bool) -> dict:
         return {
-            "action_mask": self._mask().copy(),
+            "action_mask": (self._mask() if self._forced_joker else self._masks[int(self._rolls_left > 0), self._open]).copy(),
             "total": int(self._totals[0]),
             "turn": self.turn,
             "illegal_action": illegal,

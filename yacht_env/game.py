@@ -41,24 +41,25 @@ MAX_PLAYERS = 5
 class RuleArrays(NamedTuple):
     """A rule set as the read-only arrays compiled code reads (see :mod:`yacht_env.dice`)."""
 
-    score_table: np.ndarray  # (hands, rows) int16: points of each hand in each row
+    score_tables: np.ndarray  # (2, hands, rows) int16: points of each hand in each row, [1] played as a joker
     kept_code: np.ndarray  # (hands, rerolls) int64: code of the dice a re-roll keeps
     hand_of_code: np.ndarray  # (faces ** dice,) int16: hand of dice in any order
     place_values: np.ndarray  # (dice,) int64: weights of the dice code
     reroll_bits: np.ndarray  # (rerolls, dice) bool: positions a re-roll picks up
     reroll_rank: np.ndarray  # (rerolls, dice) int8: which fresh die lands at each position
     mask_table: np.ndarray  # (2, open sets, actions) int8: legal actions by (rolls left > 0, open rows)
-    joker_score_table: np.ndarray  # (hands, rows) int16: points of each hand played as a joker
-    alike_hands: np.ndarray  # (hands,) bool: every die shows one face
-    face_rows: np.ndarray  # (hands,) int64: the upper row of a hand of five alike's face, -1 otherwise
-    upper_rows: np.ndarray  # (rows,) bool: rows that count toward the upper bonus
-    sheet_rules: np.ndarray  # (7,) int64: the numbers of the rules that tie rows together, see SHEET_RULES
+    alike_faces: np.ndarray  # (hands,) int64: NOT_ALIKE, else the upper row of the hand's face (-1 if none)
+    sheet_rules: np.ndarray  # (8,) int64: the numbers of the rules that tie rows together, see SHEET_RULES
 
 
+# Few arrays, as each argument of a compiled call costs the caller time (the single env steps one game a call).
 SHEET_RULES = ("has_sheet_state", "bonus_threshold", "bonus_points", "yahtzee_row", "yahtzee_bonus", "joker_mode",
-               "lower_bits")  # fmt: skip
+               "lower_bits", "upper_bits")  # fmt: skip
 """The order of :attr:`RuleArrays.sheet_rules`."""
-HAS_SHEET_STATE, BONUS_THRESHOLD, BONUS_POINTS, YAHTZEE_ROW, YAHTZEE_BONUS, JOKER_MODE, LOWER_BITS = range(len(SHEET_RULES))
+HAS_SHEET_STATE, BONUS_THRESHOLD, BONUS_POINTS, YAHTZEE_ROW, YAHTZEE_BONUS, JOKER_MODE, LOWER_BITS, UPPER_BITS = range(
+    len(SHEET_RULES)
+)
+NOT_ALIKE = -2  # in RuleArrays.alike_faces: the dice are not five alike
 
 
 def check_playable(rules: RuleSet) -> RuleSet:
@@ -77,14 +78,15 @@ def rule_arrays(rules: RuleSet) -> RuleArrays:
     dice = rules.dice
     sheet_rules = np.array([
         int(rules.has_sheet_state), rules.upper_cap, rules.bonus_points, rules.yahtzee_row_index, rules.yahtzee_bonus,
-        rules.joker_mode, rules.lower_bits,
+        rules.joker_mode, rules.lower_bits, rules.upper_bits,
     ], dtype=np.int64)  # fmt: skip
-    sheet_rules.setflags(write=False)
-    upper_rows = np.array([category.upper for category in rules.categories], dtype=bool)
-    upper_rows.setflags(write=False)
+    score_tables = np.stack([rules.score_table, rules.joker_score_table])
+    alike_faces = np.where(rules.alike_hands, rules.face_rows, NOT_ALIKE).astype(np.int64)
+    for array in (sheet_rules, score_tables, alike_faces):
+        array.setflags(write=False)
     return RuleArrays(
-        rules.score_table, dice.kept_code, dice.hand_of_code, dice.place_values, dice.reroll_bits, dice.reroll_rank,
-        legal_mask_table(rules), rules.joker_score_table, rules.alike_hands, rules.face_rows, upper_rows, sheet_rules,
+        score_tables, dice.kept_code, dice.hand_of_code, dice.place_values, dice.reroll_bits, dice.reroll_rank,
+        legal_mask_table(rules), alike_faces, sheet_rules,
     )  # fmt: skip
 
 
@@ -163,18 +165,18 @@ def start_games(games, faces, hands, rolls_left, open_bits, turns_done, totals, 
 
 
 @njit(cache=True)
-def legal_rows(hand, open_bits, alike_hands, face_rows, sheet_rules):
+def legal_rows(hand, open_bits, alike_faces, sheet_rules):
     """``(rows, joker)``: the rows ``hand`` may be scored in now (a bit set) and whether at joker values."""
-    if sheet_rules[HAS_SHEET_STATE] == 0:
+    face = alike_faces[hand]
+    if sheet_rules[HAS_SHEET_STATE] == 0 or face == NOT_ALIKE:
         return open_bits, False
-    return placement(open_bits, alike_hands[hand], face_rows[hand], sheet_rules[YAHTZEE_ROW], sheet_rules[LOWER_BITS],
-                     sheet_rules[JOKER_MODE])  # fmt: skip
+    return placement(open_bits, True, face, sheet_rules[YAHTZEE_ROW], sheet_rules[LOWER_BITS], sheet_rules[JOKER_MODE])
 
 
 @njit(cache=True)
 def advance(games, actions, faces, hands, rolls_left, open_bits, turns_done, totals, upper_totals, sheets, seat, over,
-            score_table, kept_code, hand_of_code, place_values, reroll_bits, reroll_rank, mask_table, joker_score_table,
-            alike_hands, face_rows, upper_rows, sheet_rules, points, legal):  # fmt: skip
+            score_tables, kept_code, hand_of_code, place_values, reroll_bits, reroll_rank, mask_table, alike_faces,
+            sheet_rules, points, legal):  # fmt: skip
     """Play ``actions[k]`` for the seat to act in game ``games[k]``, for every ``k``, in place.
 
     An action the rules forbid now (including any action in a finished game) changes nothing and
@@ -212,19 +214,20 @@ def advance(games, actions, faces, hands, rolls_left, open_bits, turns_done, tot
             continue
         row = action - first_score_action
         hand = hands[i, s]
-        allowed, joker = legal_rows(hand, open_bits[i, s], alike_hands, face_rows, sheet_rules)
+        allowed, joker = legal_rows(hand, open_bits[i, s], alike_faces, sheet_rules)
         if (allowed >> row) & 1 == 0:  # the forced joker rule sends a Yahtzee elsewhere
             legal[k] = False
             continue
         legal[k] = True
-        scored = joker_score_table[hand, row] if joker else score_table[hand, row]
+        scored = score_tables[1 if joker else 0, hand, row]
         gained = scored
         if sheet_rules[HAS_SHEET_STATE]:
-            if upper_rows[row]:
+            if (sheet_rules[UPPER_BITS] >> row) & 1:
                 gained += upper_bonus(upper_totals[i, s], scored, sheet_rules[BONUS_THRESHOLD], sheet_rules[BONUS_POINTS])
                 upper_totals[i, s] += scored
             if yahtzee_row >= 0:
-                gained += extra_yahtzee_bonus(alike_hands[hand], sheets[i, s, yahtzee_row] > 0, sheet_rules[YAHTZEE_BONUS])
+                alike = alike_faces[hand] != NOT_ALIKE
+                gained += extra_yahtzee_bonus(alike, sheets[i, s, yahtzee_row] > 0, sheet_rules[YAHTZEE_BONUS])
         points[k] = gained
         sheets[i, s, row] = scored
         totals[i, s] += gained
@@ -251,7 +254,7 @@ def _num_rows(mask_table):
 
 
 @njit(cache=True)
-def gather_masks(games, hands, rolls_left, open_bits, seat, mask_table, alike_hands, face_rows, sheet_rules, out):
+def gather_masks(games, hands, rolls_left, open_bits, seat, mask_table, alike_faces, sheet_rules, out):
     """``out[k]`` = the legal-action mask of the seat to act in game ``games[k]``."""
     num_actions = out.shape[1]
     first_score_action = num_actions - _num_rows(mask_table)
@@ -263,7 +266,7 @@ def gather_masks(games, hands, rolls_left, open_bits, seat, mask_table, alike_ha
         for action in range(num_actions):  # an explicit loop: numba's row slice assignment is slower
             out[k, action] = row[action]
         if forced and open_bits[i, s] != 0:
-            allowed, _ = legal_rows(hands[i, s], open_bits[i, s], alike_hands, face_rows, sheet_rules)
+            allowed, _ = legal_rows(hands[i, s], open_bits[i, s], alike_faces, sheet_rules)
             for c in range(num_actions - first_score_action):
                 out[k, first_score_action + c] = (allowed >> c) & 1
 
@@ -342,8 +345,8 @@ class Tables:
         tables = self._indices(tables)
         out = np.empty((len(tables), self.num_actions), dtype=np.int8)
         arrays = self.arrays
-        gather_masks(tables, self.hands, self.rolls_left, self.open_bits, self.seat, arrays.mask_table, arrays.alike_hands,
-                     arrays.face_rows, arrays.sheet_rules, out)  # fmt: skip
+        gather_masks(tables, self.hands, self.rolls_left, self.open_bits, self.seat, arrays.mask_table, arrays.alike_faces,
+                     arrays.sheet_rules, out)  # fmt: skip
         return out
 
     def position(self, tables, seats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -476,7 +476,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         game = self._game
         self._advance_args = game.state + tuple(game.arrays)
         arrays = game.arrays
-        self._mask_args = (arrays.mask_table, arrays.alike_hands, arrays.face_rows, arrays.sheet_rules)
+        self._mask_args = (arrays.mask_table, arrays.alike_faces, arrays.sheet_rules)
         self._hands, self._rolls_left, self._open = (a.reshape(-1) for a in (game.hands, game.rolls_left, game.open_bits))
         self._totals = game.totals.reshape(-1)
         self._turns = game.turns_done.reshape(-1)  # rows filled so far
