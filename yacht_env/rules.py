@@ -205,6 +205,14 @@ def extra_yahtzee_bonus(alike, yahtzee_box_full, bonus):
     return bonus if alike and yahtzee_box_full else 0
 
 
+@njit(cache=True)
+def _jokers(hands, open_bits, alike_hands, face_rows, yahtzee_row, lower_bits, joker_mode, out):
+    """``out[i]``: whether ``hands[i]`` scores at joker values with ``open_bits[i]`` open (see :func:`placement`)."""
+    for i in range(hands.shape[0]):
+        hand = hands[i]
+        _, out[i] = placement(open_bits[i], alike_hands[hand], face_rows[hand], yahtzee_row, lower_bits, joker_mode)
+
+
 @dataclass(frozen=True)
 class Sheet:
     """What of a score sheet the rules look at: the open rows, the upper subtotal, the Yahtzee box.
@@ -485,15 +493,12 @@ class RuleSet:
 
         The vectorized ``joker`` of :meth:`scoring_options` (all False without a joker rule).
         """
-        hands = np.asarray(hands, dtype=np.int64)
-        open_bits = np.asarray(open_bits, dtype=np.int64)
-        if self.joker == "none":
-            return np.zeros(hands.shape, dtype=bool)
-        face_rows = self.face_rows[hands]
-        face_open = (face_rows >= 0) & ((open_bits >> np.maximum(face_rows, 0)) & 1 == 1)
-        jokers = self.alike_hands[hands] & ((open_bits >> self.yahtzee_row_index) & 1 == 0) & ~face_open
-        if self.joker == "forced":
-            jokers &= (open_bits & self.lower_bits) != 0
+        hands = np.asarray(hands, dtype=np.int64).reshape(-1)
+        open_bits = np.asarray(open_bits, dtype=np.int64).reshape(-1)
+        jokers = np.zeros(hands.shape, dtype=bool)
+        if self.joker != "none":
+            _jokers(hands, open_bits, self.alike_hands, self.face_rows, self.yahtzee_row_index, self.lower_bits,
+                    self.joker_mode, jokers)  # fmt: skip
         return jokers
 
     def score_on(self, sheet: Sheet, dice, category) -> ScoreResult:

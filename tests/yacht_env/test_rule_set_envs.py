@@ -225,3 +225,13 @@ def test_observation_encodings_round_trip_the_sheet_state(name):
         assert [x.tolist() for x in encoding.decode_batch(obs)] == [hands.tolist(), rolls.tolist(), open_bits.tolist()]
         batched = gym.vector.utils.batch_space(encoding.space, 4)
         assert all(encoding.space.contains(o) for o in gym.vector.utils.iterate(batched, obs))
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_joker_now_is_scoring_options_joker_for_every_hand(name):
+    rules = rule_set(name)
+    rng = np.random.default_rng(0)
+    hands = np.concatenate([np.flatnonzero(rules.alike_hands).repeat(50), rng.integers(0, rules.dice.num_hands, 200)])
+    open_bits = rng.integers(1, rules.all_open + 1, len(hands))
+    expected = [rules.scoring_options(int(h), int(o))[1] for h, o in zip(hands, open_bits)]
+    assert rules.joker_now(hands, open_bits).tolist() == expected
