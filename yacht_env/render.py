@@ -104,13 +104,13 @@ def render_sheet(
 
 def _now_cells(rules: RuleSet, sheet: Sequence[int | None], dice: Sequence[int]) -> list[str]:
     """What ``dice`` would score in each row the rules let them go in now; blank elsewhere."""
-    hand = rules.hand(list(dice))
-    open_bits = sum(1 << c for c, points in enumerate(sheet) if points is None)
-    if not open_bits:
-        return [""] * len(sheet)
-    rows, joker = rules.scoring_options(hand, open_bits)
-    scores = (rules.joker_score_table if joker else rules.score_table)[hand]
-    return [str(int(scores[c])) if rows >> c & 1 else "" for c in range(len(sheet))]
+    now = rules.scores_now(list(dice), open_bits_of(sheet))
+    return [str(now[c]) if c in now else "" for c in range(len(sheet))]
+
+
+def open_bits_of(sheet: Sequence[int | None]) -> int:
+    """The open-row bit set of a sheet (bit ``c`` set while row ``c`` holds None)."""
+    return sum(1 << c for c, points in enumerate(sheet) if points is None)
 
 
 def report_console():

@@ -14,7 +14,7 @@ from typing import Sequence
 
 import numpy as np
 
-from yacht_env.render import sheet_total, upper_subtotal
+from yacht_env.render import open_bits_of, sheet_total, upper_subtotal
 from yacht_env.rules import RuleSet
 
 FRAME_WIDTH, FRAME_HEIGHT = 640, 480  # multiples of 16, as video encoders want
@@ -163,9 +163,7 @@ def render_frame(
 
     # The score sheet: two columns of rows; open rows show what the dice would score there now.
     hand = None if finished else rules.hand(list(dice))
-    if hand is not None:  # the rows these dice may go in now, at joker values where they are a joker
-        now_rows, joker = rules.scoring_options(hand, sum(1 << c for c, points in enumerate(sheet) if points is None))
-        now_scores = (rules.joker_score_table if joker else rules.score_table)[hand]
+    now_scores = {} if hand is None else rules.scores_now(hand, open_bits_of(sheet))  # the rows these dice may go in now
     scoreboard_height = 52 if seats else 0
     top, bottom = 160, FRAME_HEIGHT - 12 - scoreboard_height
     draw.rounded_rectangle((12, top, FRAME_WIDTH - 12, bottom), 10, fill=PANEL)
@@ -183,8 +181,8 @@ def render_frame(
         draw.text((x + 20, middle), category.title, font=font(18), fill=INK if points is None else MUTED, anchor="lm")
         if points is not None:
             draw.text((x + column_width - 24, middle), str(points), font=font(20), fill=INK, anchor="rm")
-        elif hand is not None and now_rows >> c & 1:
-            now = int(now_scores[c])
+        elif c in now_scores:
+            now = now_scores[c]
             text, colour = (f"+{now}", NOW) if now else ("0", ZERO_NOW)
             draw.text((x + column_width - 24, middle), text, font=font(18), fill=colour, anchor="rm")
     if rules.num_categories > 1:

@@ -488,6 +488,19 @@ class RuleSet:
         )  # fmt: skip
         return int(legal), bool(joker)
 
+    def scores_now(self, dice, open_bits: int) -> dict[int, int]:
+        """What ``dice`` (or a hand index) would write in each row they may go in now, by row index.
+
+        At joker values for a joker; under the forced joker rule only the rows it may go in; empty
+        when no row is open. What every "now" column (terminal, picture, browser) shows.
+        """
+        if not open_bits:
+            return {}
+        hand = self._hand_of(dice)
+        rows, joker = self.scoring_options(hand, open_bits)
+        scores = (self.joker_score_table if joker else self.score_table)[hand]
+        return {c: int(scores[c]) for c in range(self.num_categories) if rows >> c & 1}
+
     def joker_now(self, hands, open_bits) -> np.ndarray:
         """Whether each hand would score at joker values now, given the open rows: (N,) bool.
 

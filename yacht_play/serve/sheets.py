@@ -35,12 +35,7 @@ def now_points(rules: RuleSet, dice, open_bits: int) -> dict[str, int]:
 
     Under the forced joker rule a Yahtzee may go in fewer rows than are open: only those are given.
     """
-    if not open_bits:
-        return {}
-    hand = rules.hand(list(dice))
-    rows, joker = rules.scoring_options(hand, open_bits)
-    scores = (rules.joker_score_table if joker else rules.score_table)[hand]
-    return {name: int(scores[c]) for c, name in enumerate(rules.category_names) if rows >> c & 1}
+    return {rules.category_names[c]: points for c, points in rules.scores_now(list(dice), open_bits).items()}
 
 
 def rules_from_request(value, default: RuleSet) -> RuleSet:
