@@ -20,7 +20,9 @@ Yahtzee box, read from the game at every decision, so regret counts the bonuses 
 Figures (per policy): mean final score with standard deviation and 95% confidence interval,
 percent of the optimal expected score, the paired difference to ``optimal`` with its 95% CI, mean
 regret per decision, and mean regret per game (the sum over a game's decisions) with its 95% CI.
-A second table gives each policy's score quantiles and P(score >= t) next to the optimum's exact
+A sheet table gives the median score, how often the upper bonus is earned and the five-alike row
+(Yacht, Yahtzee, Yatzy) scores its points, and where the regret is: per re-roll and per row choice,
+and per game in each turn. A third table gives each policy's score quantiles and P(score >= t) next to the optimum's exact
 distribution (:mod:`agents.distribution`); ``--plot`` draws the histograms over it. The exact
 distribution covers rule sets without bonuses or jokers; for the others both show the games alone.
 """
@@ -31,7 +33,7 @@ import argparse
 import json
 import math
 import sys
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
@@ -51,6 +53,11 @@ class GameLog:
     scores: np.ndarray  # final total of each game
     regret: np.ndarray  # summed regret of each game's decisions
     decisions: np.ndarray  # decisions taken in each game
+    regret_by_kind: np.ndarray  # (games, 2): summed regret of the re-roll choices, then of the row choices
+    decisions_by_kind: np.ndarray  # (games, 2): how many of each
+    regret_by_turn: np.ndarray  # (games, turns): summed regret of each turn's decisions
+    upper_total: np.ndarray  # the upper rows' points at the end of each game
+    five_alike_scored: np.ndarray  # whether the five-alike row (Yacht, Yahtzee) scored its points
 
 
 @dataclass
@@ -69,11 +76,29 @@ class Summary:
     regret_per_game: float
     regret_per_game_ci95: tuple[float, float]
     decisions_per_game: float
+    median: float
+    regret_per_reroll_decision: float
+    regret_per_row_decision: float
+    regret_by_turn: list[float]  # mean regret per game in turn 1, 2, ...
+    upper_bonus_rate: float | None  # None where the rules have no upper bonus
+    upper_bonus_ci95: tuple[float, float] | None
+    five_alike_rate: float | None  # None where the rules have no row for five alike
+    five_alike_ci95: tuple[float, float] | None
+
+
+def five_alike_row(rules: RuleSet) -> int:
+    """The row that pays for five alike and nothing else (Yacht, Yahtzee, Yatzy), or -1."""
+    alike = rules.alike_hands
+    for row in range(rules.num_categories):
+        column = rules.score_table[:, row]
+        if (column[alike] > 0).all() and (column[~alike] == 0).all():
+            return row
+    return -1
 
 
 def merge_logs(logs: list[GameLog]) -> GameLog:
     """The logs of consecutive slices of games, as one log."""
-    return GameLog(*(np.concatenate([getattr(log, field) for log in logs]) for field in ("scores", "regret", "decisions")))
+    return GameLog(*(np.concatenate([getattr(log, field.name) for log in logs]) for field in fields(GameLog)))
 
 
 def play_games(
@@ -102,6 +127,14 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
     scores = np.zeros(games)
     regret = np.zeros(games)
     decisions = np.zeros(games, dtype=np.int64)
+    regret_by_kind = np.zeros((games, 2))
+    decisions_by_kind = np.zeros((games, 2), dtype=np.int64)
+    regret_by_turn = np.zeros((games, rules.num_turns))
+    upper_total = np.zeros(games, dtype=np.int64)
+    five_alike_scored = np.zeros(games, dtype=bool)
+    first_row_action, alike_row = rules.dice.num_rerolls, five_alike_row(rules)
+    upper_rows = np.array([category.upper for category in rules.categories])
+    every_game = np.arange(games)
     policy.reset(seed)
     reads_table = getattr(policy, "table_encoding", None)
     if reads_table is not None and reads_table.num_players != 1:
@@ -119,21 +152,38 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
             actions = policy.act_batch(reads_table.encode_batch(*position, totals, position[2][:, None]), masks)
         # The sheet state (upper subtotal, Yahtzee box) is the game's own, whatever the policy reads.
         q = solution.q_values_batch(*position, *env.sheet_state) if rules.has_sheet_state else solution.q_values_batch(*position)
-        lost = q.max(axis=1) - q[np.arange(games), actions]
-        regret += np.where(playing, lost, 0.0)
+        lost = np.where(playing, q.max(axis=1) - q[every_game, actions], 0.0)
+        regret += lost
         decisions += playing
+        is_row = np.asarray(actions) >= first_row_action
+        regret_by_kind[every_game, is_row.astype(np.int64)] += lost
+        decisions_by_kind[every_game, is_row.astype(np.int64)] += playing
+        regret_by_turn[every_game, env.turn - 1] += lost
+        row = np.where(is_row, np.asarray(actions) - first_row_action, 0)
+        placed = playing & is_row
+        # A row's points come from the hand alone for the upper rows and the five-alike row (a joker changes others).
+        points = rules.score_table[position[0], row]
+        upper_total += np.where(placed & upper_rows[row], points, 0)
+        five_alike_scored |= placed & (row == alike_row) & (points > 0)
         obs, rewards, terminations, truncations, infos = env.step(actions)
         scores += np.where(playing, rewards, 0.0)
         playing &= ~(terminations | truncations)
     env.close()
     if progress is not None:
         progress.update(games)
-    return GameLog(scores, regret, decisions)
+    return GameLog(scores, regret, decisions, regret_by_kind, decisions_by_kind, regret_by_turn, upper_total, five_alike_scored)
 
 
-def summarize(name: str, log: GameLog, optimal: GameLog, optimum: float) -> Summary:
+def summarize(name: str, log: GameLog, optimal: GameLog, optimum: float, rules: RuleSet | None = None) -> Summary:
     """The figures of one policy's games, paired game by game with the optimal policy's on the same dice."""
+    rules = rule_set(rules)
     mean, low, high = mean_ci(log.scores)
+    bonus_rate = bonus_ci = alike_rate = alike_ci = None
+    if rules.bonus_points > 0:
+        bonus_rate, *bonus_ci = mean_ci(log.upper_total >= rules.bonus_threshold, clip=(0, 1))
+    if five_alike_row(rules) >= 0:
+        alike_rate, *alike_ci = mean_ci(log.five_alike_scored, clip=(0, 1))
+    kind_regret, kind_decisions = log.regret_by_kind.sum(axis=0), log.decisions_by_kind.sum(axis=0)
     diff, diff_low, diff_high = mean_ci(log.scores - optimal.scores)
     regret_game, regret_low, regret_high = mean_ci(log.regret)
     return Summary(
@@ -149,6 +199,14 @@ def summarize(name: str, log: GameLog, optimal: GameLog, optimum: float) -> Summ
         regret_per_game=regret_game,
         regret_per_game_ci95=(regret_low, regret_high),
         decisions_per_game=float(log.decisions.mean()),
+        median=float(np.median(log.scores)),
+        regret_per_reroll_decision=float(kind_regret[0] / max(kind_decisions[0], 1)),
+        regret_per_row_decision=float(kind_regret[1] / max(kind_decisions[1], 1)),
+        regret_by_turn=[float(v) for v in log.regret_by_turn.mean(axis=0)],
+        upper_bonus_rate=bonus_rate,
+        upper_bonus_ci95=None if bonus_ci is None else tuple(bonus_ci),
+        five_alike_rate=alike_rate,
+        five_alike_ci95=None if alike_ci is None else tuple(alike_ci),
     )
 
 
@@ -194,7 +252,7 @@ def evaluate_policies(
             progress.close()
     logs = {name: merge_logs(results[i * len(slices) : (i + 1) * len(slices)]) for i, name in enumerate(to_play)}
     optimum = expected_score(rules)
-    return [summarize(name, logs[name], logs["optimal"], optimum) for name in policies], logs
+    return [summarize(name, logs[name], logs["optimal"], optimum, rules) for name in policies], logs
 
 
 def play_slice(policy: Policy | str, games: int, seed: int, rules: RuleSet | None, batch_size: int) -> GameLog:
@@ -259,6 +317,40 @@ def print_table(summaries: list[Summary], optimum: float, games: int, seed: int,
         )
     console = report_console()
     console.print(table)
+
+
+def print_sheet_table(summaries: list[Summary], rules: RuleSet | None = None) -> None:
+    """Median, bonus and five-alike rates, and where the regret is: per kind of choice, and per turn."""
+    from rich.table import Table
+
+    from yacht_env.render import report_console
+
+    rules = rule_set(rules)
+    alike = five_alike_row(rules)
+    table = Table(title="the sheet, and where the points are lost (regret: exact expected points given away)")
+    columns = ["policy", "median"]
+    if rules.bonus_points > 0:
+        columns.append("upper bonus [95% CI]")
+    if alike >= 0:
+        columns.append(f"{rules.categories[alike].title} scored [95% CI]")
+    columns += ["regret/re-roll choice", "regret/row choice"]
+    for column in columns:
+        table.add_column(column, justify="left" if column == "policy" else "right")
+    for s in summaries:
+        cells = [s.policy, f"{s.median:.0f}"]
+        for rate, ci in ((s.upper_bonus_rate, s.upper_bonus_ci95), (s.five_alike_rate, s.five_alike_ci95)):
+            if rate is not None:
+                cells.append(f"{100 * rate:.2f}% [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]")
+        table.add_row(*cells, f"{s.regret_per_reroll_decision:.4f}", f"{s.regret_per_row_decision:.4f}")
+    by_turn = Table(title="regret per game in each turn")
+    by_turn.add_column("policy", justify="left")
+    for turn in range(rules.num_turns):
+        by_turn.add_column(str(turn + 1), justify="right")
+    for s in summaries:
+        by_turn.add_row(s.policy, *(f"{v:.3f}" for v in s.regret_by_turn))
+    console = report_console()
+    console.print(table)
+    console.print(by_turn)
 
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)
@@ -481,6 +573,7 @@ def main(argv=None):
         parser.exit(2, f"error: {error}\n")
     optimum = expected_score(args.rules)
     print_table(summaries, optimum, args.games, args.seed, args.rules)
+    print_sheet_table(summaries, args.rules)
     distribution = distribution_rows(logs, list(dict.fromkeys(names)), args.rules)
     print_distribution_table(distribution, args.games)
     if args.json:

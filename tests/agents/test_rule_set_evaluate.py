@@ -170,3 +170,43 @@ def test_videos_are_recorded_under_the_rules(tmp_path, monkeypatch):
     monkeypatch.setattr(video.gym, "make", lambda *args, **kwargs: played.append(kwargs["rules"]) or make(*args, **kwargs))
     (path,) = video.record_games(["greedy"], tmp_path, games=1, seed=2, rules="yatzy")
     assert played == [rule_set("yatzy")] and path.stat().st_size > 0
+
+
+@pytest.mark.parametrize("name", ["yacht", "yahtzee", "yatzy"])
+def test_sheet_figures_are_the_final_sheets_of_the_same_games(name):
+    """The bonus and five-alike rates and the regret split are read off the games the single env plays."""
+    rules = rule_set(name)
+    policy = make_policy("greedy", rules=rules)
+    log = play_games(policy, games=60, seed=300, rules=rules)
+    solution = solve(rules)
+    upper = [c for c, category in enumerate(rules.categories) if category.upper]
+    five_alike = [c for c, category in enumerate(rules.categories) if category.name in ("yacht", "yahtzee", "yatzy")]
+    for g in range(60):
+        env = YachtEnv(rules=rules)
+        obs, info = env.reset(seed=300 + g)
+        by_kind, by_turn, terminated = np.zeros(2), np.zeros(rules.num_turns), False
+        while not terminated:
+            action = int(policy.act(obs, info["action_mask"]))
+            position = env.state + (env.sheet_state if rules.has_sheet_state else ())
+            q = solution.q_values_batch(*(np.array([value]) for value in position))[0]
+            by_kind[int(action >= rules.dice.num_rerolls)] += q.max() - q[action]
+            by_turn[env.turn - 1] += q.max() - q[action]
+            obs, _, terminated, _, info = env.step(action)
+        assert log.scores[g] == env.total
+        assert log.upper_total[g] == sum(env.sheet[c] for c in upper)
+        assert log.five_alike_scored[g] == (env.sheet[five_alike[0]] == 50)
+        np.testing.assert_allclose(log.regret_by_kind[g], by_kind, atol=1e-9)
+        np.testing.assert_allclose(log.regret_by_turn[g], by_turn, atol=1e-9)
+        assert log.decisions_by_kind[g, 1] == rules.num_turns and log.decisions_by_kind[g].sum() == log.decisions[g]
+
+
+def test_the_optimal_policy_earns_the_bonus_more_often_than_greedy_and_the_rates_have_intervals():
+    summaries, logs = evaluate(["greedy", "optimal"], games=2000, seed=0, rules="yahtzee")
+    greedy, optimal = summaries
+    assert optimal.upper_bonus_rate == pytest.approx(np.mean(logs["optimal"].upper_total >= 63))
+    assert greedy.upper_bonus_ci95[1] < optimal.upper_bonus_ci95[0]
+    assert optimal.upper_bonus_ci95[0] < optimal.upper_bonus_rate < optimal.upper_bonus_ci95[1]
+    assert optimal.regret_per_reroll_decision == optimal.regret_per_row_decision == 0
+    assert sum(greedy.regret_by_turn) == pytest.approx(greedy.regret_per_game)
+    yacht_summary = evaluate(["greedy"], games=200, seed=0, rules="yacht")[0][0]
+    assert yacht_summary.upper_bonus_rate is None and yacht_summary.five_alike_rate is not None

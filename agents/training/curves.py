@@ -1,0 +1,72 @@
+"""Plot the learning curves of finished or running runs side by side.
+
+    python -m agents.training.curves runs/yacht runs/yahtzee runs/yatzy --out docs/learning-curves.png
+
+Each run folder's ``learning_curve.csv`` (written by train.py at every periodic evaluation) gives
+two panels against wall time: the mean score as a percentage of the rule set's optimum, and the
+regret per decision (the exact expected points each decision gives away, on a log scale). Dashed
+lines mark the levels a run is judged at (98% and 99% by default).
+"""
+
+from __future__ import annotations
+
+import argparse
+from pathlib import Path
+
+from agents.training.sweep import curve_rows
+from yacht_env.atomic_files import write_atomically
+
+
+def plot_curves(run_dirs: list[Path], out: Path, levels: tuple[float, ...] = (98.0, 99.0)) -> Path:
+    """Draw every run's percent of the optimum and regret per decision against minutes of wall time, as a PNG."""
+    import matplotlib
+    import matplotlib.ticker
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    curves = {}
+    for run_dir in run_dirs:
+        rows = curve_rows(run_dir)
+        if not rows or "percent_of_optimal" not in rows[0]:
+            raise ValueError(f"{run_dir} has no solitaire learning curve (learning_curve.csv with percent_of_optimal)")
+        curves[run_dir.name] = rows
+    figure, (percent, regret) = plt.subplots(1, 2, figsize=(11, 4.2))
+    for name, rows in curves.items():
+        minutes = [row["wall_seconds"] / 60 for row in rows]
+        percent.plot(minutes, [row["percent_of_optimal"] for row in rows], marker=".", label=name)
+        regret.plot(minutes, [row["regret_per_decision"] for row in rows], marker=".", label=name)
+    for level in levels:
+        percent.axhline(level, color="grey", linestyle="--", linewidth=0.8)
+    percent.set(xlabel="wall time (minutes)", ylabel="mean score, % of the optimum", title="score")
+    regret.set(xlabel="wall time (minutes)", ylabel="points lost per decision", title="regret per decision", yscale="log")
+    for axis in (regret.yaxis.set_major_formatter, regret.yaxis.set_minor_formatter):
+        axis(matplotlib.ticker.FormatStrFormatter("%.2g"))  # 0.06, not 6 x 10^-2
+    for axes in (percent, regret):
+        axes.grid(alpha=0.3)
+        axes.legend()
+    figure.tight_layout()
+    write_atomically(out, lambda handle: figure.savefig(handle, format="png", dpi=110))
+    plt.close(figure)
+    return out
+
+
+def main(argv=None) -> int:
+    """``python -m agents.training.curves``: the command line (see the module docstring)."""
+    parser = argparse.ArgumentParser(prog="python -m agents.training.curves", description=__doc__,
+                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("runs", nargs="+", type=Path, help="run folders (each with a learning_curve.csv)")
+    parser.add_argument("--out", type=Path, required=True, help="the PNG to write")
+    parser.add_argument("--level", type=float, action="append", help="a dashed line at this %% of the optimum "
+                        "(repeatable; default 98 and 99)")
+    args = parser.parse_args(argv)
+    try:
+        path = plot_curves(args.runs, args.out, tuple(args.level or (98.0, 99.0)))
+    except ValueError as error:
+        parser.exit(2, f"error: {error}\n")
+    print(path)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
