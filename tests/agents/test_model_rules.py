@@ -61,21 +61,44 @@ def one_line(error) -> str:
 # -- older files play Yacht ---------------------------------------------------------------------------
 
 
-def test_the_shipped_model_files_predate_rule_names_and_play_yacht():
+@pytest.fixture(scope="module")
+def legacy_files(tmp_path_factory) -> tuple[Path, Path]:
+    """The shipped Yacht model as files written before models named their rules: format 1, and a zip without them."""
+    from safetensors.torch import load_file, save_file
+
+    folder = tmp_path_factory.mktemp("legacy")
     shipped = load_model_file(SHIPPED)
+    metadata = {k: v for k, v in shipped.metadata.items() if k != "rules_fingerprint"} | {"format_version": 1}
+    save_file(load_file(str(SHIPPED)), str(folder / "old.safetensors"), metadata={METADATA_KEY: json.dumps(metadata)})
+    zipped = load_sb3_model(str(SHIPPED_ZIP))
+    del zipped.yacht_rules, zipped.yacht_rules_fingerprint
+    zipped.save(folder / "old.zip")
+    return folder / "old.safetensors", folder / "old.zip"
+
+
+def test_the_shipped_yacht_model_names_its_rules():
+    shipped = load_model_file(SHIPPED)
+    assert shipped.metadata["rules"] == "yacht" and shipped.metadata["rules_fingerprint"] == YACHT.fingerprint
+    assert load_sb3_model(str(SHIPPED_ZIP)).yacht_rules_fingerprint == YACHT.fingerprint
+
+
+def test_model_files_that_predate_rule_names_play_yacht(legacy_files):
+    old, old_zip = legacy_files
+    shipped = load_model_file(old)
     assert shipped.metadata["format_version"] == 1 and "rules_fingerprint" not in shipped.metadata
     assert model_rules(shipped) is YACHT
-    zipped = load_sb3_model(str(SHIPPED_ZIP))
+    zipped = load_sb3_model(str(old_zip))
     assert not hasattr(zipped, "yacht_rules") and model_rules(zipped) is YACHT
-    for name in (f"ppo:{SHIPPED}", f"ppo-zip:{SHIPPED_ZIP}"):
+    for name in (f"ppo:{old}", f"ppo-zip:{old_zip}"):
         assert make_policy(name).rules is YACHT
         assert make_policy(name, rules="yacht").rules is YACHT
         assert make_table_policy(name, 2).rules is YACHT
 
 
 @pytest.mark.parametrize("rules", ["yahtzee", "yatzy", "yacht_exercism"])
-def test_the_shipped_yacht_model_refuses_other_rules_naming_both(rules):
-    for name in (f"ppo:{SHIPPED}", f"ppo-zip:{SHIPPED_ZIP}"):
+def test_the_yacht_model_refuses_other_rules_naming_both(rules, legacy_files):
+    old, old_zip = legacy_files
+    for name in (f"ppo:{SHIPPED}", f"ppo-zip:{SHIPPED_ZIP}", f"ppo:{old}", f"ppo-zip:{old_zip}"):
         for build in (lambda: make_policy(name, rules=rule_set(rules)), lambda: make_table_policy(name, 2, rule_set(rules))):
             with pytest.raises(ModelLoadError) as error:
                 build()

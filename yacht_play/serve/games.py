@@ -64,7 +64,8 @@ TABLE_ONLY = ("win",)  # agents that read the other players' scores, built per t
 
 class GameService:
     """The server's games. ``agents`` are the policy names offered in the lobby; they are loaded now for
-    ``rules`` (the lobby's default rule set), and for another rule set when its first game asks for them.
+    ``rules`` (the lobby's default rule set; a model of other rules for its own), and for another rule set
+    when its first game asks for them.
     """
 
     def __init__(self, engine, agents: list[str], rules=None):
@@ -83,9 +84,10 @@ class GameService:
             self.agent_rules = {name: rule_sets_of_agent(name) for name in self.agents}  # which rule sets each plays
         except ValueError as error:  # a model file that cannot be read
             raise ValueError(f"--agents: {error}") from None
-        for name in self.agents:
+        for name in self.agents:  # each loaded now for the lobby's rules, or for its own if it plays other rules
+            played = self.agent_rules[name]
             try:
-                self._solitaire_policy(name, self.rules)
+                self._solitaire_policy(name, self.rules if self.rules.name in played else rule_set(played[0]))
             except ValueError as error:  # unknown name, missing model file, a model of other rules, ...
                 raise ValueError(f"--agents: {error}") from None
         self.grader = self.grader_for(self.rules)
