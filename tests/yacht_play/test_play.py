@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import subprocess
 import sys
 
@@ -47,8 +48,10 @@ def spawn(tmp_path, *args, timeout=30):
     # this checkout's code, whatever is installed
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, TERM="dumb", PYTHONUNBUFFERED="1", PYTHONPATH=root)
+    # Ctrl-C as a person's terminal delivers it, even when the tests run where SIGINT is ignored (a background job)
     child = pexpect.spawn(sys.executable, ["-m", "yacht_play", *args], cwd=str(tmp_path), env=env,
-                          encoding="utf-8", timeout=timeout, dimensions=(60, 200))
+                          encoding="utf-8", timeout=timeout, dimensions=(60, 200),
+                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     return child
 
 
