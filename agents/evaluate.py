@@ -155,11 +155,12 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
         lost = np.where(playing, q.max(axis=1) - q[every_game, actions], 0.0)
         regret += lost
         decisions += playing
-        is_row = np.asarray(actions) >= first_row_action
+        actions = np.asarray(actions)
+        is_row = actions >= first_row_action
         regret_by_kind[every_game, is_row.astype(np.int64)] += lost
         decisions_by_kind[every_game, is_row.astype(np.int64)] += playing
         regret_by_turn[every_game, env.turn - 1] += lost
-        row = np.where(is_row, np.asarray(actions) - first_row_action, 0)
+        row = np.where(is_row, actions - first_row_action, 0)
         placed = playing & is_row
         # A row's points come from the hand alone for the upper rows and the five-alike row (a joker changes others).
         points = rules.score_table[position[0], row]

@@ -11,10 +11,13 @@ lines mark the levels a run is judged at (98% and 99% by default).
 from __future__ import annotations
 
 import argparse
+import csv
 from pathlib import Path
 
 from agents.training.sweep import curve_rows
 from yacht_env.atomic_files import write_atomically
+
+COLUMNS = ("wall_seconds", "percent_of_optimal", "regret_per_decision")
 
 
 def plot_curves(run_dirs: list[Path], out: Path, levels: tuple[float, ...] = (98.0, 99.0)) -> Path:
@@ -27,8 +30,11 @@ def plot_curves(run_dirs: list[Path], out: Path, levels: tuple[float, ...] = (98
 
     curves = {}
     for run_dir in run_dirs:
-        rows = curve_rows(run_dir)
-        if not rows or "percent_of_optimal" not in rows[0]:
+        try:
+            rows = curve_rows(run_dir)
+        except (ValueError, TypeError, UnicodeDecodeError, csv.Error) as error:  # a hand-edited or foreign file
+            raise ValueError(f"{run_dir / 'learning_curve.csv'} is not a learning curve: {error}") from None
+        if not rows or not set(COLUMNS) <= set(rows[0]):
             raise ValueError(f"{run_dir} has no solitaire learning curve (learning_curve.csv with percent_of_optimal)")
         curves[run_dir.name] = rows
     figure, (percent, regret) = plt.subplots(1, 2, figsize=(11, 4.2))

@@ -33,3 +33,17 @@ def test_a_folder_without_a_solitaire_curve_is_refused_in_one_line(tmp_path, cap
     assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'empty'} has no solitaire learning curve " \
         "(learning_curve.csv with percent_of_optimal)"
     assert not (tmp_path / "c.png").exists()
+
+
+def test_a_corrupt_curve_is_refused_in_one_line_naming_the_file(tmp_path, capsys):
+    run = tmp_path / "bad"
+    write_curve(run, [(500000, "x", 163.0, 96.0, 0.16)])
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(run), "--out", str(tmp_path / "c.png")])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and len(err.strip().splitlines()) == 1
+    assert str(run / "learning_curve.csv") in err and "Traceback" not in err and not (tmp_path / "c.png").exists()
+    (run / "learning_curve.csv").write_text("steps,percent_of_optimal\n1,2\n")  # columns missing
+    with pytest.raises(SystemExit):
+        main([str(run), "--out", str(tmp_path / "c.png")])
+    assert "has no solitaire learning curve" in capsys.readouterr().err
