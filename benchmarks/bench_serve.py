@@ -39,7 +39,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.yacht_play.serve_support import Server, free_port  # noqa: E402
-from yacht_play.simulate import Chooser, Played, audit, run_async  # noqa: E402
+from yacht_play.simulate import Chooser, Played, audit, person_clients, run_async  # noqa: E402
 
 PPO = "ppo:models/ppo.safetensors"
 AGENTS = ["optimal", PPO]
@@ -76,19 +76,15 @@ def throwaway_postgres():
 
 
 async def play_all(url: str, players: int, games: int, time_limit: float, think: float) -> list[Played]:
-    import httpx
-
     played: list[Played] = []
     deadline = time.monotonic() + time_limit
+    new_client = person_clients(url)
 
     async def person(n: int):
         chooser = Chooser(1.0, np.random.default_rng(n))
         pauses = np.random.default_rng(10_000 + n)
         pause = (lambda: pauses.exponential(think)) if think > 0 else None
-        # A client per person, as each browser has its own connection (one shared pool of 200
-        # connections costs httpx a scan of the pool per request: the load generator, not the server,
-        # would set the latency).
-        async with httpx.AsyncClient(base_url=url, timeout=60, limits=httpx.Limits(max_connections=2)) as client:
+        async with new_client() as client:  # its own connection, as each browser has
             for g in range(games):
                 if time.monotonic() > deadline:
                     return
@@ -112,6 +108,15 @@ def run_loop(coroutine):
     return uvloop.run(coroutine)
 
 
+def cpu_seconds(pid: int) -> float:
+    """The user + system CPU seconds process ``pid`` has used so far (Linux ``/proc``; NaN elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return float("nan")
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")  # utime, stime
+
+
 def percentiles(values) -> str:
     if not values:
         return "-"
@@ -127,9 +132,13 @@ def bench(db_url: str, label: str, players: int, games: int, time_limit: float, 
     server.db = db_url
     server.start(timeout=300)
     try:
+        server_cpu = cpu_seconds(server.process.pid)
+        players_cpu = time.process_time()
         started = time.perf_counter()
         played = run_loop(play_all(server.url, players, games, time_limit, think))
         seconds = time.perf_counter() - started
+        players_cpu = time.process_time() - players_cpu
+        server_cpu = cpu_seconds(server.process.pid) - server_cpu
     finally:
         server.stop()
     counts = audit(db.connect(db_url), played)
@@ -144,6 +153,9 @@ def bench(db_url: str, label: str, players: int, games: int, time_limit: float, 
           f"{percentiles([x for p in played for x in p.server_latencies])}")
     print(f"[{label}] agents' thinking per request in which they moved (the policies' own time, commits excluded): "
           f"{percentiles(thinking)}")
+    print(f"[{label}] CPU: server {server_cpu:.1f} s ({server_cpu / max(len(human), 1) * 1000:.1f} ms per action), "
+          f"players {players_cpu:.1f} s, over {seconds:.1f} s on {os.cpu_count()} cores; "
+          f"load average at the end {os.getloadavg()[0]:.1f}")
     print(f"[{label}] errors: {len(errors)}; retries: {sum(p.retries for p in played)}"
           + (f"; first: {errors[0]}" if errors else ""))
     print(f"[{label}] database audit: {counts}")

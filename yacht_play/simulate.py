@@ -220,6 +220,27 @@ async def run_async(client, chooser: Chooser, played: Played, coach: bool = Fals
             return played
 
 
+def person_clients(url: str, timeout: float = 60.0):
+    """A factory of ``httpx.AsyncClient``s for ``url``, one per simulated person, as each browser has its own
+    connection (one pool shared by hundreds of people costs httpx a scan of every connection per request, and
+    the players would measure that).
+
+    The clients share one TLS context: httpx otherwise builds one per client, loading the certificate store
+    (about 45 ms each), and 200 people starting at once would block the event loop for seconds, which every
+    request then in flight would count as the server's latency.
+    """
+    import ssl
+
+    import httpx
+
+    context = ssl.create_default_context()
+
+    def client() -> httpx.AsyncClient:
+        return httpx.AsyncClient(base_url=url, timeout=timeout, verify=context, limits=httpx.Limits(max_connections=2))
+
+    return client
+
+
 def opponents_of(mode: str, agents: list[str], index: int) -> list[str]:
     """The agents game number ``index`` is played against: none in solitaire, one in turn otherwise."""
     if mode == "solitaire" or not agents:
@@ -232,14 +253,11 @@ async def simulate(url: str, players: int, games: int, temperature: float, mode:
     """``players`` simulated people playing ``games`` games each, concurrently, against the server at ``url``
     (under ``rules``, a name of ``RULE_SETS``; default the server's).
     """
-    import httpx
-
     chooser_rng = np.random.default_rng(seed)
+    new_client = person_clients(url, timeout)
 
     async def person(number: int, chooser: Chooser) -> list[Played]:
-        # A client per person, as each browser has its own connection: one pool shared by hundreds of
-        # people costs httpx a scan of every connection per request, and the players would measure that.
-        async with httpx.AsyncClient(base_url=url, timeout=timeout, limits=httpx.Limits(max_connections=2)) as client:
+        async with new_client() as client:
             out = []
             for g in range(games):
                 played = Played(f"{prefix}{number:04d}", mode, opponents_of(mode, agents, number + g))
