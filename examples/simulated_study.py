@@ -1,0 +1,117 @@
+"""A whole study with simulated people: serve, collect, report, and check what the report found.
+
+    python examples/simulated_study.py --out study/          # 102 people, 1,020 duplicate games (a few minutes)
+    python examples/simulated_study.py --out small/ --players 4 --games 2 --agents optimal,greedy
+
+Starts ``yacht serve`` on a new SQLite database in ``--out`` (127.0.0.1, a free port), lets groups
+of simulated people play it through the HTTP API (``yacht_play.simulate``: a softmax over Q* at
+each group's temperature, so each person's expected loss per decision is known exactly), each
+person ``--games`` duplicate games against the agents in turn, then writes the population report
+(``report.json``, ``report.png``, ``report.txt``: what ``yacht report`` prints) and checks it
+against what the simulation put in:
+
+* per temperature, the people's loss per decision recovered by the report (mean over the group's
+  people, each person one value, with its 95% interval as the report computes one) next to the exact expected loss they
+  played with;
+* per agent, the win rate against the people and the person-minus-agent difference on the same
+  dice, as the report gives them.
+
+The database stays in ``--out``: ``yacht report --db OUT/study.db --player t1.0-0003`` and the
+``/report`` page of ``yacht serve --db OUT/study.db`` read it.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import sys
+import time
+from pathlib import Path
+
+import numpy as np
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from tests.yacht_play.serve_support import Server  # noqa: E402
+from yacht_play import report as population  # noqa: E402
+from yacht_play.simulate import simulate  # noqa: E402
+
+
+def group_prefix(temperature: float) -> str:
+    """The name prefix of the people of one temperature (``t0.3-0000``, ...): the report lists people by name."""
+    return f"t{temperature:g}-"
+
+
+def main() -> int:
+    """Serve, simulate every group, report, and print what the report recovered next to what was put in."""
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--out", type=Path, required=True, help="a new folder for the database and the report")
+    parser.add_argument("--temperatures", type=float, nargs="+", default=[0.3, 1.0, 3.0],
+                        help="one group of people per temperature, in points (default 0.3 1 3)")
+    parser.add_argument("--players", type=int, default=34, help="people per temperature (default 34)")
+    parser.add_argument("--games", type=int, default=10, help="duplicate games per person (default 10)")
+    parser.add_argument("--agents", default="optimal,ppo:models/ppo.safetensors,greedy",
+                        help="the agents the people play in turn (default optimal, the shipped PPO model, greedy)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the people's choices (the dice are the server's)")
+    args = parser.parse_args()
+    if args.players < 1 or args.games < 1 or any(not 0 <= t < 1e6 for t in args.temperatures):
+        parser.error("--players and --games at least 1, --temperatures between 0 and 1e6 points")
+    if args.out.exists() and any(args.out.iterdir()):
+        parser.error(f"--out {args.out}: the folder is not empty; give a new one")
+    args.out.mkdir(parents=True, exist_ok=True)
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+
+    database = args.out / "study.db"
+    server = Server(database, agents=",".join(agents), log=args.out / "serve.log",
+                    options=("--new-games-per-minute", "0")).start(timeout=300)
+    put_in = {}
+    try:
+        for number, temperature in enumerate(args.temperatures):
+            started = time.perf_counter()
+            played = asyncio.run(simulate(server.url, args.players, args.games, temperature, "duplicate", agents,
+                                          seed=args.seed + number, prefix=group_prefix(temperature)))
+            errors = [e for p in played for e in p.errors]
+            if errors:
+                print(f"simulated_study: {len(errors)} requests failed; first: {errors[0]}", file=sys.stderr)
+                return 1
+            put_in[temperature] = {p.name: np.mean([x for q in played if q.name == p.name for x in q.expected_losses])
+                                   for p in played}
+            print(f"temperature {temperature:g}: {len(played)} games by {args.players} people in "
+                  f"{time.perf_counter() - started:.0f} s")
+    finally:
+        server.stop()
+
+    from yacht_play.serve import db
+
+    report = population.build_report(db.all_games(db.connect(str(database)), finished_only=True))
+    (args.out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    (args.out / "report.txt").write_text("\n".join(population.text_lines(report)) + "\n")
+    population.save_plot(args.out / "report.png", report)
+
+    recovered = {p["name"]: p["all"]["mean"] for p in report["people"]["players"]}
+    print(f"\n{report['games']} games, {report['decisions']} decisions; report in {args.out}/report.txt, .json, .png")
+    print("\n| temperature | people | loss put in (expected) | loss recovered by the report [95% CI over people] |")
+    print("|---|---|---|---|")
+    for temperature, expected in put_in.items():
+        names = sorted(expected)
+        found = population.estimate([recovered[n] for n in names], "people", players=len(names), clip=population.LOSS)
+        print(f"| {temperature:g} | {len(names)} | {np.mean([expected[n] for n in names]):.3f} | "
+              f"{population.figure(found)} |")
+    print("\n| agent | games | win rate against the people [95% CI] | person - agent, same dice [95% CI] "
+          "| agent's loss per decision [95% CI] |")
+    print("|---|---|---|---|---|")
+    paired = {d["policy"]: d["person_minus_agent"] for d in report["duplicate"] if "person_minus_agent" in d}
+    graded = {a["policy"]: a["all"] for a in report["agents_graded"] if "all" in a}
+    for a in report["agents_vs_people"]:
+        if "win_rate" not in a:
+            continue
+        print(f"| {a['policy']} | {a['games']} | {population.figure(a['win_rate'], percent=True)} | "
+              f"{population.figure(paired.get(a['policy'], {}), 2) if a['policy'] in paired else '-'} | "
+              f"{population.figure(graded[a['policy']]) if a['policy'] in graded else '-'} |")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
