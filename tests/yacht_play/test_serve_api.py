@@ -257,6 +257,40 @@ def test_agents_think_off_the_event_loop(client, service):
     assert seen and set(seen) == {"worker thread"}
 
 
+def test_the_server_answers_others_while_an_agent_thinks(client, service):
+    import threading
+
+    policy = service.policies[("random", "yacht")]
+    original = policy.act
+    thinking, release = threading.Event(), threading.Event()
+
+    def act(observation, mask):  # an agent that thinks until the test lets it go
+        thinking.set()
+        assert release.wait(30), "the agent was never released"
+        return original(observation, mask)
+
+    answers = {}
+    secret = new_game(client, "table", ["random"], name="waits")
+    other = new_game(client, name="meanwhile")
+    policy.act = act
+    try:
+        moving = threading.Thread(target=lambda: answers.setdefault("move", client.post(
+            f"/api/games/{secret}/actions", json={"seq": 0, "row": "yacht"})))
+        moving.start()
+        assert thinking.wait(30)
+        # the agent is still thinking: other people's requests are answered meanwhile
+        assert client.get("/api/agents").status_code == 200
+        played = client.post(f"/api/games/{other}/actions", json={"seq": 0, "row": "choice"})
+        assert played.status_code == 200 and played.json()["seq"] == 1
+        assert moving.is_alive() and "move" not in answers
+        release.set()
+        moving.join(30)
+    finally:
+        release.set()
+        del policy.act
+    assert answers["move"].status_code == 200 and answers["move"].json()["seq"] > 1  # the agent's moves came back
+
+
 def test_export_writes_records_that_analyze_reads_and_import_loads(client, service, tmp_path, capsys):
     import argparse
 
