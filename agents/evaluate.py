@@ -51,13 +51,21 @@ class GameLog:
     """Per-game figures of one policy over the evaluated games."""
 
     scores: np.ndarray  # final total of each game
-    regret: np.ndarray  # summed regret of each game's decisions
-    decisions: np.ndarray  # decisions taken in each game
     regret_by_kind: np.ndarray  # (games, 2): summed regret of the re-roll choices, then of the row choices
     decisions_by_kind: np.ndarray  # (games, 2): how many of each
     regret_by_turn: np.ndarray  # (games, turns): summed regret of each turn's decisions
     upper_total: np.ndarray  # the upper rows' points at the end of each game
     five_alike_scored: np.ndarray  # whether the five-alike row (Yacht, Yahtzee) scored its points
+
+    @property
+    def regret(self) -> np.ndarray:
+        """Summed regret of each game's decisions."""
+        return self.regret_by_kind.sum(axis=1)
+
+    @property
+    def decisions(self) -> np.ndarray:
+        """Decisions taken in each game."""
+        return self.decisions_by_kind.sum(axis=1)
 
 
 @dataclass
@@ -125,8 +133,6 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
     rules = rule_set(rules)
     solution = solve(rules)
     scores = np.zeros(games)
-    regret = np.zeros(games)
-    decisions = np.zeros(games, dtype=np.int64)
     regret_by_kind = np.zeros((games, 2))
     decisions_by_kind = np.zeros((games, 2), dtype=np.int64)
     regret_by_turn = np.zeros((games, rules.num_turns))
@@ -152,10 +158,8 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
             actions = policy.act_batch(reads_table.encode_batch(*position, totals, position[2][:, None]), masks)
         # The sheet state (upper subtotal, Yahtzee box) is the game's own, whatever the policy reads.
         q = solution.q_values_batch(*position, *env.sheet_state) if rules.has_sheet_state else solution.q_values_batch(*position)
-        lost = np.where(playing, q.max(axis=1) - q[every_game, actions], 0.0)
-        regret += lost
-        decisions += playing
         actions = np.asarray(actions)
+        lost = np.where(playing, q.max(axis=1) - q[every_game, actions], 0.0)
         is_row = actions >= first_row_action
         regret_by_kind[every_game, is_row.astype(np.int64)] += lost
         decisions_by_kind[every_game, is_row.astype(np.int64)] += playing
@@ -172,7 +176,7 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
     env.close()
     if progress is not None:
         progress.update(games)
-    return GameLog(scores, regret, decisions, regret_by_kind, decisions_by_kind, regret_by_turn, upper_total, five_alike_scored)
+    return GameLog(scores, regret_by_kind, decisions_by_kind, regret_by_turn, upper_total, five_alike_scored)
 
 
 def summarize(name: str, log: GameLog, optimal: GameLog, optimum: float, rules: RuleSet | None = None) -> Summary:

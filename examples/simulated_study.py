@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import argparse
 import asyncio
-import json
 import sys
 import time
 from pathlib import Path
@@ -58,14 +57,19 @@ def main() -> int:
     args = parser.parse_args()
     if args.players < 1 or args.games < 1 or any(not 0 <= t < 1e6 for t in args.temperatures):
         parser.error("--players and --games at least 1, --temperatures between 0 and 1e6 points")
-    if args.out.exists() and any(args.out.iterdir()):
-        parser.error(f"--out {args.out}: the folder is not empty; give a new one")
+    if args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
+        parser.error(f"--out {args.out}: not an empty folder; give a new one")
     args.out.mkdir(parents=True, exist_ok=True)
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
 
     database = args.out / "study.db"
-    server = Server(database, agents=",".join(agents), log=args.out / "serve.log",
-                    options=("--new-games-per-minute", "0")).start(timeout=300)
+    try:
+        server = Server(database, agents=",".join(agents), log=args.out / "serve.log",
+                        options=("--new-games-per-minute", "0")).start(timeout=300)
+    except RuntimeError:  # yacht serve refused to start: its own one-line reason is the log's last line
+        lines = (args.out / "serve.log").read_text().strip().splitlines() or ["(no output)"]
+        print(f"simulated_study: yacht serve did not start: {lines[-1]}", file=sys.stderr)
+        return 2
     put_in = {}
     try:
         for number, temperature in enumerate(args.temperatures):
@@ -76,8 +80,10 @@ def main() -> int:
             if errors:
                 print(f"simulated_study: {len(errors)} requests failed; first: {errors[0]}", file=sys.stderr)
                 return 1
-            put_in[temperature] = {p.name: np.mean([x for q in played if q.name == p.name for x in q.expected_losses])
-                                   for p in played}
+            losses = {}  # person -> the exact expected loss of each of its decisions
+            for p in played:
+                losses.setdefault(p.name, []).extend(p.expected_losses)
+            put_in[temperature] = {name: np.mean(values) for name, values in losses.items()}
             print(f"temperature {temperature:g}: {len(played)} games by {args.players} people in "
                   f"{time.perf_counter() - started:.0f} s")
     finally:
@@ -86,7 +92,7 @@ def main() -> int:
     from yacht_play.serve import db
 
     report = population.build_report(db.all_games(db.connect(str(database)), finished_only=True))
-    (args.out / "report.json").write_text(json.dumps(report, indent=2) + "\n")
+    population.save_json(args.out / "report.json", report)
     (args.out / "report.txt").write_text("\n".join(population.text_lines(report)) + "\n")
     population.save_plot(args.out / "report.png", report)
 
@@ -95,9 +101,8 @@ def main() -> int:
     print("\n| temperature | people | loss put in (expected) | loss recovered by the report [95% CI over people] |")
     print("|---|---|---|---|")
     for temperature, expected in put_in.items():
-        names = sorted(expected)
-        found = population.estimate([recovered[n] for n in names], "people", players=len(names), clip=population.LOSS)
-        print(f"| {temperature:g} | {len(names)} | {np.mean([expected[n] for n in names]):.3f} | "
+        found = population.estimate([recovered[n] for n in expected], "people", players=len(expected), clip=population.LOSS)
+        print(f"| {temperature:g} | {len(expected)} | {np.mean(list(expected.values())):.3f} | "
               f"{population.figure(found)} |")
     print("\n| agent | games | win rate against the people [95% CI] | person - agent, same dice [95% CI] "
           "| agent's loss per decision [95% CI] |")
@@ -108,7 +113,7 @@ def main() -> int:
         if "win_rate" not in a:
             continue
         print(f"| {a['policy']} | {a['games']} | {population.figure(a['win_rate'], percent=True)} | "
-              f"{population.figure(paired.get(a['policy'], {}), 2) if a['policy'] in paired else '-'} | "
+              f"{population.figure(paired[a['policy']], 2) if a['policy'] in paired else '-'} | "
               f"{population.figure(graded[a['policy']]) if a['policy'] in graded else '-'} |")
     return 0
 

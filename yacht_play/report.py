@@ -359,6 +359,14 @@ def to_html(report: dict) -> str:
     return "\n".join(parts)
 
 
+def save_json(path, report: dict) -> None:
+    """Write every figure of ``report`` as JSON, atomically (a crash leaves the old file or the new one)."""
+    from yacht_env.atomic_files import write_atomically
+
+    text = json.dumps(report, indent=2) + "\n"
+    write_atomically(path, lambda handle: handle.write(text.encode()))
+
+
 def save_plot(path, report: dict) -> None:
     """Four panels: agents' win rates, the histogram, loss by games played, people vs agents per decision."""
     import matplotlib
@@ -456,10 +464,7 @@ def run(args) -> int:
         return 2
     print("\n".join(text_lines(report)))
     if args.json:
-        from yacht_env.atomic_files import write_atomically
-
-        text = json.dumps(report, indent=2) + "\n"
-        write_atomically(args.json, lambda handle: handle.write(text.encode()))
+        save_json(args.json, report)
     if args.plot:
         save_plot(args.plot, report)
     return 0

@@ -33,4 +33,6 @@ def test_a_small_study_recovers_a_perfect_and_a_careless_group(tmp_path):
     assert (out / "report.png").read_bytes()[:4] == b"\x89PNG" and "finished games" in (out / "report.txt").read_text()
     assert (out / "study.db").exists()
     again = study("--out", str(out))  # a study never writes over another
-    assert again.returncode == 2 and "is not empty" in again.stderr and "Traceback" not in again.stderr
+    assert again.returncode == 2 and "not an empty folder" in again.stderr and "Traceback" not in again.stderr
+    refused = study("--out", str(tmp_path / "other"), "--agents", "optimal,bogus")
+    assert refused.returncode == 2 and "unknown policy 'bogus'" in refused.stderr and "Traceback" not in refused.stderr
