@@ -60,8 +60,11 @@ def parse_args(argv=None):
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="YAML config (see configs/)")
     source.add_argument("--resume", metavar="RUN_DIR", help="continue the run in this folder from its last checkpoint")
-    source.add_argument("--sweep", metavar="SWEEP_YAML",
-                        help="a sweep over configs on Ray Tune (see configs/sweep_quick.yaml); run it again to resume")
+    source.add_argument(
+        "--sweep",
+        metavar="SWEEP_YAML",
+        help="a sweep over configs on Ray Tune (see configs/sweep_quick.yaml); run it again to resume",
+    )
     parser.add_argument("--runs-dir", default="runs", help="where new run folders go (default runs/)")
     parser.add_argument("--ray-address", help="with --sweep: join this Ray cluster (default $RAY_ADDRESS, else Ray starts here)")
     parser.add_argument("--ray-cpus", type=int, help="with --sweep: CPUs of a Ray started here (default: all of this machine's)")
@@ -136,13 +139,17 @@ class PeriodicEvaluation(BaseCallback):
         """Evaluate the model, log the figures and append them to the learning curve."""
         run, env = self.config.run, self.config.env
         if env.num_players > 1:
-            learner = evaluate_model_at_table(self.model, "ppo", env.opponents, run.eval_games, run.eval_seed,
-                                              rules=env.rules)[0].standings[0]  # fmt: skip
+            learner = evaluate_model_at_table(self.model, "ppo", env.opponents, run.eval_games, run.eval_seed, rules=env.rules)[
+                0
+            ].standings[0]
             figures = {"win_rate": f"{learner.win_rate:.4f}", "mean_score": f"{learner.mean_score:.3f}"}
         else:
             summary = evaluate_against_optimum(self.model, self.config, run.eval_games, run.eval_seed)[0]
-            figures = {"mean_score": f"{summary.mean:.3f}", "percent_of_optimal": f"{summary.percent_of_optimal:.3f}",
-                       "regret_per_decision": f"{summary.regret_per_decision:.5f}"}  # fmt: skip
+            figures = {
+                "mean_score": f"{summary.mean:.3f}",
+                "percent_of_optimal": f"{summary.percent_of_optimal:.3f}",
+                "regret_per_decision": f"{summary.regret_per_decision:.5f}",
+            }
         for key, value in figures.items():
             self.logger.record(f"eval/{key}", float(value))
         self.logger.dump(self.num_timesteps)
@@ -187,8 +194,9 @@ def new_model(config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
     policy_kwargs = {"net_arch": list(ppo.net_arch), "activation_fn": activation}
     if ppo.policy == "lookahead":
         policy = LookaheadPolicy
-        policy_kwargs.update(temperature=ppo.lookahead_temperature, encoding=config.env.observation_encoding,
-                             rules=config.env.rules)
+        policy_kwargs.update(
+            temperature=ppo.lookahead_temperature, encoding=config.env.observation_encoding, rules=config.env.rules
+        )
     else:
         policy = "MultiInputPolicy" if config.env.observation_encoding == "dict" else "MlpPolicy"
     model = MaskablePPO(
@@ -263,8 +271,13 @@ def rewind_learning_curve(run_dir: Path, steps: int) -> float:
 def load_checkpoint(path: Path, config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
     """A checkpoint of this run (a zip the run wrote itself), with its learning rate rebuilt from the config."""
     try:
-        model = MaskablePPO.load(path, env=env, device="cpu", tensorboard_log=str(run_dir / "tb"),
-                                 custom_objects={"learning_rate": schedule(config.ppo.learning_rate), "lr_schedule": None})
+        model = MaskablePPO.load(
+            path,
+            env=env,
+            device="cpu",
+            tensorboard_log=str(run_dir / "tb"),
+            custom_objects={"learning_rate": schedule(config.ppo.learning_rate), "lr_schedule": None},
+        )
     except Exception as error:  # a cut or foreign zip fails in many ways inside SB3: the file is the problem
         raise ModelLoadError(f"checkpoint {str(path)!r} cannot be resumed: {first_line(error)}") from None
     model._setup_lr_schedule()  # rebuilt from the config, not unpickled
@@ -278,8 +291,10 @@ def start_from(model: MaskablePPO, path: str) -> None:
     source = load_sb3_model(path)
     check_model_rules(source, f"ppo.init_from {path!r}", model_rules(model))
     if source.observation_space != model.observation_space:
-        raise ModelLoadError(f"ppo.init_from {path!r} reads observations {source.observation_space}, "
-                             f"this run's env gives {model.observation_space}")
+        raise ModelLoadError(
+            f"ppo.init_from {path!r} reads observations {source.observation_space}, "
+            f"this run's env gives {model.observation_space}"
+        )
     try:
         model.set_parameters(source.get_parameters(), exact_match=True, device="cpu")
     except (RuntimeError, ValueError) as error:
@@ -406,8 +421,10 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False, on_evaluatio
     remaining = config.ppo.total_timesteps - model.num_timesteps
 
     # 4. Train, with checkpoints and periodic evaluation.
-    callbacks = [Checkpoints(run_dir, config.run.checkpoint_every),
-                 PeriodicEvaluation(config, run_dir, elapsed_before, on_evaluation)]
+    callbacks = [
+        Checkpoints(run_dir, config.run.checkpoint_every),
+        PeriodicEvaluation(config, run_dir, elapsed_before, on_evaluation),
+    ]
     if isinstance(config.ppo.ent_coef, Schedule):
         callbacks.append(EntropySchedule(config.ppo.ent_coef, config.ppo.total_timesteps))
     started = time.perf_counter()

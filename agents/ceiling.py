@@ -32,15 +32,11 @@ def _play_solitaire(rules: RuleSet, faces: np.ndarray, choose) -> np.ndarray:
     while not tables.over.all():
         rows = np.flatnonzero(~tables.over)
         hands, rolls_left, open_bits = tables.position(rows, seats[rows])
-        tables.play(
-            choose(hands, rolls_left, open_bits, tables.totals[rows, 0], rows), rows
-        )
+        tables.play(choose(hands, rolls_left, open_bits, tables.totals[rows, 0], rows), rows)
     return tables.totals[:, 0].copy()
 
 
-def ceiling_match(
-    games: int, seed: int = 0, rules: RuleSet | None = None, batch_size: int = 4096
-):
+def ceiling_match(games: int, seed: int = 0, rules: RuleSet | None = None, batch_size: int = 4096):
     """``knows-final`` against ``optimal`` at a table of two, deals and seatings as in :mod:`agents.tournament`.
 
     ``knows-final`` is told the optimum's final score ``y`` before it starts and maximizes its exact
@@ -60,12 +56,8 @@ def ceiling_match(
         faces = deal_dice(seed + first, count, 2, rules).reshape(
             (count * 2,) + (rules.num_turns, rules.rolls_per_turn, rules.num_dice)
         )
-        optimum = _play_solitaire(
-            rules, faces, lambda h, r, o, t, rows: optimal.best_actions_batch(h, r, o)
-        )
-        opponent_final = optimum.reshape(count, 2)[:, ::-1].reshape(
-            -1
-        )  # game on dice k faces the optimum on dice 1 - k
+        optimum = _play_solitaire(rules, faces, lambda h, r, o, t, rows: optimal.best_actions_batch(h, r, o))
+        opponent_final = optimum.reshape(count, 2)[:, ::-1].reshape(-1)  # game on dice k faces the optimum on dice 1 - k
 
         def knowing(h, r, o, t, rows, opponent_final=opponent_final):
             q = beat.q_values_batch(h, r, o, opponent_final[rows] - t)
@@ -96,15 +88,11 @@ def main(argv=None) -> None:
         default=20_000,
         help="games (every deal in both seatings; default 20000)",
     )
-    parser.add_argument(
-        "--seed", type=int, default=0, help="seed of deal 0 (default 0)"
-    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of deal 0 (default 0)")
     parser.add_argument("--json", help="write the figures to this JSON file")
     args = parser.parse_args(argv)
     if args.games < 4:
-        parser.error(
-            f"--games must be at least 4 (two deals, for a confidence interval), got {args.games}"
-        )
+        parser.error(f"--games must be at least 4 (two deals, for a confidence interval), got {args.games}")
     result, _ = ceiling_match(args.games, args.seed)
     print_tournament(result)
     if args.json:

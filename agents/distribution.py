@@ -71,15 +71,11 @@ def turn_outcomes(
         rerolling = actions < first_score
         keeps = keep_after[hands, np.where(rerolling, actions, 0)]
         weights = np.where(rerolling, flat_mass, 0.0).reshape(m, num_hands)
-        mass = np.einsum(
-            "sh,shj->sj", weights, dice.keep_to_hand[keeps.reshape(m, num_hands)]
-        )
+        mass = np.einsum("sh,shj->sj", weights, dice.keep_to_hand[keeps.reshape(m, num_hands)])
     return outcome
 
 
-def add_turn(
-    outcome: np.ndarray, later: np.ndarray, open_sets: np.ndarray, width: int
-) -> np.ndarray:
+def add_turn(outcome: np.ndarray, later: np.ndarray, open_sets: np.ndarray, width: int) -> np.ndarray:
     """``sum_{c,p} outcome[:, c, p] * shift(later[S - c], p)``, (len(open_sets), width)."""
     result = np.zeros((len(open_sets), width))
     for c in range(outcome.shape[1]):
@@ -101,24 +97,16 @@ class ScoreDistributions:
         self.solution = solve(rules)
         self.width = max_total(rules) + 1
         sets_count = 1 << rules.num_categories
-        self.turn = np.zeros(
-            (sets_count, rules.num_categories, int(rules.score_table.max()) + 1)
-        )
+        self.turn = np.zeros((sets_count, rules.num_categories, int(rules.score_table.max()) + 1))
         self.to_come = np.zeros((sets_count, self.width))
         self.to_come[0, 0] = 1.0
         probabilities = rules.dice.hand_probabilities
         for open_sets in open_sets_by_count(rules.num_categories)[1:]:
             for start in range(0, len(open_sets), SETS_PER_CHUNK):
                 sets = open_sets[start : start + SETS_PER_CHUNK]
-                start_mass = np.broadcast_to(
-                    probabilities, (len(sets), len(probabilities))
-                )
-                self.turn[sets] = turn_outcomes(
-                    rules, self.solution, sets, start_mass, rules.rolls_per_turn - 1
-                )
-                self.to_come[sets] = add_turn(
-                    self.turn[sets], self.to_come, sets, self.width
-                )
+                start_mass = np.broadcast_to(probabilities, (len(sets), len(probabilities)))
+                self.turn[sets] = turn_outcomes(rules, self.solution, sets, start_mass, rules.rolls_per_turn - 1)
+                self.to_come[sets] = add_turn(self.turn[sets], self.to_come, sets, self.width)
         self.turn.setflags(write=False)
         self.to_come.setflags(write=False)
 
@@ -140,20 +128,14 @@ class ScoreDistributions:
         else:
             start = np.zeros((1, self.rules.dice.num_hands))
             start[0, hand] = 1.0
-            outcome = turn_outcomes(
-                self.rules, self.solution, np.array([open_bits]), start, rolls_left
-            )
-            to_come = add_turn(
-                outcome, self.to_come, np.array([open_bits]), self.width
-            )[0]
+            outcome = turn_outcomes(self.rules, self.solution, np.array([open_bits]), start, rolls_left)
+            to_come = add_turn(outcome, self.to_come, np.array([open_bits]), self.width)[0]
         pmf = np.zeros(self.width)
         pmf[total:] = to_come[: self.width - total]
         return pmf
 
 
-_distributions: weakref.WeakKeyDictionary[RuleSet, ScoreDistributions] = (
-    weakref.WeakKeyDictionary()
-)
+_distributions: weakref.WeakKeyDictionary[RuleSet, ScoreDistributions] = weakref.WeakKeyDictionary()
 
 
 def score_distributions(rules: RuleSet | None = None) -> ScoreDistributions:
@@ -178,22 +160,12 @@ def score_distribution(
     ``total``: points already written; ``dice`` and ``rolls_left`` for a position inside a turn.
     """
     rules = rules or YACHT
-    open_bits = (
-        rules.all_open
-        if open_categories is None
-        else open_bits_from(open_categories, rules)
-    )
+    open_bits = rules.all_open if open_categories is None else open_bits_from(open_categories, rules)
     top = max_total(rules)
-    if (
-        isinstance(total, bool)
-        or not isinstance(total, (int, np.integer))
-        or not 0 <= total <= top
-    ):
+    if isinstance(total, bool) or not isinstance(total, (int, np.integer)) or not 0 <= total <= top:
         raise ValueError(f"total must be an integer in 0..{top}, got {total!r}")
     if (dice is None) != (rolls_left is None):
-        raise ValueError(
-            "give both dice and rolls_left for a position inside a turn, or neither for a turn start"
-        )
+        raise ValueError("give both dice and rolls_left for a position inside a turn, or neither for a turn start")
     hand = None
     if dice is not None:
         hand = rules.hand(dice)

@@ -302,11 +302,15 @@ def print_table(summaries: list[Summary], optimum: float, games: int, seed: int,
     from yacht_env.render import report_console
 
     rules = rule_set(rules)
-    table = Table(
-        title=f"{rules.name}: {games:,} games, seeds {seed}..{seed + games - 1}; optimal expected score {optimum:.4f}"
-    )
+    table = Table(title=f"{rules.name}: {games:,} games, seeds {seed}..{seed + games - 1}; optimal expected score {optimum:.4f}")
     columns = (
-        "policy", "mean ± sd", "95% CI", "% of optimum", "diff to optimal [95% CI]", "regret/decision", "regret/game [95% CI]"
+        "policy",
+        "mean ± sd",
+        "95% CI",
+        "% of optimum",
+        "diff to optimal [95% CI]",
+        "regret/decision",
+        "regret/game [95% CI]",
     )
     for column in columns:
         table.add_column(column, justify="left" if column == "policy" else "right")
@@ -383,21 +387,25 @@ def distribution_rows(logs: dict[str, GameLog], names: list[str], rules: RuleSet
     rows = []
     for name in names:
         scores = logs[name].scores
-        rows.append({
-            "policy": name,
-            "exact": False,
-            "quantiles": {str(q): float(np.quantile(scores, q, method="inverted_cdf")) for q in QUANTILES},
-            "at_least": {str(t): float((scores >= t).mean()) for t in thresholds},
-        })
+        rows.append(
+            {
+                "policy": name,
+                "exact": False,
+                "quantiles": {str(q): float(np.quantile(scores, q, method="inverted_cdf")) for q in QUANTILES},
+                "at_least": {str(t): float((scores >= t).mean()) for t in thresholds},
+            }
+        )
     if rules.has_sheet_state:
         return rows
     pmf = score_distribution(rules=rules)
-    rows.append({
-        "policy": "optimal (exact)",
-        "exact": True,
-        "quantiles": {str(q): float(v) for q, v in zip(QUANTILES, quantiles(pmf, QUANTILES))},
-        "at_least": {str(t): float(v) for t, v in zip(thresholds, at_least(pmf, thresholds))},
-    })
+    rows.append(
+        {
+            "policy": "optimal (exact)",
+            "exact": True,
+            "quantiles": {str(q): float(v) for q, v in zip(QUANTILES, quantiles(pmf, QUANTILES))},
+            "at_least": {str(t): float(v) for t, v in zip(thresholds, at_least(pmf, thresholds))},
+        }
+    )
     return rows
 
 
@@ -504,24 +512,40 @@ def main(argv=None):
     parser = argparse.ArgumentParser(
         prog="python -m agents.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("--policy", action="append", help=(
-        "random, greedy, optimal, target:T, ppo:PATH or ppo-zip:PATH (repeatable; default: random, greedy, optimal)"))
-    parser.add_argument("--table", help=(
-        "comma-separated policies at one table of 2 to 5 (e.g. win,optimal): play full games and report win rates"))
-    parser.add_argument("--rules", type=rules_value, default=RULE_SETS["yacht"], metavar="NAME", help=(
-        f"the rule set played: {', '.join(RULE_SETS)} (default yacht)"))
+    parser.add_argument(
+        "--policy",
+        action="append",
+        help=("random, greedy, optimal, target:T, ppo:PATH or ppo-zip:PATH (repeatable; default: random, greedy, optimal)"),
+    )
+    parser.add_argument(
+        "--table",
+        help=("comma-separated policies at one table of 2 to 5 (e.g. win,optimal): play full games and report win rates"),
+    )
+    parser.add_argument(
+        "--rules",
+        type=rules_value,
+        default=RULE_SETS["yacht"],
+        metavar="NAME",
+        help=(f"the rule set played: {', '.join(RULE_SETS)} (default yacht)"),
+    )
     parser.add_argument("--games", type=int, default=10_000, help="games per policy, or games at the --table (default 10000)")
     parser.add_argument("--seed", type=seed_value, default=0, help="seed of game 0, 0 or more; game g uses seed + g (default 0)")
     parser.add_argument("--batch-size", type=int, default=4096, help="games played at once (default 4096)")
     parser.add_argument("--json", help="write every figure to this JSON file")
     parser.add_argument("--plot", help="write a PNG of the score distributions to this file")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
-    parser.add_argument("--ray", action="store_true", help=(
-        "play the games as Ray tasks (pip install -e \".[distributed]\"); same figures as without"))
+    parser.add_argument(
+        "--ray",
+        action="store_true",
+        help=('play the games as Ray tasks (pip install -e ".[distributed]"); same figures as without'),
+    )
     parser.add_argument("--ray-address", help="join this Ray cluster (implies --ray; default $RAY_ADDRESS, else Ray starts here)")
     parser.add_argument("--ray-cpus", type=int, help="CPUs of a Ray started here (default: all of this machine's)")
-    parser.add_argument("--video", metavar="DIR", help=(
-        "record games of each --policy as MP4 files in DIR instead of evaluating (needs the video extra)"))
+    parser.add_argument(
+        "--video",
+        metavar="DIR",
+        help=("record games of each --policy as MP4 files in DIR instead of evaluating (needs the video extra)"),
+    )
     parser.add_argument("--video-games", type=int, default=3, help="games recorded per policy with --video (default 3)")
     args = parser.parse_args(argv)
     if args.video:
@@ -532,8 +556,9 @@ def main(argv=None):
         if args.video_games < 1:
             parser.error(f"--video-games must be at least 1, got {args.video_games}")
         try:
-            paths = record_games(args.policy or ["random", "greedy", "optimal"], args.video, args.video_games, args.seed,
-                                 rules=args.rules)  # fmt: skip
+            paths = record_games(
+                args.policy or ["random", "greedy", "optimal"], args.video, args.video_games, args.seed, rules=args.rules
+            )
         except ValueError as error:
             parser.exit(2, f"error: {error}\n")
         print("\n".join(str(path) for path in paths))
@@ -565,15 +590,31 @@ def main(argv=None):
         if args.policy:
             parser.error("--table and --policy do not go together: the table names its policies")
         try:
-            main_table(args.table, args.games, args.seed, args.batch_size, args.json, args.plot,
-                       show_progress=not args.no_progress, on_ray=on_ray, rules=args.rules)
+            main_table(
+                args.table,
+                args.games,
+                args.seed,
+                args.batch_size,
+                args.json,
+                args.plot,
+                show_progress=not args.no_progress,
+                on_ray=on_ray,
+                rules=args.rules,
+            )
         except ValueError as error:
             parser.exit(2, f"error: {error}\n")
         return
     names = args.policy or ["random", "greedy", "optimal"]
     try:
-        summaries, logs = evaluate(names, args.games, args.seed, rules=args.rules, batch_size=args.batch_size,
-                                   show_progress=not args.no_progress, on_ray=on_ray)
+        summaries, logs = evaluate(
+            names,
+            args.games,
+            args.seed,
+            rules=args.rules,
+            batch_size=args.batch_size,
+            show_progress=not args.no_progress,
+            on_ray=on_ray,
+        )
     except ValueError as error:
         parser.exit(2, f"error: {error}\n")
     optimum = expected_score(args.rules)

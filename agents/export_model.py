@@ -18,8 +18,9 @@ from agents.model_files import SUFFIX, ModelLoadError, export_model, load_model_
 
 def main(argv=None) -> int:
     """Run the command line: export the model in ``argv``, read it back, and return the exit status."""
-    parser = argparse.ArgumentParser(prog="python -m agents.export_model", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.export_model", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("zip", metavar="MODEL.zip", help="a MaskablePPO model saved by train.py (you trust it)")
     parser.add_argument("out", nargs="?", metavar=f"OUT{SUFFIX}", help=f"where to write (default: next to the zip, {SUFFIX})")
     args = parser.parse_args(argv)

@@ -51,8 +51,18 @@ ACTIVATIONS = ("relu", "tanh")
 MAX_LAYER_WIDTH = 65_536
 Q_SCALE = 50.0  # the look-ahead's points -> network inputs (agents/training/lookahead_policy.py)
 ILLEGAL_INPUT = -1.0  # what the look-ahead network sees for an illegal action's q
-FIELDS_V1 = ("format", "format_version", "policy", "lookahead_temperature", "observation_encoding", "num_players",
-             "rules", "num_actions", "net_arch", "activation")
+FIELDS_V1 = (
+    "format",
+    "format_version",
+    "policy",
+    "lookahead_temperature",
+    "observation_encoding",
+    "num_players",
+    "rules",
+    "num_actions",
+    "net_arch",
+    "activation",
+)
 FIELDS = (*FIELDS_V1, "rules_fingerprint")
 LEGACY_RULES = "yacht"  # the rules of every model saved before models named theirs
 
@@ -210,9 +220,11 @@ def model_metadata(model) -> tuple[dict, dict]:
         raise ValueError(f"cannot export activation {policy.activation_fn}; expected ReLU or Tanh")
     layers = list(policy.mlp_extractor.policy_net)
     linears = layers[0::2]
-    if not all(isinstance(layer, torch.nn.Linear) for layer in linears) or not all(
-        isinstance(layer, policy.activation_fn) for layer in layers[1::2]
-    ) or len(layers) != 2 * len(linears):
+    if (
+        not all(isinstance(layer, torch.nn.Linear) for layer in linears)
+        or not all(isinstance(layer, policy.activation_fn) for layer in layers[1::2])
+        or len(layers) != 2 * len(linears)
+    ):
         raise ValueError("cannot export the policy network: expected Linear and activation layers in turn")
     encoding, num_players = describe_space(model.observation_space, rules)
     tensors = {}

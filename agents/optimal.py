@@ -89,22 +89,31 @@ def open_bits_from(open_categories, rules: RuleSet | None = None) -> int:
             entries = [bool(e) for e in entries]
     else:
         entries = list(open_categories)
-    kinds = {"mask" if isinstance(e, (bool, np.bool_)) else "index" if isinstance(e, (numbers.Integral, np.integer))
-             else "name" if isinstance(e, str) else "other" for e in entries}
+    kinds = {
+        "mask"
+        if isinstance(e, (bool, np.bool_))
+        else "index"
+        if isinstance(e, (numbers.Integral, np.integer))
+        else "name"
+        if isinstance(e, str)
+        else "other"
+        for e in entries
+    }
     if "other" in kinds or len(kinds) > 1:
         raise ValueError(f"open_categories must be {forms}, one form only, got {open_categories!r}")
     if kinds == {"mask"}:
         if len(entries) != rules.num_categories:
             raise ValueError(
-                f"a boolean mask of open categories needs {rules.num_categories} entries, "
-                f"got {len(entries)}: {open_categories!r}"
+                f"a boolean mask of open categories needs {rules.num_categories} entries, got {len(entries)}: {open_categories!r}"
             )
         bits = sum(1 << c for c, is_open in enumerate(entries) if is_open)
     elif kinds == {"index"}:
         indices = [int(e) for e in entries]
         if len(set(indices)) != len(indices):
-            raise ValueError(f"open_categories {open_categories!r} repeats an index: a 0/1 mask must be given as bools "
-                             f"(e.g. mask.astype(bool)); allowed: {forms}")
+            raise ValueError(
+                f"open_categories {open_categories!r} repeats an index: a 0/1 mask must be given as bools "
+                f"(e.g. mask.astype(bool)); allowed: {forms}"
+            )
         bits = 0
         for index in indices:
             bits |= 1 << rules.check_category(index)

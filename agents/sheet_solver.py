@@ -117,10 +117,23 @@ class TurnTables:
     def kernel_args(self):
         """The tables in the order the kernels take them, after the state."""
         return (
-            self.scores_by_row, self.slots_by_row, self.slot_points, self.num_slots, self.alike_hands,
-            self.face_rows, self.joker_scores, self.joker_slots, self.hand_probabilities, self.hand_as_keep,
-            self.average_order, self.children, self.max_order, self.parents, self.parent_counts, self.params,
-        )  # fmt: skip
+            self.scores_by_row,
+            self.slots_by_row,
+            self.slot_points,
+            self.num_slots,
+            self.alike_hands,
+            self.face_rows,
+            self.joker_scores,
+            self.joker_slots,
+            self.hand_probabilities,
+            self.hand_as_keep,
+            self.average_order,
+            self.children,
+            self.max_order,
+            self.parents,
+            self.parent_counts,
+            self.params,
+        )
 
 
 def reachable_states(rules: RuleSet) -> np.ndarray:
@@ -166,8 +179,13 @@ def _after_values(open_bits, upper, yahtzee, later, values, slot_points, num_slo
     written; those are few, so this is looked up once per state, not once per hand.
     """
     yahtzee_row, cap, bonus_points, num_rows, num_upper, num_yahtzee = (
-        params[0], params[3], params[4], params[6], params[7], params[8]
-    )  # fmt: skip
+        params[0],
+        params[3],
+        params[4],
+        params[6],
+        params[7],
+        params[8],
+    )
     upper_bits = params[10]
     for c in range(num_rows):
         if (open_bits >> c) & 1:
@@ -187,8 +205,24 @@ def _after_values(open_bits, upper, yahtzee, later, values, slot_points, num_slo
 
 
 @njit(cache=True)
-def _score_now(open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
-               alike_hands, face_rows, joker_scores, joker_slots, params, after, out):  # fmt: skip
+def _score_now(
+    open_bits,
+    upper,
+    yahtzee,
+    later,
+    values,
+    scores_by_row,
+    slots_by_row,
+    slot_points,
+    num_slots,
+    alike_hands,
+    face_rows,
+    joker_scores,
+    joker_slots,
+    params,
+    after,
+    out,
+):
     """``W0`` of every hand for state ``(open_bits, upper, yahtzee)`` into ``out``; ``later`` False values no later turn."""
     yahtzee_row, lower_bits, joker_mode, yahtzee_bonus, num_rows = params[0], params[1], params[2], params[5], params[6]
     _after_values(open_bits, upper, yahtzee, later, values, slot_points, num_slots, params, after)
@@ -255,12 +289,53 @@ def _best_reroll(keep_values, hand_as_keep, max_order, parents, parent_counts, s
 
 
 @njit(cache=True)
-def _turn(open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots, alike_hands,
-          face_rows, joker_scores, joker_slots, hand_probabilities, hand_as_keep, average_order, children, max_order,
-          parents, parent_counts, params, after, score_now, hand_values, keep_values, keep_out):  # fmt: skip
+def _turn(
+    open_bits,
+    upper,
+    yahtzee,
+    later,
+    values,
+    scores_by_row,
+    slots_by_row,
+    slot_points,
+    num_slots,
+    alike_hands,
+    face_rows,
+    joker_scores,
+    joker_slots,
+    hand_probabilities,
+    hand_as_keep,
+    average_order,
+    children,
+    max_order,
+    parents,
+    parent_counts,
+    params,
+    after,
+    score_now,
+    hand_values,
+    keep_values,
+    keep_out,
+):
     """Expected value of one state's turn before its first roll; fills ``keep_out[j]`` with ``Kj`` when it has rows."""
-    _score_now(open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
-               alike_hands, face_rows, joker_scores, joker_slots, params, after, score_now)  # fmt: skip
+    _score_now(
+        open_bits,
+        upper,
+        yahtzee,
+        later,
+        values,
+        scores_by_row,
+        slots_by_row,
+        slot_points,
+        num_slots,
+        alike_hands,
+        face_rows,
+        joker_scores,
+        joker_slots,
+        params,
+        after,
+        score_now,
+    )
     hand_values[:] = score_now
     for rerolls_left in range(1, params[9]):
         _reroll(hand_values, hand_as_keep, average_order, children, keep_values)
@@ -274,9 +349,28 @@ def _turn(open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row,
 
 
 @njit(cache=True, parallel=True)
-def _solve_layer(states, later, values, scores_by_row, slots_by_row, slot_points, num_slots, alike_hands, face_rows,
-                 joker_scores, joker_slots, hand_probabilities, hand_as_keep, average_order, children, max_order,
-                 parents, parent_counts, params, num_chunks):  # fmt: skip
+def _solve_layer(
+    states,
+    later,
+    values,
+    scores_by_row,
+    slots_by_row,
+    slot_points,
+    num_slots,
+    alike_hands,
+    face_rows,
+    joker_scores,
+    joker_slots,
+    hand_probabilities,
+    hand_as_keep,
+    average_order,
+    children,
+    max_order,
+    parents,
+    parent_counts,
+    params,
+    num_chunks,
+):
     """``V`` of every state index in ``states`` (one layer: same number of open rows), in parallel."""
     num_upper, num_yahtzee = params[7], params[8]
     num_hands, num_keeps = scores_by_row.shape[1], children.shape[0]
@@ -293,11 +387,33 @@ def _solve_layer(states, later, values, scores_by_row, slots_by_row, slot_points
             upper = (state // num_yahtzee) % num_upper
             open_bits = state // (num_yahtzee * num_upper)
             values[state] = _turn(
-                open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
-                alike_hands, face_rows, joker_scores, joker_slots, hand_probabilities, hand_as_keep, average_order,
-                children, max_order, parents, parent_counts, params, after, score_now, hand_values, keep_values,
+                open_bits,
+                upper,
+                yahtzee,
+                later,
+                values,
+                scores_by_row,
+                slots_by_row,
+                slot_points,
+                num_slots,
+                alike_hands,
+                face_rows,
+                joker_scores,
+                joker_slots,
+                hand_probabilities,
+                hand_as_keep,
+                average_order,
+                children,
+                max_order,
+                parents,
+                parent_counts,
+                params,
+                after,
+                score_now,
+                hand_values,
+                keep_values,
                 no_keeps,
-            )  # fmt: skip
+            )
 
 
 def solve_sheet_values(rules: RuleSet, plan_ahead: bool = True) -> np.ndarray:
@@ -360,8 +476,25 @@ def equivalent_states(rules: RuleSet, reachable: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _row_values(hand, open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
-                face_rows, joker_scores, joker_slots, alike, params, after, out):  # fmt: skip
+def _row_values(
+    hand,
+    open_bits,
+    upper,
+    yahtzee,
+    later,
+    values,
+    scores_by_row,
+    slots_by_row,
+    slot_points,
+    num_slots,
+    face_rows,
+    joker_scores,
+    joker_slots,
+    alike,
+    params,
+    after,
+    out,
+):
     """Q of scoring ``hand`` in each row (``-inf`` where the rules forbid it), into ``out``."""
     yahtzee_row, lower_bits, joker_mode, yahtzee_bonus, num_rows = params[0], params[1], params[2], params[5], params[6]
     _after_values(open_bits, upper, yahtzee, later, values, slot_points, num_slots, params, after)
@@ -378,9 +511,33 @@ def _row_values(hand, open_bits, upper, yahtzee, later, values, scores_by_row, s
 
 
 @njit(cache=True)
-def _q_values_rows(order, hands, rolls_left, state_index, later, values, scores_by_row, slots_by_row, slot_points,
-                   num_slots, alike_hands, face_rows, joker_scores, joker_slots, hand_probabilities, hand_as_keep,
-                   average_order, children, max_order, parents, parent_counts, params, keep_after_reroll, alike, q):  # fmt: skip
+def _q_values_rows(
+    order,
+    hands,
+    rolls_left,
+    state_index,
+    later,
+    values,
+    scores_by_row,
+    slots_by_row,
+    slot_points,
+    num_slots,
+    alike_hands,
+    face_rows,
+    joker_scores,
+    joker_slots,
+    hand_probabilities,
+    hand_as_keep,
+    average_order,
+    children,
+    max_order,
+    parents,
+    parent_counts,
+    params,
+    keep_after_reroll,
+    alike,
+    q,
+):
     """Q of every action of the positions taken in ``order`` (grouped by state): each state's turn is run once."""
     num_upper, num_yahtzee, rolls = params[7], params[8], params[9]
     num_hands, num_keeps = scores_by_row.shape[1], children.shape[0]
@@ -396,14 +553,55 @@ def _q_values_rows(order, hands, rolls_left, state_index, later, values, scores_
         upper = (state // num_yahtzee) % num_upper
         open_bits = state // (num_yahtzee * num_upper)
         if state != previous:
-            _turn(open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
-                  alike_hands, face_rows, joker_scores, joker_slots, hand_probabilities, hand_as_keep, average_order,
-                  children, max_order, parents, parent_counts, params, after, score_now, hand_values, keep_values,
-                  keep_out)  # fmt: skip
+            _turn(
+                open_bits,
+                upper,
+                yahtzee,
+                later,
+                values,
+                scores_by_row,
+                slots_by_row,
+                slot_points,
+                num_slots,
+                alike_hands,
+                face_rows,
+                joker_scores,
+                joker_slots,
+                hand_probabilities,
+                hand_as_keep,
+                average_order,
+                children,
+                max_order,
+                parents,
+                parent_counts,
+                params,
+                after,
+                score_now,
+                hand_values,
+                keep_values,
+                keep_out,
+            )
             previous = state
         h = hands[row]
-        _row_values(h, open_bits, upper, yahtzee, later, values, scores_by_row, slots_by_row, slot_points, num_slots,
-                    face_rows, joker_scores, joker_slots, alike[h], params, after, q[row, first_score_action:])  # fmt: skip
+        _row_values(
+            h,
+            open_bits,
+            upper,
+            yahtzee,
+            later,
+            values,
+            scores_by_row,
+            slots_by_row,
+            slot_points,
+            num_slots,
+            face_rows,
+            joker_scores,
+            joker_slots,
+            alike[h],
+            params,
+            after,
+            q[row, first_score_action:],
+        )
         if rolls_left[row] > 0:
             for action in range(1, first_score_action):
                 q[row, action] = keep_out[rolls_left[row], keep_after_reroll[h, action]]
@@ -476,9 +674,17 @@ class SheetSolution:
         order = np.argsort(state_index, kind="stable")
         t = self.tables
         _q_values_rows(
-            order, hands.astype(np.int64), rolls_left, state_index, self.plan_ahead, self.state_values.reshape(-1),
-            *t.kernel_args(), self._keep_after_reroll, self._alike, q,
-        )  # fmt: skip
+            order,
+            hands.astype(np.int64),
+            rolls_left,
+            state_index,
+            self.plan_ahead,
+            self.state_values.reshape(-1),
+            *t.kernel_args(),
+            self._keep_after_reroll,
+            self._alike,
+            q,
+        )
         return q
 
     def best_actions_batch(self, hands, rolls_left, open_bits, upper_totals=0, yahtzee_full=0) -> np.ndarray:

@@ -62,9 +62,7 @@ def max_points_left(rules: RuleSet) -> np.ndarray:
 # -- within one turn ------------------------------------------------------------------------------
 
 
-def turn_q_values(
-    rules: RuleSet, hands, rolls_left, open_bits, end_values
-) -> np.ndarray:
+def turn_q_values(rules: RuleSet, hands, rolls_left, open_bits, end_values) -> np.ndarray:
     """Q of every action when the turn's end is worth ``end_values``, for N positions at once.
 
     ``end_values``: (N, num_categories, max_row_score + 1), the worth for position ``i`` of
@@ -165,9 +163,7 @@ def _turn_q(
                 hand_values[h] = best
 
 
-_tables_cache: weakref.WeakKeyDictionary[RuleSet, KeepTables] = (
-    weakref.WeakKeyDictionary()
-)
+_tables_cache: weakref.WeakKeyDictionary[RuleSet, KeepTables] = weakref.WeakKeyDictionary()
 
 
 def _keep_tables(rules: RuleSet) -> KeepTables:
@@ -217,9 +213,7 @@ def _solve_sets(
         for _ in range(rerolls):
             for h in range(num_hands):
                 keep_values[hand_as_keep[h]] = hand_values[h]
-            for i in range(
-                num_keeps - 1, -1, -1
-            ):  # largest keeps first: a keep averages its children
+            for i in range(num_keeps - 1, -1, -1):  # largest keeps first: a keep averages its children
                 k = keep_order[i]
                 if keep_sizes[k] == num_dice:
                     continue
@@ -334,9 +328,7 @@ class TargetSolution:
 
     def q_values_batch(self, hands, rolls_left, open_bits, needed) -> np.ndarray:
         """P(reaching ``needed`` more points) after each action, best play after; (N, num_actions), -inf illegal."""
-        return turn_q_values(
-            self.rules, hands, rolls_left, open_bits, self.end_values(open_bits, needed)
-        )
+        return turn_q_values(self.rules, hands, rolls_left, open_bits, self.end_values(open_bits, needed))
 
 
 # -- cache ----------------------------------------------------------------------------------------
@@ -345,9 +337,7 @@ class TargetSolution:
 def rules_key(rules: RuleSet) -> str:
     """A digest of everything the solution depends on: dice, rolls and the full score table."""
     digest = hashlib.sha256()
-    digest.update(
-        f"{rules.num_dice},{rules.num_faces},{rules.rolls_per_turn},{rules.num_categories}".encode()
-    )
+    digest.update(f"{rules.num_dice},{rules.num_faces},{rules.rolls_per_turn},{rules.num_categories}".encode())
     digest.update(np.ascontiguousarray(rules.score_table, dtype=np.int16).tobytes())
     return f"{rules.name}-{digest.hexdigest()[:16]}"
 
@@ -357,9 +347,7 @@ def cache_dir() -> Path:
     return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "yacht")
 
 
-def cached_table(
-    kind: str, rules: RuleSet, shape: tuple[int, ...], build
-) -> np.ndarray:
+def cached_table(kind: str, rules: RuleSet, shape: tuple[int, ...], build) -> np.ndarray:
     """``build(rules)`` read from / written to the disk cache; a missing, corrupt or foreign file is rebuilt."""
     path = cache_dir() / f"{kind}-{rules_key(rules)}.npy"
     try:
@@ -379,18 +367,14 @@ def cached_table(
     try:
         write_atomically(
             path,
-            lambda handle: np.save(
-                handle, np.ascontiguousarray(table), allow_pickle=False
-            ),
+            lambda handle: np.save(handle, np.ascontiguousarray(table), allow_pickle=False),
         )
     except OSError:
         pass  # an unwritable cache costs time, never correctness
     return table
 
 
-_solutions: weakref.WeakKeyDictionary[RuleSet, dict[float, TargetSolution]] = (
-    weakref.WeakKeyDictionary()
-)
+_solutions: weakref.WeakKeyDictionary[RuleSet, dict[float, TargetSolution]] = weakref.WeakKeyDictionary()
 TIE_KINDS = {1.0: "target", 0.5: "beat"}
 
 
@@ -411,9 +395,7 @@ def check_rows_score_alone(rules: RuleSet) -> RuleSet:
     return rules
 
 
-def solve_target(
-    rules: RuleSet | None = None, tie: float = 1.0, use_disk_cache: bool = True
-) -> TargetSolution:
+def solve_target(rules: RuleSet | None = None, tie: float = 1.0, use_disk_cache: bool = True) -> TargetSolution:
     """The target table of ``rules`` (default :data:`YACHT`): from memory, the disk cache, or solved.
 
     ``tie`` 1 (reach a target) or 1/2 (beat a known score, a tie counting half); see
@@ -427,18 +409,12 @@ def solve_target(
     if solution is None:
         shape = (1 << rules.num_categories, max_total(rules) + 1)
         build = lambda rules: solve_target_table(rules, tie)
-        table = (
-            cached_table(TIE_KINDS[tie], rules, shape, build)
-            if use_disk_cache
-            else build(rules)
-        )
+        table = cached_table(TIE_KINDS[tie], rules, shape, build) if use_disk_cache else build(rules)
         solution = per_rules[tie] = TargetSolution(rules, table)
     return solution
 
 
-def target_probabilities(
-    dice, rolls_left: int, open_categories, needed: int, rules: RuleSet | None = None
-) -> np.ndarray:
+def target_probabilities(dice, rolls_left: int, open_categories, needed: int, rules: RuleSet | None = None) -> np.ndarray:
     """For one position, the max probability of scoring at least ``needed`` more points after each action.
 
     ``dice`` in any order, ``rolls_left`` in ``0 .. rolls_per_turn - 1``, ``open_categories`` as for
@@ -450,6 +426,4 @@ def target_probabilities(
     if isinstance(needed, bool) or not isinstance(needed, (int, np.integer)):
         raise ValueError(f"needed must be an integer number of points, got {needed!r}")
     open_bits = open_bits_from(open_categories, rules)
-    return solve_target(rules).q_values_batch(
-        [hand], [rolls_left], [open_bits], [needed]
-    )[0]
+    return solve_target(rules).q_values_batch([hand], [rolls_left], [open_bits], [needed])[0]

@@ -359,9 +359,7 @@ def main_table(
 ) -> TournamentResult:
     """``python -m agents.evaluate --table a,b,... [--rules NAME]``: play, print, and write the JSON and plot."""
     names = [name.strip() for name in table.split(",") if name.strip()]
-    result, log = tournament(
-        names, games, seed, rules=rules, batch_size=batch_size, show_progress=show_progress, on_ray=on_ray
-    )
+    result, log = tournament(names, games, seed, rules=rules, batch_size=batch_size, show_progress=show_progress, on_ray=on_ray)
     print_tournament(result)
     if json_path:
         save_tournament_json(json_path, result)

@@ -38,12 +38,8 @@ from agents.target import check_rows_score_alone, max_points_left, max_total, so
 from yacht_env.rules import YACHT, RuleSet
 from yacht_env.table.encoding import make_table_encoding
 
-TIE_TOLERANCE = (
-    1e-12  # win probabilities this close count as equal; the expected score decides
-)
-END_VALUES_KEPT = (
-    20_000  # turns whose end values are kept for the turn's later decisions (~100 MB)
-)
+TIE_TOLERANCE = 1e-12  # win probabilities this close count as equal; the expected score decides
+END_VALUES_KEPT = 20_000  # turns whose end values are kept for the turn's later decisions (~100 MB)
 DECISIONS_PER_CHUNK = 512  # bounds the (decisions, points, scores) work array to ~60 MB
 
 
@@ -111,26 +107,18 @@ class WinTables:
         self.points_left = max_points_left(rules)
         self._kept: dict[bytes, np.ndarray] = {}
         self._end_shape = (rules.num_categories, self.max_row + 1)
-        possible = [
-            np.unique(column) for column in rules.score_table.T.astype(np.int64)
-        ]
+        possible = [np.unique(column) for column in rules.score_table.T.astype(np.int64)]
         self.row_score_counts = np.array([len(p) for p in possible], dtype=np.int64)
-        self.row_scores = np.zeros(
-            (rules.num_categories, self.row_score_counts.max()), dtype=np.int64
-        )
+        self.row_scores = np.zeros((rules.num_categories, self.row_score_counts.max()), dtype=np.int64)
         for c, p in enumerate(possible):
             self.row_scores[c, : len(p)] = p
 
-    def opponent_curves(
-        self, other_totals: np.ndarray, other_open_bits: np.ndarray
-    ) -> np.ndarray:
+    def opponent_curves(self, other_totals: np.ndarray, other_open_bits: np.ndarray) -> np.ndarray:
         """``g`` for N decisions from the opponents' totals and open sets, (N, width)."""
         to_come = self.distributions.to_come[other_open_bits]  # (N, opponents, width)
         return win_share_curve(shifted(to_come, other_totals, self.width))
 
-    def end_values(
-        self, open_bits: np.ndarray, totals: np.ndarray, curves: np.ndarray
-    ) -> np.ndarray:
+    def end_values(self, open_bits: np.ndarray, totals: np.ndarray, curves: np.ndarray) -> np.ndarray:
         """Win share of ending the turn with ``p`` points in row ``c``, then playing the optimum: (N, C, P+1).
 
         Only the scores row ``c`` can take are filled (the others are never read).
@@ -151,18 +139,12 @@ class WinTables:
         )
         return values
 
-    def q_values(
-        self, hands, rolls_left, open_bits, totals, other_totals, other_open_bits
-    ) -> np.ndarray:
+    def q_values(self, hands, rolls_left, open_bits, totals, other_totals, other_open_bits) -> np.ndarray:
         """Win share after each action, (N, num_actions), -inf where illegal."""
         open_bits = np.asarray(open_bits, dtype=np.int64).reshape(-1)
         totals = np.asarray(totals, dtype=np.int64).reshape(-1)
-        other_totals = np.asarray(other_totals, dtype=np.int64).reshape(
-            len(open_bits), -1
-        )
-        other_open_bits = np.asarray(other_open_bits, dtype=np.int64).reshape(
-            len(open_bits), -1
-        )
+        other_totals = np.asarray(other_totals, dtype=np.int64).reshape(len(open_bits), -1)
+        other_open_bits = np.asarray(other_open_bits, dtype=np.int64).reshape(len(open_bits), -1)
         return turn_q_values(
             self.rules,
             hands,
@@ -171,9 +153,7 @@ class WinTables:
             self.turn_end_values(open_bits, totals, other_totals, other_open_bits),
         )
 
-    def turn_end_values(
-        self, open_bits, totals, other_totals, other_open_bits
-    ) -> np.ndarray:
+    def turn_end_values(self, open_bits, totals, other_totals, other_open_bits) -> np.ndarray:
         """``end_values`` of each decision's turn; the table is the same for every decision of a turn, so
         they are kept (up to ``END_VALUES_KEPT`` turns) and reused.
         """
@@ -208,9 +188,7 @@ def best_with_fallback(q: np.ndarray, masks: np.ndarray, fallback) -> np.ndarray
     actions = near_best.argmax(axis=1).astype(np.int64)
     tied = np.flatnonzero(near_best.sum(axis=1) > 1)
     if tied.size:
-        actions[tied] = np.where(near_best[tied], fallback(tied), -np.inf).argmax(
-            axis=1
-        )
+        actions[tied] = np.where(near_best[tied], fallback(tied), -np.inf).argmax(axis=1)
     return actions
 
 
@@ -236,27 +214,16 @@ class WinPolicy(TableReadingPolicy):
     name = "win"
 
     def __init__(self, rules: RuleSet | None = None, num_players: int = 2):
-        if (
-            isinstance(num_players, bool)
-            or not isinstance(num_players, (int, np.integer))
-            or not 2 <= num_players <= 5
-        ):
-            raise ValueError(
-                f"the win policy plays at tables of 2 to 5 players, got {num_players!r}"
-            )
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= 5:
+            raise ValueError(f"the win policy plays at tables of 2 to 5 players, got {num_players!r}")
         super().__init__(rules, int(num_players))
         self.tables = win_tables(self.rules)
 
     @override
     def act_batch(self, observations, action_masks):
         hands, rolls_left, open_bits, totals = self.read(observations)
-        other_totals = np.asarray(observations["other_totals"], dtype=np.int64).reshape(
-            len(hands), -1
-        )
-        other_open = (
-            np.asarray(observations["other_open_categories"], dtype=np.int64)
-            @ self._open_weights
-        )
+        other_totals = np.asarray(observations["other_totals"], dtype=np.int64).reshape(len(hands), -1)
+        other_open = np.asarray(observations["other_open_categories"], dtype=np.int64) @ self._open_weights
         masks = np.asarray(action_masks)
         actions = np.empty(len(hands), dtype=np.int64)
         for start in range(0, len(hands), DECISIONS_PER_CHUNK):
@@ -270,9 +237,7 @@ class WinPolicy(TableReadingPolicy):
                 other_open[rows],
             )
             chunk = (hands[rows], rolls_left[rows], open_bits[rows])
-            expected = lambda tied, chunk=chunk: self.tables.solution.q_values_batch(
-                *(part[tied] for part in chunk)
-            )
+            expected = lambda tied, chunk=chunk: self.tables.solution.q_values_batch(*(part[tied] for part in chunk))
             actions[rows] = best_with_fallback(q, masks[rows], expected)
         return actions
 
@@ -283,14 +248,8 @@ class TargetPolicy(TableReadingPolicy):
     def __init__(self, target: int, rules: RuleSet | None = None, num_players: int = 1):
         super().__init__(rules, num_players)
         top = max_total(self.rules)
-        if (
-            isinstance(target, bool)
-            or not isinstance(target, (int, np.integer))
-            or not 0 <= target <= top
-        ):
-            raise ValueError(
-                f"a target must be a whole score in 0..{top}, got {target!r}"
-            )
+        if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or not 0 <= target <= top:
+            raise ValueError(f"a target must be a whole score in 0..{top}, got {target!r}")
         self.target = int(target)
         self.name = f"target:{self.target}"
         self.solution = solve_target(self.rules)
@@ -299,12 +258,8 @@ class TargetPolicy(TableReadingPolicy):
     @override
     def act_batch(self, observations, action_masks):
         hands, rolls_left, open_bits, totals = self.read(observations)
-        q = self.solution.q_values_batch(
-            hands, rolls_left, open_bits, self.target - totals
-        )
-        expected = lambda tied: self.optimal.q_values_batch(
-            hands[tied], rolls_left[tied], open_bits[tied]
-        )
+        q = self.solution.q_values_batch(hands, rolls_left, open_bits, self.target - totals)
+        expected = lambda tied: self.optimal.q_values_batch(hands[tied], rolls_left[tied], open_bits[tied])
         return best_with_fallback(q, action_masks, expected)
 
 
@@ -313,9 +268,7 @@ def parse_target(name: str, rules: RuleSet | None = None) -> int:
     text = name[len("target:") :]
     top = max_total(rules or YACHT)
     if not text.isdigit() or not 0 <= int(text) <= top:
-        raise ValueError(
-            f"policy {name!r}: the target must be a whole score in 0..{top}, e.g. target:200"
-        )
+        raise ValueError(f"policy {name!r}: the target must be a whole score in 0..{top}, e.g. target:200")
     return int(text)
 
 
@@ -347,16 +300,9 @@ def win_probabilities(
     top = max_total(rules)
     totals = [total] + [opponent[0] for opponent in opponents]
     for value in totals:
-        if (
-            isinstance(value, bool)
-            or not isinstance(value, (int, np.integer))
-            or not 0 <= value <= top
-        ):
+        if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= top:
             raise ValueError(f"a total must be an integer in 0..{top}, got {value!r}")
-    other_open = [
-        0 if len(list(categories)) == 0 else open_bits_from(categories, rules)
-        for _, categories in opponents
-    ]
+    other_open = [0 if len(list(categories)) == 0 else open_bits_from(categories, rules) for _, categories in opponents]
     tables = win_tables(rules)
     return tables.q_values(
         [hand],

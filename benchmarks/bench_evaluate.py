@@ -33,8 +33,10 @@ def main():
         log = play_games(policy, args.games, seed=repeat * args.games)
         seconds.append(time.perf_counter() - start)
     print(f"{args.games:,} games of {args.policy!r}, graded against the optimum, {args.repeats} repeats")
-    print(f"median {statistics.median(seconds):.2f} s (min {min(seconds):.2f}, max {max(seconds):.2f}); "
-          f"last mean score {log.scores.mean():.2f}")
+    print(
+        f"median {statistics.median(seconds):.2f} s (min {min(seconds):.2f}, max {max(seconds):.2f}); "
+        f"last mean score {log.scores.mean():.2f}"
+    )
 
 
 if __name__ == "__main__":

@@ -66,12 +66,24 @@ def throwaway_postgres():
 
     try:
         run(str(bindir / "initdb"), "-D", str(folder / "data"), "-U", "postgres", "--auth=trust", "-E", "UTF8")
-        run(str(bindir / "pg_ctl"), "-D", str(folder / "data"), "-l", str(folder / "log"), "-w", "-t", "60", "start",
-            "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=200")
+        run(
+            str(bindir / "pg_ctl"),
+            "-D",
+            str(folder / "data"),
+            "-l",
+            str(folder / "log"),
+            "-w",
+            "-t",
+            "60",
+            "start",
+            "-o",
+            f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=on -c max_connections=200",
+        )
         yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
     finally:
-        subprocess.run([*as_user, str(bindir / "pg_ctl"), "-D", str(folder / "data"), "-m", "immediate", "stop"],
-                       capture_output=True)
+        subprocess.run(
+            [*as_user, str(bindir / "pg_ctl"), "-D", str(folder / "data"), "-m", "immediate", "stop"], capture_output=True
+        )
         shutil.rmtree(folder, ignore_errors=True)
 
 
@@ -89,8 +101,9 @@ async def play_all(url: str, players: int, games: int, time_limit: float, think:
                 if time.monotonic() > deadline:
                     return
                 agents = [] if n % 2 == 0 else [AGENTS[(n // 2 + g) % len(AGENTS)]]
-                played.append(await run_async(client, chooser, Played(f"load{n}", "table" if agents else "solitaire",
-                                                                      agents), think=pause))
+                played.append(
+                    await run_async(client, chooser, Played(f"load{n}", "table" if agents else "solitaire", agents), think=pause)
+                )
 
     await asyncio.gather(*(person(n) for n in range(players)))
     return played
@@ -127,8 +140,12 @@ def percentiles(values) -> str:
 def bench(db_url: str, label: str, players: int, games: int, time_limit: float, think: float, folder: Path) -> None:
     from yacht_play.serve import db
 
-    server = Server(Path(db_url) if "://" not in db_url else folder / "unused.db", agents=",".join(AGENTS),
-                    log=folder / f"{label}.log", options=("--new-games-per-minute", "0"))
+    server = Server(
+        Path(db_url) if "://" not in db_url else folder / "unused.db",
+        agents=",".join(AGENTS),
+        log=folder / f"{label}.log",
+        options=("--new-games-per-minute", "0"),
+    )
     server.db = db_url
     server.start(timeout=300)
     try:
@@ -146,18 +163,28 @@ def bench(db_url: str, label: str, players: int, games: int, time_limit: float, 
     errors = [e for p in played for e in p.errors]
     human = [x for p in played for x in p.latencies]
     thinking = [x for p in played for x in p.agent_seconds]  # the requests in which agents moved
-    print(f"[{label}] {players} people at once, {finished} games finished in {seconds:.1f} s: "
-          f"{finished / seconds:.2f} games/s, {len(human) / seconds:.0f} actions/s")
+    print(
+        f"[{label}] {players} people at once, {finished} games finished in {seconds:.1f} s: "
+        f"{finished / seconds:.2f} games/s, {len(human) / seconds:.0f} actions/s"
+    )
     print(f"[{label}] action latency, agents' thinking excluded: {percentiles(human)}")
-    print(f"[{label}] the same, inside the server (Server-Timing: from the request reaching the app to its answer): "
-          f"{percentiles([x for p in played for x in p.server_latencies])}")
-    print(f"[{label}] agents' thinking per request in which they moved (the policies' own time, commits excluded): "
-          f"{percentiles(thinking)}")
-    print(f"[{label}] CPU: server {server_cpu:.1f} s ({server_cpu / max(len(human), 1) * 1000:.1f} ms per action), "
-          f"players {players_cpu:.1f} s, over {seconds:.1f} s on {os.cpu_count()} cores; "
-          f"load average at the end {os.getloadavg()[0]:.1f}")
-    print(f"[{label}] errors: {len(errors)}; retries: {sum(p.retries for p in played)}"
-          + (f"; first: {errors[0]}" if errors else ""))
+    print(
+        f"[{label}] the same, inside the server (Server-Timing: from the request reaching the app to its answer): "
+        f"{percentiles([x for p in played for x in p.server_latencies])}"
+    )
+    print(
+        f"[{label}] agents' thinking per request in which they moved (the policies' own time, commits excluded): "
+        f"{percentiles(thinking)}"
+    )
+    print(
+        f"[{label}] CPU: server {server_cpu:.1f} s ({server_cpu / max(len(human), 1) * 1000:.1f} ms per action), "
+        f"players {players_cpu:.1f} s, over {seconds:.1f} s on {os.cpu_count()} cores; "
+        f"load average at the end {os.getloadavg()[0]:.1f}"
+    )
+    print(
+        f"[{label}] errors: {len(errors)}; retries: {sum(p.retries for p in played)}"
+        + (f"; first: {errors[0]}" if errors else "")
+    )
     print(f"[{label}] database audit: {counts}")
 
 
@@ -166,9 +193,14 @@ def main() -> int:
     parser.add_argument("--players", type=int, default=200, help="simulated people at once (default 200)")
     parser.add_argument("--games", type=int, default=1, help="games per person (default 1)")
     parser.add_argument("--db", choices=("sqlite", "postgresql", "both"), default="both")
-    parser.add_argument("--think", type=float, default=2.0, metavar="S",
-                        help="mean seconds a person looks at the dice before each decision, drawn from an exponential "
-                        "distribution (default 2; 0: no pause, every person sends its next decision at once)")
+    parser.add_argument(
+        "--think",
+        type=float,
+        default=2.0,
+        metavar="S",
+        help="mean seconds a person looks at the dice before each decision, drawn from an exponential "
+        "distribution (default 2; 0: no pause, every person sends its next decision at once)",
+    )
     parser.add_argument("--time-limit", type=float, default=300.0, help="no new game after this many seconds")
     args = parser.parse_args()
     if not 1 <= args.players <= 1000 or not 1 <= args.games <= 100:
@@ -176,9 +208,11 @@ def main() -> int:
     if not 0 <= args.think <= 60:
         parser.error(f"--think {args.think}: seconds 0..60")
     folder = Path(tempfile.mkdtemp(prefix="yacht-bench-serve-"))
-    print(f"bench_serve: {args.players} people x {args.games} games, {args.think:g} s to think per decision "
-          f"(mean), agents {', '.join(AGENTS)}; "
-          f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}")
+    print(
+        f"bench_serve: {args.players} people x {args.games} games, {args.think:g} s to think per decision "
+        f"(mean), agents {', '.join(AGENTS)}; "
+        f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.1f}"
+    )
     try:
         if args.db in ("sqlite", "both"):
             bench(str(folder / "bench.db"), "sqlite", args.players, args.games, args.time_limit, args.think, folder)

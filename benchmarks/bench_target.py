@@ -46,9 +46,7 @@ def report(name: str, times: list[float], unit: str = "s") -> None:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
-    )
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--repeats", type=int, default=3)
     parser.add_argument("--rows", type=int, default=4096)
     args = parser.parse_args()
@@ -56,18 +54,12 @@ def main() -> None:
     tables = []
     report(
         "target table (solve_target_table)",
-        [
-            timed(lambda: tables.append(solve_target_table(YACHT)))
-            for _ in range(args.repeats)
-        ],
+        [timed(lambda: tables.append(solve_target_table(YACHT))) for _ in range(args.repeats)],
     )
     distributions = []
     report(
         "distributions (ScoreDistributions)",
-        [
-            timed(lambda: distributions.append(ScoreDistributions(YACHT)))
-            for _ in range(args.repeats)
-        ],
+        [timed(lambda: distributions.append(ScoreDistributions(YACHT))) for _ in range(args.repeats)],
     )
     with tempfile.TemporaryDirectory() as folder:
         os.environ["YACHT_CACHE_DIR"] = folder
@@ -93,9 +85,7 @@ def main() -> None:
     for _ in range(args.repeats):
         win._kept.clear()
         times.append(timed(lambda: win.q_values(*positions)))
-    report(
-        f"win decisions ({n} at once), per decision", [1e6 * t / n for t in times], "µs"
-    )
+    report(f"win decisions ({n} at once), per decision", [1e6 * t / n for t in times], "µs")
     table = tables[-1]
     d = distributions[-1]
     print(
@@ -103,9 +93,7 @@ def main() -> None:
         f"turn outcomes {d.turn.shape}: {d.turn.nbytes / 2**20:.1f} MiB; "
         f"points to come {d.to_come.shape}: {d.to_come.nbytes / 2**20:.1f} MiB"
     )
-    print(
-        f"peak resident memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB"
-    )
+    print(f"peak resident memory of this process: {resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024:.0f} MiB")
 
 
 if __name__ == "__main__":

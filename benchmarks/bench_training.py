@@ -43,9 +43,14 @@ def steps_per_second(config, steps: int, keep_lookahead: bool = True, unchecked:
         if not keep_lookahead:  # sb3-contrib's own buffer: the extractor computes q at every read of a sample
             old = model.rollout_buffer
             model.rollout_buffer = MaskableRolloutBuffer(
-                old.buffer_size, old.observation_space, old.action_space, old.device,
-                gae_lambda=old.gae_lambda, gamma=old.gamma, n_envs=old.n_envs,
-            )  # fmt: skip
+                old.buffer_size,
+                old.observation_space,
+                old.action_space,
+                old.device,
+                gae_lambda=old.gae_lambda,
+                gamma=old.gamma,
+                n_envs=old.n_envs,
+            )
         start = time.perf_counter()
         with unchecked_distributions() if unchecked else contextlib.nullcontext():
             model.learn(total_timesteps=steps)
@@ -59,8 +64,11 @@ def main():
     parser.add_argument("--config", default="configs/quick.yaml")
     parser.add_argument("--steps", type=int, default=100_000)
     parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--compare-lookahead", action="store_true",
-                        help="compare the look-ahead kept in the rollout buffer against recomputing it (see above)")
+    parser.add_argument(
+        "--compare-lookahead",
+        action="store_true",
+        help="compare the look-ahead kept in the rollout buffer against recomputing it (see above)",
+    )
     parser.add_argument("overrides", nargs="*", metavar="key=value", help="config overrides, e.g. ppo.policy=mlp")
     args = parser.parse_args()
     if args.compare_lookahead:
@@ -112,14 +120,18 @@ def compare_lookahead(args) -> None:
             rates[keep, unchecked].append(steps_per_second(config, args.steps, keep_lookahead=keep, unchecked=unchecked))
         loads.append(load_average())
     overrides = " ".join(args.overrides)
-    print(f"MaskablePPO training throughput, {args.config} {overrides} (rules {config.env.rules}), "
-          f"{args.steps:,} steps x {args.repeats} repeats, alternating")  # fmt: skip
+    print(
+        f"MaskablePPO training throughput, {args.config} {overrides} (rules {config.env.rules}), "
+        f"{args.steps:,} steps x {args.repeats} repeats, alternating"
+    )
     print(f"{'setup':<40}{'median steps/s':>16}{'min':>10}{'max':>10}{'vs before':>11}")
     before = statistics.median(rates[False, False])
     for setup, label in setups.items():
         values = rates[setup]
-        print(f"{label:<40}{statistics.median(values):>16,.0f}{min(values):>10,.0f}{max(values):>10,.0f}"
-              f"{statistics.median(values) / before:>10.2f}x")  # fmt: skip
+        print(
+            f"{label:<40}{statistics.median(values):>16,.0f}{min(values):>10,.0f}{max(values):>10,.0f}"
+            f"{statistics.median(values) / before:>10.2f}x"
+        )
     print(f"load averages (1, 5, 15 min) at the start and after each repeat: {' | '.join(loads)}")
 
 

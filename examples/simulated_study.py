@@ -47,12 +47,20 @@ def main() -> int:
     """Serve, simulate every group, report, and print what the report recovered next to what was put in."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True, help="a new folder for the database and the report")
-    parser.add_argument("--temperatures", type=float, nargs="+", default=[0.3, 1.0, 3.0],
-                        help="one group of people per temperature, in points (default 0.3 1 3)")
+    parser.add_argument(
+        "--temperatures",
+        type=float,
+        nargs="+",
+        default=[0.3, 1.0, 3.0],
+        help="one group of people per temperature, in points (default 0.3 1 3)",
+    )
     parser.add_argument("--players", type=int, default=34, help="people per temperature (default 34)")
     parser.add_argument("--games", type=int, default=10, help="duplicate games per person (default 10)")
-    parser.add_argument("--agents", default="optimal,ppo:models/ppo.safetensors,greedy",
-                        help="the agents the people play in turn (default optimal, the shipped PPO model, greedy)")
+    parser.add_argument(
+        "--agents",
+        default="optimal,ppo:models/ppo.safetensors,greedy",
+        help="the agents the people play in turn (default optimal, the shipped PPO model, greedy)",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the people's choices (the dice are the server's)")
     args = parser.parse_args()
     if args.players < 1 or args.games < 1 or any(not 0 <= t < 1e6 for t in args.temperatures):
@@ -64,8 +72,9 @@ def main() -> int:
 
     database = args.out / "study.db"
     try:
-        server = Server(database, agents=",".join(agents), log=args.out / "serve.log",
-                        options=("--new-games-per-minute", "0")).start(timeout=300)
+        server = Server(
+            database, agents=",".join(agents), log=args.out / "serve.log", options=("--new-games-per-minute", "0")
+        ).start(timeout=300)
     except RuntimeError:  # yacht serve refused to start: its own one-line reason is the log's last line
         lines = (args.out / "serve.log").read_text().strip().splitlines() or ["(no output)"]
         print(f"simulated_study: yacht serve did not start: {lines[-1]}", file=sys.stderr)
@@ -74,8 +83,18 @@ def main() -> int:
     try:
         for number, temperature in enumerate(args.temperatures):
             started = time.perf_counter()
-            played = asyncio.run(simulate(server.url, args.players, args.games, temperature, "duplicate", agents,
-                                          seed=args.seed + number, prefix=group_prefix(temperature)))
+            played = asyncio.run(
+                simulate(
+                    server.url,
+                    args.players,
+                    args.games,
+                    temperature,
+                    "duplicate",
+                    agents,
+                    seed=args.seed + number,
+                    prefix=group_prefix(temperature),
+                )
+            )
             errors = [e for p in played for e in p.errors]
             if errors:
                 print(f"simulated_study: {len(errors)} requests failed; first: {errors[0]}", file=sys.stderr)
@@ -84,8 +103,10 @@ def main() -> int:
             for p in played:
                 losses.setdefault(p.name, []).extend(p.expected_losses)
             put_in[temperature] = {name: np.mean(values) for name, values in losses.items()}
-            print(f"temperature {temperature:g}: {len(played)} games by {args.players} people in "
-                  f"{time.perf_counter() - started:.0f} s")
+            print(
+                f"temperature {temperature:g}: {len(played)} games by {args.players} people in "
+                f"{time.perf_counter() - started:.0f} s"
+            )
     finally:
         server.stop()
 
@@ -102,19 +123,22 @@ def main() -> int:
     print("|---|---|---|---|")
     for temperature, expected in put_in.items():
         found = population.estimate([recovered[n] for n in expected], "people", players=len(expected), clip=population.LOSS)
-        print(f"| {temperature:g} | {len(expected)} | {np.mean(list(expected.values())):.3f} | "
-              f"{population.figure(found)} |")
-    print("\n| agent | games | win rate against the people [95% CI] | person - agent, same dice [95% CI] "
-          "| agent's loss per decision [95% CI] |")
+        print(f"| {temperature:g} | {len(expected)} | {np.mean(list(expected.values())):.3f} | {population.figure(found)} |")
+    print(
+        "\n| agent | games | win rate against the people [95% CI] | person - agent, same dice [95% CI] "
+        "| agent's loss per decision [95% CI] |"
+    )
     print("|---|---|---|---|---|")
     paired = {d["policy"]: d["person_minus_agent"] for d in report["duplicate"] if "person_minus_agent" in d}
     graded = {a["policy"]: a["all"] for a in report["agents_graded"] if "all" in a}
     for a in report["agents_vs_people"]:
         if "win_rate" not in a:
             continue
-        print(f"| {a['policy']} | {a['games']} | {population.figure(a['win_rate'], percent=True)} | "
-              f"{population.figure(paired[a['policy']], 2) if a['policy'] in paired else '-'} | "
-              f"{population.figure(graded[a['policy']]) if a['policy'] in graded else '-'} |")
+        print(
+            f"| {a['policy']} | {a['games']} | {population.figure(a['win_rate'], percent=True)} | "
+            f"{population.figure(paired[a['policy']], 2) if a['policy'] in paired else '-'} | "
+            f"{population.figure(graded[a['policy']]) if a['policy'] in graded else '-'} |"
+        )
     return 0
 
 

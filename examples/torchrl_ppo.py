@@ -62,7 +62,10 @@ def train(frames: int, frames_per_batch: int = 1024, epochs: int = 4, minibatch:
     env = make_env(seed)
     actor, critic = make_agent(env)
     collector = Collector(
-        lambda: make_env(seed), actor, frames_per_batch=frames_per_batch, total_frames=frames,
+        lambda: make_env(seed),
+        actor,
+        frames_per_batch=frames_per_batch,
+        total_frames=frames,
         auto_register_policy_transforms=False,
     )
     advantage = GAE(gamma=1.0, lmbda=0.95, value_network=critic)

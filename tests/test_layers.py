@@ -30,15 +30,21 @@ def import_graph() -> dict[str, set[str]]:
                 targets.update(alias.name for alias in node.names)
             elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
                 # ``from package import module`` imports the module; ``from module import name`` the module
-                targets.update(f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules else node.module
-                               for alias in node.names)  # fmt: skip
+                targets.update(
+                    f"{node.module}.{alias.name}" if f"{node.module}.{alias.name}" in modules else node.module
+                    for alias in node.names
+                )
         graph[name] = {target for target in targets if target in modules and target != name}
     return graph
 
 
 def test_no_module_imports_from_a_layer_above_it():
-    wrong = [(name, target) for name, targets in import_graph().items() for target in targets
-             if LAYER[target.split(".")[0]] > LAYER[name.split(".")[0]]]  # fmt: skip
+    wrong = [
+        (name, target)
+        for name, targets in import_graph().items()
+        for target in targets
+        if LAYER[target.split(".")[0]] > LAYER[name.split(".")[0]]
+    ]
     assert wrong == []
 
 
@@ -109,7 +115,8 @@ print("played", totals)
 
 
 def test_every_env_plays_with_agents_and_human_play_unimportable():
-    result = subprocess.run([sys.executable, "-c", PLAY_EVERY_ENV_WITHOUT_AGENTS], cwd=ROOT, capture_output=True, text=True,
-                            timeout=300)
+    result = subprocess.run(
+        [sys.executable, "-c", PLAY_EVERY_ENV_WITHOUT_AGENTS], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
     assert result.returncode == 0, result.stderr[-3000:]
     assert result.stdout.startswith("played")

@@ -85,9 +85,7 @@ class DiceSpace:
     def keeps(self) -> tuple[tuple[int, ...], ...]:
         """All sorted sub-hands of 0..num_dice dice, shortest first."""
         faces = range(1, self.num_faces + 1)
-        return tuple(
-            keep for size in range(self.num_dice + 1) for keep in itertools.combinations_with_replacement(faces, size)
-        )
+        return tuple(keep for size in range(self.num_dice + 1) for keep in itertools.combinations_with_replacement(faces, size))
 
     @property
     def num_keeps(self) -> int:

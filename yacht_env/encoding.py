@@ -255,8 +255,9 @@ class Features(OneHot):
     @override
     def encode(self, hand, rolls_left, open_bits, upper_total=0, yahtzee_full=0):
         if self.sheet_width or self.has_joker:
-            batch = self.encode_batch(np.array([hand]), np.array([rolls_left]), np.array([open_bits]), [upper_total],
-                                      [yahtzee_full])  # fmt: skip
+            batch = self.encode_batch(
+                np.array([hand]), np.array([rolls_left]), np.array([open_bits]), [upper_total], [yahtzee_full]
+            )
             return batch[0]
         open_flags = self.open_part[open_bits]
         return np.concatenate((self.hand_part[hand], self.rolls_part[rolls_left], open_flags, self.scores[hand] * open_flags))
@@ -336,6 +337,7 @@ class DictEncoding(Encoding):
 
 
 ENCODINGS = {cls.name: cls for cls in (Flat, Counts, OneHot, Features, DictEncoding)}
+
 
 def make_encoding(name: str, rules: RuleSet) -> Encoding:
     """The encoding called ``name`` for ``rules`` (shared: encodings are immutable tables)."""

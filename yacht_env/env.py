@@ -231,8 +231,9 @@ class YachtEnv(GameSettings, gym.Env):
             if self._last_reroll is not None:
                 hand, mask = self._last_reroll
                 held = render_rgb.held_dice(self.rules.dice.hands[hand], mask, self.dice)
-            return render_rgb.render_frame(self.rules, self.dice, self._rolls_left, self.sheet, self.turn, held=held,
-                                           total=self.total)  # fmt: skip
+            return render_rgb.render_frame(
+                self.rules, self.dice, self._rolls_left, self.sheet, self.turn, held=held, total=self.total
+            )
         text = render_position(self.rules, self.dice, self._rolls_left, self.sheet, self.turn, total=self.total)
         if self.render_mode == "human":
             print(text + "\n")

@@ -53,8 +53,16 @@ class RuleArrays(NamedTuple):
 
 
 # Few arrays, as each argument of a compiled call costs the caller time (the single env steps one game a call).
-SHEET_RULES = ("has_sheet_state", "bonus_threshold", "bonus_points", "yahtzee_row", "yahtzee_bonus", "joker_mode",
-               "lower_bits", "upper_bits")  # fmt: skip
+SHEET_RULES = (
+    "has_sheet_state",
+    "bonus_threshold",
+    "bonus_points",
+    "yahtzee_row",
+    "yahtzee_bonus",
+    "joker_mode",
+    "lower_bits",
+    "upper_bits",
+)
 """The order of :attr:`RuleArrays.sheet_rules`."""
 HAS_SHEET_STATE, BONUS_THRESHOLD, BONUS_POINTS, YAHTZEE_ROW, YAHTZEE_BONUS, JOKER_MODE, LOWER_BITS, UPPER_BITS = range(
     len(SHEET_RULES)
@@ -76,18 +84,34 @@ def rule_arrays(rules: RuleSet) -> RuleArrays:
     """The arrays of ``rules`` that :func:`advance` reads, built once per rule set."""
     check_playable(rules)
     dice = rules.dice
-    sheet_rules = np.array([
-        int(rules.has_sheet_state), rules.upper_cap, rules.bonus_points, rules.yahtzee_row_index, rules.yahtzee_bonus,
-        rules.joker_mode, rules.lower_bits, rules.upper_bits,
-    ], dtype=np.int64)  # fmt: skip
+    sheet_rules = np.array(
+        [
+            int(rules.has_sheet_state),
+            rules.upper_cap,
+            rules.bonus_points,
+            rules.yahtzee_row_index,
+            rules.yahtzee_bonus,
+            rules.joker_mode,
+            rules.lower_bits,
+            rules.upper_bits,
+        ],
+        dtype=np.int64,
+    )
     score_tables = np.stack([rules.score_table, rules.joker_score_table])
     alike_faces = np.where(rules.alike_hands, rules.face_rows, NOT_ALIKE).astype(np.int64)
     for array in (sheet_rules, score_tables, alike_faces):
         array.setflags(write=False)
     return RuleArrays(
-        score_tables, dice.kept_code, dice.hand_of_code, dice.place_values, dice.reroll_bits, dice.reroll_rank,
-        legal_mask_table(rules), alike_faces, sheet_rules,
-    )  # fmt: skip
+        score_tables,
+        dice.kept_code,
+        dice.hand_of_code,
+        dice.place_values,
+        dice.reroll_bits,
+        dice.reroll_rank,
+        legal_mask_table(rules),
+        alike_faces,
+        sheet_rules,
+    )
 
 
 # -- dice --------------------------------------------------------------------------------------
@@ -146,8 +170,22 @@ def hand_of_roll(roll, hand_of_code, place_values):
 
 
 @njit(cache=True)
-def start_games(games, faces, hands, rolls_left, open_bits, turns_done, totals, upper_totals, sheets, seat, over, all_open,
-                hand_of_code, place_values):  # fmt: skip
+def start_games(
+    games,
+    faces,
+    hands,
+    rolls_left,
+    open_bits,
+    turns_done,
+    totals,
+    upper_totals,
+    sheets,
+    seat,
+    over,
+    all_open,
+    hand_of_code,
+    place_values,
+):
     """Put every seat of each game in ``games`` at its first roll with an empty sheet, seat 0 to act."""
     num_players = faces.shape[1]
     rolls_per_turn = faces.shape[3]
@@ -174,9 +212,31 @@ def legal_rows(hand, open_bits, alike_faces, sheet_rules):
 
 
 @njit(cache=True)
-def advance(games, actions, faces, hands, rolls_left, open_bits, turns_done, totals, upper_totals, sheets, seat, over,
-            score_tables, kept_code, hand_of_code, place_values, reroll_bits, reroll_rank, mask_table, alike_faces,
-            sheet_rules, points, legal):  # fmt: skip
+def advance(
+    games,
+    actions,
+    faces,
+    hands,
+    rolls_left,
+    open_bits,
+    turns_done,
+    totals,
+    upper_totals,
+    sheets,
+    seat,
+    over,
+    score_tables,
+    kept_code,
+    hand_of_code,
+    place_values,
+    reroll_bits,
+    reroll_rank,
+    mask_table,
+    alike_faces,
+    sheet_rules,
+    points,
+    legal,
+):
     """Play ``actions[k]`` for the seat to act in game ``games[k]``, for every ``k``, in place.
 
     An action the rules forbid now (including any action in a finished game) changes nothing and
@@ -315,8 +375,18 @@ class Tables:
     @property
     def state(self) -> tuple[np.ndarray, ...]:
         """The arrays :func:`advance` and :func:`start_games` update in place, in their argument order."""
-        return (self.faces, self.hands, self.rolls_left, self.open_bits, self.turns_done, self.totals, self.upper_totals,
-                self.sheets, self.seat, self.over)  # fmt: skip
+        return (
+            self.faces,
+            self.hands,
+            self.rolls_left,
+            self.open_bits,
+            self.turns_done,
+            self.totals,
+            self.upper_totals,
+            self.sheets,
+            self.seat,
+            self.over,
+        )
 
     # -- starting ------------------------------------------------------------------------------
 
@@ -345,8 +415,17 @@ class Tables:
         tables = self._indices(tables)
         out = np.empty((len(tables), self.num_actions), dtype=np.int8)
         arrays = self.arrays
-        gather_masks(tables, self.hands, self.rolls_left, self.open_bits, self.seat, arrays.mask_table, arrays.alike_faces,
-                     arrays.sheet_rules, out)  # fmt: skip
+        gather_masks(
+            tables,
+            self.hands,
+            self.rolls_left,
+            self.open_bits,
+            self.seat,
+            arrays.mask_table,
+            arrays.alike_faces,
+            arrays.sheet_rules,
+            out,
+        )
         return out
 
     def position(self, tables, seats) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

@@ -177,9 +177,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
         seat = self._seat_of[agent]
         observation = self.encoding.of_seat(self.tables, 0, seat)
         acting = (
-            agent in self.agents
-            and agent == self.agent_selection
-            and not (self.terminations[agent] or self.truncations[agent])
+            agent in self.agents and agent == self.agent_selection and not (self.terminations[agent] or self.truncations[agent])
         )
         mask = self.tables.legal_masks([0])[0] if acting else np.zeros(self.layout.num_actions, dtype=np.int8)
         return {"observation": observation, "action_mask": mask}

@@ -483,9 +483,13 @@ class RuleSet:
         if not 0 < open_bits <= self.all_open:
             raise ValueError(f"open_bits {open_bits!r} is out of range 1..{self.all_open}")
         legal, joker = placement(
-            int(open_bits), bool(self.alike_hands[hand]), int(self.face_rows[hand]), self.yahtzee_row_index,
-            self.lower_bits, self.joker_mode,
-        )  # fmt: skip
+            int(open_bits),
+            bool(self.alike_hands[hand]),
+            int(self.face_rows[hand]),
+            self.yahtzee_row_index,
+            self.lower_bits,
+            self.joker_mode,
+        )
         return int(legal), bool(joker)
 
     def scores_now(self, dice, open_bits: int) -> dict[int, int]:
@@ -510,8 +514,16 @@ class RuleSet:
         open_bits = np.asarray(open_bits, dtype=np.int64).reshape(-1)
         jokers = np.zeros(hands.shape, dtype=bool)
         if self.joker != "none":
-            _jokers(hands, open_bits, self.alike_hands, self.face_rows, self.yahtzee_row_index, self.lower_bits,
-                    self.joker_mode, jokers)  # fmt: skip
+            _jokers(
+                hands,
+                open_bits,
+                self.alike_hands,
+                self.face_rows,
+                self.yahtzee_row_index,
+                self.lower_bits,
+                self.joker_mode,
+                jokers,
+            )
         return jokers
 
     def score_on(self, sheet: Sheet, dice, category) -> ScoreResult:
@@ -524,9 +536,7 @@ class RuleSet:
         legal, joker = self.scoring_options(hand, sheet.open_bits)
         if not legal >> row & 1:
             allowed = [self.category_names[c] for c in range(self.num_categories) if legal >> c & 1]
-            raise ValueError(
-                f"{self.category_names[row]!r} cannot be scored now; allowed: {', '.join(allowed) or 'none'}"
-            )
+            raise ValueError(f"{self.category_names[row]!r} cannot be scored now; allowed: {', '.join(allowed) or 'none'}")
         points = int((self.joker_score_table if joker else self.score_table)[hand, row])
         alike = bool(self.alike_hands[hand])
         yahtzee_bonus = int(extra_yahtzee_bonus(alike, bool(sheet.yahtzee_box), self.yahtzee_bonus))

@@ -37,8 +37,9 @@ __all__ = ["YachtVectorEnv", "check_actions", "sample_legal_actions"]
 
 
 @njit(cache=True)
-def _settle(points, legal, over, illegal_counts, illegal_action_penalty, max_illegal_actions, rewards, terminated,
-            truncated, illegal):  # fmt: skip
+def _settle(
+    points, legal, over, illegal_counts, illegal_action_penalty, max_illegal_actions, rewards, terminated, truncated, illegal
+):
     """What ``YachtEnv.step`` makes of each game's transition: reward, episode end, illegal count."""
     for i in range(points.shape[0]):
         if legal[i]:
@@ -355,8 +356,18 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         truncated = np.empty(n, dtype=bool)
         illegal = self._illegal
         advance(self._game.all_tables, actions, *self._advance_args, self._points, self._legal)
-        _settle(self._points, self._legal, self._game.over, self._illegal_counts, self.illegal_action_penalty,
-                self.max_illegal_actions, rewards, terminated, truncated, illegal)  # fmt: skip
+        _settle(
+            self._points,
+            self._legal,
+            self._game.over,
+            self._illegal_counts,
+            self.illegal_action_penalty,
+            self.max_illegal_actions,
+            rewards,
+            terminated,
+            truncated,
+            illegal,
+        )
 
         reasons = {}
         if illegal.any():
@@ -389,8 +400,14 @@ class YachtVectorEnv(GameSettings, VectorEnv):
             turns = self._turn_numbers().tolist()
             return [self._frame(i, sheet, turn) for i, (sheet, turn) in enumerate(zip(self.sheets, turns))]
         return [
-            render_position(self.rules, self.rules.dice.hands[self._hands[i]], int(self._rolls_left[i]), sheet, turn,
-                            total=int(self._totals[i]))  # fmt: skip
+            render_position(
+                self.rules,
+                self.rules.dice.hands[self._hands[i]],
+                int(self._rolls_left[i]),
+                sheet,
+                turn,
+                total=int(self._totals[i]),
+            )
             for i, (sheet, turn) in enumerate(zip(self.sheets, self._turn_numbers().tolist()))
         ]
 
@@ -402,8 +419,9 @@ class YachtVectorEnv(GameSettings, VectorEnv):
             hand, mask = self._last_rerolls[i]
             held = render_rgb.held_dice(self.rules.dice.hands[hand], mask, dice)
         rolls_left = int(self._rolls_left[i])
-        return render_rgb.render_frame(self.rules, dice, rolls_left, self.sheets[i], turn, held=held, title=f"game {i}",
-                                       total=int(self._totals[i]))  # fmt: skip
+        return render_rgb.render_frame(
+            self.rules, dice, rolls_left, self.sheets[i], turn, held=held, title=f"game {i}", total=int(self._totals[i])
+        )
 
     def action_masks(self) -> np.ndarray:
         """Legal actions of every sub-env as bool, shape (num_envs, num_actions) (the sb3-contrib convention)."""

@@ -117,8 +117,10 @@ def sheet_states(decisions: list[dict], rules: RuleSet) -> tuple[np.ndarray, np.
         key = (decision["game_id"], decision["seat"])
         sheet = sheets.get(key) or rules.new_sheet()
         if open_bits_from(decision["open"], rules) != sheet.open_bits:
-            raise RecordError(f"game {decision['game_id']}, seat {decision['seat']}: turn {decision['turn']} comes without "
-                              "the decisions before it, so its sheet (upper subtotal, Yahtzee box) is unknown")
+            raise RecordError(
+                f"game {decision['game_id']}, seat {decision['seat']}: turn {decision['turn']} comes without "
+                "the decisions before it, so its sheet (upper subtotal, Yahtzee box) is unknown"
+            )
         upper[i] = sheet.upper_total
         full[i] = int(bool(sheet.yahtzee_box) and rules.tracks_yahtzee_box)
         if not layout.is_reroll(decision["action"]):
@@ -177,13 +179,29 @@ def report_players(games: list[GameRecord], grader: Grader, source: str = "recor
         rows_of[name].append(i)
     for name, report in reports.items():
         rows = np.array(rows_of[name])
-        fill(report, [decisions[i] for i in rows], graded.loss[rows], graded.chosen[rows],
-             graded.q[rows], graded.best_action[rows], rules, worst)
+        fill(
+            report,
+            [decisions[i] for i in rows],
+            graded.loss[rows],
+            graded.chosen[rows],
+            graded.q[rows],
+            graded.best_action[rows],
+            rules,
+            worst,
+        )
     return list(reports.values())
 
 
-def fill(report: PlayerReport, decisions: list[dict], loss: np.ndarray, chosen: np.ndarray, q: np.ndarray,
-         best_action: np.ndarray, rules: RuleSet, worst: int) -> None:
+def fill(
+    report: PlayerReport,
+    decisions: list[dict],
+    loss: np.ndarray,
+    chosen: np.ndarray,
+    q: np.ndarray,
+    best_action: np.ndarray,
+    rules: RuleSet,
+    worst: int,
+) -> None:
     """Fill ``report`` from the player's graded decisions: games, scores, points lost, and the ``worst`` decisions."""
     is_row = np.array([d["points"] is not None for d in decisions])
     turns = np.array([d["turn"] for d in decisions])
@@ -213,8 +231,11 @@ def fill(report: PlayerReport, decisions: list[dict], loss: np.ndarray, chosen: 
         for turn in range(1, rules.num_turns + 1)
     ]
     order = np.argsort(-loss, kind="stable")
-    report.worst = [worst_entry(decisions[i], float(loss[i]), float(chosen[i]), q[i], int(best_action[i]), rules)
-                    for i in order[:worst] if loss[i] > 0]
+    report.worst = [
+        worst_entry(decisions[i], float(loss[i]), float(chosen[i]), q[i], int(best_action[i]), rules)
+        for i in order[:worst]
+        if loss[i] > 0
+    ]
 
 
 def worst_entry(decision: dict, loss: float, chosen: float, q: np.ndarray, best: int, rules: RuleSet) -> dict:
@@ -280,8 +301,10 @@ def print_report(reports: list[PlayerReport], files: list[str], optimum: float, 
     from yacht_env.render import report_console
 
     console = report_console()
-    table = Table(title=f"Expected points lost against the optimum ({rules} rules: optimal expected score {optimum:.2f})",
-                  caption="(replay): the agent played on the same dice streams as the people in the records")
+    table = Table(
+        title=f"Expected points lost against the optimum ({rules} rules: optimal expected score {optimum:.2f})",
+        caption="(replay): the agent played on the same dice streams as the people in the records",
+    )
     table.add_column("", justify="left")
     for report in reports:
         table.add_column(f"{report.label}\n[dim]{report.kind}[/dim]", justify="right")
@@ -309,8 +332,13 @@ def print_report(reports: list[PlayerReport], files: list[str], optimum: float, 
             worst_table.add_column(column, justify="right" if column in ("turn", "roll", "loss", "exp. final") else "left")
         for entry in report.worst:
             worst_table.add_row(
-                entry["game_id"], str(entry["turn"]), str(entry["roll"]), dice_text(entry["dice"]), entry["chosen"],
-                entry["best"], f"{entry['expected_final_chosen']:.2f} / {entry['expected_final_best']:.2f}",
+                entry["game_id"],
+                str(entry["turn"]),
+                str(entry["roll"]),
+                dice_text(entry["dice"]),
+                entry["chosen"],
+                entry["best"],
+                f"{entry['expected_final_chosen']:.2f} / {entry['expected_final_best']:.2f}",
                 f"{entry['loss']:.3f}",
             )
         console.print(worst_table)
@@ -329,8 +357,13 @@ def json_ready(value):
 
 def save_json(path, reports: list[PlayerReport], files: list[str], optimum: float, rules: str = "yacht") -> None:
     """Write the reports to ``path`` as JSON."""
-    document = {"schema": 1, "files": files, "rules": rules, "optimal_expected_score": optimum,
-                "players": [dict(asdict(r), label=r.label) for r in reports]}
+    document = {
+        "schema": 1,
+        "files": files,
+        "rules": rules,
+        "optimal_expected_score": optimum,
+        "players": [dict(asdict(r), label=r.label) for r in reports],
+    }
     text = json.dumps(json_ready(document), indent=2) + "\n"
     write_atomically(path, lambda handle: handle.write(text.encode()))
 
@@ -341,7 +374,6 @@ def save_plot(path, reports: list[PlayerReport]) -> None:
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
-
 
     figure_, (by_turn, by_kind) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [3, 1]})
     width = 0.8 / max(len(reports), 1)
@@ -370,16 +402,26 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``yacht analyze`` to ``parser``."""
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("files", nargs="+", metavar="FILE",
-                        help="game records (JSON lines) written by yacht play or match.write_agent_games")
-    parser.add_argument("--agent", action="append", default=[], metavar="NAME",
-                        help="also grade this agent on the same dice: random, greedy, optimal, "
-                        "ppo:PATH or ppo-zip:PATH (repeatable)")
-    parser.add_argument("--rules", choices=list(RULE_SETS), metavar="NAME",
-                        help=f"the rule set the games must have been played under: {', '.join(RULE_SETS)} "
-                        "(default: the records', which must all be one)")
-    parser.add_argument("--worst", type=int, default=5, metavar="N",
-                        help="worst decisions listed per player, 1 or more (default 5)")
+    parser.add_argument(
+        "files", nargs="+", metavar="FILE", help="game records (JSON lines) written by yacht play or match.write_agent_games"
+    )
+    parser.add_argument(
+        "--agent",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also grade this agent on the same dice: random, greedy, optimal, ppo:PATH or ppo-zip:PATH (repeatable)",
+    )
+    parser.add_argument(
+        "--rules",
+        choices=list(RULE_SETS),
+        metavar="NAME",
+        help=f"the rule set the games must have been played under: {', '.join(RULE_SETS)} "
+        "(default: the records', which must all be one)",
+    )
+    parser.add_argument(
+        "--worst", type=int, default=5, metavar="N", help="worst decisions listed per player, 1 or more (default 5)"
+    )
     parser.add_argument("--json", metavar="PATH", help="write every figure to this JSON file")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the losses by turn and by decision type")
     parser.set_defaults(run=run)
@@ -415,8 +457,10 @@ def rules_of(games: list[GameRecord]) -> RuleSet:
     first = games[0]
     for game in games:
         if game.header["rules"] != first.header["rules"]:
-            raise RecordError(f"game {first.game_id} was played under the {first.header['rules']} rules and game "
-                              f"{game.game_id} under {game.header['rules']}: grade one rule set at a time (--rules NAME)")
+            raise RecordError(
+                f"game {first.game_id} was played under the {first.header['rules']} rules and game "
+                f"{game.game_id} under {game.header['rules']}: grade one rule set at a time (--rules NAME)"
+            )
     return rule_set(first.header["rules"])
 
 

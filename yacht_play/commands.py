@@ -31,9 +31,17 @@ SCORE_WORDS = {"s", "score"}
 ALL_WORDS = {"all", "*"}
 NONE_WORDS = {"none", "nothing", "-"}
 ROW_ALIASES = {  # short names; the first row of the list that the rules have
-    "3k": ("three_of_a_kind",), "tk": ("three_of_a_kind",), "4k": ("four_of_a_kind",), "fk": ("four_of_a_kind",),
-    "fh": ("full_house",), "ls": ("little_straight", "large_straight"), "bs": ("big_straight",),
-    "ss": ("small_straight",), "1p": ("one_pair",), "2p": ("two_pairs",), "y": ("yacht", "yahtzee", "yatzy"),
+    "3k": ("three_of_a_kind",),
+    "tk": ("three_of_a_kind",),
+    "4k": ("four_of_a_kind",),
+    "fk": ("four_of_a_kind",),
+    "fh": ("full_house",),
+    "ls": ("little_straight", "large_straight"),
+    "bs": ("big_straight",),
+    "ss": ("small_straight",),
+    "1p": ("one_pair",),
+    "2p": ("two_pairs",),
+    "y": ("yacht", "yahtzee", "yatzy"),
 }
 
 USAGE = "k DICE keeps dice (k 3 3), r POSITIONS re-rolls (r 1 4), s ROW scores (s 9, s full_house), ? help, q quit"
@@ -194,8 +202,11 @@ def parse_command(text: str, dice: tuple[int, ...], rolls_left: int, open_bits: 
         if layout.why_illegal(action, rolls_left, open_bits, rules.hand(list(dice))) is not None:  # the forced joker rule
             allowed, _ = rules.scoring_options(list(dice), open_bits)
             rows = [c for c in range(rules.num_categories) if allowed >> c & 1]
-            where = (f"{rules.categories[rows[0]].title} ({rows[0] + 1})" if len(rows) == 1
-                     else "rows " + " ".join(str(c + 1) for c in rows))  # one line on 80 columns
+            where = (
+                f"{rules.categories[rows[0]].title} ({rows[0] + 1})"
+                if len(rows) == 1
+                else "rows " + " ".join(str(c + 1) for c in rows)
+            )  # one line on 80 columns
             title = rules.categories[row].title
             raise CommandError(f"{title} cannot take this Yahtzee: the forced joker rule sends it to {where}")
         return Command("action", action)

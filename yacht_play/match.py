@@ -59,8 +59,10 @@ def check_table(header: dict, where: str) -> None:
         # Schema 1 seated table seat s on seed S + s; from schema 2 every seat records the match's seed.
         wanted = seed + index if mode == "table" and header["schema"] == 1 else seed
         if player["seed"] != wanted:
-            raise RecordError(f"{where}: field 'players.{index}.seed': a {mode} game with seed {seed} seats it on {wanted}, "
-                              f"got {player['seed']}")
+            raise RecordError(
+                f"{where}: field 'players.{index}.seed': a {mode} game with seed {seed} seats it on {wanted}, "
+                f"got {player['seed']}"
+            )
 
 
 @dataclass(frozen=True)
@@ -101,8 +103,9 @@ def rules_named(name: str) -> RuleSet:
 def check_same_rules(recorded: str, wanted: RuleSet | None, what: str) -> None:
     """``RecordError`` when a game recorded under ``recorded`` is to be used under other rules ``wanted``."""
     if wanted is not None and wanted.name != recorded:
-        raise RecordError(f"{what} was played under the {recorded} rules, not {wanted.name}: "
-                          f"use --rules {recorded} (or leave --rules out)")
+        raise RecordError(
+            f"{what} was played under the {recorded} rules, not {wanted.name}: use --rules {recorded} (or leave --rules out)"
+        )
 
 
 class Seat:
@@ -237,8 +240,16 @@ class Match:
     Call :meth:`record_to` to have the header and every later record written as they happen.
     """
 
-    def __init__(self, seats: list[Seat], mode: str, seed: int, rules: RuleSet | None = None,
-                 game_id: str | None = None, coach: bool = False, started: str | None = None):
+    def __init__(
+        self,
+        seats: list[Seat],
+        mode: str,
+        seed: int,
+        rules: RuleSet | None = None,
+        game_id: str | None = None,
+        coach: bool = False,
+        started: str | None = None,
+    ):
         self.seats = seats
         self.mode = mode
         self.seed = seed
@@ -272,8 +283,15 @@ class Match:
                 seat.bind(self.game, 0, index)
 
     @classmethod
-    def new(cls, players: list[Player], seed: int, mode: str = "solitaire", rules: RuleSet | None = None,
-            coach: bool = False, policies: dict | None = None) -> Match:
+    def new(
+        cls,
+        players: list[Player],
+        seed: int,
+        mode: str = "solitaire",
+        rules: RuleSet | None = None,
+        coach: bool = False,
+        policies: dict | None = None,
+    ) -> Match:
         """A fresh game. Agents' policies are built from their names unless given in ``policies`` (by seat)."""
         rules = rules or YACHT
         policies = dict(policies or {})
@@ -289,8 +307,9 @@ class Match:
         return cls(seats, mode, seed, rules, coach=coach)
 
     @classmethod
-    def resume(cls, game: GameRecord, policies: dict | None = None, agents: bool = True, source: str = "",
-               rules: RuleSet | None = None) -> Match:
+    def resume(
+        cls, game: GameRecord, policies: dict | None = None, agents: bool = True, source: str = "", rules: RuleSet | None = None
+    ) -> Match:
         """The match of a recorded game, with every recorded decision replayed on its dice.
 
         This is the one check of a game's meaning (every line's schema is checked on reading, by
@@ -323,7 +342,8 @@ class Match:
                 if info["policy"] not in BUILT_IN_POLICIES:
                     raise RecordError(
                         f"the record names the agent {info['policy']!r} for seat {info['seat'] + 1} ({info['name']}): a record "
-                        "never makes yacht play load a model; name the agents again with --vs, in seat order")
+                        "never makes yacht play load a model; name the agents again with --vs, in seat order"
+                    )
                 policy_seed = None if header["seed"] is None else header["seed"] + info["seat"]
                 num_players = 1 if header["mode"] == "duplicate" else len(header["players"])
                 policy = load_policy(info["policy"], rules, policy_seed, num_players)
@@ -355,21 +375,34 @@ class Match:
         seat = self.current
         if seat is None:
             raise RecordError(f"{where}: decision recorded after every sheet was full")
-        expected = {"game_id": self.game_id, "seat": seat.index, "player": seat.name, "kind": seat.kind, "seed": seat.seed,
-                    "turn": seat.turn, "roll": seat.roll, "dice": list(seat.dice), "rolls_left": seat.rolls_left,
-                    "open": seat.open_names}
+        expected = {
+            "game_id": self.game_id,
+            "seat": seat.index,
+            "player": seat.name,
+            "kind": seat.kind,
+            "seed": seat.seed,
+            "turn": seat.turn,
+            "roll": seat.roll,
+            "dice": list(seat.dice),
+            "rolls_left": seat.rolls_left,
+            "open": seat.open_names,
+        }
         for key, value in expected.items():
             if record[key] != value:
-                raise RecordError(f"{where}: decision does not fit the game: field {key!r}: the replay has {value!r}, "
-                                  f"the record {record[key]!r}")
+                raise RecordError(
+                    f"{where}: decision does not fit the game: field {key!r}: the replay has {value!r}, "
+                    f"the record {record[key]!r}"
+                )
         try:
             played = self.play(record["action"], record["seconds"])
         except (ValueError, GameOverError) as error:
             raise RecordError(f"{where}: field 'action': {error}") from None
         for key in ("action_text", "points", "total"):
             if played[key] != record[key]:
-                raise RecordError(f"{where}: decision does not fit the game: field {key!r}: the replay gives {played[key]!r}, "
-                                  f"the record {record[key]!r}")
+                raise RecordError(
+                    f"{where}: decision does not fit the game: field {key!r}: the replay gives {played[key]!r}, "
+                    f"the record {record[key]!r}"
+                )
         self.decisions[-1] = record
 
     # -- recording -----------------------------------------------------------------------------
@@ -461,8 +494,14 @@ class Match:
         self.decisions.append(record)
         self._emit(record)
         if self.finished:
-            self.end = {"schema": self.header["schema"], "type": "end", "game_id": self.game_id, "totals": self.totals,
-                        "winners": self.winners, "time": now()}
+            self.end = {
+                "schema": self.header["schema"],
+                "type": "end",
+                "game_id": self.game_id,
+                "totals": self.totals,
+                "winners": self.winners,
+                "time": now(),
+            }
             self._emit(self.end)
         return record
 
@@ -521,13 +560,17 @@ def check_agent_rules(name: str, rules: RuleSet) -> None:
     if name.startswith("ppo:"):
         from agents.model_files import read_model_file
 
-        trained = read_model_file(name[len("ppo:"):])[0]["rules"]
+        trained = read_model_file(name[len("ppo:") :])[0]["rules"]
         if trained != rules.name:
-            raise ValueError(f"agent {name!r} is a model trained for the {trained} rules; this game plays {rules.name}: "
-                             f"choose random, greedy, optimal or a model trained for {rules.name}")
+            raise ValueError(
+                f"agent {name!r} is a model trained for the {trained} rules; this game plays {rules.name}: "
+                f"choose random, greedy, optimal or a model trained for {rules.name}"
+            )
     if rules.has_sheet_state and (name == "win" or name.startswith("target:")):
-        raise ValueError(f"agent {name!r} plays rule sets without bonuses or jokers (its exact tables cover only those); "
-                         f"this game plays {rules.name}: choose random, greedy, optimal or a ppo model")
+        raise ValueError(
+            f"agent {name!r} plays rule sets without bonuses or jokers (its exact tables cover only those); "
+            f"this game plays {rules.name}: choose random, greedy, optimal or a ppo model"
+        )
 
 
 def stack_observations(observations: list):
@@ -537,8 +580,13 @@ def stack_observations(observations: list):
     return np.stack(observations)
 
 
-def play_agent_games(policy, streams: list[tuple[int | None, np.ndarray]], rules: RuleSet | None = None,
-                     name: str | None = None, mode: str = "evaluation") -> list[GameRecord]:
+def play_agent_games(
+    policy,
+    streams: list[tuple[int | None, np.ndarray]],
+    rules: RuleSet | None = None,
+    name: str | None = None,
+    mode: str = "evaluation",
+) -> list[GameRecord]:
     """An agent's games on the given dice streams (``(seed, faces)`` pairs), as records.
 
     The games are stepped together so the policy decides for all of them in one batch; each

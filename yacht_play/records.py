@@ -66,6 +66,7 @@ class RecordError(ValueError):
 
 # -- the schema: every line is checked field by field, strictly (no "1" for 1, no true for 1) ----
 
+
 class _Line(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid", populate_by_name=True)
 
@@ -132,16 +133,32 @@ LINE_MODELS = {"game": GameLine, "decision": DecisionLine, "end": EndLine}
 def _expected(item: dict) -> str:
     """What a pydantic error says was expected, short: ``an integer``, ``one of 'game', ...``."""
     kind, context = item["type"], item.get("ctx") or {}
-    words = {"int_type": "an integer", "string_type": "a string", "bool_type": "true or false", "list_type": "a list",
-             "float_type": "a number", "model_type": "an object", "dict_type": "an object", "int_from_float": "an integer",
-             "missing": "present", "extra_forbidden": "absent (unknown field)", "none_required": "null"}
+    words = {
+        "int_type": "an integer",
+        "string_type": "a string",
+        "bool_type": "true or false",
+        "list_type": "a list",
+        "float_type": "a number",
+        "model_type": "an object",
+        "dict_type": "an object",
+        "int_from_float": "an integer",
+        "missing": "present",
+        "extra_forbidden": "absent (unknown field)",
+        "none_required": "null",
+    }
     if kind in words:
         return words[kind]
     if kind == "literal_error":
         return f"one of {context.get('expected')}"
     if kind in ("greater_than_equal", "less_than", "less_than_equal", "greater_than"):
-        return item["msg"].removeprefix("Input should be ").replace("greater than or equal to", ">=").replace(
-            "less than or equal to", "<=").replace("greater than", ">").replace("less than", "<")
+        return (
+            item["msg"]
+            .removeprefix("Input should be ")
+            .replace("greater than or equal to", ">=")
+            .replace("less than or equal to", "<=")
+            .replace("greater than", ">")
+            .replace("less than", "<")
+        )
     return item["msg"].removeprefix("Value error, ").removeprefix("Input should be ").removeprefix("Input should have ")
 
 

@@ -99,8 +99,10 @@ def one_rule_set(games: list[GameRecord], default: str) -> str:
     """The rule set ``games`` share (``default`` when there are none); ``ValueError`` naming them when they mix."""
     names = sorted({g.header["rules"] for g in games})
     if len(names) > 1:
-        raise ValueError(f"the games were played under {len(names)} rule sets ({', '.join(names)}): "
-                         "report one at a time (--rules NAME, or ?rules=NAME)")
+        raise ValueError(
+            f"the games were played under {len(names)} rule sets ({', '.join(names)}): "
+            "report one at a time (--rules NAME, or ?rules=NAME)"
+        )
     return names[0] if names else default
 
 
@@ -145,9 +147,13 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
             entry["diffs"].append(float(np.mean([totals[seat["seat"]] - totals[h["seat"]] for h in humans])))
             entry["people"].update(h["name"] for h in humans)
     agents_vs_people = [
-        {"policy": policy, "games": len(e["wins"]), "people": len(e["people"]),
-         "win_rate": estimate(e["wins"], "games", len(e["people"]), clip=(0.0, 1.0)),
-         "score_difference": estimate(e["diffs"], "games", len(e["people"]))}
+        {
+            "policy": policy,
+            "games": len(e["wins"]),
+            "people": len(e["people"]),
+            "win_rate": estimate(e["wins"], "games", len(e["people"]), clip=(0.0, 1.0)),
+            "score_difference": estimate(e["diffs"], "games", len(e["people"])),
+        }
         for policy, e in sorted(policies.items())
     ]
 
@@ -156,21 +162,25 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
     per_player = []
     for name in names:
         mine = human & (player == name)
-        per_player.append({
-            "name": name,
-            "games": len(set(game_of[mine].tolist())),
-            "all": estimate(loss[mine], "decisions", clip=LOSS),
-            "reroll": estimate(loss[mine & ~is_row], "decisions", clip=LOSS),
-            "row": estimate(loss[mine & is_row], "decisions", clip=LOSS),
-        })
+        per_player.append(
+            {
+                "name": name,
+                "games": len(set(game_of[mine].tolist())),
+                "all": estimate(loss[mine], "decisions", clip=LOSS),
+                "reroll": estimate(loss[mine & ~is_row], "decisions", clip=LOSS),
+                "row": estimate(loss[mine & is_row], "decisions", clip=LOSS),
+            }
+        )
     person_means = {k: [p[k]["mean"] for p in per_player if p[k]["mean"] is not None] for k in ("all", "reroll", "row")}
     population = {
         "people": len(names),
         "games": len({g for g, h in zip(game_of.tolist(), human) if h}),
         "over_people": {k: estimate(v, "people", len(v), clip=LOSS) for k, v in person_means.items()},
-        "pooled": {"all": estimate(loss[human], "decisions", len(names), clip=LOSS),
-                   "reroll": estimate(loss[human & ~is_row], "decisions", len(names), clip=LOSS),
-                   "row": estimate(loss[human & is_row], "decisions", len(names), clip=LOSS)},
+        "pooled": {
+            "all": estimate(loss[human], "decisions", len(names), clip=LOSS),
+            "reroll": estimate(loss[human & ~is_row], "decisions", len(names), clip=LOSS),
+            "row": estimate(loss[human & is_row], "decisions", len(names), clip=LOSS),
+        },
     }
     values = np.array(person_means["all"])
     if len(values):
@@ -192,8 +202,9 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
         game_loss.setdefault((game_of[i], player[i]), []).append(float(loss[i]))
     by_games_played = []
     for low, high in GAMES_PLAYED_BINS:
-        means = [float(np.mean(v)) for key, v in game_loss.items()
-                 if order_of[key] >= low and (high is None or order_of[key] <= high)]
+        means = [
+            float(np.mean(v)) for key, v in game_loss.items() if order_of[key] >= low and (high is None or order_of[key] <= high)
+        ]
         people = len({key[1] for key in game_loss if order_of[key] >= low and (high is None or order_of[key] <= high)})
         label = f"{low}" if low == high else f"{low}+" if high is None else f"{low}-{high}"
         by_games_played.append({"games_played": label, "loss_per_decision": estimate(means, "games", people, clip=LOSS)})
@@ -210,9 +221,15 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
                     entry = duplicates.setdefault(seat["policy"], {"diffs": [], "people": set()})
                     entry["diffs"].append(totals[person["seat"]] - totals[seat["seat"]])
                     entry["people"].add(person["name"])
-    duplicate = [{"policy": policy, "games": len(e["diffs"]), "people": len(e["people"]),
-                  "person_minus_agent": estimate(e["diffs"], "games", len(e["people"]))}
-                 for policy, e in sorted(duplicates.items())]
+    duplicate = [
+        {
+            "policy": policy,
+            "games": len(e["diffs"]),
+            "people": len(e["people"]),
+            "person_minus_agent": estimate(e["diffs"], "games", len(e["people"])),
+        }
+        for policy, e in sorted(duplicates.items())
+    ]
 
     # -- agents graded on the same games ------------------------------------------------------
     policy_of = {(g.game_id, p["seat"]): p["policy"] for g in games for p in g.players if p["kind"] == "agent"}
@@ -224,22 +241,31 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
     for policy, rows in sorted(agent_rows.items()):
         rows = np.array(rows)
         rows_is_row = is_row[rows]
-        agents_graded.append({"policy": policy, "games": len(set(game_of[rows].tolist())),
-                              "all": estimate(loss[rows], "decisions", clip=LOSS),
-                              "reroll": estimate(loss[rows][~rows_is_row], "decisions", clip=LOSS),
-                              "row": estimate(loss[rows][rows_is_row], "decisions", clip=LOSS)})
+        agents_graded.append(
+            {
+                "policy": policy,
+                "games": len(set(game_of[rows].tolist())),
+                "all": estimate(loss[rows], "decisions", clip=LOSS),
+                "reroll": estimate(loss[rows][~rows_is_row], "decisions", clip=LOSS),
+                "row": estimate(loss[rows][rows_is_row], "decisions", clip=LOSS),
+            }
+        )
 
     return {
         "schema": 1,
-        "filters": {"since": filters.since, "until": filters.until, "mode": filters.mode, "player": filters.player,
-                    "rules": filters.rules},
+        "filters": {
+            "since": filters.since,
+            "until": filters.until,
+            "mode": filters.mode,
+            "player": filters.player,
+            "rules": filters.rules,
+        },
         "games": len(games),
         "decisions": len(decisions),
         "optimal_expected_score": grader.solution.expected_score,
         "min_n": MIN_N,
         "agents_vs_people": agents_vs_people,
-        "people": {"population": population, "players": per_player, "histogram": histogram,
-                   "by_games_played": by_games_played},
+        "people": {"population": population, "players": per_player, "histogram": histogram, "by_games_played": by_games_played},
         "duplicate": duplicate,
         "agents_graded": agents_graded,
         "rules": rules.name,
@@ -262,23 +288,28 @@ def figure(e: dict, digits: int = 3, percent: bool = False) -> str:
 
 def text_lines(report: dict, max_players: int = 20) -> list[str]:
     """The report as plain text lines."""
-    lines = [f"{report['games']} finished games under the {report['rules']} rules, {report['decisions']} decisions "
-             f"(filters: {', '.join(f'{k}={v}' for k, v in report['filters'].items() if v) or 'none'}); "
-             f"95% intervals, normal approximation; none shown on n < {report['min_n']}"]
+    lines = [
+        f"{report['games']} finished games under the {report['rules']} rules, {report['decisions']} decisions "
+        f"(filters: {', '.join(f'{k}={v}' for k, v in report['filters'].items() if v) or 'none'}); "
+        f"95% intervals, normal approximation; none shown on n < {report['min_n']}"
+    ]
     lines.append("")
     lines.append("Agents against the people they sat with (a tie counts 1/2; difference = agent - person)")
     for a in report["agents_vs_people"] or [{"policy": "(no game with an agent)"}]:
         if "win_rate" not in a:
             lines.append(f"  {a['policy']}")
             continue
-        lines.append(f"  {a['policy']}: {a['games']} games, {a['people']} people; "
-                     f"win rate {figure(a['win_rate'], percent=True)}; score difference {figure(a['score_difference'], 1)}")
+        lines.append(
+            f"  {a['policy']}: {a['games']} games, {a['people']} people; "
+            f"win rate {figure(a['win_rate'], percent=True)}; score difference {figure(a['score_difference'], 1)}"
+        )
     population = report["people"]["population"]
     lines.append("")
     lines.append(f"People: expected points lost per decision ({population['people']} people, {population['games']} games)")
     for key, title in (("all", "all decisions"), ("reroll", "re-roll choices"), ("row", "row choices")):
-        lines.append(f"  {title}: over people {figure(population['over_people'][key])}; "
-                     f"pooled {figure(population['pooled'][key])}")
+        lines.append(
+            f"  {title}: over people {figure(population['over_people'][key])}; pooled {figure(population['pooled'][key])}"
+        )
     lines.append("  by games played before (mean of each game's loss per decision):")
     for b in report["people"]["by_games_played"]:
         lines.append(f"    game {b['games_played']}: {figure(b['loss_per_decision'])}")
@@ -290,8 +321,9 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
     players = report["people"]["players"]
     lines.append(f"  per person ({len(players)}; first {min(len(players), max_players)} shown):")
     for p in players[:max_players]:
-        lines.append(f"    {p['name']}: {p['games']} games; all {figure(p['all'])}; re-roll {figure(p['reroll'])}; "
-                     f"row {figure(p['row'])}")
+        lines.append(
+            f"    {p['name']}: {p['games']} games; all {figure(p['all'])}; re-roll {figure(p['reroll'])}; row {figure(p['row'])}"
+        )
     lines.append("")
     lines.append("Duplicate games, paired on the same dice (person - agent)")
     for d in report["duplicate"] or [{"policy": "(no duplicate game)"}]:
@@ -305,8 +337,9 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
         if "all" not in a:
             lines.append(f"  {a['policy']}")
             continue
-        lines.append(f"  {a['policy']}: {a['games']} games; all {figure(a['all'])}; re-roll {figure(a['reroll'])}; "
-                     f"row {figure(a['row'])}")
+        lines.append(
+            f"  {a['policy']}: {a['games']} games; all {figure(a['all'])}; re-roll {figure(a['reroll'])}; row {figure(a['row'])}"
+        )
     return lines
 
 
@@ -329,31 +362,56 @@ def to_html(report: dict) -> str:
         "<h1>Agents and people</h1>",
         f"<p>{e(text_lines(report)[0])}</p>",
         "<h2>Agents against the people they sat with</h2>",
-        table(["policy", "games", "people", "win rate (tie = 1/2)", "score difference (agent - person)"],
-              [(a["policy"], a["games"], a["people"], figure(a["win_rate"], percent=True), figure(a["score_difference"], 1))
-               for a in report["agents_vs_people"]]),
+        table(
+            ["policy", "games", "people", "win rate (tie = 1/2)", "score difference (agent - person)"],
+            [
+                (a["policy"], a["games"], a["people"], figure(a["win_rate"], percent=True), figure(a["score_difference"], 1))
+                for a in report["agents_vs_people"]
+            ],
+        ),
         f"<h2>People: expected points lost per decision ({population['people']} people, {population['games']} games)</h2>",
-        table(["decisions", "over people", "pooled over decisions"],
-              [(title, figure(population["over_people"][k]), figure(population["pooled"][k]))
-               for k, title in (("all", "all"), ("reroll", "re-roll choices"), ("row", "row choices"))]),
+        table(
+            ["decisions", "over people", "pooled over decisions"],
+            [
+                (title, figure(population["over_people"][k]), figure(population["pooled"][k]))
+                for k, title in (("all", "all"), ("reroll", "re-roll choices"), ("row", "row choices"))
+            ],
+        ),
         "<h3>By games played before</h3>",
-        table(["game number", "loss per decision"],
-              [(b["games_played"], figure(b["loss_per_decision"])) for b in report["people"]["by_games_played"]]),
+        table(
+            ["game number", "loss per decision"],
+            [(b["games_played"], figure(b["loss_per_decision"])) for b in report["people"]["by_games_played"]],
+        ),
         "<h3>Histogram of people's loss per decision</h3>",
-        table(["from", "to", "people"], [(f"{lo:.3f}", f"{hi:.3f}", c) for c, lo, hi in zip(
-            report["people"]["histogram"]["counts"], report["people"]["histogram"]["edges"],
-            report["people"]["histogram"]["edges"][1:])]),
+        table(
+            ["from", "to", "people"],
+            [
+                (f"{lo:.3f}", f"{hi:.3f}", c)
+                for c, lo, hi in zip(
+                    report["people"]["histogram"]["counts"],
+                    report["people"]["histogram"]["edges"],
+                    report["people"]["histogram"]["edges"][1:],
+                )
+            ],
+        ),
         "<h3>Per person</h3>",
-        table(["name", "games", "all", "re-roll", "row"],
-              [(p["name"], p["games"], figure(p["all"]), figure(p["reroll"]), figure(p["row"]))
-               for p in report["people"]["players"]]),
+        table(
+            ["name", "games", "all", "re-roll", "row"],
+            [
+                (p["name"], p["games"], figure(p["all"]), figure(p["reroll"]), figure(p["row"]))
+                for p in report["people"]["players"]
+            ],
+        ),
         "<h2>Duplicate games, paired on the same dice</h2>",
-        table(["agent", "games", "people", "person - agent"],
-              [(d["policy"], d["games"], d["people"], figure(d["person_minus_agent"], 2)) for d in report["duplicate"]]),
+        table(
+            ["agent", "games", "people", "person - agent"],
+            [(d["policy"], d["games"], d["people"], figure(d["person_minus_agent"], 2)) for d in report["duplicate"]],
+        ),
         "<h2>Agents graded on the same games</h2>",
-        table(["policy", "games", "all", "re-roll", "row"],
-              [(a["policy"], a["games"], figure(a["all"]), figure(a["reroll"]), figure(a["row"]))
-               for a in report["agents_graded"]]),
+        table(
+            ["policy", "games", "all", "re-roll", "row"],
+            [(a["policy"], a["games"], figure(a["all"]), figure(a["reroll"]), figure(a["row"])) for a in report["agents_graded"]],
+        ),
         "</body></html>",
     ]
     return "\n".join(parts)
@@ -381,8 +439,11 @@ def save_plot(path, report: dict) -> None:
         low = [m - e["low"] if e["low"] is not None else 0.0 for m, e in zip(means, estimates)]
         high = [e["high"] - m if e["high"] is not None else 0.0 for m, e in zip(means, estimates)]
         ax.bar(range(len(labels)), means, yerr=[low, high], capsize=4, color=color)
-        ax.set_xticks(range(len(labels)), [f"{label}\nn={e['n']}" + ("" if e["low"] is not None else "\n(no CI)")
-                                           for label, e in zip(labels, estimates)], fontsize=8)
+        ax.set_xticks(
+            range(len(labels)),
+            [f"{label}\nn={e['n']}" + ("" if e["low"] is not None else "\n(no CI)") for label, e in zip(labels, estimates)],
+            fontsize=8,
+        )
 
     fig, axes = plt.subplots(2, 2, figsize=(12, 8))
     wins = report["agents_vs_people"]
@@ -424,8 +485,12 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--until", help="only games started before this date")
     parser.add_argument("--mode", choices=("solitaire", "table", "duplicate"), help="only games of this mode")
     parser.add_argument("--player", help="only games this person played")
-    parser.add_argument("--rules", choices=list(RULE_SETS), metavar="NAME",
-                        help=f"only games of this rule set: {', '.join(RULE_SETS)} (needed when the database holds several)")
+    parser.add_argument(
+        "--rules",
+        choices=list(RULE_SETS),
+        metavar="NAME",
+        help=f"only games of this rule set: {', '.join(RULE_SETS)} (needed when the database holds several)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -453,8 +518,9 @@ def run(args) -> int:
         print(f"{prog}: needs the serve extra ({error.name} is missing): pip install 'yacht-rl[serve]'", file=sys.stderr)
         return 2
     try:
-        filters = Filters(check_date("--since", args.since), check_date("--until", args.until), args.mode, args.player,
-                          args.rules)
+        filters = Filters(
+            check_date("--since", args.since), check_date("--until", args.until), args.mode, args.player, args.rules
+        )
         if "://" not in args.db and not Path(args.db).exists():
             raise ValueError(f"no database at {args.db!r} (yacht serve --db {args.db} creates it)")
         games = db.all_games(db.connect(args.db), finished_only=True)
@@ -468,4 +534,3 @@ def run(args) -> int:
     if args.plot:
         save_plot(args.plot, report)
     return 0
-

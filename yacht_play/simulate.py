@@ -149,7 +149,7 @@ def _time_request(played: Played, method: str, response, body, seconds: float) -
         played.latencies.append(seconds - thinking)
         timing = response.headers.get("server-timing", "")  # "app;dur=MS" (yacht_play.serve.app.ServerTiming)
         if timing.startswith("app;dur="):
-            played.server_latencies.append(float(timing[len("app;dur="):]) / 1000 - thinking)
+            played.server_latencies.append(float(timing[len("app;dur=") :]) / 1000 - thinking)
         if any(event["kind"] == "agent" for event in body.get("events", [])):  # agents moved in this request
             played.agent_seconds.append(thinking)
 
@@ -248,8 +248,18 @@ def opponents_of(mode: str, agents: list[str], index: int) -> list[str]:
     return [agents[index % len(agents)]]
 
 
-async def simulate(url: str, players: int, games: int, temperature: float, mode: str, agents: list[str],
-                   seed: int = 0, prefix: str = "sim", timeout: float = 60.0, rules: str | None = None) -> list[Played]:
+async def simulate(
+    url: str,
+    players: int,
+    games: int,
+    temperature: float,
+    mode: str,
+    agents: list[str],
+    seed: int = 0,
+    prefix: str = "sim",
+    timeout: float = 60.0,
+    rules: str | None = None,
+) -> list[Played]:
     """``players`` simulated people playing ``games`` games each, concurrently, against the server at ``url``
     (under ``rules``, a name of ``RULE_SETS``; default the server's).
     """
@@ -279,15 +289,24 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--url", default="http://127.0.0.1:8000", help="the yacht serve to play on")
     parser.add_argument("--players", type=int, default=10, help="simulated people playing at once (default 10)")
     parser.add_argument("--games", type=int, default=1, help="games each plays, one after the other (default 1)")
-    parser.add_argument("--temperature", type=float, default=1.0,
-                        help="softmax temperature over Q*, in points: 0 plays the optimum (default 1)")
-    parser.add_argument("--mode", default="duplicate", choices=("solitaire", "table", "duplicate"),
-                        help="game mode (default duplicate)")
-    parser.add_argument("--agents", default="optimal", help="comma-separated agents to play against, in turn "
-                        "(default optimal); they must be offered by the server")
+    parser.add_argument(
+        "--temperature", type=float, default=1.0, help="softmax temperature over Q*, in points: 0 plays the optimum (default 1)"
+    )
+    parser.add_argument(
+        "--mode", default="duplicate", choices=("solitaire", "table", "duplicate"), help="game mode (default duplicate)"
+    )
+    parser.add_argument(
+        "--agents",
+        default="optimal",
+        help="comma-separated agents to play against, in turn (default optimal); they must be offered by the server",
+    )
     parser.add_argument("--seed", type=int, default=0, help="seed of the players' noise (the dice are the server's)")
-    parser.add_argument("--rules", choices=list(RULE_SETS), metavar="NAME",
-                        help=f"the rule set of the games: {', '.join(RULE_SETS)} (default: the server's)")
+    parser.add_argument(
+        "--rules",
+        choices=list(RULE_SETS),
+        metavar="NAME",
+        help=f"the rule set of the games: {', '.join(RULE_SETS)} (default: the server's)",
+    )
     parser.add_argument("--prefix", default="sim", help="player names are PREFIX0000, PREFIX0001, ... (default sim)")
     parser.set_defaults(run=run)
 
@@ -311,24 +330,33 @@ def run(args) -> int:
         print(f"{prog}: needs httpx ({error.name} is missing): pip install 'yacht-rl[serve]'", file=sys.stderr)
         return 2
     except (httpx.HTTPError, ValueError, KeyError, TypeError) as error:
-        print(f"{prog}: no yacht serve answers at {args.url} ({type(error).__name__}); start one with yacht serve",
-              file=sys.stderr)
+        print(
+            f"{prog}: no yacht serve answers at {args.url} ({type(error).__name__}); start one with yacht serve", file=sys.stderr
+        )
         return 2
     missing = [a for a in agents if a not in offered]
     if missing or (args.mode != "solitaire" and not agents):
-        print(f"{prog}: --agents {','.join(missing) or '(none)'}: the server offers {', '.join(offered) or 'no agents'}",
-              file=sys.stderr)
+        print(
+            f"{prog}: --agents {','.join(missing) or '(none)'}: the server offers {', '.join(offered) or 'no agents'}",
+            file=sys.stderr,
+        )
         return 2
     started = time.perf_counter()
-    results = asyncio.run(simulate(args.url, args.players, args.games, args.temperature, args.mode, agents,
-                                   args.seed, args.prefix, rules=args.rules))
+    results = asyncio.run(
+        simulate(
+            args.url, args.players, args.games, args.temperature, args.mode, agents, args.seed, args.prefix, rules=args.rules
+        )
+    )
     seconds = time.perf_counter() - started
     errors = [e for p in results for e in p.errors]
     finished = sum(p.winners is not None for p in results)
     losses = [x for p in results for x in p.expected_losses]
-    print(f"{prog}: {finished} of {len(results)} games finished in {seconds:.1f} s by {args.players} players; "
-          f"{len(losses)} decisions, expected loss per decision {np.mean(losses) if losses else float('nan'):.3f} "
-          f"(temperature {args.temperature:g}); {len(errors)} errors", file=sys.stderr)
+    print(
+        f"{prog}: {finished} of {len(results)} games finished in {seconds:.1f} s by {args.players} players; "
+        f"{len(losses)} decisions, expected loss per decision {np.mean(losses) if losses else float('nan'):.3f} "
+        f"(temperature {args.temperature:g}); {len(errors)} errors",
+        file=sys.stderr,
+    )
     for error in errors[:5]:
         print(f"{prog}: {error}", file=sys.stderr)
     return 1 if errors else 0
@@ -348,8 +376,16 @@ def audit(engine, played: list[Played]) -> dict:
     from yacht_play.records import RecordError
     from yacht_play.serve import db
 
-    counts = {"games": 0, "finished": 0, "decisions": 0, "acknowledged": 0, "missing": 0, "unacknowledged": 0,
-              "doubled_or_gaps": 0, "illegal": 0}
+    counts = {
+        "games": 0,
+        "finished": 0,
+        "decisions": 0,
+        "acknowledged": 0,
+        "missing": 0,
+        "unacknowledged": 0,
+        "doubled_or_gaps": 0,
+        "illegal": 0,
+    }
     for p in played:
         if p.secret is None:
             continue
@@ -359,8 +395,13 @@ def audit(engine, played: list[Played]) -> dict:
             continue
         counts["games"] += 1
         with engine.connect() as connection:
-            numbers = connection.execute(select(db.decisions.c.number).where(db.decisions.c.game_id == row.game_id)
-                                         .order_by(db.decisions.c.number)).scalars().all()
+            numbers = (
+                connection.execute(
+                    select(db.decisions.c.number).where(db.decisions.c.game_id == row.game_id).order_by(db.decisions.c.number)
+                )
+                .scalars()
+                .all()
+            )
         if list(numbers) != list(range(len(numbers))):
             counts["doubled_or_gaps"] += 1
         record = db.load_record(engine, row)

@@ -167,8 +167,10 @@ def screen(match: Match, seat: Seat, news: list[str] = (), height: int | None = 
     ]
     if height is None or len(lines) < height:  # the prompt takes the last line
         return "\n".join(lines)
-    status = (f"{column_label(seat.name)}: turn {seat.turn}/{rules.num_turns}, roll {seat.roll}/{rules.rolls_per_turn}"
-              f"   Dice {render_dice(seat.dice)}")
+    status = (
+        f"{column_label(seat.name)}: turn {seat.turn}/{rules.num_turns}, roll {seat.roll}/{rules.rolls_per_turn}"
+        f"   Dice {render_dice(seat.dice)}"
+    )
     news = list(news)
     packed = [status, *sheet, *news, hint]
     if len(packed) >= height:
@@ -194,8 +196,17 @@ def agent_turn_line(records: list[dict], rules: RuleSet) -> str:
     return " | ".join(steps)
 
 
-def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, width: int = 80, chances=None,
-               chances_label: str = "win", open_rows=None) -> str:
+def coach_text(
+    q: np.ndarray,
+    action: int,
+    dice,
+    total: int,
+    rules: RuleSet,
+    width: int = 80,
+    chances=None,
+    chances_label: str = "win",
+    open_rows=None,
+) -> str:
     """The optimum's view of a decision just made: expected final scores of the choice, the best, the others.
 
     At most three lines of ``width``: the verdict (wrapped between words) and one line of options,
@@ -210,13 +221,16 @@ def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, wid
     if loss <= 0:
         line = f"coach: {chosen} is optimal (expected final score {total + q[action]:.2f})"
     else:
-        line = (f"coach: you chose {chosen}: expected final score {total + q[action]:.2f}; best was "
-                f"{choice_label(best, dice, rules, open_rows)}: {total + q[best]:.2f}; you lost {loss:.2f}")
+        line = (
+            f"coach: you chose {chosen}: expected final score {total + q[action]:.2f}; best was "
+            f"{choice_label(best, dice, rules, open_rows)}: {total + q[best]:.2f}; you lost {loss:.2f}"
+        )
     seen = {}
     for a in np.argsort(-q, kind="stable"):
         if np.isfinite(q[a]):
-            seen.setdefault(choice_label(int(a), dice, rules, open_rows),
-                            (float(q[a]), None if chances is None else float(chances[a])))
+            seen.setdefault(
+                choice_label(int(a), dice, rules, open_rows), (float(q[a]), None if chances is None else float(chances[a]))
+            )
     options = COACH_OPTIONS
     for index, (label, (value, win)) in enumerate(seen.items()):
         chance = "" if win is None else f" ({chances_label} {100 * win:.0f}%)"
@@ -231,8 +245,7 @@ def coach_text(q: np.ndarray, action: int, dice, total: int, rules: RuleSet, wid
 def grade_lines(match: Match, losses: np.ndarray) -> list[str]:
     """The grade lines of the end screen: each player's expected points lost against the optimal strategy."""
     lines = [
-        "Grade: expected points lost against the optimal strategy "
-        f"(proficiency tests ask for under {PROFICIENT} a decision)"
+        f"Grade: expected points lost against the optimal strategy (proficiency tests ask for under {PROFICIENT} a decision)"
     ]
     width = max(len(seat.name) for seat in match.seats)
     for seat in match.seats:
@@ -335,8 +348,15 @@ def intro(match: Match, path: Path, resumed: bool) -> str:
 # -- the game loop -----------------------------------------------------------------------------
 
 
-def human_decision(match: Match, seat: Seat, console, grader=None, news: list[str] = (), after: list[str] | None = None,
-                   target: int | None = None) -> dict:
+def human_decision(
+    match: Match,
+    seat: Seat,
+    console,
+    grader=None,
+    news: list[str] = (),
+    after: list[str] | None = None,
+    target: int | None = None,
+) -> dict:
     """Ask until the person types a legal command; apply it. ``QuitGame`` if they quit.
 
     What the decision did (the coach's verdict, the row written) goes to ``after``, for the next
@@ -384,8 +404,17 @@ def human_decision(match: Match, seat: Seat, console, grader=None, news: list[st
         lines = []
         if q is not None:
             width = getattr(console, "width", 80)
-            lines += coach_text(q, command.action, dice, total, rules, width=width, chances=chances,
-                                chances_label=chances_label, open_rows=open_bits).splitlines()
+            lines += coach_text(
+                q,
+                command.action,
+                dice,
+                total,
+                rules,
+                width=width,
+                chances=chances,
+                chances_label=chances_label,
+                open_rows=open_bits,
+            ).splitlines()
         if record["points"] is not None:
             lines.append(f"{seat.name}: {decision_label(record, rules)}{bonus_text(record, rules)}, total {record['total']}")
         if after is None:
@@ -494,12 +523,15 @@ def resumed_match(args) -> tuple[Match, Path]:
     policies = {}
     if args.vs:  # the person names the agents again: the record's names are only labels
         if len(args.vs) != len(agent_seats):
-            raise RecordError(f"the game in {path} has {len(agent_seats)} agent seat(s); --vs names {len(args.vs)}: "
-                              "give one --vs per agent, in seat order")
+            raise RecordError(
+                f"the game in {path} has {len(agent_seats)} agent seat(s); --vs names {len(args.vs)}: "
+                "give one --vs per agent, in seat order"
+            )
         rules = rule_set(game.header["rules"])
         num_players = 1 if game.header["mode"] == "duplicate" else len(game.players)
-        policies = {seat: load_policy(name, rules, game.players[seat]["seed"], num_players)
-                    for seat, name in zip(agent_seats, args.vs)}
+        policies = {
+            seat: load_policy(name, rules, game.players[seat]["seed"], num_players) for seat, name in zip(agent_seats, args.vs)
+        }
     match = Match.resume(game, policies, source=str(path))
     match.coach = match.coach or args.coach
     return match, path
@@ -532,19 +564,33 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     opponents = parser.add_mutually_exclusive_group()
-    opponents.add_argument("--vs", action="append", default=[], metavar="AGENT",
-                           help="an agent at the table: random, greedy, optimal, ppo:PATH or ppo-zip:PATH (repeatable, "
-                                f"up to {MAX_SEATS - 1}); with --resume, the game's agents named again in seat order")
+    opponents.add_argument(
+        "--vs",
+        action="append",
+        default=[],
+        metavar="AGENT",
+        help="an agent at the table: random, greedy, optimal, ppo:PATH or ppo-zip:PATH (repeatable, "
+        f"up to {MAX_SEATS - 1}); with --resume, the game's agents named again in seat order",
+    )
     opponents.add_argument("--duplicate", metavar="AGENT", help="play the same dice as this agent and compare turn by turn")
     parser.add_argument("--coach", action="store_true", help="after each decision, show the optimal choice and what yours cost")
-    parser.add_argument("--target", type=target_value, metavar="T", help=(
-        "with --coach in a solitaire game: also show each option's chance of finishing with at least T points"))
-    parser.add_argument("--rules", choices=list(RULE_SETS), metavar="NAME", help=(
-        f"the rule set: {', '.join(RULE_SETS)} (default yacht; with --resume, the record's, which must match)"))
+    parser.add_argument(
+        "--target",
+        type=target_value,
+        metavar="T",
+        help=("with --coach in a solitaire game: also show each option's chance of finishing with at least T points"),
+    )
+    parser.add_argument(
+        "--rules",
+        choices=list(RULE_SETS),
+        metavar="NAME",
+        help=(f"the rule set: {', '.join(RULE_SETS)} (default yacht; with --resume, the record's, which must match)"),
+    )
     parser.add_argument("--seed", type=seed_value, help="seed of the dice, 0 or more (default: a random one, shown and recorded)")
     parser.add_argument("--name", help="your name in the records (default: you)")
-    parser.add_argument("--record", metavar="FILE",
-                        help="record file; a new game is appended (default: games/<time>-seed<seed>.jsonl)")
+    parser.add_argument(
+        "--record", metavar="FILE", help="record file; a new game is appended (default: games/<time>-seed<seed>.jsonl)"
+    )
     parser.add_argument("--resume", metavar="FILE", help="continue the unfinished game recorded in FILE")
     parser.set_defaults(run=run)
 
@@ -552,8 +598,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args, console=None) -> int:
     """Run ``yacht play`` with the parsed ``args``; return the exit status."""
     if args.resume and (args.duplicate or args.seed is not None or args.record or args.name):
-        print("yacht play: error: --resume continues the recorded game as it was; it takes no --duplicate, "
-              "--seed, --record or --name (only --vs, to name its agents again)", file=sys.stderr)
+        print(
+            "yacht play: error: --resume continues the recorded game as it was; it takes no --duplicate, "
+            "--seed, --record or --name (only --vs, to name its agents again)",
+            file=sys.stderr,
+        )
         return 2
     try:
         match, path = resumed_match(args) if args.resume else new_match(args)
@@ -563,12 +612,18 @@ def run(args, console=None) -> int:
     except KeyboardInterrupt:  # while agents load: nothing is recorded yet
         return 130
     if args.target is not None and not (match.coach and match.mode == "solitaire"):
-        print(f"yacht play: error: --target {args.target} goes with a coached solitaire game (--coach, no --vs or "
-              "--duplicate): it shows the chance of reaching the target", file=sys.stderr)
+        print(
+            f"yacht play: error: --target {args.target} goes with a coached solitaire game (--coach, no --vs or "
+            "--duplicate): it shows the chance of reaching the target",
+            file=sys.stderr,
+        )
         return 2
     if args.target is not None and match.rules.has_sheet_state:
-        print(f"yacht play: error: --target works for rule sets without bonuses or jokers (yacht, yacht_exercism); "
-              f"{match.rules.name} has them: play --coach without --target", file=sys.stderr)
+        print(
+            f"yacht play: error: --target works for rule sets without bonuses or jokers (yacht, yacht_exercism); "
+            f"{match.rules.name} has them: play --coach without --target",
+            file=sys.stderr,
+        )
         return 2
     console = console or TerminalConsole()
     try:

@@ -202,8 +202,10 @@ class TrainConfig(Section):
         if seats > 1:
             for key in ("eval_games", "final_eval_games"):
                 if getattr(self.run, key) < 2 * seats:
-                    raise ValueError(f"run.{key} must be at least {2 * seats} at a table of {seats} (two deals in every "
-                                     f"seating), got {getattr(self.run, key)}")
+                    raise ValueError(
+                        f"run.{key} must be at least {2 * seats} at a table of {seats} (two deals in every "
+                        f"seating), got {getattr(self.run, key)}"
+                    )
         return self
 
     @model_validator(mode="after")

@@ -59,12 +59,14 @@ def plot_curves(run_dirs: list[Path], out: Path, levels: tuple[float, ...] = (98
 
 def main(argv=None) -> int:
     """``python -m agents.training.curves``: the command line (see the module docstring)."""
-    parser = argparse.ArgumentParser(prog="python -m agents.training.curves", description=__doc__,
-                                     formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.training.curves", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("runs", nargs="+", type=Path, help="run folders (each with a learning_curve.csv)")
     parser.add_argument("--out", type=Path, required=True, help="the PNG to write")
-    parser.add_argument("--level", type=float, action="append", help="a dashed line at this %% of the optimum "
-                        "(repeatable; default 98 and 99)")
+    parser.add_argument(
+        "--level", type=float, action="append", help="a dashed line at this %% of the optimum (repeatable; default 98 and 99)"
+    )
     args = parser.parse_args(argv)
     try:
         path = plot_curves(args.runs, args.out, tuple(args.level or (98.0, 99.0)))

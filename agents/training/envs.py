@@ -20,8 +20,11 @@ def make_single_env(config: EnvConfig, seat: int = 0) -> gym.Env:
     With ``config.num_players > 1`` it is a ``YachtTable-v0``: the learner sits in ``seat`` at a
     table with ``config.opponents``.
     """
-    settings = {"rules": rule_set(config.rules), "observation_encoding": config.observation_encoding,
-                "illegal_action_penalty": config.illegal_action_penalty}  # fmt: skip
+    settings = {
+        "rules": rule_set(config.rules),
+        "observation_encoding": config.observation_encoding,
+        "illegal_action_penalty": config.illegal_action_penalty,
+    }
     if config.num_players > 1:
         opponents = make_opponents(list(config.opponents), rules=settings["rules"])
         env = gym.make("YachtTable-v0", opponents=opponents, reward_mode=config.reward_mode, seat=seat, **settings)

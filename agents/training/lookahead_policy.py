@@ -86,8 +86,17 @@ class LookaheadPolicy(MaskableActorCriticPolicy):
     so that a saved model names its rules).
     """
 
-    def __init__(self, observation_space, action_space, lr_schedule, *, temperature: float = 0.3, encoding: str = "features",
-                 rules: str = "yacht", **kwargs):  # fmt: skip
+    def __init__(
+        self,
+        observation_space,
+        action_space,
+        lr_schedule,
+        *,
+        temperature: float = 0.3,
+        encoding: str = "features",
+        rules: str = "yacht",
+        **kwargs,
+    ):
         if not temperature > 0:
             raise ValueError(f"temperature must be > 0, got {temperature!r}")
         self.temperature = float(temperature)

@@ -378,8 +378,17 @@ def print_trials(rows: list[TrialRow], name: str, keys: list[str]) -> None:
     from yacht_env.render import report_console
 
     table = Table(title=f"sweep {name}: {len(rows)} trials ranked by the best % of the optimum of their periodic evaluations")
-    columns = ["rank", *[key.split(".")[-1] for key in keys],
-               "best %", "at steps", "last %", "steps", "train s", "final %", "status"]
+    columns = [
+        "rank",
+        *[key.split(".")[-1] for key in keys],
+        "best %",
+        "at steps",
+        "last %",
+        "steps",
+        "train s",
+        "final %",
+        "status",
+    ]
     for column in columns:
         table.add_column(column, justify="right" if column not in ("status",) else "left")
     for row in rows:
@@ -489,7 +498,7 @@ def main_sweep(
     except RayMissingError as error:
         sys.exit(f"error: {error}")
     except ImportError:
-        sys.exit("error: sweeps need Ray Tune, which is not installed: pip install -e \".[distributed]\"")
+        sys.exit('error: sweeps need Ray Tune, which is not installed: pip install -e ".[distributed]"')
     if ray_cpus is not None and ray_cpus < 1:
         sys.exit(f"error: --ray-cpus must be at least 1, got {ray_cpus}")
     sweep_dir = Path(runs_dir) / sweep.spec.name

@@ -69,8 +69,13 @@ def test_command_line_on_a_cluster_prints_and_writes_what_the_local_run_does(ray
     for where, extra in (("local", []), ("ray", ["--ray-address", ray_cluster])):
         for mode in (["--policy", "random", "--policy", "greedy"], ["--table", "greedy,random"]):
             path = tmp_path / f"{where}-{mode[0]}.json"
-            result = subprocess.run([sys.executable, *common, *mode, "--json", str(path), *extra],
-                                    capture_output=True, text=True, cwd=ROOT, check=True)  # fmt: skip
+            result = subprocess.run(
+                [sys.executable, *common, *mode, "--json", str(path), *extra],
+                capture_output=True,
+                text=True,
+                cwd=ROOT,
+                check=True,
+            )
             outputs[where, mode[0]] = (result.stdout, json.loads(path.read_text()))
     for mode in ("--policy", "--table"):
         assert outputs["ray", mode] == outputs["local", mode]
@@ -94,8 +99,11 @@ def test_ray_arguments_are_checked(capsys):
 
 def test_a_bad_cluster_address_is_one_line():
     pytest.importorskip("ray")
-    result = subprocess.run([sys.executable, "-m", "agents.evaluate", "--ray-address", "nowhere:port",
-                             "--games", "10", "--no-progress"],
-                            capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "agents.evaluate", "--ray-address", "nowhere:port", "--games", "10", "--no-progress"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
     assert "error: could not join the Ray cluster at 'nowhere:port'" in result.stderr

@@ -83,24 +83,51 @@ def test_mean_ci_matches_the_normal_formula():
 
 def test_command_line_writes_table_json_and_plot(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "agents.evaluate", "--policy", "greedy", "--games", "200", "--seed", "5",
-         "--json", str(tmp_path / "e.json"), "--plot", str(tmp_path / "e.png"), "--no-progress"],
-        capture_output=True, text=True, cwd=ROOT, check=True,
-    )  # fmt: skip
+        [
+            sys.executable,
+            "-m",
+            "agents.evaluate",
+            "--policy",
+            "greedy",
+            "--games",
+            "200",
+            "--seed",
+            "5",
+            "--json",
+            str(tmp_path / "e.json"),
+            "--plot",
+            str(tmp_path / "e.png"),
+            "--no-progress",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        check=True,
+    )
     assert "greedy" in result.stdout and "regret/decision" in result.stdout
     report = json.loads((tmp_path / "e.json").read_text())
     assert report["games"] == 200 and report["seed"] == 5
     assert report["optimal_expected_score"] == pytest.approx(expected_score())
     (greedy,) = report["policies"]
-    assert set(greedy) >= {"mean", "std", "ci95", "percent_of_optimal", "diff_to_optimal", "diff_ci95",
-                           "regret_per_decision", "regret_per_game", "regret_per_game_ci95"}  # fmt: skip
+    assert set(greedy) >= {
+        "mean",
+        "std",
+        "ci95",
+        "percent_of_optimal",
+        "diff_to_optimal",
+        "diff_ci95",
+        "regret_per_decision",
+        "regret_per_game",
+        "regret_per_game_ci95",
+    }
     assert (tmp_path / "e.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
 @pytest.mark.parametrize("args, message", [(["--policy", "clever"], "unknown policy 'clever'"), (["--games", "1"], "--games")])
 def test_command_line_rejects_bad_arguments(args, message):
-    result = subprocess.run([sys.executable, "-m", "agents.evaluate", *args, "--no-progress"],
-                            capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "agents.evaluate", *args, "--no-progress"], capture_output=True, text=True, cwd=ROOT
+    )
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr
 
 

@@ -174,12 +174,16 @@ def set_field(key, value):
         (lambda meta, tensors: meta.pop("rules_fingerprint") and None, "metadata lacks rules_fingerprint"),
         (set_field("rules_fingerprint", 7), "rules_fingerprint must be a string, got 7"),
         (set_field("code", "import os"), "unknown metadata field"),
-        (lambda meta, tensors: meta.update(format_version=1, rules="yahtzee") or meta.pop("rules_fingerprint") and None,
-         "rules must be 'yacht' in a format_version 1 file"),
+        (
+            lambda meta, tensors: meta.update(format_version=1, rules="yahtzee") or meta.pop("rules_fingerprint") and None,
+            "rules must be 'yacht' in a format_version 1 file",
+        ),
         (set_field("activation", "gelu"), "activation must be one of relu, tanh"),
         (lambda meta, tensors: ("{not json", tensors), "metadata is not JSON"),
-        (lambda meta, tensors: tensors.update({"action.bias": tensors["action.bias"].double()}),
-         "action.bias has dtype torch.float64"),
+        (
+            lambda meta, tensors: tensors.update({"action.bias": tensors["action.bias"].double()}),
+            "action.bias has dtype torch.float64",
+        ),
         (lambda meta, tensors: [tensors.pop("policy.1.bias")] and None, r"missing \['policy.1.bias'\]"),
         (lambda meta, tensors: tensors.update({"action.bias": tensors["action.bias"] * float("nan")}), "NaN"),
     ],
@@ -228,8 +232,9 @@ def test_cut_model_files_give_one_line(tmp_path, capsys):
 @pytest.mark.slow
 def test_export_command_converts_a_zip(tmp_path):
     out = tmp_path / "converted.safetensors"
-    result = subprocess.run([sys.executable, "-m", "agents.export_model", str(SHIPPED_ZIP), str(out)],
-                            capture_output=True, text=True, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-m", "agents.export_model", str(SHIPPED_ZIP), str(out)], capture_output=True, text=True, cwd=ROOT
+    )
     assert result.returncode == 0, result.stderr
     converted, shipped = load_model_file(out), load_model_file(SHIPPED)
     assert converted.metadata == shipped.metadata and shipped.metadata["rules_fingerprint"] == YACHT.fingerprint

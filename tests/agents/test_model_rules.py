@@ -199,11 +199,16 @@ def test_a_strangers_file_with_bad_rules_is_refused_in_one_line(tmp_path, capsys
 def test_the_command_line_refuses_a_strangers_rule_name_in_one_line(tmp_path):
     source = export_model(rules_model("yahtzee"), tmp_path / "yahtzee.safetensors")
     path = rewritten(tmp_path, source, rules="<script>")
-    result = subprocess.run([sys.executable, "-m", "agents.evaluate", "--policy", f"ppo:{path}", "--games", "4", "--no-progress"],
-                            capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    result = subprocess.run(
+        [sys.executable, "-m", "agents.evaluate", "--policy", f"ppo:{path}", "--games", "4", "--no-progress"],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert result.returncode == 2 and "Traceback" not in result.stderr
-    assert result.stderr.strip().splitlines() == [f"error: model {str(path)!r}: rules must be one of {', '.join(RULE_SETS)}, "
-                                                  "got '<script>'"]  # fmt: skip
+    assert result.stderr.strip().splitlines() == [
+        f"error: model {str(path)!r}: rules must be one of {', '.join(RULE_SETS)}, got '<script>'"
+    ]
 
 
 def test_a_strangers_zip_with_a_bad_rule_name_is_refused_in_one_line(tmp_path):

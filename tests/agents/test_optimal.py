@@ -43,9 +43,7 @@ class BruteForce:
     rows left after this turn are worth nothing (the myopic player).
     """
 
-    def __init__(
-        self, score, num_categories: int, num_dice: int = 5, num_faces: int = 6, rolls: int = 3, plan_ahead=True
-    ):
+    def __init__(self, score, num_categories: int, num_dice: int = 5, num_faces: int = 6, rolls: int = 3, plan_ahead=True):
         self.score = score
         self.plan_ahead = plan_ahead
         self.num_categories = num_categories
@@ -180,9 +178,9 @@ def probability_of_five_alike_keeping_the_most_common_face() -> float:
                 memo[dice, rolls_left] = 0.0
             else:
                 outcomes = list(all_ordered_rolls(5 - count))
-                memo[dice, rolls_left] = sum(
-                    succeed(tuple(sorted((face,) * count + o)), rolls_left - 1) for o in outcomes
-                ) / len(outcomes)
+                memo[dice, rolls_left] = sum(succeed(tuple(sorted((face,) * count + o)), rolls_left - 1) for o in outcomes) / len(
+                    outcomes
+                )
         return memo[dice, rolls_left]
 
     return sum(succeed(tuple(sorted(roll)), 2) for roll in all_ordered_rolls()) / 6**5
@@ -280,9 +278,7 @@ def test_other_rule_sets_match_brute_force_on_every_open_set(rules):
 # -- the myopic player -------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "open_names", [CATEGORIES, ("choice", "yacht"), ("ones", "full_house", "big_straight")], ids="+".join
-)
+@pytest.mark.parametrize("open_names", [CATEGORIES, ("choice", "yacht"), ("ones", "full_house", "big_straight")], ids="+".join)
 def test_myopic_values_match_a_one_turn_brute_force(open_names):
     open_bits = sum(bit(name) for name in open_names)
     brute_force = BruteForce(lambda dice, c: reference_score(dice, CATEGORIES[c]), NUM_CATEGORIES, plan_ahead=False)
@@ -452,9 +448,7 @@ def test_optimal_play_scores_the_expected_score_on_average(solution):
 # -- errors --------------------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(
-    "dice", [[1, 2, 3, 4, 7], [0, 1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4, 5, 6], "12345", [1, 2, 3, 4, 2.5]]
-)
+@pytest.mark.parametrize("dice", [[1, 2, 3, 4, 7], [0, 1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4, 5, 6], "12345", [1, 2, 3, 4, 2.5]])
 def test_bad_dice_are_rejected(dice):
     with pytest.raises(ValueError, match="dice|die"):
         q_values(dice, 2, CATEGORIES)

@@ -105,13 +105,26 @@ def test_a_users_own_rule_set_is_evaluated_here_and_refused_on_ray():
 
 
 def run_cli(*args):
-    return subprocess.run([sys.executable, "-m", "agents.evaluate", *args, "--no-progress"],
-                          capture_output=True, text=True, cwd=ROOT)  # fmt: skip
+    return subprocess.run(
+        [sys.executable, "-m", "agents.evaluate", *args, "--no-progress"], capture_output=True, text=True, cwd=ROOT
+    )
 
 
 def test_command_line_plays_a_named_rule_set(tmp_path):
-    result = run_cli("--rules", "yatzy", "--policy", "greedy", "--games", "200", "--seed", "3",
-                     "--json", str(tmp_path / "e.json"), "--plot", str(tmp_path / "e.png"))  # fmt: skip
+    result = run_cli(
+        "--rules",
+        "yatzy",
+        "--policy",
+        "greedy",
+        "--games",
+        "200",
+        "--seed",
+        "3",
+        "--json",
+        str(tmp_path / "e.json"),
+        "--plot",
+        str(tmp_path / "e.png"),
+    )
     assert result.returncode == 0, result.stderr
     assert "yatzy: 200 games" in result.stdout and f"optimal expected score {expected_score('yatzy'):.4f}" in result.stdout
     assert "exact distribution" not in result.stdout  # the exact distribution covers rows that score alone
@@ -132,12 +145,16 @@ def test_command_line_plays_a_named_rule_set(tmp_path):
     "args, message",
     [
         (["--rules", "yahtze"], f"argument --rules: unknown rule set 'yahtze'; expected one of {', '.join(RULE_SETS)}"),
-        (["--rules", "yahtzee", "--policy", "target:250"],
-         "error: rule set 'yahtzee' has an upper bonus, an extra-Yahtzee bonus or a joker"),
-        (["--rules", "yahtzee", "--table", "win,optimal"], "the win and target:T policies cover only rule sets whose rows "
-         "score on their own: yacht, yacht_exercism"),
+        (
+            ["--rules", "yahtzee", "--policy", "target:250"],
+            "error: rule set 'yahtzee' has an upper bonus, an extra-Yahtzee bonus or a joker",
+        ),
+        (
+            ["--rules", "yahtzee", "--table", "win,optimal"],
+            "the win and target:T policies cover only rule sets whose rows score on their own: yacht, yacht_exercism",
+        ),
     ],
-)  # fmt: skip
+)
 def test_command_line_refusals_under_a_rule_set_are_one_line(args, message):
     result = run_cli(*args, "--games", "10")
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr

@@ -58,9 +58,26 @@ def test_a_shipped_model_is_refused_under_other_rules_naming_both(file, other):
 
 def test_agents_evaluate_loads_the_yahtzee_model_by_its_path(tmp_path):
     result = subprocess.run(
-        [sys.executable, "-m", "agents.evaluate", "--rules", "yahtzee", "--policy", "ppo:models/yahtzee.safetensors",
-         "--policy", "optimal", "--games", "200", "--no-progress", "--json", str(tmp_path / "e.json")],
-        cwd=ROOT, capture_output=True, text=True, timeout=600,
+        [
+            sys.executable,
+            "-m",
+            "agents.evaluate",
+            "--rules",
+            "yahtzee",
+            "--policy",
+            "ppo:models/yahtzee.safetensors",
+            "--policy",
+            "optimal",
+            "--games",
+            "200",
+            "--no-progress",
+            "--json",
+            str(tmp_path / "e.json"),
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     assert result.returncode == 0, result.stderr
     report = json.loads((tmp_path / "e.json").read_text())
@@ -79,8 +96,10 @@ def test_yacht_play_seats_the_yatzy_model_against_a_person(tmp_path):
     path = tmp_path / "vs.jsonl"
     plan = [f"s {turn}" for turn in range(1, 5)] + ["q"]
     console = ScriptedConsole(plan, height=40)
-    assert play_main(["--rules", "yatzy", "--vs", "ppo:models/yatzy.safetensors", "--seed", "3", "--record", str(path)],
-                     console) == 0
+    assert (
+        play_main(["--rules", "yatzy", "--vs", "ppo:models/yatzy.safetensors", "--seed", "3", "--record", str(path)], console)
+        == 0
+    )
     game = load_games(path).games[0]
     agent_rows = [d for d in game.decisions if d["seat"] == 1 and d["action"] >= rules.dice.num_rerolls]
     assert game.header["rules"] == "yatzy" and len(agent_rows) == 4  # the model answered each of the person's turns

@@ -56,9 +56,7 @@ def rolls_of(count: int):
     return list(itertools.product(FACES, repeat=count))
 
 
-def turn_expectimax(
-    end_value, dice: tuple[int, ...], rolls_left: int, open_bits: int
-) -> float:
+def turn_expectimax(end_value, dice: tuple[int, ...], rolls_left: int, open_bits: int) -> float:
     """Best expected ``end_value(c, points)`` over the rest of the turn, by ordered outcomes."""
     return turn_solver(end_value, open_bits)(tuple(sorted(dice)), rolls_left)
 
@@ -68,11 +66,7 @@ def turn_solver(end_value, open_bits: int):
 
     @cache
     def best(hand: tuple[int, ...], rolls: int) -> float:
-        value = max(
-            end_value(c, score(hand, c))
-            for c in range(MINI.num_categories)
-            if open_bits >> c & 1
-        )
+        value = max(end_value(c, score(hand, c)) for c in range(MINI.num_categories) if open_bits >> c & 1)
         if rolls == 0:
             return value
         for mask in range(1, 1 << len(hand)):
@@ -80,8 +74,7 @@ def turn_solver(end_value, open_bits: int):
             outcomes = rolls_of(mask.bit_count())
             value = max(
                 value,
-                sum(best(tuple(sorted(kept + list(o))), rolls - 1) for o in outcomes)
-                / len(outcomes),
+                sum(best(tuple(sorted(kept + list(o))), rolls - 1) for o in outcomes) / len(outcomes),
             )
         return value
 
@@ -101,9 +94,7 @@ def brute_target(open_bits: int, needed: int, tie: float = 1.0) -> float:
 
     first = rolls_of(MINI.num_dice)
     best = turn_solver(end_value, open_bits)
-    return sum(
-        best(tuple(sorted(roll)), MINI.rolls_per_turn - 1) for roll in first
-    ) / len(first)
+    return sum(best(tuple(sorted(roll)), MINI.rolls_per_turn - 1) for roll in first) / len(first)
 
 
 # -- the target table -----------------------------------------------------------------------------
@@ -115,9 +106,7 @@ def test_target_table_matches_brute_force_on_every_state(tie):
     assert table.shape == (16, max_total(MINI) + 1)
     for open_bits in range(16):
         for needed in range(table.shape[1]):
-            assert table[open_bits, needed] == pytest.approx(
-                brute_target(open_bits, needed, tie), abs=1e-12
-            ), (open_bits, needed)
+            assert table[open_bits, needed] == pytest.approx(brute_target(open_bits, needed, tie), abs=1e-12), (open_bits, needed)
 
 
 def test_target_q_values_match_brute_force_inside_a_turn():
@@ -146,16 +135,12 @@ def test_target_q_values_match_brute_force_inside_a_turn():
             action = MINI.dice.num_rerolls + c
             if open_bits >> c & 1:
                 assert q[action] == pytest.approx(
-                    brute_target(
-                        open_bits & ~(1 << c), needed - score(tuple(sorted(dice)), c)
-                    ),
+                    brute_target(open_bits & ~(1 << c), needed - score(tuple(sorted(dice)), c)),
                     abs=1e-12,
                 )
             else:
                 assert q[action] == -np.inf
-        assert solution.at_least(needed, open_bits) == pytest.approx(
-            brute_target(open_bits, needed), abs=1e-12
-        )
+        assert solution.at_least(needed, open_bits) == pytest.approx(brute_target(open_bits, needed), abs=1e-12)
 
 
 def test_turn_q_values_with_expected_score_ends_are_the_optimal_q_values():
@@ -167,10 +152,7 @@ def test_turn_q_values_with_expected_score_ends_are_the_optimal_q_values():
         rng.integers(1, 4096, 300),
     )
     bits = 1 << np.arange(12)
-    ends = (
-        np.arange(51)[None, None, :]
-        + solution.state_values[open_bits[:, None] & ~bits][:, :, None]
-    )
+    ends = np.arange(51)[None, None, :] + solution.state_values[open_bits[:, None] & ~bits][:, :, None]
     got = turn_q_values(YACHT, hands, rolls_left, open_bits, ends)
     want = solution.q_values_batch(hands, rolls_left, open_bits)
     assert np.array_equal(np.isinf(got), np.isinf(want))
@@ -225,27 +207,19 @@ def test_disk_cache_is_used_and_a_corrupt_file_is_rebuilt(tmp_path, monkeypatch)
 # -- exact score distributions --------------------------------------------------------------------
 
 
-def brute_turn(
-    open_bits: int, hand: tuple[int, ...], rolls: int
-) -> dict[tuple[int, int], float]:
+def brute_turn(open_bits: int, hand: tuple[int, ...], rolls: int) -> dict[tuple[int, int], float]:
     """P(the optimal player ends this turn writing ``points`` in row ``c``), following its actions over ordered outcomes."""
     solution = solve(MINI)
     first_score = MINI.dice.num_rerolls
-    action = int(
-        solution.best_actions_batch(np.array([list(hand)]), rolls, open_bits)[0]
-    )
+    action = int(solution.best_actions_batch(np.array([list(hand)]), rolls, open_bits)[0])
     if action >= first_score:
         c = action - first_score
         return {(c, score(hand, c)): 1.0}
-    picked = [
-        i for i in range(MINI.num_dice) if action >> i & 1
-    ]  # positions in the sorted hand
+    picked = [i for i in range(MINI.num_dice) if action >> i & 1]  # positions in the sorted hand
     kept = [d for i, d in enumerate(hand) if i not in picked]
     result: dict[tuple[int, int], float] = {}
     for outcome in rolls_of(len(picked)):
-        for key, probability in brute_turn(
-            open_bits, tuple(sorted(kept + list(outcome))), rolls - 1
-        ).items():
+        for key, probability in brute_turn(open_bits, tuple(sorted(kept + list(outcome))), rolls - 1).items():
             result[key] = result.get(key, 0.0) + probability / 3 ** len(picked)
     return result
 
@@ -257,9 +231,7 @@ def brute_to_come(open_bits: int) -> tuple[float, ...]:
         return (1.0,)
     result = np.zeros(max_total(MINI) + 1)
     for roll in rolls_of(MINI.num_dice):
-        for (c, points), probability in brute_turn(
-            open_bits, tuple(sorted(roll)), MINI.rolls_per_turn - 1
-        ).items():
+        for (c, points), probability in brute_turn(open_bits, tuple(sorted(roll)), MINI.rolls_per_turn - 1).items():
             later = brute_to_come(open_bits & ~(1 << c))
             result[points : points + len(later)] += probability / 27 * np.array(later)
     return tuple(np.trim_zeros(result, "b"))
@@ -269,9 +241,7 @@ def brute_distribution(open_bits: int, dice=None, rolls_left=None) -> dict[int, 
     if dice is None:
         return dict(enumerate(brute_to_come(open_bits)))
     result: dict[int, float] = {}
-    for (c, points), probability in brute_turn(
-        open_bits, tuple(sorted(dice)), rolls_left
-    ).items():
+    for (c, points), probability in brute_turn(open_bits, tuple(sorted(dice)), rolls_left).items():
         for later, p in enumerate(brute_to_come(open_bits & ~(1 << c))):
             result[points + later] = result.get(points + later, 0.0) + probability * p
     return result
@@ -279,16 +249,12 @@ def brute_distribution(open_bits: int, dice=None, rolls_left=None) -> dict[int, 
 
 def test_distribution_matches_the_optimal_players_own_outcomes():
     for open_bits in (15, 5, 12, 1):
-        pmf = score_distribution(
-            [c for c in range(4) if open_bits >> c & 1], rules=MINI
-        )
+        pmf = score_distribution([c for c in range(4) if open_bits >> c & 1], rules=MINI)
         want = np.zeros_like(pmf)
         for points, probability in brute_distribution(open_bits).items():
             want[points] += probability
         np.testing.assert_allclose(pmf, want, atol=1e-12)
-    pmf = score_distribution(
-        ["ones", "choice"], total=7, dice=[3, 1, 1], rolls_left=1, rules=MINI
-    )
+    pmf = score_distribution(["ones", "choice"], total=7, dice=[3, 1, 1], rolls_left=1, rules=MINI)
     want = np.zeros_like(pmf)
     for points, probability in brute_distribution(0b101, (1, 1, 3), 1).items():
         want[7 + points] += probability
@@ -305,9 +271,7 @@ def test_distribution_mean_is_the_optimal_expected_score_on_every_state():
 def test_quantiles_and_tails():
     pmf = np.array([0.1, 0.2, 0.3, 0.4])
     assert quantiles(pmf, [0.05, 0.1, 0.3, 0.31, 1.0]).tolist() == [0, 0, 1, 2, 3]
-    np.testing.assert_allclose(
-        at_least(pmf, [0, 2, 3, 4, 9]), [1.0, 0.7, 0.4, 0.0, 0.0]
-    )
+    np.testing.assert_allclose(at_least(pmf, [0, 2, 3, 4, 9]), [1.0, 0.7, 0.4, 0.0, 0.0])
 
 
 def test_distribution_bad_inputs():
@@ -329,21 +293,15 @@ def test_target_policy_success_rate_is_inside_the_dp_ci():
     games = 20_000
     log = play_games(policy, games, seed=11, rules=MINI)
     probability = solve_target(MINI).at_least(target)
-    half = 3.0 * math.sqrt(
-        probability * (1 - probability) / games
-    )  # 3 sigma: the test is not flaky
+    half = 3.0 * math.sqrt(probability * (1 - probability) / games)  # 3 sigma: the test is not flaky
     assert abs((log.scores >= target).mean() - probability) < half
     optimal = play_games(
-        __import__("agents.registry", fromlist=["make_policy"]).make_policy(
-            "optimal", MINI
-        ),
+        __import__("agents.registry", fromlist=["make_policy"]).make_policy("optimal", MINI),
         games,
         seed=11,
         rules=MINI,
     )
-    assert (log.scores >= target).mean() > (
-        optimal.scores >= target
-    ).mean()  # it is not just the optimum
+    assert (log.scores >= target).mean() > (optimal.scores >= target).mean()  # it is not just the optimum
 
 
 def test_win_share_curve_counts_shared_first_places():
@@ -353,9 +311,7 @@ def test_win_share_curve_counts_shared_first_places():
     pmfs[0, 1, [5, 6]] = 0.5
     g = win_share_curve(pmfs)[0]
     assert g[4] == 0.0
-    assert g[5] == pytest.approx(
-        0.5 * (1 / 3)
-    )  # three-way tie half the time, else below the 6
+    assert g[5] == pytest.approx(0.5 * (1 / 3))  # three-way tie half the time, else below the 6
     assert g[6] == pytest.approx(0.5 * 1.0 + 0.5 * 0.5)
     assert g[7] == pytest.approx(1.0)
 
@@ -383,22 +339,14 @@ def test_win_policy_is_exact_on_its_last_turn(opponent_open):
         rolls_left = int(rng.integers(0, 3))
         total, opponent_total = int(rng.integers(0, 20)), int(rng.integers(0, 20))
         opponent_pmf = (
-            score_distribution(
-                [c for c in range(4) if opponent_open >> c & 1] or None, rules=MINI
-            )
-            if opponent_open
-            else None
+            score_distribution([c for c in range(4) if opponent_open >> c & 1] or None, rules=MINI) if opponent_open else None
         )
         if opponent_pmf is None:
             opponent_pmf = np.zeros(max_total(MINI) + 1)
             opponent_pmf[opponent_total] = 1.0
         else:
-            opponent_pmf = np.concatenate((np.zeros(opponent_total), opponent_pmf))[
-                : max_total(MINI) + 1 + opponent_total
-            ]
-        end_value, best = last_turn_win_probability(
-            dice, rolls_left, open_bits, total, np.pad(opponent_pmf, (0, 60))
-        )
+            opponent_pmf = np.concatenate((np.zeros(opponent_total), opponent_pmf))[: max_total(MINI) + 1 + opponent_total]
+        end_value, best = last_turn_win_probability(dice, rolls_left, open_bits, total, np.pad(opponent_pmf, (0, 60)))
         observation = policy.table_encoding.encode(
             MINI.hand(dice),
             rolls_left,
@@ -419,16 +367,11 @@ def test_win_policy_is_exact_on_its_last_turn(opponent_open):
             kept = [d for i, d in enumerate(dice) if i not in picked]
             outcomes = rolls_of(len(picked))
             chosen = sum(
-                turn_expectimax(
-                    end_value, tuple(sorted(kept + list(o))), rolls_left - 1, open_bits
-                )
-                for o in outcomes
+                turn_expectimax(end_value, tuple(sorted(kept + list(o))), rolls_left - 1, open_bits) for o in outcomes
             ) / len(outcomes)
         assert chosen == pytest.approx(best, abs=1e-12)
         others = [(opponent_total, [c for c in range(4) if opponent_open >> c & 1])]
-        assert win_probabilities(
-            dice, rolls_left, [row], total, others, rules=MINI
-        ).max() == pytest.approx(best, abs=1e-12)
+        assert win_probabilities(dice, rolls_left, [row], total, others, rules=MINI).max() == pytest.approx(best, abs=1e-12)
 
 
 def test_win_beats_optimal_at_a_small_table():
@@ -473,9 +416,7 @@ def test_yacht_distribution_and_target_monte_carlo():
     assert pmf @ np.arange(len(pmf)) == pytest.approx(expected_score(), abs=1e-9)
     log = play_games(TargetPolicy(200), 20_000, seed=0)
     probability = solve_target().at_least(200)
-    assert abs((log.scores >= 200).mean() - probability) < 3.0 * math.sqrt(
-        probability * (1 - probability) / 20_000
-    )
+    assert abs((log.scores >= 200).mean() - probability) < 3.0 * math.sqrt(probability * (1 - probability) / 20_000)
 
 
 def test_win_and_target_play_in_a_terminal_match_and_the_coach_shows_chances():
@@ -488,9 +429,7 @@ def test_win_and_target_play_in_a_terminal_match_and_the_coach_shows_chances():
         Player("o", "agent", "optimal"),
     ]
     match = Match.new(players, seed=4, mode="table")
-    assert isinstance(match.seats[0].policy, WinPolicy) and isinstance(
-        match.seats[1].policy, TargetPolicy
-    )
+    assert isinstance(match.seats[0].policy, WinPolicy) and isinstance(match.seats[1].policy, TargetPolicy)
     while not match.finished:
         match.play_agent()
     assert all(seat.finished for seat in match.seats)
@@ -535,15 +474,10 @@ def test_evaluate_prints_the_exact_distribution_beside_the_policies(tmp_path):
         check=True,
     )
     assert "optimal (exact)" in result.stdout and "P(≥200)" in result.stdout
-    rows = {
-        row["policy"]: row
-        for row in json.loads((tmp_path / "e.json").read_text())["score_distribution"]
-    }
+    rows = {row["policy"]: row for row in json.loads((tmp_path / "e.json").read_text())["score_distribution"]}
     assert set(rows) == {"target:150", "optimal (exact)"}
     pmf = score_distribution()
-    assert rows["optimal (exact)"]["at_least"]["200"] == pytest.approx(
-        at_least(pmf, [200])[0]
-    )
+    assert rows["optimal (exact)"]["at_least"]["200"] == pytest.approx(at_least(pmf, [200])[0])
     assert rows["optimal (exact)"]["quantiles"]["0.5"] == quantiles(pmf, [0.5])[0]
     bad = subprocess.run(
         [sys.executable, "-m", "agents.evaluate", "--policy", "win", "--no-progress"],
@@ -552,11 +486,7 @@ def test_evaluate_prints_the_exact_distribution_beside_the_policies(tmp_path):
         cwd=root,
         check=False,
     )
-    assert (
-        bad.returncode == 2
-        and "at a table" in bad.stderr
-        and "Traceback" not in bad.stderr
-    )
+    assert bad.returncode == 2 and "at a table" in bad.stderr and "Traceback" not in bad.stderr
 
 
 @pytest.mark.parametrize("name", ["yahtzee", "yahtzee_no_joker", "yatzy"])
@@ -567,7 +497,12 @@ def test_rule_sets_with_a_bonus_or_a_joker_are_refused_naming_why(name):
     from yacht_env.rules import RULE_SETS
 
     rules = RULE_SETS[name]
-    for build in (lambda: solve_target(rules), lambda: solve_target_table(rules), lambda: score_distribution(rules=rules),
-                  lambda: make_policy("target:150", rules=rules), lambda: make_table_policy("win", 2, rules=rules)):
+    for build in (
+        lambda: solve_target(rules),
+        lambda: solve_target_table(rules),
+        lambda: score_distribution(rules=rules),
+        lambda: make_policy("target:150", rules=rules),
+        lambda: make_table_policy("win", 2, rules=rules),
+    ):
         with pytest.raises(ValueError, match=f"rule set '{name}' has an upper bonus, an extra-Yahtzee bonus or a joker"):
             build()

@@ -83,8 +83,19 @@ def test_duplicate_seatings_cancel_the_luck_of_the_dice():
 def test_tournament_orders_the_baselines(tmp_path):
     from agents.evaluate import main
 
-    main(["--table", "optimal,greedy,random", "--games", "300", "--no-progress",
-          "--json", str(tmp_path / "t.json"), "--plot", str(tmp_path / "t.png")])
+    main(
+        [
+            "--table",
+            "optimal,greedy,random",
+            "--games",
+            "300",
+            "--no-progress",
+            "--json",
+            str(tmp_path / "t.json"),
+            "--plot",
+            str(tmp_path / "t.png"),
+        ]
+    )
     report = json.loads((tmp_path / "t.json").read_text())
     rates = {s["policy"]: s["win_rate"] for s in report["standings"]}
     assert rates["optimal"] > rates["greedy"] > rates["random"]
@@ -93,8 +104,9 @@ def test_tournament_orders_the_baselines(tmp_path):
     assert (tmp_path / "t.png").stat().st_size > 0
 
 
-@pytest.mark.parametrize("argv, message", [(["--table", "optimal"], "2 to 5 policies"),
-                                           (["--table", "optimal,chess"], "unknown policy 'chess'")])
+@pytest.mark.parametrize(
+    "argv, message", [(["--table", "optimal"], "2 to 5 policies"), (["--table", "optimal,chess"], "unknown policy 'chess'")]
+)
 def test_tournament_cli_rejects_bad_tables(argv, message, capsys):
     from agents.evaluate import main
 

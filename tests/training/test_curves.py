@@ -30,8 +30,10 @@ def test_a_folder_without_a_solitaire_curve_is_refused_in_one_line(tmp_path, cap
     with pytest.raises(SystemExit) as exit_info:
         main([str(tmp_path / "empty"), "--out", str(tmp_path / "c.png")])
     assert exit_info.value.code == 2
-    assert capsys.readouterr().err.strip() == f"error: {tmp_path / 'empty'} has no solitaire learning curve " \
+    assert (
+        capsys.readouterr().err.strip() == f"error: {tmp_path / 'empty'} has no solitaire learning curve "
         "(learning_curve.csv with percent_of_optimal)"
+    )
     assert not (tmp_path / "c.png").exists()
 
 

@@ -95,8 +95,16 @@ def test_bad_temperature_is_named():
 
 
 def test_tiny_lookahead_run_saves_a_model_that_loads_and_plays(tmp_path):
-    run_train("--config", "configs/quick.yaml", "--runs-dir", str(tmp_path), "name=lookahead", *TINY,
-              "ppo.policy=lookahead", "ppo.lookahead_temperature=0.5")  # fmt: skip
+    run_train(
+        "--config",
+        "configs/quick.yaml",
+        "--runs-dir",
+        str(tmp_path),
+        "name=lookahead",
+        *TINY,
+        "ppo.policy=lookahead",
+        "ppo.lookahead_temperature=0.5",
+    )
     path = tmp_path / "lookahead" / "model.zip"
     model = MaskablePPO.load(path, device="cpu")
     assert isinstance(model.policy, LookaheadPolicy) and model.policy.temperature == 0.5

@@ -23,8 +23,14 @@ from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT
 
 ROOT = Path(__file__).resolve().parents[2]
-SMALL = ["env.num_envs=8", "ppo.n_steps=32", "ppo.batch_size=64", "ppo.n_epochs=3", "ppo.net_arch=[32,32]",
-         "run.progress_bar=false"]  # fmt: skip
+SMALL = [
+    "env.num_envs=8",
+    "ppo.n_steps=32",
+    "ppo.batch_size=64",
+    "ppo.n_epochs=3",
+    "ppo.net_arch=[32,32]",
+    "run.progress_bar=false",
+]
 ROLLOUTS = 3  # of 8 envs x 32 steps
 
 
@@ -35,8 +41,15 @@ def small_config(rules, vectorized=True):
 def plain_buffer(model):
     """sb3-contrib's own buffer: the extractor computes q from the observation at every read, as before."""
     old = model.rollout_buffer
-    model.rollout_buffer = MaskableRolloutBuffer(old.buffer_size, old.observation_space, old.action_space, old.device,
-                                                 gae_lambda=old.gae_lambda, gamma=old.gamma, n_envs=old.n_envs)  # fmt: skip
+    model.rollout_buffer = MaskableRolloutBuffer(
+        old.buffer_size,
+        old.observation_space,
+        old.action_space,
+        old.device,
+        gae_lambda=old.gae_lambda,
+        gamma=old.gamma,
+        n_envs=old.n_envs,
+    )
 
 
 def trained(config, tmp_path, now: bool):

@@ -178,8 +178,15 @@ def test_every_score_is_valued_as_the_rule_book_scores_it(name):
 def test_without_a_learned_correction_it_plays_greedy(name):
     rules = rule_set(name)
     encoding = make_encoding("features", rules)
-    policy = LookaheadPolicy(encoding.space, spaces.Discrete(ActionLayout(rules).num_actions), lambda _: 1e-3,
-                             temperature=0.3, encoding="features", rules=name, net_arch=[16])  # fmt: skip
+    policy = LookaheadPolicy(
+        encoding.space,
+        spaces.Discrete(ActionLayout(rules).num_actions),
+        lambda _: 1e-3,
+        temperature=0.3,
+        encoding="features",
+        rules=name,
+        net_arch=[16],
+    )
     with th.no_grad():  # no learned correction: the prior alone decides
         policy.action_net.weight.zero_()
         policy.action_net.bias.zero_()
@@ -214,8 +221,16 @@ def test_tiny_yahtzee_run_trains_evaluates_and_saves_a_yahtzee_model(tmp_path):
     assert len(curve) >= 2 and float(curve[1].split(",")[2]) > 150  # the periodic evaluation plays Yahtzee too
     # Neither a resume nor a fine-tuning run may carry the model into other rules with the same observations.
     forced = "env.rules=yahtzee_forced_joker"
-    error = train_main("--config", "configs/yahtzee_quick.yaml", "--runs-dir", str(tmp_path), "name=tuned", *TINY, forced,
-                       f"ppo.init_from={run / 'model.zip'}")  # fmt: skip
+    error = train_main(
+        "--config",
+        "configs/yahtzee_quick.yaml",
+        "--runs-dir",
+        str(tmp_path),
+        "name=tuned",
+        *TINY,
+        forced,
+        f"ppo.init_from={run / 'model.zip'}",
+    )
     assert "\n" not in error and "was trained on the 'yahtzee' rules, but this game plays 'yahtzee_forced_joker'" in error
     for final in ("model.zip", "model.safetensors", "eval.json"):
         (run / final).unlink()

@@ -13,8 +13,15 @@ from yacht_env.rules import rule_set
 def train(vectorized: bool, encoding: str, steps: int = 2048, rules: str = "yacht"):
     env = make_training_env(EnvConfig(rules=rules, observation_encoding=encoding, num_envs=4, vectorized=vectorized), seed=3)
     assert env.action_space.n == 32 + rule_set(rules).num_categories
-    model = MaskablePPO("MultiInputPolicy" if encoding == "dict" else "MlpPolicy", env,
-                        n_steps=64, batch_size=64, n_epochs=2, seed=3, device="cpu")  # fmt: skip
+    model = MaskablePPO(
+        "MultiInputPolicy" if encoding == "dict" else "MlpPolicy",
+        env,
+        n_steps=64,
+        batch_size=64,
+        n_epochs=2,
+        seed=3,
+        device="cpu",
+    )
     model.learn(steps)
     episodes = [(info["r"], info["l"]) for info in model.ep_info_buffer]
     return torch.nn.utils.parameters_to_vector(model.policy.parameters()).detach().numpy(), episodes

@@ -24,8 +24,11 @@ CURVE_FIGURES = ["steps", "mean_score", "percent_of_optimal", "regret_per_decisi
 
 
 def write_sweep(folder: Path, **fields) -> Path:
-    sweep = {"name": "tiny", "base": str(ROOT / "configs" / "quick.yaml"),
-             "space": {"ppo.learning_rate": {"grid": [0.001, 0.0003]}}}
+    sweep = {
+        "name": "tiny",
+        "base": str(ROOT / "configs" / "quick.yaml"),
+        "space": {"ppo.learning_rate": {"grid": [0.001, 0.0003]}},
+    }
     sweep.update(fields)
     path = folder / "sweep.yaml"
     path.write_text(yaml.safe_dump(sweep))
@@ -103,8 +106,10 @@ def test_a_sweep_without_ray_names_the_extra(tmp_path, monkeypatch, capsys):
 
 
 def test_trial_names_say_number_and_values():
-    assert (trial_name(3, {"ppo.lookahead_temperature": 0.3, "ppo.learning_rate": 0.000421})
-            == "t03_lookahead_temperature=0.3_learning_rate=0.000421")
+    assert (
+        trial_name(3, {"ppo.lookahead_temperature": 0.3, "ppo.learning_rate": 0.000421})
+        == "t03_lookahead_temperature=0.3_learning_rate=0.000421"
+    )
     assert trial_name(0, {"ppo.net_arch": [64, 64]}) == "t00_net_arch=-64--64-"
 
 
@@ -113,8 +118,7 @@ def test_trial_names_say_number_and_values():
 
 def test_a_one_trial_sweep_makes_an_ordinary_run_folder(tmp_path, ray_cluster):
     """The short sweep that CI runs: one trial on the local Ray, from the sweep file to the ranking."""
-    path = write_sweep(tmp_path, overrides=TINY, scheduler={"type": "none"},
-                       space={"ppo.lookahead_temperature": {"grid": [0.3]}})  # fmt: skip
+    path = write_sweep(tmp_path, overrides=TINY, scheduler={"type": "none"}, space={"ppo.lookahead_temperature": {"grid": [0.3]}})
     result = run("train.py", "--sweep", str(path), "--runs-dir", str(tmp_path / "runs"), "--ray-address", ray_cluster)
     trial_dir = tmp_path / "runs" / "tiny" / "t00_lookahead_temperature=0.3"
     for artefact in ("config.yaml", "learning_curve.csv", "model.zip", "model.safetensors", "eval.json"):
@@ -137,8 +141,16 @@ def test_two_trial_sweep_gives_the_learning_curves_of_train_py(tmp_path, ray_clu
         for artefact in ("config.yaml", "learning_curve.csv", "model.zip", "eval.json"):
             assert (trial_dir / artefact).exists(), f"{trial} has no {artefact}"
         assert list((trial_dir / "tb").rglob("events.out.tfevents.*"))
-        run("train.py", "--config", "configs/quick.yaml", "--runs-dir", str(tmp_path / "direct"), f"name={trial}",
-            f"ppo.learning_rate={learning_rate}", *TINY)  # fmt: skip
+        run(
+            "train.py",
+            "--config",
+            "configs/quick.yaml",
+            "--runs-dir",
+            str(tmp_path / "direct"),
+            f"name={trial}",
+            f"ppo.learning_rate={learning_rate}",
+            *TINY,
+        )
         direct = curve(tmp_path / "direct" / trial)
         assert len(direct) == 2 and curve(trial_dir) == direct
     with (sweep_dir / "trials.csv").open(newline="") as handle:
@@ -152,12 +164,25 @@ def test_two_trial_sweep_gives_the_learning_curves_of_train_py(tmp_path, ray_clu
 def test_a_killed_sweep_resumes_where_it_stopped(tmp_path, ray_cluster):
     # three trials one at a time, each long enough to be killed in the middle of
     longer = [*TINY, "ppo.total_timesteps=6144", "run.checkpoint_every=1024", "run.eval_every=1024"]
-    path = write_sweep(tmp_path, overrides=longer, scheduler={"type": "none"}, max_concurrent_trials=1,
-                       space={"ppo.learning_rate": {"grid": [0.001, 0.0005, 0.0003]}})  # fmt: skip
+    path = write_sweep(
+        tmp_path,
+        overrides=longer,
+        scheduler={"type": "none"},
+        max_concurrent_trials=1,
+        space={"ppo.learning_rate": {"grid": [0.001, 0.0005, 0.0003]}},
+    )
     sweep_dir = tmp_path / "runs" / "tiny"
     first, second = sweep_dir / "t00_learning_rate=0.001", sweep_dir / "t01_learning_rate=0.0005"
-    command = [sys.executable, "train.py", "--sweep", str(path), "--runs-dir", str(tmp_path / "runs"),
-               "--ray-address", ray_cluster]
+    command = [
+        sys.executable,
+        "train.py",
+        "--sweep",
+        str(path),
+        "--runs-dir",
+        str(tmp_path / "runs"),
+        "--ray-address",
+        ray_cluster,
+    ]
     driver = subprocess.Popen(command, cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     deadline = time.time() + 300
     while not (second / "learning_curve.csv").exists() and time.time() < deadline:  # checkpoint, then evaluation

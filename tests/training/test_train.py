@@ -32,7 +32,8 @@ def run_train(*args, check=True, **kwargs):
 
 
 @pytest.mark.parametrize(
-    "path", sorted(p for p in (ROOT / "configs").glob("*.yaml") if not p.name.startswith("sweep_"))  # sweeps: test_sweep.py
+    "path",
+    sorted(p for p in (ROOT / "configs").glob("*.yaml") if not p.name.startswith("sweep_")),  # sweeps: test_sweep.py
 )
 def test_shipped_configs_are_valid(path):
     config = load_config(path)
@@ -83,8 +84,16 @@ def test_bad_override_stops_before_training(tmp_path):
 @pytest.mark.parametrize("vectorized", [False, True])
 def test_tiny_run_writes_a_loadable_model(tmp_path, vectorized):
     # the plain network here; tests/test_lookahead_policy.py runs the look-ahead policy quick.yaml uses
-    run_train("--config", "configs/quick.yaml", "--runs-dir", str(tmp_path), "name=tiny", f"env.vectorized={vectorized}",
-              *TINY, "ppo.policy=mlp")
+    run_train(
+        "--config",
+        "configs/quick.yaml",
+        "--runs-dir",
+        str(tmp_path),
+        "name=tiny",
+        f"env.vectorized={vectorized}",
+        *TINY,
+        "ppo.policy=mlp",
+    )
     run = tmp_path / "tiny"
     assert (run / "config.yaml").exists() and (run / "eval.json").exists()
     assert list((run / "tb").rglob("events.out.tfevents.*"))
@@ -103,8 +112,9 @@ def test_tiny_run_writes_a_loadable_model(tmp_path, vectorized):
 def test_resume_after_a_kill_continues_the_step_count(tmp_path):
     run = tmp_path / "killed"
     args = ["--config", "configs/quick.yaml", "--runs-dir", str(tmp_path), "name=killed", *TINY, "ppo.total_timesteps=10000000"]
-    process = subprocess.Popen([sys.executable, str(ROOT / "train.py"), *args], cwd=ROOT,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    process = subprocess.Popen(
+        [sys.executable, str(ROOT / "train.py"), *args], cwd=ROOT, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE
+    )
     deadline = time.time() + 120
     while not list((run / "checkpoints").glob("step_*.zip")) and time.time() < deadline:
         time.sleep(0.2)
@@ -145,8 +155,10 @@ def test_missing_and_corrupted_models_give_clear_errors(tmp_path):
         make_policy(f"ppo-zip:{broken}")
     result = subprocess.run(
         [sys.executable, "-m", "agents.evaluate", "--policy", f"ppo-zip:{broken}", "--games", "10", "--no-progress"],
-        capture_output=True, text=True, cwd=ROOT,
-    )  # fmt: skip
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
     assert result.returncode == 2 and "not a valid MaskablePPO model" in result.stderr and "Traceback" not in result.stderr
 
 
@@ -185,24 +197,30 @@ def test_resume_never_retrains_a_finished_run_and_finishes_a_cut_final_evaluatio
     assert "nothing to resume" in capsys.readouterr().out and (model.stat().st_ino, model.read_bytes()) == before
 
 
-@pytest.mark.parametrize("override, message", [
-    ("run.eval_seed=-3", "override 'run.eval_seed=-3': run.eval_seed: Input should be greater than or equal to 0"),
-    ("seed=-1", "override 'seed=-1': seed"),
-    ("ppo.net_arch=[-5,64]", "layer widths must be >= 1, got [-5, 64]"),
-    ("ppo.net_arch=[]", "ppo.net_arch: List should have at least 1 item"),
-    ("ppo.learning_rate=.nan", "the learning rate must be a finite number > 0, got nan"),
-    ("ppo.learning_rate=-1e-3", "the learning rate must be a finite number > 0"),
-    ("ppo.learning_rate=fast", "ppo.learning_rate: expected a number or a schedule {start: ..., end: ...}, got 'fast'"),
-    ("ppo.ent_coef=-0.1", "the entropy coefficient must be a finite number >= 0"),
-    ("ppo.ent_coef=.nan", "the entropy coefficient must be a finite number >= 0, got nan"),
-    ("env.illegal_action_penalty=.nan", "env.illegal_action_penalty: Input should be a finite number"),
-    ("ppo.learnig_rate=1e-4", "override 'ppo.learnig_rate=1e-4': unknown key 'ppo.learnig_rate'"),
-    ("name=../../escaped", "a run name is a plain folder name"),
-    ("name=/tmp/absolute", "a run name is a plain folder name"),
-    ("env.rules=yahtze", "override 'env.rules=yahtze': env.rules: unknown rule set 'yahtze'; expected one of yacht, "
-                         "yacht_exercism, yahtzee, yahtzee_forced_joker, yahtzee_no_joker, yahtzee_no_bonus, yatzy"),
-    ("env.rules=[yahtzee]", "env.rules: Input should be a valid string"),
-])
+@pytest.mark.parametrize(
+    "override, message",
+    [
+        ("run.eval_seed=-3", "override 'run.eval_seed=-3': run.eval_seed: Input should be greater than or equal to 0"),
+        ("seed=-1", "override 'seed=-1': seed"),
+        ("ppo.net_arch=[-5,64]", "layer widths must be >= 1, got [-5, 64]"),
+        ("ppo.net_arch=[]", "ppo.net_arch: List should have at least 1 item"),
+        ("ppo.learning_rate=.nan", "the learning rate must be a finite number > 0, got nan"),
+        ("ppo.learning_rate=-1e-3", "the learning rate must be a finite number > 0"),
+        ("ppo.learning_rate=fast", "ppo.learning_rate: expected a number or a schedule {start: ..., end: ...}, got 'fast'"),
+        ("ppo.ent_coef=-0.1", "the entropy coefficient must be a finite number >= 0"),
+        ("ppo.ent_coef=.nan", "the entropy coefficient must be a finite number >= 0, got nan"),
+        ("env.illegal_action_penalty=.nan", "env.illegal_action_penalty: Input should be a finite number"),
+        ("ppo.learnig_rate=1e-4", "override 'ppo.learnig_rate=1e-4': unknown key 'ppo.learnig_rate'"),
+        ("name=../../escaped", "a run name is a plain folder name"),
+        ("name=/tmp/absolute", "a run name is a plain folder name"),
+        (
+            "env.rules=yahtze",
+            "override 'env.rules=yahtze': env.rules: unknown rule set 'yahtze'; expected one of yacht, "
+            "yacht_exercism, yahtzee, yahtzee_forced_joker, yahtzee_no_joker, yahtzee_no_bonus, yatzy",
+        ),
+        ("env.rules=[yahtzee]", "env.rules: Input should be a valid string"),
+    ],
+)
 def test_bad_config_values_are_refused_before_the_run_folder_is_made(tmp_path, override, message):
     """Defects 6, 7 and 9: these trained (or escaped runs/) and then failed, or answered in noise."""
     runs = tmp_path / "runs"
@@ -212,16 +230,32 @@ def test_bad_config_values_are_refused_before_the_run_folder_is_made(tmp_path, o
 
 
 def test_a_table_run_needs_final_evaluation_games_for_every_seat(tmp_path):
-    error = train_main("--config", "configs/win_vs_optimal.yaml", "--runs-dir", str(tmp_path / "runs"), "run.final_eval_games=3",
-                       "ppo.init_from=null")
+    error = train_main(
+        "--config",
+        "configs/win_vs_optimal.yaml",
+        "--runs-dir",
+        str(tmp_path / "runs"),
+        "run.final_eval_games=3",
+        "ppo.init_from=null",
+    )
     assert "run.final_eval_games must be at least 4 at a table of 2" in error and not (tmp_path / "runs").exists()
 
 
 def test_a_table_run_trains_and_is_judged_under_its_rule_set(tmp_path):
     runs = tmp_path / "runs"
-    error = train_main("--config", "configs/win_vs_optimal.yaml", "--runs-dir", str(runs), "env.rules=yahtzee",
-                       "ppo.init_from=null", "env.opponents=[greedy]", "name=table", *TINY, "env.vectorized=false",
-                       "ppo.policy=mlp")  # fmt: skip
+    error = train_main(
+        "--config",
+        "configs/win_vs_optimal.yaml",
+        "--runs-dir",
+        str(runs),
+        "env.rules=yahtzee",
+        "ppo.init_from=null",
+        "env.opponents=[greedy]",
+        "name=table",
+        *TINY,
+        "env.vectorized=false",
+        "ppo.policy=mlp",
+    )
     assert error is None, error
     result = json.loads((runs / "table" / "eval.json").read_text())
     assert result["rules"] == "yahtzee" and result["table"][1] == "greedy"
@@ -255,8 +289,9 @@ def test_models_from_another_env_and_cut_checkpoints_give_one_line(tmp_path):
     """Defects 6 and 9: a checkpoint or ppo.init_from of another env, or a cut one, gave a traceback."""
     runs = tmp_path / "runs"
     flat = [*TINY, "ppo.policy=mlp", "env.observation_encoding=flat"]
-    error = train_main("--config", "configs/quick.yaml", "--runs-dir", str(runs), *flat,
-                       f"ppo.init_from={ROOT / 'models/ppo.zip'}")
+    error = train_main(
+        "--config", "configs/quick.yaml", "--runs-dir", str(runs), *flat, f"ppo.init_from={ROOT / 'models/ppo.zip'}"
+    )
     assert "ppo.init_from" in error and "reads observations Box(0.0, 1.0, (63,)" in error and "\n" not in error
     assert not runs.exists()
     cut = tmp_path / "cut.zip"

@@ -84,7 +84,7 @@ def test_observation_layout_and_info():
     np.testing.assert_array_equal(env.action_masks(), info["action_mask"].astype(bool))
     assert env.action_masks().dtype == bool
     for rolls_left in (1, 0):
-        obs, reward, *_ , info = env.step(31)
+        obs, reward, *_, info = env.step(31)
         assert obs[5] == rolls_left and reward == 0.0
         assert list(obs[:5]) == sorted(obs[:5])
     assert info["action_mask"][:32].sum() == 0 and info["action_mask"][32:].sum() == 12
@@ -93,7 +93,7 @@ def test_observation_layout_and_info():
 def test_mask_matches_rules_from_first_principles():
     rng = np.random.default_rng(0)
     env = YachtEnv()
-    for info, action, (obs, *_ , next_info) in play_random(env, rng, steps=3000):
+    for info, action, (obs, *_, next_info) in play_random(env, rng, steps=3000):
         mask = next_info["action_mask"]
         rolls_left = int(obs[5])
         open_flags = obs[6:]
@@ -183,7 +183,7 @@ def test_dice_stream_does_not_depend_on_actions():
         for turn in range(12):
             rolls.append(obs[:5].tolist())
             if reroll:
-                obs, *_ , info = env.step(31)
+                obs, *_, info = env.step(31)
             category = int(np.flatnonzero(info["action_mask"][SCORE:])[0])
             obs, reward, terminated, truncated, info = env.step(SCORE + category)
         first_rolls.append(rolls)

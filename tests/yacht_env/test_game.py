@@ -32,8 +32,9 @@ def test_a_game_before_start_refuses_every_action():
     assert not legal[0] and points[0] == 0 and tables.legal_masks().sum() == 0
 
 
-@given(num_players=st.integers(1, 5), seed=st.integers(0, 2**31),
-       choices=st.lists(st.integers(0, 10**6), min_size=200, max_size=200))
+@given(
+    num_players=st.integers(1, 5), seed=st.integers(0, 2**31), choices=st.lists(st.integers(0, 10**6), min_size=200, max_size=200)
+)
 def test_random_legal_play_follows_the_rule_book(num_players, seed, choices):
     """Whole turns in rotation, 12 rows per seat, each score as RULES.md says, and nothing after the end."""
     tables = started(num_players, seed=seed)

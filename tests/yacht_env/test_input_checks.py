@@ -27,8 +27,14 @@ def test_q_values_refuses_a_0_1_integer_mask_instead_of_reading_row_indices():
     assert open_bits_from([1]) == 0b10 and open_bits_from(np.array([5, 11])) == (1 << 5) | (1 << 11)
 
 
-@pytest.mark.parametrize("call", [lambda: score(np.array(5), "ones"), lambda: q_values(np.array(3), 2, ["yacht"]),
-                                  lambda: q_values([6, 6, 2, 6, 1], 2, np.array(3))])
+@pytest.mark.parametrize(
+    "call",
+    [
+        lambda: score(np.array(5), "ones"),
+        lambda: q_values(np.array(3), 2, ["yacht"]),
+        lambda: q_values([6, 6, 2, 6, 1], 2, np.array(3)),
+    ],
+)
 def test_zero_dimensional_arrays_are_value_errors(call):
     """Defect 8: score(np.array(5), ...) and q_values(np.array(3), ...) raised TypeError."""
     with pytest.raises(ValueError, match="shape \\(\\)"):
@@ -63,12 +69,16 @@ def test_observe_of_a_removed_or_unknown_agent_is_no_key_error():
         env.observe("player_7")
 
 
-@pytest.mark.parametrize("make", [
-    lambda: YachtEnv(observation_encoding="dict"),
-    lambda: gym.make("Yacht-v0"),
-    lambda: YachtVectorEnv(num_envs=3),
-    lambda: yacht_v0.env(num_players=3),
-], ids=["YachtEnv", "gym.make", "YachtVectorEnv", "yacht_v0"])
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: YachtEnv(observation_encoding="dict"),
+        lambda: gym.make("Yacht-v0"),
+        lambda: YachtVectorEnv(num_envs=3),
+        lambda: yacht_v0.env(num_players=3),
+    ],
+    ids=["YachtEnv", "gym.make", "YachtVectorEnv", "yacht_v0"],
+)
 def test_every_env_pickles_and_plays_on_identically(make):
     """Defect 8: the vector env's docstring said it pickles; plain pickle failed on every env."""
     env = make()

@@ -1,6 +1,5 @@
 """Multi-player Yacht: the PettingZoo env, ``YachtTable-v0``, table policies and tournaments."""
 
-
 import gymnasium as gym
 import numpy as np
 import pytest

@@ -109,8 +109,10 @@ def test_forced_joker_sends_a_yahtzee_to_its_upper_row_then_to_lower_rows_at_jok
     assert rewards == [50, 30 + 100]  # the upper row of sixes, the extra-Yahtzee bonus on top
     # Sixes filled: any open lower row, at joker values; the upper rows are closed to it.
     mask = env.action_masks()
-    lower = {rules.category_index[name] for name in ("three_of_a_kind", "four_of_a_kind", "full_house", "small_straight",
-                                                     "large_straight", "chance")}  # fmt: skip
+    lower = {
+        rules.category_index[name]
+        for name in ("three_of_a_kind", "four_of_a_kind", "full_house", "small_straight", "large_straight", "chance")
+    }
     assert score_part(env, mask) == sum(1 << c for c in lower)
     with pytest.raises(IllegalActionError, match="forced joker rule sends this Yahtzee to"):
         env.step(env.layout.score_action(rules.category_index["ones"]))
@@ -148,8 +150,9 @@ def test_no_extra_bonus_once_the_yahtzee_box_holds_zero():
 def test_upper_bonus_is_paid_once_on_the_score_that_reaches_the_threshold():
     rules = YAHTZEE
     first_rolls = [[6, 6, 6, 6, 1], [5, 5, 5, 5, 1], [4, 4, 4, 4, 1], [3, 3, 3, 3, 1], [2, 2, 2, 2, 1], [1, 1, 1, 1, 2]]
-    env, rewards = play_scripted(rules, faces_with_first_rolls(rules, first_rolls),
-                                 ["sixes", "fives", "fours", "threes", "twos", "ones"])  # fmt: skip
+    env, rewards = play_scripted(
+        rules, faces_with_first_rolls(rules, first_rolls), ["sixes", "fives", "fours", "threes", "twos", "ones"]
+    )
     # 24 + 20 + 16 = 60, then 12 reaches 72 >= 63: the bonus comes with the threes.
     assert rewards == [24, 20, 16, 12 + 35, 8, 4]
     assert env.sheet_state == (84, 0)

@@ -30,14 +30,16 @@ pytestmark = PETTINGZOO_DICT_WARNINGS
 
 OWN_RULES = RuleSet(
     "mini_yahtzee",
-    categories=tuple(YAHTZEE.categories[YAHTZEE.category_index[name]]
-                     for name in ("ones", "twos", "threes", "fours", "fives", "sixes", "yahtzee", "chance")),
+    categories=tuple(
+        YAHTZEE.categories[YAHTZEE.category_index[name]]
+        for name in ("ones", "twos", "threes", "fours", "fives", "sixes", "yahtzee", "chance")
+    ),
     bonus_threshold=30,
     bonus_points=20,
     yahtzee_row="yahtzee",
     yahtzee_bonus=100,
     joker="forced",
-)  # fmt: skip
+)
 """A user's own rule set with every rule that ties rows together: 8 rows, 20 at 30, extra Yahtzees, forced joker."""
 
 
@@ -137,8 +139,10 @@ def test_pettingzoo_scores_every_seat_as_the_rule_book_does(name, seed, alike_ra
         rows, joker = rules.scoring_options(hand, open_bits)
         assert score_bits(rules, observation["action_mask"]) == rows  # the forced joker's rows, where it applies
         assert [int(part[0]) for part in raw.encoding.decode_batch(observation["observation"][None])] == [
-            hand, rolls_left, open_bits,
-        ]  # fmt: skip
+            hand,
+            rolls_left,
+            open_bits,
+        ]
         check_sheet_state_shown(rules, raw.encoding, observation["observation"], sheets[agent])
         if rolls_left and rng.random() < 0.5:
             env.step(int(rng.integers(1, 32)))

@@ -14,8 +14,13 @@ import pytest
 
 ROOT = Path(__file__).resolve().parents[2]
 CHROMIUM = os.environ.get("YACHT_CHROMIUM", "/usr/bin/chromium")  # Debian's package; another path by the variable
-CHROMIUM_ARGS = ["--no-sandbox", "--disable-background-networking", "--disable-component-update", "--no-first-run",
-                 "--disable-gpu"]
+CHROMIUM_ARGS = [
+    "--no-sandbox",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+    "--disable-gpu",
+]
 TEST_AGENTS = "random,greedy,optimal"  # no ppo: loading torch would double the server's start
 
 
@@ -28,8 +33,9 @@ def free_port() -> int:
 class Server:
     """``yacht serve`` in a subprocess on 127.0.0.1; :meth:`kill` sends SIGKILL, :meth:`start` starts it again."""
 
-    def __init__(self, db: Path, agents: str = TEST_AGENTS, port: int | None = None, log: Path | None = None,
-                 options: tuple[str, ...] = ()):
+    def __init__(
+        self, db: Path, agents: str = TEST_AGENTS, port: int | None = None, log: Path | None = None, options: tuple[str, ...] = ()
+    ):
         self.db = db
         self.options = list(options)  # more yacht serve options
         self.agents = agents
@@ -46,8 +52,23 @@ class Server:
 
         with open(self.log, "ab") as log:
             self.process = subprocess.Popen(
-                [sys.executable, "-m", "yacht_play.cli", "serve", "--port", str(self.port), "--db", str(self.db),
-                 "--agents", self.agents, *self.options], cwd=ROOT, stdout=log, stderr=subprocess.STDOUT)
+                [
+                    sys.executable,
+                    "-m",
+                    "yacht_play.cli",
+                    "serve",
+                    "--port",
+                    str(self.port),
+                    "--db",
+                    str(self.db),
+                    "--agents",
+                    self.agents,
+                    *self.options,
+                ],
+                cwd=ROOT,
+                stdout=log,
+                stderr=subprocess.STDOUT,
+            )
         deadline = time.monotonic() + timeout
         while time.monotonic() < deadline:
             if self.process.poll() is not None:
@@ -83,6 +104,5 @@ def chromium_or_skip():
     except ImportError:
         pytest.skip("browser tests need the playwright package: pip install playwright (its own browser download is not used)")
     if not os.path.exists(CHROMIUM):
-        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM}: apt-get install -y chromium "
-                    "(or YACHT_CHROMIUM=PATH)")
+        pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM}: apt-get install -y chromium (or YACHT_CHROMIUM=PATH)")
     return sync_playwright

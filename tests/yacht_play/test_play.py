@@ -49,9 +49,16 @@ def spawn(tmp_path, *args, timeout=30):
     root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
     env = dict(os.environ, TERM="dumb", PYTHONUNBUFFERED="1", PYTHONPATH=root)
     # Ctrl-C as a person's terminal delivers it, even when the tests run where SIGINT is ignored (a background job)
-    child = pexpect.spawn(sys.executable, ["-m", "yacht_play", *args], cwd=str(tmp_path), env=env,
-                          encoding="utf-8", timeout=timeout, dimensions=(60, 200),
-                          preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "yacht_play", *args],
+        cwd=str(tmp_path),
+        env=env,
+        encoding="utf-8",
+        timeout=timeout,
+        dimensions=(60, 200),
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )
     return child
 
 
@@ -84,8 +91,9 @@ def played(decisions):
 
 
 def final_sheet(decisions, seat=0):
-    return {CATEGORIES[d["action"] - FIRST_SCORE]: d["points"]
-            for d in decisions if d["seat"] == seat and d["points"] is not None}
+    return {
+        CATEGORIES[d["action"] - FIRST_SCORE]: d["points"] for d in decisions if d["seat"] == seat and d["points"] is not None
+    }
 
 
 def env_total(seed: int, policy, faces=None) -> int:
@@ -217,8 +225,9 @@ def tiny_model(tmp_path_factory):
     """A MaskablePPO model trained for a few hundred steps: a real ppo:PATH agent, however weak."""
     from sb3_contrib import MaskablePPO
 
-    model = MaskablePPO("MlpPolicy", YachtEnv(), n_steps=128, batch_size=64, n_epochs=1, seed=0,
-                        policy_kwargs={"net_arch": [16]}, device="cpu")
+    model = MaskablePPO(
+        "MlpPolicy", YachtEnv(), n_steps=128, batch_size=64, n_epochs=1, seed=0, policy_kwargs={"net_arch": [16]}, device="cpu"
+    )
     model.learn(256)
     path = tmp_path_factory.mktemp("model") / "tiny.safetensors"
     export_model(model, path)
@@ -287,8 +296,11 @@ def test_resume_refuses_finished_and_corrupt_records(tmp_path, capsys):
     other_dice.write_text("\n".join(lines[:3] + [json.dumps(decision)] + lines[4:]) + "\n")
     garbled = tmp_path / "garbled.jsonl"
     garbled.write_text("\n".join(lines[:2] + ["{not json"] + lines[2:]) + "\n")
-    for path, message in ((other_dice, "does not fit the game"), (garbled, "garbled.jsonl:3: not a JSON record"),
-                          (tmp_path / "missing.jsonl", "cannot read")):
+    for path, message in (
+        (other_dice, "does not fit the game"),
+        (garbled, "garbled.jsonl:3: not a JSON record"),
+        (tmp_path / "missing.jsonl", "cannot read"),
+    ):
         capsys.readouterr()
         assert play_main(["--resume", str(path)], ScriptedConsole([])) == 2
         error = capsys.readouterr().err
@@ -320,8 +332,24 @@ def test_agent_games_round_trip_and_match_the_evaluation_games(tmp_path):
     for game in records.games[3:]:
         assert game.end["totals"] == [env_total(game.header["seed"], make_policy("optimal"))]
     decision = records.games[0].decisions[0]
-    assert {"schema", "game_id", "seed", "player", "kind", "turn", "roll", "dice", "rolls_left", "open",
-            "action", "action_text", "points", "total", "seconds", "time"} <= set(decision)
+    assert {
+        "schema",
+        "game_id",
+        "seed",
+        "player",
+        "kind",
+        "turn",
+        "roll",
+        "dice",
+        "rolls_left",
+        "open",
+        "action",
+        "action_text",
+        "points",
+        "total",
+        "seconds",
+        "time",
+    } <= set(decision)
 
 
 def test_torn_last_line_is_dropped_and_cut_before_the_next_write(tmp_path):
@@ -384,8 +412,12 @@ def test_analyze_command_writes_table_json_and_plot(tmp_path, capsys):
     assert play_main(["--seed", "8", "--record", str(record), "--name", "cy"], ScriptedConsole(PLAN)) == 0
     capsys.readouterr()
     out_json, out_png = tmp_path / "grades.json", tmp_path / "grades.png"
-    assert yacht(["analyze", str(record), "--agent", "optimal", "--agent", "greedy",
-                  "--json", str(out_json), "--plot", str(out_png)]) == 0
+    assert (
+        yacht(
+            ["analyze", str(record), "--agent", "optimal", "--agent", "greedy", "--json", str(out_json), "--plot", str(out_png)]
+        )
+        == 0
+    )
     screen = capsys.readouterr().out
     assert "loss per decision" in screen and "cy" in screen and "greedy (replay)" in screen and "worst" in screen
     report = json.loads(out_json.read_text())
@@ -461,8 +493,10 @@ def test_agents_replayed_on_the_same_dice_play_the_recorded_streams():
 
 
 def test_importing_the_terminal_modules_stays_light():
-    code = ("import sys, yacht_play.terminal, yacht_play.analyze, yacht_play.cli, yacht_play.records, yacht_play.match;"
-            "print(sorted(m for m in ('agents', 'torch', 'matplotlib', 'rich') if m in sys.modules))")
+    code = (
+        "import sys, yacht_play.terminal, yacht_play.analyze, yacht_play.cli, yacht_play.records, yacht_play.match;"
+        "print(sorted(m for m in ('agents', 'torch', 'matplotlib', 'rich') if m in sys.modules))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert result.stdout.strip() == "[]"
 

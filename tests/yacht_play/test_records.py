@@ -46,8 +46,11 @@ def real_records(tmp_path_factory) -> list[bytes]:
     """Real record files: two finished agent games, a finished table game, an unfinished one."""
     folder = tmp_path_factory.mktemp("records")
     write_agent_games(folder / "agents.jsonl", "greedy", games=2, seed=3)
-    return [(folder / "agents.jsonl").read_bytes(), table_game(folder / "table.jsonl").read_bytes(),
-            table_game(folder / "unfinished.jsonl", decisions=40).read_bytes()]
+    return [
+        (folder / "agents.jsonl").read_bytes(),
+        table_game(folder / "table.jsonl").read_bytes(),
+        table_game(folder / "unfinished.jsonl", decisions=40).read_bytes(),
+    ]
 
 
 def edit_line(data: bytes, index: int, change) -> bytes:
@@ -84,19 +87,23 @@ def set_key(key, value):
 CORRUPTIONS = {  # defect 3: each was graded silently, exit 0
     "duplicated decision": (lambda d, i: b"\n".join(d.split(b"\n")[: i + 1] + d.split(b"\n")[i:]), "does not fit the game"),
     "edited die": (lambda d, i: edit_line(d, i, lambda r: r["dice"].__setitem__(0, 7 - r["dice"][0])), "field 'dice'"),
-    "inflated points": (lambda d, i: edit_line(d, i + 1, lambda r: r.__setitem__("points", (r["points"] or 0) + 10)),
-                        "field 'points'"),
+    "inflated points": (
+        lambda d, i: edit_line(d, i + 1, lambda r: r.__setitem__("points", (r["points"] or 0) + 10)),
+        "field 'points'",
+    ),
     "inflated total": (lambda d, i: edit_line(d, i, lambda r: r.__setitem__("total", r["total"] + 10)), "field 'total'"),
     "turn as text": (lambda d, i: edit_line(d, i, set_key("turn", "1")), "field 'turn': expected an integer, got '1'"),
     "action true": (lambda d, i: edit_line(d, i, set_key("action", True)), "field 'action': expected an integer, got True"),
     "action 33.0": (lambda d, i: edit_line(d, i, set_key("action", 33.0)), "field 'action': expected an integer, got 33.0"),
     "edited open rows": (lambda d, i: edit_line(d, i, lambda r: r["open"].pop()), "field 'open'"),
-    "reordered lines": (lambda d, i: b"\n".join(d.split(b"\n")[:i] + [d.split(b"\n")[i + 1], d.split(b"\n")[i]]
-                                                + d.split(b"\n")[i + 2 :]),
-                        "does not fit the game"),
-    "inflated end totals": (lambda d, i: edit_line(d, len(d.split(b"\n")) - 2,
-                                                   lambda r: r["totals"].__setitem__(0, r["totals"][0] + 1)),
-                            "field 'totals'"),
+    "reordered lines": (
+        lambda d, i: b"\n".join(d.split(b"\n")[:i] + [d.split(b"\n")[i + 1], d.split(b"\n")[i]] + d.split(b"\n")[i + 2 :]),
+        "does not fit the game",
+    ),
+    "inflated end totals": (
+        lambda d, i: edit_line(d, len(d.split(b"\n")) - 2, lambda r: r["totals"].__setitem__(0, r["totals"][0] + 1)),
+        "field 'totals'",
+    ),
 }
 
 
@@ -113,14 +120,17 @@ def test_analyze_refuses_records_that_do_not_replay_with_one_line(tmp_path, caps
     assert code == 2 and message in out.err and out.err.count("\n") == 1
 
 
-@pytest.mark.parametrize("field, value, expected", [
-    ("game_id", ["x"], "field 'game_id': expected a string, got ['x']"),
-    ("seconds", None, "field 'seconds': expected a number, got None"),
-    ("total", None, "field 'total': expected an integer, got None"),
-    ("action", 33.0, "field 'action': expected an integer, got 33.0"),
-    ("rules", ["yacht"], "field 'rules': expected a string, got ['yacht']"),
-    ("players", [{"seat": 0}], "field 'players.0.name': expected present"),
-])
+@pytest.mark.parametrize(
+    "field, value, expected",
+    [
+        ("game_id", ["x"], "field 'game_id': expected a string, got ['x']"),
+        ("seconds", None, "field 'seconds': expected a number, got None"),
+        ("total", None, "field 'total': expected an integer, got None"),
+        ("action", 33.0, "field 'action': expected an integer, got 33.0"),
+        ("rules", ["yacht"], "field 'rules': expected a string, got ['yacht']"),
+        ("players", [{"seat": 0}], "field 'players.0.name': expected present"),
+    ],
+)
 def test_malformed_fields_give_one_line_naming_line_and_field(tmp_path, capsys, real_records, field, value, expected):
     """Defect 4: wrongly typed fields gave TypeError / IndexError tracebacks."""
     data = real_records[2]
@@ -154,12 +164,16 @@ def test_analyze_worst_must_be_positive_and_plot_names_its_extra(tmp_path, capsy
     for worst in ("0", "-1"):
         code, out = analyze(path, "--worst", worst, capsys=capsys)
         assert code == 2 and f"--worst: expected a number of decisions, 1 or more, got {worst}" in out.err and out.out == ""
-    code = ("import sys; sys.modules['matplotlib'] = None; from yacht_play.analyze import main; "
-            f"sys.exit(main([{str(path)!r}, '--plot', {str(tmp_path / 'p.png')!r}]))")
+    code = (
+        "import sys; sys.modules['matplotlib'] = None; from yacht_play.analyze import main; "
+        f"sys.exit(main([{str(path)!r}, '--plot', {str(tmp_path / 'p.png')!r}]))"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 2 and "pip install 'yacht-rl[train]'" in result.stderr and result.stdout == ""
-    code = ("import sys; sys.modules['matplotlib'] = None; from agents.evaluate import main; "
-            f"main(['--policy', 'greedy', '--games', '4', '--no-progress', '--plot', {str(tmp_path / 'p.png')!r}])")
+    code = (
+        "import sys; sys.modules['matplotlib'] = None; from agents.evaluate import main; "
+        f"main(['--policy', 'greedy', '--games', '4', '--no-progress', '--plot', {str(tmp_path / 'p.png')!r}])"
+    )
     result = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert result.returncode == 2 and "--plot needs matplotlib: pip install 'yacht-rl[train]'" in result.stderr
 
@@ -341,11 +355,14 @@ def test_a_record_never_makes_yacht_play_load_the_model_it_names(tmp_path, capsy
     assert read_records(path).games[0].finished and not marker.exists()
 
 
-@pytest.mark.parametrize("argv, message", [
-    (["--seed", "-1"], "argument --seed: expected an integer from 0"),
-    (["--record", "/dev/null"], "--record '/dev/null' is not a regular file"),
-    (["--vs", "random"] * 5, "a table seats at most 5 players (you and 4 agents), got 6"),
-])
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["--seed", "-1"], "argument --seed: expected an integer from 0"),
+        (["--record", "/dev/null"], "--record '/dev/null' is not a regular file"),
+        (["--vs", "random"] * 5, "a table seats at most 5 players (you and 4 agents), got 6"),
+    ],
+)
 def test_play_options_are_checked_in_one_line(tmp_path, capsys, argv, message):
     """Defect 8: --seed -1 and --record /dev/null ended in tracebacks; six players were seated."""
     with pytest.raises(SystemExit) if argv[0] == "--seed" else _no_exit():
@@ -364,6 +381,7 @@ class _no_exit:
 
 
 def test_evaluate_seed_names_the_option():
-    result = subprocess.run([sys.executable, "-m", "agents.evaluate", "--seed", "-1", "--games", "4"],
-                            capture_output=True, text=True, cwd=ROOT)
+    result = subprocess.run(
+        [sys.executable, "-m", "agents.evaluate", "--seed", "-1", "--games", "4"], capture_output=True, text=True, cwd=ROOT
+    )
     assert result.returncode == 2 and "argument --seed: expected an integer 0 or more, got -1" in result.stderr

@@ -51,10 +51,26 @@ def test_a_yahtzee_game_picked_in_the_lobby_shows_its_rows_and_bonus_lines(page,
 
 def test_bonuses_and_a_joker_in_the_browser(page, server, tmp_path):
     # four Yahtzees already played (50 in the box, then 6s, 5s and 4s: upper subtotal 75), a fifth of sixes to come
-    header = {"schema": 1, "type": "game", "game_id": "dealt-browser", "mode": "solitaire", "rules": "yahtzee",
-              "seed": 7, "coach": False, "time": "2026-11-30T20:00:00.000+00:00",
-              "players": [{"seat": 0, "name": "Jo", "kind": "human", "policy": None, "seed": 7,
-                           "faces": dealt_faces([[6] * 5, [6] * 5, [5] * 5, [4] * 5, [6] * 5, [1, 2, 3, 4, 6]])}]}
+    header = {
+        "schema": 1,
+        "type": "game",
+        "game_id": "dealt-browser",
+        "mode": "solitaire",
+        "rules": "yahtzee",
+        "seed": 7,
+        "coach": False,
+        "time": "2026-11-30T20:00:00.000+00:00",
+        "players": [
+            {
+                "seat": 0,
+                "name": "Jo",
+                "kind": "human",
+                "policy": None,
+                "seed": 7,
+                "faces": dealt_faces([[6] * 5, [6] * 5, [5] * 5, [4] * 5, [6] * 5, [1, 2, 3, 4, 6]]),
+            }
+        ],
+    }
     match = Match.resume(GameRecord(header))
     first = YAHTZEE.dice.num_rerolls
     for row in ("yahtzee", "sixes", "fives", "fours"):

@@ -33,8 +33,9 @@ PROMPT = r"turn (\d+) roll (\d)> "
 
 def run_cli(*args, cwd=ROOT) -> subprocess.CompletedProcess:
     env = dict(os.environ, PYTHONPATH=ROOT)
-    return subprocess.run([sys.executable, "-m", "yacht_play.cli", *args], cwd=cwd, env=env, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "-m", "yacht_play.cli", *args], cwd=cwd, env=env, capture_output=True, text=True, timeout=300
+    )
 
 
 def replay_sheet(rules, decisions):
@@ -60,10 +61,17 @@ def dealt_faces(first_rolls) -> list:
 
 def dealt_record(path, rules, first_rolls) -> None:
     """An unfinished schema-1 game record (its header holds the dice stream) with no decision yet."""
-    header = {"schema": 1, "type": "game", "game_id": "dealt-yahtzees", "mode": "solitaire", "rules": rules.name,
-              "seed": 7, "coach": False, "time": "2026-11-30T20:00:00.000+00:00",
-              "players": [{"seat": 0, "name": "you", "kind": "human", "policy": None, "seed": 7,
-                           "faces": dealt_faces(first_rolls)}]}
+    header = {
+        "schema": 1,
+        "type": "game",
+        "game_id": "dealt-yahtzees",
+        "mode": "solitaire",
+        "rules": rules.name,
+        "seed": 7,
+        "coach": False,
+        "time": "2026-11-30T20:00:00.000+00:00",
+        "players": [{"seat": 0, "name": "you", "kind": "human", "policy": None, "seed": 7, "faces": dealt_faces(first_rolls)}],
+    }
     path.write_text(json.dumps(header) + "\n")
 
 
@@ -72,8 +80,15 @@ def test_forced_joker_game_in_an_80x24_terminal_shows_the_bonus_lines_and_refuse
     record = tmp_path / "yahtzee.jsonl"
     dealt_record(record, rules, [[6] * 5, [6] * 5, [5] * 5, [4] * 5, [6] * 5, [1, 2, 3, 4, 6]])
     env = dict(os.environ, TERM="dumb", PYTHONUNBUFFERED="1", PYTHONPATH=ROOT)
-    child = pexpect.spawn(sys.executable, ["-m", "yacht_play", "--resume", str(record)], cwd=str(tmp_path), env=env,
-                          encoding="utf-8", timeout=60, dimensions=(24, 80))
+    child = pexpect.spawn(
+        sys.executable,
+        ["-m", "yacht_play", "--resume", str(record)],
+        cwd=str(tmp_path),
+        env=env,
+        encoding="utf-8",
+        timeout=60,
+        dimensions=(24, 80),
+    )
     child.expect(PROMPT)
     first = child.before
     assert "Yahtzee (yahtzee_forced_joker rules), solitaire" in first
@@ -126,8 +141,14 @@ def test_terminal_coach_values_each_decision_on_the_sheet_state(tmp_path):
     assert len(shown) == len(decisions) == 19
     sheet, total = rules.new_sheet(), 0
     for decision, value in zip(decisions, shown):
-        q = q_values(decision["dice"], decision["rolls_left"], decision["open"], "yahtzee",
-                     upper_total=sheet.upper_total, yahtzee_box=sheet.yahtzee_box)
+        q = q_values(
+            decision["dice"],
+            decision["rolls_left"],
+            decision["open"],
+            "yahtzee",
+            upper_total=sheet.upper_total,
+            yahtzee_box=sheet.yahtzee_box,
+        )
         assert value == pytest.approx(total + q[decision["action"]], abs=0.006)
         if decision["points"] is not None:
             result = rules.score_on(sheet, decision["dice"], decision["action"] - 32)
@@ -206,8 +227,11 @@ def test_grades_use_the_sheet_state(yahtzee_games):
     upper, full = sheet_states(decisions, YAHTZEE)
     assert upper.max() >= 63 and full.max() == 1
     # judged on the open rows alone, the optimum's own choices would look like mistakes
-    blind = grader.q_values(np.array([d["dice"] for d in decisions]), np.array([d["rolls_left"] for d in decisions]),
-                            np.array([grader.open_bits(d["open"]) for d in decisions]))
+    blind = grader.q_values(
+        np.array([d["dice"] for d in decisions]),
+        np.array([d["rolls_left"] for d in decisions]),
+        np.array([grader.open_bits(d["open"]) for d in decisions]),
+    )
     actions = np.array([d["action"] for d in decisions])
     assert (blind.max(axis=1) - blind[np.arange(len(decisions)), actions] > 1e-9).any()
     with pytest.raises(RecordError, match="comes without the decisions before it"):
@@ -229,8 +253,10 @@ def test_play_refuses_what_the_rule_set_cannot_do(tmp_path):
     for args, message in [
         (["--rules", "yahtzee", "--coach", "--target", "200"], "--target works for rule sets without bonuses or jokers"),
         (["--rules", "yatzy", "--vs", "win"], "agent 'win' plays rule sets without bonuses or jokers"),
-        (["--rules", "yahtzee", "--vs", "ppo:models/ppo.safetensors"],
-         "agent 'ppo:models/ppo.safetensors' is a model trained for the yacht rules; this game plays yahtzee"),
+        (
+            ["--rules", "yahtzee", "--vs", "ppo:models/ppo.safetensors"],
+            "agent 'ppo:models/ppo.safetensors' is a model trained for the yacht rules; this game plays yahtzee",
+        ),
         (["--rules", "yahtzeee"], "invalid choice: 'yahtzeee'"),
     ]:
         result = run_cli("play", "--record", str(tmp_path / "refused.jsonl"), *args)

@@ -40,8 +40,9 @@ def client(service):
 
 def create(client, monkeypatch, rules, seed, mode="solitaire", agents=(), coach=True, name="ann") -> str:
     monkeypatch.setattr(games.secrets, "randbits", lambda bits: seed)  # the dice of Yacht-v0 reset with ``seed``
-    response = client.post("/api/games", json={"name": name, "mode": mode, "agents": list(agents), "coach": coach,
-                                                "rules": rules})
+    response = client.post(
+        "/api/games", json={"name": name, "mode": mode, "agents": list(agents), "coach": coach, "rules": rules}
+    )
     assert response.status_code == 201, response.text
     return response.json()["secret"]
 
@@ -90,7 +91,11 @@ def test_a_yahtzee_game_over_http_plays_every_bonus_and_grades_every_decision(cl
     total, upper, upper_bonus, yahtzee_bonus = replayed_totals(rules, record.decisions, 1)[0]
     sheet = view["sheets"][0]
     assert (sheet["total"], sheet["upper_subtotal"], sheet["upper_bonus"], sheet["yahtzee_bonus"]) == (
-        total, upper, upper_bonus, yahtzee_bonus)
+        total,
+        upper,
+        upper_bonus,
+        yahtzee_bonus,
+    )
     assert (total, upper_bonus, yahtzee_bonus) == (513, 35, 200)  # the totals hold the bonuses
     assert total == sum(sheet["cells"]) + upper_bonus + yahtzee_bonus
     joker = next(d for d in record.decisions if d["turn"] == 9 and d["points"] is not None)
@@ -102,8 +107,14 @@ def test_a_yahtzee_game_over_http_plays_every_bonus_and_grades_every_decision(cl
         current, cells = before["current"], before["sheets"][0]["cells"]
         open_rows = [row["name"] for row, points in zip(before["rows"], cells) if points is None]
         yahtzee_box = cells[rules.yahtzee_row_index]
-        q = q_values(current["dice"], current["rolls_left"], open_rows, "yahtzee",
-                     upper_total=before["sheets"][0]["upper_subtotal"], yahtzee_box=yahtzee_box)
+        q = q_values(
+            current["dice"],
+            current["rolls_left"],
+            open_rows,
+            "yahtzee",
+            upper_total=before["sheets"][0]["upper_subtotal"],
+            yahtzee_box=yahtzee_box,
+        )
         assert coach["best_expected"] == pytest.approx(before["sheets"][0]["total"] + q.max())
         assert coach["loss"] == pytest.approx(0.0, abs=1e-9)
     # every decision in the database graded on the sheet state: the optimum loses nothing
@@ -148,8 +159,11 @@ def test_a_yatzy_game_over_http_earns_its_50_point_bonus(client, service, monkey
 
 def test_rules_are_validated_and_agents_must_play_them(client, service):
     before = len(db.all_games(service.engine))
-    for rules, words in [("yahtzeee", "rules 'yahtzeee' is not a rule set; choose one of yacht, yacht_exercism, yahtzee"),
-                         (5, "rules 5 is not a rule set"), (["yatzy"], "is not a rule set")]:
+    for rules, words in [
+        ("yahtzeee", "rules 'yahtzeee' is not a rule set; choose one of yacht, yacht_exercism, yahtzee"),
+        (5, "rules 5 is not a rule set"),
+        (["yatzy"], "is not a rule set"),
+    ]:
         response = client.post("/api/games", json={"name": "ann", "mode": "solitaire", "rules": rules})
         assert response.status_code == 400 and words in response.json()["error"], response.text
     response = client.post("/api/games", json={"name": "ann", "mode": "table", "agents": ["win"], "rules": "yahtzee"})
@@ -159,7 +173,11 @@ def test_rules_are_validated_and_agents_must_play_them(client, service):
     offered = client.get("/api/agents").json()
     assert offered["rules"] == list(RULE_SETS) and offered["default_rules"] == "yacht"
     assert {a["policy"]: "yahtzee" in a["rules"] for a in offered["agents"]} == {
-        "random": True, "greedy": True, "optimal": True, "win": False}
+        "random": True,
+        "greedy": True,
+        "optimal": True,
+        "win": False,
+    }
 
 
 def test_a_forced_joker_is_refused_by_the_server_and_the_now_row_follows_it(client, service):
@@ -168,10 +186,19 @@ def test_a_forced_joker_is_refused_by_the_server_and_the_now_row_follows_it(clie
     from yacht_play.records import GameRecord
 
     rules = rule_set("yahtzee_forced_joker")
-    header = {"schema": 1, "type": "game", "game_id": "dealt-forced", "mode": "solitaire", "rules": rules.name,
-              "seed": 7, "coach": False, "time": "2026-11-30T20:00:00.000+00:00",
-              "players": [{"seat": 0, "name": "dee", "kind": "human", "policy": None, "seed": 7,
-                           "faces": dealt_faces([[6] * 5, [6] * 5])}]}
+    header = {
+        "schema": 1,
+        "type": "game",
+        "game_id": "dealt-forced",
+        "mode": "solitaire",
+        "rules": rules.name,
+        "seed": 7,
+        "coach": False,
+        "time": "2026-11-30T20:00:00.000+00:00",
+        "players": [
+            {"seat": 0, "name": "dee", "kind": "human", "policy": None, "seed": 7, "faces": dealt_faces([[6] * 5, [6] * 5])}
+        ],
+    }
     match = Match.resume(GameRecord(header))
     match.play(rules.dice.num_rerolls + rules.yahtzee_row_index)
     assert service.import_game(match.game_record())
@@ -212,8 +239,10 @@ def test_a_model_trained_for_yacht_is_refused_for_a_yahtzee_game(tmp_path):
         assert offered[model] == ["yacht"] and "yahtzee" in offered["optimal"]
         response = client.post("/api/games", json={"name": "ann", "mode": "duplicate", "agents": [model], "rules": "yahtzee"})
         assert response.status_code == 400
-        assert response.json()["error"] == (f"agent {model!r} is a model trained for the yacht rules; this game plays yahtzee: "
-                                            "choose random, greedy, optimal or a model trained for yahtzee")
+        assert response.json()["error"] == (
+            f"agent {model!r} is a model trained for the yacht rules; this game plays yahtzee: "
+            "choose random, greedy, optimal or a model trained for yahtzee"
+        )
         assert db.all_games(engine) == []
         response = client.post("/api/games", json={"name": "ann", "mode": "duplicate", "agents": [model], "rules": "yacht"})
         assert response.status_code == 201

@@ -57,20 +57,23 @@ def test_a_flood_of_new_games_gets_429_per_address(service):
         RateLimit(-1)
 
 
-@pytest.mark.parametrize("content, headers, status, words", [
-    (b"[" * 8000 + b"]" * 8000, {}, 400, "nests too deeply"),
-    (b'{"name": "x", "mode": "solitaire"', {}, 400, "not valid JSON"),
-    (b"\xff\xfe\x00garbage", {}, 400, "not valid JSON"),
-    (b"", {}, 400, "not valid JSON"),
-    (b"null", {}, 400, "JSON object"),
-    (b'"a string"', {}, 400, "JSON object"),
-    (b'{"name": "x", "mode": "solitaire", "pad": "' + b"y" * MAX_BODY + b'"}', {}, 413, "bytes"),
-    (b"{}", {"content-length": "99999999"}, 413, "bytes"),
-    (b'{"name": "x"}', {"content-type": "text/plain"}, 415, "JSON"),
-    (b'{"name": 12, "mode": "solitaire"}', {}, 400, "name"),
-    (b'{"name": "x", "mode": ["solitaire"]}', {}, 400, "not offered"),
-    (b'{"name": "x", "mode": "table", "agents": "optimal"}', {}, 400, "list of agent names"),
-])
+@pytest.mark.parametrize(
+    "content, headers, status, words",
+    [
+        (b"[" * 8000 + b"]" * 8000, {}, 400, "nests too deeply"),
+        (b'{"name": "x", "mode": "solitaire"', {}, 400, "not valid JSON"),
+        (b"\xff\xfe\x00garbage", {}, 400, "not valid JSON"),
+        (b"", {}, 400, "not valid JSON"),
+        (b"null", {}, 400, "JSON object"),
+        (b'"a string"', {}, 400, "JSON object"),
+        (b'{"name": "x", "mode": "solitaire", "pad": "' + b"y" * MAX_BODY + b'"}', {}, 413, "bytes"),
+        (b"{}", {"content-length": "99999999"}, 413, "bytes"),
+        (b'{"name": "x"}', {"content-type": "text/plain"}, 415, "JSON"),
+        (b'{"name": 12, "mode": "solitaire"}', {}, 400, "name"),
+        (b'{"name": "x", "mode": ["solitaire"]}', {}, 400, "not offered"),
+        (b'{"name": "x", "mode": "table", "agents": "optimal"}', {}, 400, "list of agent names"),
+    ],
+)
 def test_malformed_and_oversized_bodies_get_a_clear_4xx(client, service, content, headers, status, words):
     before = len(db.all_games(service.engine))
     response = client.post("/api/games", content=content, headers={"content-type": "application/json", **headers})
@@ -88,16 +91,19 @@ def test_an_oversized_body_without_a_length_is_cut_off(client):
     one_line(response, 413, "bytes")
 
 
-@pytest.mark.parametrize("name", [
-    "<script>alert(1)</script>",
-    "<img src=x onerror=alert(1)>",
-    "Robert'); DROP TABLE games;--",
-    "\" OR 1=1 --",
-    "名前" * 20,  # 40 characters, 120 bytes
-    "👩‍👩‍👧‍👦" * 5,  # family emoji: 7 code points each, 35 in all
-    "a\u0301" * 20,  # combining accents
-    "{{7*7}}${7*7}",  # (a "%" in a name is decoded twice by the TestClient, once by uvicorn)
-])
+@pytest.mark.parametrize(
+    "name",
+    [
+        "<script>alert(1)</script>",
+        "<img src=x onerror=alert(1)>",
+        "Robert'); DROP TABLE games;--",
+        '" OR 1=1 --',
+        "名前" * 20,  # 40 characters, 120 bytes
+        "👩‍👩‍👧‍👦" * 5,  # family emoji: 7 code points each, 35 in all
+        "a\u0301" * 20,  # combining accents
+        "{{7*7}}${7*7}",  # (a "%" in a name is decoded twice by the TestClient, once by uvicorn)
+    ],
+)
 def test_odd_names_are_stored_as_given_and_answered_as_data(client, service, name):
     secret = new_game(client, name=name)
     assert client.get(f"/api/games/{secret}").json()["game"]["players"][0]["name"] == name
@@ -119,10 +125,19 @@ def test_guessed_secrets_find_nothing(client, service):
     secret = new_game(client, name="owner")
     response = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": "choice"})
     assert response.status_code == 200, response.text
-    for guess in [secret.upper() if secret.upper() != secret else secret.lower(), secret + "A", secret[1:], "%2e%2e",
-                  "' OR '1'='1", "0" * 32]:
-        for method, path in [("GET", f"/api/games/{guess}"), ("POST", f"/api/games/{guess}/actions"),
-                             ("GET", f"/api/games/{guess}/summary")]:
+    for guess in [
+        secret.upper() if secret.upper() != secret else secret.lower(),
+        secret + "A",
+        secret[1:],
+        "%2e%2e",
+        "' OR '1'='1",
+        "0" * 32,
+    ]:
+        for method, path in [
+            ("GET", f"/api/games/{guess}"),
+            ("POST", f"/api/games/{guess}/actions"),
+            ("GET", f"/api/games/{guess}/summary"),
+        ]:
             response = client.request(method, path, json={"seq": 1, "row": "ones"} if method == "POST" else None)
             assert response.status_code == 404, (guess, path, response.text)
             assert "owner" not in response.text

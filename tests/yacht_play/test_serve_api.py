@@ -152,8 +152,11 @@ def test_a_refused_request_gets_a_4xx_with_one_line_and_changes_nothing(client, 
         (dict(json=[1, 2]), 400, "JSON object"),
         (dict(content=b"{not json", headers={"content-type": "application/json"}), 400, "not valid JSON"),
         (dict(content=b"seq=1", headers={"content-type": "application/x-www-form-urlencoded"}), 415, "JSON"),
-        (dict(content=b'{"seq": 1, "pad": "' + b"x" * MAX_BODY + b'"}', headers={"content-type": "application/json"}),
-         413, "bytes"),
+        (
+            dict(content=b'{"seq": 1, "pad": "' + b"x" * MAX_BODY + b'"}', headers={"content-type": "application/json"}),
+            413,
+            "bytes",
+        ),
     ]
     for kwargs, status, words in bad:
         response = client.post(url, **kwargs)
@@ -188,23 +191,30 @@ def test_a_request_sent_twice_is_applied_once(client, service):
 
 def test_every_answer_says_how_long_the_server_took(client):
     secret = new_game(client)
-    for response in (client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [1]}),
-                     client.get(f"/api/games/{secret}"), client.get("/api/games/no-such-game"), client.get("/")):
+    for response in (
+        client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [1]}),
+        client.get(f"/api/games/{secret}"),
+        client.get("/api/games/no-such-game"),
+        client.get("/"),
+    ):
         kind, duration = response.headers["server-timing"].split(";dur=")
         assert kind == "app" and 0 <= float(duration) < 60_000, response.headers["server-timing"]
 
 
-@pytest.mark.parametrize("body, words", [
-    ({"name": "", "mode": "solitaire"}, "name"),
-    ({"name": "x" * 41, "mode": "solitaire"}, "too long"),
-    ({"name": "ann", "mode": "tournament"}, "solitaire, table, duplicate"),
-    ({"name": "ann", "mode": "solitaire", "agents": ["optimal"]}, "no agents"),
-    ({"name": "ann", "mode": "table", "agents": []}, "1 to 4 agents"),
-    ({"name": "ann", "mode": "table", "agents": ["optimal"] * 5}, "1 to 4 agents"),
-    ({"name": "ann", "mode": "duplicate", "agents": ["optimal", "greedy"]}, "1 agent"),
-    ({"name": "ann", "mode": "table", "agents": ["ppo:elsewhere.zip"]}, "not offered"),
-    ({"name": "ann", "mode": "solitaire", "coach": "yes"}, "coach"),
-])
+@pytest.mark.parametrize(
+    "body, words",
+    [
+        ({"name": "", "mode": "solitaire"}, "name"),
+        ({"name": "x" * 41, "mode": "solitaire"}, "too long"),
+        ({"name": "ann", "mode": "tournament"}, "solitaire, table, duplicate"),
+        ({"name": "ann", "mode": "solitaire", "agents": ["optimal"]}, "no agents"),
+        ({"name": "ann", "mode": "table", "agents": []}, "1 to 4 agents"),
+        ({"name": "ann", "mode": "table", "agents": ["optimal"] * 5}, "1 to 4 agents"),
+        ({"name": "ann", "mode": "duplicate", "agents": ["optimal", "greedy"]}, "1 agent"),
+        ({"name": "ann", "mode": "table", "agents": ["ppo:elsewhere.zip"]}, "not offered"),
+        ({"name": "ann", "mode": "solitaire", "coach": "yes"}, "coach"),
+    ],
+)
 def test_new_games_are_validated(client, body, words):
     response = client.post("/api/games", json=body)
     assert response.status_code == 400 and words in response.json()["error"]
@@ -274,8 +284,11 @@ def test_the_server_answers_others_while_an_agent_thinks(client, service):
     other = new_game(client, name="meanwhile")
     policy.act = act
     try:
-        moving = threading.Thread(target=lambda: answers.setdefault("move", client.post(
-            f"/api/games/{secret}/actions", json={"seq": 0, "row": "yacht"})))
+        moving = threading.Thread(
+            target=lambda: answers.setdefault(
+                "move", client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": "yacht"})
+            )
+        )
         moving.start()
         assert thinking.wait(30)
         # the agent is still thinking: other people's requests are answered meanwhile

@@ -253,8 +253,10 @@ def test_docs_screenshots(browser, tmp_path):
     finally:
         context.close()
         server.stop()
-    assert all(Path(docs / name).stat().st_size > 10_000 for name in
-               ["serve-lobby.png", "serve-game-ppo-coach.png", "serve-game-over.png", "serve-game-over-phone.png"])
+    assert all(
+        Path(docs / name).stat().st_size > 10_000
+        for name in ["serve-lobby.png", "serve-game-ppo-coach.png", "serve-game-over.png", "serve-game-over-phone.png"]
+    )
 
 
 def test_a_name_with_markup_is_shown_as_text(page, server):

@@ -27,11 +27,13 @@ def play_while_killing(tmp_path, players: int, games: int, kills: int, every: in
 
     async def everyone():
         async with httpx.AsyncClient(base_url=server.url, timeout=30) as client:
+
             async def person(n):
                 chooser = Chooser(1.0, np.random.default_rng(n))
                 for g in range(games):
                     mode, agents = [("solitaire", []), ("table", ["optimal"]), ("duplicate", ["greedy"])][(n + g) % 3]
                     played.append(await run_async(client, chooser, Played(f"p{n}", mode, agents)))
+
             await asyncio.gather(*(person(n) for n in range(players)))
 
     thread = threading.Thread(target=lambda: asyncio.run(everyone()), daemon=True)
@@ -85,8 +87,26 @@ def test_yacht_simulate_players_fills_a_database(tmp_path, capsys):
 
     server = Server(tmp_path / "sim.db", agents="greedy", options=("--new-games-per-minute", "0")).start()
     try:
-        assert main(["simulate-players", "--url", server.url, "--players", "2", "--games", "2", "--mode", "duplicate",
-                     "--agents", "greedy", "--temperature", "0.5"]) == 0
+        assert (
+            main(
+                [
+                    "simulate-players",
+                    "--url",
+                    server.url,
+                    "--players",
+                    "2",
+                    "--games",
+                    "2",
+                    "--mode",
+                    "duplicate",
+                    "--agents",
+                    "greedy",
+                    "--temperature",
+                    "0.5",
+                ]
+            )
+            == 0
+        )
         assert "4 of 4 games finished" in capsys.readouterr().err
         assert main(["simulate-players", "--url", server.url, "--agents", "optimal"]) == 2
         assert "the server offers greedy" in capsys.readouterr().err

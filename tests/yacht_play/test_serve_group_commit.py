@@ -34,8 +34,11 @@ def wait_for_queue(committer: db.GroupCommit, length: int) -> None:
 
 def stored(engine, game_id: str) -> list[int]:
     with engine.connect() as connection:
-        return list(connection.execute(select(db.decisions.c.number).where(db.decisions.c.game_id == game_id)
-                                       .order_by(db.decisions.c.number)).scalars())
+        return list(
+            connection.execute(
+                select(db.decisions.c.number).where(db.decisions.c.game_id == game_id).order_by(db.decisions.c.number)
+            ).scalars()
+        )
 
 
 def test_writes_waiting_together_share_one_commit_and_each_returns_after_it(tmp_path):
@@ -53,8 +56,10 @@ def test_writes_waiting_together_share_one_commit_and_each_returns_after_it(tmp_
     first = threading.Thread(target=db.committed, args=(engine, slow))
     first.start()
     assert started.wait(30)
-    writers = [threading.Thread(target=lambda n=n: (db.append_decisions(engine, "g", n, [{"n": n}]), returned.append(n)))
-               for n in range(20)]
+    writers = [
+        threading.Thread(target=lambda n=n: (db.append_decisions(engine, "g", n, [{"n": n}]), returned.append(n)))
+        for n in range(20)
+    ]
     for w in writers:
         w.start()
     wait_for_queue(committer, 20)

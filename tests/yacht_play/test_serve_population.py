@@ -110,8 +110,12 @@ def test_too_few_values_give_no_interval():
 def test_yacht_report_writes_json_and_plot_and_refuses_bad_filters(client, service, tmp_path, capsys):
     simulate(client, ["cli-a"], 1, 1.0, "solitaire", [], seed=30)
     url = str(service.engine.url.database)
-    assert main(["report", "--db", url, "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.png"),
-                 "--mode", "solitaire"]) == 0
+    assert (
+        main(
+            ["report", "--db", url, "--json", str(tmp_path / "r.json"), "--plot", str(tmp_path / "r.png"), "--mode", "solitaire"]
+        )
+        == 0
+    )
     out = capsys.readouterr().out
     assert "cli-a" in out and "n=" in out
     document = json.loads((tmp_path / "r.json").read_text())

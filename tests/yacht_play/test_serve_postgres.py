@@ -70,8 +70,19 @@ def postgres_url():
     if made.returncode != 0:
         shutil.rmtree(folder, ignore_errors=True)
         pytest.skip(f"initdb failed: {made.stderr.strip().splitlines()[-1] if made.stderr.strip() else made.returncode}")
-    started = run(str(bindir / "pg_ctl"), "-D", str(data), "-l", str(folder / "log"), "-w", "-t", "60", "start",
-                  "-o", f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=on")
+    started = run(
+        str(bindir / "pg_ctl"),
+        "-D",
+        str(data),
+        "-l",
+        str(folder / "log"),
+        "-w",
+        "-t",
+        "60",
+        "start",
+        "-o",
+        f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=on",
+    )
     if started.returncode != 0:
         shutil.rmtree(folder, ignore_errors=True)
         pytest.skip(f"pg_ctl could not start a server: {started.stderr.strip() or started.stdout.strip()}")
@@ -88,8 +99,9 @@ def test_a_game_on_postgresql_survives_a_new_server(postgres_url):
     assert db.migrate(engine) == len(db.MIGRATIONS)
     service = GameService(engine, ["optimal"])
     with TestClient(create_app(service)) as client:
-        secret = client.post("/api/games", json={"name": "pg", "mode": "table", "agents": ["optimal"],
-                                                 "coach": True}).json()["secret"]
+        secret = client.post("/api/games", json={"name": "pg", "mode": "table", "agents": ["optimal"], "coach": True}).json()[
+            "secret"
+        ]
         view = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [0]}).json()
         view = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "row": "choice"}).json()
         seen = view["seq"]

@@ -59,8 +59,10 @@ def test_sigkill_loses_no_acknowledged_decision(tmp_path, capsys):
     server = Server(tmp_path / "yacht.db").start()
     try:
         with httpx.Client(base_url=server.url) as client:
-            secrets = [client.post("/api/games", json={"name": f"p{i}", "mode": mode, "agents": agents}).json()["secret"]
-                       for i, (mode, agents) in enumerate(GAMES)]
+            secrets = [
+                client.post("/api/games", json={"name": f"p{i}", "mode": mode, "agents": agents}).json()["secret"]
+                for i, (mode, agents) in enumerate(GAMES)
+            ]
         players = [Player(server.url, secret, seed) for seed, secret in enumerate(secrets)]
         for player in players:
             player.start()
@@ -79,14 +81,18 @@ def test_sigkill_loses_no_acknowledged_decision(tmp_path, capsys):
             for secret in secrets:
                 found.append(client.get(f"/api/games/{secret}?since=0").json()["events"])
         # every acknowledged decision is there, in order; besides them at most what the requests in flight committed
-        missing = sum(len(seen) - next((i for i, (a, b) in enumerate(zip(seen, events)) if a != b), min(len(seen), len(events)))
-                      for seen, events in zip(acknowledged, found))
+        missing = sum(
+            len(seen) - next((i for i, (a, b) in enumerate(zip(seen, events)) if a != b), min(len(seen), len(events)))
+            for seen, events in zip(acknowledged, found)
+        )
         total_acknowledged = sum(map(len, acknowledged))
         total_found = sum(len(f) for f in found)
         with capsys.disabled():
-            print(f"\nkill-and-resume: {len(secrets)} games, {total_acknowledged} decisions acknowledged before SIGKILL, "
-                  f"{total_found} found after restart, {missing} acknowledged missing (per game: acknowledged "
-                  f"{[len(a) for a in acknowledged]}, found {[len(f) for f in found]})")
+            print(
+                f"\nkill-and-resume: {len(secrets)} games, {total_acknowledged} decisions acknowledged before SIGKILL, "
+                f"{total_found} found after restart, {missing} acknowledged missing (per game: acknowledged "
+                f"{[len(a) for a in acknowledged]}, found {[len(f) for f in found]})"
+            )
         assert missing == 0 and total_found >= total_acknowledged
         # every game continues from its position
         with httpx.Client(base_url=server.url, timeout=30) as client:

@@ -15,8 +15,9 @@ pytest.importorskip("httpx", reason="the simulated people need httpx")
 
 
 def study(*options):
-    return subprocess.run([sys.executable, "examples/simulated_study.py", *options], cwd=ROOT, capture_output=True,
-                          text=True, timeout=300)
+    return subprocess.run(
+        [sys.executable, "examples/simulated_study.py", *options], cwd=ROOT, capture_output=True, text=True, timeout=300
+    )
 
 
 def test_a_small_study_recovers_a_perfect_and_a_careless_group(tmp_path):
@@ -29,7 +30,11 @@ def test_a_small_study_recovers_a_perfect_and_a_careless_group(tmp_path):
     assert float(careless[3]) > 1.0 and float(careless[4].split()[0]) > 1.0  # temperature 4 loses points
     report = json.loads((out / "report.json").read_text())
     assert report["games"] == 8 and sorted(p["name"] for p in report["people"]["players"]) == [
-        "t0-0000", "t0-0001", "t4-0000", "t4-0001"]
+        "t0-0000",
+        "t0-0001",
+        "t4-0000",
+        "t4-0001",
+    ]
     assert (out / "report.png").read_bytes()[:4] == b"\x89PNG" and "finished games" in (out / "report.txt").read_text()
     assert (out / "study.db").exists()
     again = study("--out", str(out))  # a study never writes over another

@@ -103,9 +103,13 @@ class TableEncoding:
         relative = (observers[:, None] + np.arange(self.num_players)) % self.num_players
         hands, rolls_left, open_bits = tables.position(rows, observers)
         return self.encode_batch(
-            hands, rolls_left, open_bits, tables.totals[rows[:, None], relative], tables.open_bits[rows[:, None], relative],
+            hands,
+            rolls_left,
+            open_bits,
+            tables.totals[rows[:, None], relative],
+            tables.open_bits[rows[:, None], relative],
             *tables.sheet_state(rows, observers),
-        )  # fmt: skip
+        )
 
     def of_seat(self, tables: Tables, row: int, observer: int):
         """The observation of seat ``observer`` at table ``row``."""

@@ -297,10 +297,15 @@ class YachtTableEnv(GameSettings, gym.Env):
         over = bool(tables.over[0])
         shares = win_shares(tables.totals[0]) if over else None
         seats = [
-            render_rgb.Seat(name, int(tables.totals[0, s]), bin(int(tables.open_bits[0, s])).count("1"),
-                            to_play=not over and int(tables.seat[0]) == s, winner=over and shares[s] > 0)
+            render_rgb.Seat(
+                name,
+                int(tables.totals[0, s]),
+                bin(int(tables.open_bits[0, s])).count("1"),
+                to_play=not over and int(tables.seat[0]) == s,
+                winner=over and shares[s] > 0,
+            )
             for s, name in enumerate(self.seat_names)
-        ]  # fmt: skip
+        ]
         dice = None if over else rules.dice.hands[tables.hands[0, seat]]
         held = None
         if dice is not None and self._last_reroll is not None:
@@ -310,8 +315,9 @@ class YachtTableEnv(GameSettings, gym.Env):
         turn = int(tables.turn([0], [seat])[0])
         title = f"{self.seat_names[seat]} (seat {seat + 1} of {self.num_players})"
         rolls_left = int(tables.rolls_left[0, seat])
-        return render_rgb.render_frame(rules, dice, rolls_left, sheet, turn, held=held, title=title, seats=seats,
-                                       total=int(tables.totals[0, seat]))  # fmt: skip
+        return render_rgb.render_frame(
+            rules, dice, rolls_left, sheet, turn, held=held, title=title, seats=seats, total=int(tables.totals[0, seat])
+        )
 
     def _mask(self) -> np.ndarray:
         if self.tables.over[0]:

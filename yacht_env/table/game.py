@@ -15,9 +15,18 @@ from yacht_env.render import render_position
 from yacht_env.rules import RuleSet
 
 __all__ = [
-    "MAX_PLAYERS", "REWARD_MODES", "Tables", "check_num_players", "check_reward_mode", "check_table_dice",
-    "draw_table_dice", "render_table", "unique_names", "win_rewards", "win_shares",
-]  # fmt: skip
+    "MAX_PLAYERS",
+    "REWARD_MODES",
+    "Tables",
+    "check_num_players",
+    "check_reward_mode",
+    "check_table_dice",
+    "draw_table_dice",
+    "render_table",
+    "unique_names",
+    "win_rewards",
+    "win_shares",
+]
 
 REWARD_MODES = ("win", "score")
 
@@ -87,8 +96,15 @@ def render_table(tables: Tables, table: int, names) -> str:
     dice = rules.dice.hands[tables.hands[table, seat]]
     turn = int(tables.turn([table], [seat])[0])
     lines = [
-        render_position(rules, dice, int(tables.rolls_left[table, seat]), sheet(seat), turn, title=f"{names[seat]} to play",
-                        total=int(tables.totals[table, seat]))  # fmt: skip
+        render_position(
+            rules,
+            dice,
+            int(tables.rolls_left[table, seat]),
+            sheet(seat),
+            turn,
+            title=f"{names[seat]} to play",
+            total=int(tables.totals[table, seat]),
+        )
     ]
     players = []
     for s in seats:

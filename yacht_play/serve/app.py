@@ -87,8 +87,9 @@ class RateLimit:
                 times.popleft()
             if len(times) >= self.per_minute:
                 wait = 60 - (now - times[0])
-                raise Refused(f"too many new games from {key}: at most {self.per_minute} a minute; "
-                              f"try again in {wait:.0f} s", 429)
+                raise Refused(
+                    f"too many new games from {key}: at most {self.per_minute} a minute; try again in {wait:.0f} s", 429
+                )
             times.append(now)
             if len(self._times) > 10000:  # forget quiet addresses
                 for other in [k for k, t in self._times.items() if not t or t[-1] <= now - 60]:
@@ -130,8 +131,13 @@ def report_filters(request: Request):
     try:
         rules = query.get("rules") or None
         rules_from_request(rules, None)
-        return Filters(check_date("since", query.get("since") or None), check_date("until", query.get("until") or None),
-                       mode, query.get("player") or None, rules)
+        return Filters(
+            check_date("since", query.get("since") or None),
+            check_date("until", query.get("until") or None),
+            mode,
+            query.get("player") or None,
+            rules,
+        )
     except ValueError as error:
         raise Refused(str(error)) from None
 
@@ -149,17 +155,29 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
     async def agents(request: Request) -> Response:
         from yacht_env.rules import RULE_SETS
 
-        return JSONResponse({"agents": [{"policy": name, "name": name.split(":", 1)[0], "rules": service.agent_rules[name]}
-                                        for name in service.agents],
-                             "rules": list(RULE_SETS), "default_rules": service.rules.name})
+        return JSONResponse(
+            {
+                "agents": [
+                    {"policy": name, "name": name.split(":", 1)[0], "rules": service.agent_rules[name]} for name in service.agents
+                ],
+                "rules": list(RULE_SETS),
+                "default_rules": service.rules.name,
+            }
+        )
 
     async def new_game(request: Request) -> Response:
         limit.check(request.client.host if request.client else "unknown")
         body = await json_body(request)
         if not isinstance(body, dict):
             raise Refused("the request body must be a JSON object")
-        secret = await run_in_threadpool(service.create, body.get("name"), body.get("mode"), body.get("agents", []),
-                                         body.get("coach", False), body.get("rules"))
+        secret = await run_in_threadpool(
+            service.create,
+            body.get("name"),
+            body.get("mode"),
+            body.get("agents", []),
+            body.get("coach", False),
+            body.get("rules"),
+        )
         return JSONResponse({"secret": secret, "url": f"/game/{secret}"}, status_code=201)
 
     async def game(request: Request) -> Response:
@@ -217,5 +235,6 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
         Route("/api/report", report_json),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(routes=routes, exception_handlers={Refused: on_refused, 404: not_found},
-                     middleware=[Middleware(ServerTiming)])
+    return Starlette(
+        routes=routes, exception_handlers={Refused: on_refused, 404: not_found}, middleware=[Middleware(ServerTiming)]
+    )

@@ -21,19 +21,38 @@ def need_extra(error: ImportError) -> int:
 
 def configure_serve(parser: argparse.ArgumentParser) -> None:
     """The options of ``yacht serve``."""
-    parser.add_argument("--host", default="127.0.0.1", help="address to listen on (default 127.0.0.1: this machine only; "
-                        "0.0.0.0 lets other machines in)")
+    parser.add_argument(
+        "--host",
+        default="127.0.0.1",
+        help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 lets other machines in)",
+    )
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    parser.add_argument("--db", default="yacht.db", help="database: an SQLite file (default yacht.db, created on first "
-                        "start) or a URL such as postgresql://user:password@host/dbname")
-    parser.add_argument("--agents", default=DEFAULT_AGENTS, help="comma-separated policies offered in the lobby: random, "
-                        f"greedy, optimal, ppo:PATH (default {DEFAULT_AGENTS})")
-    parser.add_argument("--rules", default="yacht", choices=list(RULE_SETS), metavar="NAME",
-                        help=f"the lobby's rule set (a game may ask for any of {', '.join(RULE_SETS)}; "
-                        "its agents are loaded for it on its first game) (default %(default)s)")
-    parser.add_argument("--new-games-per-minute", type=int, default=NEW_GAMES_PER_MINUTE, metavar="N",
-                        help="new games a client address may start in any minute; more get 429 "
-                        "(default %(default)s; 0: no limit)")
+    parser.add_argument(
+        "--db",
+        default="yacht.db",
+        help="database: an SQLite file (default yacht.db, created on first "
+        "start) or a URL such as postgresql://user:password@host/dbname",
+    )
+    parser.add_argument(
+        "--agents",
+        default=DEFAULT_AGENTS,
+        help=f"comma-separated policies offered in the lobby: random, greedy, optimal, ppo:PATH (default {DEFAULT_AGENTS})",
+    )
+    parser.add_argument(
+        "--rules",
+        default="yacht",
+        choices=list(RULE_SETS),
+        metavar="NAME",
+        help=f"the lobby's rule set (a game may ask for any of {', '.join(RULE_SETS)}; "
+        "its agents are loaded for it on its first game) (default %(default)s)",
+    )
+    parser.add_argument(
+        "--new-games-per-minute",
+        type=int,
+        default=NEW_GAMES_PER_MINUTE,
+        metavar="N",
+        help="new games a client address may start in any minute; more get 429 (default %(default)s; 0: no limit)",
+    )
     parser.set_defaults(run=run_serve)
 
 
@@ -71,8 +90,7 @@ def run_serve(args) -> int:
         print(f"yacht serve: --port {args.port} is not a port (0..65535)", file=sys.stderr)
         return 2
     if args.new_games_per_minute < 0:
-        print(f"yacht serve: --new-games-per-minute {args.new_games_per_minute} is negative (0 means no limit)",
-              file=sys.stderr)
+        print(f"yacht serve: --new-games-per-minute {args.new_games_per_minute} is negative (0 means no limit)", file=sys.stderr)
         return 2
     try:
         engine = db.connect(args.db)
@@ -87,8 +105,12 @@ def run_serve(args) -> int:
     gc.collect()
     gc.freeze()
     where = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
-    print(f"yacht serve: database {engine.url.render_as_string(hide_password=True)}; "
-          f"open http://{where}:{args.port}/ in a browser (Ctrl-C stops)", file=sys.stderr, flush=True)
+    print(
+        f"yacht serve: database {engine.url.render_as_string(hide_password=True)}; "
+        f"open http://{where}:{args.port}/ in a browser (Ctrl-C stops)",
+        file=sys.stderr,
+        flush=True,
+    )
     uvicorn.run(create_app(service, args.new_games_per_minute), host=args.host, port=args.port, log_level="warning")
     return 0
 
@@ -118,8 +140,10 @@ def run_export(args) -> int:
         from yacht_env.atomic_files import write_atomically
 
         write_atomically(args.output, lambda handle: handle.writelines(line.encode() for line in lines))
-        print(f"yacht export: {len(games)} games, {sum(len(g.decisions) for g in games)} decisions -> {args.output}",
-              file=sys.stderr)
+        print(
+            f"yacht export: {len(games)} games, {sum(len(g.decisions) for g in games)} decisions -> {args.output}",
+            file=sys.stderr,
+        )
     return 0
 
 

@@ -132,8 +132,9 @@ def migrate(engine: Engine) -> int:
             connection.execute(insert(schema_version).values(version=0))
             version = 0
         if version > len(MIGRATIONS):
-            raise DatabaseError(f"the database has schema version {version}, newer than this version reads "
-                                f"({len(MIGRATIONS)}); upgrade yacht-rl")
+            raise DatabaseError(
+                f"the database has schema version {version}, newer than this version reads ({len(MIGRATIONS)}); upgrade yacht-rl"
+            )
         for step in MIGRATIONS[version:]:
             step(connection)
         connection.execute(update(schema_version).values(version=len(MIGRATIONS)))
@@ -141,6 +142,7 @@ def migrate(engine: Engine) -> int:
 
 
 # -- reading and writing games -----------------------------------------------------------------
+
 
 class GroupCommit:
     """One writer thread per engine that commits the writes of every request waiting, together.
@@ -187,7 +189,7 @@ class GroupCommit:
                 if not self._queue:
                     self._running = False
                     return
-                batch, self._queue = self._queue[:self.MAX_BATCH], self._queue[self.MAX_BATCH:]
+                batch, self._queue = self._queue[: self.MAX_BATCH], self._queue[self.MAX_BATCH :]
             self._commit(batch)
 
     def _commit(self, batch: list[_Write]) -> None:
@@ -236,13 +238,31 @@ def committed(engine: Engine, work) -> None:
     committer.write(work)
 
 
-def insert_game(engine: Engine, game_id: str, secret: str, player: str, header: dict, records: list[dict] = (),
-                end: dict | None = None, score: int | None = None, loss: float | None = None) -> None:
+def insert_game(
+    engine: Engine,
+    game_id: str,
+    secret: str,
+    player: str,
+    header: dict,
+    records: list[dict] = (),
+    end: dict | None = None,
+    score: int | None = None,
+    loss: float | None = None,
+) -> None:
     """A new game with its header (and, for imported games, its decisions and end), in one transaction."""
-    game = dict(game_id=game_id, secret=secret, player=player, mode=header["mode"], coach=bool(header.get("coach")),
-                header=json.dumps(header), created=header["time"],
-                finished=end["time"] if end else None, end_record=json.dumps(end) if end else None, score=score,
-                loss=loss)
+    game = dict(
+        game_id=game_id,
+        secret=secret,
+        player=player,
+        mode=header["mode"],
+        coach=bool(header.get("coach")),
+        header=json.dumps(header),
+        created=header["time"],
+        finished=end["time"] if end else None,
+        end_record=json.dumps(end) if end else None,
+        score=score,
+        loss=loss,
+    )
     rows = [{"game_id": game_id, "number": n, "record": json.dumps(r)} for n, r in enumerate(records)]
 
     def work(connection) -> None:
@@ -253,8 +273,15 @@ def insert_game(engine: Engine, game_id: str, secret: str, player: str, header: 
     committed(engine, work)
 
 
-def append_decisions(engine: Engine, game_id: str, first_number: int, records: list[dict], end: dict | None = None,
-                     score: int | None = None, loss: float | None = None) -> None:
+def append_decisions(
+    engine: Engine,
+    game_id: str,
+    first_number: int,
+    records: list[dict],
+    end: dict | None = None,
+    score: int | None = None,
+    loss: float | None = None,
+) -> None:
     """Commit decisions numbered from ``first_number`` (and the end, if the game ended), in one transaction.
 
     The primary key (game, number) makes a second writer of the same number fail instead of forking the game.
@@ -286,7 +313,8 @@ def load_record(engine: Engine, row) -> GameRecord:
     """The game record of a game row: header, decisions in order, end."""
     with engine.connect() as connection:
         found = connection.execute(
-            select(decisions.c.record).where(decisions.c.game_id == row.game_id).order_by(decisions.c.number)).scalars()
+            select(decisions.c.record).where(decisions.c.game_id == row.game_id).order_by(decisions.c.number)
+        ).scalars()
         records = [json.loads(text) for text in found]
     return GameRecord(json.loads(row.header), records, json.loads(row.end_record) if row.end_record else None)
 
@@ -305,9 +333,22 @@ def player_games(engine: Engine, player: str, limit: int = 200) -> list:
     """A person's game rows, newest first."""
     with engine.connect() as connection:
         return connection.execute(
-            select(games.c.game_id, games.c.mode, games.c.coach, games.c.header, games.c.created, games.c.finished,
-                   games.c.end_record, games.c.score, games.c.loss, games.c.secret)
-            .where(games.c.player == player).order_by(games.c.created.desc()).limit(limit)).all()
+            select(
+                games.c.game_id,
+                games.c.mode,
+                games.c.coach,
+                games.c.header,
+                games.c.created,
+                games.c.finished,
+                games.c.end_record,
+                games.c.score,
+                games.c.loss,
+                games.c.secret,
+            )
+            .where(games.c.player == player)
+            .order_by(games.c.created.desc())
+            .limit(limit)
+        ).all()
 
 
 def count_decisions(engine: Engine) -> int:

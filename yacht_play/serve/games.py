@@ -175,8 +175,17 @@ class GameService:
         match = resume(game, agents=False)
         people = [p["name"] for p in game.players if p["kind"] == "human"]
         score, loss = self._person_result(match) if match.finished else (None, None)
-        db.insert_game(self.engine, game.game_id, secrets.token_urlsafe(24), people[0] if people else game.players[0]["name"],
-                       game.header, game.decisions, game.end, score, loss)
+        db.insert_game(
+            self.engine,
+            game.game_id,
+            secrets.token_urlsafe(24),
+            people[0] if people else game.players[0]["name"],
+            game.header,
+            game.decisions,
+            game.end,
+            score,
+            loss,
+        )
         return True
 
     def live(self, secret) -> Live:
@@ -199,8 +208,11 @@ class GameService:
             if player["kind"] != "agent":
                 continue
             if player["policy"] not in self.agents:
-                raise Refused(f"game {game.game_id} needs the agent {player['policy']!r}, which this server does not "
-                              f"offer now (start it with --agents including it)", 409)
+                raise Refused(
+                    f"game {game.game_id} needs the agent {player['policy']!r}, which this server does not "
+                    f"offer now (start it with --agents including it)",
+                    409,
+                )
             try:
                 self._solitaire_policy(player["policy"], rules)
             except ValueError as error:
@@ -390,17 +402,24 @@ class GameService:
         seat = match.current
         current = None
         if seat is not None:
-            current = {"seat": seat.index, "name": seat.name, "kind": seat.kind, "turn": seat.turn, "roll": seat.roll,
-                       "rolls_left": seat.rolls_left}
+            current = {
+                "seat": seat.index,
+                "name": seat.name,
+                "kind": seat.kind,
+                "turn": seat.turn,
+                "roll": seat.roll,
+                "rolls_left": seat.rolls_left,
+            }
             if seat.kind == "human":  # an agent's dice are shown through its decisions only
                 current["dice"] = list(seat.dice)
                 current["now"] = now_points(rules, seat.dice, seat.open_bits)  # the joker rule followed
         since = max(0, min(int(since), len(match.decisions)))
         return {
             "game": {
-                "mode": match.mode, "coach": match.coach, "started": match.header["time"],
-                "players": [{"seat": s.index, "name": s.name, "kind": s.kind,
-                             "policy": s.player.policy} for s in match.seats],
+                "mode": match.mode,
+                "coach": match.coach,
+                "started": match.header["time"],
+                "players": [{"seat": s.index, "name": s.name, "kind": s.kind, "policy": s.player.policy} for s in match.seats],
             },
             "rules": rules_view(rules),
             "rows": [{"name": c.name, "title": c.title} for c in rules.categories],
@@ -431,21 +450,42 @@ class GameService:
         seats = []
         for seat in match.seats:
             report = reports.get(seat.name)
-            seats.append({
-                **sheet_view(seat), "name": seat.name, "kind": seat.kind,
-                "decisions": report.decisions, "reroll_decisions": report.reroll_decisions,
-                "row_decisions": report.row_decisions, "loss_per_decision": finite(report.loss_per_decision),
-                "loss_per_reroll": finite(report.loss_per_reroll), "loss_per_row": finite(report.loss_per_row),
-                "loss_total": float(sum(report.losses_per_game)) if report.losses_per_game else 0.0,
-                "loss_by_turn": [finite(t["loss_per_game"]) for t in report.by_turn],
-                "worst": [{"turn": w["turn"], "roll": w["roll"], "dice": w["dice"], "chosen": w["chosen"],
-                           "best": w["best"], "loss": w["loss"]} for w in report.worst],
-            })
+            seats.append(
+                {
+                    **sheet_view(seat),
+                    "name": seat.name,
+                    "kind": seat.kind,
+                    "decisions": report.decisions,
+                    "reroll_decisions": report.reroll_decisions,
+                    "row_decisions": report.row_decisions,
+                    "loss_per_decision": finite(report.loss_per_decision),
+                    "loss_per_reroll": finite(report.loss_per_reroll),
+                    "loss_per_row": finite(report.loss_per_row),
+                    "loss_total": float(sum(report.losses_per_game)) if report.losses_per_game else 0.0,
+                    "loss_by_turn": [finite(t["loss_per_game"]) for t in report.by_turn],
+                    "worst": [
+                        {
+                            "turn": w["turn"],
+                            "roll": w["roll"],
+                            "dice": w["dice"],
+                            "chosen": w["chosen"],
+                            "best": w["best"],
+                            "loss": w["loss"],
+                        }
+                        for w in report.worst
+                    ],
+                }
+            )
         turns = duplicate_turns(match, graded.loss) if match.mode == "duplicate" else None
-        return {"mode": match.mode, "rules": rules_view(match.rules),
-                "rows": [{"name": c.name, "title": c.title} for c in match.rules.categories],
-                "seats": seats, "winners": match.winners, "optimum": grader.solution.expected_score,
-                "turns": turns}
+        return {
+            "mode": match.mode,
+            "rules": rules_view(match.rules),
+            "rows": [{"name": c.name, "title": c.title} for c in match.rules.categories],
+            "seats": seats,
+            "winners": match.winners,
+            "optimum": grader.solution.expected_score,
+            "turns": turns,
+        }
 
     def history(self, name) -> dict:
         """A person's games, newest first, with scores and grades."""
@@ -457,16 +497,22 @@ class GameService:
         for row in db.player_games(self.engine, " ".join(name.split())):
             header = json.loads(row.header)
             end = json.loads(row.end_record) if row.end_record else None
-            games.append({
-                "started": row.created, "mode": row.mode, "coach": row.coach, "rules": header["rules"],
-                "opponents": [p["name"] for p in header["players"] if p["kind"] == "agent"],
-                "finished": row.finished is not None, "score": row.score,
-                "won": (header["players"][0]["name"] in end["winners"]) if end else None,
-                "totals": end["totals"] if end else None,
-                "loss_per_decision": row.loss,
-                # finished games can be viewed by anyone with the name; a running game stays with its owner
-                "link": f"/game/{row.secret}" if row.finished else None,
-            })
+            games.append(
+                {
+                    "started": row.created,
+                    "mode": row.mode,
+                    "coach": row.coach,
+                    "rules": header["rules"],
+                    "opponents": [p["name"] for p in header["players"] if p["kind"] == "agent"],
+                    "finished": row.finished is not None,
+                    "score": row.score,
+                    "won": (header["players"][0]["name"] in end["winners"]) if end else None,
+                    "totals": end["totals"] if end else None,
+                    "loss_per_decision": row.loss,
+                    # finished games can be viewed by anyone with the name; a running game stays with its owner
+                    "link": f"/game/{row.secret}" if row.finished else None,
+                }
+            )
         return {"name": name, "games": games}
 
 
@@ -530,19 +576,26 @@ def public_decision(record: dict, rules) -> dict:
     """
     scored = record["points"] is not None
     return {
-        "seat": record["seat"], "player": record["player"], "kind": record["kind"], "turn": record["turn"],
-        "roll": record["roll"], "dice": record["dice"], "rolls_left": record["rolls_left"], "action": record["action"],
-        "label": decision_label(record, rules), "points": record["points"],
+        "seat": record["seat"],
+        "player": record["player"],
+        "kind": record["kind"],
+        "turn": record["turn"],
+        "roll": record["roll"],
+        "dice": record["dice"],
+        "rolls_left": record["rolls_left"],
+        "action": record["action"],
+        "label": decision_label(record, rules),
+        "points": record["points"],
         "row_points": row_points(record["action"] - rules.dice.num_rerolls, record["dice"], rules, record["open"])
-        if scored else None,
+        if scored
+        else None,
         "total": record["total"],
         "row": None if record["points"] is None else rules.category_names[record["action"] - rules.dice.num_rerolls],
         "rerolled": [] if record["points"] is not None else list(rules.dice.reroll_positions[record["action"]]),
     }
 
 
-def coach_view(q: np.ndarray, action: int, dice, total: int, rules, chances: np.ndarray | None = None,
-               open_rows=None) -> dict:
+def coach_view(q: np.ndarray, action: int, dice, total: int, rules, chances: np.ndarray | None = None, open_rows=None) -> dict:
     """The optimum's view of a decision just made, as the terminal coach gives it.
 
     ``chances``: each action's probability of winning the game at hand (``agents.win.win_probabilities``),
@@ -558,24 +611,29 @@ def coach_view(q: np.ndarray, action: int, dice, total: int, rules, chances: np.
     chosen = choice_label(action, dice, rules, open_rows)
     return {
         "dice": list(dice),
-        "chosen": chosen, "chosen_expected": float(total + q[action]),
+        "chosen": chosen,
+        "chosen_expected": float(total + q[action]),
         "chosen_win": None if chances is None else float(chances[action]),
-        "best": choice_label(best, dice, rules, open_rows), "best_expected": float(total + q[best]),
+        "best": choice_label(best, dice, rules, open_rows),
+        "best_expected": float(total + q[best]),
         "loss": float(q[best] - q[action]),
-        "options": [{"label": label, "expected": value, "win": win, "chosen": label == chosen}
-                    for label, (value, win) in list(options.items())[:COACH_OPTIONS]],
+        "options": [
+            {"label": label, "expected": value, "win": win, "chosen": label == chosen}
+            for label, (value, win) in list(options.items())[:COACH_OPTIONS]
+        ],
     }
 
 
 def duplicate_turns(match: Match, losses: np.ndarray) -> list[dict]:
     """Turn by turn on the same dice: each seat's row, points, running total and the loss of its decisions."""
     rules = match.rules
-    turns = [{"turn": t, "seats": [{"row": None, "points": None, "total": 0, "loss": 0.0} for _ in match.seats]}
-             for t in range(1, rules.num_turns + 1)]
+    turns = [
+        {"turn": t, "seats": [{"row": None, "points": None, "total": 0, "loss": 0.0} for _ in match.seats]}
+        for t in range(1, rules.num_turns + 1)
+    ]
     for i, d in enumerate(match.decisions):
         cell = turns[d["turn"] - 1]["seats"][d["seat"]]
         cell["loss"] += float(losses[i])
         if d["points"] is not None:
-            cell.update(row=rules.categories[d["action"] - rules.dice.num_rerolls].title, points=d["points"],
-                        total=d["total"])
+            cell.update(row=rules.categories[d["action"] - rules.dice.num_rerolls].title, points=d["points"], total=d["total"])
     return turns

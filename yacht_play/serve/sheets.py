@@ -26,8 +26,14 @@ def rules_view(rules: RuleSet) -> dict:
 def sheet_view(seat) -> dict:
     """One seat's sheet: the points in each row, the upper subtotal, the bonuses earned and the total (bonuses in)."""
     upper_bonus, yahtzee_bonus = seat.bonuses
-    return {"seat": seat.index, "cells": list(seat.sheet), "total": seat.total, "upper_subtotal": seat.sheet_state[0],
-            "upper_bonus": upper_bonus, "yahtzee_bonus": yahtzee_bonus}
+    return {
+        "seat": seat.index,
+        "cells": list(seat.sheet),
+        "total": seat.total,
+        "upper_subtotal": seat.sheet_state[0],
+        "upper_bonus": upper_bonus,
+        "yahtzee_bonus": yahtzee_bonus,
+    }
 
 
 def now_points(rules: RuleSet, dice, open_bits: int) -> dict[str, int]:
@@ -54,7 +60,7 @@ def rule_sets_of_agent(name: str) -> list[str]:
     if name.startswith("ppo:"):
         from agents.model_files import read_model_file
 
-        return [read_model_file(name[len("ppo:"):])[0]["rules"]]
+        return [read_model_file(name[len("ppo:") :])[0]["rules"]]
     if name == "win" or name.startswith("target:"):
         return [key for key, rules in RULE_SETS.items() if not rules.has_sheet_state]
     return list(RULE_SETS)
