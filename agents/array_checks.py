@@ -43,6 +43,10 @@ def hand_indices(hands, dice: DiceSpace) -> np.ndarray:
 
 def check_rolls_left(rolls_left, rules: RuleSet) -> int:
     """``rolls_left`` as an int, or ``ValueError`` naming it and the allowed range."""
-    if isinstance(rolls_left, bool) or not isinstance(rolls_left, numbers.Integral) or not 0 <= rolls_left < rules.rolls_per_turn:
+    if (
+        isinstance(rolls_left, bool)
+        or not isinstance(rolls_left, numbers.Integral)
+        or not 0 <= int(rolls_left) < rules.rolls_per_turn
+    ):
         raise ValueError(f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}")
     return int(rolls_left)

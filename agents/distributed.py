@@ -68,8 +68,8 @@ def run_tasks(
 
     ``progress(i)`` is called as task ``i`` finishes (Ray tasks finish in any order).
     """
+    results: list = []
     if not on_ray:
-        results = []
         for index, args in enumerate(arguments):
             results.append(function(*args))
             if progress is not None:
@@ -78,7 +78,7 @@ def run_tasks(
     ray = import_ray()
     remote = ray.remote(num_cpus=1)(function)
     pending = {remote.remote(*args): index for index, args in enumerate(arguments)}
-    results: list = [None] * len(arguments)
+    results = [None] * len(arguments)
     while pending:
         done, _ = ray.wait(list(pending), num_returns=1)
         index = pending.pop(done[0])

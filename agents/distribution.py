@@ -126,6 +126,8 @@ class ScoreDistributions:
         if hand is None:
             to_come = self.to_come[open_bits]
         else:
+            if rolls_left is None:
+                raise ValueError(f"a position inside a turn needs rolls_left with hand {hand!r}, got None")
             start = np.zeros((1, self.rules.dice.num_hands))
             start[0, hand] = 1.0
             outcome = turn_outcomes(self.rules, self.solution, np.array([open_bits]), start, rolls_left)

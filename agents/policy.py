@@ -38,6 +38,7 @@ class Policy(ABC):
 
     def act(self, observation, action_mask) -> int:
         """The action for one observation of ``Yacht-v0`` and its mask."""
+        batch: dict[str, np.ndarray] | np.ndarray
         if isinstance(observation, dict):
             batch = {key: np.asarray(value)[None] for key, value in observation.items()}
         else:

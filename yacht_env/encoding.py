@@ -39,6 +39,8 @@ of the table above.
 
 from __future__ import annotations
 
+from typing import Any
+
 import numpy as np
 from gymnasium import spaces
 from typing_extensions import override
@@ -60,6 +62,7 @@ class Encoding:
     """
 
     name = ""
+    space: spaces.Space[Any]  # the observation space; each subclass sets it in __init__
 
     def __init__(self, rules: RuleSet):
         self.rules = rules
@@ -131,6 +134,7 @@ class BoxEncoding(Encoding):
     """A flat float32 vector: hand part, rolls-left part, open-categories part (and the sheet part)."""
 
     scale_sheet = True  # the upper subtotal as a fraction of the threshold (else the plain number)
+    space: spaces.Box
 
     def __init__(self, rules: RuleSet, hand_part: np.ndarray, rolls_part: np.ndarray, high: float):
         super().__init__(rules)
@@ -286,6 +290,7 @@ class DictEncoding(Encoding):
     """A ``Dict`` of ``dice``, ``rolls_left`` and ``open_categories``, for ``MultiInputPolicy``."""
 
     name = "dict"
+    space: spaces.Dict
 
     def __init__(self, rules):
         super().__init__(rules)

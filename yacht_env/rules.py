@@ -24,7 +24,7 @@ import numbers
 import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Callable, Sequence
+from typing import Any, Callable, Sequence, TypeVar, cast
 
 import numpy as np
 from numba import njit
@@ -41,7 +41,10 @@ def _read_only(array: np.ndarray) -> np.ndarray:
 ScoreRule = Callable[[tuple[int, ...], tuple[int, ...]], int]
 
 
-def cached_per_rules(function):
+_Function = TypeVar("_Function", bound=Callable[..., Any])
+
+
+def cached_per_rules(function: _Function) -> _Function:
     """Memoize ``function(rules, *args)`` per rule set: tables are built once, whoever asks."""
     cache: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -52,7 +55,7 @@ def cached_per_rules(function):
             per_rules[args] = function(rules, *args)
         return per_rules[args]
 
-    return cached
+    return cast(_Function, cached)  # same arguments and result as ``function``
 
 
 # -- scoring rules, pure helpers ---------------------------------------------------------------
@@ -373,7 +376,7 @@ class RuleSet:
         if len(values) != self.num_dice:
             raise ValueError(f"dice must be {self.num_dice} integers in 1..{self.num_faces}, got {len(values)}: {dice!r}")
         for value in values:
-            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= value <= self.num_faces:
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral) or not 1 <= int(value) <= self.num_faces:
                 raise ValueError(f"die {value!r} in {dice!r} is not an integer in 1..{self.num_faces}")
         return tuple(sorted(int(v) for v in values))
 
@@ -384,7 +387,7 @@ class RuleSet:
                 return self.category_index[category]
             raise ValueError(f"unknown category {category!r}; expected one of {', '.join(self.category_names)}")
         if isinstance(category, numbers.Integral) and not isinstance(category, bool):
-            if 0 <= category < self.num_categories:
+            if 0 <= int(category) < self.num_categories:
                 return int(category)
             raise ValueError(f"category index {category!r} is out of range 0..{self.num_categories - 1}")
         raise ValueError(f"category must be a name or an index, got {category!r}")
@@ -551,7 +554,7 @@ class RuleSet:
 
     def _hand_of(self, dice) -> int:
         if isinstance(dice, numbers.Integral) and not isinstance(dice, bool):
-            if not 0 <= dice < self.dice.num_hands:
+            if not 0 <= int(dice) < self.dice.num_hands:
                 raise ValueError(f"hand index {dice!r} is out of range 0..{self.dice.num_hands - 1}")
             return int(dice)
         return self.hand(dice)

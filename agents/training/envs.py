@@ -5,6 +5,9 @@ Every env plays the config's rule set (``env.rules``).
 
 from __future__ import annotations
 
+import functools
+from typing import Any
+
 import gymnasium as gym
 from stable_baselines3.common.monitor import Monitor
 from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
@@ -20,28 +23,30 @@ def make_single_env(config: EnvConfig, seat: int = 0) -> gym.Env:
     With ``config.num_players > 1`` it is a ``YachtTable-v0``: the learner sits in ``seat`` at a
     table with ``config.opponents``.
     """
-    settings = {
-        "rules": rule_set(config.rules),
+    rules = rule_set(config.rules)
+    settings: dict[str, Any] = {
+        "rules": rules,
         "observation_encoding": config.observation_encoding,
         "illegal_action_penalty": config.illegal_action_penalty,
     }
     if config.num_players > 1:
-        opponents = make_opponents(list(config.opponents), rules=settings["rules"])
+        opponents = make_opponents(list(config.opponents), rules=rules)
         env = gym.make("YachtTable-v0", opponents=opponents, reward_mode=config.reward_mode, seat=seat, **settings)
     else:
         env = gym.make("Yacht-v0", **settings)
     scale = config.reward_scale
-    return gym.wrappers.TransformReward(Monitor(env), lambda reward: reward * scale)
+    return gym.wrappers.TransformReward(Monitor(env), lambda reward: float(reward) * scale)
 
 
 def make_training_env(config: EnvConfig, seed: int) -> VecEnv:
     """``config.num_envs`` games stepped together, as separate envs or as one ``YachtVectorEnv``."""
+    env: VecEnv
     if config.vectorized:
         from agents.training.sb3_vector import SB3YachtVecEnv
 
         env = SB3YachtVecEnv(config)
     else:
         seats = [i % config.num_players for i in range(config.num_envs)]
-        env = DummyVecEnv([lambda seat=seat: make_single_env(config, seat) for seat in seats])
+        env = DummyVecEnv([functools.partial(make_single_env, config, seat) for seat in seats])
     env.seed(seed)
     return env

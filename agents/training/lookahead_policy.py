@@ -17,12 +17,15 @@ rollout buffer (:mod:`agents.training.lookahead_rollouts`): PPO's epochs read it
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 import torch as th
 from gymnasium import spaces
 from sb3_contrib.common.maskable.distributions import MaskableDistribution
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+from stable_baselines3.common.type_aliases import PyTorchObs
 from typing_extensions import override
 
 from agents.model_files import ILLEGAL_INPUT, Q_SCALE, lookahead_inputs, one_turn_q  # noqa: F401 (shared with playing)
@@ -41,16 +44,17 @@ class OneTurnLookahead(BaseFeaturesExtractor):
     """
 
     def __init__(self, observation_space: spaces.Box, encoding: str = "features", rules: str = "yacht"):
-        rules = rule_set(rules)
-        self.encoding = make_encoding(encoding, rules)
+        game_rules = rule_set(rules)
+        self.encoding = make_encoding(encoding, game_rules)
         if self.encoding.space != observation_space:
             raise ValueError(
                 f"observation space {observation_space} is not that of the {encoding!r} encoding: {self.encoding.space}"
             )
-        self.num_actions = ActionLayout(rules).num_actions
+        self.num_actions = ActionLayout(game_rules).num_actions
         super().__init__(observation_space, features_dim=int(np.prod(observation_space.shape)) + self.num_actions)
-        self.turn = solve_myopic(rules)
-        self._last_batch = None  # (observations, their lookahead inputs): the batch acted on last
+        self.turn = solve_myopic(game_rules)
+        # (observations, their lookahead inputs): the batch acted on last
+        self._last_batch: tuple[np.ndarray, np.ndarray] | None = None
 
     def one_turn_q(self, observations: th.Tensor) -> np.ndarray:
         """``q`` in points, shape (N, num_actions); -inf where illegal (and everywhere in a finished game)."""
@@ -114,8 +118,13 @@ class LookaheadPolicy(MaskableActorCriticPolicy):
             parameters.pop(key, None)  # set by __init__ itself
         return parameters
 
+    def _features(self, obs: PyTorchObs) -> th.Tensor:
+        # the features extractor is shared (see __init__), so actor and critic read one tensor
+        return cast(th.Tensor, self.extract_features(obs))
+
     def _distribution(self, latent_pi: th.Tensor, features: th.Tensor, action_masks) -> MaskableDistribution:
-        prior = features[:, -self.action_space.n :] * (Q_SCALE / self.temperature)
+        num_actions = cast(spaces.Discrete, self.action_space).n
+        prior = features[:, -num_actions:] * (Q_SCALE / self.temperature)
         distribution = self.action_dist.proba_distribution(action_logits=self.action_net(latent_pi) + prior)
         if action_masks is not None:
             distribution.apply_masking(action_masks)
@@ -123,21 +132,22 @@ class LookaheadPolicy(MaskableActorCriticPolicy):
 
     @override
     def forward(self, obs: th.Tensor, deterministic: bool = False, action_masks: np.ndarray | None = None):
-        features = self.extract_features(obs)
+        features = self._features(obs)
         latent_pi, latent_vf = self.mlp_extractor(features)
         distribution = self._distribution(latent_pi, features, action_masks)
         actions = distribution.get_actions(deterministic=deterministic)
         log_prob = distribution.log_prob(actions)
-        return actions.reshape((-1, *self.action_space.shape)), self.value_net(latent_vf), log_prob
+        actions = actions.reshape((-1, *self.action_space.shape))  # type: ignore[misc]  # Discrete: shape (), never None
+        return actions, self.value_net(latent_vf), log_prob
 
     @override
     def evaluate_actions(self, obs: th.Tensor, actions: th.Tensor, action_masks: th.Tensor | None = None):
-        features = self.extract_features(obs)
+        features = self._features(obs)
         latent_pi, latent_vf = self.mlp_extractor(features)
         distribution = self._distribution(latent_pi, features, action_masks)
         return self.value_net(latent_vf), distribution.log_prob(actions), distribution.entropy()
 
     @override
-    def get_distribution(self, obs: th.Tensor, action_masks: np.ndarray | None = None) -> MaskableDistribution:
-        features = self.extract_features(obs)
+    def get_distribution(self, obs: PyTorchObs, action_masks: np.ndarray | None = None) -> MaskableDistribution:
+        features = self._features(obs)
         return self._distribution(self.mlp_extractor.forward_actor(features), features, action_masks)

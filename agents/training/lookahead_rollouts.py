@@ -15,6 +15,8 @@ load and play as they always did.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 
@@ -37,7 +39,7 @@ class LookaheadRolloutBuffer(MaskableRolloutBuffer):
         super().reset()  # observations go back to the observation space's shape
         self.lookahead_inputs = np.zeros((self.buffer_size, self.n_envs, self.lookahead.num_actions), dtype=np.float32)
 
-    def add(self, obs, *args, **kwargs) -> None:
+    def add(self, obs, *args, **kwargs) -> None:  # type: ignore[override]  # SB3 passes the observations first
         """Store one step of every env, with the look-ahead inputs of its observations."""
         observations = np.asarray(obs).reshape((self.n_envs, *self.obs_shape))
         self.lookahead_inputs[self.pos] = self.lookahead.lookahead_inputs(observations)
@@ -68,5 +70,5 @@ def keep_lookahead_in_rollouts(model) -> None:
         gae_lambda=old.gae_lambda,
         gamma=old.gamma,
         n_envs=old.n_envs,
-        lookahead=model.policy.features_extractor,
+        lookahead=cast(OneTurnLookahead, model.policy.features_extractor),  # what a LookaheadPolicy builds
     )

@@ -12,6 +12,7 @@ from typing import Any, Sequence
 
 import numpy as np
 from stable_baselines3.common.vec_env import VecEnv
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 from typing_extensions import override
 
 from agents.training.config import EnvConfig
@@ -36,7 +37,7 @@ class SB3YachtVecEnv(VecEnv):
         self.reward_scale = config.reward_scale
         self.episode_return = np.zeros(self.num_envs)  # raw points, as a Monitor would record them
         self.episode_length = np.zeros(self.num_envs, dtype=np.int64)
-        self._actions = None
+        self._actions: np.ndarray | None = None
 
     @override
     def reset(self):
@@ -52,7 +53,7 @@ class SB3YachtVecEnv(VecEnv):
         self._actions = np.asarray(actions, dtype=np.int64).reshape(self.num_envs)
 
     @override
-    def step_wait(self):
+    def step_wait(self) -> VecEnvStepReturn:
         obs, rewards, terminations, truncations, infos = self.venv.step(self._actions)
         self.episode_return += rewards
         self.episode_length += 1

@@ -30,13 +30,16 @@ import shutil
 import sys
 from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import Any, Callable, Literal
+from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
 
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agents.training.config import ConfigError, TrainConfig, _describe, apply_override, dump_config, load_config
 from yacht_env.atomic_files import write_atomically
+
+if TYPE_CHECKING:
+    from ray.tune import ResultGrid
 
 METRIC = "best_percent_of_optimal"  # the max of percent_of_optimal over a trial's periodic evaluations so far
 TRIAL_OVERRIDES = ["run.progress_bar=false"]  # trials run in Ray workers: no progress bars
@@ -124,7 +127,7 @@ class SweepSpec(Spec):
 
     def trial_count(self) -> int:
         """The number of trials: samples times the product of the grid sizes."""
-        grids = [len(d.grid) for d in self.space.values() if d.kind == "grid"]
+        grids = [len(d.examples()) for d in self.space.values() if d.kind == "grid"]
         return self.num_samples * math.prod(grids)
 
 
@@ -146,7 +149,7 @@ class Sweep:
         return TrainConfig.model_validate(data)
 
 
-def load_sweep(path: str | Path, extra_overrides: list[str] = ()) -> Sweep:
+def load_sweep(path: str | Path, extra_overrides: Sequence[str] = ()) -> Sweep:
     """Read and check a sweep file; ``ConfigError`` (one line) naming the bad key, value or path."""
     path = Path(path)
     if not path.is_file():
@@ -256,10 +259,10 @@ def run_trial(params: dict[str, Any], *, sweep: Sweep, sweep_dir: str, train: Ca
 # -- the sweep ------------------------------------------------------------------------------------
 
 
-def run_sweep(sweep: Sweep, train: Callable, sweep_dir: Path) -> list:
+def run_sweep(sweep: Sweep, train: Callable, sweep_dir: Path) -> ResultGrid:
     """Run (or resume) the sweep on the connected Ray; return Tune's results."""
     from ray import tune
-    from ray.tune.schedulers import ASHAScheduler, FIFOScheduler
+    from ray.tune.schedulers import ASHAScheduler, FIFOScheduler, TrialScheduler
     from ray.tune.search.basic_variant import BasicVariantGenerator
 
     spec = sweep.spec
@@ -271,6 +274,7 @@ def run_sweep(sweep: Sweep, train: Callable, sweep_dir: Path) -> list:
         print(f"resuming sweep {spec.name} from {state_dir}")
         tuner = tune.Tuner.restore(str(state_dir), trainable, resume_unfinished=True, resume_errored=True)
     else:
+        scheduler: TrialScheduler
         if spec.scheduler.type == "asha":
             run = sweep.base_config.run
             scheduler = ASHAScheduler(
@@ -409,7 +413,7 @@ def print_trials(rows: list[TrialRow], name: str, keys: list[str]) -> None:
 def save_trials_csv(path: Path, rows: list[TrialRow], keys: list[str]) -> None:
     """Write the ranked trials to ``path`` as CSV, with the swept ``keys``."""
     fields = [field for field in asdict(rows[0]) if field != "params"] if rows else []
-    lines = [["rank", "trial", *keys, *fields[2:]]]
+    lines: list[list[Any]] = [["rank", "trial", *keys, *fields[2:]]]
     for row in rows:
         record = asdict(row)
         values = ["" if record[f] is None else record[f] for f in fields[2:]]
@@ -511,7 +515,7 @@ def main_sweep(
     results = run_sweep(sweep, train, sweep_dir)
     errors = {
         Path(result.path).name: (str(result.error).strip().splitlines() or [type(result.error).__name__])[0]
-        for result in results
+        for result in results  # type: ignore[attr-defined]  # ResultGrid iterates through __getitem__, which its hints omit
         if result.error
     }
     keys = list(sweep.spec.space)
@@ -519,6 +523,6 @@ def main_sweep(
     print_trials(rows, sweep.spec.name, keys)
     save_trials_csv(sweep_dir / "trials.csv", rows, keys)
     save_trials_plot(sweep_dir / "trials.png", rows, sweep_dir, sweep)
-    for trial, error in errors.items():
-        print(f"trial {trial} failed: {error} (see {sweep_dir / 'tune' / trial})")
+    for trial, message in errors.items():
+        print(f"trial {trial} failed: {message} (see {sweep_dir / 'tune' / trial})")
     print(f"ranking: {sweep_dir / 'trials.csv'}, plot: {sweep_dir / 'trials.png'}")

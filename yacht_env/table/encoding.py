@@ -28,6 +28,8 @@ and ``other_open_categories`` (MultiBinary (n - 1, 12)), in the same seat order.
 
 from __future__ import annotations
 
+from typing import cast
+
 import numpy as np
 from gymnasium import spaces
 
@@ -57,13 +59,14 @@ class TableEncoding:
         self.is_box = isinstance(self.own, BoxEncoding)
         self._open_flags = self.own.open_part if not self.is_box else self.own.open_part.astype(np.float32)
         others, categories, top = num_players - 1, rules.num_categories, max_total(rules)
-        if self.is_box:
+        self.space: spaces.Box | spaces.Dict
+        if isinstance(self.own, BoxEncoding):
             self.own_width = self.own.space.shape[0]
             size = self.own_width + 1 + others * (1 + categories)
             high = max(float(np.max(self.own.space.high)), top / TOTAL_SCALE)
             self.space = spaces.Box(low=0.0, high=high, shape=(size,), dtype=np.float32)
         else:
-            parts = dict(self.own.space.spaces)
+            parts = dict(self._own_dict_space().spaces)
             parts["total"] = spaces.Box(low=0, high=top, shape=(), dtype=np.int64)
             if others:
                 parts["other_totals"] = spaces.Box(low=0, high=top, shape=(others,), dtype=np.int64)
@@ -119,17 +122,21 @@ class TableEncoding:
         """The observers' own positions ``(hands, rolls_left, open_bits)``."""
         if self.is_box:
             return self.own.decode_batch(np.asarray(observations)[:, : self.own_width])
-        return self.own.decode_batch({key: observations[key] for key in self.own.space.spaces})
+        return self.own.decode_batch({key: observations[key] for key in self._own_dict_space().spaces})
 
     def decode_sheet_batch(self, observations) -> tuple[np.ndarray, np.ndarray]:
         """The observers' sheet state ``(upper subtotals capped at the threshold, Yahtzee box full)``."""
         if self.is_box:
             return self.own.decode_sheet_batch(np.asarray(observations)[:, : self.own_width])
-        return self.own.decode_sheet_batch({key: observations[key] for key in self.own.space.spaces})
+        return self.own.decode_sheet_batch({key: observations[key] for key in self._own_dict_space().spaces})
 
     def decode_positions(self, observations) -> tuple[np.ndarray, ...]:
         """The observers' own positions and sheet state, as :meth:`Encoding.decode_positions`."""
         return (*self.decode_batch(observations), *self.decode_sheet_batch(observations))
+
+    def _own_dict_space(self) -> spaces.Dict:
+        # the one encoding that is not a Box is ``dict``
+        return cast(spaces.Dict, self.own.space)
 
 
 def _first(batch, space):
