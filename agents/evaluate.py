@@ -41,7 +41,7 @@ from agents.distributed import check_sendable_rules, cluster_cpus, game_slices, 
 from agents.optimal import expected_score, solve
 from agents.option_values import whole_number
 from agents.policy import Policy
-from agents.registry import POLICIES, default_policies, listed, make_policy, solitaire_names
+from agents.registry import default_policies, listed, make_policy, policy_specs, solitaire_names
 from agents.stats import mean_ci
 from yacht_env.atomic_files import write_atomically
 from yacht_env.game import MAX_PLAYERS
@@ -505,8 +505,9 @@ def rules_value(text: str) -> RuleSet:
 
 def policies_help() -> str:
     """The epilog of ``--help``: every policy of :mod:`agents.registry` with its help line."""
-    width = max(len(spec.shown) for spec in POLICIES.values())
-    return "policies (--policy, --table):\n" + "\n".join(f"  {spec.shown:<{width}}  {spec.help}" for spec in POLICIES.values())
+    specs = policy_specs()
+    width = max(len(spec.shown) for spec in specs)
+    return "policies (--policy, --table):\n" + "\n".join(f"  {spec.shown:<{width}}  {spec.help}" for spec in specs)
 
 
 def build_parser() -> argparse.ArgumentParser:

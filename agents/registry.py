@@ -176,6 +176,11 @@ def register(spec: PolicySpec) -> PolicySpec:
     return spec
 
 
+def policy_specs() -> tuple[PolicySpec, ...]:
+    """Every policy's spec, in table order."""
+    return tuple(POLICIES.values())
+
+
 def policy_names() -> tuple[str, ...]:
     """Every policy as messages name it, in table order: ``random``, ..., ``target:T``, ``ppo:PATH``, ..."""
     return tuple(spec.shown for spec in POLICIES.values())
@@ -258,7 +263,7 @@ def check_plays_rules(name, rules: RuleSet) -> None:
         return
     played = spec.rule_sets(name)
     if rules.name not in played:
-        general = listed(s.name for s in POLICIES.values() if s.rule_sets is every_rule_set and not s.argument)
+        general = ", ".join(s.name for s in POLICIES.values() if s.rule_sets is every_rule_set and not s.argument)
         raise ValueError(spec.refusal.format(name=name, trained=played[0], rules=rules.name, general=general))
 
 
