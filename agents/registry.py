@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agents.model_files import check_model_rules
+from agents.model_files import check_model_rules, read_model_file
 from agents.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPolicy
 from agents.ppo import PREFIX, ZIP_PREFIX, PPOPolicy, load_named_model
 from agents.table_policy import model_policy
@@ -45,8 +45,6 @@ def rule_sets_without_sheet_state(name: str) -> list[str]:
 
 def model_file_rules(name: str) -> list[str]:
     """The one rule set the model file of ``ppo:PATH`` was trained on (read from the file, no weights loaded)."""
-    from agents.model_files import read_model_file
-
     return [read_model_file(name[len(PREFIX) :])[0]["rules"]]
 
 
