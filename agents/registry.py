@@ -219,9 +219,13 @@ def listed(names) -> str:
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
 
 
-def solitaire_names() -> tuple[str, ...]:
-    """The policies that play alone, as help names them."""
-    return tuple(spec.shown for spec in POLICIES.values() if spec.solitaire is not None)
+def solitaire_names(reading_totals: bool = True) -> tuple[str, ...]:
+    """The policies that play alone, as help names them; without those that read their total (``target:T``),
+    which need a table observation, when ``reading_totals`` is False.
+    """
+    return tuple(
+        spec.shown for spec in POLICIES.values() if spec.solitaire is not None and (reading_totals or not spec.reads_totals)
+    )
 
 
 def default_policies() -> list[str]:

@@ -412,7 +412,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help=f"also grade this agent on the same dice: {listed(solitaire_names())} (repeatable)",
+        help=f"also grade this agent on the same dice: {listed(solitaire_names(reading_totals=False))} (repeatable)",
     )
     parser.add_argument(
         "--rules",
