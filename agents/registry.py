@@ -11,7 +11,9 @@ Each policy is one :class:`PolicySpec` in :data:`POLICIES`: its name (or the pre
 such as ``target:T``), how it is built alone and at a table, the rule sets it plays, whether a
 record may name it, its help line. Everything that accepts a policy name (``agents.evaluate``,
 tournaments, training configs, ``YachtTable-v0`` opponents through :func:`make_opponents`,
-``yacht play``, ``yacht serve``) resolves it here, so a new policy is one :func:`register` call.
+``yacht play``, ``yacht serve``) resolves it here, so a new policy is one :func:`register` call::
+
+    register(PolicySpec("first-legal", "the lowest legal action", lambda name, rules, encoding, seed: FirstLegal(rules)))
 """
 
 from __future__ import annotations
@@ -144,8 +146,8 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec(
             "win",
             f"at a table of 2 to {MAX_PLAYERS}: maximizes its chance of finishing first",
-            None,
-            _win_at_table,
+            solitaire=None,
+            table=_win_at_table,
             rule_sets=rule_sets_without_sheet_state,
             refusal=EXACT_TABLES_REFUSAL,
             reads_totals=True,
@@ -160,7 +162,11 @@ POLICIES: dict[str, PolicySpec] = {
             refusal=MODEL_REFUSAL,
         ),
         PolicySpec(
-            ZIP_PREFIX, "a stable-baselines3 zip (runs code from the file: only files you trust)", _model, _model_at_table, "PATH"
+            ZIP_PREFIX,
+            "a stable-baselines3 zip (runs code from the file: only files you trust)",
+            _model,
+            _model_at_table,
+            argument="PATH",
         ),
     )
 }
