@@ -42,7 +42,7 @@ from agents.evaluate import Summary, evaluate_policies, print_table, save_json
 from agents.model_files import ModelLoadError, check_model_rules, export_model, model_rules, record_rules
 from agents.optimal import expected_score
 from agents.ppo import PPOPolicy, load_sb3_model
-from agents.registry import make_policy
+from agents.registry import default_policies, make_policy
 from agents.tournament import evaluate_model_at_table, print_tournament, save_tournament_json
 from agents.training.config import ConfigError, Schedule, TrainConfig, dump_config, load_config
 from agents.training.envs import make_training_env
@@ -321,7 +321,7 @@ def finish(config: TrainConfig, run_dir: Path, model: MaskablePPO) -> None:
         print_tournament(result)
         save_tournament_json(run_dir / "eval.json", result)
         return
-    summaries = evaluate_against_optimum(model, config, games, seed, reference=["random", "greedy", "optimal"], name=name)
+    summaries = evaluate_against_optimum(model, config, games, seed, reference=default_policies(), name=name)
     optimum = expected_score(config.env.rules)
     print(f"rules: {config.env.rules}")
     print_table(summaries, optimum, games, seed)

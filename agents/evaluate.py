@@ -39,10 +39,12 @@ import numpy as np
 
 from agents.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
 from agents.optimal import expected_score, solve
+from agents.option_values import whole_number
 from agents.policy import Policy
-from agents.registry import make_policy
+from agents.registry import default_policies, listed, make_policy, policy_specs, solitaire_names
 from agents.stats import mean_ci
 from yacht_env.atomic_files import write_atomically
+from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RULE_SETS, RuleSet, rule_set
 
 
@@ -491,13 +493,7 @@ def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float, 
 
 def seed_value(text: str) -> int:
     """``--seed``: an integer 0 or more (argparse names the option in its message)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer 0 or more, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected an integer 0 or more, got {value}")
-    return value
+    return whole_number(text)
 
 
 def rules_value(text: str) -> RuleSet:
@@ -507,19 +503,32 @@ def rules_value(text: str) -> RuleSet:
     return RULE_SETS[text]
 
 
-def main(argv=None):
-    """``python -m agents.evaluate``: the command line (see the module docstring)."""
+def policies_help() -> str:
+    """The epilog of ``--help``: every policy of :mod:`agents.registry` with its help line."""
+    specs = policy_specs()
+    width = max(len(spec.shown) for spec in specs)
+    return "policies (--policy, --table):\n" + "\n".join(f"  {spec.shown:<{width}}  {spec.help}" for spec in specs)
+
+
+def build_parser() -> argparse.ArgumentParser:
+    """The parser of ``python -m agents.evaluate``."""
     parser = argparse.ArgumentParser(
-        prog="python -m agents.evaluate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m agents.evaluate",
+        description=__doc__,
+        epilog=policies_help(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     parser.add_argument(
         "--policy",
         action="append",
-        help=("random, greedy, optimal, target:T, ppo:PATH or ppo-zip:PATH (repeatable; default: random, greedy, optimal)"),
+        help=f"{listed(solitaire_names())} (repeatable; default: {', '.join(default_policies())})",
     )
     parser.add_argument(
         "--table",
-        help=("comma-separated policies at one table of 2 to 5 (e.g. win,optimal): play full games and report win rates"),
+        help=(
+            f"comma-separated policies at one table of 2 to {MAX_PLAYERS} (e.g. win,optimal): "
+            "play full games and report win rates"
+        ),
     )
     parser.add_argument(
         "--rules",
@@ -547,22 +556,26 @@ def main(argv=None):
         help=("record games of each --policy as MP4 files in DIR instead of evaluating (needs the video extra)"),
     )
     parser.add_argument("--video-games", type=int, default=3, help="games recorded per policy with --video (default 3)")
-    args = parser.parse_args(argv)
-    if args.video:
-        from agents.video import record_games
+    return parser
 
-        if args.table:
-            parser.error("--video records single-player games of each --policy; it does not go with --table")
-        if args.video_games < 1:
-            parser.error(f"--video-games must be at least 1, got {args.video_games}")
-        try:
-            paths = record_games(
-                args.policy or ["random", "greedy", "optimal"], args.video, args.video_games, args.seed, rules=args.rules
-            )
-        except ValueError as error:
-            parser.exit(2, f"error: {error}\n")
-        print("\n".join(str(path) for path in paths))
-        return
+
+def record_videos(parser: argparse.ArgumentParser, args) -> None:
+    """``--video``: record games of each policy as MP4 files and print their paths."""
+    from agents.video import record_games
+
+    if args.table:
+        parser.error("--video records single-player games of each --policy; it does not go with --table")
+    if args.video_games < 1:
+        parser.error(f"--video-games must be at least 1, got {args.video_games}")
+    try:
+        paths = record_games(args.policy or default_policies(), args.video, args.video_games, args.seed, rules=args.rules)
+    except ValueError as error:
+        parser.exit(2, f"error: {error}\n")
+    print("\n".join(str(path) for path in paths))
+
+
+def check_run_options(parser: argparse.ArgumentParser, args) -> bool:
+    """Refuse options that cannot run (argparse's exit 2, naming them); connect to Ray if asked. Whether on Ray."""
     if args.games < 2:
         parser.error(f"--games must be at least 2 (for a confidence interval), got {args.games}")
     if args.batch_size < 1:
@@ -584,27 +597,43 @@ def main(argv=None):
             connect(args.ray_address, args.ray_cpus)
         except (RayMissingError, ValueError) as error:
             parser.exit(2, f"error: {error}\n")
-    if args.table:
-        from agents.tournament import main_table
+    return on_ray
 
-        if args.policy:
-            parser.error("--table and --policy do not go together: the table names its policies")
-        try:
-            main_table(
-                args.table,
-                args.games,
-                args.seed,
-                args.batch_size,
-                args.json,
-                args.plot,
-                show_progress=not args.no_progress,
-                on_ray=on_ray,
-                rules=args.rules,
-            )
-        except ValueError as error:
-            parser.exit(2, f"error: {error}\n")
+
+def play_at_table(parser: argparse.ArgumentParser, args, on_ray: bool) -> None:
+    """``--table``: full games at one table, reported by :func:`agents.tournament.main_table`."""
+    from agents.tournament import main_table
+
+    if args.policy:
+        parser.error("--table and --policy do not go together: the table names its policies")
+    try:
+        main_table(
+            args.table,
+            args.games,
+            args.seed,
+            args.batch_size,
+            args.json,
+            args.plot,
+            show_progress=not args.no_progress,
+            on_ray=on_ray,
+            rules=args.rules,
+        )
+    except ValueError as error:
+        parser.exit(2, f"error: {error}\n")
+
+
+def main(argv=None):
+    """``python -m agents.evaluate``: the command line (see the module docstring)."""
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.video:
+        record_videos(parser, args)
         return
-    names = args.policy or ["random", "greedy", "optimal"]
+    on_ray = check_run_options(parser, args)
+    if args.table:
+        play_at_table(parser, args, on_ray)
+        return
+    names = args.policy or default_policies()
     try:
         summaries, logs = evaluate(
             names,

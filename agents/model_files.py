@@ -40,6 +40,7 @@ import numpy as np
 
 from yacht_env.actions import ActionLayout
 from yacht_env.encoding import ENCODINGS, make_encoding
+from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import BUILT_IN_RULE_SETS, RULE_SETS, RuleSet, rule_set
 
 FORMAT = "yacht-model"
@@ -195,11 +196,13 @@ def flat_size(space) -> int:
 
 def describe_space(space, rules) -> tuple[str, int]:
     """``(encoding, num_players)`` of an observation space, or ``ModelLoadError``."""
-    for num_players in range(1, 6):
+    for num_players in range(1, MAX_PLAYERS + 1):
         for name in ENCODINGS:
             if observation_space_of(name, num_players, rules) == space:
                 return name, num_players
-    raise ModelLoadError(f"the model's observation space {space} matches no encoding of {', '.join(ENCODINGS)} at tables of 1-5")
+    raise ModelLoadError(
+        f"the model's observation space {space} matches no encoding of {', '.join(ENCODINGS)} at tables of 1-{MAX_PLAYERS}"
+    )
 
 
 # -- export --------------------------------------------------------------------------------------------
@@ -296,8 +299,8 @@ def _check_metadata(meta, where: str) -> dict:
     if meta["observation_encoding"] not in ENCODINGS:
         fail(f"observation_encoding must be one of {', '.join(ENCODINGS)}, got {meta['observation_encoding']!r}")
     players = meta["num_players"]
-    if type(players) is not int or not 1 <= players <= 5:
-        fail(f"num_players must be an integer 1..5, got {players!r}")
+    if type(players) is not int or not 1 <= players <= MAX_PLAYERS:
+        fail(f"num_players must be an integer 1..{MAX_PLAYERS}, got {players!r}")
     if meta["policy"] == "lookahead" and (players != 1 or meta["observation_encoding"] == "dict"):
         fail("a lookahead policy reads a solitaire Box observation: num_players 1 and an encoding other than dict")
     if version == 1 and meta["rules"] != LEGACY_RULES:

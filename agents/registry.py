@@ -1,4 +1,4 @@
-"""Policies by name: the one list of names, and the functions that build policies from them.
+"""Policies by name: the one table of policies, and the functions that build policies from it.
 
 Names: ``random``, ``greedy``, ``optimal``, ``target:T`` (maximizes P(final score >= T)), ``win``
 (at a table of 2-5: maximizes its chance of finishing first), ``ppo:PATH`` for a trained model's
@@ -6,53 +6,284 @@ inference file (``.safetensors``, safe to load from anyone), or ``ppo-zip:PATH``
 stable-baselines3 zip (which runs code from the file when loaded: only for files you trust, and
 only when typed by the user, never because a record or another file names it). A model plays
 only the rule set it was trained on.
-Everything that accepts a policy name (``agents.evaluate``, tournaments, training configs,
-``YachtTable-v0`` opponents through :func:`make_opponents`, ``yacht play``) resolves it here.
+
+Each policy is one :class:`PolicySpec` in :data:`POLICIES`: its name (or the prefix of a pattern
+such as ``target:T``), how it is built alone and at a table, the rule sets it plays, whether a
+record may name it, its help line. Everything that accepts a policy name (``agents.evaluate``,
+tournaments, training configs, ``YachtTable-v0`` opponents through :func:`make_opponents`,
+``yacht play``, ``yacht serve``) resolves it here, so a new policy is one :func:`register` call::
+
+    register(PolicySpec("first-legal", "the lowest legal action", lambda name, rules, encoding, seed: FirstLegal(rules)))
 """
 
 from __future__ import annotations
 
-from agents.model_files import check_model_rules
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from agents.model_files import check_model_rules, read_model_file
 from agents.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPolicy
-from agents.ppo import PPOPolicy, load_named_model
+from agents.ppo import PREFIX, ZIP_PREFIX, PPOPolicy, load_named_model
 from agents.table_policy import model_policy
 from agents.win import TargetPolicy, WinPolicy, parse_target
-from yacht_env.rules import RuleSet
+from yacht_env.game import MAX_PLAYERS
+from yacht_env.rules import RULE_SETS, RuleSet
 
-POLICY_NAMES = ("random", "greedy", "optimal", "target:T", "win", "ppo:PATH", "ppo-zip:PATH")
-MODEL_PREFIXES = ("ppo:", "ppo-zip:")
 TARGET_PREFIX = "target:"
+
+SolitaireBuilder = Callable[[str, RuleSet | None, str, int | None], Policy]  # (name, rules, encoding, seed)
+TableBuilder = Callable[[str, int, RuleSet | None, int | None], Policy]  # (name, num_players, rules, seed)
+
+
+def every_rule_set(name: str) -> list[str]:
+    """Every rule set of ``RULE_SETS``: what a policy that reasons from the rules alone plays."""
+    return list(RULE_SETS)
+
+
+def rule_sets_without_sheet_state(name: str) -> list[str]:
+    """The rule sets without bonuses or jokers: those the exact tables of ``win`` and ``target:T`` cover."""
+    return [key for key, rules in RULE_SETS.items() if not rules.has_sheet_state]
+
+
+def model_file_rules(name: str) -> list[str]:
+    """The one rule set the model file of ``ppo:PATH`` was trained on (read from the file, no weights loaded)."""
+    return [read_model_file(name[len(PREFIX) :])[0]["rules"]]
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """One policy of the table: everything the programs need to know about it.
+
+    ``refusal`` is what a game under rules the policy does not play says; it is formatted with
+    ``name`` (the policy's name), ``trained`` (the first rule set it plays), ``rules`` (the
+    game's) and ``general`` (the policies that play every rule set).
+    """
+
+    name: str  # the exact name, or a pattern's prefix ending in ':' (target:, ppo:)
+    help: str  # one line: what the policy does
+    solitaire: SolitaireBuilder | None  # None: it plays only at a table
+    table: TableBuilder | None = None  # None: it sits at a table as it plays alone
+    argument: str = ""  # a pattern's argument as help writes it (T, PATH); "" for an exact name
+    rule_sets: Callable[[str], list[str]] = every_rule_set  # the rule sets the policy of this name plays
+    refusal: str = ""
+    resumable: bool = False  # a record may name it and ``yacht play --resume`` rebuilds it (it loads no file)
+    default: bool = False  # evaluated when no policy is named
+    reads_totals: bool = False  # at a table it reads every seat's total, so it is built per table size
+
+    @property
+    def shown(self) -> str:
+        """The name as help and messages write it: ``random``, ``target:T``, ``ppo:PATH``."""
+        return self.name + self.argument
+
+    def matches(self, name: str) -> bool:
+        """Whether ``name`` names this policy (a pattern's argument must not be empty)."""
+        if not self.argument:
+            return name == self.name
+        return name.startswith(self.name) and len(name) > len(self.name)
+
+
+def _random(name, rules, encoding, seed):
+    return RandomPolicy(rules, encoding, seed=seed)
+
+
+def _greedy(name, rules, encoding, seed):
+    return GreedyPolicy(rules, encoding)
+
+
+def _optimal(name, rules, encoding, seed):
+    return OptimalPolicy(rules, encoding)
+
+
+def _target(name, rules, encoding, seed):
+    return TargetPolicy(parse_target(name, rules), rules)
+
+
+def _target_at_table(name, num_players, rules, seed):
+    return TargetPolicy(parse_target(name, rules), rules, num_players)
+
+
+def _win_at_table(name, num_players, rules, seed):
+    return WinPolicy(rules, num_players)
+
+
+def _model(name, rules, encoding, seed):
+    return PPOPolicy.load_named(name, rules=rules, encoding=encoding)
+
+
+def _model_at_table(name, num_players, rules, seed):
+    """A model at a table: a table policy if it was trained at a table of ``num_players``, else solitaire."""
+    model = load_named_model(name)
+    check_model_rules(model, name, rules)  # before the table reads its observations under the wrong rules
+    return model_policy(model, name, num_players, rules)
+
+
+MODEL_REFUSAL = (
+    "agent {name!r} is a model trained for the {trained} rules; this game plays {rules}: "
+    "choose {general} or a model trained for {rules}"
+)
+EXACT_TABLES_REFUSAL = (
+    "agent {name!r} plays rule sets without bonuses or jokers (its exact tables cover only those); "
+    "this game plays {rules}: choose {general} or a ppo model"
+)
+
+# The order is the order of every list of names shown to people.
+POLICIES: dict[str, PolicySpec] = {
+    spec.name: spec
+    for spec in (
+        PolicySpec("random", "uniform over the legal actions", _random, resumable=True, default=True),
+        PolicySpec("greedy", "maximizes this turn's expected score", _greedy, resumable=True, default=True),
+        PolicySpec("optimal", "maximizes the expected final score (exact DP)", _optimal, resumable=True, default=True),
+        PolicySpec(
+            TARGET_PREFIX,
+            "maximizes P(final score >= T)",
+            _target,
+            _target_at_table,
+            argument="T",
+            rule_sets=rule_sets_without_sheet_state,
+            refusal=EXACT_TABLES_REFUSAL,
+            reads_totals=True,
+        ),
+        PolicySpec(
+            "win",
+            f"at a table of 2 to {MAX_PLAYERS}: maximizes its chance of finishing first",
+            solitaire=None,
+            table=_win_at_table,
+            rule_sets=rule_sets_without_sheet_state,
+            refusal=EXACT_TABLES_REFUSAL,
+            reads_totals=True,
+        ),
+        PolicySpec(
+            PREFIX,
+            "a trained model's inference file (.safetensors)",
+            _model,
+            _model_at_table,
+            argument="PATH",
+            rule_sets=model_file_rules,
+            refusal=MODEL_REFUSAL,
+        ),
+        PolicySpec(
+            ZIP_PREFIX,
+            "a stable-baselines3 zip (runs code from the file: only files you trust)",
+            _model,
+            _model_at_table,
+            argument="PATH",
+        ),
+    )
+}
+
+
+def register(spec: PolicySpec) -> PolicySpec:
+    """Add ``spec`` to :data:`POLICIES`: from then on every program builds it by name. ``ValueError`` if taken."""
+    if spec.name in POLICIES:
+        raise ValueError(f"policy {spec.shown!r} is registered already")
+    POLICIES[spec.name] = spec
+    return spec
+
+
+def policy_specs() -> tuple[PolicySpec, ...]:
+    """Every policy's spec, in table order."""
+    return tuple(POLICIES.values())
+
+
+def policy_names() -> tuple[str, ...]:
+    """Every policy as messages name it, in table order: ``random``, ..., ``target:T``, ``ppo:PATH``, ..."""
+    return tuple(spec.shown for spec in POLICIES.values())
+
+
+def model_prefixes() -> tuple[str, ...]:
+    """The prefixes of the names that load a model file: ``ppo:``, ``ppo-zip:``."""
+    return tuple(spec.name for spec in POLICIES.values() if spec.table is _model_at_table)
+
+
+def find_policy(name) -> PolicySpec | None:
+    """The spec that ``name`` names, or None."""
+    if not isinstance(name, str):
+        return None
+    return next((spec for spec in POLICIES.values() if spec.matches(name)), None)
+
+
+def policy_spec(name) -> PolicySpec:
+    """The spec that ``name`` names, else ``ValueError`` naming it and the allowed names (loads nothing)."""
+    spec = find_policy(name)
+    if spec is not None:
+        return spec
+    names = ", ".join(policy_names())
+    if not isinstance(name, str):
+        raise ValueError(f"policy name must be a string, got {name!r}; expected one of {names}")
+    raise ValueError(f"unknown policy {name!r}; expected one of {names}")
 
 
 def check_policy_name(name) -> str:
     """``name`` if it names a policy, else ``ValueError`` naming it and the allowed names (loads nothing)."""
-    if not isinstance(name, str):
-        raise ValueError(f"policy name must be a string, got {name!r}; expected one of {', '.join(POLICY_NAMES)}")
-    if name in ("random", "greedy", "optimal", "win"):
-        return name
-    for prefix in (*MODEL_PREFIXES, TARGET_PREFIX):
-        if name.startswith(prefix) and len(name) > len(prefix):
-            return name
-    raise ValueError(f"unknown policy {name!r}; expected one of {', '.join(POLICY_NAMES)}")
+    policy_spec(name)
+    return name
+
+
+def listed(names) -> str:
+    """``a, b or c``: names as a sentence lists them."""
+    names = list(names)
+    return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
+
+
+def solitaire_names(reading_totals: bool = True) -> tuple[str, ...]:
+    """The policies that play alone, as help names them; without those that read their total (``target:T``),
+    which need a table observation, when ``reading_totals`` is False.
+    """
+    return tuple(
+        spec.shown for spec in POLICIES.values() if spec.solitaire is not None and (reading_totals or not spec.reads_totals)
+    )
+
+
+def default_policies() -> list[str]:
+    """The policies evaluated when none is named: ``random``, ``greedy``, ``optimal``."""
+    return [spec.name for spec in POLICIES.values() if spec.default]
+
+
+def resumable_policies() -> tuple[str, ...]:
+    """The policies a record may name and ``yacht play --resume`` rebuilds: those that load no file."""
+    return tuple(spec.name for spec in POLICIES.values() if spec.resumable)
+
+
+def plays_alone(name: str) -> bool:
+    """Whether the policy ``name`` plays solitaire (``win`` plays only at a table); True for a name that is no policy's."""
+    spec = find_policy(name)
+    return spec is None or spec.solitaire is not None
+
+
+def reads_totals(name: str) -> bool:
+    """Whether the policy ``name``, at a table, reads every seat's total (``win``, ``target:T``)."""
+    spec = find_policy(name)
+    return spec is not None and spec.reads_totals
+
+
+def rule_sets_played(name: str) -> list[str]:
+    """The names of the rule sets the policy ``name`` plays (a model's own, read from its file); ``ValueError`` if unknown."""
+    return policy_spec(name).rule_sets(name)
+
+
+def check_plays_rules(name, rules: RuleSet) -> None:
+    """``ValueError`` naming the policy and both rule sets when ``name`` does not play ``rules``.
+
+    Nothing for a name that is not a policy's: building it says what is wrong with it.
+    """
+    spec = find_policy(name)
+    if spec is None:
+        return
+    played = spec.rule_sets(name)
+    if rules.name not in played:
+        general = ", ".join(s.name for s in POLICIES.values() if s.rule_sets is every_rule_set and not s.argument)
+        raise ValueError(spec.refusal.format(name=name, trained=played[0], rules=rules.name, general=general))
 
 
 def make_policy(name: str, rules: RuleSet | None = None, encoding: str = "flat", seed: int | None = None) -> Policy:
-    """Build the solitaire policy called ``name``: ``random``, ``greedy``, ``optimal``, ``target:T`` or ``ppo:PATH``."""
-    check_policy_name(name)
-    if name == "random":
-        return RandomPolicy(rules, encoding, seed=seed)
-    if name == "greedy":
-        return GreedyPolicy(rules, encoding)
-    if name == "optimal":
-        return OptimalPolicy(rules, encoding)
-    if name.startswith(TARGET_PREFIX):
-        return TargetPolicy(parse_target(name, rules), rules)
-    if name == "win":
+    """Build the solitaire policy called ``name``: any of :func:`solitaire_names` (``random``, ``target:T``, ...)."""
+    spec = policy_spec(name)
+    if spec.solitaire is None:
         raise ValueError(
-            "policy 'win' plays at a table of 2 to 5 players (it reads the opponents' scores); "
-            "play it at a table, e.g. python -m agents.evaluate --table win,optimal"
+            f"policy {name!r} plays at a table of 2 to {MAX_PLAYERS} players (it reads the opponents' scores); "
+            f"play it at a table, e.g. python -m agents.evaluate --table {name},optimal"
         )
-    return PPOPolicy.load_named(name, rules=rules, encoding=encoding)
+    return spec.solitaire(name, rules, encoding, seed)
 
 
 def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None, seed: int | None = None) -> Policy:
@@ -63,16 +294,10 @@ def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None,
     plays it as a table policy if it was trained at a table of ``num_players``, as a solitaire policy
     if it was trained alone.
     """
-    check_policy_name(name)
-    if name == "win":
-        return WinPolicy(rules, num_players)
-    if name.startswith(TARGET_PREFIX):
-        return TargetPolicy(parse_target(name, rules), rules, num_players)
-    if name.startswith(MODEL_PREFIXES):
-        model = load_named_model(name)
-        check_model_rules(model, name, rules)  # before the table reads its observations under the wrong rules
-        return model_policy(model, name, num_players, rules)
-    return make_policy(name, rules=rules, seed=seed)
+    spec = policy_spec(name)
+    if spec.table is None:
+        return make_policy(name, rules=rules, seed=seed)
+    return spec.table(name, num_players, rules, seed)
 
 
 def make_opponents(names, rules: RuleSet | None = None, seed: int | None = None) -> list[Policy]:
@@ -84,3 +309,12 @@ def make_opponents(names, rules: RuleSet | None = None, seed: int | None = None)
         raise ValueError(f"opponents must be a list of policy names, got {names!r}")
     num_players = len(names) + 1
     return [make_table_policy(name, num_players, rules=rules, seed=seed) for name in names]
+
+
+def __getattr__(attribute: str):
+    # Read from the table when asked for, so that they include every policy registered since the import.
+    if attribute == "POLICY_NAMES":
+        return policy_names()
+    if attribute == "MODEL_PREFIXES":
+        return model_prefixes()
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")

@@ -35,6 +35,7 @@ from agents.distribution import score_distributions
 from agents.optimal import solve
 from agents.policy import Policy
 from agents.target import check_rows_score_alone, max_points_left, max_total, solve_target, turn_q_values
+from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import YACHT, RuleSet
 from yacht_env.table.encoding import make_table_encoding
 
@@ -214,8 +215,8 @@ class WinPolicy(TableReadingPolicy):
     name = "win"
 
     def __init__(self, rules: RuleSet | None = None, num_players: int = 2):
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= 5:
-            raise ValueError(f"the win policy plays at tables of 2 to 5 players, got {num_players!r}")
+        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= MAX_PLAYERS:
+            raise ValueError(f"the win policy plays at tables of 2 to {MAX_PLAYERS} players, got {num_players!r}")
         super().__init__(rules, int(num_players))
         self.tables = win_tables(self.rules)
 
@@ -295,8 +296,8 @@ def win_probabilities(
     hand = rules.hand(dice)
     check_rolls_left(rolls_left, rules)
     opponents = list(opponents)
-    if not 1 <= len(opponents) <= 4:
-        raise ValueError(f"a table has 1 to 4 opponents, got {len(opponents)}")
+    if not 1 <= len(opponents) <= MAX_PLAYERS - 1:
+        raise ValueError(f"a table has 1 to {MAX_PLAYERS - 1} opponents, got {len(opponents)}")
     top = max_total(rules)
     totals = [total] + [opponent[0] for opponent in opponents]
     for value in totals:

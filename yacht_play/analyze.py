@@ -400,6 +400,8 @@ def save_plot(path, reports: list[PlayerReport]) -> None:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``yacht analyze`` to ``parser``."""
+    from agents.registry import listed, solitaire_names
+
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(
@@ -410,7 +412,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="also grade this agent on the same dice: random, greedy, optimal, ppo:PATH or ppo-zip:PATH (repeatable)",
+        help=f"also grade this agent on the same dice: {listed(solitaire_names(reading_totals=False))} (repeatable)",
     )
     parser.add_argument(
         "--rules",

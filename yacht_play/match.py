@@ -35,8 +35,6 @@ from yacht_env.rules import RULE_SETS, YACHT, RuleSet
 from yacht_env.table.encoding import policy_observations
 from yacht_play.records import SCHEMA, GameRecord, RecordError, RecordFile, now, read_records, write_games
 
-BUILT_IN_POLICIES = ("random", "greedy", "optimal")  # policies a record may name and resume rebuilds
-
 
 def check_table(header: dict, where: str) -> None:
     """The header describes a possible table: seats, kinds and seeds as its mode has them."""
@@ -324,6 +322,8 @@ class Match:
         The game plays under the rule set its header names (bonuses and jokers replayed exactly);
         ``rules``, when given, must be that one: ``RecordError`` naming both otherwise.
         """
+        from agents.registry import resumable_policies
+
         header = game.header
         lines = game.line_numbers or [0] * (1 + len(game.decisions) + (game.end is not None))
         where = f"{source}:{lines[0]}" if source else f"game {game.game_id}"
@@ -339,7 +339,7 @@ class Match:
             player = Player(info["name"], info["kind"], info["policy"])
             policy = policies.get(info["seat"])
             if policy is None and agents and info["kind"] == "agent":
-                if info["policy"] not in BUILT_IN_POLICIES:
+                if info["policy"] not in resumable_policies():
                     raise RecordError(
                         f"the record names the agent {info['policy']!r} for seat {info['seat'] + 1} ({info['name']}): a record "
                         "never makes yacht play load a model; name the agents again with --vs, in seat order"
@@ -375,19 +375,7 @@ class Match:
         seat = self.current
         if seat is None:
             raise RecordError(f"{where}: decision recorded after every sheet was full")
-        expected = {
-            "game_id": self.game_id,
-            "seat": seat.index,
-            "player": seat.name,
-            "kind": seat.kind,
-            "seed": seat.seed,
-            "turn": seat.turn,
-            "roll": seat.roll,
-            "dice": list(seat.dice),
-            "rolls_left": seat.rolls_left,
-            "open": seat.open_names,
-        }
-        for key, value in expected.items():
+        for key, value in self._position(seat).items():
             if record[key] != value:
                 raise RecordError(
                     f"{where}: decision does not fit the game: field {key!r}: the replay has {value!r}, "
@@ -452,6 +440,21 @@ class Match:
         best = max(self.totals)
         return [seat.name for seat in self.seats if seat.total == best]
 
+    def _position(self, seat: Seat) -> dict:
+        """The fields of a decision record that say where ``seat`` decides: the game, the seat, the turn, the dice."""
+        return {
+            "game_id": self.game_id,
+            "seat": seat.index,
+            "player": seat.name,
+            "kind": seat.kind,
+            "seed": seat.seed,
+            "turn": seat.turn,
+            "roll": seat.roll,
+            "dice": list(seat.dice),
+            "rolls_left": seat.rolls_left,
+            "open": seat.open_names,
+        }
+
     def play(self, action, seconds: float = 0.0) -> dict:
         """Apply the current seat's decision; return its record.
 
@@ -464,16 +467,7 @@ class Match:
         record = {
             "schema": self.header["schema"],  # a resumed schema 1 game stays schema 1
             "type": "decision",
-            "game_id": self.game_id,
-            "seat": seat.index,
-            "player": seat.name,
-            "kind": seat.kind,
-            "seed": seat.seed,
-            "turn": seat.turn,
-            "roll": seat.roll,
-            "dice": list(seat.dice),
-            "rolls_left": seat.rolls_left,
-            "open": seat.open_names,
+            **self._position(seat),
         }
         action = check_action(action, self.layout.num_actions)
         reason = self.layout.why_illegal(action, seat.rolls_left, seat.open_bits, seat.hand)
@@ -553,24 +547,21 @@ def check_agent_rules(name: str, rules: RuleSet) -> None:
     """``ValueError`` naming the agent and both rule sets when ``name`` cannot play a game under ``rules``.
 
     A model file (``ppo:PATH``) names the rules it was trained under; the ``win`` and ``target:T``
-    agents' exact tables cover only rule sets without bonuses or jokers.
+    agents' exact tables cover only rule sets without bonuses or jokers (:mod:`agents.registry`
+    says which rule sets each agent plays).
     """
-    if not isinstance(name, str):
-        return  # the registry names what is wrong with it
-    if name.startswith("ppo:"):
-        from agents.model_files import read_model_file
+    from agents.registry import check_plays_rules
 
-        trained = read_model_file(name[len("ppo:") :])[0]["rules"]
-        if trained != rules.name:
-            raise ValueError(
-                f"agent {name!r} is a model trained for the {trained} rules; this game plays {rules.name}: "
-                f"choose random, greedy, optimal or a model trained for {rules.name}"
-            )
-    if rules.has_sheet_state and (name == "win" or name.startswith("target:")):
-        raise ValueError(
-            f"agent {name!r} plays rule sets without bonuses or jokers (its exact tables cover only those); "
-            f"this game plays {rules.name}: choose random, greedy, optimal or a ppo model"
-        )
+    check_plays_rules(name, rules)
+
+
+def __getattr__(attribute: str):
+    # Read from the table of policies when asked for, so that it includes every policy registered since the import.
+    if attribute == "BUILT_IN_POLICIES":  # policies a record may name and resume rebuilds
+        from agents.registry import resumable_policies
+
+        return resumable_policies()
+    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
 
 
 def stack_observations(observations: list):

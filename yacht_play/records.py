@@ -52,11 +52,13 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from yacht_env.game import MAX_PLAYERS
+
 SCHEMA = 2
 READABLE_SCHEMAS = (1, 2)  # 1: headers held every seat's whole dice stream ("faces"); 2: only seeds
 MODES = ("solitaire", "table", "duplicate", "evaluation")
 KINDS = ("human", "agent")
-MAX_SEATS = 5
+MAX_SEATS = MAX_PLAYERS  # a record seats a table of the game's size
 NAME_LENGTH = 100
 
 

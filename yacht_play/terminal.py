@@ -43,7 +43,7 @@ from yacht_env.render import render_dice, render_sheet
 from yacht_env.rules import RULE_SETS, YACHT, RuleSet, rule_set
 from yacht_env.table.game import unique_names
 from yacht_play.commands import HELP, CommandError, choice_label, decision_label, dice_text, parse_command
-from yacht_play.match import BUILT_IN_POLICIES, Match, Player, Seat, agent_name, load_games, load_policy
+from yacht_play.match import Match, Player, Seat, agent_name, load_games, load_policy
 from yacht_play.records import MAX_SEATS, RecordError, RecordWriter
 
 RULE = "-" * 72
@@ -310,8 +310,10 @@ def end_screen(match: Match, path: Path | None) -> str:
 
 def saved_text(path: Path, match: Match) -> str:
     """The line saying where the game was saved and how to replay it."""
+    from agents.registry import resumable_policies
+
     agents = [seat.player.policy for seat in match.seats if seat.kind == "agent"]
-    again = "".join(f" --vs {name}" for name in agents) if set(agents) - set(BUILT_IN_POLICIES) else ""
+    again = "".join(f" --vs {name}" for name in agents) if set(agents) - set(resumable_policies()) else ""
     return f"Game saved in {path} ({len(match.decisions)} decisions). Continue it with: yacht play --resume {path}{again}"
 
 
@@ -539,28 +541,22 @@ def resumed_match(args) -> tuple[Match, Path]:
 
 def seed_value(text: str) -> int:
     """``--seed``: an integer 0 .. 2**32 - 1 (argparse names the option in its message)."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected an integer 0 or more, got {text!r}") from None
-    if not 0 <= value < 2**32 - MAX_SEATS:
-        raise argparse.ArgumentTypeError(f"expected an integer from 0 to {2**32 - MAX_SEATS - 1}, got {value}")
-    return value
+    from agents.option_values import whole_number
+
+    return whole_number(text, most=2**32 - MAX_SEATS - 1)  # every seat's seed + seat must stay a 32-bit seed
 
 
 def target_value(text: str) -> int:
     """``--target``: a whole number of points, 0 or more."""
-    try:
-        value = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"expected a whole number of points, 0 or more, got {text!r}") from None
-    if value < 0:
-        raise argparse.ArgumentTypeError(f"expected a whole number of points, 0 or more, got {value}")
-    return value
+    from agents.option_values import whole_number
+
+    return whole_number(text, "a whole number of points,")
 
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``yacht play`` to ``parser``."""
+    from agents.registry import listed, policy_names
+
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     opponents = parser.add_mutually_exclusive_group()
@@ -569,7 +565,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="AGENT",
-        help="an agent at the table: random, greedy, optimal, ppo:PATH or ppo-zip:PATH (repeatable, "
+        help=f"an agent at the table: {listed(policy_names())} (repeatable, "
         f"up to {MAX_SEATS - 1}); with --resume, the game's agents named again in seat order",
     )
     opponents.add_argument("--duplicate", metavar="AGENT", help="play the same dice as this agent and compare turn by turn")

@@ -17,6 +17,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agents.registry import check_policy_name
 from yacht_env.encoding import ENCODINGS
+from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RULE_SETS
 
 
@@ -39,6 +40,13 @@ def number_or_schedule(value):
     return value
 
 
+def one_of(value, allowed, what: str):
+    """``value`` if it is in ``allowed``, else ``ValueError`` naming it (as ``what``) and the allowed ones."""
+    if value not in allowed:
+        raise ValueError(f"unknown {what} {value!r}; expected one of {', '.join(allowed)}")
+    return value
+
+
 class Section(BaseModel):
     """A section of the config: unknown keys are refused and assignments validated."""
 
@@ -56,7 +64,7 @@ class EnvConfig(Section):
     illegal_action_penalty: float = Field(1.0, allow_inf_nan=False)
     # A table: the learner plays Yacht-v0 against `opponents` (policy names) and sees the table;
     # env i seats it in seat i % num_players, so it learns every seat a tournament gives it.
-    num_players: int = Field(1, ge=1, le=5)
+    num_players: int = Field(1, ge=1, le=MAX_PLAYERS)
     opponents: list[str] = Field(default_factory=list)
     reward_mode: Literal["score", "win"] = "score"  # "win": +1 / -1 at the end (set reward_scale: 1)
 
@@ -64,17 +72,13 @@ class EnvConfig(Section):
     @classmethod
     def known_rules(cls, value):
         """Check that the rule set is one of RULE_SETS."""
-        if value not in RULE_SETS:
-            raise ValueError(f"unknown rule set {value!r}; expected one of {', '.join(RULE_SETS)}")
-        return value
+        return one_of(value, RULE_SETS, "rule set")
 
     @field_validator("observation_encoding")
     @classmethod
     def known_encoding(cls, value):
         """Check that the observation encoding is one of ENCODINGS."""
-        if value not in ENCODINGS:
-            raise ValueError(f"unknown observation encoding {value!r}; expected one of {', '.join(ENCODINGS)}")
-        return value
+        return one_of(value, ENCODINGS, "observation encoding")
 
     @field_validator("opponents")
     @classmethod

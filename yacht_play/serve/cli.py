@@ -21,6 +21,8 @@ def need_extra(error: ImportError) -> int:
 
 def configure_serve(parser: argparse.ArgumentParser) -> None:
     """The options of ``yacht serve``."""
+    from agents.registry import listed, policy_names
+
     parser.add_argument(
         "--host",
         default="127.0.0.1",
@@ -36,7 +38,7 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--agents",
         default=DEFAULT_AGENTS,
-        help=f"comma-separated policies offered in the lobby: random, greedy, optimal, ppo:PATH (default {DEFAULT_AGENTS})",
+        help=f"comma-separated policies offered in the lobby: {listed(policy_names())} (default {DEFAULT_AGENTS})",
     )
     parser.add_argument(
         "--rules",

@@ -59,9 +59,6 @@ class Live:
     lock: threading.Lock
 
 
-TABLE_ONLY = ("win",)  # agents that read the other players' scores, built per table size
-
-
 class GameService:
     """The server's games. ``agents`` are the policy names offered in the lobby; they are loaded now for
     ``rules`` (the lobby's default rule set; a model of other rules for its own), and for another rule set
@@ -111,7 +108,7 @@ class GameService:
 
     def _solitaire_policy(self, name: str, rules):
         """The offered agent ``name`` playing alone under ``rules`` (None for one that only plays at a table)."""
-        from agents.registry import make_policy
+        from agents.registry import make_policy, plays_alone
         from yacht_play.match import check_agent_rules
 
         key = (name, rules.name)
@@ -120,7 +117,7 @@ class GameService:
         with self._rules_lock:
             if key not in self.policies:
                 check_agent_rules(name, rules)
-                if name in TABLE_ONLY:
+                if not plays_alone(name):
                     self._table_policy(name, 2, rules)  # built now, so that a bad name stops the start
                     self.policies[key] = None
                 else:
@@ -226,10 +223,11 @@ class GameService:
         """The offered agent ``name`` for a seat in a game of ``mode`` with ``num_players`` seats, under ``rules``
         (for which :meth:`_solitaire_policy` has built it).
         """
-        reads_table = name in TABLE_ONLY or name.startswith("target:")  # sees every seat's total
-        if reads_table and mode == "table":
+        from agents.registry import plays_alone, reads_totals
+
+        if reads_totals(name) and mode == "table":  # it sees every seat's total
             return self._table_policy(name, num_players, rules)
-        if name in TABLE_ONLY:
+        if not plays_alone(name):
             raise Refused(f"agent {name!r} plays at a table (mode table): it reads the other players' scores")
         return self.policies[(name, rules.name)]
 

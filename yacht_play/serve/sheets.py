@@ -54,13 +54,10 @@ def rules_from_request(value, default: RuleSet) -> RuleSet:
 
 
 def rule_sets_of_agent(name: str) -> list[str]:
-    """The rule sets the agent ``name`` plays: a model's own (read from its file), those without bonuses
-    or jokers for ``win`` and ``target:T``, every one for the others.
+    """The rule sets the agent ``name`` plays, as :mod:`agents.registry` says: a model's own (read from
+    its file), those without bonuses or jokers for ``win`` and ``target:T``, every one for the others.
+    ``ValueError`` for a name that is no policy's.
     """
-    if name.startswith("ppo:"):
-        from agents.model_files import read_model_file
+    from agents.registry import rule_sets_played
 
-        return [read_model_file(name[len("ppo:") :])[0]["rules"]]
-    if name == "win" or name.startswith("target:"):
-        return [key for key, rules in RULE_SETS.items() if not rules.has_sheet_state]
-    return list(RULE_SETS)
+    return rule_sets_played(name)

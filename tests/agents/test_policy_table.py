@@ -1,0 +1,120 @@
+"""A policy added to the table of :mod:`agents.registry` in one place is known everywhere a policy is named:
+the evaluation, the terminal game (and its ``--resume``), the server's lobby and the training configs."""
+
+from __future__ import annotations
+
+import re
+import warnings
+
+import numpy as np
+import pytest
+
+from agents import registry
+from agents.evaluate import main as evaluate_main
+from agents.policy import Policy
+from agents.registry import PolicySpec, register
+from agents.training.config import ConfigError, load_config
+from yacht_play.records import read_records
+from yacht_play.terminal import ScriptedConsole
+from yacht_play.terminal import main as play_main
+
+NAME = "first-legal"
+
+
+class FirstLegalPolicy(Policy):
+    """Plays the lowest legal action: re-rolls while it may, then scores the first open row."""
+
+    name = NAME
+
+    def act_batch(self, observations, action_masks):
+        return np.argmax(np.asarray(action_masks) != 0, axis=1).astype(np.int64)
+
+
+SPEC = PolicySpec(
+    NAME,
+    "the lowest legal action",
+    lambda name, rules, encoding, seed: FirstLegalPolicy(rules, encoding),
+    rule_sets=lambda name: ["yacht"],
+    refusal="agent {name!r} plays only the yacht rules; this game plays {rules}: choose {general}",
+    resumable=True,
+)
+
+
+@pytest.fixture
+def first_legal():
+    """The table with the one entry added (and without it again after the test)."""
+    register(SPEC)
+    yield
+    del registry.POLICIES[NAME]
+
+
+def test_the_new_entry_is_a_policy_name_and_builds_alone_and_at_a_table(first_legal):
+    assert NAME in registry.POLICY_NAMES
+    assert registry.check_policy_name(NAME) == NAME
+    assert isinstance(registry.make_policy(NAME), FirstLegalPolicy)
+    assert all(isinstance(p, FirstLegalPolicy) for p in registry.make_opponents([NAME, NAME]))
+    with pytest.raises(ValueError, match="registered already"):
+        register(SPEC)
+
+
+def test_unregistered_the_name_is_refused_everywhere(capsys):
+    with pytest.raises(ValueError, match=f"unknown policy '{NAME}'; expected one of random, greedy"):
+        registry.make_policy(NAME)
+    with pytest.raises(SystemExit):
+        evaluate_main(["--policy", NAME, "--games", "2", "--no-progress"])
+    assert f"unknown policy '{NAME}'" in capsys.readouterr().err
+    with pytest.raises(ConfigError, match=f"unknown policy '{NAME}'"):
+        load_config(None, ["env.num_players=2", f"env.opponents=[{NAME}]"])
+
+
+def test_the_evaluation_plays_and_lists_it(first_legal, capsys):
+    with pytest.raises(SystemExit):
+        evaluate_main(["--help"])
+    help_text = capsys.readouterr().out
+    assert f"{NAME} (repeatable" in " ".join(help_text.split())  # the --policy help
+    assert re.search(rf"\n  {NAME} +the lowest legal action\n", help_text)  # and its help line
+    evaluate_main(["--policy", NAME, "--games", "2", "--no-progress"])
+    assert NAME in capsys.readouterr().out
+
+
+def test_the_terminal_game_seats_it_and_resume_rebuilds_it(first_legal, tmp_path):
+    record = tmp_path / "game.jsonl"
+    console = ScriptedConsole(["s 1", "q"])  # score one turn, the agent plays its turn, then stop
+    assert play_main(["--seed", "3", "--vs", NAME, "--record", str(record)], console) == 0
+    assert console.output[-1].endswith(f"yacht play --resume {record}")  # no --vs needed: a record may name it
+    game = read_records(record).games[0]
+    assert game.players[1]["policy"] == NAME
+    agent_turn = [d for d in game.decisions if d["seat"] == 1]
+    assert [d["action"] for d in agent_turn][-1] == 32  # re-rolls while it may, then the first row
+    resumed = ScriptedConsole([f"s {row}" for row in range(2, 13)])
+    assert play_main(["--resume", str(record)], resumed) == 0  # the record's agent rebuilt from its name
+    assert read_records(record).games[0].finished
+
+
+def test_the_server_offers_it_for_the_rule_sets_it_plays(first_legal, tmp_path):
+    pytest.importorskip("starlette")
+    pytest.importorskip("httpx")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        from starlette.testclient import TestClient
+
+    from yacht_play.serve import db
+    from yacht_play.serve.app import create_app
+    from yacht_play.serve.games import GameService
+
+    service = GameService(db.connect(str(tmp_path / "yacht.db")), [NAME, "optimal"])
+    with TestClient(create_app(service)) as client:
+        lobby = client.get("/api/agents").json()["agents"]
+        assert lobby[0] == {"policy": NAME, "name": NAME, "rules": ["yacht"]}
+        created = client.post("/api/games", json={"name": "ann", "mode": "table", "agents": [NAME]})
+        assert created.status_code == 201, created.text
+        refused = client.post("/api/games", json={"name": "ann", "mode": "table", "agents": [NAME], "rules": "yahtzee"})
+        assert refused.status_code == 400
+        assert refused.json()["error"] == (
+            f"agent '{NAME}' plays only the yacht rules; this game plays yahtzee: choose random, greedy, optimal"
+        )
+
+
+def test_a_training_config_takes_it_as_an_opponent(first_legal):
+    config = load_config(None, ["env.num_players=2", f"env.opponents=[{NAME}]"])
+    assert config.env.opponents == [NAME]
