@@ -110,9 +110,9 @@ def main() -> int:
     finally:
         server.stop()
 
-    from yacht_play.serve import db
+    from yacht_play import store
 
-    report = population.build_report(db.all_games(db.connect(str(database)), finished_only=True))
+    report = population.build_report(store.all_games(store.connect(str(database)), finished_only=True))
     population.save_json(args.out / "report.json", report)
     (args.out / "report.txt").write_text("\n".join(population.text_lines(report)) + "\n")
     population.save_plot(args.out / "report.png", report)

@@ -513,7 +513,7 @@ def run(args) -> int:
     from pathlib import Path
 
     try:
-        from yacht_play.serve import db
+        from yacht_play import store
     except ImportError as error:
         print(f"{prog}: needs the serve extra ({error.name} is missing): pip install 'yacht-rl[serve]'", file=sys.stderr)
         return 2
@@ -523,9 +523,9 @@ def run(args) -> int:
         )
         if "://" not in args.db and not Path(args.db).exists():
             raise ValueError(f"no database at {args.db!r} (yacht serve --db {args.db} creates it)")
-        games = db.all_games(db.connect(args.db), finished_only=True)
+        games = store.all_games(store.connect(args.db), finished_only=True)
         report = build_report(games, filters)
-    except (ValueError, db.DatabaseError) as error:
+    except (ValueError, store.DatabaseError) as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
     print("\n".join(text_lines(report)))

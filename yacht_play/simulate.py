@@ -372,9 +372,9 @@ def audit(engine, played: list[Played]) -> dict:
     """
     from sqlalchemy import select
 
+    from yacht_play import store
     from yacht_play.match import Match
     from yacht_play.records import RecordError
-    from yacht_play.serve import db
 
     counts = {
         "games": 0,
@@ -389,7 +389,7 @@ def audit(engine, played: list[Played]) -> dict:
     for p in played:
         if p.secret is None:
             continue
-        row = db.game_row(engine, p.secret)
+        row = store.game_row(engine, p.secret)
         if row is None:
             counts["missing"] += len(p.acknowledged)
             continue
@@ -397,14 +397,16 @@ def audit(engine, played: list[Played]) -> dict:
         with engine.connect() as connection:
             numbers = (
                 connection.execute(
-                    select(db.decisions.c.number).where(db.decisions.c.game_id == row.game_id).order_by(db.decisions.c.number)
+                    select(store.decisions.c.number)
+                    .where(store.decisions.c.game_id == row.game_id)
+                    .order_by(store.decisions.c.number)
                 )
                 .scalars()
                 .all()
             )
         if list(numbers) != list(range(len(numbers))):
             counts["doubled_or_gaps"] += 1
-        record = db.load_record(engine, row)
+        record = store.load_record(engine, row)
         try:
             match = Match.resume(record, agents=False)  # the recorded decisions replayed: no policy needed
             counts["finished"] += match.finished

@@ -18,9 +18,9 @@ from tests.yacht_play import test_serve_browser as browser_tests  # noqa: E402
 from tests.yacht_play.test_rule_set_play import dealt_faces  # noqa: E402
 from tests.yacht_play.test_serve_browser import play_turn_by_clicking, settle, shown_dice, stored  # noqa: E402
 from yacht_env.rules import YAHTZEE  # noqa: E402
+from yacht_play import store as db  # noqa: E402
 from yacht_play.match import Match  # noqa: E402
 from yacht_play.records import GameRecord  # noqa: E402
-from yacht_play.serve import db  # noqa: E402
 from yacht_play.serve.games import GameService  # noqa: E402
 
 browser, server, page = browser_tests.browser, browser_tests.server, browser_tests.page  # the browser tests' fixtures

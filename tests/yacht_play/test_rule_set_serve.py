@@ -18,9 +18,10 @@ pytest.importorskip("httpx", reason="the serve API tests need httpx (Starlette's
 from agents.optimal import q_values  # noqa: E402
 from tests.yacht_play.test_serve_api import TestClient  # noqa: E402
 from yacht_env.rules import RULE_SETS, rule_set  # noqa: E402
+from yacht_play import store as db  # noqa: E402
 from yacht_play.analyze import Grader  # noqa: E402
 from yacht_play.match import Match  # noqa: E402
-from yacht_play.serve import db, games  # noqa: E402
+from yacht_play.serve import games  # noqa: E402
 from yacht_play.serve.app import create_app  # noqa: E402
 from yacht_play.serve.games import GameService  # noqa: E402
 from yacht_play.simulate import Chooser  # noqa: E402

@@ -12,9 +12,9 @@ pytest.importorskip("starlette", reason="the serve tests need the serve extra: p
 pytest.importorskip("httpx", reason="the simulated people need httpx")
 
 from tests.yacht_play.test_serve_api import TestClient  # noqa: E402
+from yacht_play import store as db  # noqa: E402
 from yacht_play.cli import main  # noqa: E402
 from yacht_play.report import Filters, build_report, estimate  # noqa: E402
-from yacht_play.serve import db  # noqa: E402
 from yacht_play.serve.app import create_app  # noqa: E402
 from yacht_play.serve.games import GameService  # noqa: E402
 from yacht_play.simulate import Chooser, Played, run_sync  # noqa: E402

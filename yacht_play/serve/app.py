@@ -197,12 +197,12 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
         return JSONResponse(await run_in_threadpool(service.history, request.path_params["name"]))
 
     def population_report(request: Request) -> dict:
+        from yacht_play import store
         from yacht_play.report import build_report
-        from yacht_play.serve import db
 
         filters = report_filters(request)
         try:
-            return build_report(db.all_games(service.engine, finished_only=True), filters, service.grader)
+            return build_report(store.all_games(service.engine, finished_only=True), filters, service.grader)
         except ValueError as error:  # games of several rule sets and no ?rules=
             raise Refused(str(error)) from None
 

@@ -81,7 +81,7 @@ def run_serve(args) -> int:
     try:
         import uvicorn
 
-        from yacht_play.serve import db
+        from yacht_play import store
         from yacht_play.serve.app import create_app
         from yacht_play.serve.games import GameService
     except ImportError as error:
@@ -93,10 +93,10 @@ def run_serve(args) -> int:
         print(f"yacht serve: --new-games-per-minute {args.new_games_per_minute} is negative (0 means no limit)", file=sys.stderr)
         return 2
     try:
-        engine = db.connect(args.db)
+        engine = store.connect(args.db)
         print(f"yacht serve: loading agents {', '.join(parse_agents(args.agents)) or '(none)'} ...", file=sys.stderr, flush=True)
         service = GameService(engine, parse_agents(args.agents), rules=args.rules)
-    except (db.DatabaseError, ValueError) as error:
+    except (store.DatabaseError, ValueError) as error:
         print(f"yacht serve: {error}", file=sys.stderr)
         return 2
     # The agents and the DP tables loaded above are some 300,000 objects that live as long as the
@@ -118,7 +118,7 @@ def run_serve(args) -> int:
 def run_export(args) -> int:
     """Write every game of the database (or the finished ones) as record lines."""
     try:
-        from yacht_play.serve import db
+        from yacht_play import store
     except ImportError as error:
         return need_extra(error)
     import json
@@ -128,11 +128,11 @@ def run_export(args) -> int:
         print(f"yacht export: no database at {args.db!r} (yacht serve --db {args.db} creates it)", file=sys.stderr)
         return 2
     try:
-        engine = db.connect(args.db)
-    except db.DatabaseError as error:
+        engine = store.connect(args.db)
+    except store.DatabaseError as error:
         print(f"yacht export: {error}", file=sys.stderr)
         return 2
-    games = db.all_games(engine, finished_only=args.finished)
+    games = store.all_games(engine, finished_only=args.finished)
     lines = [json.dumps(record, separators=(",", ":")) + "\n" for game in games for record in game.lines()]
     if args.output == "-":
         sys.stdout.writelines(lines)
@@ -150,16 +150,16 @@ def run_export(args) -> int:
 def run_import(args) -> int:
     """Load record files into the database; games already there are skipped."""
     try:
-        from yacht_play.serve import db
+        from yacht_play import store
         from yacht_play.serve.games import GameService, Refused
     except ImportError as error:
         return need_extra(error)
     from yacht_play.records import RecordError, read_records
 
     try:
-        engine = db.connect(args.db)
+        engine = store.connect(args.db)
         files = [read_records(path) for path in args.files]
-    except (db.DatabaseError, RecordError) as error:
+    except (store.DatabaseError, RecordError) as error:
         print(f"yacht import: {error}", file=sys.stderr)
         return 2
     service = GameService(engine, [])
