@@ -32,7 +32,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from yacht_env.rules import RULE_SETS
-from yacht_play.records import GameRecord
+from yacht_play.records import HUMAN_MODES, GameRecord
 
 MIN_N = 10  # fewer values than this: no interval
 MIN_PLAYERS = 2  # a population figure on fewer people: no interval
@@ -483,7 +483,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the main figures")
     parser.add_argument("--since", help="only games started at or after this date (ISO 8601, e.g. 2026-11-01)")
     parser.add_argument("--until", help="only games started before this date")
-    parser.add_argument("--mode", choices=("solitaire", "table", "duplicate"), help="only games of this mode")
+    parser.add_argument("--mode", choices=HUMAN_MODES, help="only games of this mode")
     parser.add_argument("--player", help="only games this person played")
     parser.add_argument(
         "--rules",
@@ -504,6 +504,13 @@ def check_date(option: str, text: str | None) -> str | None:
         datetime.fromisoformat(text)
     except ValueError:
         raise ValueError(f"{option} {text!r} is not a date; use ISO 8601, e.g. 2026-11-01 or 2026-11-01T14:00") from None
+    return text
+
+
+def check_mode(option: str, text: str | None) -> str | None:
+    """``text`` if it is a mode a person plays (or None), else ``ValueError`` naming ``option`` and the modes."""
+    if text is not None and text not in HUMAN_MODES:
+        raise ValueError(f"{option} {text!r} is not a mode; choose one of {', '.join(HUMAN_MODES)}")
     return text
 
 

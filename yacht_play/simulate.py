@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from yacht_env.rules import RULE_SETS, rule_set
+from yacht_play.records import HUMAN_MODES
 
 RETRY_SECONDS = 60.0  # how long a driver keeps retrying a request the server does not answer
 
@@ -292,9 +293,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--temperature", type=float, default=1.0, help="softmax temperature over Q*, in points: 0 plays the optimum (default 1)"
     )
-    parser.add_argument(
-        "--mode", default="duplicate", choices=("solitaire", "table", "duplicate"), help="game mode (default duplicate)"
-    )
+    parser.add_argument("--mode", default="duplicate", choices=HUMAN_MODES, help="game mode (default duplicate)")
     parser.add_argument(
         "--agents",
         default="optimal",

@@ -30,6 +30,16 @@ def sheet_line(page, kind: str) -> str:
     return page.inner_text(f"#sheet tr[data-bonus={kind}]")
 
 
+def test_the_lobby_names_the_rule_sets_as_the_server_does(page, server):
+    import httpx
+
+    titles = httpx.get(server.url + "/api/agents", timeout=10).json()["rule_titles"]
+    page.goto(server.url + "/")
+    page.wait_for_selector("#rules option[value=yatzy]", state="attached")
+    shown = dict(page.eval_on_selector_all("#rules option", "options => options.map((o) => [o.value, o.textContent])"))
+    assert shown == titles and shown["yatzy"] == "Yatzy (Scandinavian)"
+
+
 def test_a_yahtzee_game_picked_in_the_lobby_shows_its_rows_and_bonus_lines(page, server, tmp_path):
     page.goto(server.url + "/")
     page.fill("#name", "Yolanda")

@@ -3,7 +3,8 @@
     GET  /                          the lobby
     GET  /game/{secret}             the table (and the game-over page once the game ends)
     GET  /player/{name}             a player's games
-    GET  /api/agents                the agents offered (with the rule sets each plays), the rule sets, the default
+    GET  /api/agents                the agents offered (with the rule sets each plays), the rule sets and their titles,
+                                    the default rule set, the modes (with the fewest and most agents of each)
     POST /api/games                 {"name", "mode", "agents": [...], "coach", "rules"} -> {"secret", "url"}
     GET  /api/games/{secret}?since=N   the game as the page sees it (agents owed a move move first)
     POST /api/games/{secret}/actions   {"seq", "hold" | "row" | "action"} -> the game after it (and the agents)
@@ -33,8 +34,8 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from yacht_play.serve.games import GameService, Refused
-from yacht_play.serve.sheets import rules_from_request
+from yacht_play.serve.games import MODES, GameService, Refused
+from yacht_play.serve.sheets import rule_set_title, rules_from_request
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024  # bytes; a decision is a few dozen
@@ -121,25 +122,39 @@ class ServerTiming:
 
 
 def report_filters(request: Request):
-    """The report's filters from the query string, refused (400) when a date is not a date."""
-    from yacht_play.report import Filters, check_date
+    """The report's filters from the query string, refused (400) when a date is not a date or a mode not a mode."""
+    from yacht_play.report import Filters, check_date, check_mode
 
     query = request.query_params
-    mode = query.get("mode") or None
-    if mode is not None and mode not in ("solitaire", "table", "duplicate"):
-        raise Refused(f"mode {mode!r} is not a mode; choose solitaire, table or duplicate")
     try:
         rules = query.get("rules") or None
         rules_from_request(rules, None)
         return Filters(
             check_date("since", query.get("since") or None),
             check_date("until", query.get("until") or None),
-            mode,
+            check_mode("mode", query.get("mode") or None),
             query.get("player") or None,
             rules,
         )
     except ValueError as error:
         raise Refused(str(error)) from None
+
+
+def lobby_offer(service: GameService) -> dict:
+    """What the lobby offers: the agents (with the rule sets each plays), the rule sets and their titles, the
+    default rule set, and the modes with the fewest and most agents each seats.
+    """
+    from yacht_env.rules import RULE_SETS
+
+    return {
+        "agents": [
+            {"policy": name, "name": name.split(":", 1)[0], "rules": service.agent_rules[name]} for name in service.agents
+        ],
+        "rules": list(RULE_SETS),
+        "rule_titles": {name: rule_set_title(name) for name in RULE_SETS},
+        "default_rules": service.rules.name,
+        "modes": MODES,
+    }
 
 
 def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette:
@@ -153,17 +168,7 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
         return endpoint
 
     async def agents(request: Request) -> Response:
-        from yacht_env.rules import RULE_SETS
-
-        return JSONResponse(
-            {
-                "agents": [
-                    {"policy": name, "name": name.split(":", 1)[0], "rules": service.agent_rules[name]} for name in service.agents
-                ],
-                "rules": list(RULE_SETS),
-                "default_rules": service.rules.name,
-            }
-        )
+        return JSONResponse(lobby_offer(service))
 
     async def new_game(request: Request) -> Response:
         limit.check(request.client.host if request.client else "unknown")

@@ -31,10 +31,10 @@ from yacht_env.table.game import unique_names
 from yacht_play import store
 from yacht_play.commands import choice_label, decision_label, row_points
 from yacht_play.match import Match, Player, agent_name
-from yacht_play.records import GameRecord, RecordError
-from yacht_play.serve.sheets import now_points, rule_sets_of_agent, rules_from_request, rules_view, sheet_view
+from yacht_play.records import AGENTS_PER_MODE, GameRecord, RecordError
+from yacht_play.serve.sheets import now_points, rule_set_title, rule_sets_of_agent, rules_from_request, rules_view, sheet_view
 
-MODES = {"solitaire": (0, 0), "table": (1, 4), "duplicate": (1, 1)}  # mode -> (fewest, most) agents
+MODES = AGENTS_PER_MODE  # the modes offered: mode -> (fewest, most) agents
 MAX_NAME = 40
 COACH_OPTIONS = 6
 CACHE_GAMES = 2000
@@ -503,6 +503,7 @@ class GameService:
                     "mode": row.mode,
                     "coach": row.coach,
                     "rules": header["rules"],
+                    "rules_title": rule_set_title(header["rules"]),
                     "opponents": [p["name"] for p in header["players"] if p["kind"] == "agent"],
                     "finished": row.finished is not None,
                     "score": row.score,
