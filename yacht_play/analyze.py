@@ -370,12 +370,9 @@ def save_json(path, reports: list[PlayerReport], files: list[str], optimum: floa
 
 def save_plot(path, reports: list[PlayerReport]) -> None:
     """Plot the reports and save the figure to ``path``."""
-    import matplotlib
+    from yacht_play.figures import pyplot, save_png
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure_, (by_turn, by_kind) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [3, 1]})
+    figure_, (by_turn, by_kind) = pyplot().subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [3, 1]})
     width = 0.8 / max(len(reports), 1)
     for i, report in enumerate(reports):
         turns = np.array([t["turn"] for t in report.by_turn])
@@ -390,9 +387,7 @@ def save_plot(path, reports: list[PlayerReport]) -> None:
     by_turn.legend()
     by_kind.set_xticks(range(3), ["all", "re-roll", "row"])
     by_kind.set_title("By decision type")
-    figure_.tight_layout()
-    write_atomically(path, lambda handle: figure_.savefig(handle, format="png", dpi=110))
-    plt.close(figure_)
+    save_png(path, figure_, dpi=110)
 
 
 # -- command line ------------------------------------------------------------------------------
