@@ -28,8 +28,9 @@ import numpy as np
 
 from yacht_env.actions import ActionLayout
 from yacht_env.atomic_files import write_atomically
-from yacht_env.rules import RULE_SETS, YACHT, RuleSet, Sheet, rule_set
+from yacht_env.rules import YACHT, RuleSet, Sheet, rule_set
 from yacht_play.commands import describe_choice, dice_text
+from yacht_play.options import add_rules_option
 from yacht_play.records import GameRecord, RecordError
 
 
@@ -407,12 +408,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help="also grade this agent on the same dice: random, greedy, optimal, ppo:PATH or ppo-zip:PATH (repeatable)",
     )
-    parser.add_argument(
-        "--rules",
-        choices=list(RULE_SETS),
-        metavar="NAME",
-        help=f"the rule set the games must have been played under: {', '.join(RULE_SETS)} "
-        "(default: the records', which must all be one)",
+    add_rules_option(
+        parser, "the rule set the games must have been played under: {names} (default: the records', which must all be one)"
     )
     parser.add_argument(
         "--worst", type=int, default=5, metavar="N", help="worst decisions listed per player, 1 or more (default 5)"

@@ -31,7 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from yacht_env.rules import RULE_SETS
+from yacht_play.options import add_db_option, add_rules_option
 from yacht_play.records import HUMAN_MODES, GameRecord
 
 MIN_N = 10  # fewer values than this: no interval
@@ -514,19 +514,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """The options of ``yacht report``."""
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("--db", default="yacht.db", help="serve database: an SQLite file or a URL (default yacht.db)")
+    add_db_option(parser, "serve database: an SQLite file or a URL (default %(default)s)")
     parser.add_argument("--json", metavar="PATH", help="write every figure to this JSON file")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the main figures")
     parser.add_argument("--since", help="only games started at or after this date (ISO 8601, e.g. 2026-11-01)")
     parser.add_argument("--until", help="only games started before this date")
     parser.add_argument("--mode", choices=HUMAN_MODES, help="only games of this mode")
     parser.add_argument("--player", help="only games this person played")
-    parser.add_argument(
-        "--rules",
-        choices=list(RULE_SETS),
-        metavar="NAME",
-        help=f"only games of this rule set: {', '.join(RULE_SETS)} (needed when the database holds several)",
-    )
+    add_rules_option(parser, "only games of this rule set: {names} (needed when the database holds several)")
     parser.set_defaults(run=run)
 
 

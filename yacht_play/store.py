@@ -42,9 +42,8 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, OperationalError
 
+from yacht_play.options import DEFAULT_DB  # noqa: F401  (the default store, named here too as it was)
 from yacht_play.records import GameRecord
-
-DEFAULT_DB = "yacht.db"
 
 metadata = MetaData()
 

@@ -6,7 +6,7 @@ import argparse
 import gc
 import sys
 
-from yacht_env.rules import RULE_SETS
+from yacht_play.options import add_db_option, add_rules_option
 
 DEFAULT_AGENTS = "random,greedy,optimal"
 NEW_GAMES_PER_MINUTE = 30  # as yacht_play.serve.app (not imported here: the extra may be missing)
@@ -27,24 +27,20 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 lets other machines in)",
     )
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    parser.add_argument(
-        "--db",
-        default="yacht.db",
-        help="database: an SQLite file (default yacht.db, created on first "
-        "start) or a URL such as postgresql://user:password@host/dbname",
+    add_db_option(
+        parser,
+        "database: an SQLite file (default %(default)s, created on first start) or a URL such as postgresql://user:password@host/dbname",
     )
     parser.add_argument(
         "--agents",
         default=DEFAULT_AGENTS,
         help=f"comma-separated policies offered in the lobby: random, greedy, optimal, ppo:PATH (default {DEFAULT_AGENTS})",
     )
-    parser.add_argument(
-        "--rules",
+    add_rules_option(
+        parser,
+        "the lobby's rule set (a game may ask for any of {names}; its agents are loaded for it on its first game) "
+        "(default %(default)s)",
         default="yacht",
-        choices=list(RULE_SETS),
-        metavar="NAME",
-        help=f"the lobby's rule set (a game may ask for any of {', '.join(RULE_SETS)}; "
-        "its agents are loaded for it on its first game) (default %(default)s)",
     )
     parser.add_argument(
         "--new-games-per-minute",
@@ -58,7 +54,7 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
 
 def configure_export(parser: argparse.ArgumentParser) -> None:
     """The options of ``yacht export``."""
-    parser.add_argument("--db", default="yacht.db", help="database file or URL (default yacht.db)")
+    add_db_option(parser, "database file or URL (default %(default)s)")
     parser.add_argument("-o", "--output", default="-", help="record file to write, JSON lines (default: standard output)")
     parser.add_argument("--finished", action="store_true", help="only games that ended")
     parser.set_defaults(run=run_export)
@@ -67,7 +63,7 @@ def configure_export(parser: argparse.ArgumentParser) -> None:
 def configure_import(parser: argparse.ArgumentParser) -> None:
     """The options of ``yacht import``."""
     parser.add_argument("files", nargs="+", metavar="FILE", help="record files written by yacht play")
-    parser.add_argument("--db", default="yacht.db", help="database file or URL (default yacht.db)")
+    add_db_option(parser, "database file or URL (default %(default)s)")
     parser.set_defaults(run=run_import)
 
 
