@@ -157,15 +157,40 @@ def lobby_offer(service: GameService) -> dict:
     }
 
 
+def population_report(service: GameService, request: Request) -> dict:
+    """The report over the finished games of ``service``'s store, with the request's filters (refused: 400)."""
+    from yacht_play import store
+    from yacht_play.report import build_report
+
+    filters = report_filters(request)
+    try:
+        return build_report(store.all_games(service.engine, finished_only=True), filters, service.grader)
+    except ValueError as error:  # games of several rule sets and no ?rules=
+        raise Refused(str(error)) from None
+
+
+def page(name: str):
+    """An endpoint answering with the static page ``name``, marked ``Cache-Control: no-store``."""
+
+    async def endpoint(request: Request) -> Response:
+        return FileResponse(STATIC / name, headers={"Cache-Control": "no-store"})
+
+    return endpoint
+
+
+async def on_refused(request: Request, error: Refused) -> Response:
+    """A refused request's answer: its status and its one line."""
+    return refused(str(error), error.status)
+
+
+async def not_found(request: Request, error) -> Response:
+    """The answer for a path the app does not serve."""
+    return refused(f"no page {request.url.path}", 404)
+
+
 def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette:
     """The ASGI app serving ``service``'s games."""
     limit = RateLimit(new_games_per_minute)
-
-    def page(name: str):
-        async def endpoint(request: Request) -> Response:
-            return FileResponse(STATIC / name, headers={"Cache-Control": "no-store"})
-
-        return endpoint
 
     async def agents(request: Request) -> Response:
         return JSONResponse(lobby_offer(service))
@@ -201,30 +226,14 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
     async def history(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(service.history, request.path_params["name"]))
 
-    def population_report(request: Request) -> dict:
-        from yacht_play import store
-        from yacht_play.report import build_report
-
-        filters = report_filters(request)
-        try:
-            return build_report(store.all_games(service.engine, finished_only=True), filters, service.grader)
-        except ValueError as error:  # games of several rule sets and no ?rules=
-            raise Refused(str(error)) from None
-
     async def report_json(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(population_report, request))
+        return JSONResponse(await run_in_threadpool(population_report, service, request))
 
     async def report_page(request: Request) -> Response:
         from yacht_play.report import to_html
 
-        report = await run_in_threadpool(population_report, request)
+        report = await run_in_threadpool(population_report, service, request)
         return HTMLResponse(to_html(report), headers={"Cache-Control": "no-store"})
-
-    async def on_refused(request: Request, error: Refused) -> Response:
-        return refused(str(error), error.status)
-
-    async def not_found(request: Request, error) -> Response:
-        return refused(f"no page {request.url.path}", 404)
 
     routes = [
         Route("/", page("lobby.html")),
