@@ -180,7 +180,7 @@ class Attempt:
 def attempts(game, played: Played, think=None):
     """The drivers' one retry policy, as a generator of :class:`Attempt` for the requests of ``game``.
 
-    A request the server did not answer (no response, or a 5xx) is tried again with the same body every 50 ms
+    A request the server did not answer (no response, or a 5xx) is tried again with the same body every ``RETRY_PAUSE`` s
     for ``RETRY_SECONDS`` (the action's ``seq`` makes that idempotent), then given up with an error in
     ``played``. ``think``: None, or a function giving the seconds to wait before each decision is sent.
     """
