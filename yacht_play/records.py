@@ -86,7 +86,7 @@ class PlayerLine(BaseModel):
 
     seat: int = Field(ge=0, lt=MAX_SEATS)
     name: str = Field(min_length=1, max_length=NAME_LENGTH)
-    kind: Literal[KINDS]
+    kind: Literal[KINDS]  # type: ignore[valid-type]  # built from the tuple, so that the names are written once
     policy: str | None = Field(max_length=4096)
     seed: int | None = Field(ge=0, lt=2**63)
     faces: list[list[list[int]]] | None = None  # schema 1 only
@@ -96,7 +96,7 @@ class GameLine(_Line):
     """A game's header line: mode, rules, seed and players."""
 
     type: Literal["game"]
-    mode: Literal[MODES]
+    mode: Literal[MODES]  # type: ignore[valid-type]  # built from the tuple, so that the names are written once
     rules: str = Field(max_length=64)
     seed: int | None = Field(ge=0, lt=2**63)
     coach: bool
@@ -109,7 +109,7 @@ class DecisionLine(_Line):
     type: Literal["decision"]
     seat: int = Field(ge=0, lt=MAX_SEATS)
     player: str = Field(min_length=1, max_length=NAME_LENGTH)
-    kind: Literal[KINDS]
+    kind: Literal[KINDS]  # type: ignore[valid-type]  # built from the tuple, so that the names are written once
     seed: int | None = Field(ge=0, lt=2**63)
     turn: int = Field(ge=1, le=64)
     roll: int = Field(ge=1, le=16)
