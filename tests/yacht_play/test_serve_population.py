@@ -141,3 +141,12 @@ def test_the_report_page_escapes_names(client, service):
     bad = client.get("/api/report", params={"since": "<script>"})
     assert bad.status_code == 400 and "is not a date" in bad.json()["error"]
     assert client.get("/api/report", params={"mode": "chess"}).status_code == 400
+
+
+def test_the_report_takes_the_modes_people_play_and_names_them(client, capsys):
+    refused = client.get("/api/report", params={"mode": "evaluation"})  # a record's mode, never a served game's
+    assert refused.status_code == 400
+    assert refused.json()["error"] == "mode 'evaluation' is not a mode; choose one of solitaire, table, duplicate"
+    with pytest.raises(SystemExit):
+        main(["report", "--mode", "evaluation"])
+    assert "invalid choice: 'evaluation' (choose from 'solitaire', 'table', 'duplicate')" in capsys.readouterr().err
