@@ -138,7 +138,7 @@ def percentiles(values) -> str:
 
 
 def bench(db_url: str, label: str, players: int, games: int, time_limit: float, think: float, folder: Path) -> None:
-    from yacht_play.serve import db
+    from yacht_play import store
 
     server = Server(
         Path(db_url) if "://" not in db_url else folder / "unused.db",
@@ -158,7 +158,7 @@ def bench(db_url: str, label: str, players: int, games: int, time_limit: float, 
         server_cpu = cpu_seconds(server.process.pid) - server_cpu
     finally:
         server.stop()
-    counts = audit(db.connect(db_url), played)
+    counts = audit(store.connect(db_url), played)
     finished = sum(p.winners is not None for p in played)
     errors = [e for p in played for e in p.errors]
     human = [x for p in played for x in p.latencies]

@@ -43,8 +43,8 @@ def group_prefix(temperature: float) -> str:
     return f"t{temperature:g}-"
 
 
-def main() -> int:
-    """Serve, simulate every group, report, and print what the report recovered next to what was put in."""
+def arguments() -> argparse.Namespace:
+    """The study's options, checked (a bad one stops the study with its one-line reason)."""
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--out", type=Path, required=True, help="a new folder for the database and the report")
     parser.add_argument(
@@ -67,58 +67,47 @@ def main() -> int:
         parser.error("--players and --games at least 1, --temperatures between 0 and 1e6 points")
     if args.out.exists() and (not args.out.is_dir() or any(args.out.iterdir())):
         parser.error(f"--out {args.out}: not an empty folder; give a new one")
-    args.out.mkdir(parents=True, exist_ok=True)
-    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    return args
 
-    database = args.out / "study.db"
-    try:
-        server = Server(
-            database, agents=",".join(agents), log=args.out / "serve.log", options=("--new-games-per-minute", "0")
-        ).start(timeout=300)
-    except RuntimeError:  # yacht serve refused to start: its own one-line reason is the log's last line
-        lines = (args.out / "serve.log").read_text().strip().splitlines() or ["(no output)"]
-        print(f"simulated_study: yacht serve did not start: {lines[-1]}", file=sys.stderr)
-        return 2
+
+def play_groups(url: str, args: argparse.Namespace, agents: list[str]) -> dict[float, dict[str, float]] | None:
+    """Each temperature's group playing the server at ``url``, one group after the other.
+
+    Per temperature, each person's exact expected loss per decision (what the report should recover);
+    None when a request failed (said on standard error).
+    """
     put_in = {}
-    try:
-        for number, temperature in enumerate(args.temperatures):
-            started = time.perf_counter()
-            played = asyncio.run(
-                simulate(
-                    server.url,
-                    args.players,
-                    args.games,
-                    temperature,
-                    "duplicate",
-                    agents,
-                    seed=args.seed + number,
-                    prefix=group_prefix(temperature),
-                )
+    for number, temperature in enumerate(args.temperatures):
+        started = time.perf_counter()
+        played = asyncio.run(
+            simulate(
+                url,
+                args.players,
+                args.games,
+                temperature,
+                "duplicate",
+                agents,
+                seed=args.seed + number,
+                prefix=group_prefix(temperature),
             )
-            errors = [e for p in played for e in p.errors]
-            if errors:
-                print(f"simulated_study: {len(errors)} requests failed; first: {errors[0]}", file=sys.stderr)
-                return 1
-            losses = {}  # person -> the exact expected loss of each of its decisions
-            for p in played:
-                losses.setdefault(p.name, []).extend(p.expected_losses)
-            put_in[temperature] = {name: np.mean(values) for name, values in losses.items()}
-            print(
-                f"temperature {temperature:g}: {len(played)} games by {args.players} people in "
-                f"{time.perf_counter() - started:.0f} s"
-            )
-    finally:
-        server.stop()
+        )
+        errors = [e for p in played for e in p.errors]
+        if errors:
+            print(f"simulated_study: {len(errors)} requests failed; first: {errors[0]}", file=sys.stderr)
+            return None
+        losses = {}  # person -> the exact expected loss of each of its decisions
+        for p in played:
+            losses.setdefault(p.name, []).extend(p.expected_losses)
+        put_in[temperature] = {name: np.mean(values) for name, values in losses.items()}
+        print(
+            f"temperature {temperature:g}: {len(played)} games by {args.players} people in {time.perf_counter() - started:.0f} s"
+        )
+    return put_in
 
-    from yacht_play.serve import db
 
-    report = population.build_report(db.all_games(db.connect(str(database)), finished_only=True))
-    population.save_json(args.out / "report.json", report)
-    (args.out / "report.txt").write_text("\n".join(population.text_lines(report)) + "\n")
-    population.save_plot(args.out / "report.png", report)
-
+def print_findings(report: dict, put_in: dict[float, dict[str, float]]) -> None:
+    """What the report recovered next to what was put in, per temperature; and what it found of each agent."""
     recovered = {p["name"]: p["all"]["mean"] for p in report["people"]["players"]}
-    print(f"\n{report['games']} games, {report['decisions']} decisions; report in {args.out}/report.txt, .json, .png")
     print("\n| temperature | people | loss put in (expected) | loss recovered by the report [95% CI over people] |")
     print("|---|---|---|---|")
     for temperature, expected in put_in.items():
@@ -139,6 +128,37 @@ def main() -> int:
             f"{population.figure(paired[a['policy']], 2) if a['policy'] in paired else '-'} | "
             f"{population.figure(graded[a['policy']]) if a['policy'] in graded else '-'} |"
         )
+
+
+def main() -> int:
+    """Serve, simulate every group, report, and print what the report recovered next to what was put in."""
+    args = arguments()
+    args.out.mkdir(parents=True, exist_ok=True)
+    agents = [a.strip() for a in args.agents.split(",") if a.strip()]
+    database = args.out / "study.db"
+    try:
+        server = Server(
+            database, agents=",".join(agents), log=args.out / "serve.log", options=("--new-games-per-minute", "0")
+        ).start(timeout=300)
+    except RuntimeError:  # yacht serve refused to start: its own one-line reason is the log's last line
+        lines = (args.out / "serve.log").read_text().strip().splitlines() or ["(no output)"]
+        print(f"simulated_study: yacht serve did not start: {lines[-1]}", file=sys.stderr)
+        return 2
+    try:
+        put_in = play_groups(server.url, args, agents)
+    finally:
+        server.stop()
+    if put_in is None:
+        return 1
+
+    from yacht_play import store
+
+    report = population.build_report(store.all_games(store.connect(str(database)), finished_only=True))
+    population.save_json(args.out / "report.json", report)
+    (args.out / "report.txt").write_text("\n".join(population.text_lines(report)) + "\n")
+    population.save_plot(args.out / "report.png", report)
+    print(f"\n{report['games']} games, {report['decisions']} decisions; report in {args.out}/report.txt, .json, .png")
+    print_findings(report, put_in)
     return 0
 
 

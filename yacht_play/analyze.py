@@ -28,8 +28,9 @@ import numpy as np
 
 from yacht_env.actions import ActionLayout
 from yacht_env.atomic_files import write_atomically
-from yacht_env.rules import RULE_SETS, YACHT, RuleSet, Sheet, rule_set
+from yacht_env.rules import YACHT, RuleSet, Sheet, rule_set
 from yacht_play.commands import describe_choice, dice_text
+from yacht_play.options import add_rules_option
 from yacht_play.records import GameRecord, RecordError
 
 
@@ -370,12 +371,9 @@ def save_json(path, reports: list[PlayerReport], files: list[str], optimum: floa
 
 def save_plot(path, reports: list[PlayerReport]) -> None:
     """Plot the reports and save the figure to ``path``."""
-    import matplotlib
+    from yacht_play.figures import pyplot, save_png
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    figure_, (by_turn, by_kind) = plt.subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [3, 1]})
+    figure_, (by_turn, by_kind) = pyplot().subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [3, 1]})
     width = 0.8 / max(len(reports), 1)
     for i, report in enumerate(reports):
         turns = np.array([t["turn"] for t in report.by_turn])
@@ -390,9 +388,7 @@ def save_plot(path, reports: list[PlayerReport]) -> None:
     by_turn.legend()
     by_kind.set_xticks(range(3), ["all", "re-roll", "row"])
     by_kind.set_title("By decision type")
-    figure_.tight_layout()
-    write_atomically(path, lambda handle: figure_.savefig(handle, format="png", dpi=110))
-    plt.close(figure_)
+    save_png(path, figure_, dpi=110)
 
 
 # -- command line ------------------------------------------------------------------------------
@@ -414,12 +410,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="NAME",
         help=f"also grade this agent on the same dice: {listed(solitaire_names(reading_totals=False))} (repeatable)",
     )
-    parser.add_argument(
-        "--rules",
-        choices=list(RULE_SETS),
-        metavar="NAME",
-        help=f"the rule set the games must have been played under: {', '.join(RULE_SETS)} "
-        "(default: the records', which must all be one)",
+    add_rules_option(
+        parser, "the rule set the games must have been played under: {names} (default: the records', which must all be one)"
     )
     parser.add_argument(
         "--worst", type=int, default=5, metavar="N", help="worst decisions listed per player, 1 or more (default 5)"

@@ -56,9 +56,13 @@ from yacht_env.game import MAX_PLAYERS
 
 SCHEMA = 2
 READABLE_SCHEMAS = (1, 2)  # 1: headers held every seat's whole dice stream ("faces"); 2: only seeds
-MODES = ("solitaire", "table", "duplicate", "evaluation")
-KINDS = ("human", "agent")
 MAX_SEATS = MAX_PLAYERS  # a record seats a table of the game's size
+AGENTS_PER_MODE: dict[str, tuple[int, int]] = {"solitaire": (0, 0), "table": (1, MAX_SEATS - 1), "duplicate": (1, 1)}
+"""The modes a person plays (``yacht play``, ``yacht serve``), each with the fewest and most agents beside the
+person: alone, at a table, or duplicate (one agent on the person's dice)."""
+HUMAN_MODES: tuple[str, ...] = tuple(AGENTS_PER_MODE)
+MODES: tuple[str, ...] = (*HUMAN_MODES, "evaluation")  # evaluation: an agent alone (yacht evaluate --record)
+KINDS = ("human", "agent")
 NAME_LENGTH = 100
 
 
@@ -84,7 +88,7 @@ class PlayerLine(BaseModel):
 
     seat: int = Field(ge=0, lt=MAX_SEATS)
     name: str = Field(min_length=1, max_length=NAME_LENGTH)
-    kind: Literal["human", "agent"]
+    kind: Literal[KINDS]  # type: ignore[valid-type]  # built from the tuple, so that the names are written once
     policy: str | None = Field(max_length=4096)
     seed: int | None = Field(ge=0, lt=2**63)
     faces: list[list[list[int]]] | None = None  # schema 1 only
@@ -94,7 +98,7 @@ class GameLine(_Line):
     """A game's header line: mode, rules, seed and players."""
 
     type: Literal["game"]
-    mode: Literal["solitaire", "table", "duplicate", "evaluation"]
+    mode: Literal[MODES]  # type: ignore[valid-type]  # built from the tuple, so that the names are written once
     rules: str = Field(max_length=64)
     seed: int | None = Field(ge=0, lt=2**63)
     coach: bool
@@ -107,7 +111,7 @@ class DecisionLine(_Line):
     type: Literal["decision"]
     seat: int = Field(ge=0, lt=MAX_SEATS)
     player: str = Field(min_length=1, max_length=NAME_LENGTH)
-    kind: Literal["human", "agent"]
+    kind: Literal[KINDS]  # type: ignore[valid-type]  # built from the tuple, so that the names are written once
     seed: int | None = Field(ge=0, lt=2**63)
     turn: int = Field(ge=1, le=64)
     roll: int = Field(ge=1, le=16)

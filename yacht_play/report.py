@@ -31,8 +31,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from yacht_env.rules import RULE_SETS
-from yacht_play.records import GameRecord
+from yacht_play.options import add_db_option, add_rules_option
+from yacht_play.records import HUMAN_MODES, GameRecord
 
 MIN_N = 10  # fewer values than this: no interval
 MIN_PLAYERS = 2  # a population figure on fewer people: no interval
@@ -106,6 +106,36 @@ def one_rule_set(games: list[GameRecord], default: str) -> str:
     return names[0] if names else default
 
 
+@dataclass
+class GradedDecisions:
+    """Every decision of the report's games, in game order, with its grade: one entry per decision in each array."""
+
+    records: list[dict]
+    loss: np.ndarray  # expected points lost against the optimum
+    kind: np.ndarray  # "human" or "agent"
+    is_row: np.ndarray  # a row choice (else a re-roll choice)
+    player: np.ndarray  # the seat's name
+    game_of: np.ndarray  # the game's id
+
+    @classmethod
+    def of(cls, games: list[GameRecord], grader) -> GradedDecisions:
+        """The decisions of ``games``, graded by ``grader``."""
+        records = [d for g in games for d in g.decisions]
+        return cls(
+            records,
+            grader.grade(records).loss,
+            np.array([d.get("kind", "human") for d in records]),
+            np.array([d["points"] is not None for d in records], dtype=bool),
+            np.array([d["player"] for d in records], dtype=object),
+            np.array([d["game_id"] for d in records], dtype=object),
+        )
+
+    @property
+    def human(self) -> np.ndarray:
+        """Which decisions a person made."""
+        return self.kind == "human"
+
+
 def build_report(games: list[GameRecord], filters: Filters | None = None, grader=None) -> dict:
     """Every figure of the report, as a JSON-ready dict, over the finished games that pass ``filters``.
 
@@ -121,16 +151,30 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
     games = [g for g in games if g.header["rules"] == rules.name]
     grader = grader if grader is not None and grader.rules is rules else Grader(rules)
     games.sort(key=lambda g: (g.header.get("time") or "", g.game_id))
-    decisions = [d for g in games for d in g.decisions]
-    graded = grader.grade(decisions)
-    loss = graded.loss
-    kind = np.array([d.get("kind", "human") for d in decisions])
-    is_row = np.array([d["points"] is not None for d in decisions], dtype=bool)
-    player = np.array([d["player"] for d in decisions], dtype=object)
-    game_of = np.array([d["game_id"] for d in decisions], dtype=object)
-    human = kind == "human"
+    decisions = GradedDecisions.of(games, grader)
+    return {
+        "schema": 1,
+        "filters": {
+            "since": filters.since,
+            "until": filters.until,
+            "mode": filters.mode,
+            "player": filters.player,
+            "rules": filters.rules,
+        },
+        "games": len(games),
+        "decisions": len(decisions.records),
+        "optimal_expected_score": grader.solution.expected_score,
+        "min_n": MIN_N,
+        "agents_vs_people": agents_against_people(games),
+        "people": {**people_on_the_dp_scale(decisions), "by_games_played": loss_by_games_played(games, decisions)},
+        "duplicate": duplicate_pairs(games),
+        "agents_graded": agents_graded(games, decisions),
+        "rules": rules.name,
+    }
 
-    # -- agents against the people they sat with -------------------------------------------
+
+def agents_against_people(games: list[GameRecord]) -> list[dict]:
+    """Per policy: its win rate against the people it sat with and the mean score difference (agent - person)."""
     policies: dict[str, dict] = {}
     for game in games:
         totals = game.end["totals"]
@@ -146,7 +190,7 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
             entry["wins"].append(float(np.mean(shares)))
             entry["diffs"].append(float(np.mean([totals[seat["seat"]] - totals[h["seat"]] for h in humans])))
             entry["people"].update(h["name"] for h in humans)
-    agents_vs_people = [
+    return [
         {
             "policy": policy,
             "games": len(e["wins"]),
@@ -157,7 +201,10 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
         for policy, e in sorted(policies.items())
     ]
 
-    # -- people on the DP scale -------------------------------------------------------------
+
+def people_on_the_dp_scale(decisions: GradedDecisions) -> dict:
+    """The people's loss per decision: each person's, the population's (over people and pooled), and a histogram."""
+    loss, is_row, player, game_of, human = decisions.loss, decisions.is_row, decisions.player, decisions.game_of, decisions.human
     names = list(dict.fromkeys(player[human].tolist()))
     per_player = []
     for name in names:
@@ -182,24 +229,29 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
             "row": estimate(loss[human & is_row], "decisions", len(names), clip=LOSS),
         },
     }
-    values = np.array(person_means["all"])
-    if len(values):
-        top = max(float(values.max()), 1e-9)
-        counts, edges = np.histogram(values, bins=HISTOGRAM_BINS, range=(0.0, top))
-        histogram = {"edges": edges.tolist(), "counts": counts.tolist(), "n": len(values), "unit": "people"}
-    else:
-        histogram = {"edges": [], "counts": [], "n": 0, "unit": "people"}
+    return {"population": population, "players": per_player, "histogram": histogram_of(np.array(person_means["all"]))}
 
-    # -- loss by games played before --------------------------------------------------------
-    game_loss: dict[str, list[float]] = {}
-    order_of: dict[tuple[str, str], int] = {}
+
+def histogram_of(values: np.ndarray) -> dict:
+    """``HISTOGRAM_BINS`` bins from 0 to the largest of ``values`` (each a person's loss per decision)."""
+    if not len(values):
+        return {"edges": [], "counts": [], "n": 0, "unit": "people"}
+    top = max(float(values.max()), 1e-9)
+    counts, edges = np.histogram(values, bins=HISTOGRAM_BINS, range=(0.0, top))
+    return {"edges": edges.tolist(), "counts": counts.tolist(), "n": len(values), "unit": "people"}
+
+
+def loss_by_games_played(games: list[GameRecord], decisions: GradedDecisions) -> list[dict]:
+    """The mean of each game's loss per decision, by how many games the person had played by then (``GAMES_PLAYED_BINS``)."""
+    game_loss: dict[tuple[str, str], list[float]] = {}  # (game, person) -> the loss of each of the person's decisions
+    order_of: dict[tuple[str, str], int] = {}  # (game, person) -> the game's number among the person's games
     seen: dict[str, int] = {}
     for game in games:
         for person in people_of(game):
             seen[person["name"]] = seen.get(person["name"], 0) + 1
             order_of[(game.game_id, person["name"])] = seen[person["name"]]
-    for i in np.flatnonzero(human):
-        game_loss.setdefault((game_of[i], player[i]), []).append(float(loss[i]))
+    for i in np.flatnonzero(decisions.human):
+        game_loss.setdefault((decisions.game_of[i], decisions.player[i]), []).append(float(decisions.loss[i]))
     by_games_played = []
     for low, high in GAMES_PLAYED_BINS:
         means = [
@@ -208,8 +260,11 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
         people = len({key[1] for key in game_loss if order_of[key] >= low and (high is None or order_of[key] <= high)})
         label = f"{low}" if low == high else f"{low}+" if high is None else f"{low}-{high}"
         by_games_played.append({"games_played": label, "loss_per_decision": estimate(means, "games", people, clip=LOSS)})
+    return by_games_played
 
-    # -- duplicate games, paired -------------------------------------------------------------
+
+def duplicate_pairs(games: list[GameRecord]) -> list[dict]:
+    """Per policy, over its duplicate games: the person's total minus the agent's, on the same dice."""
     duplicates: dict[str, dict] = {}
     for game in games:
         if game.header["mode"] != "duplicate":
@@ -221,7 +276,7 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
                     entry = duplicates.setdefault(seat["policy"], {"diffs": [], "people": set()})
                     entry["diffs"].append(totals[person["seat"]] - totals[seat["seat"]])
                     entry["people"].add(person["name"])
-    duplicate = [
+    return [
         {
             "policy": policy,
             "games": len(e["diffs"]),
@@ -231,45 +286,28 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
         for policy, e in sorted(duplicates.items())
     ]
 
-    # -- agents graded on the same games ------------------------------------------------------
+
+def agents_graded(games: list[GameRecord], decisions: GradedDecisions) -> list[dict]:
+    """Per policy: the agents' loss per decision on their own decisions in the same games."""
     policy_of = {(g.game_id, p["seat"]): p["policy"] for g in games for p in g.players if p["kind"] == "agent"}
-    agent_rows: dict[str, list[int]] = {}
-    for i, d in enumerate(decisions):
-        if kind[i] == "agent":
-            agent_rows.setdefault(policy_of[(d["game_id"], d["seat"])], []).append(i)
-    agents_graded = []
-    for policy, rows in sorted(agent_rows.items()):
-        rows = np.array(rows)
-        rows_is_row = is_row[rows]
-        agents_graded.append(
+    decisions_of: dict[str, list[int]] = {}  # policy -> the indices of its decisions
+    for i, d in enumerate(decisions.records):
+        if decisions.kind[i] == "agent":
+            decisions_of.setdefault(policy_of[(d["game_id"], d["seat"])], []).append(i)
+    graded = []
+    for policy, indices in sorted(decisions_of.items()):
+        mine = np.array(indices)
+        loss, is_row_choice = decisions.loss[mine], decisions.is_row[mine]
+        graded.append(
             {
                 "policy": policy,
-                "games": len(set(game_of[rows].tolist())),
-                "all": estimate(loss[rows], "decisions", clip=LOSS),
-                "reroll": estimate(loss[rows][~rows_is_row], "decisions", clip=LOSS),
-                "row": estimate(loss[rows][rows_is_row], "decisions", clip=LOSS),
+                "games": len(set(decisions.game_of[mine].tolist())),
+                "all": estimate(loss, "decisions", clip=LOSS),
+                "reroll": estimate(loss[~is_row_choice], "decisions", clip=LOSS),
+                "row": estimate(loss[is_row_choice], "decisions", clip=LOSS),
             }
         )
-
-    return {
-        "schema": 1,
-        "filters": {
-            "since": filters.since,
-            "until": filters.until,
-            "mode": filters.mode,
-            "player": filters.player,
-            "rules": filters.rules,
-        },
-        "games": len(games),
-        "decisions": len(decisions),
-        "optimal_expected_score": grader.solution.expected_score,
-        "min_n": MIN_N,
-        "agents_vs_people": agents_vs_people,
-        "people": {"population": population, "players": per_player, "histogram": histogram, "by_games_played": by_games_played},
-        "duplicate": duplicate,
-        "agents_graded": agents_graded,
-        "rules": rules.name,
-    }
+    return graded
 
 
 # -- output ------------------------------------------------------------------------------------
@@ -295,14 +333,14 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
     ]
     lines.append("")
     lines.append("Agents against the people they sat with (a tie counts 1/2; difference = agent - person)")
-    for a in report["agents_vs_people"] or [{"policy": "(no game with an agent)"}]:
-        if "win_rate" not in a:
-            lines.append(f"  {a['policy']}")
-            continue
-        lines.append(
-            f"  {a['policy']}: {a['games']} games, {a['people']} people; "
+    lines += entry_lines(
+        report["agents_vs_people"],
+        "(no game with an agent)",
+        lambda a: (
+            f"{a['policy']}: {a['games']} games, {a['people']} people; "
             f"win rate {figure(a['win_rate'], percent=True)}; score difference {figure(a['score_difference'], 1)}"
-        )
+        ),
+    )
     population = report["people"]["population"]
     lines.append("")
     lines.append(f"People: expected points lost per decision ({population['people']} people, {population['games']} games)")
@@ -326,30 +364,35 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
         )
     lines.append("")
     lines.append("Duplicate games, paired on the same dice (person - agent)")
-    for d in report["duplicate"] or [{"policy": "(no duplicate game)"}]:
-        if "person_minus_agent" not in d:
-            lines.append(f"  {d['policy']}")
-            continue
-        lines.append(f"  vs {d['policy']}: {d['games']} games, {d['people']} people; {figure(d['person_minus_agent'], 2)}")
+    lines += entry_lines(
+        report["duplicate"],
+        "(no duplicate game)",
+        lambda d: f"vs {d['policy']}: {d['games']} games, {d['people']} people; {figure(d['person_minus_agent'], 2)}",
+    )
     lines.append("")
     lines.append("Agents graded on the same games (expected points lost per decision)")
-    for a in report["agents_graded"] or [{"policy": "(no agent decision)"}]:
-        if "all" not in a:
-            lines.append(f"  {a['policy']}")
-            continue
-        lines.append(
-            f"  {a['policy']}: {a['games']} games; all {figure(a['all'])}; re-roll {figure(a['reroll'])}; row {figure(a['row'])}"
-        )
+    lines += entry_lines(
+        report["agents_graded"],
+        "(no agent decision)",
+        lambda a: (
+            f"{a['policy']}: {a['games']} games; all {figure(a['all'])}; re-roll {figure(a['reroll'])}; row {figure(a['row'])}"
+        ),
+    )
     return lines
+
+
+def entry_lines(entries: list[dict], none: str, line) -> list[str]:
+    """A section's lines, indented: ``line(entry)`` for each entry, or ``none`` when the section has none."""
+    return [f"  {line(entry)}" for entry in entries] or [f"  {none}"]
 
 
 def to_html(report: dict) -> str:
     """The report as a page; every text from the database goes through ``html.escape``."""
     e = html.escape
 
-    def table(headers, rows):
+    def table(headers, lines):
         head = "".join(f"<th>{e(h)}</th>" for h in headers)
-        body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in row) + "</tr>" for row in rows)
+        body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in line) + "</tr>" for line in lines)
         return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
 
     population = report["people"]["population"]
@@ -427,12 +470,7 @@ def save_json(path, report: dict) -> None:
 
 def save_plot(path, report: dict) -> None:
     """Four panels: agents' win rates, the histogram, loss by games played, people vs agents per decision."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    from yacht_env.atomic_files import write_atomically
+    from yacht_play.figures import pyplot, save_png
 
     def bars(ax, labels, estimates, color):
         means = [e["mean"] if e["mean"] is not None else 0.0 for e in estimates]
@@ -445,7 +483,7 @@ def save_plot(path, report: dict) -> None:
             fontsize=8,
         )
 
-    fig, axes = plt.subplots(2, 2, figsize=(12, 8))
+    fig, axes = pyplot().subplots(2, 2, figsize=(12, 8))
     wins = report["agents_vs_people"]
     bars(axes[0, 0], [a["policy"] for a in wins], [a["win_rate"] for a in wins], "tab:blue")
     axes[0, 0].axhline(0.5, color="gray", lw=0.8, ls="--")
@@ -466,9 +504,7 @@ def save_plot(path, report: dict) -> None:
     graded = report["agents_graded"]
     bars(axes[1, 1], ["people"] + [a["policy"] for a in graded], [pooled] + [a["all"] for a in graded], "tab:green")
     axes[1, 1].set_title("Loss per decision on the same games, 95% CI")
-    fig.tight_layout()
-    write_atomically(path, lambda handle: fig.savefig(handle, format="png", dpi=100))
-    plt.close(fig)
+    save_png(path, fig, dpi=100)
 
 
 # -- command line ------------------------------------------------------------------------------
@@ -478,19 +514,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     """The options of ``yacht report``."""
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("--db", default="yacht.db", help="serve database: an SQLite file or a URL (default yacht.db)")
+    add_db_option(parser, "serve database: an SQLite file or a URL (default %(default)s)")
     parser.add_argument("--json", metavar="PATH", help="write every figure to this JSON file")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the main figures")
     parser.add_argument("--since", help="only games started at or after this date (ISO 8601, e.g. 2026-11-01)")
     parser.add_argument("--until", help="only games started before this date")
-    parser.add_argument("--mode", choices=("solitaire", "table", "duplicate"), help="only games of this mode")
+    parser.add_argument("--mode", choices=HUMAN_MODES, help="only games of this mode")
     parser.add_argument("--player", help="only games this person played")
-    parser.add_argument(
-        "--rules",
-        choices=list(RULE_SETS),
-        metavar="NAME",
-        help=f"only games of this rule set: {', '.join(RULE_SETS)} (needed when the database holds several)",
-    )
+    add_rules_option(parser, "only games of this rule set: {names} (needed when the database holds several)")
     parser.set_defaults(run=run)
 
 
@@ -507,13 +538,20 @@ def check_date(option: str, text: str | None) -> str | None:
     return text
 
 
+def check_mode(option: str, text: str | None) -> str | None:
+    """``text`` if it is a mode a person plays (or None), else ``ValueError`` naming ``option`` and the modes."""
+    if text is not None and text not in HUMAN_MODES:
+        raise ValueError(f"{option} {text!r} is not a mode; choose one of {', '.join(HUMAN_MODES)}")
+    return text
+
+
 def run(args) -> int:
     """Print the report of a database; write its JSON and plot when asked."""
     prog = "yacht report"
     from pathlib import Path
 
     try:
-        from yacht_play.serve import db
+        from yacht_play import store
     except ImportError as error:
         print(f"{prog}: needs the serve extra ({error.name} is missing): pip install 'yacht-rl[serve]'", file=sys.stderr)
         return 2
@@ -523,9 +561,9 @@ def run(args) -> int:
         )
         if "://" not in args.db and not Path(args.db).exists():
             raise ValueError(f"no database at {args.db!r} (yacht serve --db {args.db} creates it)")
-        games = db.all_games(db.connect(args.db), finished_only=True)
+        games = store.all_games(store.connect(args.db), finished_only=True)
         report = build_report(games, filters)
-    except (ValueError, db.DatabaseError) as error:
+    except (ValueError, store.DatabaseError) as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
     print("\n".join(text_lines(report)))

@@ -28,9 +28,12 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from yacht_env.rules import RULE_SETS, rule_set
+from yacht_env.rules import rule_set
+from yacht_play.options import add_rules_option
+from yacht_play.records import HUMAN_MODES
 
 RETRY_SECONDS = 60.0  # how long a driver keeps retrying a request the server does not answer
+RETRY_PAUSE = 0.05  # seconds between two tries of a request
 
 
 @dataclass
@@ -154,34 +157,66 @@ def _time_request(played: Played, method: str, response, body, seconds: float) -
             played.agent_seconds.append(thinking)
 
 
-def run_sync(client, chooser: Chooser, played: Played, coach: bool = False) -> Played:
-    """Play one game with a synchronous client (``httpx.Client``, ``TestClient``)."""
-    import httpx
+class Attempt:
+    """One try at a request, for a driver to make: wait ``wait`` seconds, then send it inside ``with attempt:``,
+    which times it and takes a transport error (a refused connection while the server restarts) as no answer.
+    """
 
-    game = play_game(chooser, played, coach)
+    def __init__(self, method: str, path: str, body: dict | None, wait: float = 0.0):
+        self.method, self.path, self.body, self.wait = method, path, body, wait
+        self.response = None  # set by the driver when the server answered
+        self.started = 0.0
+
+    def __enter__(self) -> Attempt:
+        self.started = time.perf_counter()
+        return self
+
+    def __exit__(self, kind, error, traceback) -> bool:
+        import httpx
+
+        return kind is not None and issubclass(kind, httpx.TransportError)  # no answer: the policy tries again
+
+
+def attempts(game, played: Played, think=None):
+    """The drivers' one retry policy, as a generator of :class:`Attempt` for the requests of ``game``.
+
+    A request the server did not answer (no response, or a 5xx) is tried again with the same body every ``RETRY_PAUSE`` s
+    for ``RETRY_SECONDS`` (the action's ``seq`` makes that idempotent), then given up with an error in
+    ``played``. ``think``: None, or a function giving the seconds to wait before each decision is sent.
+    """
     request = next(game)
     while True:
         method, path, body = request
-        deadline = time.monotonic() + RETRY_SECONDS
+        wait = think() if think is not None and method == "POST" and path.endswith("/actions") else 0.0
+        first = None
         while True:
-            started = time.perf_counter()
-            try:
-                response = client.request(method, path, json=body)
-                if response.status_code < 500:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
+            attempt = Attempt(method, path, body, wait)
+            yield attempt
+            first = first or attempt  # the retries' clock starts when the request is first sent, after the wait
+            response = attempt.response
+            if response is not None and response.status_code < 500:
+                break
+            if time.perf_counter() > first.started + RETRY_SECONDS:
                 played.errors.append(f"{method} {path}: no answer within {RETRY_SECONDS:.0f} s")
-                return played
+                return
             played.retries += 1
-            time.sleep(0.05)
+            wait = RETRY_PAUSE
         answer = response.json()
-        _time_request(played, method, response, answer, time.perf_counter() - started)
+        _time_request(played, method, response, answer, time.perf_counter() - attempt.started)
         try:
             request = game.send((response.status_code, answer))
         except StopIteration:
-            return played
+            return
+
+
+def run_sync(client, chooser: Chooser, played: Played, coach: bool = False) -> Played:
+    """Play one game with a synchronous client (``httpx.Client``, ``TestClient``)."""
+    for attempt in attempts(play_game(chooser, played, coach), played):
+        if attempt.wait:
+            time.sleep(attempt.wait)
+        with attempt:
+            attempt.response = client.request(attempt.method, attempt.path, json=attempt.body)
+    return played
 
 
 async def run_async(client, chooser: Chooser, played: Played, coach: bool = False, think=None) -> Played:
@@ -190,34 +225,12 @@ async def run_async(client, chooser: Chooser, played: Played, coach: bool = Fals
     ``think``: None, or a function giving the seconds to wait before each decision is sent, as a person
     looks at the dice before choosing (the wait is not part of the request's latency).
     """
-    import httpx
-
-    game = play_game(chooser, played, coach)
-    request = next(game)
-    while True:
-        method, path, body = request
-        if think is not None and method == "POST" and path.endswith("/actions"):
-            await asyncio.sleep(think())
-        deadline = time.monotonic() + RETRY_SECONDS
-        while True:
-            started = time.perf_counter()
-            try:
-                response = await client.request(method, path, json=body)
-                if response.status_code < 500:
-                    break
-            except httpx.TransportError:
-                pass
-            if time.monotonic() > deadline:
-                played.errors.append(f"{method} {path}: no answer within {RETRY_SECONDS:.0f} s")
-                return played
-            played.retries += 1
-            await asyncio.sleep(0.05)
-        answer = response.json()
-        _time_request(played, method, response, answer, time.perf_counter() - started)
-        try:
-            request = game.send((response.status_code, answer))
-        except StopIteration:
-            return played
+    for attempt in attempts(play_game(chooser, played, coach), played, think):
+        if attempt.wait:
+            await asyncio.sleep(attempt.wait)
+        with attempt:
+            attempt.response = await client.request(attempt.method, attempt.path, json=attempt.body)
+    return played
 
 
 def person_clients(url: str, timeout: float = 60.0):
@@ -292,21 +305,14 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument(
         "--temperature", type=float, default=1.0, help="softmax temperature over Q*, in points: 0 plays the optimum (default 1)"
     )
-    parser.add_argument(
-        "--mode", default="duplicate", choices=("solitaire", "table", "duplicate"), help="game mode (default duplicate)"
-    )
+    parser.add_argument("--mode", default="duplicate", choices=HUMAN_MODES, help="game mode (default duplicate)")
     parser.add_argument(
         "--agents",
         default="optimal",
         help="comma-separated agents to play against, in turn (default optimal); they must be offered by the server",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the players' noise (the dice are the server's)")
-    parser.add_argument(
-        "--rules",
-        choices=list(RULE_SETS),
-        metavar="NAME",
-        help=f"the rule set of the games: {', '.join(RULE_SETS)} (default: the server's)",
-    )
+    add_rules_option(parser, "the rule set of the games: {names} (default: the server's)")
     parser.add_argument("--prefix", default="sim", help="player names are PREFIX0000, PREFIX0001, ... (default sim)")
     parser.set_defaults(run=run)
 
@@ -372,9 +378,9 @@ def audit(engine, played: list[Played]) -> dict:
     """
     from sqlalchemy import select
 
+    from yacht_play import store
     from yacht_play.match import Match
     from yacht_play.records import RecordError
-    from yacht_play.serve import db
 
     counts = {
         "games": 0,
@@ -389,7 +395,7 @@ def audit(engine, played: list[Played]) -> dict:
     for p in played:
         if p.secret is None:
             continue
-        row = db.game_row(engine, p.secret)
+        row = store.game_row(engine, p.secret)
         if row is None:
             counts["missing"] += len(p.acknowledged)
             continue
@@ -397,14 +403,16 @@ def audit(engine, played: list[Played]) -> dict:
         with engine.connect() as connection:
             numbers = (
                 connection.execute(
-                    select(db.decisions.c.number).where(db.decisions.c.game_id == row.game_id).order_by(db.decisions.c.number)
+                    select(store.decisions.c.number)
+                    .where(store.decisions.c.game_id == row.game_id)
+                    .order_by(store.decisions.c.number)
                 )
                 .scalars()
                 .all()
             )
         if list(numbers) != list(range(len(numbers))):
             counts["doubled_or_gaps"] += 1
-        record = db.load_record(engine, row)
+        record = store.load_record(engine, row)
         try:
             match = Match.resume(record, agents=False)  # the recorded decisions replayed: no policy needed
             counts["finished"] += match.finished

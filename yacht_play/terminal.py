@@ -40,10 +40,11 @@ from pathlib import Path
 import numpy as np
 
 from yacht_env.render import render_dice, render_sheet
-from yacht_env.rules import RULE_SETS, YACHT, RuleSet, rule_set
+from yacht_env.rules import YACHT, RuleSet, rule_set
 from yacht_env.table.game import unique_names
 from yacht_play.commands import HELP, CommandError, choice_label, decision_label, dice_text, parse_command
 from yacht_play.match import Match, Player, Seat, agent_name, load_games, load_policy
+from yacht_play.options import add_rules_option
 from yacht_play.records import MAX_SEATS, RecordError, RecordWriter
 
 RULE = "-" * 72
@@ -576,12 +577,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         metavar="T",
         help=("with --coach in a solitaire game: also show each option's chance of finishing with at least T points"),
     )
-    parser.add_argument(
-        "--rules",
-        choices=list(RULE_SETS),
-        metavar="NAME",
-        help=(f"the rule set: {', '.join(RULE_SETS)} (default yacht; with --resume, the record's, which must match)"),
-    )
+    add_rules_option(parser, "the rule set: {names} (default yacht; with --resume, the record's, which must match)")
     parser.add_argument("--seed", type=seed_value, help="seed of the dice, 0 or more (default: a random one, shown and recorded)")
     parser.add_argument("--name", help="your name in the records (default: you)")
     parser.add_argument(

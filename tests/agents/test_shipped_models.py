@@ -110,7 +110,7 @@ def test_yacht_serve_offers_the_yahtzee_model_for_yahtzee_games_only(tmp_path, m
     pytest.importorskip("starlette", reason="the serve tests need the serve extra")
     from tests.yacht_play.test_rule_set_serve import create, play_optimally, stored
     from tests.yacht_play.test_serve_api import TestClient
-    from yacht_play.serve import db
+    from yacht_play import store as db
     from yacht_play.serve.app import create_app
     from yacht_play.serve.games import GameService
 

@@ -18,9 +18,9 @@ from tests.yacht_play import test_serve_browser as browser_tests  # noqa: E402
 from tests.yacht_play.test_rule_set_play import dealt_faces  # noqa: E402
 from tests.yacht_play.test_serve_browser import play_turn_by_clicking, settle, shown_dice, stored  # noqa: E402
 from yacht_env.rules import YAHTZEE  # noqa: E402
+from yacht_play import store as db  # noqa: E402
 from yacht_play.match import Match  # noqa: E402
 from yacht_play.records import GameRecord  # noqa: E402
-from yacht_play.serve import db  # noqa: E402
 from yacht_play.serve.games import GameService  # noqa: E402
 
 browser, server, page = browser_tests.browser, browser_tests.server, browser_tests.page  # the browser tests' fixtures
@@ -28,6 +28,16 @@ browser, server, page = browser_tests.browser, browser_tests.server, browser_tes
 
 def sheet_line(page, kind: str) -> str:
     return page.inner_text(f"#sheet tr[data-bonus={kind}]")
+
+
+def test_the_lobby_names_the_rule_sets_as_the_server_does(page, server):
+    import httpx
+
+    titles = httpx.get(server.url + "/api/agents", timeout=10).json()["rule_titles"]
+    page.goto(server.url + "/")
+    page.wait_for_selector("#rules option[value=yatzy]", state="attached")
+    shown = dict(page.eval_on_selector_all("#rules option", "options => options.map((o) => [o.value, o.textContent])"))
+    assert shown == titles and shown["yatzy"] == "Yatzy (Scandinavian)"
 
 
 def test_a_yahtzee_game_picked_in_the_lobby_shows_its_rows_and_bonus_lines(page, server, tmp_path):

@@ -18,9 +18,10 @@ pytest.importorskip("httpx", reason="the serve API tests need httpx (Starlette's
 from agents.optimal import q_values  # noqa: E402
 from tests.yacht_play.test_serve_api import TestClient  # noqa: E402
 from yacht_env.rules import RULE_SETS, rule_set  # noqa: E402
+from yacht_play import store as db  # noqa: E402
 from yacht_play.analyze import Grader  # noqa: E402
 from yacht_play.match import Match  # noqa: E402
-from yacht_play.serve import db, games  # noqa: E402
+from yacht_play.serve import games  # noqa: E402
 from yacht_play.serve.app import create_app  # noqa: E402
 from yacht_play.serve.games import GameService  # noqa: E402
 from yacht_play.simulate import Chooser  # noqa: E402
@@ -246,3 +247,15 @@ def test_a_model_trained_for_yacht_is_refused_for_a_yahtzee_game(tmp_path):
         assert db.all_games(engine) == []
         response = client.post("/api/games", json={"name": "ann", "mode": "duplicate", "agents": [model], "rules": "yacht"})
         assert response.status_code == 201
+
+
+def test_the_server_names_every_rule_set_and_mode_for_the_pages(client, monkeypatch):
+    # the pages keep no names of their own: the lobby, the game's view and a player's games carry them
+    offered = client.get("/api/agents").json()
+    assert list(offered["rule_titles"]) == list(RULE_SETS)
+    assert offered["rule_titles"]["yahtzee_forced_joker"] == "Yahtzee (official forced joker)"
+    assert offered["modes"] == {"solitaire": [0, 0], "table": [1, 4], "duplicate": [1, 1]}
+    secret = create(client, monkeypatch, "yacht_exercism", seed=5, name="titled")
+    title = "Yacht (Exercism: four of a kind scores four dice)"
+    assert client.get(f"/api/games/{secret}").json()["rules"]["title"] == title
+    assert [g["rules_title"] for g in client.get("/api/players/titled").json()["games"]] == [title]

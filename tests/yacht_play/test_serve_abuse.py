@@ -12,7 +12,7 @@ pytest.importorskip("starlette", reason="the serve tests need the serve extra: p
 pytest.importorskip("httpx", reason="the serve API tests need httpx (Starlette's TestClient)")
 
 from tests.yacht_play.test_serve_api import TestClient, new_game, stored  # noqa: E402
-from yacht_play.serve import db  # noqa: E402
+from yacht_play import store as db  # noqa: E402
 from yacht_play.serve.app import MAX_BODY, RateLimit, create_app  # noqa: E402
 from yacht_play.serve.games import MAX_NAME, GameService, Refused  # noqa: E402
 

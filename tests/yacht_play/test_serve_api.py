@@ -20,9 +20,9 @@ with warnings.catch_warnings():  # newer Starlette suggests httpx2 for its TestC
     from starlette.testclient import TestClient  # noqa: E402
 
 from tests.yacht_play.serve_support import ROOT  # noqa: E402
+from yacht_play import store as db  # noqa: E402
 from yacht_play.match import Match  # noqa: E402
 from yacht_play.records import read_records, write_games  # noqa: E402
-from yacht_play.serve import db  # noqa: E402
 from yacht_play.serve.app import MAX_BODY, create_app  # noqa: E402
 from yacht_play.serve.games import GameService  # noqa: E402
 

@@ -16,7 +16,7 @@ pytest.importorskip("starlette", reason="the serve tests need the serve extra: p
 pytest.importorskip("httpx", reason="the serve tests need httpx")
 
 from tests.yacht_play.serve_support import CHROMIUM, CHROMIUM_ARGS, ROOT, Server, chromium_or_skip  # noqa: E402
-from yacht_play.serve import db  # noqa: E402
+from yacht_play import store as db  # noqa: E402
 
 PHONE = {"width": 375, "height": 740}
 DESKTOP = {"width": 1200, "height": 900}

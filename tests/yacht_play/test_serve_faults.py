@@ -17,7 +17,7 @@ pytest.importorskip("starlette", reason="the serve tests need the serve extra: p
 httpx = pytest.importorskip("httpx", reason="the simulated people need httpx")
 
 from tests.yacht_play.serve_support import Server  # noqa: E402
-from yacht_play.serve import db  # noqa: E402
+from yacht_play import store as db  # noqa: E402
 from yacht_play.simulate import Chooser, Played, audit, run_async  # noqa: E402
 
 

@@ -12,7 +12,7 @@ pytest.importorskip("sqlalchemy", reason="the serve tests need the serve extra: 
 from sqlalchemy import event, insert, select  # noqa: E402
 from sqlalchemy.exc import IntegrityError  # noqa: E402
 
-from yacht_play.serve import db  # noqa: E402
+from yacht_play import store as db  # noqa: E402
 
 
 def header(game_id: str) -> dict:

@@ -12,9 +12,9 @@ pytest.importorskip("starlette", reason="the serve tests need the serve extra: p
 pytest.importorskip("httpx", reason="the simulated people need httpx")
 
 from tests.yacht_play.test_serve_api import TestClient  # noqa: E402
+from yacht_play import store as db  # noqa: E402
 from yacht_play.cli import main  # noqa: E402
 from yacht_play.report import Filters, build_report, estimate  # noqa: E402
-from yacht_play.serve import db  # noqa: E402
 from yacht_play.serve.app import create_app  # noqa: E402
 from yacht_play.serve.games import GameService  # noqa: E402
 from yacht_play.simulate import Chooser, Played, run_sync  # noqa: E402
@@ -141,3 +141,12 @@ def test_the_report_page_escapes_names(client, service):
     bad = client.get("/api/report", params={"since": "<script>"})
     assert bad.status_code == 400 and "is not a date" in bad.json()["error"]
     assert client.get("/api/report", params={"mode": "chess"}).status_code == 400
+
+
+def test_the_report_takes_the_modes_people_play_and_names_them(client, capsys):
+    refused = client.get("/api/report", params={"mode": "evaluation"})  # a record's mode, never a served game's
+    assert refused.status_code == 400
+    assert refused.json()["error"] == "mode 'evaluation' is not a mode; choose one of solitaire, table, duplicate"
+    with pytest.raises(SystemExit):
+        main(["report", "--mode", "evaluation"])
+    assert "invalid choice: 'evaluation' (choose from 'solitaire', 'table', 'duplicate')" in capsys.readouterr().err

@@ -22,8 +22,8 @@ pytest.importorskip("psycopg", reason="PostgreSQL needs psycopg 3: pip install '
 
 from tests.yacht_play.serve_support import free_port  # noqa: E402
 from tests.yacht_play.test_serve_api import TestClient, play_out  # noqa: E402
+from yacht_play import store as db  # noqa: E402
 from yacht_play.match import Match  # noqa: E402
-from yacht_play.serve import db  # noqa: E402
 from yacht_play.serve.app import create_app  # noqa: E402
 from yacht_play.serve.games import GameService  # noqa: E402
 

@@ -16,8 +16,8 @@ pytest.importorskip("starlette", reason="the serve tests need the serve extra: p
 httpx = pytest.importorskip("httpx", reason="the serve tests need httpx")
 
 from tests.yacht_play.serve_support import Server  # noqa: E402
+from yacht_play import store as db  # noqa: E402
 from yacht_play.match import Match  # noqa: E402
-from yacht_play.serve import db  # noqa: E402
 
 GAMES = [("solitaire", []), ("table", ["optimal", "random"]), ("duplicate", ["greedy"]), ("table", ["greedy"])]
 

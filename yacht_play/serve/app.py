@@ -3,7 +3,8 @@
     GET  /                          the lobby
     GET  /game/{secret}             the table (and the game-over page once the game ends)
     GET  /player/{name}             a player's games
-    GET  /api/agents                the agents offered (with the rule sets each plays), the rule sets, the default
+    GET  /api/agents                the agents offered (with the rule sets each plays), the rule sets and their titles,
+                                    the default rule set, the modes (with the fewest and most agents of each)
     POST /api/games                 {"name", "mode", "agents": [...], "coach", "rules"} -> {"secret", "url"}
     GET  /api/games/{secret}?since=N   the game as the page sees it (agents owed a move move first)
     POST /api/games/{secret}/actions   {"seq", "hold" | "row" | "action"} -> the game after it (and the agents)
@@ -33,8 +34,8 @@ from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Respon
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from yacht_play.serve.games import GameService, Refused
-from yacht_play.serve.sheets import rules_from_request
+from yacht_play.serve.games import MODES, GameService, Refused
+from yacht_play.serve.sheets import rule_set_title, rules_from_request
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024  # bytes; a decision is a few dozen
@@ -121,20 +122,17 @@ class ServerTiming:
 
 
 def report_filters(request: Request):
-    """The report's filters from the query string, refused (400) when a date is not a date."""
-    from yacht_play.report import Filters, check_date
+    """The report's filters from the query string, refused (400) when a date is not a date or a mode not a mode."""
+    from yacht_play.report import Filters, check_date, check_mode
 
     query = request.query_params
-    mode = query.get("mode") or None
-    if mode is not None and mode not in ("solitaire", "table", "duplicate"):
-        raise Refused(f"mode {mode!r} is not a mode; choose solitaire, table or duplicate")
     try:
         rules = query.get("rules") or None
         rules_from_request(rules, None)
         return Filters(
             check_date("since", query.get("since") or None),
             check_date("until", query.get("until") or None),
-            mode,
+            check_mode("mode", query.get("mode") or None),
             query.get("player") or None,
             rules,
         )
@@ -142,28 +140,60 @@ def report_filters(request: Request):
         raise Refused(str(error)) from None
 
 
+def lobby_offer(service: GameService) -> dict:
+    """What the lobby offers: the agents (with the rule sets each plays), the rule sets and their titles, the
+    default rule set, and the modes with the fewest and most agents each seats.
+    """
+    from yacht_env.rules import RULE_SETS
+
+    return {
+        "agents": [
+            {"policy": name, "name": name.split(":", 1)[0], "rules": service.agent_rules[name]} for name in service.agents
+        ],
+        "rules": list(RULE_SETS),
+        "rule_titles": {name: rule_set_title(name) for name in RULE_SETS},
+        "default_rules": service.rules.name,
+        "modes": MODES,
+    }
+
+
+def population_report(service: GameService, request: Request) -> dict:
+    """The report over the finished games of ``service``'s store, with the request's filters (refused: 400)."""
+    from yacht_play import store
+    from yacht_play.report import build_report
+
+    filters = report_filters(request)
+    try:
+        return build_report(store.all_games(service.engine, finished_only=True), filters, service.grader)
+    except ValueError as error:  # games of several rule sets and no ?rules=
+        raise Refused(str(error)) from None
+
+
+def page(name: str):
+    """An endpoint answering with the static page ``name``, marked ``Cache-Control: no-store``."""
+
+    async def endpoint(request: Request) -> Response:
+        return FileResponse(STATIC / name, headers={"Cache-Control": "no-store"})
+
+    return endpoint
+
+
+async def on_refused(request: Request, error: Refused) -> Response:
+    """A refused request's answer: its status and its one line."""
+    return refused(str(error), error.status)
+
+
+async def not_found(request: Request, error) -> Response:
+    """The answer for a path the app does not serve."""
+    return refused(f"no page {request.url.path}", 404)
+
+
 def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette:
     """The ASGI app serving ``service``'s games."""
     limit = RateLimit(new_games_per_minute)
 
-    def page(name: str):
-        async def endpoint(request: Request) -> Response:
-            return FileResponse(STATIC / name, headers={"Cache-Control": "no-store"})
-
-        return endpoint
-
     async def agents(request: Request) -> Response:
-        from yacht_env.rules import RULE_SETS
-
-        return JSONResponse(
-            {
-                "agents": [
-                    {"policy": name, "name": name.split(":", 1)[0], "rules": service.agent_rules[name]} for name in service.agents
-                ],
-                "rules": list(RULE_SETS),
-                "default_rules": service.rules.name,
-            }
-        )
+        return JSONResponse(lobby_offer(service))
 
     async def new_game(request: Request) -> Response:
         limit.check(request.client.host if request.client else "unknown")
@@ -196,30 +226,14 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
     async def history(request: Request) -> Response:
         return JSONResponse(await run_in_threadpool(service.history, request.path_params["name"]))
 
-    def population_report(request: Request) -> dict:
-        from yacht_play.report import build_report
-        from yacht_play.serve import db
-
-        filters = report_filters(request)
-        try:
-            return build_report(db.all_games(service.engine, finished_only=True), filters, service.grader)
-        except ValueError as error:  # games of several rule sets and no ?rules=
-            raise Refused(str(error)) from None
-
     async def report_json(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(population_report, request))
+        return JSONResponse(await run_in_threadpool(population_report, service, request))
 
     async def report_page(request: Request) -> Response:
         from yacht_play.report import to_html
 
-        report = await run_in_threadpool(population_report, request)
+        report = await run_in_threadpool(population_report, service, request)
         return HTMLResponse(to_html(report), headers={"Cache-Control": "no-store"})
-
-    async def on_refused(request: Request, error: Refused) -> Response:
-        return refused(str(error), error.status)
-
-    async def not_found(request: Request, error) -> Response:
-        return refused(f"no page {request.url.path}", 404)
 
     routes = [
         Route("/", page("lobby.html")),

@@ -6,7 +6,7 @@ import argparse
 import gc
 import sys
 
-from yacht_env.rules import RULE_SETS
+from yacht_play.options import add_db_option, add_rules_option
 
 DEFAULT_AGENTS = "random,greedy,optimal"
 NEW_GAMES_PER_MINUTE = 30  # as yacht_play.serve.app (not imported here: the extra may be missing)
@@ -29,24 +29,20 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 lets other machines in)",
     )
     parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
-    parser.add_argument(
-        "--db",
-        default="yacht.db",
-        help="database: an SQLite file (default yacht.db, created on first "
-        "start) or a URL such as postgresql://user:password@host/dbname",
+    add_db_option(
+        parser,
+        "database: an SQLite file (default %(default)s, created on first start) or a URL such as postgresql://user:password@host/dbname",
     )
     parser.add_argument(
         "--agents",
         default=DEFAULT_AGENTS,
         help=f"comma-separated policies offered in the lobby: {listed(policy_names())} (default {DEFAULT_AGENTS})",
     )
-    parser.add_argument(
-        "--rules",
+    add_rules_option(
+        parser,
+        "the lobby's rule set (a game may ask for any of {names}; its agents are loaded for it on its first game) "
+        "(default %(default)s)",
         default="yacht",
-        choices=list(RULE_SETS),
-        metavar="NAME",
-        help=f"the lobby's rule set (a game may ask for any of {', '.join(RULE_SETS)}; "
-        "its agents are loaded for it on its first game) (default %(default)s)",
     )
     parser.add_argument(
         "--new-games-per-minute",
@@ -60,7 +56,7 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
 
 def configure_export(parser: argparse.ArgumentParser) -> None:
     """The options of ``yacht export``."""
-    parser.add_argument("--db", default="yacht.db", help="database file or URL (default yacht.db)")
+    add_db_option(parser, "database file or URL (default %(default)s)")
     parser.add_argument("-o", "--output", default="-", help="record file to write, JSON lines (default: standard output)")
     parser.add_argument("--finished", action="store_true", help="only games that ended")
     parser.set_defaults(run=run_export)
@@ -69,7 +65,7 @@ def configure_export(parser: argparse.ArgumentParser) -> None:
 def configure_import(parser: argparse.ArgumentParser) -> None:
     """The options of ``yacht import``."""
     parser.add_argument("files", nargs="+", metavar="FILE", help="record files written by yacht play")
-    parser.add_argument("--db", default="yacht.db", help="database file or URL (default yacht.db)")
+    add_db_option(parser, "database file or URL (default %(default)s)")
     parser.set_defaults(run=run_import)
 
 
@@ -83,7 +79,7 @@ def run_serve(args) -> int:
     try:
         import uvicorn
 
-        from yacht_play.serve import db
+        from yacht_play import store
         from yacht_play.serve.app import create_app
         from yacht_play.serve.games import GameService
     except ImportError as error:
@@ -95,10 +91,10 @@ def run_serve(args) -> int:
         print(f"yacht serve: --new-games-per-minute {args.new_games_per_minute} is negative (0 means no limit)", file=sys.stderr)
         return 2
     try:
-        engine = db.connect(args.db)
+        engine = store.connect(args.db)
         print(f"yacht serve: loading agents {', '.join(parse_agents(args.agents)) or '(none)'} ...", file=sys.stderr, flush=True)
         service = GameService(engine, parse_agents(args.agents), rules=args.rules)
-    except (db.DatabaseError, ValueError) as error:
+    except (store.DatabaseError, ValueError) as error:
         print(f"yacht serve: {error}", file=sys.stderr)
         return 2
     # The agents and the DP tables loaded above are some 300,000 objects that live as long as the
@@ -120,7 +116,7 @@ def run_serve(args) -> int:
 def run_export(args) -> int:
     """Write every game of the database (or the finished ones) as record lines."""
     try:
-        from yacht_play.serve import db
+        from yacht_play import store
     except ImportError as error:
         return need_extra(error)
     import json
@@ -130,11 +126,11 @@ def run_export(args) -> int:
         print(f"yacht export: no database at {args.db!r} (yacht serve --db {args.db} creates it)", file=sys.stderr)
         return 2
     try:
-        engine = db.connect(args.db)
-    except db.DatabaseError as error:
+        engine = store.connect(args.db)
+    except store.DatabaseError as error:
         print(f"yacht export: {error}", file=sys.stderr)
         return 2
-    games = db.all_games(engine, finished_only=args.finished)
+    games = store.all_games(engine, finished_only=args.finished)
     lines = [json.dumps(record, separators=(",", ":")) + "\n" for game in games for record in game.lines()]
     if args.output == "-":
         sys.stdout.writelines(lines)
@@ -152,16 +148,16 @@ def run_export(args) -> int:
 def run_import(args) -> int:
     """Load record files into the database; games already there are skipped."""
     try:
-        from yacht_play.serve import db
+        from yacht_play import store
         from yacht_play.serve.games import GameService, Refused
     except ImportError as error:
         return need_extra(error)
     from yacht_play.records import RecordError, read_records
 
     try:
-        engine = db.connect(args.db)
+        engine = store.connect(args.db)
         files = [read_records(path) for path in args.files]
-    except (db.DatabaseError, RecordError) as error:
+    except (store.DatabaseError, RecordError) as error:
         print(f"yacht import: {error}", file=sys.stderr)
         return 2
     service = GameService(engine, [])

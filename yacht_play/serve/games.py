@@ -28,13 +28,13 @@ from yacht_env.actions import ActionLayout
 from yacht_env.env import GameOverError
 from yacht_env.rules import RULE_SETS, rule_set
 from yacht_env.table.game import unique_names
+from yacht_play import store
 from yacht_play.commands import choice_label, decision_label, row_points
 from yacht_play.match import Match, Player, agent_name
-from yacht_play.records import GameRecord, RecordError
-from yacht_play.serve import db
-from yacht_play.serve.sheets import now_points, rule_sets_of_agent, rules_from_request, rules_view, sheet_view
+from yacht_play.records import AGENTS_PER_MODE, GameRecord, RecordError
+from yacht_play.serve.sheets import now_points, rule_set_title, rule_sets_of_agent, rules_from_request, rules_view, sheet_view
 
-MODES = {"solitaire": (0, 0), "table": (1, 4), "duplicate": (1, 1)}  # mode -> (fewest, most) agents
+MODES = AGENTS_PER_MODE  # the modes offered: mode -> (fewest, most) agents
 MAX_NAME = 40
 COACH_OPTIONS = 6
 CACHE_GAMES = 2000
@@ -161,18 +161,18 @@ class GameService:
         policies = {seat: self._policy(p, mode, len(players), rules) for seat, p in enumerate(agents, start=1)}
         match = Match.new(players, seed, mode, rules=rules, coach=coach, policies=policies)
         secret = secrets.token_urlsafe(24)
-        db.insert_game(self.engine, match.game_id, secret, name, match.header)
+        store.insert_game(self.engine, match.game_id, secret, name, match.header)
         self._keep(Live(match.game_id, secret, match, time.monotonic(), threading.Lock()))
         return secret
 
     def import_game(self, game: GameRecord) -> bool:
         """Load a recorded game (replayed first, to prove it legal); False when its id is there already."""
-        if db.game_row_by_id(self.engine, game.game_id) is not None:
+        if store.game_row_by_id(self.engine, game.game_id) is not None:
             return False
         match = resume(game, agents=False)
         people = [p["name"] for p in game.players if p["kind"] == "human"]
         score, loss = self._person_result(match) if match.finished else (None, None)
-        db.insert_game(
+        store.insert_game(
             self.engine,
             game.game_id,
             secrets.token_urlsafe(24),
@@ -194,10 +194,10 @@ class GameService:
             if live is not None:
                 self._live.move_to_end(secret)
                 return live
-        row = db.game_row(self.engine, secret)
+        row = store.game_row(self.engine, secret)
         if row is None:
             raise Refused("no such game: the link is wrong or the game belongs to another server", 404)
-        game = db.load_record(self.engine, row)
+        game = store.load_record(self.engine, row)
         players, mode = game.header["players"], game.header["mode"]
         policies = {}
         rules = RULE_SETS.get(game.header["rules"], self.rules)  # an unknown name: the replay refuses the game
@@ -380,7 +380,7 @@ class GameService:
         end = match.end if match.finished else None
         score, loss = self._person_result(match) if end else (None, None)
         try:
-            db.append_decisions(self.engine, live.game_id, first, records, end, score, loss)
+            store.append_decisions(self.engine, live.game_id, first, records, end, score, loss)
         except Exception:
             self.forget(live)  # memory is ahead of the database: rebuild from the rows next time
             raise Refused("the decision could not be saved; reload and try again", 503) from None
@@ -492,7 +492,7 @@ class GameService:
         import json
 
         games = []
-        for row in db.player_games(self.engine, " ".join(name.split())):
+        for row in store.player_games(self.engine, " ".join(name.split())):
             header = json.loads(row.header)
             end = json.loads(row.end_record) if row.end_record else None
             games.append(
@@ -501,6 +501,7 @@ class GameService:
                     "mode": row.mode,
                     "coach": row.coach,
                     "rules": header["rules"],
+                    "rules_title": rule_set_title(header["rules"]),
                     "opponents": [p["name"] for p in header["players"] if p["kind"] == "agent"],
                     "finished": row.finished is not None,
                     "score": row.score,

@@ -9,11 +9,6 @@ const PIPS = {
   6: [[28, 26], [72, 26], [28, 50], [72, 50], [28, 74], [72, 74]],
 };
 const SEAT_COLORS = ["#f59e0b", "#2563eb", "#db2777", "#7c3aed", "#0d9488"];
-const RULE_TITLES = {
-  yacht: "Yacht", yacht_exercism: "Yacht (Exercism: four of a kind scores four dice)", yahtzee: "Yahtzee",
-  yahtzee_forced_joker: "Yahtzee (official forced joker)", yahtzee_no_joker: "Yahtzee (no joker)",
-  yahtzee_no_bonus: "Yahtzee (no Yahtzee bonus, no joker)", yatzy: "Yatzy (Scandinavian)",
-};
 
 // The bonus lines of a sheet, read off its cells and total (the total holds every bonus): what the
 // server's sheets say, and what an agent's turn being replayed shows step by step.
@@ -121,13 +116,15 @@ async function lobby() {
   name.value = savedName();
   if (savedName()) $("who").append(el("a", { href: `/player/${encodeURIComponent(savedName())}` }, "My games"));
   let agents = [];
-  let offered = { rules: ["yacht"], default_rules: "yacht" };
+  // the server names the rule sets and the modes; this is only what the page shows when it cannot be reached
+  let offered = { rules: ["yacht"], rule_titles: {}, default_rules: "yacht", modes: {} };
   try {
     offered = await api("GET", "/api/agents");
     agents = offered.agents;
   } catch (error) { $("error").textContent = error.message; }
+  const titleOf = (rules) => offered.rule_titles[rules] || rules;
   const rulesSelect = $("rules");
-  offered.rules.forEach((name) => rulesSelect.append(el("option", { value: name }, RULE_TITLES[name] || name)));
+  offered.rules.forEach((name) => rulesSelect.append(el("option", { value: name }, titleOf(name))));
   rulesSelect.value = localStorage.getItem("yacht.rules") || offered.default_rules;
   if (!rulesSelect.value) rulesSelect.value = offered.default_rules;
   rulesSelect.addEventListener("change", () => pickers());
@@ -139,7 +136,7 @@ async function lobby() {
     pick.replaceChildren();
     $("agents-field").classList.toggle("hidden", mode === "solitaire");
     if (mode === "solitaire") return;
-    const count = mode === "duplicate" ? 1 : 4;
+    const count = (offered.modes[mode] || [0, 1])[1]; // the most agents the mode seats
     $("agents-help").textContent = mode === "duplicate"
       ? "The agent that plays your dice after you:"
       : "Who sits at the table (seats 2 to 5; leave a seat empty with –):";
@@ -151,7 +148,7 @@ async function lobby() {
       pick.append(select);
     }
     if (!agents.length) $("agents-help").textContent = "This server offers no agents (yacht serve --agents ...).";
-    else if (!playable.length) $("agents-help").textContent = `No agent here plays ${RULE_TITLES[rulesSelect.value] || rulesSelect.value}.`;
+    else if (!playable.length) $("agents-help").textContent = `No agent here plays ${titleOf(rulesSelect.value)}.`;
   }
   document.querySelectorAll("input[name=mode]").forEach((input) => input.addEventListener("change", pickers));
   pickers();
@@ -180,7 +177,7 @@ async function lobby() {
     $("resume").classList.remove("hidden");
     for (const [secret, info] of games.slice(-5).reverse()) {
       const against = info.agents && info.agents.length ? ` vs ${info.agents.join(", ")}` : "";
-      const rules = info.rules ? `${RULE_TITLES[info.rules] || info.rules}, ` : "";
+      const rules = info.rules ? `${titleOf(info.rules)}, ` : "";
       $("resume-list").append(el("li", {}, el("span", {}, `${rules}${info.mode}${against}`, el("span", { class: "muted small" }, ` · ${new Date(info.started).toLocaleString()}`)),
         el("a", { href: `/game/${secret}` }, "continue")));
     }
@@ -205,8 +202,8 @@ async function table() {
     game.view = view;
     const you = youSeat(view);
     $("who").textContent = view.game.players[you].name;
-    $("sheet-title").textContent = `Score sheet · ${RULE_TITLES[view.rules.name] || view.rules.name}`;
-    document.title = `${RULE_TITLES[view.rules.name] || view.rules.name}: game`;
+    $("sheet-title").textContent = `Score sheet · ${view.rules.title}`;
+    document.title = `${view.rules.title}: game`;
     for (const event of view.events) note(event, view);
     render();
     if (view.finished) showOver();
@@ -593,7 +590,7 @@ async function player() {
       el("thead", {}, el("tr", {}, el("th", {}, "When"), el("th", {}, "Mode"), el("th", {}, "Against"), el("th", { class: "num" }, "Score"), el("th", {}, "Result"), el("th", { class: "num" }, "Lost / decision"), el("th", {}))),
       el("tbody", {}, ...history.games.map((g) => el("tr", {},
         el("td", {}, new Date(g.started).toLocaleString()),
-        el("td", {}, (g.rules && g.rules !== "yacht" ? `${RULE_TITLES[g.rules] || g.rules} · ` : "") + g.mode + (g.coach ? " · coach" : "")),
+        el("td", {}, (g.rules && g.rules !== "yacht" ? `${g.rules_title} · ` : "") + g.mode + (g.coach ? " · coach" : "")),
         el("td", {}, g.opponents.join(", ") || "–"), el("td", { class: "num" }, g.score ?? "–"),
         el("td", { class: g.won ? "win" : "" }, !g.finished ? "in progress" : g.opponents.length ? (g.won ? "won" : `lost (${g.totals.join(" / ")})`) : "–"),
         el("td", { class: "num" }, fmt(g.loss_per_decision, 3)),

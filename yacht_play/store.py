@@ -1,0 +1,359 @@
+"""The store of games: every game and its decisions, in SQLite (the default) or PostgreSQL.
+
+``yacht serve`` and ``yacht import`` write it; ``yacht report``, ``yacht export`` and the simulated people's
+audit read it; each stands on this module, none on another (``yacht_play.serve.db`` is its old name).
+
+One schema through SQLAlchemy Core, so both engines run the same statements. A game row holds the
+game's header record (:mod:`yacht_play.records`, with the dice stream: never sent to a browser) and
+its secret; a decision row holds one decision record, numbered from 0 within its game. A game is
+rebuilt by replaying its decisions (``Match.resume``), so the rows are the whole truth: nothing
+else is kept between requests that a crash could lose.
+
+The schema is versioned: ``schema_version`` holds the number of migrations applied, and
+:func:`migrate` applies the missing ones, in order, on start. A migration is appended to
+``MIGRATIONS``, never edited.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import weakref
+from pathlib import Path
+
+from sqlalchemy import (
+    Boolean,
+    Column,
+    Float,
+    ForeignKey,
+    Index,
+    Integer,
+    MetaData,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Engine
+from sqlalchemy.exc import ArgumentError, OperationalError
+
+from yacht_play.options import DEFAULT_DB  # noqa: F401  (the default store, named here too as it was)
+from yacht_play.records import GameRecord
+
+metadata = MetaData()
+
+schema_version = Table("schema_version", metadata, Column("version", Integer, nullable=False))
+
+games = Table(
+    "games",
+    metadata,
+    Column("game_id", String(64), primary_key=True),
+    Column("secret", String(64), nullable=False, unique=True),
+    Column("player", Text, nullable=False),  # the person's name
+    Column("mode", String(16), nullable=False),
+    Column("coach", Boolean, nullable=False),
+    Column("header", Text, nullable=False),  # the game record's header, JSON
+    Column("created", String(40), nullable=False),
+    Column("finished", String(40)),  # time of the end record; null while the game runs
+    Column("end_record", Text),  # the end record, JSON
+    Column("score", Integer),  # the person's final total
+    Column("loss", Float),  # the person's mean loss per decision against the optimum
+)
+
+decisions = Table(
+    "decisions",
+    metadata,
+    Column("game_id", String(64), ForeignKey("games.game_id"), primary_key=True),
+    Column("number", Integer, primary_key=True),  # 0, 1, ... within the game
+    Column("record", Text, nullable=False),  # the decision record, JSON
+)
+
+
+Index("games_by_player", games.c.player, games.c.created)
+
+
+def _create_v1(connection) -> None:
+    # Creates the tables as declared above, which is the version-1 shape. A later migration that
+    # changes a table must first freeze a copy of these declarations here, so that v1 stays v1.
+    for table in (games, decisions):
+        table.create(connection)  # with its indexes
+
+
+MIGRATIONS = [_create_v1]  # MIGRATIONS[i] takes the schema from version i to i + 1
+
+
+class DatabaseError(RuntimeError):
+    """A database URL that does not work, or a database newer than this version understands."""
+
+
+def database_url(text: str) -> str:
+    """A SQLAlchemy URL from ``--db``: a URL as given, or a file path for SQLite."""
+    if "://" in text:
+        if text.startswith("postgresql://") or text.startswith("postgres://"):
+            return "postgresql+psycopg://" + text.split("://", 1)[1]  # psycopg 3, not the default psycopg2
+        return text
+    return "sqlite:///" + str(Path(text).expanduser())
+
+
+def connect(url: str) -> Engine:
+    """An engine on ``url`` (a URL or an SQLite file path), with the schema migrated to the newest version."""
+    url = database_url(url)
+    try:
+        if url.startswith("sqlite"):
+            engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
+            event.listen(engine, "connect", _sqlite_pragmas)
+        else:
+            engine = create_engine(url, pool_pre_ping=True)
+        migrate(engine)
+    except (ArgumentError, OperationalError, ImportError) as error:
+        raise DatabaseError(f"cannot open database {url!r}: {str(error).splitlines()[0]}") from None
+    return engine
+
+
+def _sqlite_pragmas(dbapi_connection, _record) -> None:
+    # WAL: readers never block the writer; synchronous=FULL: a commit is on disk when it returns,
+    # so a decision acknowledged to a browser survives a kill or a power cut.
+    cursor = dbapi_connection.cursor()
+    cursor.execute("PRAGMA journal_mode=WAL")
+    cursor.execute("PRAGMA synchronous=FULL")
+    cursor.execute("PRAGMA foreign_keys=ON")
+    cursor.close()
+
+
+def migrate(engine: Engine) -> int:
+    """Apply the migrations this database lacks; return the schema version."""
+    with engine.begin() as connection:
+        schema_version.create(connection, checkfirst=True)
+        version = connection.execute(select(schema_version.c.version)).scalar()
+        if version is None:
+            connection.execute(insert(schema_version).values(version=0))
+            version = 0
+        if version > len(MIGRATIONS):
+            raise DatabaseError(
+                f"the database has schema version {version}, newer than this version reads ({len(MIGRATIONS)}); upgrade yacht-rl"
+            )
+        for step in MIGRATIONS[version:]:
+            step(connection)
+        connection.execute(update(schema_version).values(version=len(MIGRATIONS)))
+    return len(MIGRATIONS)
+
+
+# -- reading and writing games -----------------------------------------------------------------
+
+
+class GroupCommit:
+    """One writer thread per engine that commits the writes of every request waiting, together.
+
+    A request hands its write (a function of a connection) to :meth:`write` and waits; the writer
+    thread takes every write queued, runs them in one transaction, commits once, and only then
+    releases their requests. So N decisions arriving together cost one commit (on SQLite, one
+    fsync with ``synchronous=FULL``) instead of N in a row, and a decision is still acknowledged
+    only after the commit that holds it returned. When a batch fails (a second writer of the same
+    decision number, a full disk), it is rolled back and its writes are retried one transaction
+    each, so a write fails alone and never takes its neighbours with it.
+
+    SQLite has one writer at a time anyway; PostgreSQL gains the same single flush per batch. The
+    thread starts on the first write and ends after ``IDLE_SECONDS`` without one.
+    """
+
+    IDLE_SECONDS = 5.0
+    MAX_BATCH = 500
+
+    def __init__(self, engine: Engine):
+        self.engine = engine
+        self._queue: list[_Write] = []
+        self._wake = threading.Condition()
+        self._running = False
+
+    def write(self, work) -> None:
+        """Run ``work(connection)`` in a committed transaction; return once it is committed (else raise its error)."""
+        item = _Write(work)
+        with self._wake:
+            self._queue.append(item)
+            if not self._running:
+                self._running = True
+                threading.Thread(target=self._run, name="yacht-group-commit", daemon=True).start()
+            self._wake.notify()
+        item.done.wait()
+        if item.error is not None:
+            raise item.error
+
+    def _run(self) -> None:
+        while True:
+            with self._wake:
+                if not self._queue:
+                    self._wake.wait(self.IDLE_SECONDS)
+                if not self._queue:
+                    self._running = False
+                    return
+                batch, self._queue = self._queue[: self.MAX_BATCH], self._queue[self.MAX_BATCH :]
+            self._commit(batch)
+
+    def _commit(self, batch: list[_Write]) -> None:
+        try:
+            try:
+                with self.engine.begin() as connection:
+                    for item in batch:
+                        item.work(connection)
+            except Exception as error:
+                if len(batch) == 1:
+                    batch[0].error = error
+                    return
+                for item in batch:  # alone, so that only the faulty write fails
+                    try:
+                        with self.engine.begin() as connection:
+                            item.work(connection)
+                    except Exception as error:
+                        item.error = error
+        except BaseException as error:  # no request may wait for ever, and the thread must go on
+            for item in batch:
+                item.error = item.error or RuntimeError(f"the database write failed: {error!r}")
+        finally:
+            for item in batch:
+                item.done.set()
+
+
+class _Write:
+    __slots__ = ("work", "done", "error")
+
+    def __init__(self, work):
+        self.work = work
+        self.done = threading.Event()
+        self.error: BaseException | None = None
+
+
+_committers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
+_committers_guard = threading.Lock()
+
+
+def committed(engine: Engine, work) -> None:
+    """Run ``work(connection)`` through the engine's :class:`GroupCommit`; return once it is committed."""
+    with _committers_guard:
+        committer = _committers.get(engine)
+        if committer is None:
+            committer = _committers[engine] = GroupCommit(engine)
+    committer.write(work)
+
+
+def insert_game(
+    engine: Engine,
+    game_id: str,
+    secret: str,
+    player: str,
+    header: dict,
+    records: list[dict] = (),
+    end: dict | None = None,
+    score: int | None = None,
+    loss: float | None = None,
+) -> None:
+    """A new game with its header (and, for imported games, its decisions and end), in one transaction."""
+    game = dict(
+        game_id=game_id,
+        secret=secret,
+        player=player,
+        mode=header["mode"],
+        coach=bool(header.get("coach")),
+        header=json.dumps(header),
+        created=header["time"],
+        finished=end["time"] if end else None,
+        end_record=json.dumps(end) if end else None,
+        score=score,
+        loss=loss,
+    )
+    rows = [{"game_id": game_id, "number": n, "record": json.dumps(r)} for n, r in enumerate(records)]
+
+    def work(connection) -> None:
+        connection.execute(insert(games).values(**game))
+        if rows:
+            connection.execute(insert(decisions), rows)
+
+    committed(engine, work)
+
+
+def append_decisions(
+    engine: Engine,
+    game_id: str,
+    first_number: int,
+    records: list[dict],
+    end: dict | None = None,
+    score: int | None = None,
+    loss: float | None = None,
+) -> None:
+    """Commit decisions numbered from ``first_number`` (and the end, if the game ended), in one transaction.
+
+    The primary key (game, number) makes a second writer of the same number fail instead of forking the game.
+    """
+    rows = [{"game_id": game_id, "number": first_number + i, "record": json.dumps(r)} for i, r in enumerate(records)]
+    ended = None if end is None else dict(finished=end["time"], end_record=json.dumps(end), score=score, loss=loss)
+
+    def work(connection) -> None:
+        connection.execute(insert(decisions), rows)
+        if ended is not None:
+            connection.execute(update(games).where(games.c.game_id == game_id).values(**ended))
+
+    committed(engine, work)
+
+
+def game_row(engine: Engine, secret: str):
+    """The game row with this secret, or None."""
+    with engine.connect() as connection:
+        return connection.execute(select(games).where(games.c.secret == secret)).first()
+
+
+def game_row_by_id(engine: Engine, game_id: str):
+    """The game row with this id, or None."""
+    with engine.connect() as connection:
+        return connection.execute(select(games).where(games.c.game_id == game_id)).first()
+
+
+def load_record(engine: Engine, row) -> GameRecord:
+    """The game record of a game row: header, decisions in order, end."""
+    with engine.connect() as connection:
+        found = connection.execute(
+            select(decisions.c.record).where(decisions.c.game_id == row.game_id).order_by(decisions.c.number)
+        ).scalars()
+        records = [json.loads(text) for text in found]
+    return GameRecord(json.loads(row.header), records, json.loads(row.end_record) if row.end_record else None)
+
+
+def all_games(engine: Engine, finished_only: bool = False) -> list[GameRecord]:
+    """Every game as a record, oldest first."""
+    with engine.connect() as connection:
+        query = select(games).order_by(games.c.created, games.c.game_id)
+        if finished_only:
+            query = query.where(games.c.finished.is_not(None))
+        rows = connection.execute(query).all()
+    return [load_record(engine, row) for row in rows]
+
+
+def player_games(engine: Engine, player: str, limit: int = 200) -> list:
+    """A person's game rows, newest first."""
+    with engine.connect() as connection:
+        return connection.execute(
+            select(
+                games.c.game_id,
+                games.c.mode,
+                games.c.coach,
+                games.c.header,
+                games.c.created,
+                games.c.finished,
+                games.c.end_record,
+                games.c.score,
+                games.c.loss,
+                games.c.secret,
+            )
+            .where(games.c.player == player)
+            .order_by(games.c.created.desc())
+            .limit(limit)
+        ).all()
+
+
+def count_decisions(engine: Engine) -> int:
+    """The number of decisions stored, over all games."""
+    with engine.connect() as connection:
+        return connection.execute(select(func.count()).select_from(decisions)).scalar()
