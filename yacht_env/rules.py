@@ -261,6 +261,7 @@ class RuleSet:
     - ``yahtzee_bonus``: points for every further Yahtzee rolled while that box holds its full
       points (Yahtzee: 100), wherever the hand is scored.
     - ``joker``: ``"none"``, ``"free"`` or ``"forced"``, see :func:`placement`.
+    - ``title``: what people call the rule set (the pages, the reports); its ``name`` when not given.
 
     Without any of these (as in :data:`YACHT`), rows score independently of each other and the
     state of a sheet is its open rows alone (:attr:`has_sheet_state` is False).
@@ -276,8 +277,13 @@ class RuleSet:
     yahtzee_row: str | None = None
     yahtzee_bonus: int = 0
     joker: str = "none"
+    title: str = ""
 
     def __post_init__(self):
+        if not isinstance(self.title, str):
+            raise ValueError(f"title must be a string, got {self.title!r}")
+        if not self.title:
+            object.__setattr__(self, "title", self.name)  # frozen: the default title is only known here
         names = [c.name for c in self.categories]
         if len(set(names)) != len(names):
             raise ValueError(f"category names must be unique, got {names}")
@@ -584,6 +590,7 @@ UPPER_ROWS: tuple[Category, ...] = tuple(
 
 YACHT = RuleSet(
     name="yacht",
+    title="Yacht",
     categories=(
         *UPPER_ROWS,
         Category("choice", total),
@@ -600,6 +607,7 @@ CATEGORIES: tuple[str, ...] = YACHT.category_names
 
 YACHT_EXERCISM = RuleSet(
     name="yacht_exercism",
+    title="Yacht (Exercism: four of a kind scores four dice)",
     categories=tuple(
         Category("four_of_a_kind", of_a_kind_matching(4), "Four of a Kind") if c.name == "four_of_a_kind" else c
         for c in YACHT.categories
@@ -619,9 +627,10 @@ _YAHTZEE_ROWS = (
 )
 
 
-def _yahtzee(name: str, yahtzee_bonus: int, joker: str) -> RuleSet:
+def _yahtzee(name: str, title: str, yahtzee_bonus: int, joker: str) -> RuleSet:
     return RuleSet(
         name=name,
+        title=title,
         categories=_YAHTZEE_ROWS,
         bonus_threshold=63,
         bonus_points=35,
@@ -631,17 +640,18 @@ def _yahtzee(name: str, yahtzee_bonus: int, joker: str) -> RuleSet:
     )
 
 
-YAHTZEE = _yahtzee("yahtzee", 100, "free")
+YAHTZEE = _yahtzee("yahtzee", "Yahtzee", 100, "free")
 """Yahtzee: 13 rows, 35 bonus at 63, 100 per extra Yahtzee, Verhoeff's free-choice joker."""
-YAHTZEE_FORCED_JOKER = _yahtzee("yahtzee_forced_joker", 100, "forced")
+YAHTZEE_FORCED_JOKER = _yahtzee("yahtzee_forced_joker", "Yahtzee (official forced joker)", 100, "forced")
 """Yahtzee with the official (forced) joker placement."""
-YAHTZEE_NO_JOKER = _yahtzee("yahtzee_no_joker", 100, "none")
+YAHTZEE_NO_JOKER = _yahtzee("yahtzee_no_joker", "Yahtzee (no joker)", 100, "none")
 """Yahtzee with the extra-Yahtzee bonus but no joker."""
-YAHTZEE_NO_BONUS = _yahtzee("yahtzee_no_bonus", 0, "none")
+YAHTZEE_NO_BONUS = _yahtzee("yahtzee_no_bonus", "Yahtzee (no Yahtzee bonus, no joker)", 0, "none")
 """Yahtzee with neither the extra-Yahtzee bonus nor a joker (the upper bonus stays)."""
 
 YATZY = RuleSet(
     name="yatzy",
+    title="Yatzy (Scandinavian)",
     categories=(
         *UPPER_ROWS,
         Category("one_pair", of_a_kind_matching(2)),

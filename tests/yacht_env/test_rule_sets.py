@@ -277,3 +277,13 @@ def test_bad_rule_sets_are_refused_with_the_reason():
         RuleSet("x", rows, bonus_threshold=-1)
     with pytest.raises(ValueError, match="at least one row with upper=True"):
         RuleSet("x", rows[1:], bonus_threshold=5, bonus_points=5)
+
+
+def test_a_rule_set_carries_its_title_and_defaults_to_its_name():
+    assert RULE_SETS["yahtzee_forced_joker"].title == "Yahtzee (official forced joker)"
+    assert all(rules.title for rules in RULE_SETS.values())
+    own = RuleSet("mine", categories=YAHTZEE.categories[:3])
+    assert own.title == "mine"
+    assert RuleSet("mine", categories=YAHTZEE.categories[:3], title="My game").title == "My game"
+    with pytest.raises(ValueError, match="title must be a string, got 3"):
+        RuleSet("mine", categories=YAHTZEE.categories[:3], title=3)

@@ -10,28 +10,17 @@ from __future__ import annotations
 
 from yacht_env.rules import RULE_SETS, RuleSet
 
-RULE_SET_TITLES: dict[str, str] = {
-    "yacht": "Yacht",
-    "yacht_exercism": "Yacht (Exercism: four of a kind scores four dice)",
-    "yahtzee": "Yahtzee",
-    "yahtzee_forced_joker": "Yahtzee (official forced joker)",
-    "yahtzee_no_joker": "Yahtzee (no joker)",
-    "yahtzee_no_bonus": "Yahtzee (no Yahtzee bonus, no joker)",
-    "yatzy": "Yatzy (Scandinavian)",
-}
-"""What the pages call each rule set of ``RULE_SETS``; the pages are sent these and keep no names of their own."""
-
 
 def rule_set_title(name: str) -> str:
     """The rule set ``name`` as the pages call it (its name, for one without a title)."""
-    return RULE_SET_TITLES.get(name, name)
+    return RULE_SETS[name].title if name in RULE_SETS else name
 
 
 def rules_view(rules: RuleSet) -> dict:
     """The rule set as a page draws it: its name and title, its rows (the upper ones first) and its bonuses."""
     return {
         "name": rules.name,
-        "title": rule_set_title(rules.name),
+        "title": rules.title,
         "rows": [{"name": c.name, "title": c.title, "upper": c.upper} for c in rules.categories],
         "rolls_per_turn": rules.rolls_per_turn,
         "bonus_threshold": rules.bonus_threshold,
