@@ -8,7 +8,7 @@ from gymnasium import spaces
 from typing_extensions import Unpack, override
 
 from yacht_env import render_rgb
-from yacht_env.game import Tables, advance, check_game_dice, draw_game_dice
+from yacht_env.game import Tables, advance, check_game_dice, compiled_call, draw_game_dice
 from yacht_env.illegal import ILLEGAL_ACTION_MODES
 from yacht_env.render import render_position
 from yacht_env.settings import GameArguments, GameOverError, GameSettings
@@ -158,7 +158,7 @@ class YachtEnv(GameSettings, gym.Env):
         action = check_action(action, self.layout.num_actions)
         hand, rolls_left, open_bits = self._hand, self._rolls_left, self._open
         self._action[0] = action
-        advance(self._all_tables, self._action, *self._advance_args, self._points, self._legal)
+        self._advance(*self._advance_args)
         reward = 0.0
         terminated = truncated = False
         illegal = not self._legal[0]
@@ -240,13 +240,20 @@ class YachtEnv(GameSettings, gym.Env):
 
     # -- internals -----------------------------------------------------------------------------
 
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_advance"]  # machine code does not pickle: a copy binds its own on arrival
+        return state
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._bind_game_views()  # a copied view no longer shares memory with the copied game
 
     def _bind_game_views(self):
         game = self._game
-        self._advance_args = game.state + tuple(game.arrays)
+        # The transition's arguments are the same arrays at every step, so its machine code is bound once.
+        self._advance_args = (game.all_tables, self._action, game.state, game.arrays, self._points, self._legal)
+        self._advance = compiled_call(advance, *self._advance_args)
         self._all_tables, self._first_score_action = game.all_tables, self.layout.first_score_action
         self._hands, self._rolls, self._opens, self._totals, self._turns_done, self._over = (
             array.reshape(-1) for array in (game.hands, game.rolls_left, game.open_bits, game.totals, game.turns_done, game.over)

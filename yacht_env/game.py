@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, typeof
 
 from yacht_env.actions import legal_mask_table
 from yacht_env.rules import JOKER_FORCED, RuleSet, cached_per_rules, extra_yahtzee_bonus, placement, upper_bonus
@@ -169,37 +169,52 @@ def hand_of_roll(roll, hand_of_code, place_values):
     return hand_of_code[code]
 
 
+class GameState(NamedTuple):
+    """The arrays of a batch of games that the compiled transition updates in place (see :class:`Tables`)."""
+
+    faces: np.ndarray  # (tables, seats, turns, rolls, dice) int8
+    hands: np.ndarray  # (tables, seats) int64, and so on to over: the arrays of Tables
+    rolls_left: np.ndarray
+    open_bits: np.ndarray
+    turns_done: np.ndarray
+    totals: np.ndarray
+    upper_totals: np.ndarray
+    sheets: np.ndarray  # (tables, seats, rows) int16
+    seat: np.ndarray  # (tables,) int64
+    over: np.ndarray  # (tables,) bool
+
+
+def compiled_call(kernel, *args):
+    """``kernel`` compiled for exactly the types of ``args``: a function to call with those arrays.
+
+    Numba types every argument of every call, and a bundle (a NamedTuple of arrays) costs about a
+    microsecond to type, as much as the single env's whole transition. A caller that passes the
+    same arrays on every call (the envs step their own games) binds the machine code once with
+    this. Nothing checks the arguments of such a call: give it no other arrays.
+    """
+    return kernel.compile(tuple(typeof(arg) for arg in args))
+
+
 @njit(cache=True)
-def start_games(
-    games,
-    faces,
-    hands,
-    rolls_left,
-    open_bits,
-    turns_done,
-    totals,
-    upper_totals,
-    sheets,
-    seat,
-    over,
-    all_open,
-    hand_of_code,
-    place_values,
-):
+def _first_roll(state, rules, i, s, turn):
+    """Seat ``s`` of game ``i`` at the first roll of its turn ``turn`` (0-based)."""
+    state.hands[i, s] = hand_of_roll(state.faces[i, s, turn, 0], rules.hand_of_code, rules.place_values)
+    state.rolls_left[i, s] = state.faces.shape[3] - 1
+
+
+@njit(cache=True)
+def start_games(games, state, rules, all_open):
     """Put every seat of each game in ``games`` at its first roll with an empty sheet, seat 0 to act."""
-    num_players = faces.shape[1]
-    rolls_per_turn = faces.shape[3]
     for i in games:
-        for s in range(num_players):
-            hands[i, s] = hand_of_roll(faces[i, s, 0, 0], hand_of_code, place_values)
-            rolls_left[i, s] = rolls_per_turn - 1
-            open_bits[i, s] = all_open
-            turns_done[i, s] = 0
-            totals[i, s] = 0
-            upper_totals[i, s] = 0
-            sheets[i, s, :] = -1
-        seat[i] = 0
-        over[i] = False
+        for s in range(state.faces.shape[1]):
+            _first_roll(state, rules, i, s, 0)
+            state.open_bits[i, s] = all_open
+            state.turns_done[i, s] = 0
+            state.totals[i, s] = 0
+            state.upper_totals[i, s] = 0
+            state.sheets[i, s, :] = -1
+        state.seat[i] = 0
+        state.over[i] = False
 
 
 @njit(cache=True)
@@ -212,33 +227,66 @@ def legal_rows(hand, open_bits, alike_faces, sheet_rules):
 
 
 @njit(cache=True)
-def advance(
-    games,
-    actions,
-    faces,
-    hands,
-    rolls_left,
-    open_bits,
-    turns_done,
-    totals,
-    upper_totals,
-    sheets,
-    seat,
-    over,
-    score_tables,
-    kept_code,
-    hand_of_code,
-    place_values,
-    reroll_bits,
-    reroll_rank,
-    mask_table,
-    alike_faces,
-    sheet_rules,
-    points,
-    legal,
-):
+def _reroll(state, rules, i, s, action):
+    """Land the next fresh faces of seat ``s``'s turn on the dice ``action`` picks up."""
+    turn = state.turns_done[i, s]
+    roll = state.faces.shape[3] - state.rolls_left[i, s]
+    code = rules.kept_code[state.hands[i, s], action]
+    for position in range(state.faces.shape[4]):
+        if rules.reroll_bits[action, position]:
+            fresh = state.faces[i, s, turn, roll, rules.reroll_rank[action, position]]
+            code += (fresh - 1) * rules.place_values[position]
+    state.hands[i, s] = rules.hand_of_code[code]
+    state.rolls_left[i, s] -= 1
+
+
+@njit(cache=True)
+def _gain(state, rules, i, s, row, scored):
+    """What seat ``s``'s total gains by writing ``scored`` in ``row``: the points and any bonus they earn."""
+    sheet_rules = rules.sheet_rules
+    gained = scored
+    if sheet_rules[HAS_SHEET_STATE]:
+        if (sheet_rules[UPPER_BITS] >> row) & 1:
+            gained += upper_bonus(state.upper_totals[i, s], scored, sheet_rules[BONUS_THRESHOLD], sheet_rules[BONUS_POINTS])
+            state.upper_totals[i, s] += scored
+        yahtzee_row = sheet_rules[YAHTZEE_ROW]
+        if yahtzee_row >= 0:
+            alike = rules.alike_faces[state.hands[i, s]] != NOT_ALIKE
+            gained += extra_yahtzee_bonus(alike, state.sheets[i, s, yahtzee_row] > 0, sheet_rules[YAHTZEE_BONUS])
+    return gained
+
+
+@njit(cache=True)
+def _score(state, rules, i, s, row):
+    """Write seat ``s``'s dice in ``row`` and pass the turn; ``-1`` if the rules send them elsewhere, else the points gained."""
+    hand = state.hands[i, s]
+    allowed, joker = legal_rows(hand, state.open_bits[i, s], rules.alike_faces, rules.sheet_rules)
+    if (allowed >> row) & 1 == 0:  # the forced joker rule sends a Yahtzee elsewhere
+        return -1
+    scored = rules.score_tables[1 if joker else 0, hand, row]
+    gained = _gain(state, rules, i, s, row, scored)
+    state.sheets[i, s, row] = scored
+    state.totals[i, s] += gained
+    state.open_bits[i, s] &= ~(1 << row)
+    turn = state.turns_done[i, s] + 1
+    state.turns_done[i, s] = turn
+    num_players = state.faces.shape[1]
+    if turn < state.faces.shape[2]:
+        _first_roll(state, rules, i, s, turn)
+    else:
+        state.rolls_left[i, s] = 0  # a full sheet leaves no legal action, re-rolls included
+        if s == num_players - 1:
+            state.over[i] = True  # whole turns in rotation: the last seat's last row ends the game
+            return gained
+    state.seat[i] = (s + 1) % num_players
+    return gained
+
+
+@njit(cache=True)
+def advance(games, actions, state, rules, points, legal):
     """Play ``actions[k]`` for the seat to act in game ``games[k]``, for every ``k``, in place.
 
+    ``state`` is a :class:`GameState`, ``rules`` the :class:`RuleArrays` of the game's rule set.
     An action the rules forbid now (including any action in a finished game) changes nothing and
     sets ``legal[k] = False``. A re-roll lands the next fresh faces of the seat's turn on the
     picked-up dice, in order; a score writes the row, adds what the seat's total gains (the row's
@@ -246,62 +294,21 @@ def advance(
     is full, and passes the turn to the next seat; the last seat's last score ends the game.
     Actions must lie in the action space (callers check that).
     """
-    num_players = faces.shape[1]
-    num_turns = faces.shape[2]
-    rolls_per_turn = faces.shape[3]
-    num_dice = faces.shape[4]
-    first_score_action = reroll_bits.shape[0]
-    yahtzee_row = sheet_rules[YAHTZEE_ROW]
+    first_score_action = rules.reroll_bits.shape[0]
     for k in range(games.shape[0]):
         i = games[k]
         action = actions[k]
+        s = state.seat[i]
         points[k] = 0
-        s = seat[i]
-        if mask_table[1 if rolls_left[i, s] > 0 else 0, open_bits[i, s], action] == 0:
-            legal[k] = False
+        legal[k] = rules.mask_table[1 if state.rolls_left[i, s] > 0 else 0, state.open_bits[i, s], action] != 0
+        if not legal[k]:
             continue
-        turn = turns_done[i, s]
         if action < first_score_action:
-            legal[k] = True
-            roll = rolls_per_turn - rolls_left[i, s]
-            code = kept_code[hands[i, s], action]
-            for position in range(num_dice):
-                if reroll_bits[action, position]:
-                    fresh = faces[i, s, turn, roll, reroll_rank[action, position]]
-                    code += (fresh - 1) * place_values[position]
-            hands[i, s] = hand_of_code[code]
-            rolls_left[i, s] -= 1
+            _reroll(state, rules, i, s, action)
             continue
-        row = action - first_score_action
-        hand = hands[i, s]
-        allowed, joker = legal_rows(hand, open_bits[i, s], alike_faces, sheet_rules)
-        if (allowed >> row) & 1 == 0:  # the forced joker rule sends a Yahtzee elsewhere
-            legal[k] = False
-            continue
-        legal[k] = True
-        scored = score_tables[1 if joker else 0, hand, row]
-        gained = scored
-        if sheet_rules[HAS_SHEET_STATE]:
-            if (sheet_rules[UPPER_BITS] >> row) & 1:
-                gained += upper_bonus(upper_totals[i, s], scored, sheet_rules[BONUS_THRESHOLD], sheet_rules[BONUS_POINTS])
-                upper_totals[i, s] += scored
-            if yahtzee_row >= 0:
-                alike = alike_faces[hand] != NOT_ALIKE
-                gained += extra_yahtzee_bonus(alike, sheets[i, s, yahtzee_row] > 0, sheet_rules[YAHTZEE_BONUS])
-        points[k] = gained
-        sheets[i, s, row] = scored
-        totals[i, s] += gained
-        open_bits[i, s] &= ~(1 << row)
-        turns_done[i, s] = turn + 1
-        if turn + 1 < num_turns:
-            hands[i, s] = hand_of_roll(faces[i, s, turn + 1, 0], hand_of_code, place_values)
-            rolls_left[i, s] = rolls_per_turn - 1
-        else:
-            rolls_left[i, s] = 0  # a full sheet leaves no legal action, re-rolls included
-            if s == num_players - 1:
-                over[i] = True  # whole turns in rotation: the last seat's last row ends the game
-                continue
-        seat[i] = (s + 1) % num_players
+        gained = _score(state, rules, i, s, action - first_score_action)
+        legal[k] = gained >= 0
+        points[k] = max(gained, 0)
 
 
 @njit(cache=True)
@@ -373,9 +380,9 @@ class Tables:
         self.over = np.ones(self.num_tables, dtype=bool)  # no game before start()
 
     @property
-    def state(self) -> tuple[np.ndarray, ...]:
-        """The arrays :func:`advance` and :func:`start_games` update in place, in their argument order."""
-        return (
+    def state(self) -> GameState:
+        """The arrays :func:`advance` and :func:`start_games` update in place."""
+        return GameState(
             self.faces,
             self.hands,
             self.rolls_left,
@@ -403,7 +410,7 @@ class Tables:
 
     def start_drawn(self, tables) -> None:
         """Start the games at ``tables`` on the faces already in ``self.faces``."""
-        start_games(self._indices(tables), *self.state, self.rules.all_open, self.arrays.hand_of_code, self.arrays.place_values)
+        start_games(self._indices(tables), self.state, self.arrays, self.rules.all_open)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -476,7 +483,7 @@ class Tables:
             raise ValueError(f"action {int(actions[bad][0])} is not in the action space 0..{self.num_actions - 1}")
         points = np.empty(len(tables), dtype=np.int64)
         legal = np.empty(len(tables), dtype=bool)
-        advance(tables, actions, *self.state, *self.arrays, points, legal)
+        advance(tables, actions, self.state, self.arrays, points, legal)
         return points, legal
 
     def _indices(self, tables) -> np.ndarray:

@@ -24,7 +24,7 @@ from numba import njit
 from typing_extensions import Unpack
 
 from yacht_env import render_rgb
-from yacht_env.game import Tables, advance, check_game_dice, draw_game_dice, gather_masks
+from yacht_env.game import Tables, advance, check_game_dice, compiled_call, draw_game_dice, gather_masks
 from yacht_env.illegal import penalize
 from yacht_env.render import render_position
 from yacht_env.rules import RuleSet, cached_per_rules
@@ -287,9 +287,10 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         # The games live in a Tables of one seat each; the shared transition steps them all.
         n = self.num_envs
         self._game = Tables(self.rules, num_players=1, num_tables=n)
-        self._bind_game_views()
+        self._actions = np.zeros(n, dtype=np.int64)  # the transition reads each step's actions from here
         self._points = np.zeros(n, dtype=np.int64)
         self._legal = np.zeros(n, dtype=bool)
+        self._bind_game_views()
         self._illegal_counts = np.zeros(n, dtype=np.int64)
         self._illegal = np.zeros(n, dtype=bool)  # scratch: which games just played an illegal action
         self._last_rerolls: dict[int, tuple[int, int]] = {}  # frames only: game -> (hand before, re-roll mask)
@@ -346,7 +347,8 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         terminated = np.empty(n, dtype=bool)
         truncated = np.empty(n, dtype=bool)
         illegal = self._illegal
-        advance(self._game.all_tables, actions, *self._advance_args, self._points, self._legal)
+        self._actions[:] = actions
+        self._advance(*self._advance_args)
         _settle(
             self._points,
             self._legal,
@@ -465,6 +467,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         state = self.__dict__.copy()
         state["_state_addresses"] = np.zeros_like(self._state_addresses)
         state["_next_uint32"] = None
+        del state["_advance"]  # machine code does not pickle either
         return state
 
     def __setstate__(self, state):
@@ -480,7 +483,9 @@ class YachtVectorEnv(GameSettings, VectorEnv):
     def _bind_game_views(self):
         """Flat per-game views of the one-seat game arrays, and the transition's arguments."""
         game = self._game
-        self._advance_args = game.state + tuple(game.arrays)
+        # The transition's arguments are the same arrays at every step, so its machine code is bound once.
+        self._advance_args = (game.all_tables, self._actions, game.state, game.arrays, self._points, self._legal)
+        self._advance = compiled_call(advance, *self._advance_args)
         arrays = game.arrays
         self._mask_args = (arrays.mask_table, arrays.alike_faces, arrays.sheet_rules)
         self._hands, self._rolls_left, self._open = (a.reshape(-1) for a in (game.hands, game.rolls_left, game.open_bits))
