@@ -177,7 +177,7 @@ class YachtEnv(GameSettings, gym.Env):
             info["illegal_reason"] = reason
         return self._shown((self._observation(), reward, terminated, truncated, info))
 
-    def _frame(self) -> np.ndarray:
+    def _frame(self):
         held = None
         if self._last_reroll is not None:
             hand, mask = self._last_reroll
@@ -186,7 +186,7 @@ class YachtEnv(GameSettings, gym.Env):
             self.rules, self.dice, self._rolls_left, self.sheet, self.turn, held=held, total=self.total
         )
 
-    def _text(self) -> str:
+    def _text(self):
         return render_position(self.rules, self.dice, self._rolls_left, self.sheet, self.turn, total=self.total)
 
     def action_masks(self) -> np.ndarray:

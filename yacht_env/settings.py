@@ -59,12 +59,12 @@ class GameSettings:
 
     def _set_game_settings(
         self,
-        render_mode: str | None,
-        rules: RuleSet | str | None = None,
-        observation_encoding: str = "flat",
-        illegal_action: str = "penalize",
-        illegal_action_penalty: float = 1.0,
-        max_illegal_actions: int = 100,
+        render_mode,
+        rules=None,
+        observation_encoding="flat",
+        illegal_action="penalize",
+        illegal_action_penalty=1.0,
+        max_illegal_actions=100,
     ):
         modes = self.metadata["render_modes"]
         if render_mode is not None and render_mode not in modes:

@@ -388,7 +388,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
             return None
         if self.render_mode == "rgb_array":
             turns = self._turn_numbers().tolist()
-            return [self._frame(i, sheet, turn) for i, (sheet, turn) in enumerate(zip(self.sheets, turns))]
+            return [self._game_frame(i, sheet, turn) for i, (sheet, turn) in enumerate(zip(self.sheets, turns))]
         return [
             render_position(
                 self.rules,
@@ -401,7 +401,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
             for i, (sheet, turn) in enumerate(zip(self.sheets, self._turn_numbers().tolist()))
         ]
 
-    def _frame(self, i: int, sheet, turn: int) -> np.ndarray:
+    def _game_frame(self, i: int, sheet, turn: int) -> np.ndarray:
         """Game ``i``'s picture, the dice its last re-roll kept marked as held."""
         dice = self.rules.dice.hands[self._hands[i]]
         held = None
