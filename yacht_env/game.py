@@ -196,25 +196,21 @@ def compiled_call(kernel, *args):
 
 
 @njit(cache=True)
-def _first_roll(state, rules, i, s, turn):
-    """Seat ``s`` of game ``i`` at the first roll of its turn ``turn`` (0-based)."""
-    state.hands[i, s] = hand_of_roll(state.faces[i, s, turn, 0], rules.hand_of_code, rules.place_values)
-    state.rolls_left[i, s] = state.faces.shape[3] - 1
-
-
-@njit(cache=True)
 def start_games(games, state, rules, all_open):
     """Put every seat of each game in ``games`` at its first roll with an empty sheet, seat 0 to act."""
+    faces, hands, rolls_left, open_bits, turns_done, totals, upper_totals, sheets, seat, over = state
+    hand_of_code, place_values = rules.hand_of_code, rules.place_values  # read once: see advance
     for i in games:
-        for s in range(state.faces.shape[1]):
-            _first_roll(state, rules, i, s, 0)
-            state.open_bits[i, s] = all_open
-            state.turns_done[i, s] = 0
-            state.totals[i, s] = 0
-            state.upper_totals[i, s] = 0
-            state.sheets[i, s, :] = -1
-        state.seat[i] = 0
-        state.over[i] = False
+        for s in range(faces.shape[1]):
+            hands[i, s] = hand_of_roll(faces[i, s, 0, 0], hand_of_code, place_values)
+            rolls_left[i, s] = faces.shape[3] - 1
+            open_bits[i, s] = all_open
+            turns_done[i, s] = 0
+            totals[i, s] = 0
+            upper_totals[i, s] = 0
+            sheets[i, s, :] = -1
+        seat[i] = 0
+        over[i] = False
 
 
 @njit(cache=True)
@@ -224,62 +220,6 @@ def legal_rows(hand, open_bits, alike_faces, sheet_rules):
     if sheet_rules[HAS_SHEET_STATE] == 0 or face == NOT_ALIKE:
         return open_bits, False
     return placement(open_bits, True, face, sheet_rules[YAHTZEE_ROW], sheet_rules[LOWER_BITS], sheet_rules[JOKER_MODE])
-
-
-@njit(cache=True)
-def _reroll(state, rules, i, s, action):
-    """Land the next fresh faces of seat ``s``'s turn on the dice ``action`` picks up."""
-    turn = state.turns_done[i, s]
-    roll = state.faces.shape[3] - state.rolls_left[i, s]
-    code = rules.kept_code[state.hands[i, s], action]
-    for position in range(state.faces.shape[4]):
-        if rules.reroll_bits[action, position]:
-            fresh = state.faces[i, s, turn, roll, rules.reroll_rank[action, position]]
-            code += (fresh - 1) * rules.place_values[position]
-    state.hands[i, s] = rules.hand_of_code[code]
-    state.rolls_left[i, s] -= 1
-
-
-@njit(cache=True)
-def _gain(state, rules, i, s, row, scored):
-    """What seat ``s``'s total gains by writing ``scored`` in ``row``: the points and any bonus they earn."""
-    sheet_rules = rules.sheet_rules
-    gained = scored
-    if sheet_rules[HAS_SHEET_STATE]:
-        if (sheet_rules[UPPER_BITS] >> row) & 1:
-            gained += upper_bonus(state.upper_totals[i, s], scored, sheet_rules[BONUS_THRESHOLD], sheet_rules[BONUS_POINTS])
-            state.upper_totals[i, s] += scored
-        yahtzee_row = sheet_rules[YAHTZEE_ROW]
-        if yahtzee_row >= 0:
-            alike = rules.alike_faces[state.hands[i, s]] != NOT_ALIKE
-            gained += extra_yahtzee_bonus(alike, state.sheets[i, s, yahtzee_row] > 0, sheet_rules[YAHTZEE_BONUS])
-    return gained
-
-
-@njit(cache=True)
-def _score(state, rules, i, s, row):
-    """Write seat ``s``'s dice in ``row`` and pass the turn; ``-1`` if the rules send them elsewhere, else the points gained."""
-    hand = state.hands[i, s]
-    allowed, joker = legal_rows(hand, state.open_bits[i, s], rules.alike_faces, rules.sheet_rules)
-    if (allowed >> row) & 1 == 0:  # the forced joker rule sends a Yahtzee elsewhere
-        return -1
-    scored = rules.score_tables[1 if joker else 0, hand, row]
-    gained = _gain(state, rules, i, s, row, scored)
-    state.sheets[i, s, row] = scored
-    state.totals[i, s] += gained
-    state.open_bits[i, s] &= ~(1 << row)
-    turn = state.turns_done[i, s] + 1
-    state.turns_done[i, s] = turn
-    num_players = state.faces.shape[1]
-    if turn < state.faces.shape[2]:
-        _first_roll(state, rules, i, s, turn)
-    else:
-        state.rolls_left[i, s] = 0  # a full sheet leaves no legal action, re-rolls included
-        if s == num_players - 1:
-            state.over[i] = True  # whole turns in rotation: the last seat's last row ends the game
-            return gained
-    state.seat[i] = (s + 1) % num_players
-    return gained
 
 
 @njit(cache=True)
@@ -294,21 +234,65 @@ def advance(games, actions, state, rules, points, legal):
     is full, and passes the turn to the next seat; the last seat's last score ends the game.
     Actions must lie in the action space (callers check that).
     """
-    first_score_action = rules.reroll_bits.shape[0]
+    # Every array read from a bundle is a reference numba counts: read each once, before the loop.
+    faces, hands, rolls_left, open_bits, turns_done, totals, upper_totals, sheets, seat, over = state
+    score_tables, kept_code, hand_of_code, place_values, reroll_bits, reroll_rank, mask_table, alike_faces, sheet_rules = rules
+    num_players = faces.shape[1]
+    num_turns = faces.shape[2]
+    rolls_per_turn = faces.shape[3]
+    num_dice = faces.shape[4]
+    first_score_action = reroll_bits.shape[0]
+    yahtzee_row = sheet_rules[YAHTZEE_ROW]
     for k in range(games.shape[0]):
         i = games[k]
         action = actions[k]
-        s = state.seat[i]
         points[k] = 0
-        legal[k] = rules.mask_table[1 if state.rolls_left[i, s] > 0 else 0, state.open_bits[i, s], action] != 0
-        if not legal[k]:
+        s = seat[i]
+        if mask_table[1 if rolls_left[i, s] > 0 else 0, open_bits[i, s], action] == 0:
+            legal[k] = False
             continue
+        turn = turns_done[i, s]
         if action < first_score_action:
-            _reroll(state, rules, i, s, action)
+            legal[k] = True
+            roll = rolls_per_turn - rolls_left[i, s]
+            code = kept_code[hands[i, s], action]
+            for position in range(num_dice):
+                if reroll_bits[action, position]:
+                    fresh = faces[i, s, turn, roll, reroll_rank[action, position]]
+                    code += (fresh - 1) * place_values[position]
+            hands[i, s] = hand_of_code[code]
+            rolls_left[i, s] -= 1
             continue
-        gained = _score(state, rules, i, s, action - first_score_action)
-        legal[k] = gained >= 0
-        points[k] = max(gained, 0)
+        row = action - first_score_action
+        hand = hands[i, s]
+        allowed, joker = legal_rows(hand, open_bits[i, s], alike_faces, sheet_rules)
+        if (allowed >> row) & 1 == 0:  # the forced joker rule sends a Yahtzee elsewhere
+            legal[k] = False
+            continue
+        legal[k] = True
+        scored = score_tables[1 if joker else 0, hand, row]
+        gained = scored
+        if sheet_rules[HAS_SHEET_STATE]:
+            if (sheet_rules[UPPER_BITS] >> row) & 1:
+                gained += upper_bonus(upper_totals[i, s], scored, sheet_rules[BONUS_THRESHOLD], sheet_rules[BONUS_POINTS])
+                upper_totals[i, s] += scored
+            if yahtzee_row >= 0:
+                alike = alike_faces[hand] != NOT_ALIKE
+                gained += extra_yahtzee_bonus(alike, sheets[i, s, yahtzee_row] > 0, sheet_rules[YAHTZEE_BONUS])
+        points[k] = gained
+        sheets[i, s, row] = scored
+        totals[i, s] += gained
+        open_bits[i, s] &= ~(1 << row)
+        turns_done[i, s] = turn + 1
+        if turn + 1 < num_turns:
+            hands[i, s] = hand_of_roll(faces[i, s, turn + 1, 0], hand_of_code, place_values)
+            rolls_left[i, s] = rolls_per_turn - 1
+        else:
+            rolls_left[i, s] = 0  # a full sheet leaves no legal action, re-rolls included
+            if s == num_players - 1:
+                over[i] = True  # whole turns in rotation: the last seat's last row ends the game
+                continue
+        seat[i] = (s + 1) % num_players
 
 
 @njit(cache=True)

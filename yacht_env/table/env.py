@@ -109,7 +109,9 @@ class YachtTableEnv(TableSettings, gym.Env):
     the PettingZoo env draws them: the same seed deals the same dice to every seat in both envs.
     The opponents sitting before the learner have played their first turn.
     ``reset(options={"faces": faces})`` plays given dice, shape (num_players, 12, 3, 5). A reset
-    with a seed also re-seeds the opponents (``policy.reset``), so a seeded game is reproducible.
+    with seed ``S`` also re-seeds the opponent in seat ``s`` with ``S + s``
+    (:func:`yacht_env.seeding.seat_seed`, as tournaments and ``yacht play`` seed seats), so a
+    seeded game is reproducible.
 
     ## Episode End
     ``terminated`` once every player has filled every row (the opponents after the learner play
