@@ -362,6 +362,24 @@ class Tables:
         self.sheets = np.full(shape + (rules.num_categories,), -1, dtype=np.int16)
         self.seat = np.zeros(self.num_tables, dtype=np.int64)
         self.over = np.ones(self.num_tables, dtype=bool)  # no game before start()
+        self._bind_kernels()
+
+    def _bind_kernels(self):
+        # The compiled start and transition, bound once to this game's arrays (see compiled_call);
+        # every index and action array they are given is made int64, one-dimensional and contiguous.
+        self._state, tables = self.state, self.all_tables
+        self._start_games = compiled_call(start_games, tables, self._state, self.arrays, self.rules.all_open)
+        self._advance = compiled_call(advance, tables, tables, self._state, self.arrays, tables, self.over)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        for name in ("_state", "_start_games", "_advance"):  # machine code does not pickle: a copy binds its own
+            del state[name]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._bind_kernels()
 
     @property
     def state(self) -> GameState:
@@ -394,7 +412,7 @@ class Tables:
 
     def start_drawn(self, tables) -> None:
         """Start the games at ``tables`` on the faces already in ``self.faces``."""
-        start_games(self._indices(tables), self.state, self.arrays, self.rules.all_open)
+        self._start_games(self._indices(tables), self._state, self.arrays, self.rules.all_open)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -459,7 +477,7 @@ class Tables:
         and whether each action was legal ((N,) bool); an illegal action changes nothing.
         """
         tables = self._indices(tables)
-        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        actions = np.ascontiguousarray(np.asarray(actions, dtype=np.int64).reshape(-1))
         if actions.shape != tables.shape:
             raise ValueError(f"need one action per table: {len(actions)} actions for {len(tables)} tables")
         bad = (actions < 0) | (actions >= self.num_actions)
@@ -467,8 +485,8 @@ class Tables:
             raise ValueError(f"action {int(actions[bad][0])} is not in the action space 0..{self.num_actions - 1}")
         points = np.empty(len(tables), dtype=np.int64)
         legal = np.empty(len(tables), dtype=bool)
-        advance(tables, actions, self.state, self.arrays, points, legal)
+        self._advance(tables, actions, self._state, self.arrays, points, legal)
         return points, legal
 
     def _indices(self, tables) -> np.ndarray:
-        return self.all_tables if tables is None else np.asarray(tables, dtype=np.int64).reshape(-1)
+        return self.all_tables if tables is None else np.ascontiguousarray(np.asarray(tables, dtype=np.int64).reshape(-1))
