@@ -173,7 +173,7 @@ class GameState(NamedTuple):
     """The arrays of a batch of games that the compiled transition updates in place (see :class:`Tables`)."""
 
     faces: np.ndarray  # (tables, seats, turns, rolls, dice) int8
-    hands: np.ndarray  # (tables, seats) int64, and so on to over: the arrays of Tables
+    hands: np.ndarray  # this and the next five: (tables, seats) int64
     rolls_left: np.ndarray
     open_bits: np.ndarray
     turns_done: np.ndarray
