@@ -38,6 +38,7 @@ from agents.stats import mean_ci
 from agents.table_policy import model_policy
 from yacht_env.atomic_files import write_atomically
 from yacht_env.rules import RuleSet, rule_set
+from yacht_env.seeding import seat_seed
 from yacht_env.table.encoding import policy_observations
 from yacht_env.table.game import MAX_PLAYERS, Tables, draw_table_dice, unique_names, win_shares
 
@@ -114,7 +115,7 @@ def play_deals(policies: list[Policy], deals: int, seed: int, rules: RuleSet | N
     n = len(policies)
     seating = np.arange(n)
     for i, policy in enumerate(policies):
-        policy.reset(seed + i)
+        policy.reset(seat_seed(seed, i))
     faces = np.repeat(deal_dice(seed, deals, n, rules), n, axis=0)
     rotation = np.tile(seating, deals)  # table t plays seating t % n
     policy_in_seat = (seating[None, :] - rotation[:, None]) % n  # (tables, seats)
@@ -244,7 +245,9 @@ def play_table_slice(
 ) -> np.ndarray:
     """One task of :func:`run_table`: ``play_table`` for policy objects, or ones built here by name."""
     if all(isinstance(policy, str) for policy in policies):
-        policies = [make_table_policy(name, len(policies), rules=rules, seed=seed + i) for i, name in enumerate(policies)]
+        policies = [
+            make_table_policy(name, len(policies), rules=rules, seed=seat_seed(seed, i)) for i, name in enumerate(policies)
+        ]
     return play_table(policies, games, seed, rules, batch_size)
 
 
@@ -252,7 +255,9 @@ def tournament(policy_names: list[str], games: int, seed: int = 0, rules: RuleSe
     """A tournament of policies given by name (``random``, ``greedy``, ``optimal``, ``ppo:PATH``), here or on Ray."""
     check_table_size(len(policy_names))
     rules = rule_set(rules)
-    policies = [make_table_policy(name, len(policy_names), rules=rules, seed=seed + i) for i, name in enumerate(policy_names)]
+    policies = [
+        make_table_policy(name, len(policy_names), rules=rules, seed=seat_seed(seed, i)) for i, name in enumerate(policy_names)
+    ]
     return run_table(policy_names if on_ray else policies, policy_names, games, seed, rules, on_ray=on_ray, **kwargs)
 
 
@@ -262,7 +267,7 @@ def evaluate_model_at_table(
     """An in-memory MaskablePPO model in ``seat`` against the named ``opponents`` at one table under ``rules``."""
     rules = rule_set(rules)
     n = len(opponents) + 1
-    policies = [make_table_policy(opponent, n, rules=rules, seed=seed + i) for i, opponent in enumerate(opponents)]
+    policies = [make_table_policy(opponent, n, rules=rules, seed=seat_seed(seed, i)) for i, opponent in enumerate(opponents)]
     names = list(opponents)
     policies.insert(seat, model_policy(model, name, n, rules))
     names.insert(seat, name)

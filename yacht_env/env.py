@@ -5,22 +5,23 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from typing_extensions import override
+from typing_extensions import Unpack, override
 
 from yacht_env import render_rgb
-from yacht_env.actions import ActionLayout, IllegalActionError
-from yacht_env.encoding import make_encoding
-from yacht_env.game import Tables, advance, check_game_dice, check_playable, draw_game_dice
+from yacht_env.game import Tables, advance, check_game_dice, compiled_call, draw_game_dice
+from yacht_env.illegal import ILLEGAL_ACTION_MODES
 from yacht_env.render import render_position
-from yacht_env.rules import RuleSet, rule_set
+from yacht_env.settings import GameArguments, GameOverError, GameSettings
 
-__all__ = ["GameOverError", "GameSettings", "YachtEnv", "check_action", "check_game_dice", "draw_game_dice"]
-
-ILLEGAL_ACTION_MODES = ("penalize", "raise")
-
-
-class GameOverError(RuntimeError):
-    """``step`` was called after the episode ended; call ``reset`` first."""
+__all__ = [
+    "ILLEGAL_ACTION_MODES",
+    "GameOverError",
+    "GameSettings",
+    "YachtEnv",
+    "check_action",
+    "check_game_dice",
+    "draw_game_dice",
+]
 
 
 def check_action(action, num_actions: int) -> int:
@@ -38,30 +39,6 @@ def check_action(action, num_actions: int) -> int:
     if not 0 <= value < num_actions:
         raise ValueError(f"action {value} is not in the action space: expected an integer in 0..{num_actions - 1}")
     return value
-
-
-class GameSettings:
-    """The constructor arguments every Yacht env shares, validated the same way everywhere."""
-
-    metadata: dict
-
-    def _set_game_settings(
-        self, render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions
-    ):
-        allowed = ", ".join(repr(mode) for mode in [None, *self.metadata["render_modes"]])
-        if render_mode is not None and render_mode not in self.metadata["render_modes"]:
-            raise ValueError(f"render_mode {render_mode!r} is not supported; expected one of {allowed}")
-        if illegal_action not in ILLEGAL_ACTION_MODES:
-            raise ValueError(f"illegal_action {illegal_action!r} is not supported; expected 'penalize' or 'raise'")
-        if isinstance(max_illegal_actions, bool) or not isinstance(max_illegal_actions, int) or max_illegal_actions < 1:
-            raise ValueError(f"max_illegal_actions must be an integer of at least 1, got {max_illegal_actions!r}")
-        self.rules = check_playable(rule_set(rules))
-        self.render_mode = render_mode
-        self.illegal_action = illegal_action
-        self.illegal_action_penalty = float(illegal_action_penalty)
-        self.max_illegal_actions = max_illegal_actions
-        self.layout = ActionLayout(self.rules)
-        self.encoding = make_encoding(observation_encoding, self.rules)
 
 
 class YachtEnv(GameSettings, gym.Env):
@@ -139,19 +116,8 @@ class YachtEnv(GameSettings, gym.Env):
 
     metadata = {"render_modes": ["ansi", "human", "rgb_array"], "render_fps": 4}
 
-    def __init__(
-        self,
-        render_mode: str | None = None,
-        *,
-        rules: RuleSet | str | None = None,
-        observation_encoding: str = "flat",
-        illegal_action: str = "penalize",
-        illegal_action_penalty: float = 1.0,
-        max_illegal_actions: int = 100,
-    ):
-        self._set_game_settings(
-            render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions
-        )
+    def __init__(self, render_mode: str | None = None, **settings: Unpack[GameArguments]):
+        self._set_game_settings(render_mode, **settings)
         self.action_space = spaces.Discrete(self.layout.num_actions)
         self.observation_space = self.encoding.space
 
@@ -183,9 +149,7 @@ class YachtEnv(GameSettings, gym.Env):
         self._last_reroll = None  # (hand before, re-roll mask): which dice the frame shows as held
         self._done = False
         self._read_position()
-        if self.render_mode == "human":
-            self.render()
-        return self._observation(), self._info(False)
+        return self._shown((self._observation(), self._info(False)))
 
     @override
     def step(self, action):
@@ -193,18 +157,14 @@ class YachtEnv(GameSettings, gym.Env):
             raise GameOverError("the episode has ended (or reset was never called); call reset() before step()")
         action = check_action(action, self.layout.num_actions)
         hand, rolls_left, open_bits = self._hand, self._rolls_left, self._open
-        if self.illegal_action == "raise" and not self._mask()[action]:
-            raise IllegalActionError(self.layout.why_illegal(action, rolls_left, open_bits, hand))
         self._action[0] = action
-        advance(self._all_tables, self._action, *self._advance_args, self._points, self._legal)
+        self._advance(*self._advance_args)
         reward = 0.0
         terminated = truncated = False
         illegal = not self._legal[0]
-        if illegal:
+        if illegal:  # the game is as it was: an illegal action changes nothing
             reason = self.layout.why_illegal(action, rolls_left, open_bits, hand)
-            self._illegal_count += 1
-            reward = -self.illegal_action_penalty
-            truncated = self._illegal_count >= self.max_illegal_actions
+            self._illegal_count, reward, truncated = self.illegal_judge.judge(reason, self._illegal_count)
         else:
             self._last_reroll = (hand, action) if action < self._first_score_action else None
             self._read_position()
@@ -215,30 +175,19 @@ class YachtEnv(GameSettings, gym.Env):
         info = self._info(illegal)
         if illegal:
             info["illegal_reason"] = reason
-        if self.render_mode == "human":
-            self.render()
-        return self._observation(), reward, terminated, truncated, info
+        return self._shown((self._observation(), reward, terminated, truncated, info))
 
-    @override
-    def render(self):
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi', 'human' or 'rgb_array' to the env")
-            return None
-        if not self._started:
-            raise GameOverError("render() needs a game: call reset() first")
-        if self.render_mode == "rgb_array":
-            held = None
-            if self._last_reroll is not None:
-                hand, mask = self._last_reroll
-                held = render_rgb.held_dice(self.rules.dice.hands[hand], mask, self.dice)
-            return render_rgb.render_frame(
-                self.rules, self.dice, self._rolls_left, self.sheet, self.turn, held=held, total=self.total
-            )
-        text = render_position(self.rules, self.dice, self._rolls_left, self.sheet, self.turn, total=self.total)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+    def _frame(self):
+        held = None
+        if self._last_reroll is not None:
+            hand, mask = self._last_reroll
+            held = render_rgb.held_dice(self.rules.dice.hands[hand], mask, self.dice)
+        return render_rgb.render_frame(
+            self.rules, self.dice, self._rolls_left, self.sheet, self.turn, held=held, total=self.total
+        )
+
+    def _text(self):
+        return render_position(self.rules, self.dice, self._rolls_left, self.sheet, self.turn, total=self.total)
 
     def action_masks(self) -> np.ndarray:
         """Legal actions as bool, shape (num_actions,) (the sb3-contrib convention)."""
@@ -291,13 +240,20 @@ class YachtEnv(GameSettings, gym.Env):
 
     # -- internals -----------------------------------------------------------------------------
 
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        del state["_advance"]  # machine code does not pickle: a copy binds its own on arrival
+        return state
+
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._bind_game_views()  # a copied view no longer shares memory with the copied game
 
     def _bind_game_views(self):
         game = self._game
-        self._advance_args = game.state + tuple(game.arrays)
+        # The transition's arguments are the same arrays at every step, so its machine code is bound once.
+        self._advance_args = (game.all_tables, self._action, game.state, game.arrays, self._points, self._legal)
+        self._advance = compiled_call(advance, *self._advance_args)
         self._all_tables, self._first_score_action = game.all_tables, self.layout.first_score_action
         self._hands, self._rolls, self._opens, self._totals, self._turns_done, self._over = (
             array.reshape(-1) for array in (game.hands, game.rolls_left, game.open_bits, game.totals, game.turns_done, game.over)

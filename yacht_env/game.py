@@ -30,7 +30,7 @@ from __future__ import annotations
 from typing import NamedTuple
 
 import numpy as np
-from numba import njit
+from numba import njit, typeof
 
 from yacht_env.actions import legal_mask_table
 from yacht_env.rules import JOKER_FORCED, RuleSet, cached_per_rules, extra_yahtzee_bonus, placement, upper_bonus
@@ -169,30 +169,41 @@ def hand_of_roll(roll, hand_of_code, place_values):
     return hand_of_code[code]
 
 
+class GameState(NamedTuple):
+    """The arrays of a batch of games that the compiled transition updates in place (see :class:`Tables`)."""
+
+    faces: np.ndarray  # (tables, seats, turns, rolls, dice) int8
+    hands: np.ndarray  # this and the next five: (tables, seats) int64
+    rolls_left: np.ndarray
+    open_bits: np.ndarray
+    turns_done: np.ndarray
+    totals: np.ndarray
+    upper_totals: np.ndarray
+    sheets: np.ndarray  # (tables, seats, rows) int16
+    seat: np.ndarray  # (tables,) int64
+    over: np.ndarray  # (tables,) bool
+
+
+def compiled_call(kernel, *args):
+    """``kernel`` compiled for exactly the types of ``args``: a function to call with those arrays.
+
+    Numba types every argument of every call, and a bundle (a NamedTuple of arrays) costs about a
+    microsecond to type, as much as the single env's whole transition. A caller that passes the
+    same arrays on every call (the envs step their own games) binds the machine code once with
+    this. Nothing checks the arguments of such a call: give it no other arrays.
+    """
+    return kernel.compile(tuple(typeof(arg) for arg in args))
+
+
 @njit(cache=True)
-def start_games(
-    games,
-    faces,
-    hands,
-    rolls_left,
-    open_bits,
-    turns_done,
-    totals,
-    upper_totals,
-    sheets,
-    seat,
-    over,
-    all_open,
-    hand_of_code,
-    place_values,
-):
+def start_games(games, state, rules, all_open):
     """Put every seat of each game in ``games`` at its first roll with an empty sheet, seat 0 to act."""
-    num_players = faces.shape[1]
-    rolls_per_turn = faces.shape[3]
+    faces, hands, rolls_left, open_bits, turns_done, totals, upper_totals, sheets, seat, over = state
+    hand_of_code, place_values = rules.hand_of_code, rules.place_values  # read once: see advance
     for i in games:
-        for s in range(num_players):
+        for s in range(faces.shape[1]):
             hands[i, s] = hand_of_roll(faces[i, s, 0, 0], hand_of_code, place_values)
-            rolls_left[i, s] = rolls_per_turn - 1
+            rolls_left[i, s] = faces.shape[3] - 1
             open_bits[i, s] = all_open
             turns_done[i, s] = 0
             totals[i, s] = 0
@@ -212,33 +223,10 @@ def legal_rows(hand, open_bits, alike_faces, sheet_rules):
 
 
 @njit(cache=True)
-def advance(
-    games,
-    actions,
-    faces,
-    hands,
-    rolls_left,
-    open_bits,
-    turns_done,
-    totals,
-    upper_totals,
-    sheets,
-    seat,
-    over,
-    score_tables,
-    kept_code,
-    hand_of_code,
-    place_values,
-    reroll_bits,
-    reroll_rank,
-    mask_table,
-    alike_faces,
-    sheet_rules,
-    points,
-    legal,
-):
+def advance(games, actions, state, rules, points, legal):
     """Play ``actions[k]`` for the seat to act in game ``games[k]``, for every ``k``, in place.
 
+    ``state`` is a :class:`GameState`, ``rules`` the :class:`RuleArrays` of the game's rule set.
     An action the rules forbid now (including any action in a finished game) changes nothing and
     sets ``legal[k] = False``. A re-roll lands the next fresh faces of the seat's turn on the
     picked-up dice, in order; a score writes the row, adds what the seat's total gains (the row's
@@ -246,6 +234,9 @@ def advance(
     is full, and passes the turn to the next seat; the last seat's last score ends the game.
     Actions must lie in the action space (callers check that).
     """
+    # Every array read from a bundle is a reference numba counts: read each once, before the loop.
+    faces, hands, rolls_left, open_bits, turns_done, totals, upper_totals, sheets, seat, over = state
+    score_tables, kept_code, hand_of_code, place_values, reroll_bits, reroll_rank, mask_table, alike_faces, sheet_rules = rules
     num_players = faces.shape[1]
     num_turns = faces.shape[2]
     rolls_per_turn = faces.shape[3]
@@ -371,11 +362,29 @@ class Tables:
         self.sheets = np.full(shape + (rules.num_categories,), -1, dtype=np.int16)
         self.seat = np.zeros(self.num_tables, dtype=np.int64)
         self.over = np.ones(self.num_tables, dtype=bool)  # no game before start()
+        self._bind_kernels()
+
+    def _bind_kernels(self):
+        # The compiled start and transition, bound once to this game's arrays (see compiled_call);
+        # every index and action array they are given is made int64, one-dimensional and contiguous.
+        self._state, tables = self.state, self.all_tables
+        self._start_games = compiled_call(start_games, tables, self._state, self.arrays, self.rules.all_open)
+        self._advance = compiled_call(advance, tables, tables, self._state, self.arrays, tables, self.over)
+
+    def __getstate__(self):
+        state = self.__dict__.copy()
+        for name in ("_state", "_start_games", "_advance"):  # machine code does not pickle: a copy binds its own
+            del state[name]
+        return state
+
+    def __setstate__(self, state):
+        self.__dict__.update(state)
+        self._bind_kernels()
 
     @property
-    def state(self) -> tuple[np.ndarray, ...]:
-        """The arrays :func:`advance` and :func:`start_games` update in place, in their argument order."""
-        return (
+    def state(self) -> GameState:
+        """The arrays :func:`advance` and :func:`start_games` update in place."""
+        return GameState(
             self.faces,
             self.hands,
             self.rolls_left,
@@ -403,7 +412,7 @@ class Tables:
 
     def start_drawn(self, tables) -> None:
         """Start the games at ``tables`` on the faces already in ``self.faces``."""
-        start_games(self._indices(tables), *self.state, self.rules.all_open, self.arrays.hand_of_code, self.arrays.place_values)
+        self._start_games(self._indices(tables), self._state, self.arrays, self.rules.all_open)
 
     # -- reading -------------------------------------------------------------------------------
 
@@ -468,7 +477,7 @@ class Tables:
         and whether each action was legal ((N,) bool); an illegal action changes nothing.
         """
         tables = self._indices(tables)
-        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        actions = np.ascontiguousarray(np.asarray(actions, dtype=np.int64).reshape(-1))
         if actions.shape != tables.shape:
             raise ValueError(f"need one action per table: {len(actions)} actions for {len(tables)} tables")
         bad = (actions < 0) | (actions >= self.num_actions)
@@ -476,8 +485,8 @@ class Tables:
             raise ValueError(f"action {int(actions[bad][0])} is not in the action space 0..{self.num_actions - 1}")
         points = np.empty(len(tables), dtype=np.int64)
         legal = np.empty(len(tables), dtype=bool)
-        advance(tables, actions, *self.state, *self.arrays, points, legal)
+        self._advance(tables, actions, self._state, self.arrays, points, legal)
         return points, legal
 
     def _indices(self, tables) -> np.ndarray:
-        return self.all_tables if tables is None else np.asarray(tables, dtype=np.int64).reshape(-1)
+        return self.all_tables if tables is None else np.ascontiguousarray(np.asarray(tables, dtype=np.int64).reshape(-1))

@@ -16,22 +16,12 @@ from gymnasium import spaces
 from gymnasium.utils import seeding
 from pettingzoo import AECEnv
 from pettingzoo.utils import wrappers
-from typing_extensions import override
+from typing_extensions import Unpack, override
 
-from yacht_env.actions import IllegalActionError
-from yacht_env.env import GameSettings, check_action
-from yacht_env.rules import RuleSet
-from yacht_env.table.encoding import make_table_encoding
-from yacht_env.table.game import (
-    Tables,
-    check_num_players,
-    check_reward_mode,
-    check_table_dice,
-    draw_table_dice,
-    render_table,
-    win_rewards,
-    win_shares,
-)
+from yacht_env.env import check_action
+from yacht_env.settings import GameArguments
+from yacht_env.table.game import win_rewards, win_shares
+from yacht_env.table.settings import TableSettings
 
 
 def env(**kwargs) -> AECEnv:
@@ -39,7 +29,7 @@ def env(**kwargs) -> AECEnv:
     return wrappers.OrderEnforcingWrapper(raw_env(**kwargs))
 
 
-class YachtMultiplayerEnv(GameSettings, AECEnv):
+class YachtMultiplayerEnv(TableSettings, AECEnv):
     """## Description
     Yacht at a table of 1 to 5 players (rules in ``RULES.md``, or any rule set of
     ``yacht_env.rules.RULE_SETS``). Each player has their own column of rows (12 in Yacht) and
@@ -111,23 +101,14 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
         num_players: int = 2,
         *,
         reward_mode: str = "win",
-        observation_encoding: str = "flat",
-        illegal_action: str = "penalize",
-        illegal_action_penalty: float = 1.0,
-        max_illegal_actions: int = 100,
-        rules: RuleSet | str | None = None,
         render_mode: str | None = None,
+        **settings: Unpack[GameArguments],
     ):
         super().__init__()
-        self._set_game_settings(
-            render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions
-        )
-        self.num_players = check_num_players(num_players)
-        self.reward_mode = check_reward_mode(reward_mode)
-
-        self.encoding = make_table_encoding(observation_encoding, self.num_players, self.rules)
-        self.tables = Tables(self.rules, self.num_players)
+        self._set_game_settings(render_mode, **settings)
+        self._set_table_settings(num_players, reward_mode)
         self.possible_agents = [f"player_{seat}" for seat in range(self.num_players)]
+        self.seat_names = self.possible_agents
         self.agents = []
         mask_space = spaces.Box(low=0, high=1, shape=(self.layout.num_actions,), dtype=np.int8)
         self.observation_spaces = {
@@ -150,15 +131,10 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
 
     @override
     def reset(self, seed: int | None = None, options: dict | None = None):
-        faces = (options or {}).get("faces")
-        if faces is not None:
-            faces = check_table_dice(faces, self.rules, self.num_players)
+        faces = self._given_faces(options)
         if seed is not None or self._np_random is None:
             self._np_random, _ = seeding.np_random(seed)
-        if faces is None:
-            faces = draw_table_dice(self._np_random, self.rules, self.num_players)
-        self.tables.start(faces[None])
-        self._started = True
+        self._deal(faces, self._np_random)
         self._illegal_counts = [0] * self.num_players
         self.agents = self.possible_agents[:]
         self.rewards = {agent: 0.0 for agent in self.agents}
@@ -167,8 +143,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
         self.truncations = {agent: False for agent in self.agents}
         self.infos = {agent: self._info(seat) for seat, agent in enumerate(self.agents)}
         self.agent_selection = self.possible_agents[0]
-        if self.render_mode == "human":
-            self.render()
+        self._shown(None)
 
     @override
     def observe(self, agent):
@@ -189,17 +164,15 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
             return self._was_dead_step(action)
         action = check_action(action, self.layout.num_actions)
         seat = self._seat_of[agent]
-        hand, rolls_left, open_bits = (int(part[0]) for part in self.tables.position([0], [seat]))
-        reason = self.layout.why_illegal(action, rolls_left, open_bits, hand)
-        if reason is not None and self.illegal_action == "raise":
-            raise IllegalActionError(reason)
+        reason = self._why_illegal(action, seat)
+        if reason is not None:  # judged before the rewards are cleared: a refused action changes nothing
+            self._illegal_counts[seat], penalty, truncated = self.illegal_judge.judge(reason, self._illegal_counts[seat])
         self._cumulative_rewards[agent] = 0.0
         self._clear_rewards()
         if reason is not None:
-            self._illegal_counts[seat] += 1
-            self.rewards[agent] = -self.illegal_action_penalty
+            self.rewards[agent] = penalty
             self.infos[agent] = self._info(seat, illegal_reason=reason)
-            if self._illegal_counts[seat] >= self.max_illegal_actions:
+            if truncated:
                 self.truncations = {a: True for a in self.agents}
         else:
             points = int(self.tables.play([action], [0])[0][0])
@@ -210,23 +183,7 @@ class YachtMultiplayerEnv(GameSettings, AECEnv):
                 self._end_game()
             self.agent_selection = self.possible_agents[int(self.tables.seat[0])]
         self._accumulate_rewards()
-        if self.render_mode == "human":
-            self.render()
-
-    @override
-    def render(self):
-        if self.render_mode is None:
-            from gymnasium import logger
-
-            logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human' to the env")
-            return None
-        if not self._started:
-            raise RuntimeError("render() needs a game: call reset() first")
-        text = render_table(self.tables, 0, self.possible_agents)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        self._shown(None)
 
     @override
     def close(self):

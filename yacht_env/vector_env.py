@@ -15,20 +15,20 @@ from __future__ import annotations
 
 from typing import Any, Sequence
 
-import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.vector import AutoresetMode, VectorEnv
 from gymnasium.vector.utils import batch_space, iterate
 from numba import njit
+from typing_extensions import Unpack
 
 from yacht_env import render_rgb
-from yacht_env.actions import IllegalActionError
-from yacht_env.env import GameOverError, GameSettings
-from yacht_env.game import Tables, advance, check_game_dice, draw_game_dice, gather_masks
+from yacht_env.game import Tables, advance, check_game_dice, compiled_call, draw_game_dice, gather_masks
+from yacht_env.illegal import penalize
 from yacht_env.render import render_position
 from yacht_env.rules import RuleSet, cached_per_rules
+from yacht_env.settings import GameArguments, GameOverError, GameSettings
 
 __all__ = ["YachtVectorEnv", "check_actions", "sample_legal_actions"]
 
@@ -37,22 +37,19 @@ __all__ = ["YachtVectorEnv", "check_actions", "sample_legal_actions"]
 
 
 @njit(cache=True)
-def _settle(
-    points, legal, over, illegal_counts, illegal_action_penalty, max_illegal_actions, rewards, terminated, truncated, illegal
-):
-    """What ``YachtEnv.step`` makes of each game's transition: reward, episode end, illegal count."""
+def _settle(points, legal, over, illegal_counts, penalty, max_illegal_actions, rewards, terminated, truncated, illegal):
+    """What ``YachtEnv.step`` makes of each game's transition: reward, episode end, illegal count.
+
+    An illegal action is answered by :func:`yacht_env.illegal.penalize`, as in every env.
+    """
     for i in range(points.shape[0]):
+        illegal[i] = not legal[i]
+        terminated[i] = legal[i] and over[i]  # a game is reset in the step that ends it, so over means "just ended"
         if legal[i]:
-            illegal[i] = False
             rewards[i] = points[i]
-            terminated[i] = over[i]  # a game is reset in the step that ends it, so over means "just ended"
             truncated[i] = False
         else:
-            illegal[i] = True
-            illegal_counts[i] += 1
-            rewards[i] = -illegal_action_penalty
-            terminated[i] = False
-            truncated[i] = illegal_counts[i] >= max_illegal_actions
+            illegal_counts[i], rewards[i], truncated[i] = penalize(illegal_counts[i], penalty, max_illegal_actions)
 
 
 @njit(cache=True)
@@ -276,18 +273,11 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         self,
         num_envs: int = 1,
         render_mode: str | None = None,
-        *,
-        rules: RuleSet | str | None = None,
-        observation_encoding: str = "flat",
-        illegal_action: str = "penalize",
-        illegal_action_penalty: float = 1.0,
-        max_illegal_actions: int = 100,
+        **settings: Unpack[GameArguments],
     ):
         if isinstance(num_envs, bool) or not isinstance(num_envs, (int, np.integer)) or num_envs < 1:
             raise ValueError(f"num_envs must be a positive integer, got {num_envs!r}")
-        self._set_game_settings(
-            render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions
-        )
+        self._set_game_settings(render_mode, **settings)
         self.num_envs = int(num_envs)
         self.single_action_space = spaces.Discrete(self.layout.num_actions)
         self.action_space = batch_space(self.single_action_space, self.num_envs)
@@ -297,9 +287,10 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         # The games live in a Tables of one seat each; the shared transition steps them all.
         n = self.num_envs
         self._game = Tables(self.rules, num_players=1, num_tables=n)
-        self._bind_game_views()
+        self._actions = np.zeros(n, dtype=np.int64)  # the transition reads each step's actions from here
         self._points = np.zeros(n, dtype=np.int64)
         self._legal = np.zeros(n, dtype=bool)
+        self._bind_game_views()
         self._illegal_counts = np.zeros(n, dtype=np.int64)
         self._illegal = np.zeros(n, dtype=bool)  # scratch: which games just played an illegal action
         self._last_rerolls: dict[int, tuple[int, int]] = {}  # frames only: game -> (hand before, re-roll mask)
@@ -343,11 +334,12 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         if not self._started:
             raise GameOverError("reset() was never called; call reset() before step()")
         actions = check_actions(actions, self.num_envs, self.layout.num_actions)
-        if self.illegal_action == "raise":
+        judge = self.illegal_judge
+        if judge.illegal_action == "raise":  # refused before any game moves
             illegal_now = np.flatnonzero(self._masks()[np.arange(self.num_envs), actions] == 0)
             if len(illegal_now):
                 first = int(illegal_now[0])
-                raise IllegalActionError(f"sub-env {first}: {self._why_illegal(first, actions[first])}")
+                judge.refuse(f"sub-env {first}: {self._why_illegal(first, actions[first])}")
 
         n = self.num_envs
         hands_before = self._hands.copy() if self.render_mode == "rgb_array" else None
@@ -355,14 +347,15 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         terminated = np.empty(n, dtype=bool)
         truncated = np.empty(n, dtype=bool)
         illegal = self._illegal
-        advance(self._game.all_tables, actions, *self._advance_args, self._points, self._legal)
+        self._actions[:] = actions
+        self._advance(*self._advance_args)
         _settle(
             self._points,
             self._legal,
             self._game.over,
             self._illegal_counts,
-            self.illegal_action_penalty,
-            self.max_illegal_actions,
+            judge.illegal_action_penalty,
+            judge.max_illegal_actions,
             rewards,
             terminated,
             truncated,
@@ -391,14 +384,11 @@ class YachtVectorEnv(GameSettings, VectorEnv):
 
     def render(self) -> list[str] | None:
         """Each sub-env's position as text (``render_mode="ansi"``), in sub-env order."""
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'rgb_array' to the env")
+        if not self._can_render("games"):
             return None
-        if not self._started:
-            raise GameOverError("render() needs games: call reset() first")
         if self.render_mode == "rgb_array":
             turns = self._turn_numbers().tolist()
-            return [self._frame(i, sheet, turn) for i, (sheet, turn) in enumerate(zip(self.sheets, turns))]
+            return [self._game_frame(i, sheet, turn) for i, (sheet, turn) in enumerate(zip(self.sheets, turns))]
         return [
             render_position(
                 self.rules,
@@ -411,7 +401,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
             for i, (sheet, turn) in enumerate(zip(self.sheets, self._turn_numbers().tolist()))
         ]
 
-    def _frame(self, i: int, sheet, turn: int) -> np.ndarray:
+    def _game_frame(self, i: int, sheet, turn: int) -> np.ndarray:
         """Game ``i``'s picture, the dice its last re-roll kept marked as held."""
         dice = self.rules.dice.hands[self._hands[i]]
         held = None
@@ -477,6 +467,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         state = self.__dict__.copy()
         state["_state_addresses"] = np.zeros_like(self._state_addresses)
         state["_next_uint32"] = None
+        del state["_advance"]  # machine code does not pickle either
         return state
 
     def __setstate__(self, state):
@@ -492,7 +483,9 @@ class YachtVectorEnv(GameSettings, VectorEnv):
     def _bind_game_views(self):
         """Flat per-game views of the one-seat game arrays, and the transition's arguments."""
         game = self._game
-        self._advance_args = game.state + tuple(game.arrays)
+        # The transition's arguments are the same arrays at every step, so its machine code is bound once.
+        self._advance_args = (game.all_tables, self._actions, game.state, game.arrays, self._points, self._legal)
+        self._advance = compiled_call(advance, *self._advance_args)
         arrays = game.arrays
         self._mask_args = (arrays.mask_table, arrays.alike_faces, arrays.sheet_rules)
         self._hands, self._rolls_left, self._open = (a.reshape(-1) for a in (game.hands, game.rolls_left, game.open_bits))

@@ -32,6 +32,7 @@ from yacht_env.actions import ActionLayout, IllegalActionError
 from yacht_env.env import GameOverError, check_action
 from yacht_env.game import Tables, check_game_dice, draw_game_dice, draw_table_dice
 from yacht_env.rules import RULE_SETS, YACHT, RuleSet
+from yacht_env.seeding import seat_seed
 from yacht_env.table.encoding import policy_observations
 from yacht_play.records import SCHEMA, GameRecord, RecordError, RecordFile, now, read_records, write_games
 
@@ -55,7 +56,7 @@ def check_table(header: dict, where: str) -> None:
         if seed is None or player["seed"] is None:
             continue
         # Schema 1 seated table seat s on seed S + s; from schema 2 every seat records the match's seed.
-        wanted = seed + index if mode == "table" and header["schema"] == 1 else seed
+        wanted = seat_seed(seed, index) if mode == "table" and header["schema"] == 1 else seed
         if player["seed"] != wanted:
             raise RecordError(
                 f"{where}: field 'players.{index}.seed': a {mode} game with seed {seed} seats it on {wanted}, "
@@ -300,7 +301,7 @@ class Match:
             faces = table_dice[0] if mode == "duplicate" else table_dice[index]
             policy = policies.get(index)
             if policy is None and player.kind == "agent":
-                policy = load_policy(player.policy, rules, seed + index, 1 if mode == "duplicate" else len(players))
+                policy = load_policy(player.policy, rules, seat_seed(seed, index), 1 if mode == "duplicate" else len(players))
             seats.append(Seat(index, player, seed, faces, rules, policy))
         return cls(seats, mode, seed, rules, coach=coach)
 
@@ -344,7 +345,7 @@ class Match:
                         f"the record names the agent {info['policy']!r} for seat {info['seat'] + 1} ({info['name']}): a record "
                         "never makes yacht play load a model; name the agents again with --vs, in seat order"
                     )
-                policy_seed = None if header["seed"] is None else header["seed"] + info["seat"]
+                policy_seed = None if header["seed"] is None else seat_seed(header["seed"], info["seat"])
                 num_players = 1 if header["mode"] == "duplicate" else len(header["players"])
                 policy = load_policy(info["policy"], rules, policy_seed, num_players)
             faces = info.get("faces")

@@ -13,25 +13,17 @@ from __future__ import annotations
 import gymnasium as gym
 import numpy as np
 from gymnasium import spaces
-from typing_extensions import override
+from typing_extensions import Unpack, override
 
 from yacht_env import render_rgb
-from yacht_env.actions import IllegalActionError
 from yacht_env.encoding import make_encoding
-from yacht_env.env import GameOverError, GameSettings, check_action
+from yacht_env.env import check_action
 from yacht_env.rules import RuleSet
-from yacht_env.table.encoding import make_table_encoding, policy_observations
-from yacht_env.table.game import (
-    MAX_PLAYERS,
-    Tables,
-    check_num_players,
-    check_reward_mode,
-    check_table_dice,
-    draw_table_dice,
-    render_table,
-    win_rewards,
-    win_shares,
-)
+from yacht_env.seeding import seat_seed
+from yacht_env.settings import GameArguments, GameOverError
+from yacht_env.table.encoding import policy_observations
+from yacht_env.table.game import MAX_PLAYERS, win_rewards, win_shares
+from yacht_env.table.settings import TableSettings
 from yacht_env.vector_env import sample_legal_actions
 
 
@@ -83,7 +75,7 @@ def check_opponents(opponents, rules: RuleSet) -> list:
     return opponents
 
 
-class YachtTableEnv(GameSettings, gym.Env):
+class YachtTableEnv(TableSettings, gym.Env):
     """## Description
     ``YachtTable-v0``: Yacht played by one learner at a table of 2 to 5 players against fixed opponent
     policies (rules in ``RULES.md``, as in :class:`~yacht_env.multiplayer.YachtMultiplayerEnv`):
@@ -117,7 +109,9 @@ class YachtTableEnv(GameSettings, gym.Env):
     the PettingZoo env draws them: the same seed deals the same dice to every seat in both envs.
     The opponents sitting before the learner have played their first turn.
     ``reset(options={"faces": faces})`` plays given dice, shape (num_players, 12, 3, 5). A reset
-    with a seed also re-seeds the opponents (``policy.reset``), so a seeded game is reproducible.
+    with seed ``S`` also re-seeds the opponent in seat ``s`` with ``S + s``
+    (:func:`yacht_env.seeding.seat_seed`, as tournaments and ``yacht play`` seed seats), so a
+    seeded game is reproducible.
 
     ## Episode End
     ``terminated`` once every player has filled every row (the opponents after the learner play
@@ -156,19 +150,13 @@ class YachtTableEnv(GameSettings, gym.Env):
         seat: int = 0,
         reward_mode: str = "score",
         render_mode: str | None = None,
-        rules: RuleSet | str | None = None,
-        observation_encoding: str = "flat",
-        illegal_action: str = "penalize",
-        illegal_action_penalty: float = 1.0,
-        max_illegal_actions: int = 100,
+        **settings: Unpack[GameArguments],
     ):
-        self._set_game_settings(
-            render_mode, rules, observation_encoding, illegal_action, illegal_action_penalty, max_illegal_actions
-        )
+        self._set_game_settings(render_mode, **settings)
         if opponents is None:  # so that gymnasium.make("YachtTable-v0") and SB3's make_vec_env need no arguments
             opponents = [RandomOpponent(self.rules)] * ((num_players or 2) - 1)
         opponents = check_opponents(opponents, self.rules)
-        self.num_players = check_num_players(len(opponents) + 1 if num_players is None else num_players, low=2)
+        self._set_table_settings(len(opponents) + 1 if num_players is None else num_players, reward_mode, low=2)
         if len(opponents) != self.num_players - 1:
             raise ValueError(
                 f"a table of {self.num_players} players needs {self.num_players - 1} opponent(s), got {len(opponents)}"
@@ -176,13 +164,9 @@ class YachtTableEnv(GameSettings, gym.Env):
         if isinstance(seat, bool) or not isinstance(seat, (int, np.integer)) or not 0 <= seat < self.num_players:
             raise ValueError(f"seat must be an integer in 0..{self.num_players - 1}, got {seat!r}")
         self.seat = int(seat)
-        self.reward_mode = check_reward_mode(reward_mode)
-
-        self.encoding = make_table_encoding(observation_encoding, self.num_players, self.rules)
         self.opponents = opponents
         other_seats = [s for s in range(self.num_players) if s != self.seat]
         self.policy_at = dict(zip(other_seats, self.opponents))
-        self.tables = Tables(self.rules, self.num_players)
         self.action_space = spaces.Discrete(self.layout.num_actions)
         self.observation_space = self.encoding.space
         self.seat_names = [
@@ -196,40 +180,28 @@ class YachtTableEnv(GameSettings, gym.Env):
 
     @override
     def reset(self, *, seed: int | None = None, options: dict | None = None):
-        faces = (options or {}).get("faces")
-        if faces is not None:
-            faces = check_table_dice(faces, self.rules, self.num_players)
+        faces = self._given_faces(options)
         super().reset(seed=seed)
-        if faces is None:
-            faces = draw_table_dice(self.np_random, self.rules, self.num_players)
         if seed is not None:
-            for index, policy in enumerate(self.opponents):
-                policy.reset(int(np.random.SeedSequence(seed, spawn_key=(index,)).generate_state(1)[0]))
-        self.tables.start(faces[None])
-        self._started = True
+            for seat, policy in self.policy_at.items():
+                policy.reset(seat_seed(seed, seat))
+        self._deal(faces, self.np_random)
         self._illegal_count = 0
         self._last_reroll = None  # (hand before, re-roll mask) of the learner's last legal re-roll
         self._done = False
         self._play_opponents()
-        if self.render_mode == "human":
-            self.render()
-        return self._observation(), self._info()
+        return self._shown((self._observation(), self._info()))
 
     @override
     def step(self, action):
         if self._done:
             raise GameOverError("the episode has ended (or reset was never called); call reset() before step()")
         action = check_action(action, self.layout.num_actions)
-        hand, rolls_left, open_bits = (int(part[0]) for part in self.tables.position([0], [self.seat]))
-        reason = self.layout.why_illegal(action, rolls_left, open_bits, hand)
+        reason = self._why_illegal(action, self.seat)
         reward = 0.0
         terminated = truncated = False
         if reason is not None:
-            if self.illegal_action == "raise":
-                raise IllegalActionError(reason)
-            self._illegal_count += 1
-            reward = -self.illegal_action_penalty
-            truncated = self._illegal_count >= self.max_illegal_actions
+            self._illegal_count, reward, truncated = self.illegal_judge.judge(reason, self._illegal_count)
         else:
             is_reroll = action < self.layout.first_score_action
             self._last_reroll = (int(self.tables.hands[0, self.seat]), action) if is_reroll else None
@@ -241,25 +213,7 @@ class YachtTableEnv(GameSettings, gym.Env):
             if terminated and self.reward_mode == "win":
                 reward = float(win_rewards(self.tables.totals[0])[self.seat])
         self._done = terminated or truncated
-        info = self._info(illegal_reason=reason)
-        if self.render_mode == "human":
-            self.render()
-        return self._observation(), reward, terminated, truncated, info
-
-    @override
-    def render(self):
-        if self.render_mode is None:
-            gym.logger.warn("render() called without a render_mode; pass render_mode='ansi' or 'human' to the env")
-            return None
-        if not self._started:
-            raise GameOverError("render() needs a game: call reset() first")
-        if self.render_mode == "rgb_array":
-            return self._frame()
-        text = render_table(self.tables, 0, self.seat_names)
-        if self.render_mode == "human":
-            print(text + "\n")
-            return None
-        return text
+        return self._shown((self._observation(), reward, terminated, truncated, self._info(illegal_reason=reason)))
 
     def action_masks(self) -> np.ndarray:
         """Legal actions as bool, shape (num_actions,) (the sb3-contrib convention)."""
