@@ -57,7 +57,17 @@ class GameSettings:
     illegal_action_penalty = JudgeSetting()
     max_illegal_actions = JudgeSetting()
 
-    def _set_game_settings(
+    def _set_game_settings(self, render_mode, **settings):
+        unknown = [name for name in settings if name not in GameArguments.__annotations__]
+        if unknown:
+            # Named after the env the user built, not this helper, and listing what it takes.
+            raise TypeError(
+                f"{type(self).__name__}() got an unexpected keyword argument {unknown[0]!r}; "
+                f"its arguments are render_mode, {', '.join(GameArguments.__annotations__)} (and its own)"
+            )
+        self._check_game_settings(render_mode, **settings)
+
+    def _check_game_settings(
         self,
         render_mode,
         rules=None,

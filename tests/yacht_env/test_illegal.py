@@ -132,6 +132,21 @@ def test_every_env_refuses_bad_illegal_action_settings_alike(env_class, settings
         env_class(**settings)
 
 
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda **kw: YachtEnv(**kw),
+        lambda **kw: YachtVectorEnv(2, **kw),
+        lambda **kw: YachtTableEnv(opponents=[], **kw),
+        lambda **kw: multiplayer.raw_env(num_players=2, **kw),
+    ],
+    ids=["YachtEnv", "YachtVectorEnv", "YachtTableEnv", "YachtMultiplayerEnv"],
+)
+def test_an_unknown_setting_names_the_env_and_what_it_takes(make):
+    with pytest.raises(TypeError, match=r"^Yacht\w*Env\(\) got an unexpected keyword argument 'illegal_actions'; its arguments"):
+        make(illegal_actions="raise")
+
+
 def test_setting_the_mode_on_an_env_checks_it_again():
     env = YachtEnv()
     env.illegal_action = "raise"
