@@ -17,7 +17,7 @@ from agents.target import solve_target
 from agents.tournament import TableLog, deal_dice, print_tournament, save_tournament_json, summarize_table
 from agents.win import best_with_fallback
 from yacht_env.actions import legal_mask_table
-from yacht_env.game import Tables
+from yacht_env.game import GameBatch
 from yacht_env.rules import YACHT, RuleSet
 
 
@@ -26,7 +26,7 @@ def _play_solitaire(rules: RuleSet, faces: np.ndarray, choose) -> np.ndarray:
 
     ``choose(hands, rolls, open, totals, rows)`` picks the actions.
     """
-    tables = Tables(rules, 1, len(faces))
+    tables = GameBatch(rules, 1, len(faces))
     tables.start(faces[:, None])
     seats = np.zeros(len(faces), dtype=np.int64)
     while not tables.over.all():

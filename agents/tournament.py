@@ -40,7 +40,7 @@ from yacht_env.atomic_files import write_atomically
 from yacht_env.rules import RuleSet, rule_set
 from yacht_env.seeding import seat_seed
 from yacht_env.table.encoding import policy_observations
-from yacht_env.table.game import MAX_PLAYERS, Tables, draw_table_dice, unique_names, win_shares
+from yacht_env.table.outcome import MAX_PLAYERS, GameBatch, draw_table_dice, unique_names, win_shares
 
 
 @dataclass
@@ -119,7 +119,7 @@ def play_deals(policies: list[Policy], deals: int, seed: int, rules: RuleSet | N
     faces = np.repeat(deal_dice(seed, deals, n, rules), n, axis=0)
     rotation = np.tile(seating, deals)  # table t plays seating t % n
     policy_in_seat = (seating[None, :] - rotation[:, None]) % n  # (tables, seats)
-    tables = Tables(rules, n, len(faces))
+    tables = GameBatch(rules, n, len(faces))
     tables.start(faces)
     _play_to_the_end(tables, policies, policy_in_seat)
     seat_of_policy = (seating[None, :] + rotation[:, None]) % n
@@ -128,7 +128,7 @@ def play_deals(policies: list[Policy], deals: int, seed: int, rules: RuleSet | N
     return np.take_along_axis(tables.totals, seat_of_policy, axis=1).astype(np.int64)
 
 
-def _play_to_the_end(tables: Tables, policies: list[Policy], policy_in_seat: np.ndarray) -> None:
+def _play_to_the_end(tables: GameBatch, policies: list[Policy], policy_in_seat: np.ndarray) -> None:
     all_tables = np.arange(tables.num_tables)
     while not tables.over.all():
         acting = policy_in_seat[all_tables, tables.seat]

@@ -8,7 +8,7 @@ from gymnasium import spaces
 from typing_extensions import Unpack, override
 
 from yacht_env import render_rgb
-from yacht_env.game import Tables, advance, check_game_dice, compiled_call, draw_game_dice
+from yacht_env.game import GameBatch, advance, check_game_dice, compiled_call, draw_game_dice
 from yacht_env.illegal import ILLEGAL_ACTION_MODES
 from yacht_env.render import render_position
 from yacht_env.settings import GameArguments, GameOverError, GameSettings
@@ -82,7 +82,7 @@ class YachtEnv(GameSettings, gym.Env):
     ## Starting State
     All 12 categories open, turn 1, the first roll made (rolls left 2). The whole game's dice are
     drawn from ``self.np_random`` at reset (see ``draw_game_dice``): one seed, one dice stream,
-    whatever the agent does. ``reset(options={"faces": table})`` plays a given table of shape
+    whatever the agent does. ``reset(options={"faces": faces})`` plays a given dice stream of shape
     (12, 3, 5) instead, e.g. to replay a recorded game.
 
     ## Episode End
@@ -122,7 +122,7 @@ class YachtEnv(GameSettings, gym.Env):
         self.observation_space = self.encoding.space
 
         # One game at a table of one: the shared transition steps it through length-1 arrays.
-        self._game = Tables(self.rules, num_players=1, num_tables=1)
+        self._game = GameBatch(self.rules, num_players=1, num_tables=1)
         self._action = np.zeros(1, dtype=np.int64)
         self._points = np.zeros(1, dtype=np.int64)
         self._legal = np.zeros(1, dtype=bool)

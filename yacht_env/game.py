@@ -1,7 +1,7 @@
 """The game of Yacht as pure state and one transition: no env, no policy, no I/O.
 
-:class:`Tables` holds many games at once, each at a table of ``num_players`` seats (one seat for
-solitaire), in plain arrays. :meth:`Tables.play` is the only place where a game changes: it
+:class:`GameBatch` holds many games at once, each at a table of ``num_players`` seats (one seat for
+solitaire), in plain arrays. :meth:`GameBatch.play` is the only place where a game changes: it
 re-rolls the chosen dice, scores a row, starts the seat's next turn, passes the turn to the next
 seat and ends the game, for a batch of tables in one compiled loop (:func:`advance`). Every env
 (``YachtEnv``, ``YachtVectorEnv``, ``YachtTableEnv``, the PettingZoo env) and human play step
@@ -14,7 +14,7 @@ Yahtzee box holds its full points, a joker scores its joker values, and the forc
 limits the rows it may go in. The points a scoring action reports are everything the seat's total
 gains, bonuses included, so rewards sum to the final total.
 
-Dice: every seat plays its own dice table of shape (turns, rolls per turn, dice), fixed before the
+Dice: every seat plays its own dice stream of shape (turns, rolls per turn, dice), fixed before the
 game starts. Roll ``r`` of turn ``t`` lands its re-rolled dice on ``faces[t, r, :k]`` in order (the
 first roll of a turn uses all of ``faces[t, 0]``), so what a seat rolls never depends on what any
 player does. :func:`draw_game_dice` draws one table; :func:`draw_table_dice` one per seat.
@@ -27,6 +27,7 @@ has no legal action. A finished game keeps its last state and refuses every acti
 
 from __future__ import annotations
 
+import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -128,7 +129,7 @@ def draw_game_dice(np_random: np.random.Generator, rules: RuleSet) -> np.ndarray
 
 
 def draw_table_dice(np_random: np.random.Generator, rules: RuleSet, num_players: int) -> np.ndarray:
-    """Every seat's dice table, shape (seats, turns, rolls, dice), drawn in seat order.
+    """Every seat's dice stream, shape (seats, turns, rolls, dice), drawn in seat order.
 
     Seat 0 draws first, so seat 0's dice for a seed are those of ``Yacht-v0`` reset with that
     seed, and seat ``s``'s dice are the same at a table of any size larger than ``s``. Every
@@ -139,7 +140,7 @@ def draw_table_dice(np_random: np.random.Generator, rules: RuleSet, num_players:
 
 
 def check_game_dice(faces, rules: RuleSet) -> np.ndarray:
-    """A caller-given dice table as int8, or ``ValueError`` naming what is wrong with it."""
+    """A caller-given dice stream as int8, or ``ValueError`` naming what is wrong with it."""
     shape = (rules.num_turns, rules.rolls_per_turn, rules.num_dice)
     array = np.asarray(faces)
     if array.shape != shape or not np.issubdtype(array.dtype, np.integer):
@@ -170,7 +171,7 @@ def hand_of_roll(roll, hand_of_code, place_values):
 
 
 class GameState(NamedTuple):
-    """The arrays of a batch of games that the compiled transition updates in place (see :class:`Tables`)."""
+    """The arrays of a batch of games that the compiled transition updates in place (see :class:`GameBatch`)."""
 
     faces: np.ndarray  # (tables, seats, turns, rolls, dice) int8
     hands: np.ndarray  # this and the next five: (tables, seats) int64
@@ -325,12 +326,12 @@ def gather_masks(games, hands, rolls_left, open_bits, seat, mask_table, alike_fa
 # -- the state ---------------------------------------------------------------------------------
 
 
-class Tables:
+class GameBatch:
     """``num_tables`` games of Yacht, each at a table of ``num_players`` seats (1 for solitaire).
 
     State (arrays, indexed ``[table, seat]`` unless said otherwise), valid after :meth:`start`:
 
-    - ``faces``: (tables, seats, turns, rolls, dice) int8, every seat's dice table.
+    - ``faces``: (tables, seats, turns, rolls, dice) int8, every seat's dice stream.
     - ``hands``, ``rolls_left``, ``open_bits``: each seat's position (hand index into
       ``rules.dice.hands``, rolls left this turn, open-row bit set with bit ``c`` <-> row ``c``).
     - ``sheets``: (tables, seats, rows) int16, points written, -1 where the row is open.
@@ -490,3 +491,11 @@ class Tables:
 
     def _indices(self, tables) -> np.ndarray:
         return self.all_tables if tables is None else np.ascontiguousarray(np.asarray(tables, dtype=np.int64).reshape(-1))
+
+
+def __getattr__(name: str):
+    # The old name of GameBatch stays importable for code written against it.
+    if name == "Tables":
+        warnings.warn("yacht_env.game.Tables is now yacht_env.game.GameBatch", DeprecationWarning, stacklevel=2)
+        return GameBatch
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -24,7 +24,7 @@ from numba import njit
 from typing_extensions import Unpack
 
 from yacht_env import render_rgb
-from yacht_env.game import Tables, advance, check_game_dice, compiled_call, draw_game_dice, gather_masks
+from yacht_env.game import GameBatch, advance, check_game_dice, compiled_call, draw_game_dice, gather_masks
 from yacht_env.illegal import penalize
 from yacht_env.render import render_position
 from yacht_env.rules import RuleSet, cached_per_rules
@@ -284,9 +284,9 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         self.single_observation_space = self.encoding.space
         self.observation_space = batch_space(self.single_observation_space, self.num_envs)
 
-        # The games live in a Tables of one seat each; the shared transition steps them all.
+        # The games live in a GameBatch of one seat each; the shared transition steps them all.
         n = self.num_envs
-        self._game = Tables(self.rules, num_players=1, num_tables=n)
+        self._game = GameBatch(self.rules, num_players=1, num_tables=n)
         self._actions = np.zeros(n, dtype=np.int64)  # the transition reads each step's actions from here
         self._points = np.zeros(n, dtype=np.int64)
         self._legal = np.zeros(n, dtype=bool)
@@ -515,7 +515,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         if array.shape == all_shape:
             return np.stack([check_game_dice(table, self.rules) for table in array])
         raise ValueError(
-            f"options['faces'] must be one dice table of shape {table_shape} or one per sub-env, shape "
+            f"options['faces'] must be one dice stream of shape {table_shape} or one per sub-env, shape "
             f"{all_shape}; got shape {array.shape}"
         )
 

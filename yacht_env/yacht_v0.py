@@ -3,9 +3,9 @@
 >>> from yacht_env import yacht_v0
 >>> env = yacht_v0.env(num_players=3)
 
-The env itself lives in :mod:`yacht_env.multiplayer`; this module is its versioned name.
+The env itself lives in :mod:`yacht_env.table.pettingzoo_env`; this module is its versioned name.
 """
 
-from yacht_env.multiplayer import YachtMultiplayerEnv, env, raw_env
+from yacht_env.table.pettingzoo_env import YachtMultiplayerEnv, env, raw_env
 
 __all__ = ["YachtMultiplayerEnv", "env", "raw_env"]

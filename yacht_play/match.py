@@ -1,6 +1,6 @@
 """A match: Yacht players at one table, whose turn it is, and the record of every decision.
 
-The game is the one every env plays, :class:`yacht_env.game.Tables`: it applies the rules and
+The game is the one every env plays, :class:`yacht_env.game.GameBatch`: it applies the rules and
 passes the turn; a match only seats the players, asks the agents, and writes down what happened.
 Seats take whole turns in rotation, as RULES.md says (round 1 is seat 1's turn, then seat 2's,
 ...). In ``duplicate`` mode every seat plays the *same* dice stream, one whole game after the
@@ -30,7 +30,7 @@ from gymnasium.utils import seeding
 
 from yacht_env.actions import ActionLayout, IllegalActionError
 from yacht_env.env import GameOverError, check_action
-from yacht_env.game import Tables, check_game_dice, draw_game_dice, draw_table_dice
+from yacht_env.game import GameBatch, check_game_dice, draw_game_dice, draw_table_dice
 from yacht_env.rules import RULE_SETS, YACHT, RuleSet
 from yacht_env.seeding import seat_seed
 from yacht_env.table.encoding import policy_observations
@@ -74,7 +74,7 @@ class Player:
 
 
 def dice_stream(seed: int, rules: RuleSet | None = None) -> np.ndarray:
-    """The faces table ``Yacht-v0`` plays after ``reset(seed=seed)``."""
+    """The dice stream ``Yacht-v0`` plays after ``reset(seed=seed)``."""
     return draw_game_dice(seeding.np_random(seed)[0], rules or YACHT)
 
 
@@ -110,7 +110,7 @@ def check_same_rules(recorded: str, wanted: RuleSet | None, what: str) -> None:
 class Seat:
     """One player's place in a match: who sits there, their dice stream, and their position.
 
-    The position is read from the match's game (:class:`yacht_env.game.Tables`), which the match
+    The position is read from the match's game (:class:`yacht_env.game.GameBatch`), which the match
     binds when it is built; a seat never changes the game itself.
     """
 
@@ -121,10 +121,10 @@ class Seat:
         self.rules = rules
         self.faces = check_game_dice(faces, rules)
         self.policy = policy
-        self._game: Tables | None = None
+        self._game: GameBatch | None = None
         self._at = (0, 0)
 
-    def bind(self, game: Tables, table: int, seat: int) -> None:
+    def bind(self, game: GameBatch, table: int, seat: int) -> None:
         """Read this seat's position from ``game.<array>[table, seat]``."""
         self._game, self._at = game, (table, seat)
 
@@ -271,12 +271,12 @@ class Match:
         self.layout = ActionLayout(self.rules)
         # Duplicate: one solitaire game per seat, on the same dice; otherwise one table, turns in rotation.
         if mode == "duplicate":
-            self.game = Tables(self.rules, num_players=1, num_tables=len(seats))
+            self.game = GameBatch(self.rules, num_players=1, num_tables=len(seats))
             self.game.start(np.stack([seat.faces for seat in seats])[:, None])
             for index, seat in enumerate(seats):
                 seat.bind(self.game, index, 0)
         else:
-            self.game = Tables(self.rules, num_players=len(seats), num_tables=1)
+            self.game = GameBatch(self.rules, num_players=len(seats), num_tables=1)
             self.game.start(np.stack([seat.faces for seat in seats])[None])
             for index, seat in enumerate(seats):
                 seat.bind(self.game, 0, index)

@@ -41,7 +41,7 @@ import numpy as np
 
 from yacht_env.render import render_dice, render_sheet
 from yacht_env.rules import YACHT, RuleSet, rule_set
-from yacht_env.table.game import unique_names
+from yacht_env.table.outcome import unique_names
 from yacht_play.commands import HELP, CommandError, choice_label, decision_label, dice_text, parse_command
 from yacht_play.match import Match, Player, Seat, agent_name, load_games, load_policy
 from yacht_play.options import add_rules_option

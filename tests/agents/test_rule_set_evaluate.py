@@ -16,8 +16,9 @@ from agents.registry import make_policy
 from agents.tournament import play_table, tournament
 from tests.yacht_env.test_multiplayer import play_pettingzoo
 from tests.yacht_env.test_rule_set_tables import OWN_RULES
-from yacht_env import YachtEnv, multiplayer
+from yacht_env import YachtEnv
 from yacht_env.rules import RULE_SETS, rule_set
+from yacht_env.table import pettingzoo_env as multiplayer
 
 ROOT = Path(__file__).resolve().parents[2]
 pytestmark = [pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")]

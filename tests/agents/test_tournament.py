@@ -9,8 +9,8 @@ from agents.registry import make_policy
 from agents.tournament import play_table, run_table, tournament
 from agents.training.config import ConfigError, load_config
 from tests.yacht_env.test_multiplayer import FLAT, SCORE, play_pettingzoo, table_env
-from yacht_env import multiplayer
-from yacht_env.table.game import win_shares
+from yacht_env.table import pettingzoo_env as multiplayer
+from yacht_env.table.outcome import win_shares
 
 pytestmark = [pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")]
 

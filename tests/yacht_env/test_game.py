@@ -9,14 +9,14 @@ from hypothesis import strategies as st
 from tests.reference import reference_score
 from yacht_env import CATEGORIES, YACHT
 from yacht_env.actions import ActionLayout
-from yacht_env.game import Tables, draw_game_dice, draw_table_dice
+from yacht_env.game import GameBatch, draw_game_dice, draw_table_dice
 
 LAYOUT = ActionLayout(YACHT)
 SCORE = LAYOUT.first_score_action
 
 
 def started(num_players, num_tables=1, seed=0):
-    tables = Tables(YACHT, num_players, num_tables)
+    tables = GameBatch(YACHT, num_players, num_tables)
     rng = seeding.np_random(seed)[0]
     tables.start(np.stack([draw_table_dice(rng, YACHT, num_players) for _ in range(num_tables)]))
     return tables
@@ -27,7 +27,7 @@ def snapshot(tables):
 
 
 def test_a_game_before_start_refuses_every_action():
-    tables = Tables(YACHT, 2)
+    tables = GameBatch(YACHT, 2)
     points, legal = tables.play([SCORE])
     assert not legal[0] and points[0] == 0 and tables.legal_masks().sum() == 0
 
@@ -75,7 +75,7 @@ def test_an_illegal_action_changes_nothing(seed, action):
 
 
 def test_a_reroll_lands_the_turns_fresh_faces_in_order_on_the_picked_up_dice():
-    tables = Tables(YACHT, 1)
+    tables = GameBatch(YACHT, 1)
     faces = np.ones((12, 3, 5), dtype=np.int8)
     faces[0, 0] = [6, 5, 4, 3, 2]  # first roll: sorted 2 3 4 5 6
     faces[0, 1] = [1, 1, 6, 6, 6]  # the second roll's first two fresh dice are 1, 1

@@ -4,8 +4,9 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from yacht_env import IllegalActionError, YachtEnv, multiplayer
+from yacht_env import IllegalActionError, YachtEnv
 from yacht_env.illegal import IllegalActionJudge
+from yacht_env.table import pettingzoo_env as multiplayer
 from yacht_env.table.env import YachtTableEnv
 from yacht_env.vector_env import YachtVectorEnv
 

@@ -9,11 +9,12 @@ from pettingzoo.test import api_test, seed_test
 
 import yacht_env
 from agents.registry import make_opponents, make_policy
-from yacht_env import GameOverError, IllegalActionError, YachtEnv, multiplayer
+from yacht_env import GameOverError, IllegalActionError, YachtEnv
 from yacht_env.env import draw_game_dice
 from yacht_env.rules import RULE_SETS, rule_set
+from yacht_env.table import pettingzoo_env as multiplayer
 from yacht_env.table.env import YachtTableEnv
-from yacht_env.table.game import draw_table_dice, win_rewards, win_shares
+from yacht_env.table.outcome import draw_table_dice, win_rewards, win_shares
 
 # Every warning fails these tests but two: PettingZoo's api_test gives them for any env whose
 # observations are {"observation", "action_mask"} Dicts (the convention of its own classic games,

@@ -30,7 +30,7 @@ SHEET_NAMES = [name for name, rules in RULE_SETS.items() if rules.has_sheet_stat
 
 
 def rigged_faces(rules, seed: int, alike_rate: float) -> np.ndarray:
-    """A dice table whose first roll is five alike on about ``alike_rate`` of the turns."""
+    """A dice stream whose first roll is five alike on about ``alike_rate`` of the turns."""
     rng = np.random.default_rng(seed)
     faces = rng.integers(1, rules.num_faces + 1, size=(rules.num_turns, rules.rolls_per_turn, rules.num_dice))
     alike = rng.random(rules.num_turns) < alike_rate

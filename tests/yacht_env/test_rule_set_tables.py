@@ -22,8 +22,9 @@ from pettingzoo.test import api_test, seed_test
 from agents.registry import make_opponents
 from tests.yacht_env.test_multiplayer import PETTINGZOO_DICT_WARNINGS
 from tests.yacht_env.test_rule_set_envs import NAMES, SHEET_NAMES, faces_with_first_rolls, rigged_faces
-from yacht_env import IllegalActionError, multiplayer
+from yacht_env import IllegalActionError
 from yacht_env.rules import YAHTZEE, YAHTZEE_FORCED_JOKER, RuleSet, rule_set
+from yacht_env.table import pettingzoo_env as multiplayer
 from yacht_env.table.env import YachtTableEnv
 
 pytestmark = PETTINGZOO_DICT_WARNINGS

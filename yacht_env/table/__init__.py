@@ -1,8 +1,11 @@
 """Yacht at a table of 1-5 players, each on their own dice, taking whole turns in rotation.
 
-- :mod:`~yacht_env.table.game`: the pure multi-player game state (many tables at once), win shares;
-- :mod:`~yacht_env.table.encoding`: table observations (own position, totals, others' open rows);
-- :mod:`~yacht_env.table.env`: ``Yacht-v0`` against fixed opponent policies (``YachtTableEnv``).
+The game itself (many games at once, one transition) is :mod:`yacht_env.game`; this package adds what
+only several players need:
 
-The PettingZoo AEC env built on the same game state is :mod:`yacht_env.multiplayer`.
+- :mod:`~yacht_env.table.outcome`: who wins (win shares, zero-sum rewards), table arguments, the text view;
+- :mod:`~yacht_env.table.encoding`: table observations (own position, totals, others' open rows);
+- :mod:`~yacht_env.table.settings`: what the two table envs share (table arguments, dealing, text);
+- :mod:`~yacht_env.table.env`: ``YachtTable-v0``, the learner against fixed opponent policies;
+- :mod:`~yacht_env.table.pettingzoo_env`: the PettingZoo AEC env (versioned name :mod:`yacht_env.yacht_v0`).
 """

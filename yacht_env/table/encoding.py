@@ -35,7 +35,7 @@ from gymnasium import spaces
 
 from yacht_env.encoding import BoxEncoding, Encoding, make_encoding
 from yacht_env.rules import RuleSet, cached_per_rules
-from yacht_env.table.game import Tables, check_num_players
+from yacht_env.table.outcome import GameBatch, check_num_players
 
 TOTAL_SCALE = 100.0
 
@@ -99,7 +99,7 @@ class TableEncoding:
         batch = self.encode_batch([hand], [rolls_left], [open_bits], np.asarray(totals)[None], np.asarray(table_open_bits)[None])
         return _first(batch, self.space)
 
-    def of_tables(self, tables: Tables, rows, observers):
+    def of_tables(self, tables: GameBatch, rows, observers):
         """Observations of seat ``observers[i]`` at table ``rows[i]`` of ``tables``, batched."""
         rows = np.asarray(rows, dtype=np.int64)
         observers = np.asarray(observers, dtype=np.int64)
@@ -114,7 +114,7 @@ class TableEncoding:
             *tables.sheet_state(rows, observers),
         )
 
-    def of_seat(self, tables: Tables, row: int, observer: int):
+    def of_seat(self, tables: GameBatch, row: int, observer: int):
         """The observation of seat ``observer`` at table ``row``."""
         return _first(self.of_tables(tables, [row], [observer]), self.space)
 
@@ -163,7 +163,7 @@ def make_table_encoding(own_encoding: str, num_players: int, rules: RuleSet) -> 
     return _table_encoding(rules, own_encoding, check_num_players(num_players))
 
 
-def policy_observations(policy, tables: Tables, rows, observers):
+def policy_observations(policy, tables: GameBatch, rows, observers):
     """What ``policy`` is fed for seat ``observers[i]`` at table ``rows[i]``.
 
     A policy that reads the table (one with a ``table_encoding`` attribute, e.g. a model trained

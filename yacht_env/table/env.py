@@ -22,7 +22,7 @@ from yacht_env.rules import RuleSet
 from yacht_env.seeding import seat_seed
 from yacht_env.settings import GameArguments, GameOverError
 from yacht_env.table.encoding import policy_observations
-from yacht_env.table.game import MAX_PLAYERS, win_rewards, win_shares
+from yacht_env.table.outcome import MAX_PLAYERS, win_rewards, win_shares
 from yacht_env.table.settings import TableSettings
 from yacht_env.vector_env import sample_legal_actions
 
@@ -78,7 +78,7 @@ def check_opponents(opponents, rules: RuleSet) -> list:
 class YachtTableEnv(TableSettings, gym.Env):
     """## Description
     ``YachtTable-v0``: Yacht played by one learner at a table of 2 to 5 players against fixed opponent
-    policies (rules in ``RULES.md``, as in :class:`~yacht_env.multiplayer.YachtMultiplayerEnv`):
+    policies (rules in ``RULES.md``, as in :class:`~yacht_env.table.pettingzoo_env.YachtMultiplayerEnv`):
     every player has their own dice and column, and players take whole turns in rotation. The
     opponents' turns are played inside ``reset`` and ``step``, so the learner only ever sees its
     own decisions.

@@ -1,9 +1,9 @@
 """What the envs of a table of players share: the table arguments, the deal and the text view.
 
-``YachtTable-v0`` (:mod:`yacht_env.table.env`) and the PettingZoo env (:mod:`yacht_env.multiplayer`)
+``YachtTable-v0`` (:mod:`yacht_env.table.env`) and the PettingZoo env (:mod:`yacht_env.table.pettingzoo_env`)
 both derive from :class:`TableSettings`, which adds to the settings of every Yacht env
 (:class:`yacht_env.settings.GameSettings`) the number of players, the reward mode, the table
-observation and one :class:`~yacht_env.table.game.Tables` game.
+observation and one :class:`~yacht_env.table.outcome.GameBatch` game.
 """
 
 from __future__ import annotations
@@ -12,7 +12,14 @@ import numpy as np
 
 from yacht_env.settings import GameSettings
 from yacht_env.table.encoding import make_table_encoding
-from yacht_env.table.game import Tables, check_num_players, check_reward_mode, check_table_dice, draw_table_dice, render_table
+from yacht_env.table.outcome import (
+    GameBatch,
+    check_num_players,
+    check_reward_mode,
+    check_table_dice,
+    draw_table_dice,
+    render_table,
+)
 
 __all__ = ["TableSettings"]
 
@@ -30,10 +37,10 @@ class TableSettings(GameSettings):
         self.num_players = check_num_players(num_players, low=low)
         self.reward_mode = check_reward_mode(reward_mode)
         self.encoding = make_table_encoding(self.encoding.name, self.num_players, self.rules)
-        self.tables = Tables(self.rules, self.num_players)
+        self.tables = GameBatch(self.rules, self.num_players)
 
     def _given_faces(self, options: dict | None) -> np.ndarray | None:
-        """``options["faces"]`` checked (one dice table per seat), or None when not given."""
+        """``options["faces"]`` checked (one dice stream per seat), or None when not given."""
         faces = (options or {}).get("faces")
         return None if faces is None else check_table_dice(faces, self.rules, self.num_players)
 

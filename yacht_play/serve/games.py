@@ -27,7 +27,7 @@ import numpy as np
 from yacht_env.actions import ActionLayout
 from yacht_env.env import GameOverError
 from yacht_env.rules import RULE_SETS, rule_set
-from yacht_env.table.game import unique_names
+from yacht_env.table.outcome import unique_names
 from yacht_play import store
 from yacht_play.commands import choice_label, decision_label, row_points
 from yacht_play.match import Match, Player, agent_name
@@ -542,12 +542,12 @@ class OneAtATime:
 def warm_up(policy, rules) -> None:
     """One decision on a throwaway position, so that compiling (numba, torch) happens now, not in a player's game."""
     from yacht_env.env import YachtEnv
-    from yacht_env.game import Tables, draw_table_dice
+    from yacht_env.game import GameBatch, draw_table_dice
     from yacht_env.table.encoding import policy_observations
 
     table_encoding = getattr(policy, "table_encoding", None)
     if table_encoding is not None:  # a policy that reads the table (target:T) sees a table of its size
-        game = Tables(rules, table_encoding.num_players)
+        game = GameBatch(rules, table_encoding.num_players)
         game.start(draw_table_dice(np.random.default_rng(0), rules, table_encoding.num_players)[None])
         policy.act_batch(policy_observations(policy, game, [0], [0]), game.legal_masks([0]))
         return

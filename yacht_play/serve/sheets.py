@@ -1,7 +1,7 @@
 """What a page sees of a rule set and of a score sheet: the rows, the bonus lines, what the dice would score now.
 
 The server's views (:mod:`yacht_play.serve.games`) put these into their JSON. Every figure comes
-from the game itself (:class:`yacht_env.game.Tables` through the match's seats) or from the rules
+from the game itself (:class:`yacht_env.game.GameBatch` through the match's seats) or from the rules
 (:meth:`yacht_env.rules.RuleSet.scoring_options` for where a joker may go and at which values), so
 the page only draws.
 """

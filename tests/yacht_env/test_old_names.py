@@ -1,0 +1,37 @@
+"""Names that moved stay importable under their old names, with a DeprecationWarning that names the new one."""
+
+import importlib
+import sys
+
+import pytest
+
+from yacht_env import game
+from yacht_env.table import outcome, pettingzoo_env
+
+
+@pytest.mark.parametrize(
+    "old, new, module",
+    [
+        ("yacht_env.multiplayer", "yacht_env.table.pettingzoo_env", pettingzoo_env),
+        ("yacht_env.table.game", "yacht_env.table.outcome", outcome),
+    ],
+)
+def test_a_moved_module_warns_and_is_the_same_module(old, new, module):
+    sys.modules.pop(old, None)
+    with pytest.warns(DeprecationWarning, match=f"{old} is now {new}"):
+        imported = importlib.import_module(old)
+    assert imported is module
+
+
+def test_the_old_name_of_the_game_batch_warns_and_is_the_class():
+    with pytest.warns(DeprecationWarning, match="Tables is now yacht_env.game.GameBatch"):
+        from yacht_env.game import Tables
+    assert Tables is game.GameBatch
+    with pytest.raises(AttributeError, match="has no attribute 'Tabels'"):
+        game.Tabels  # noqa: B018
+
+
+def test_the_pettingzoo_env_keeps_its_versioned_name():
+    from yacht_env import yacht_v0
+
+    assert yacht_v0.raw_env is pettingzoo_env.raw_env
