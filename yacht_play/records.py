@@ -190,6 +190,9 @@ def check_line(record, where: str) -> dict:
         got = "" if item["type"] == "missing" else f", got {short(item.get('input'))}"
         raise RecordError(f"{where}: {kind} record, field {field!r}: expected {_expected(item)}{got}") from None
     if kind == "game":
+        if schema >= 2 and record["seed"] is None:
+            # From schema 2 the seats' dice come from the game's seed, which the header must name.
+            raise RecordError(f"{where}: game record, field 'seed': expected the game's seed (schema {schema}), got None")
         for seat, player in enumerate(record["players"]):
             if player["seat"] != seat:
                 raise RecordError(f"{where}: game record, field 'players.{seat}.seat': expected {seat}, got {player['seat']!r}")

@@ -142,6 +142,19 @@ def test_malformed_fields_give_one_line_naming_line_and_field(tmp_path, capsys, 
         assert out.err.count("\n") == 1 and "Traceback" not in out.err
 
 
+def test_a_header_without_its_seed_is_refused_in_one_line(tmp_path, capsys, real_records):
+    """From schema 2 the seats' dice come from the header's seed: a header whose seed is cleared names no game."""
+    for data in real_records:
+        path = tmp_path / "no_seed.jsonl"
+        path.write_bytes(edit_line(data, 0, set_key("seed", None)))
+        for code, out in (resume(path, capsys), analyze(path, capsys=capsys)):
+            assert (
+                code == 2
+                and "no_seed.jsonl:1: game record, field 'seed': expected the game's seed (schema 2), got None" in out.err
+            )
+            assert out.err.count("\n") == 1 and "Traceback" not in out.err
+
+
 def test_analyze_counts_each_game_once(tmp_path, capsys, real_records):
     """Defect 9: the same file twice merged into one game with twice the decisions."""
     path = tmp_path / "game.jsonl"
