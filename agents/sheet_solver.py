@@ -37,8 +37,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from agents.array_checks import check_range, hand_indices, integer_array
-from yacht_env.actions import ActionLayout
+from agents.array_checks import check_range
+from agents.exact_solution import ExactSolution, best_actions
 from yacht_env.rules import RuleSet, extra_yahtzee_bonus, placement, upper_bonus
 
 # -- the game's constants, packed once per rule set ---------------------------------------------
@@ -454,7 +454,7 @@ def _q_values_rows(t, values, later, positions, keep_after_reroll, alike, q):
 # -- the solution ------------------------------------------------------------------------------
 
 
-class SheetSolution:
+class SheetSolution(ExactSolution):
     """Exact values of the optimal policy for a rule set with a sheet state (bonuses, jokers).
 
     - ``state_values``, shape (2**C, U, Y) float64, read-only: ``V(S, u, y)``, the expected points
@@ -471,28 +471,10 @@ class SheetSolution:
     """
 
     def __init__(self, rules: RuleSet, state_values: np.ndarray, plan_ahead: bool = True):
-        dice = self.dice = rules.dice
-        layout = ActionLayout(rules)
-        self.state_values = state_values
-        self.plan_ahead = plan_ahead
+        super().__init__(rules, state_values, plan_ahead)
         self.tables = TurnTables(rules)
-        self.num_categories = rules.num_categories
-        self.rolls_per_turn = rules.rolls_per_turn
         self.upper_cap = rules.upper_cap
-        self.num_dice = dice.num_dice
-        self.num_faces = dice.num_faces
-        self.first_score_action = layout.first_score_action
-        self.num_actions = layout.num_actions
         self._alike = rules.alike_hands.copy()
-        self._keep_after_reroll = dice.keep_after_reroll.astype(np.int64)
-        self._hand_of_code = dice.hand_of_code.astype(np.intp)
-        self._place_values = dice.place_values
-        self._num_hands = dice.num_hands
-
-    @property
-    def expected_score(self) -> float:
-        """``V`` of the empty sheet: the optimal expected final score, bonuses included."""
-        return float(self.state_values[-1, 0, 0])
 
     def state_value(self, open_bits: int, upper_total: int = 0, yahtzee_full: int = 0) -> float:
         """``V`` of a sheet state at the start of a turn; ``ValueError`` for a state no game reaches."""
@@ -507,16 +489,13 @@ class SheetSolution:
         value >= 0), ``yahtzee_full`` (0/1). Illegal: action 0, re-rolls with no roll left, and rows
         that are closed or that the joker rule forbids. A score action's Q includes the bonuses it earns.
         """
-        hands = self._hand_indices(hands)
-        named = {"rolls_left": rolls_left, "open_bits": open_bits, "upper_totals": upper_totals, "yahtzee_full": yahtzee_full}
-        arrays = [integer_array(values, name) for name, values in named.items()]
-        hands, rolls_left, open_bits, upper_totals, yahtzee_full = (np.array(a) for a in np.broadcast_arrays(hands, *arrays))
-        check_range(rolls_left, 0, self.rolls_per_turn - 1, "rolls_left")
+        checked = self._check_positions(hands, rolls_left, open_bits, upper_totals=upper_totals, yahtzee_full=yahtzee_full)
+        hands, rolls_left, open_bits, upper_totals, yahtzee_full = checked
         open_bits, upper, yahtzee = self._check_state(open_bits, upper_totals, yahtzee_full)
         q = np.full((len(hands), self.num_actions), -np.inf)
         state_index = (open_bits * self.state_values.shape[1] + upper) * self.state_values.shape[2] + yahtzee
         order = np.argsort(state_index, kind="stable")
-        positions = (order, hands.astype(np.int64), rolls_left, state_index)
+        positions = (order, hands.astype(np.int64), np.array(rolls_left), state_index)  # a contiguous copy, as compiled
         _q_values_rows(
             self.tables.kernel, self.state_values.reshape(-1), self.plan_ahead, positions, self._keep_after_reroll, self._alike, q
         )
@@ -524,8 +503,7 @@ class SheetSolution:
 
     def best_actions_batch(self, hands, rolls_left, open_bits, upper_totals=0, yahtzee_full=0) -> np.ndarray:
         """The optimal action of each position, shape (N,) int64; ties go to the lowest action index."""
-        q = self.q_values_batch(hands, rolls_left, open_bits, upper_totals, yahtzee_full)
-        return np.argmax(q, axis=1).astype(np.int64)
+        return best_actions(self.q_values_batch(hands, rolls_left, open_bits, upper_totals, yahtzee_full))
 
     def _check_state(self, open_bits, upper_totals, yahtzee_full):
         check_range(open_bits, 1, (1 << self.num_categories) - 1, "open_bits")
@@ -542,6 +520,3 @@ class SheetSolution:
                 f"{' and a full Yahtzee box' if yahtzee[i] else ''}: the filled rows cannot hold that"
             )
         return open_bits, upper, yahtzee
-
-    def _hand_indices(self, hands) -> np.ndarray:
-        return hand_indices(hands, self.dice)
