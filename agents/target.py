@@ -77,11 +77,15 @@ def turn_q_values(rules: RuleSet, hands, rolls_left, open_bits, end_values) -> n
 
 
 @njit(cache=True)
+def _sizes(arrays):
+    """``(hands, rows, keeps, faces, dice)`` of a rule set's :class:`TargetArrays`."""
+    return arrays.scores.shape + arrays.children.shape + (arrays.parents.shape[1],)
+
+
+@njit(cache=True)
 def _turn_q(arrays, q, hands, rolls_left, open_bits, end_values):
     """Fill ``q[i]`` with position ``i``'s Q-values when writing ``p`` in row ``c`` is worth ``end_values[i, c, p]``."""
-    num_hands, num_categories = arrays.scores.shape
-    num_keeps, num_faces = arrays.children.shape
-    num_dice = arrays.parents.shape[1]
+    num_hands, num_categories, num_keeps, num_faces, num_dice = _sizes(arrays)
     first_score = arrays.keep_after_reroll.shape[1]
     score_now = np.empty(num_hands)
     hand_values = np.empty(num_hands)
@@ -173,9 +177,7 @@ def target_arrays(rules: RuleSet) -> TargetArrays:
 @njit(cache=True)
 def _solve_sets(arrays, padded, sets, widths, pad, rerolls):
     """Fill ``padded[S, pad:pad + widths[S]]`` for each open set ``S`` of ``sets`` (its children already solved)."""
-    num_hands, num_categories = arrays.scores.shape
-    num_keeps, num_faces = arrays.children.shape
-    num_dice = arrays.parents.shape[1]
+    num_hands, num_categories, num_keeps, num_faces, num_dice = _sizes(arrays)
     for S in sets:
         width = widths[S]
         score_now = np.full((num_hands, width), -np.inf)
