@@ -89,7 +89,7 @@ class Scratch(NamedTuple):
 
 
 class TurnTables:
-    """Every array and number the turn kernel reads, built from one ``RuleSet``."""
+    """The arrays of one ``RuleSet``'s turn, built once; ``kernel`` bundles what the compiled turn reads."""
 
     def __init__(self, rules: RuleSet):
         dice = rules.dice
@@ -347,6 +347,8 @@ def _solve_layer(t, values, later, states, num_chunks):
     """``V`` of every state index in ``states`` (one layer: same number of open rows), in parallel."""
     chunk = (states.shape[0] + num_chunks - 1) // num_chunks
     for part in prange(num_chunks):
+        # Only calls take the scratch arrays here: numba (0.68) miscompiled a slice assignment into a
+        # named tuple's array written directly in a prange body.
         scratch = _scratch(t, 0)
         for i in range(part * chunk, min(states.shape[0], (part + 1) * chunk)):
             values[states[i]] = _turn(t, values, later, states[i], scratch)
