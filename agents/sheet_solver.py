@@ -480,6 +480,7 @@ class SheetSolution(ExactSolution):
 
     def state_value(self, open_bits: int, upper_total: int = 0, yahtzee_full: int = 0) -> float:
         """``V`` of a sheet state at the start of a turn; ``ValueError`` for a state no game reaches."""
+        check_range(np.array([open_bits]), 1, (1 << self.num_categories) - 1, "open_bits")
         open_bits, upper, yahtzee = self._check_state(np.array([open_bits]), np.array([upper_total]), np.array([yahtzee_full]))
         return float(self.state_values[open_bits[0], upper[0], yahtzee[0]])
 
@@ -508,7 +509,7 @@ class SheetSolution(ExactSolution):
         return best_actions(self.q_values_batch(hands, rolls_left, open_bits, upper_totals, yahtzee_full))
 
     def _check_state(self, open_bits, upper_totals, yahtzee_full):
-        check_range(open_bits, 1, (1 << self.num_categories) - 1, "open_bits")
+        """The state's indices into ``state_values``, open bit sets already checked; ``ValueError`` naming a bad part."""
         if (upper_totals < 0).any():
             raise ValueError(f"upper total {int(upper_totals[upper_totals < 0][0])} is negative")
         check_range(yahtzee_full, 0, 1, "yahtzee_full")
