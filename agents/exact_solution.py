@@ -53,15 +53,15 @@ class ExactSolution:
         """
         return best_actions(self.q_values_batch(hands, rolls_left, open_bits))
 
-    def _check_positions(self, hands, rolls_left, open_bits, **sheet_state):
+    def _check_positions(self, hands, rolls_left, open_bits, *sheet_state):
         """Hand indices and int64 arrays of the other parts, broadcast to one shape; ``ValueError`` naming a bad one.
 
-        ``rolls_left`` and ``open_bits`` (nonzero) are checked against the rules; the parts in
-        ``sheet_state`` only for being integers.
+        ``rolls_left`` and ``open_bits`` (nonzero) are checked against the rules; ``sheet_state``, the
+        ``upper_totals`` and ``yahtzee_full`` of a rule set with a sheet state, only for being integers.
         """
-        hands = hand_indices(hands, self.dice)
-        named = {"rolls_left": rolls_left, "open_bits": open_bits, **sheet_state}
-        arrays = np.broadcast_arrays(hands, *(integer_array(values, name) for name, values in named.items()))
+        parts = [hand_indices(hands, self.dice), integer_array(rolls_left, "rolls_left"), integer_array(open_bits, "open_bits")]
+        parts += [integer_array(values, name) for values, name in zip(sheet_state, ("upper_totals", "yahtzee_full"))]
+        arrays = np.broadcast_arrays(*parts)
         check_range(arrays[1], 0, self.rolls_per_turn - 1, "rolls_left")
         check_range(arrays[2], 1, (1 << self.num_categories) - 1, "open_bits")
         return arrays

@@ -492,8 +492,9 @@ class SheetSolution(ExactSolution):
         value >= 0), ``yahtzee_full`` (0/1). Illegal: action 0, re-rolls with no roll left, and rows
         that are closed or that the joker rule forbids. A score action's Q includes the bonuses it earns.
         """
-        checked = self._check_positions(hands, rolls_left, open_bits, upper_totals=upper_totals, yahtzee_full=yahtzee_full)
-        hands, rolls_left, open_bits, upper_totals, yahtzee_full = checked
+        hands, rolls_left, open_bits, upper_totals, yahtzee_full = self._check_positions(
+            hands, rolls_left, open_bits, upper_totals, yahtzee_full
+        )
         open_bits, upper, yahtzee = self._check_state(open_bits, upper_totals, yahtzee_full)
         q = np.full((len(hands), self.num_actions), -np.inf)
         state_index = (open_bits * self.state_values.shape[1] + upper) * self.state_values.shape[2] + yahtzee
