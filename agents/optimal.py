@@ -42,8 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.array_checks import check_range, hand_indices, integer_array
-from yacht_env.actions import ActionLayout
+from agents.exact_solution import ExactSolution
 from yacht_env.dice import DiceSpace
 from yacht_env.rules import RuleSet, rule_set
 
@@ -272,7 +271,7 @@ def solve_tables(rules: RuleSet, plan_ahead: bool = True) -> tuple[np.ndarray, n
 # -- the solution ------------------------------------------------------------------------------
 
 
-class Solution:
+class Solution(ExactSolution):
     """Exact values of the optimal policy for one rule set, and its Q-values.
 
     Attributes (float64, read-only):
@@ -296,28 +295,11 @@ class Solution:
     """
 
     def __init__(self, rules: RuleSet, state_values: np.ndarray, keep_values: np.ndarray, plan_ahead: bool = True):
-        dice = self.dice = rules.dice
-        layout = ActionLayout(rules)
-        self.state_values = state_values
+        super().__init__(rules, state_values, plan_ahead)
         self.keep_values = keep_values
-        self.plan_ahead = plan_ahead
         self._later_values = state_values if plan_ahead else np.zeros_like(state_values)
-        self.num_categories = rules.num_categories
-        self.rolls_per_turn = rules.rolls_per_turn
-        self.num_dice = dice.num_dice
-        self.num_faces = dice.num_faces
-        self.first_score_action = layout.first_score_action
-        self.num_actions = layout.num_actions
         self._scores = rules.score_table.astype(np.float64)
-        self._keep_after_reroll = dice.keep_after_reroll.astype(np.intp)
-        self._hand_of_code = dice.hand_of_code.astype(np.intp)
-        self._place_values = dice.place_values
         self._category_bits = 1 << np.arange(rules.num_categories, dtype=np.int64)
-
-    @property
-    def expected_score(self) -> float:
-        """``V(all rows open)``: the optimal expected final score (one turn's, if myopic)."""
-        return float(self.state_values[-1])
 
     def q_values_batch(self, hands, rolls_left, open_bits) -> np.ndarray:
         """Q of every action for each position, shape (N, num_actions) float64; -inf if illegal.
@@ -335,25 +317,6 @@ class Solution:
         reroll_q = self.keep_values[rolls_left[:, None], open_bits[:, None], keeps]
         q[:, 1 : self.first_score_action] = np.where(rolls_left[:, None] > 0, reroll_q, -np.inf)
         return q
-
-    def best_actions_batch(self, hands, rolls_left, open_bits) -> np.ndarray:
-        """The optimal action of each position, shape (N,) int64.
-
-        Exact ties (e.g. two re-roll masks that leave the same keep) go to the lowest action index.
-        """
-        return np.argmax(self.q_values_batch(hands, rolls_left, open_bits), axis=1).astype(np.int64)
-
-    def _check_positions(self, hands, rolls_left, open_bits):
-        hands = self._hand_indices(hands)
-        rolls_left = integer_array(rolls_left, "rolls_left")
-        open_bits = integer_array(open_bits, "open_bits")
-        hands, rolls_left, open_bits = np.broadcast_arrays(hands, rolls_left, open_bits)
-        check_range(rolls_left, 0, self.rolls_per_turn - 1, "rolls_left")
-        check_range(open_bits, 1, (1 << self.num_categories) - 1, "open_bits")
-        return hands, rolls_left, open_bits
-
-    def _hand_indices(self, hands) -> np.ndarray:
-        return hand_indices(hands, self.dice)
 
 
 # -- cached entry points -----------------------------------------------------------------------

@@ -32,18 +32,64 @@ a position re-run that one state's turn (microseconds).
 
 from __future__ import annotations
 
+from typing import NamedTuple
+
 import numpy as np
 from numba import njit, prange
 
-from agents.array_checks import check_range, hand_indices, integer_array
-from yacht_env.actions import ActionLayout
+from agents.array_checks import check_range
+from agents.exact_solution import ExactSolution, best_actions
 from yacht_env.rules import RuleSet, extra_yahtzee_bonus, placement, upper_bonus
 
 # -- the game's constants, packed once per rule set ---------------------------------------------
 
 
+class KernelTables(NamedTuple):
+    """Every array and number the compiled turn reads, as one argument (numba takes a named tuple whole).
+
+    Built by :class:`TurnTables` (``TurnTables(rules).kernel``); see there for how the arrays are made.
+    """
+
+    scores_by_row: np.ndarray  # (C, H) float64: points of hand h in row c
+    slots_by_row: np.ndarray  # (C, H) int32: which of the row's slots those points are
+    slot_points: np.ndarray  # (C, max slots) int64: the points of each slot
+    num_slots: np.ndarray  # (C,) int64
+    alike_hands: np.ndarray  # hand indices of the five-alike hands
+    face_rows: np.ndarray  # (H,) the upper row of a five-alike hand's face
+    joker_scores: np.ndarray  # (H, C) float64: points at joker values
+    joker_slots: np.ndarray  # (H, C) int32
+    hand_probabilities: np.ndarray  # (H,) P(h) of one roll of every die
+    hand_as_keep: np.ndarray  # (H,) the keep index of holding the whole hand
+    average_order: np.ndarray  # keeps that re-roll something, largest first
+    children: np.ndarray  # (K, faces): the keep one more die of each face makes
+    max_order: np.ndarray  # proper, non-empty keeps, smallest first
+    parents: np.ndarray  # (K, dice): the keeps one die fewer makes
+    parent_counts: np.ndarray  # (K,) distinct parents of each keep
+    yahtzee_row: int
+    lower_bits: int
+    upper_bits: int
+    joker_mode: int
+    upper_cap: int
+    bonus_points: int
+    yahtzee_bonus: int
+    num_rows: int
+    num_upper: int  # U = upper_cap + 1 subtotals
+    num_yahtzee: int  # Y: 2 with an extra-Yahtzee bonus, else 1
+    rolls: int  # rolls per turn
+
+
+class Scratch(NamedTuple):
+    """The arrays one state's turn writes as it goes; one per thread, reused from state to state."""
+
+    after: np.ndarray  # (C, max slots): bonus plus V of the next state, per row and slot
+    score_now: np.ndarray  # (H,) W0
+    hand_values: np.ndarray  # (H,) Wj
+    keep_values: np.ndarray  # (K,) Kj
+    keep_out: np.ndarray  # (rolls, K) every Kj of the turn, or (0, K) when not wanted
+
+
 class TurnTables:
-    """Every array and number the turn kernel reads, built from one ``RuleSet``."""
+    """The arrays of one ``RuleSet``'s turn, built once; ``kernel`` bundles what the compiled turn reads."""
 
     def __init__(self, rules: RuleSet):
         dice = rules.dice
@@ -97,26 +143,10 @@ class TurnTables:
         self.parent_counts = np.array([len(set(keep)) for keep in dice.keeps], dtype=np.int32)
         self.num_keeps = dice.num_keeps
         self.rolls = rules.rolls_per_turn
-        self.params = np.array(
-            [
-                rules.yahtzee_row_index,
-                rules.lower_bits,
-                rules.joker_mode,
-                rules.upper_cap,
-                rules.bonus_points,
-                rules.yahtzee_bonus,
-                rules.num_categories,
-                self.num_upper,
-                self.num_yahtzee,
-                rules.rolls_per_turn,
-                rules.upper_bits,
-            ],
-            dtype=np.int64,
-        )
+        self.kernel = self._kernel_tables(rules)
 
-    def kernel_args(self):
-        """The tables in the order the kernels take them, after the state."""
-        return (
+    def _kernel_tables(self, rules: RuleSet) -> KernelTables:
+        return KernelTables(
             self.scores_by_row,
             self.slots_by_row,
             self.slot_points,
@@ -132,7 +162,17 @@ class TurnTables:
             self.max_order,
             self.parents,
             self.parent_counts,
-            self.params,
+            yahtzee_row=int(rules.yahtzee_row_index),
+            lower_bits=int(rules.lower_bits),
+            upper_bits=int(rules.upper_bits),
+            joker_mode=int(rules.joker_mode),
+            upper_cap=int(rules.upper_cap),
+            bonus_points=int(rules.bonus_points),
+            yahtzee_bonus=int(rules.yahtzee_bonus),
+            num_rows=int(rules.num_categories),
+            num_upper=int(self.num_upper),
+            num_yahtzee=int(self.num_yahtzee),
+            rolls=int(rules.rolls_per_turn),
         )
 
 
@@ -172,248 +212,146 @@ def reachable_states(rules: RuleSet) -> np.ndarray:
 
 
 @njit(cache=True)
-def _after_values(open_bits, upper, yahtzee, later, values, slot_points, num_slots, params, after):
+def _state_parts(t, state):
+    """``(open_bits, upper, yahtzee)`` of a flat state index into ``V``."""
+    return state // (t.num_yahtzee * t.num_upper), (state // t.num_yahtzee) % t.num_upper, state % t.num_yahtzee
+
+
+@njit(cache=True)
+def _scratch(t, keep_rows):
+    """Fresh work arrays for the turns of one thread; ``keep_rows`` 0 keeps no ``Kj`` of a turn."""
+    num_hands, num_keeps = t.scores_by_row.shape[1], t.children.shape[0]
+    return Scratch(
+        np.empty(t.slot_points.shape),
+        np.empty(num_hands),
+        np.empty(num_hands),
+        np.empty(num_keeps),
+        np.zeros((keep_rows, num_keeps)),
+    )
+
+
+@njit(cache=True)
+def _after_values(t, values, later, open_bits, upper, yahtzee, after):
     """``after[c, s]``: upper bonus earned plus ``V`` of the next state, for points ``slot_points[c, s]`` in row ``c``.
 
     What follows a score depends on the row and, for upper rows and the Yahtzee row, on the points
     written; those are few, so this is looked up once per state, not once per hand.
     """
-    yahtzee_row, cap, bonus_points, num_rows, num_upper, num_yahtzee = (
-        params[0],
-        params[3],
-        params[4],
-        params[6],
-        params[7],
-        params[8],
-    )
-    upper_bits = params[10]
-    for c in range(num_rows):
+    for c in range(t.num_rows):
         if (open_bits >> c) & 1:
-            for s in range(num_slots[c]):
-                points = slot_points[c, s]
+            for s in range(t.num_slots[c]):
+                points = t.slot_points[c, s]
                 gain = 0.0
                 next_upper = upper
-                if (upper_bits >> c) & 1:
-                    gain += upper_bonus(upper, points, cap, bonus_points)
-                    next_upper = min(upper + points, cap)
+                if (t.upper_bits >> c) & 1:
+                    gain += upper_bonus(upper, points, t.upper_cap, t.bonus_points)
+                    next_upper = min(upper + points, t.upper_cap)
                 next_yahtzee = yahtzee
-                if c == yahtzee_row and num_yahtzee == 2:
+                if c == t.yahtzee_row and t.num_yahtzee == 2:
                     next_yahtzee = 1 if points > 0 else 0
                 if later:
-                    gain += values[((open_bits & ~(1 << c)) * num_upper + next_upper) * num_yahtzee + next_yahtzee]
+                    gain += values[((open_bits & ~(1 << c)) * t.num_upper + next_upper) * t.num_yahtzee + next_yahtzee]
                 after[c, s] = gain
 
 
 @njit(cache=True)
-def _score_now(
-    open_bits,
-    upper,
-    yahtzee,
-    later,
-    values,
-    scores_by_row,
-    slots_by_row,
-    slot_points,
-    num_slots,
-    alike_hands,
-    face_rows,
-    joker_scores,
-    joker_slots,
-    params,
-    after,
-    out,
-):
-    """``W0`` of every hand for state ``(open_bits, upper, yahtzee)`` into ``out``; ``later`` False values no later turn."""
-    yahtzee_row, lower_bits, joker_mode, yahtzee_bonus, num_rows = params[0], params[1], params[2], params[5], params[6]
-    _after_values(open_bits, upper, yahtzee, later, values, slot_points, num_slots, params, after)
+def _score_now(t, open_bits, yahtzee, after, out):
+    """``W0`` of every hand for a state whose rows' ``after`` values are known, into ``out``."""
     num_hands = out.shape[0]
     out[:] = -np.inf
-    for c in range(num_rows):
+    for c in range(t.num_rows):
         if (open_bits >> c) & 1:
             for h in range(num_hands):
-                value = scores_by_row[c, h] + after[c, slots_by_row[c, h]]
+                value = t.scores_by_row[c, h] + after[c, t.slots_by_row[c, h]]
                 if value > out[h]:
                     out[h] = value
     # Hands of five alike: the joker rule may restrict the rows or pay joker values; then the
     # extra-Yahtzee bonus, wherever they are scored.
-    for i in range(alike_hands.shape[0]):
-        h = alike_hands[i]
-        legal, joker = placement(open_bits, True, face_rows[h], yahtzee_row, lower_bits, joker_mode)
+    for i in range(t.alike_hands.shape[0]):
+        h = t.alike_hands[i]
+        legal, joker = placement(open_bits, True, t.face_rows[h], t.yahtzee_row, t.lower_bits, t.joker_mode)
         if joker or legal != open_bits:
             best = -np.inf
-            for c in range(num_rows):
+            for c in range(t.num_rows):
                 if (legal >> c) & 1:
                     if joker:
-                        value = joker_scores[h, c] + after[c, joker_slots[h, c]]
+                        value = t.joker_scores[h, c] + after[c, t.joker_slots[h, c]]
                     else:
-                        value = scores_by_row[c, h] + after[c, slots_by_row[c, h]]
+                        value = t.scores_by_row[c, h] + after[c, t.slots_by_row[c, h]]
                     if value > best:
                         best = value
             out[h] = best
-        out[h] += extra_yahtzee_bonus(True, yahtzee == 1, yahtzee_bonus)
+        out[h] += extra_yahtzee_bonus(True, yahtzee == 1, t.yahtzee_bonus)
 
 
 @njit(cache=True)
-def _reroll(hand_values, hand_as_keep, average_order, children, keep_values):
+def _reroll(t, hand_values, keep_values):
     """``Kj`` of every keep from ``W{j-1}`` of every hand, into ``keep_values``."""
     for h in range(hand_values.shape[0]):
-        keep_values[hand_as_keep[h]] = hand_values[h]
-    num_faces = children.shape[1]
+        keep_values[t.hand_as_keep[h]] = hand_values[h]
+    num_faces = t.children.shape[1]
     share = 1.0 / num_faces
-    for i in range(average_order.shape[0]):
-        k = average_order[i]
+    for i in range(t.average_order.shape[0]):
+        k = t.average_order[i]
         total = 0.0
         for f in range(num_faces):
-            total += keep_values[children[k, f]]
+            total += keep_values[t.children[k, f]]
         keep_values[k] = total * share
 
 
 @njit(cache=True)
-def _best_reroll(keep_values, hand_as_keep, max_order, parents, parent_counts, score_now, out):
+def _best_reroll(t, keep_values, score_now, out):
     """``Wj`` of every hand: the better of scoring now and the best proper sub-keep.
 
     ``keep_values`` is overwritten, smallest keeps first, with the best over each keep's sub-keeps.
     """
-    for i in range(max_order.shape[0]):
-        k = max_order[i]
+    for i in range(t.max_order.shape[0]):
+        k = t.max_order[i]
         best = keep_values[k]
-        for slot in range(parent_counts[k]):
-            best = max(best, keep_values[parents[k, slot]])
+        for slot in range(t.parent_counts[k]):
+            best = max(best, keep_values[t.parents[k, slot]])
         keep_values[k] = best
     for h in range(out.shape[0]):
-        k = hand_as_keep[h]
+        k = t.hand_as_keep[h]
         best = score_now[h]
-        for slot in range(parent_counts[k]):
-            best = max(best, keep_values[parents[k, slot]])
+        for slot in range(t.parent_counts[k]):
+            best = max(best, keep_values[t.parents[k, slot]])
         out[h] = best
 
 
 @njit(cache=True)
-def _turn(
-    open_bits,
-    upper,
-    yahtzee,
-    later,
-    values,
-    scores_by_row,
-    slots_by_row,
-    slot_points,
-    num_slots,
-    alike_hands,
-    face_rows,
-    joker_scores,
-    joker_slots,
-    hand_probabilities,
-    hand_as_keep,
-    average_order,
-    children,
-    max_order,
-    parents,
-    parent_counts,
-    params,
-    after,
-    score_now,
-    hand_values,
-    keep_values,
-    keep_out,
-):
-    """Expected value of one state's turn before its first roll; fills ``keep_out[j]`` with ``Kj`` when it has rows."""
-    _score_now(
-        open_bits,
-        upper,
-        yahtzee,
-        later,
-        values,
-        scores_by_row,
-        slots_by_row,
-        slot_points,
-        num_slots,
-        alike_hands,
-        face_rows,
-        joker_scores,
-        joker_slots,
-        params,
-        after,
-        score_now,
-    )
-    hand_values[:] = score_now
-    for rerolls_left in range(1, params[9]):
-        _reroll(hand_values, hand_as_keep, average_order, children, keep_values)
-        if keep_out.shape[0] > 0:
-            keep_out[rerolls_left] = keep_values
-        _best_reroll(keep_values, hand_as_keep, max_order, parents, parent_counts, score_now, hand_values)
+def _turn(t, values, later, state, scratch):
+    """Expected value of the turn of flat ``state`` before its first roll; ``later`` False values no later turn.
+
+    Leaves ``W0`` in ``scratch.score_now``, the rows' ``after`` values in ``scratch.after`` and, when
+    ``scratch.keep_out`` has rows, every ``Kj`` in ``scratch.keep_out[j]``.
+    """
+    open_bits, upper, yahtzee = _state_parts(t, state)
+    _after_values(t, values, later, open_bits, upper, yahtzee, scratch.after)
+    _score_now(t, open_bits, yahtzee, scratch.after, scratch.score_now)
+    hand_values, keep_values = scratch.hand_values, scratch.keep_values
+    hand_values[:] = scratch.score_now
+    for rerolls_left in range(1, t.rolls):
+        _reroll(t, hand_values, keep_values)
+        if scratch.keep_out.shape[0] > 0:
+            scratch.keep_out[rerolls_left] = keep_values
+        _best_reroll(t, keep_values, scratch.score_now, hand_values)
     total = 0.0
     for h in range(hand_values.shape[0]):
-        total += hand_probabilities[h] * hand_values[h]
+        total += t.hand_probabilities[h] * hand_values[h]
     return total
 
 
 @njit(cache=True, parallel=True)
-def _solve_layer(
-    states,
-    later,
-    values,
-    scores_by_row,
-    slots_by_row,
-    slot_points,
-    num_slots,
-    alike_hands,
-    face_rows,
-    joker_scores,
-    joker_slots,
-    hand_probabilities,
-    hand_as_keep,
-    average_order,
-    children,
-    max_order,
-    parents,
-    parent_counts,
-    params,
-    num_chunks,
-):
+def _solve_layer(t, values, later, states, num_chunks):
     """``V`` of every state index in ``states`` (one layer: same number of open rows), in parallel."""
-    num_upper, num_yahtzee = params[7], params[8]
-    num_hands, num_keeps = scores_by_row.shape[1], children.shape[0]
     chunk = (states.shape[0] + num_chunks - 1) // num_chunks
     for part in prange(num_chunks):
-        score_now = np.empty(num_hands)
-        hand_values = np.empty(num_hands)
-        keep_values = np.empty(num_keeps)
-        no_keeps = np.empty((0, num_keeps))
-        after = np.empty(slot_points.shape)
+        # Only calls take the scratch arrays here: numba (0.68) miscompiled a slice assignment into a
+        # named tuple's array written directly in a prange body.
+        scratch = _scratch(t, 0)
         for i in range(part * chunk, min(states.shape[0], (part + 1) * chunk)):
-            state = states[i]
-            yahtzee = state % num_yahtzee
-            upper = (state // num_yahtzee) % num_upper
-            open_bits = state // (num_yahtzee * num_upper)
-            values[state] = _turn(
-                open_bits,
-                upper,
-                yahtzee,
-                later,
-                values,
-                scores_by_row,
-                slots_by_row,
-                slot_points,
-                num_slots,
-                alike_hands,
-                face_rows,
-                joker_scores,
-                joker_slots,
-                hand_probabilities,
-                hand_as_keep,
-                average_order,
-                children,
-                max_order,
-                parents,
-                parent_counts,
-                params,
-                after,
-                score_now,
-                hand_values,
-                keep_values,
-                no_keeps,
-            )
+            values[states[i]] = _turn(t, values, later, states[i], scratch)
 
 
 def solve_sheet_values(rules: RuleSet, plan_ahead: bool = True) -> np.ndarray:
@@ -439,7 +377,7 @@ def solve_sheet_values(rules: RuleSet, plan_ahead: bool = True) -> np.ndarray:
         in_layer = state_open_counts == m
         states = np.flatnonzero(solved_here & in_layer).astype(np.int64)
         # Many more chunks than threads, so that threads that finish early take more work.
-        _solve_layer(states, plan_ahead, flat, *tables.kernel_args(), max(1, min(len(states), 64)))
+        _solve_layer(tables.kernel, flat, plan_ahead, states, max(1, min(len(states), 64)))
         layer_copies = copies[in_layer[copies]]
         flat[layer_copies] = flat[representative[layer_copies]]
     values.setflags(write=False)
@@ -476,141 +414,49 @@ def equivalent_states(rules: RuleSet, reachable: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _row_values(
-    hand,
-    open_bits,
-    upper,
-    yahtzee,
-    later,
-    values,
-    scores_by_row,
-    slots_by_row,
-    slot_points,
-    num_slots,
-    face_rows,
-    joker_scores,
-    joker_slots,
-    alike,
-    params,
-    after,
-    out,
-):
-    """Q of scoring ``hand`` in each row (``-inf`` where the rules forbid it), into ``out``."""
-    yahtzee_row, lower_bits, joker_mode, yahtzee_bonus, num_rows = params[0], params[1], params[2], params[5], params[6]
-    _after_values(open_bits, upper, yahtzee, later, values, slot_points, num_slots, params, after)
-    legal, joker = placement(open_bits, alike, face_rows[hand], yahtzee_row, lower_bits, joker_mode)
-    extra = extra_yahtzee_bonus(alike, yahtzee == 1, yahtzee_bonus)
-    for c in range(num_rows):
+def _row_values(t, open_bits, yahtzee, after, hand, alike, out):
+    """Q of scoring ``hand`` in each row (``-inf`` where the rules forbid it), from the rows' ``after`` values, into ``out``."""
+    legal, joker = placement(open_bits, alike, t.face_rows[hand], t.yahtzee_row, t.lower_bits, t.joker_mode)
+    extra = extra_yahtzee_bonus(alike, yahtzee == 1, t.yahtzee_bonus)
+    for c in range(t.num_rows):
         if (legal >> c) & 1:
             if joker:
-                out[c] = joker_scores[hand, c] + after[c, joker_slots[hand, c]] + extra
+                out[c] = t.joker_scores[hand, c] + after[c, t.joker_slots[hand, c]] + extra
             else:
-                out[c] = scores_by_row[c, hand] + after[c, slots_by_row[c, hand]] + extra
+                out[c] = t.scores_by_row[c, hand] + after[c, t.slots_by_row[c, hand]] + extra
         else:
             out[c] = -np.inf
 
 
 @njit(cache=True)
-def _q_values_rows(
-    order,
-    hands,
-    rolls_left,
-    state_index,
-    later,
-    values,
-    scores_by_row,
-    slots_by_row,
-    slot_points,
-    num_slots,
-    alike_hands,
-    face_rows,
-    joker_scores,
-    joker_slots,
-    hand_probabilities,
-    hand_as_keep,
-    average_order,
-    children,
-    max_order,
-    parents,
-    parent_counts,
-    params,
-    keep_after_reroll,
-    alike,
-    q,
-):
-    """Q of every action of the positions taken in ``order`` (grouped by state): each state's turn is run once."""
-    num_upper, num_yahtzee, rolls = params[7], params[8], params[9]
-    num_hands, num_keeps = scores_by_row.shape[1], children.shape[0]
+def _q_values_rows(t, values, later, positions, keep_after_reroll, alike, q):
+    """Q of every action of ``positions`` (their ``order`` groups them by state): each state's turn is run once.
+
+    ``positions`` holds ``order``, ``hands``, ``rolls_left`` and ``state_index`` (flat into ``values``);
+    row ``i`` of ``q`` gets position ``i``'s Q-values.
+    """
+    order, hands, rolls_left, state_index = positions
     first_score_action = keep_after_reroll.shape[1]
-    after = np.empty(slot_points.shape)
-    score_now, hand_values, keep_values = np.empty(num_hands), np.empty(num_hands), np.empty(num_keeps)
-    keep_out = np.zeros((rolls, num_keeps))
+    scratch = _scratch(t, t.rolls)
     previous = -1
     for i in range(order.shape[0]):
         row = order[i]
         state = state_index[row]
-        yahtzee = state % num_yahtzee
-        upper = (state // num_yahtzee) % num_upper
-        open_bits = state // (num_yahtzee * num_upper)
         if state != previous:
-            _turn(
-                open_bits,
-                upper,
-                yahtzee,
-                later,
-                values,
-                scores_by_row,
-                slots_by_row,
-                slot_points,
-                num_slots,
-                alike_hands,
-                face_rows,
-                joker_scores,
-                joker_slots,
-                hand_probabilities,
-                hand_as_keep,
-                average_order,
-                children,
-                max_order,
-                parents,
-                parent_counts,
-                params,
-                after,
-                score_now,
-                hand_values,
-                keep_values,
-                keep_out,
-            )
+            _turn(t, values, later, state, scratch)
             previous = state
+        open_bits, _, yahtzee = _state_parts(t, state)
         h = hands[row]
-        _row_values(
-            h,
-            open_bits,
-            upper,
-            yahtzee,
-            later,
-            values,
-            scores_by_row,
-            slots_by_row,
-            slot_points,
-            num_slots,
-            face_rows,
-            joker_scores,
-            joker_slots,
-            alike[h],
-            params,
-            after,
-            q[row, first_score_action:],
-        )
+        _row_values(t, open_bits, yahtzee, scratch.after, h, alike[h], q[row, first_score_action:])
         if rolls_left[row] > 0:
             for action in range(1, first_score_action):
-                q[row, action] = keep_out[rolls_left[row], keep_after_reroll[h, action]]
+                q[row, action] = scratch.keep_out[rolls_left[row], keep_after_reroll[h, action]]
 
 
 # -- the solution ------------------------------------------------------------------------------
 
 
-class SheetSolution:
+class SheetSolution(ExactSolution):
     """Exact values of the optimal policy for a rule set with a sheet state (bonuses, jokers).
 
     - ``state_values``, shape (2**C, U, Y) float64, read-only: ``V(S, u, y)``, the expected points
@@ -627,31 +473,14 @@ class SheetSolution:
     """
 
     def __init__(self, rules: RuleSet, state_values: np.ndarray, plan_ahead: bool = True):
-        dice = self.dice = rules.dice
-        layout = ActionLayout(rules)
-        self.state_values = state_values
-        self.plan_ahead = plan_ahead
+        super().__init__(rules, state_values, plan_ahead)
         self.tables = TurnTables(rules)
-        self.num_categories = rules.num_categories
-        self.rolls_per_turn = rules.rolls_per_turn
         self.upper_cap = rules.upper_cap
-        self.num_dice = dice.num_dice
-        self.num_faces = dice.num_faces
-        self.first_score_action = layout.first_score_action
-        self.num_actions = layout.num_actions
         self._alike = rules.alike_hands.copy()
-        self._keep_after_reroll = dice.keep_after_reroll.astype(np.int64)
-        self._hand_of_code = dice.hand_of_code.astype(np.intp)
-        self._place_values = dice.place_values
-        self._num_hands = dice.num_hands
-
-    @property
-    def expected_score(self) -> float:
-        """``V`` of the empty sheet: the optimal expected final score, bonuses included."""
-        return float(self.state_values[-1, 0, 0])
 
     def state_value(self, open_bits: int, upper_total: int = 0, yahtzee_full: int = 0) -> float:
         """``V`` of a sheet state at the start of a turn; ``ValueError`` for a state no game reaches."""
+        check_range(np.array([open_bits]), 1, (1 << self.num_categories) - 1, "open_bits")
         open_bits, upper, yahtzee = self._check_state(np.array([open_bits]), np.array([upper_total]), np.array([yahtzee_full]))
         return float(self.state_values[open_bits[0], upper[0], yahtzee[0]])
 
@@ -663,37 +492,25 @@ class SheetSolution:
         value >= 0), ``yahtzee_full`` (0/1). Illegal: action 0, re-rolls with no roll left, and rows
         that are closed or that the joker rule forbids. A score action's Q includes the bonuses it earns.
         """
-        hands = self._hand_indices(hands)
-        named = {"rolls_left": rolls_left, "open_bits": open_bits, "upper_totals": upper_totals, "yahtzee_full": yahtzee_full}
-        arrays = [integer_array(values, name) for name, values in named.items()]
-        hands, rolls_left, open_bits, upper_totals, yahtzee_full = (np.array(a) for a in np.broadcast_arrays(hands, *arrays))
-        check_range(rolls_left, 0, self.rolls_per_turn - 1, "rolls_left")
+        hands, rolls_left, open_bits, upper_totals, yahtzee_full = self._check_positions(
+            hands, rolls_left, open_bits, upper_totals, yahtzee_full
+        )
         open_bits, upper, yahtzee = self._check_state(open_bits, upper_totals, yahtzee_full)
         q = np.full((len(hands), self.num_actions), -np.inf)
         state_index = (open_bits * self.state_values.shape[1] + upper) * self.state_values.shape[2] + yahtzee
         order = np.argsort(state_index, kind="stable")
-        t = self.tables
+        positions = (order, hands.astype(np.int64), np.array(rolls_left), state_index)  # a contiguous copy, as compiled
         _q_values_rows(
-            order,
-            hands.astype(np.int64),
-            rolls_left,
-            state_index,
-            self.plan_ahead,
-            self.state_values.reshape(-1),
-            *t.kernel_args(),
-            self._keep_after_reroll,
-            self._alike,
-            q,
+            self.tables.kernel, self.state_values.reshape(-1), self.plan_ahead, positions, self._keep_after_reroll, self._alike, q
         )
         return q
 
     def best_actions_batch(self, hands, rolls_left, open_bits, upper_totals=0, yahtzee_full=0) -> np.ndarray:
         """The optimal action of each position, shape (N,) int64; ties go to the lowest action index."""
-        q = self.q_values_batch(hands, rolls_left, open_bits, upper_totals, yahtzee_full)
-        return np.argmax(q, axis=1).astype(np.int64)
+        return best_actions(self.q_values_batch(hands, rolls_left, open_bits, upper_totals, yahtzee_full))
 
     def _check_state(self, open_bits, upper_totals, yahtzee_full):
-        check_range(open_bits, 1, (1 << self.num_categories) - 1, "open_bits")
+        """The state's indices into ``state_values``, open bit sets already checked; ``ValueError`` naming a bad part."""
         if (upper_totals < 0).any():
             raise ValueError(f"upper total {int(upper_totals[upper_totals < 0][0])} is negative")
         check_range(yahtzee_full, 0, 1, "yahtzee_full")
@@ -707,6 +524,3 @@ class SheetSolution:
                 f"{' and a full Yahtzee box' if yahtzee[i] else ''}: the filled rows cannot hold that"
             )
         return open_bits, upper, yahtzee
-
-    def _hand_indices(self, hands) -> np.ndarray:
-        return hand_indices(hands, self.dice)

@@ -1,11 +1,15 @@
 """Solved value tables kept on disk, so that a second process loads what the first one solved.
 
-A file per rule set and solution kind, named by :attr:`yacht_env.rules.RuleSet.fingerprint` (a hash
-of what the rules do, not of their names), under ``$YACHT_RL_CACHE_DIR`` or else
+Every solver that keeps its tables (the sheet solver behind :func:`agents.optimal.solve`, the target
+DP of :mod:`agents.target`) keeps them here, in one folder: ``$YACHT_RL_CACHE_DIR`` or else
 ``$XDG_CACHE_HOME/yacht-rl`` (``~/.cache/yacht-rl``). Setting ``YACHT_RL_CACHE_DIR`` to an empty
-string turns the cache off. Files are written atomically (:mod:`yacht_env.atomic_files`) and read
-as plain arrays (``allow_pickle=False``); a file that does not hold the expected array is ignored
-and solved again, and a folder that cannot be written only costs the next process a solve.
+string turns the cache off. ``YACHT_CACHE_DIR``, the target DP's own variable before, is still read
+when ``YACHT_RL_CACHE_DIR`` is not set, with a ``DeprecationWarning``.
+
+A file per rule set and solution kind, named by what the rules do, not by their names. Files are
+written atomically (:mod:`yacht_env.atomic_files`) and read as plain arrays (``allow_pickle=False``);
+a file that does not hold the expected array is ignored and solved again, and a folder that cannot
+be written only costs the next process a solve.
 """
 
 from __future__ import annotations
@@ -14,20 +18,33 @@ import os
 import warnings
 import zipfile
 from pathlib import Path
+from typing import Callable
 
 import numpy as np
 
 from yacht_env.atomic_files import write_atomically
 
 CACHE_ENV = "YACHT_RL_CACHE_DIR"
+DEPRECATED_CACHE_ENV = "YACHT_CACHE_DIR"  # the target DP's variable until both solvers shared one folder
 FORMAT = 1  # bump when the meaning of a stored table changes
 
 
 def cache_dir() -> Path | None:
-    """The cache folder, or ``None`` when ``YACHT_RL_CACHE_DIR`` is set empty (no disk cache)."""
+    """The cache folder, or ``None`` when ``YACHT_RL_CACHE_DIR`` is set empty (no disk cache).
+
+    Without ``YACHT_RL_CACHE_DIR``, a non-empty ``YACHT_CACHE_DIR`` (deprecated) names the folder.
+    """
     if CACHE_ENV in os.environ:
         configured = os.environ[CACHE_ENV]
         return Path(configured).expanduser() if configured else None
+    deprecated = os.environ.get(DEPRECATED_CACHE_ENV)
+    if deprecated:  # empty meant the default folder, as it still does
+        warnings.warn(
+            f"{DEPRECATED_CACHE_ENV} is deprecated: set {CACHE_ENV} instead, the one cache folder of every solver",
+            DeprecationWarning,
+            stacklevel=2,
+        )
+        return Path(deprecated).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "yacht-rl"
 
@@ -40,12 +57,44 @@ def cache_path(key: str) -> Path | None:
 
 def load_values(key: str, shape: tuple[int, ...]) -> np.ndarray | None:
     """The float64 array of ``shape`` stored under ``key``, or ``None`` if absent or not readable as such."""
-    path = cache_path(key)
+    return _load(cache_path(key), shape)
+
+
+def store_values(key: str, values: np.ndarray) -> Path | None:
+    """Write ``values`` under ``key``; returns the file, or ``None`` if the cache is off or unwritable."""
+    return _store(cache_path(key), values)
+
+
+def cached_array(
+    file_name: str,
+    shape: tuple[int, ...],
+    build: Callable[[], np.ndarray],
+    accept: Callable[[np.ndarray], bool] = lambda values: True,
+) -> np.ndarray:
+    """The float64 array of ``shape`` in ``file_name`` (``.npy``) of the cache folder, else ``build()``, then stored.
+
+    A file whose array has another shape or type, or that ``accept`` refuses, is built again and
+    overwritten; with the cache off every call builds.
+    """
+    folder = cache_dir()
+    path = None if folder is None else folder / file_name
+    values = _load(path, shape)
+    if values is not None and accept(values):
+        return values
+    values = build()
+    _store(path, values)
+    return values
+
+
+def _load(path: Path | None, shape: tuple[int, ...]) -> np.ndarray | None:
     if path is None or not path.is_file():
         return None
     try:
-        with np.load(path, allow_pickle=False) as stored:
-            values = stored["values"]
+        if path.suffix == ".npz":
+            with np.load(path, allow_pickle=False) as stored:
+                values = stored["values"]
+        else:
+            values = np.load(path, allow_pickle=False)
     except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
         return None
     if values.shape != shape or values.dtype != np.float64:
@@ -54,14 +103,16 @@ def load_values(key: str, shape: tuple[int, ...]) -> np.ndarray | None:
     return values
 
 
-def store_values(key: str, values: np.ndarray) -> Path | None:
-    """Write ``values`` under ``key``; returns the file, or ``None`` if the cache is off or unwritable."""
-    path = cache_path(key)
+def _store(path: Path | None, values: np.ndarray) -> Path | None:
     if path is None:
         return None
+    if path.suffix == ".npz":
+        write = lambda handle: np.savez(handle, values=values)
+    else:
+        write = lambda handle: np.save(handle, np.ascontiguousarray(values), allow_pickle=False)
     try:
-        write_atomically(path, lambda handle: np.savez(handle, values=values))
+        write_atomically(path, write)
     except OSError as error:
-        warnings.warn(f"could not cache solved values in {path.parent}: {error}", stacklevel=2)
+        warnings.warn(f"could not cache solved values in {path.parent}: {error}", stacklevel=3)
         return None
     return path

@@ -16,7 +16,9 @@ elementwise over ``t``:
 Within a turn the values are recomputed on demand from it (:func:`turn_q_values`): with the turn's
 end valued by any ``end_values[c, p]`` (the worth of writing ``p`` points in row ``c``) the same
 max-over-keeps recursion gives each action's value. The table is solved once per rule set and
-cached on disk (``$YACHT_CACHE_DIR``, default ``~/.cache/yacht``), keyed by the rules' content.
+cached on disk with the other solvers' tables (:mod:`agents.solution_cache`: ``$YACHT_RL_CACHE_DIR``,
+default ``~/.cache/yacht-rl``; the former ``$YACHT_CACHE_DIR`` is still read, with a
+``DeprecationWarning``), keyed by the rules' content.
 
 Every :class:`~yacht_env.rules.RuleSet` of this project scores each row on its own (there is
 no bonus row whose value depends on other rows), so every rule set is solved exactly here.
@@ -31,25 +33,19 @@ Typical use::
 from __future__ import annotations
 
 import hashlib
-import os
 import weakref
-from pathlib import Path
+from typing import NamedTuple
 
 import numpy as np
 from numba import njit
 
+from agents import solution_cache
 from agents.array_checks import check_rolls_left
-from agents.optimal import (
-    KeepTables,
-    open_bits_from,
-    open_sets_by_count,
-)
+from agents.optimal import KeepTables, open_bits_from, open_sets_by_count
+from agents.solution_cache import CACHE_ENV, cache_dir  # noqa: F401 (importable from here, as before)
 from yacht_env.actions import ActionLayout
-from yacht_env.atomic_files import write_atomically
 from yacht_env.rules import RULE_SETS, YACHT, RuleSet
 from yacht_env.table.encoding import max_total
-
-CACHE_ENV = "YACHT_CACHE_DIR"
 
 
 def max_points_left(rules: RuleSet) -> np.ndarray:
@@ -71,50 +67,26 @@ def turn_q_values(rules: RuleSet, hands, rolls_left, open_bits, end_values) -> n
     :mod:`yacht_env.actions`, ``-inf`` for illegal actions. With
     ``end_values[i, c, p] = p + V(S - c)`` this is :meth:`Solution.q_values_batch`.
     """
-    dice = rules.dice
-    tables = _keep_tables(rules)
     hands = np.ascontiguousarray(hands, dtype=np.int64).reshape(-1)
     rolls_left = np.ascontiguousarray(rolls_left, dtype=np.int64).reshape(-1)
     open_bits = np.ascontiguousarray(open_bits, dtype=np.int64).reshape(-1)
     end_values = np.ascontiguousarray(end_values, dtype=np.float64)
     q = np.full((len(hands), ActionLayout(rules).num_actions), -np.inf)
-    keep_sizes = dice.keep_sizes.astype(np.int64)
-    _turn_q(
-        q,
-        hands,
-        rolls_left,
-        open_bits,
-        end_values,
-        rules.score_table.astype(np.int64),
-        tables.children.astype(np.int64),
-        np.argsort(keep_sizes, kind="stable").astype(np.int64),
-        keep_sizes,
-        tables.parents.astype(np.int64),
-        tables.hand_as_keep.astype(np.int64),
-        dice.keep_after_reroll.astype(np.int64),
-    )
+    _turn_q(target_arrays(rules), q, hands, rolls_left, open_bits, end_values)
     return q
 
 
 @njit(cache=True)
-def _turn_q(
-    q,
-    hands,
-    rolls_left,
-    open_bits,
-    end_values,
-    scores,
-    children,
-    keep_order,
-    keep_sizes,
-    parents,
-    hand_as_keep,
-    keep_after,
-):
-    num_hands, num_categories = scores.shape
-    num_keeps, num_faces = children.shape
-    num_dice = parents.shape[1]
-    first_score = keep_after.shape[1]
+def _sizes(arrays):
+    """``(hands, rows, keeps, faces, dice)`` of a rule set's :class:`TargetArrays`."""
+    return arrays.scores.shape + arrays.children.shape + (arrays.parents.shape[1],)
+
+
+@njit(cache=True)
+def _turn_q(arrays, q, hands, rolls_left, open_bits, end_values):
+    """Fill ``q[i]`` with position ``i``'s Q-values when writing ``p`` in row ``c`` is worth ``end_values[i, c, p]``."""
+    num_hands, num_categories, num_keeps, num_faces, num_dice = _sizes(arrays)
+    first_score = arrays.keep_after_reroll.shape[1]
     score_now = np.empty(num_hands)
     hand_values = np.empty(num_hands)
     keep_values = np.empty(num_keeps)
@@ -124,7 +96,7 @@ def _turn_q(
         hand = hands[i]
         for c in range(num_categories):
             if (S >> c) & 1:
-                q[i, first_score + c] = end_values[i, c, scores[hand, c]]
+                q[i, first_score + c] = end_values[i, c, arrays.scores[hand, c]]
         rolls = rolls_left[i]
         if rolls == 0:
             continue
@@ -132,69 +104,80 @@ def _turn_q(
             best = -np.inf
             for c in range(num_categories):
                 if (S >> c) & 1:
-                    best = max(best, end_values[i, c, scores[h, c]])
+                    best = max(best, end_values[i, c, arrays.scores[h, c]])
             score_now[h] = best
             hand_values[h] = best
         for level in range(1, rolls + 1):
             for h in range(num_hands):
-                keep_values[hand_as_keep[h]] = hand_values[h]
+                keep_values[arrays.hand_as_keep[h]] = hand_values[h]
             for j in range(num_keeps - 1, -1, -1):
-                k = keep_order[j]
-                if keep_sizes[k] < num_dice:
+                k = arrays.keep_order[j]
+                if arrays.keep_sizes[k] < num_dice:
                     total = 0.0
                     for f in range(num_faces):
-                        total += keep_values[children[k, f]]
+                        total += keep_values[arrays.children[k, f]]
                     keep_values[k] = total / num_faces
             if level == rolls:
                 for a in range(1, first_score):
-                    q[i, a] = keep_values[keep_after[hand, a]]
+                    q[i, a] = keep_values[arrays.keep_after_reroll[hand, a]]
                 break
             for j in range(num_keeps):
-                k = keep_order[j]
+                k = arrays.keep_order[j]
                 best = keep_values[k]
-                for slot in range(keep_sizes[k] if keep_sizes[k] < num_dice else 0):
-                    best = max(best, best_sub[parents[k, slot]])
+                for slot in range(arrays.keep_sizes[k] if arrays.keep_sizes[k] < num_dice else 0):
+                    best = max(best, best_sub[arrays.parents[k, slot]])
                 best_sub[k] = best
             for h in range(num_hands):
                 best = score_now[h]
-                k = hand_as_keep[h]
+                k = arrays.hand_as_keep[h]
                 for slot in range(num_dice):
-                    best = max(best, best_sub[parents[k, slot]])
+                    best = max(best, best_sub[arrays.parents[k, slot]])
                 hand_values[h] = best
 
 
-_tables_cache: weakref.WeakKeyDictionary[RuleSet, KeepTables] = weakref.WeakKeyDictionary()
+class TargetArrays(NamedTuple):
+    """The tables of a rule set that the target kernels read, as one argument (numba takes a named tuple whole)."""
+
+    scores: np.ndarray  # (H, C) int64: points of hand h in row c
+    children: np.ndarray  # (K, faces): the keep one more die of each face makes
+    keep_order: np.ndarray  # keep indices, fewest dice first
+    keep_sizes: np.ndarray  # (K,) dice held
+    parents: np.ndarray  # (K, dice): the keeps one die fewer makes
+    hand_as_keep: np.ndarray  # (H,) the keep of holding the whole hand
+    keep_after_reroll: np.ndarray  # (H, re-roll actions): the keep each re-roll action holds
+    probabilities: np.ndarray  # (H,) P(h) of one roll of every die
 
 
-def _keep_tables(rules: RuleSet) -> KeepTables:
-    tables = _tables_cache.get(rules)
-    if tables is None:
-        tables = _tables_cache[rules] = KeepTables.of(rules.dice)
-    return tables
+_arrays_cache: weakref.WeakKeyDictionary[RuleSet, TargetArrays] = weakref.WeakKeyDictionary()
+
+
+def target_arrays(rules: RuleSet) -> TargetArrays:
+    """The :class:`TargetArrays` of ``rules``, built on first use and kept for the life of the rule set object."""
+    arrays = _arrays_cache.get(rules)
+    if arrays is None:
+        dice = rules.dice
+        tables = KeepTables.of(dice)
+        keep_sizes = dice.keep_sizes.astype(np.int64)
+        arrays = _arrays_cache[rules] = TargetArrays(
+            scores=rules.score_table.astype(np.int64),
+            children=tables.children.astype(np.int64),
+            keep_order=np.argsort(keep_sizes, kind="stable").astype(np.int64),
+            keep_sizes=keep_sizes,
+            parents=tables.parents.astype(np.int64),
+            hand_as_keep=tables.hand_as_keep.astype(np.int64),
+            keep_after_reroll=dice.keep_after_reroll.astype(np.int64),
+            probabilities=dice.hand_probabilities,
+        )
+    return arrays
 
 
 # -- the turn-start table -------------------------------------------------------------------------
 
 
 @njit(cache=True)
-def _solve_sets(
-    padded,
-    sets,
-    widths,
-    pad,
-    scores,
-    children,
-    keep_order,
-    keep_sizes,
-    parents,
-    hand_as_keep,
-    probabilities,
-    rerolls,
-):
+def _solve_sets(arrays, padded, sets, widths, pad, rerolls):
     """Fill ``padded[S, pad:pad + widths[S]]`` for each open set ``S`` of ``sets`` (its children already solved)."""
-    num_hands, num_categories = scores.shape
-    num_keeps, num_faces = children.shape
-    num_dice = parents.shape[1]
+    num_hands, num_categories, num_keeps, num_faces, num_dice = _sizes(arrays)
     for S in sets:
         width = widths[S]
         score_now = np.full((num_hands, width), -np.inf)
@@ -203,7 +186,7 @@ def _solve_sets(
                 continue
             child = S & ~(1 << c)
             for h in range(num_hands):
-                offset = pad - scores[h, c]
+                offset = pad - arrays.scores[h, c]
                 for t in range(width):
                     v = padded[child, offset + t]
                     score_now[h, t] = max(score_now[h, t], v)
@@ -212,31 +195,31 @@ def _solve_sets(
         best_sub = np.empty((num_keeps, width))
         for _ in range(rerolls):
             for h in range(num_hands):
-                keep_values[hand_as_keep[h]] = hand_values[h]
+                keep_values[arrays.hand_as_keep[h]] = hand_values[h]
             for i in range(num_keeps - 1, -1, -1):  # largest keeps first: a keep averages its children
-                k = keep_order[i]
-                if keep_sizes[k] == num_dice:
+                k = arrays.keep_order[i]
+                if arrays.keep_sizes[k] == num_dice:
                     continue
                 for t in range(width):
                     total = 0.0
                     for f in range(num_faces):
-                        total += keep_values[children[k, f], t]
+                        total += keep_values[arrays.children[k, f], t]
                     keep_values[k, t] = total / num_faces
             for i in range(num_keeps):  # smallest first: best over all sub-keeps
-                k = keep_order[i]
-                size = keep_sizes[k]
+                k = arrays.keep_order[i]
+                size = arrays.keep_sizes[k]
                 if size == num_dice:
                     continue
                 for t in range(width):
                     best_sub[k, t] = keep_values[k, t]
                 for slot in range(size):
-                    parent = parents[k, slot]
+                    parent = arrays.parents[k, slot]
                     for t in range(width):
                         best_sub[k, t] = max(best_sub[k, t], best_sub[parent, t])
             for h in range(num_hands):
-                k = hand_as_keep[h]
+                k = arrays.hand_as_keep[h]
                 for slot in range(num_dice):
-                    parent = parents[k, slot]
+                    parent = arrays.parents[k, slot]
                     for t in range(width):
                         value = max(score_now[h, t], best_sub[parent, t])
                         if slot == 0 or value > hand_values[h, t]:
@@ -244,7 +227,7 @@ def _solve_sets(
         for t in range(width):
             total = 0.0
             for h in range(num_hands):
-                total += probabilities[h] * hand_values[h, t]
+                total += arrays.probabilities[h] * hand_values[h, t]
             padded[S, pad + t] = total
 
 
@@ -256,34 +239,16 @@ def solve_target_table(rules: RuleSet, tie: float = 1.0) -> np.ndarray:
     ahead with a tie counting half. Entries above the most a set can score stay 0.
     """
     check_rows_score_alone(rules)
-    dice = rules.dice
-    tables = _keep_tables(rules)
-    scores = rules.score_table.astype(np.int64)
+    arrays = target_arrays(rules)
     top = max_total(rules)
-    pad = int(scores.max())
+    pad = int(arrays.scores.max())
     # padded[S, pad + t] = A[S, t]; t < 0 reads 1 (already reached), t above the set's best reads 0
     padded = np.zeros((1 << rules.num_categories, pad + top + 1))
     padded[:, :pad] = 1.0
     padded[0, pad] = tie
     widths = max_points_left(rules) + 1
-    keep_sizes = dice.keep_sizes.astype(np.int64)
-    keep_order = np.argsort(keep_sizes, kind="stable").astype(np.int64)
-    parents = tables.parents.astype(np.int64)
     for open_sets in open_sets_by_count(rules.num_categories)[1:]:
-        _solve_sets(
-            padded,
-            open_sets.astype(np.int64),
-            widths,
-            pad,
-            scores,
-            tables.children.astype(np.int64),
-            keep_order,
-            keep_sizes,
-            parents,
-            tables.hand_as_keep.astype(np.int64),
-            dice.hand_probabilities,
-            rules.rolls_per_turn - 1,
-        )
+        _solve_sets(arrays, padded, open_sets.astype(np.int64), widths, pad, rules.rolls_per_turn - 1)
     table = np.clip(padded[:, pad:], 0.0, 1.0)
     table.setflags(write=False)
     return table
@@ -342,36 +307,17 @@ def rules_key(rules: RuleSet) -> str:
     return f"{rules.name}-{digest.hexdigest()[:16]}"
 
 
-def cache_dir() -> Path:
-    """The cache folder: ``$CACHE_ENV`` if set, else ``~/.cache/yacht``."""
-    return Path(os.environ.get(CACHE_ENV) or Path.home() / ".cache" / "yacht")
+def is_probability_table(table: np.ndarray) -> bool:
+    """Whether every entry of a stored table is a probability (a file that is not is solved again)."""
+    return bool(np.isfinite(table).all() and (table >= 0).all() and (table <= 1).all())
 
 
 def cached_table(kind: str, rules: RuleSet, shape: tuple[int, ...], build) -> np.ndarray:
-    """``build(rules)`` read from / written to the disk cache; a missing, corrupt or foreign file is rebuilt."""
-    path = cache_dir() / f"{kind}-{rules_key(rules)}.npy"
-    try:
-        table = np.load(path, allow_pickle=False)
-        if (
-            table.shape == shape
-            and table.dtype == np.float64
-            and np.isfinite(table).all()
-            and (table >= 0).all()
-            and (table <= 1).all()
-        ):
-            table.setflags(write=False)
-            return table
-    except (OSError, ValueError, EOFError):
-        pass
-    table = build(rules)
-    try:
-        write_atomically(
-            path,
-            lambda handle: np.save(handle, np.ascontiguousarray(table), allow_pickle=False),
-        )
-    except OSError:
-        pass  # an unwritable cache costs time, never correctness
-    return table
+    """``build(rules)`` read from / written to the disk cache of :mod:`agents.solution_cache`.
+
+    A missing, corrupt or foreign file is rebuilt.
+    """
+    return solution_cache.cached_array(f"{kind}-{rules_key(rules)}.npy", shape, lambda: build(rules), is_probability_table)
 
 
 _solutions: weakref.WeakKeyDictionary[RuleSet, dict[float, TargetSolution]] = weakref.WeakKeyDictionary()

@@ -169,19 +169,19 @@ class WinTables:
             else:
                 result[i] = kept
         if missing:
-            rows = np.array(missing)
-            curves = self.opponent_curves(other_totals[rows], other_open_bits[rows])
-            result[rows] = self.end_values(open_bits[rows], totals[rows], curves)
-            if len(self._kept) + len(rows) > END_VALUES_KEPT:
+            decisions = np.array(missing)
+            curves = self.opponent_curves(other_totals[decisions], other_open_bits[decisions])
+            result[decisions] = self.end_values(open_bits[decisions], totals[decisions], curves)
+            if len(self._kept) + len(decisions) > END_VALUES_KEPT:
                 self._kept.clear()
-            for row in missing:
-                self._kept[key_bytes[row]] = result[row]
+            for decision in missing:
+                self._kept[key_bytes[decision]] = result[decision]
         return result
 
 
 def best_with_fallback(q: np.ndarray, masks: np.ndarray, fallback) -> np.ndarray:
     """Argmax of ``q`` over legal actions; among actions within ``TIE_TOLERANCE`` of the best, that of highest
-    ``fallback(rows)`` (a function giving the (len(rows), num_actions) tie-break values of those rows).
+    ``fallback(decisions)`` (a function giving the (len(decisions), num_actions) tie-break values of those decisions).
     """
     legal = np.asarray(masks) != 0
     q = np.where(legal, q, -np.inf)
@@ -228,18 +228,18 @@ class WinPolicy(TableReadingPolicy):
         masks = np.asarray(action_masks)
         actions = np.empty(len(hands), dtype=np.int64)
         for start in range(0, len(hands), DECISIONS_PER_CHUNK):
-            rows = slice(start, start + DECISIONS_PER_CHUNK)
+            chunk = slice(start, start + DECISIONS_PER_CHUNK)
             q = self.tables.q_values(
-                hands[rows],
-                rolls_left[rows],
-                open_bits[rows],
-                totals[rows],
-                other_totals[rows],
-                other_open[rows],
+                hands[chunk],
+                rolls_left[chunk],
+                open_bits[chunk],
+                totals[chunk],
+                other_totals[chunk],
+                other_open[chunk],
             )
-            chunk = (hands[rows], rolls_left[rows], open_bits[rows])
-            expected = lambda tied, chunk=chunk: self.tables.solution.q_values_batch(*(part[tied] for part in chunk))
-            actions[rows] = best_with_fallback(q, masks[rows], expected)
+            positions = (hands[chunk], rolls_left[chunk], open_bits[chunk])
+            expected = lambda tied, positions=positions: self.tables.solution.q_values_batch(*(part[tied] for part in positions))
+            actions[chunk] = best_with_fallback(q, masks[chunk], expected)
         return actions
 
 

@@ -25,6 +25,7 @@ import time
 
 import numpy as np
 
+from agents import solution_cache
 from agents.distribution import ScoreDistributions
 from agents.optimal import solve
 from agents.target import _solutions, solve_target, solve_target_table
@@ -62,7 +63,7 @@ def main() -> None:
         [timed(lambda: distributions.append(ScoreDistributions(YACHT))) for _ in range(args.repeats)],
     )
     with tempfile.TemporaryDirectory() as folder:
-        os.environ["YACHT_CACHE_DIR"] = folder
+        os.environ[solution_cache.CACHE_ENV] = folder
         solve_target(YACHT)  # writes the cache
         loads = []
         for _ in range(args.repeats):

@@ -179,32 +179,46 @@ class BoxEncoding(Encoding):
         return self._decode_sheet_part(obs[:, obs.shape[1] - self.sheet_width :], self.scale_sheet)
 
 
-class Flat(BoxEncoding):
+class NumberEncoding(BoxEncoding):
+    """A box whose hand part holds plain numbers and whose rolls left is one plain number (not one-hot).
+
+    The box's ``high`` is the largest of them; the sheet part keeps the plain upper subtotal too.
+    """
+
+    scale_sheet = False
+
+    def __init__(self, rules: RuleSet, hand_part: np.ndarray):
+        rolls = np.arange(rules.rolls_per_turn, dtype=np.float32)[:, None]
+        super().__init__(rules, hand_part, rolls, high=float(max(hand_part.max(), rules.rolls_per_turn - 1)))
+
+    def split_numbers(self, obs: np.ndarray):
+        """A batch of observations -> its hand part, rolls left as int64 and open bit sets."""
+        hand, rolls, open_flags = self.split(obs)
+        return hand, np.rint(rolls[:, 0]).astype(np.int64), self._open_bits(open_flags)
+
+
+class Flat(NumberEncoding):
     """The sorted dice (1..faces), rolls left, and one 0/1 flag per row (1 = open)."""
 
     name = "flat"
-    scale_sheet = False
 
     def __init__(self, rules):
-        rolls = np.arange(rules.rolls_per_turn, dtype=np.float32)[:, None]
-        super().__init__(rules, rules.dice.hands, rolls, high=float(max(rules.num_faces, rules.rolls_per_turn - 1)))
+        super().__init__(rules, rules.dice.hands)
 
     @override
     def decode_batch(self, obs):
-        dice, rolls, open_flags = self.split(obs)
+        dice, rolls_left, open_bits = self.split_numbers(obs)
         codes = (np.rint(dice).astype(np.int64) - 1) @ self.rules.dice.place_values
-        return self.rules.dice.hand_of_code[codes], np.rint(rolls[:, 0]).astype(np.int64), self._open_bits(open_flags)
+        return self.rules.dice.hand_of_code[codes], rolls_left, open_bits
 
 
-class Counts(BoxEncoding):
+class Counts(NumberEncoding):
     """How many dice show each face, rolls left, and the open-row flags."""
 
     name = "counts"
-    scale_sheet = False
 
     def __init__(self, rules):
-        rolls = np.arange(rules.rolls_per_turn, dtype=np.float32)[:, None]
-        super().__init__(rules, rules.dice.hand_counts, rolls, high=float(max(rules.num_dice, rules.rolls_per_turn - 1)))
+        super().__init__(rules, rules.dice.hand_counts)
         base = rules.num_dice + 1
         self._count_weights = base ** np.arange(rules.num_faces, dtype=np.int64)
         lookup = np.full(base**rules.num_faces, -1, dtype=np.int16)
@@ -213,9 +227,8 @@ class Counts(BoxEncoding):
 
     @override
     def decode_batch(self, obs):
-        counts, rolls, open_flags = self.split(obs)
-        hands = self._hand_of_counts[np.rint(counts).astype(np.int64) @ self._count_weights]
-        return hands, np.rint(rolls[:, 0]).astype(np.int64), self._open_bits(open_flags)
+        counts, rolls_left, open_bits = self.split_numbers(obs)
+        return self._hand_of_counts[np.rint(counts).astype(np.int64) @ self._count_weights], rolls_left, open_bits
 
 
 class OneHot(BoxEncoding):

@@ -128,44 +128,61 @@ def render_frame(
     draw = ImageDraw.Draw(image)
     total = sheet_total(rules, sheet) if total is None else int(total)
     finished = dice is None or all(points is not None for points in sheet)
-
-    # Header: title, turn and rolls left.
-    header = f"{title}  ·  " if title else ""
-    if finished:
-        draw.text((20, 22), f"{header}Game over", font=font(22), fill=LIGHT_TEXT, anchor="lm")
-    else:
-        draw.text((20, 22), f"{header}Turn {turn}/{rules.num_turns}", font=font(22), fill=LIGHT_TEXT, anchor="lm")
-        rolls = rules.rolls_per_turn - 1
-        right = FRAME_WIDTH - 20
-        for r in range(rolls):  # one light per re-roll: lit while it is still to use
-            cx = right - 9 - 26 * (rolls - 1 - r)
-            lit = r < rolls_left
-            draw.ellipse((cx - 9, 13, cx + 9, 31), fill=HELD if lit else BACKGROUND, outline=LIGHT_TEXT, width=2)
-        label = f"re-rolls left {rolls_left}"
-        draw.text((right - 26 * rolls - 6, 22), label, font=font(18), fill=LIGHT_TEXT, anchor="rm")
-
-    # The dice, or the final score.
-    dice_top, dice_bottom = 48, 148
-    if finished:
-        middle = (FRAME_WIDTH / 2, (dice_top + dice_bottom) / 2)
-        draw.text(middle, f"Final score {total}", font=font(40), fill=LIGHT_TEXT, anchor="mm")
-    else:
-        count = len(dice)
-        size = min(72, (FRAME_WIDTH - 40) // count - 22)
-        gap = size // 3
-        left = (FRAME_WIDTH - count * size - (count - 1) * gap) // 2
-        for i, face in enumerate(dice):
-            is_held = bool(held[i]) if held is not None and i < len(held) else False
-            x = left + i * (size + gap)
-            draw_die(draw, x, dice_top + 6, size, int(face), is_held)
-            if is_held:
-                draw.text((x + size / 2, dice_bottom), "held", font=font(14), fill=HELD, anchor="ms")
-
-    # The score sheet: two columns of rows; open rows show what the dice would score there now.
-    hand = None if finished else rules.hand(list(dice))
-    now_scores = {} if hand is None else rules.scores_now(hand, open_bits_of(sheet))  # the rows these dice may go in now
     scoreboard_height = 52 if seats else 0
-    top, bottom = 160, FRAME_HEIGHT - 12 - scoreboard_height
+    draw_header(draw, rules, title, turn, None if finished else rolls_left)
+    if finished:
+        draw.text(
+            (FRAME_WIDTH / 2, (DICE_TOP + DICE_BOTTOM) / 2), f"Final score {total}", font=font(40), fill=LIGHT_TEXT, anchor="mm"
+        )
+    else:
+        draw_dice(draw, dice, held)
+    draw_sheet(draw, rules, sheet, None if finished else rules.hand(list(dice)), total, FRAME_HEIGHT - 12 - scoreboard_height)
+    if seats:
+        draw_scoreboard(draw, seats, FRAME_HEIGHT - scoreboard_height + 4)
+    return np.asarray(image, dtype=np.uint8)
+
+
+DICE_TOP, DICE_BOTTOM = 48, 148  # the band of the dice, below the header
+
+
+def draw_header(draw, rules: RuleSet, title: str, turn: int, rolls_left: int | None) -> None:
+    """The title and turn, and one light per re-roll, lit while it is still to use; ``rolls_left`` None: game over."""
+    header = f"{title}  ·  " if title else ""
+    if rolls_left is None:
+        draw.text((20, 22), f"{header}Game over", font=font(22), fill=LIGHT_TEXT, anchor="lm")
+        return
+    draw.text((20, 22), f"{header}Turn {turn}/{rules.num_turns}", font=font(22), fill=LIGHT_TEXT, anchor="lm")
+    rolls = rules.rolls_per_turn - 1
+    right = FRAME_WIDTH - 20
+    for r in range(rolls):
+        cx = right - 9 - 26 * (rolls - 1 - r)
+        lit = r < rolls_left
+        draw.ellipse((cx - 9, 13, cx + 9, 31), fill=HELD if lit else BACKGROUND, outline=LIGHT_TEXT, width=2)
+    label = f"re-rolls left {rolls_left}"
+    draw.text((right - 26 * rolls - 6, 22), label, font=font(18), fill=LIGHT_TEXT, anchor="rm")
+
+
+def draw_dice(draw, dice: Sequence[int], held: Sequence[bool] | None) -> None:
+    """The dice in a centred row, those the last re-roll kept marked "held"."""
+    count = len(dice)
+    size = min(72, (FRAME_WIDTH - 40) // count - 22)
+    gap = size // 3
+    left = (FRAME_WIDTH - count * size - (count - 1) * gap) // 2
+    for i, face in enumerate(dice):
+        is_held = bool(held[i]) if held is not None and i < len(held) else False
+        x = left + i * (size + gap)
+        draw_die(draw, x, DICE_TOP + 6, size, int(face), is_held)
+        if is_held:
+            draw.text((x + size / 2, DICE_BOTTOM), "held", font=font(14), fill=HELD, anchor="ms")
+
+
+def draw_sheet(draw, rules: RuleSet, sheet: Sequence[int | None], hand: int | None, total: int, bottom: int) -> None:
+    """The score sheet down to ``bottom``: two columns of rows, then the open count, upper subtotal and total.
+
+    Open rows show what ``hand`` (None when the game is over) would score there now.
+    """
+    now_scores = {} if hand is None else rules.scores_now(hand, open_bits_of(sheet))  # the rows these dice may go in now
+    top = 160
     draw.rounded_rectangle((12, top, FRAME_WIDTH - 12, bottom), 10, fill=PANEL)
     per_column = -(-rules.num_categories // 2)
     row_height = min(34, (bottom - top - 50) // per_column)
@@ -196,14 +213,13 @@ def render_frame(
     draw.text((32, (total_y + bottom) / 2), note, font=font(16), fill=MUTED, anchor="lm")
     draw.text((FRAME_WIDTH - 36, (total_y + bottom) / 2), f"Total  {total}", font=font(22), fill=INK, anchor="rm")
 
-    # The table: every player's total.
-    if seats:
-        y = FRAME_HEIGHT - scoreboard_height + 4
-        width = (FRAME_WIDTH - 40) // len(seats)
-        for s, seat in enumerate(seats):
-            x = 20 + s * width
-            note = "  (to play)" if seat.to_play else ("  wins" if seat.winner else "")
-            color = HELD if seat.to_play or seat.winner else LIGHT_TEXT
-            draw.text((x, y + 10), f"{seat.name}{note}", font=font(16), fill=color, anchor="lm")
-            draw.text((x, y + 30), f"{seat.total} pts, {seat.open_rows} open", font=font(15), fill=LIGHT_TEXT, anchor="lm")
-    return np.asarray(image, dtype=np.uint8)
+
+def draw_scoreboard(draw, seats: Sequence[Seat], y: int) -> None:
+    """Every player's name and total in one line from ``y`` down: who is to play, or who won."""
+    width = (FRAME_WIDTH - 40) // len(seats)
+    for s, seat in enumerate(seats):
+        x = 20 + s * width
+        note = "  (to play)" if seat.to_play else ("  wins" if seat.winner else "")
+        color = HELD if seat.to_play or seat.winner else LIGHT_TEXT
+        draw.text((x, y + 10), f"{seat.name}{note}", font=font(16), fill=color, anchor="lm")
+        draw.text((x, y + 30), f"{seat.total} pts, {seat.open_rows} open", font=font(15), fill=LIGHT_TEXT, anchor="lm")

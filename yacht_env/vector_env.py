@@ -13,7 +13,7 @@ the quick way to play random games or to explore with a masked policy.
 
 from __future__ import annotations
 
-from typing import Any, Sequence
+from typing import Any, NamedTuple, Sequence
 
 import numpy as np
 from gymnasium import spaces
@@ -86,7 +86,7 @@ def _draw_games(next_uint32, state_addresses, games, faces, num_faces):
     Replays NumPy's ``Generator.integers(1, num_faces + 1, dtype=np.int8)``: bytes taken low to
     high from 32-bit draws of the generator's own bit generator (``next_uint32`` on the state at
     ``state_addresses[i]``), each mapped to a face by Lemire's multiply-and-reject method, the
-    byte buffer starting empty on every call. :func:`_compiled_draw_is_exact` checks the result
+    byte buffer starting empty on every call. :func:`_compiled_draw` checks the result
     against ``draw_game_dice`` before an env relies on it.
     """
     span = num_faces  # faces 1..num_faces, as bytes 0..num_faces - 1
@@ -110,8 +110,16 @@ def _draw_games(next_uint32, state_addresses, games, faces, num_faces):
             dice[k] = 1 + (product >> 8)
 
 
+class CompiledDraw(NamedTuple):
+    """What :func:`_compiled_draw` found: whether the compiled draw can be used, and with what."""
+
+    exact: bool  # _draw_games draws what draw_game_dice draws
+    bit_generator_type: type | None  # the bit generator type that holds for
+    next_uint32: Any  # that type's next_uint32, which _draw_games calls
+
+
 @cached_per_rules
-def _compiled_draw_is_exact(rules: RuleSet) -> tuple[bool, type | None, Any]:
+def _compiled_draw(rules: RuleSet) -> CompiledDraw:
     """Whether :func:`_draw_games` draws exactly what ``draw_game_dice`` draws for gymnasium's generators.
 
     Returns the verdict, the bit generator type it holds for and that type's ``next_uint32``.
@@ -124,13 +132,13 @@ def _compiled_draw_is_exact(rules: RuleSet) -> tuple[bool, type | None, Any]:
     twin.bit_generator.state = probe.bit_generator.state
     expected = np.stack([draw_game_dice(probe, rules) for _ in range(4)])
     if expected.dtype != np.int8 or not 2 <= rules.num_faces <= 127:
-        return False, None, None
+        return CompiledDraw(False, None, None)
     faces = np.zeros_like(expected)
     addresses = np.full(len(faces), twin.bit_generator.ctypes.state_address, dtype=np.uint64)
     next_uint32 = twin.bit_generator.ctypes.next_uint32
     _draw_games(next_uint32, addresses, np.arange(len(faces)), faces, rules.num_faces)
     exact = np.array_equal(faces, expected) and twin.bit_generator.state == probe.bit_generator.state
-    return exact, type(probe.bit_generator), next_uint32
+    return CompiledDraw(exact, type(probe.bit_generator), next_uint32)
 
 
 # -- pure helpers ------------------------------------------------------------------------------
@@ -300,7 +308,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         # Where each generator's bit generator keeps its state, for drawing dice in compiled code;
         # 0 where a game's dice must be drawn by draw_game_dice itself.
         self._state_addresses = np.zeros(n, dtype=np.uint64)
-        self._draw_compiled, self._compiled_bit_generator, self._next_uint32 = _compiled_draw_is_exact(self.rules)
+        self._draw_compiled, self._compiled_bit_generator, self._next_uint32 = _compiled_draw(self.rules)
         self._started = False
 
     # -- gymnasium API -------------------------------------------------------------------------
@@ -473,7 +481,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
     def __setstate__(self, state):
         self.__dict__.update(state)
         self._bind_game_views()  # a copied view no longer shares memory with the copied game
-        self._draw_compiled, self._compiled_bit_generator, self._next_uint32 = _compiled_draw_is_exact(self.rules)
+        self._draw_compiled, self._compiled_bit_generator, self._next_uint32 = _compiled_draw(self.rules)
         for i, generator in enumerate(self._np_randoms):
             if generator is not None:
                 self._set_generator(i, generator, self._np_random_seeds[i])

@@ -170,7 +170,7 @@ def test_bad_inputs_name_the_value():
 
 
 def test_disk_cache_is_used_and_a_corrupt_file_is_rebuilt(tmp_path, monkeypatch):
-    monkeypatch.setenv("YACHT_CACHE_DIR", str(tmp_path))
+    monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path))
     rules = RuleSet(
         name="mini2",
         categories=MINI.categories[:3],

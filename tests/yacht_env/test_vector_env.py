@@ -133,7 +133,7 @@ def test_rule_variant_matches_sync_vector_env():
 
 @pytest.mark.parametrize("rules", [YACHT, EIGHT_FACED], ids=lambda rules: rules.name)
 def test_compiled_dice_draw_is_draw_game_dice(rules):
-    exact, bit_generator_type, next_uint32 = vector_env._compiled_draw_is_exact(rules)
+    exact, bit_generator_type, next_uint32 = vector_env._compiled_draw(rules)
     assert exact and bit_generator_type is np.random.PCG64
     generators = [gym.utils.seeding.np_random(seed)[0] for seed in range(40)]
     twins = [gym.utils.seeding.np_random(seed)[0] for seed in range(40)]
@@ -149,7 +149,7 @@ def test_compiled_dice_draw_is_draw_game_dice(rules):
 
 def test_fallback_dice_draw_matches_sync_vector_env(monkeypatch):
     """Where the compiled draw cannot be trusted, each game's dice come from draw_game_dice."""
-    monkeypatch.setattr(vector_env, "_compiled_draw_is_exact", lambda rules: (False, None, None))
+    monkeypatch.setattr(vector_env, "_compiled_draw", lambda rules: (False, None, None))
     venv = YachtVectorEnv(5, max_illegal_actions=2)
     sync = SyncVectorEnv([lambda: YachtEnv(max_illegal_actions=2)] * 5, autoreset_mode=AutoresetMode.SAME_STEP)
     assert play_against_sync(venv, sync, steps=150, illegal_rate=0.1, seed=9) >= 10

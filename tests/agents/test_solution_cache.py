@@ -1,0 +1,101 @@
+"""One cache folder and one variable for every solver's tables (agents.solution_cache)."""
+
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+import pytest
+
+from agents import optimal, solution_cache, target
+from yacht_env.rules import Category, RuleSet, all_alike, total, upper
+
+# Rows that score alone: the target DP solves them. With an upper bonus: the sheet solver.
+TARGET_RULES = RuleSet(
+    name="cache_target",
+    categories=(Category("ones", upper(1)), Category("twos", upper(2)), Category("chance", total)),
+    num_dice=2,
+    num_faces=3,
+    rolls_per_turn=2,
+)
+SHEET_RULES = RuleSet(
+    name="cache_sheet",
+    categories=(
+        Category("ones", upper(1), upper=True),
+        Category("twos", upper(2), upper=True),
+        Category("chance", total),
+        Category("yahtzee", all_alike(50)),
+    ),
+    num_dice=2,
+    num_faces=3,
+    rolls_per_turn=2,
+    bonus_threshold=4,
+    bonus_points=10,
+    yahtzee_row="yahtzee",
+)
+
+
+@pytest.fixture
+def no_cache_variables(monkeypatch):
+    monkeypatch.delenv(solution_cache.CACHE_ENV, raising=False)
+    monkeypatch.delenv(solution_cache.DEPRECATED_CACHE_ENV, raising=False)
+    return monkeypatch
+
+
+def test_every_solver_keeps_its_tables_in_the_one_default_folder(tmp_path, no_cache_variables):
+    no_cache_variables.setenv("XDG_CACHE_HOME", str(tmp_path))
+    optimal.clear_cache()
+    target._solutions.clear()
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")  # no variable set: nothing is deprecated
+        assert solution_cache.cache_dir() == tmp_path / "yacht-rl"
+        table = target.solve_target(TARGET_RULES).table
+        values = optimal.solve(SHEET_RULES).state_values
+    folder = tmp_path / "yacht-rl"
+    (target_file,) = folder.glob("target-cache_target-*.npy")
+    (sheet_file,) = folder.glob(f"values-*{SHEET_RULES.fingerprint}*.npz")
+    assert sorted(path.name for path in tmp_path.rglob("*.np[yz]")) == sorted([target_file.name, sheet_file.name])
+    np.testing.assert_array_equal(np.load(target_file, allow_pickle=False), table)
+    with np.load(sheet_file, allow_pickle=False) as stored:
+        np.testing.assert_array_equal(stored["values"], values)
+
+
+def test_the_one_variable_moves_and_turns_off_every_solver_cache(tmp_path, no_cache_variables):
+    no_cache_variables.setenv(solution_cache.CACHE_ENV, str(tmp_path))
+    optimal.clear_cache()
+    target._solutions.clear()
+    target.solve_target(TARGET_RULES)
+    optimal.solve(SHEET_RULES)
+    assert len(list(tmp_path.glob("target-*.npy"))) == 1 and len(list(tmp_path.glob("values-*.npz"))) == 1
+    for path in tmp_path.iterdir():
+        path.unlink()
+    no_cache_variables.setenv(solution_cache.CACHE_ENV, "")
+    no_cache_variables.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))  # where a default folder would be
+    no_cache_variables.setenv("HOME", str(tmp_path / "home"))
+    optimal.clear_cache()
+    target._solutions.clear()
+    target.solve_target(TARGET_RULES)
+    optimal.solve(SHEET_RULES)
+    assert list(tmp_path.rglob("*")) == []
+
+
+def test_the_deprecated_variable_is_still_read_with_a_warning(tmp_path, no_cache_variables):
+    no_cache_variables.setenv(solution_cache.DEPRECATED_CACHE_ENV, str(tmp_path))
+    target._solutions.clear()
+    with pytest.warns(DeprecationWarning, match="YACHT_CACHE_DIR is deprecated: set YACHT_RL_CACHE_DIR"):
+        target.solve_target(TARGET_RULES)
+    assert len(list(tmp_path.glob("target-cache_target-*.npy"))) == 1
+
+
+def test_the_new_variable_wins_over_the_deprecated_one_without_a_warning(tmp_path, no_cache_variables):
+    no_cache_variables.setenv(solution_cache.DEPRECATED_CACHE_ENV, str(tmp_path / "old"))
+    no_cache_variables.setenv(solution_cache.CACHE_ENV, str(tmp_path / "new"))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert solution_cache.cache_dir() == tmp_path / "new"
+    no_cache_variables.setenv(solution_cache.DEPRECATED_CACHE_ENV, "")  # empty meant the default folder
+    no_cache_variables.delenv(solution_cache.CACHE_ENV)
+    no_cache_variables.setenv("XDG_CACHE_HOME", str(tmp_path))
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert solution_cache.cache_dir() == tmp_path / "yacht-rl"
