@@ -16,7 +16,7 @@ from agents.optimal import solve
 from agents.target import solve_target
 from agents.tournament import TableLog, deal_dice, print_tournament, save_tournament_json, summarize_table
 from agents.win import best_with_fallback
-from yacht_env.actions import legal_mask_table
+from yacht_env.actions import legal_masks
 from yacht_env.game import GameBatch
 from yacht_env.rules import YACHT, RuleSet
 
@@ -47,7 +47,7 @@ def ceiling_match(games: int, seed: int = 0, rules: RuleSet | None = None, batch
     rules = rules or YACHT
     optimal = solve(rules)
     beat = solve_target(rules, tie=0.5)
-    masks = legal_mask_table(rules)  # [rolls left > 0, open set]
+    masks = legal_masks(rules)  # [rolls left > 0, open set]
     deals = math.ceil(games / 2)
     totals = np.zeros((deals * 2, 2), dtype=np.int64)
     per_batch = max(1, batch_size // 2)

@@ -47,7 +47,7 @@ def turn_outcomes(
     left (the first roll's distribution at a turn start).
     """
     dice = rules.dice
-    scores = rules.score_table.astype(np.intp)
+    scores = rules.hand_scores.astype(np.intp)
     first_score = dice.num_rerolls
     m, num_hands = start_mass.shape
     outcome = np.zeros((m, rules.num_categories, int(scores.max()) + 1))
@@ -97,7 +97,7 @@ class ScoreDistributions:
         self.solution = solve(rules)
         self.width = max_total(rules) + 1
         sets_count = 1 << rules.num_categories
-        self.turn = np.zeros((sets_count, rules.num_categories, int(rules.score_table.max()) + 1))
+        self.turn = np.zeros((sets_count, rules.num_categories, int(rules.hand_scores.max()) + 1))
         self.to_come = np.zeros((sets_count, self.width))
         self.to_come[0, 0] = 1.0
         probabilities = rules.dice.hand_probabilities

@@ -100,7 +100,7 @@ def five_alike_row(rules: RuleSet) -> int:
     """The row that pays for five alike and nothing else (Yacht, Yahtzee, Yatzy), or -1."""
     alike = rules.alike_hands
     for row in range(rules.num_categories):
-        column = rules.score_table[:, row]
+        column = rules.hand_scores[:, row]
         if (column[alike] > 0).all() and (column[~alike] == 0).all():
             return row
     return -1
@@ -169,7 +169,7 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
         row = np.where(is_row, actions - first_row_action, 0)
         placed = playing & is_row
         # A row's points come from the hand alone for the upper rows and the five-alike row (a joker changes others).
-        points = rules.score_table[position[0], row]
+        points = rules.hand_scores[position[0], row]
         upper_total += np.where(placed & upper_rows[row], points, 0)
         five_alike_scored |= placed & (row == alike_row) & (points > 0)
         obs, rewards, terminations, truncations, infos = env.step(actions)

@@ -188,7 +188,7 @@ class KeepTables:
 def score_now_values(scores: np.ndarray, later_values: np.ndarray, open_sets: np.ndarray) -> np.ndarray:
     """``W0``: best score-now value of each hand, shape (num_hands, len(open_sets)).
 
-    ``scores`` is the (num_hands, num_categories) score table as float64; ``later_values`` is
+    ``scores`` is the (num_hands, num_categories) hand scores as float64; ``later_values`` is
     indexed by open bit set and must already hold ``V`` of every set with one row fewer than
     ``open_sets``.
     """
@@ -249,7 +249,7 @@ def solve_tables(rules: RuleSet, plan_ahead: bool = True) -> tuple[np.ndarray, n
     """
     dice = rules.dice
     tables = KeepTables.of(dice)
-    scores = rules.score_table.astype(np.float64)
+    scores = rules.hand_scores.astype(np.float64)
     hand_probabilities = dice.hand_probabilities
     rolls = rules.rolls_per_turn
     state_values = np.zeros(1 << rules.num_categories)
@@ -298,7 +298,7 @@ class Solution(ExactSolution):
         super().__init__(rules, state_values, plan_ahead)
         self.keep_values = keep_values
         self._later_values = state_values if plan_ahead else np.zeros_like(state_values)
-        self._scores = rules.score_table.astype(np.float64)
+        self._scores = rules.hand_scores.astype(np.float64)
         self._category_bits = 1 << np.arange(rules.num_categories, dtype=np.int64)
 
     def q_values_batch(self, hands, rolls_left, open_bits) -> np.ndarray:
@@ -417,7 +417,7 @@ def _yahtzee_full(rules: RuleSet, open_bits: int, yahtzee_box) -> int:
     if not rules.tracks_yahtzee_box:
         return 0
     row = rules.yahtzee_row_index
-    full = int(rules.score_table[rules.alike_hands, row].max())
+    full = int(rules.hand_scores[rules.alike_hands, row].max())
     if open_bits >> row & 1:
         if yahtzee_box is not None:
             raise ValueError(f"yahtzee_box must be None while the {rules.yahtzee_row!r} row is open, got {yahtzee_box!r}")

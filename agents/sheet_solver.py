@@ -96,8 +96,8 @@ class TurnTables:
         self.num_open_sets = 1 << rules.num_categories
         self.num_upper = rules.upper_cap + 1
         self.num_yahtzee = 2 if rules.tracks_yahtzee_box else 1
-        self.int_scores = rules.score_table.astype(np.int64)
-        self.int_joker_scores = rules.joker_score_table.astype(np.int64)
+        self.int_scores = rules.hand_scores.astype(np.int64)
+        self.int_joker_scores = rules.joker_hand_scores.astype(np.int64)
         self.scores_by_row = np.ascontiguousarray(self.int_scores.T, dtype=np.float64)
         self.joker_scores = self.int_joker_scores.astype(np.float64)
         self.alike_hands = np.flatnonzero(rules.alike_hands).astype(np.int64)

@@ -50,7 +50,7 @@ from yacht_env.table.encoding import max_total
 
 def max_points_left(rules: RuleSet) -> np.ndarray:
     """The most points still to come from each open set, shape (2**C,) int64."""
-    best = rules.score_table.max(axis=0).astype(np.int64)
+    best = rules.hand_scores.max(axis=0).astype(np.int64)
     sets = np.arange(1 << rules.num_categories)
     return ((sets[:, None] >> np.arange(rules.num_categories)) & 1) @ best
 
@@ -159,7 +159,7 @@ def target_arrays(rules: RuleSet) -> TargetArrays:
         tables = KeepTables.of(dice)
         keep_sizes = dice.keep_sizes.astype(np.int64)
         arrays = _arrays_cache[rules] = TargetArrays(
-            scores=rules.score_table.astype(np.int64),
+            scores=rules.hand_scores.astype(np.int64),
             children=tables.children.astype(np.int64),
             keep_order=np.argsort(keep_sizes, kind="stable").astype(np.int64),
             keep_sizes=keep_sizes,
@@ -265,7 +265,7 @@ class TargetSolution:
         self.rules = rules
         self.table = table
         self.max_total = table.shape[1] - 1
-        self.max_row_score = int(rules.score_table.max())
+        self.max_row_score = int(rules.hand_scores.max())
 
     def at_least(self, target: int, open_bits: int | None = None) -> float:
         """Max probability of scoring at least ``target`` more points from a turn start (default: a new game)."""
@@ -300,10 +300,10 @@ class TargetSolution:
 
 
 def rules_key(rules: RuleSet) -> str:
-    """A digest of everything the solution depends on: dice, rolls and the full score table."""
+    """A digest of everything the solution depends on: dice, rolls and the full hand scores."""
     digest = hashlib.sha256()
     digest.update(f"{rules.num_dice},{rules.num_faces},{rules.rolls_per_turn},{rules.num_categories}".encode())
-    digest.update(np.ascontiguousarray(rules.score_table, dtype=np.int16).tobytes())
+    digest.update(np.ascontiguousarray(rules.hand_scores, dtype=np.int16).tobytes())
     return f"{rules.name}-{digest.hexdigest()[:16]}"
 
 

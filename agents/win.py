@@ -103,12 +103,12 @@ class WinTables:
         self.solution = solve(rules)
         self.distributions = score_distributions(rules)
         self.width = max_total(rules) + 1
-        self.max_row = int(rules.score_table.max())
+        self.max_row = int(rules.hand_scores.max())
         self.bits = 1 << np.arange(rules.num_categories)
         self.points_left = max_points_left(rules)
         self._kept: dict[bytes, np.ndarray] = {}
         self._end_shape = (rules.num_categories, self.max_row + 1)
-        possible = [np.unique(column) for column in rules.score_table.T.astype(np.int64)]
+        possible = [np.unique(column) for column in rules.hand_scores.T.astype(np.int64)]
         self.row_score_counts = np.array([len(p) for p in possible], dtype=np.int64)
         self.row_scores = np.zeros((rules.num_categories, self.row_score_counts.max()), dtype=np.int64)
         for c, p in enumerate(possible):

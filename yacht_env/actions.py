@@ -7,6 +7,8 @@ dice in category ``c``. For the default rules that is ``Discrete(44)``: 1..31 re
 
 from __future__ import annotations
 
+import warnings
+
 import numpy as np
 
 from yacht_env.rules import RuleSet, cached_per_rules
@@ -39,9 +41,15 @@ class ActionLayout:
         return self.first_score_action + category
 
     @property
-    def mask_table(self) -> np.ndarray:
+    def legal_masks(self) -> np.ndarray:
         """Legal-action masks, int8, indexed ``[rolls_left > 0, open_bits]``; shape (2, 2**C, num_actions)."""
-        return legal_mask_table(self.rules)
+        return legal_masks(self.rules)
+
+    @property
+    def mask_table(self) -> np.ndarray:
+        """The old name of :attr:`legal_masks`."""
+        warnings.warn("ActionLayout.mask_table is now ActionLayout.legal_masks", DeprecationWarning, stacklevel=2)
+        return self.legal_masks
 
     def legal_mask(self, rolls_left: int, open_bits: int, hand: int | None = None) -> np.ndarray:
         """The legal actions of a position, int8 of shape (num_actions,).
@@ -49,7 +57,7 @@ class ActionLayout:
         Under the forced joker rule the rows a Yahtzee may go in depend on the dice: give ``hand``
         (its index) there; the mask is then a fresh array.
         """
-        mask = self.mask_table[int(rolls_left > 0), open_bits]
+        mask = self.legal_masks[int(rolls_left > 0), open_bits]
         if self.rules.joker == "forced" and hand is not None and open_bits:
             rows, _ = self.rules.scoring_options(hand, open_bits)
             mask = mask.copy()
@@ -89,8 +97,8 @@ class ActionLayout:
 
 
 @cached_per_rules
-def legal_mask_table(rules: RuleSet) -> np.ndarray:
-    """Read-only legal-action masks for every (rolls left > 0, open set); see ``ActionLayout.mask_table``."""
+def legal_masks(rules: RuleSet) -> np.ndarray:
+    """Read-only legal-action masks for every (rolls left > 0, open set); see ``ActionLayout.legal_masks``."""
     layout = ActionLayout(rules)
     first_score_action = layout.first_score_action
     num_open_sets = 1 << rules.num_categories
@@ -99,3 +107,11 @@ def legal_mask_table(rules: RuleSet) -> np.ndarray:
     table[:, :, first_score_action:] = (np.arange(num_open_sets)[:, None] >> np.arange(rules.num_categories)) & 1
     table.setflags(write=False)
     return table
+
+
+def __getattr__(name: str):
+    # The old name of legal_masks stays importable for code written against it.
+    if name == "legal_mask_table":
+        warnings.warn("yacht_env.actions.legal_mask_table is now legal_masks", DeprecationWarning, stacklevel=2)
+        return legal_masks
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

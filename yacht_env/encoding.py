@@ -262,9 +262,9 @@ class Features(OneHot):
         counts = rules.dice.hand_counts.astype(np.float32) / rules.num_dice
         self.hand_part = np.concatenate((self.hand_part, counts), axis=1)
         self.hand_width = self.hand_part.shape[1]
-        scale = max(1, int(rules.score_table.max()), int(rules.joker_score_table.max()))
-        self.scores = rules.score_table.astype(np.float32) / scale
-        self.joker_scores = rules.joker_score_table.astype(np.float32) / scale
+        scale = max(1, int(rules.hand_scores.max()), int(rules.joker_hand_scores.max()))
+        self.scores = rules.hand_scores.astype(np.float32) / scale
+        self.joker_scores = rules.joker_hand_scores.astype(np.float32) / scale
         self.has_joker = rules.joker != "none"
         size = self.hand_width + self.rolls_width + 2 * rules.num_categories + self.sheet_width
         self.space = spaces.Box(low=0.0, high=1.0, shape=(size,), dtype=np.float32)

@@ -127,7 +127,7 @@ class YachtEnv(GameSettings, gym.Env):
         self._points = np.zeros(1, dtype=np.int64)
         self._legal = np.zeros(1, dtype=bool)
         self._bind_game_views()
-        self._masks = self.layout.mask_table
+        self._masks = self.layout.legal_masks
         self._forced_joker = self.rules.joker == "forced"
         self._sheet_observed = bool(self.encoding.sheet_width)
         self._started = False

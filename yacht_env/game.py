@@ -33,7 +33,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, typeof
 
-from yacht_env.actions import legal_mask_table
+from yacht_env.actions import legal_masks
 from yacht_env.rules import JOKER_FORCED, RuleSet, cached_per_rules, extra_yahtzee_bonus, placement, upper_bonus
 
 MAX_PLAYERS = 5
@@ -42,13 +42,13 @@ MAX_PLAYERS = 5
 class RuleArrays(NamedTuple):
     """A rule set as the read-only arrays compiled code reads (see :mod:`yacht_env.dice`)."""
 
-    score_tables: np.ndarray  # (2, hands, rows) int16: points of each hand in each row, [1] played as a joker
+    hand_scores: np.ndarray  # (2, hands, rows) int16: points of each hand in each row, [1] played as a joker
     kept_code: np.ndarray  # (hands, rerolls) int64: code of the dice a re-roll keeps
     hand_of_code: np.ndarray  # (faces ** dice,) int16: hand of dice in any order
     place_values: np.ndarray  # (dice,) int64: weights of the dice code
     reroll_bits: np.ndarray  # (rerolls, dice) bool: positions a re-roll picks up
     reroll_rank: np.ndarray  # (rerolls, dice) int8: which fresh die lands at each position
-    mask_table: np.ndarray  # (2, open sets, actions) int8: legal actions by (rolls left > 0, open rows)
+    legal_masks: np.ndarray  # (2, open sets, actions) int8: legal actions by (rolls left > 0, open rows)
     alike_faces: np.ndarray  # (hands,) int64: NOT_ALIKE, else the upper row of the hand's face (-1 if none)
     sheet_rules: np.ndarray  # (8,) int64: the numbers of the rules that tie rows together, see SHEET_RULES
 
@@ -98,18 +98,18 @@ def rule_arrays(rules: RuleSet) -> RuleArrays:
         ],
         dtype=np.int64,
     )
-    score_tables = np.stack([rules.score_table, rules.joker_score_table])
+    hand_scores = np.stack([rules.hand_scores, rules.joker_hand_scores])
     alike_faces = np.where(rules.alike_hands, rules.face_rows, NOT_ALIKE).astype(np.int64)
-    for array in (sheet_rules, score_tables, alike_faces):
+    for array in (sheet_rules, hand_scores, alike_faces):
         array.setflags(write=False)
     return RuleArrays(
-        score_tables,
+        hand_scores,
         dice.kept_code,
         dice.hand_of_code,
         dice.place_values,
         dice.reroll_bits,
         dice.reroll_rank,
-        legal_mask_table(rules),
+        legal_masks(rules),
         alike_faces,
         sheet_rules,
     )
@@ -237,7 +237,7 @@ def advance(games, actions, state, rules, points, legal):
     """
     # Every array read from a bundle is a reference numba counts: read each once, before the loop.
     faces, hands, rolls_left, open_bits, turns_done, totals, upper_totals, sheets, seat, over = state
-    score_tables, kept_code, hand_of_code, place_values, reroll_bits, reroll_rank, mask_table, alike_faces, sheet_rules = rules
+    hand_scores, kept_code, hand_of_code, place_values, reroll_bits, reroll_rank, legal_masks, alike_faces, sheet_rules = rules
     num_players = faces.shape[1]
     num_turns = faces.shape[2]
     rolls_per_turn = faces.shape[3]
@@ -249,7 +249,7 @@ def advance(games, actions, state, rules, points, legal):
         action = actions[k]
         points[k] = 0
         s = seat[i]
-        if mask_table[1 if rolls_left[i, s] > 0 else 0, open_bits[i, s], action] == 0:
+        if legal_masks[1 if rolls_left[i, s] > 0 else 0, open_bits[i, s], action] == 0:
             legal[k] = False
             continue
         turn = turns_done[i, s]
@@ -271,7 +271,7 @@ def advance(games, actions, state, rules, points, legal):
             legal[k] = False
             continue
         legal[k] = True
-        scored = score_tables[1 if joker else 0, hand, row]
+        scored = hand_scores[1 if joker else 0, hand, row]
         gained = scored
         if sheet_rules[HAS_SHEET_STATE]:
             if (sheet_rules[UPPER_BITS] >> row) & 1:
@@ -297,24 +297,24 @@ def advance(games, actions, state, rules, points, legal):
 
 
 @njit(cache=True)
-def _num_rows(mask_table):
-    """The number of score rows of a mask table (its open sets are ``2**rows``)."""
+def _num_rows(legal_masks):
+    """The number of score rows of the legal masks (their open sets are ``2**rows``)."""
     rows = 0
-    while (1 << rows) < mask_table.shape[1]:
+    while (1 << rows) < legal_masks.shape[1]:
         rows += 1
     return rows
 
 
 @njit(cache=True)
-def gather_masks(games, hands, rolls_left, open_bits, seat, mask_table, alike_faces, sheet_rules, out):
+def gather_masks(games, hands, rolls_left, open_bits, seat, legal_masks, alike_faces, sheet_rules, out):
     """``out[k]`` = the legal-action mask of the seat to act in game ``games[k]``."""
     num_actions = out.shape[1]
-    first_score_action = num_actions - _num_rows(mask_table)
+    first_score_action = num_actions - _num_rows(legal_masks)
     forced = sheet_rules[HAS_SHEET_STATE] != 0 and sheet_rules[JOKER_MODE] == JOKER_FORCED
     for k in range(games.shape[0]):
         i = games[k]
         s = seat[i]
-        row = mask_table[1 if rolls_left[i, s] > 0 else 0, open_bits[i, s]]
+        row = legal_masks[1 if rolls_left[i, s] > 0 else 0, open_bits[i, s]]
         for action in range(num_actions):  # an explicit loop: numba's row slice assignment is slower
             out[k, action] = row[action]
         if forced and open_bits[i, s] != 0:
@@ -350,7 +350,7 @@ class GameBatch:
         self.num_players = check_num_players(num_players)
         self.num_tables = int(num_tables)
         self.arrays = rule_arrays(rules)
-        self.num_actions = self.arrays.mask_table.shape[2]
+        self.num_actions = self.arrays.legal_masks.shape[2]
         self.all_tables = np.arange(self.num_tables, dtype=np.int64)
         shape = (self.num_tables, self.num_players)
         self.faces = np.ones(shape + (rules.num_turns, rules.rolls_per_turn, rules.num_dice), dtype=np.int8)
@@ -431,7 +431,7 @@ class GameBatch:
             self.rolls_left,
             self.open_bits,
             self.seat,
-            arrays.mask_table,
+            arrays.legal_masks,
             arrays.alike_faces,
             arrays.sheet_rules,
             out,

@@ -1,4 +1,4 @@
-"""The rules of Yacht and its family as data: score rows, a rule set, and the precomputed score tables.
+"""The rules of Yacht and its family as data: score rows, a rule set, and the precomputed hand scores.
 
 This module knows nothing about environments. A :class:`RuleSet` bundles the dice, the number of
 rolls a turn, the score rows and the rules that tie rows together (the upper bonus, the
@@ -21,6 +21,7 @@ import functools
 import hashlib
 import json
 import numbers
+import warnings
 import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -358,7 +359,7 @@ class RuleSet:
     # -- scoring -------------------------------------------------------------------------------
 
     @cached_property
-    def score_table(self) -> np.ndarray:
+    def hand_scores(self) -> np.ndarray:
         """Points of every hand in every row, shape (num_hands, num_categories), int16."""
         table = np.empty((self.dice.num_hands, self.num_categories), dtype=np.int16)
         for h, (hand, counts) in enumerate(zip(self.dice.hands, self.dice.hand_counts)):
@@ -401,7 +402,7 @@ class RuleSet:
     def score(self, dice, category) -> int:
         """Points that ``dice`` (any order) score in ``category`` (name or index)."""
         hand = self.dice.hand_index[self.check_dice(dice)]
-        return int(self.score_table[hand, self.check_category(category)])
+        return int(self.hand_scores[hand, self.check_category(category)])
 
     def hand(self, dice) -> int:
         """Hand index of ``dice`` given in any order."""
@@ -459,7 +460,7 @@ class RuleSet:
         rows = np.full(self.dice.num_hands, -1, dtype=np.int64)
         upper = [c for c, category in enumerate(self.categories) if category.upper]
         for h in np.flatnonzero(self.alike_hands):
-            paying = [c for c in upper if self.score_table[h, c] > 0]
+            paying = [c for c in upper if self.hand_scores[h, c] > 0]
             if len(paying) > 1 and self.joker != "none":
                 names = [self.category_names[c] for c in paying]
                 raise ValueError(f"the joker rule needs one upper row per face; {names} all pay for {self.dice.hands[h]}")
@@ -467,17 +468,29 @@ class RuleSet:
         return _read_only(rows)
 
     @cached_property
-    def joker_score_table(self) -> np.ndarray:
+    def joker_hand_scores(self) -> np.ndarray:
         """Points of every hand in every row when played as a joker, shape (num_hands, num_categories), int16.
 
         A row's ``joker_points`` for hands of five alike, where the row has them; the usual points
         everywhere else. Which table applies is :meth:`scoring_options`'s ``joker``.
         """
-        table = self.score_table.copy()
+        table = self.hand_scores.copy()
         for c, category in enumerate(self.categories):
             if category.joker_points is not None:
                 table[self.alike_hands, c] = category.joker_points
         return _read_only(table)
+
+    @property
+    def score_table(self) -> np.ndarray:
+        """The old name of :attr:`hand_scores`."""
+        warnings.warn("RuleSet.score_table is now RuleSet.hand_scores", DeprecationWarning, stacklevel=2)
+        return self.hand_scores
+
+    @property
+    def joker_score_table(self) -> np.ndarray:
+        """The old name of :attr:`joker_hand_scores`."""
+        warnings.warn("RuleSet.joker_score_table is now RuleSet.joker_hand_scores", DeprecationWarning, stacklevel=2)
+        return self.joker_hand_scores
 
     def new_sheet(self) -> Sheet:
         """The empty score sheet: every row open."""
@@ -511,7 +524,7 @@ class RuleSet:
             return {}
         hand = self._hand_of(dice)
         rows, joker = self.scoring_options(hand, open_bits)
-        scores = (self.joker_score_table if joker else self.score_table)[hand]
+        scores = (self.joker_hand_scores if joker else self.hand_scores)[hand]
         return {c: int(scores[c]) for c in range(self.num_categories) if rows >> c & 1}
 
     def joker_now(self, hands, open_bits) -> np.ndarray:
@@ -546,7 +559,7 @@ class RuleSet:
         if not legal >> row & 1:
             allowed = [self.category_names[c] for c in range(self.num_categories) if legal >> c & 1]
             raise ValueError(f"{self.category_names[row]!r} cannot be scored now; allowed: {', '.join(allowed) or 'none'}")
-        points = int((self.joker_score_table if joker else self.score_table)[hand, row])
+        points = int((self.joker_hand_scores if joker else self.hand_scores)[hand, row])
         alike = bool(self.alike_hands[hand])
         yahtzee_bonus = int(extra_yahtzee_bonus(alike, bool(sheet.yahtzee_box), self.yahtzee_bonus))
         bonus = 0
@@ -577,8 +590,8 @@ class RuleSet:
             "bonus": [self.bonus_threshold, self.bonus_points, self.yahtzee_row_index, self.yahtzee_bonus, self.joker],
         }
         digest = hashlib.sha256(json.dumps(description, sort_keys=True).encode())
-        digest.update(np.ascontiguousarray(self.score_table, dtype="<i2").tobytes())
-        digest.update(np.ascontiguousarray(self.joker_score_table, dtype="<i2").tobytes())
+        digest.update(np.ascontiguousarray(self.hand_scores, dtype="<i2").tobytes())
+        digest.update(np.ascontiguousarray(self.joker_hand_scores, dtype="<i2").tobytes())
         return digest.hexdigest()[:32]
 
 

@@ -1,7 +1,7 @@
 """The natively vectorized Gymnasium env behind ``gymnasium.make_vec("Yacht-v0", ...)``.
 
 :class:`YachtVectorEnv` keeps N games in flat arrays and advances all of them with one numba
-kernel, reading the same rule tables as :class:`~yacht_env.env.YachtEnv` (score table, dice codes,
+kernel, reading the same rule tables as :class:`~yacht_env.env.YachtEnv` (hand scores, dice codes,
 re-roll ranks, legal-action masks), so both envs play one rule book. Sub-env ``i`` reset with seed
 ``s + i`` replays ``YachtEnv().reset(seed=s + i)`` exactly, game after game: each sub-env owns a
 generator, and the games that end in a step draw their next dice from their own generators in
@@ -495,7 +495,7 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         self._advance_args = (game.all_tables, self._actions, game.state, game.arrays, self._points, self._legal)
         self._advance = compiled_call(advance, *self._advance_args)
         arrays = game.arrays
-        self._mask_args = (arrays.mask_table, arrays.alike_faces, arrays.sheet_rules)
+        self._mask_args = (arrays.legal_masks, arrays.alike_faces, arrays.sheet_rules)
         self._hands, self._rolls_left, self._open = (a.reshape(-1) for a in (game.hands, game.rolls_left, game.open_bits))
         self._totals = game.totals.reshape(-1)
         self._turns = game.turns_done.reshape(-1)  # rows filled so far

@@ -225,11 +225,11 @@ def row_points(row: int, dice, rules: RuleSet, open_rows=None) -> int:
     ``open_rows`` open (a bit set or names; without it, the usual points).
     """
     hand = rules.hand(list(dice))
-    table = rules.score_table
+    table = rules.hand_scores
     if open_rows is not None and rules.joker != "none":
         bits = open_bits_of(open_rows, rules)
         if bits and rules.scoring_options(hand, bits)[1]:
-            table = rules.joker_score_table
+            table = rules.joker_hand_scores
     return int(table[hand, row])
 
 

@@ -14,7 +14,7 @@ import torch
 
 from agents.model_files import METADATA_KEY, ModelLoadError, export_model, load_model_file
 from agents.registry import make_policy
-from yacht_env.actions import legal_mask_table
+from yacht_env.actions import legal_masks
 from yacht_env.encoding import ENCODINGS, make_encoding
 from yacht_env.rules import YACHT
 
@@ -29,7 +29,7 @@ def random_positions(count: int, seed: int):
     hands = rng.integers(0, YACHT.dice.num_hands, count)
     rolls_left = rng.integers(0, YACHT.rolls_per_turn, count)
     open_bits = rng.integers(1, 2**YACHT.num_categories, count)
-    masks = legal_mask_table(YACHT)[(rolls_left > 0).astype(int), open_bits]
+    masks = legal_masks(YACHT)[(rolls_left > 0).astype(int), open_bits]
     return hands, rolls_left, open_bits, masks
 
 

@@ -135,7 +135,7 @@ def test_ties_share_the_win():
     # lowest row it can, so it comes last: 0 and 1 share the win.
     faces = np.stack([draw_game_dice(np.random.default_rng(4), yacht_env.YACHT)] * 3)
     env = multiplayer.env(num_players=3, reward_mode="win")
-    scores = yacht_env.YACHT.score_table
+    scores = yacht_env.YACHT.hand_scores
 
     def choose(agent, observation):
         mask = observation["action_mask"]

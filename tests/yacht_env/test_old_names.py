@@ -35,3 +35,16 @@ def test_the_pettingzoo_env_keeps_its_versioned_name():
     from yacht_env import yacht_v0
 
     assert yacht_v0.raw_env is pettingzoo_env.raw_env
+
+
+def test_the_old_names_of_the_score_and_mask_lookups_warn_and_give_the_same_arrays():
+    from yacht_env import YACHT, ActionLayout, actions
+
+    with pytest.warns(DeprecationWarning, match="score_table is now RuleSet.hand_scores"):
+        assert YACHT.score_table is YACHT.hand_scores
+    with pytest.warns(DeprecationWarning, match="joker_score_table is now RuleSet.joker_hand_scores"):
+        assert YACHT.joker_score_table is YACHT.joker_hand_scores
+    with pytest.warns(DeprecationWarning, match="mask_table is now ActionLayout.legal_masks"):
+        assert ActionLayout(YACHT).mask_table is ActionLayout(YACHT).legal_masks
+    with pytest.warns(DeprecationWarning, match="legal_mask_table is now legal_masks"):
+        assert actions.legal_mask_table is actions.legal_masks

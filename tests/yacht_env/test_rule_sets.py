@@ -169,8 +169,8 @@ def test_rule_set_lookup():
 def test_default_rules_keep_their_score_table():
     for h, hand in enumerate(YACHT.dice.hands):
         for c, row in enumerate(YACHT.category_names):
-            assert YACHT.score_table[h, c] == reference_score(tuple(int(d) for d in hand), row)
-    assert np.array_equal(YACHT.joker_score_table, YACHT.score_table)
+            assert YACHT.hand_scores[h, c] == reference_score(tuple(int(d) for d in hand), row)
+    assert np.array_equal(YACHT.joker_hand_scores, YACHT.hand_scores)
 
 
 # -- the sheet: bonuses and jokers -------------------------------------------------------------

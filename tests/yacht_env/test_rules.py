@@ -63,7 +63,7 @@ def test_every_row_matches_reference_in_any_order(dice, order):
 
 
 def test_row_maxima_match_the_rule_book():
-    table = YACHT.score_table
+    table = YACHT.hand_scores
     maxima = dict(zip(CATEGORIES, table.max(axis=0).tolist()))
     assert maxima == {
         "ones": 5, "twos": 10, "threes": 15, "fours": 20, "fives": 25, "sixes": 30, "choice": 30,

@@ -492,7 +492,7 @@ def test_unseeded_reset_draws_fresh_games():
 
 def test_sample_legal_actions_is_legal_reproducible_and_uniform():
     layout = YachtEnv().layout
-    masks = np.stack([layout.mask_table[1, 0b101], layout.mask_table[0, 0b100000000001], np.eye(44, dtype=np.int8)[7]])
+    masks = np.stack([layout.legal_masks[1, 0b101], layout.legal_masks[0, 0b100000000001], np.eye(44, dtype=np.int8)[7]])
     first = sample_legal_actions(masks, np.random.default_rng(0))
     assert first.dtype == np.int64 and np.array_equal(first, sample_legal_actions(masks, np.random.default_rng(0)))
     rng = np.random.default_rng(1)

@@ -44,7 +44,7 @@ def max_total(rules: RuleSet) -> int:
     """A bound on the total a score sheet can reach: the best score of every row (jokers included),
     the upper bonus, and an extra-Yahtzee bonus on every turn after the first.
     """
-    best_rows = np.maximum(rules.score_table.max(axis=0), rules.joker_score_table.max(axis=0))
+    best_rows = np.maximum(rules.hand_scores.max(axis=0), rules.joker_hand_scores.max(axis=0))
     return int(best_rows.sum()) + rules.bonus_points + rules.yahtzee_bonus * (rules.num_turns - 1)
 
 
