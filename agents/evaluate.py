@@ -33,6 +33,7 @@ import argparse
 import json
 import math
 import sys
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, fields
 
 import numpy as np
@@ -185,11 +186,16 @@ def summarize(name: str, log: GameLog, optimal: GameLog, optimum: float, rules: 
     """The figures of one policy's games, paired game by game with the optimal policy's on the same dice."""
     rules = rule_set(rules)
     mean, low, high = mean_ci(log.scores)
-    bonus_rate = bonus_ci = alike_rate = alike_ci = None
+    bonus_rate: float | None = None
+    bonus_ci: tuple[float, float] | None = None
+    alike_rate: float | None = None
+    alike_ci: tuple[float, float] | None = None
     if rules.bonus_points > 0:
-        bonus_rate, *bonus_ci = mean_ci(log.upper_total >= rules.bonus_threshold, clip=(0, 1))
+        bonus_rate, bonus_low, bonus_high = mean_ci(log.upper_total >= rules.bonus_threshold, clip=(0, 1))
+        bonus_ci = (bonus_low, bonus_high)
     if five_alike_row(rules) >= 0:
-        alike_rate, *alike_ci = mean_ci(log.five_alike_scored, clip=(0, 1))
+        alike_rate, alike_low, alike_high = mean_ci(log.five_alike_scored, clip=(0, 1))
+        alike_ci = (alike_low, alike_high)
     kind_regret, kind_decisions = log.regret_by_kind.sum(axis=0), log.decisions_by_kind.sum(axis=0)
     diff, diff_low, diff_high = mean_ci(log.scores - optimal.scores)
     regret_game, regret_low, regret_high = mean_ci(log.regret)
@@ -211,14 +217,14 @@ def summarize(name: str, log: GameLog, optimal: GameLog, optimum: float, rules: 
         regret_per_row_decision=float(kind_regret[1] / max(kind_decisions[1], 1)),
         regret_by_turn=[float(v) for v in log.regret_by_turn.mean(axis=0)],
         upper_bonus_rate=bonus_rate,
-        upper_bonus_ci95=None if bonus_ci is None else tuple(bonus_ci),
+        upper_bonus_ci95=bonus_ci,
         five_alike_rate=alike_rate,
-        five_alike_ci95=None if alike_ci is None else tuple(alike_ci),
+        five_alike_ci95=alike_ci,
     )
 
 
 def evaluate_policies(
-    policies: dict[str, Policy | str],
+    policies: Mapping[str, Policy | str],
     games: int = 10_000,
     seed: int = 0,
     rules: RuleSet | None = None,
@@ -350,7 +356,7 @@ def print_sheet_table(summaries: list[Summary], rules: RuleSet | None = None) ->
     for s in summaries:
         cells = [s.policy, f"{s.median:.0f}"]
         for rate, ci in ((s.upper_bonus_rate, s.upper_bonus_ci95), (s.five_alike_rate, s.five_alike_ci95)):
-            if rate is not None:
+            if rate is not None and ci is not None:
                 cells.append(f"{100 * rate:.2f}% [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]")
         table.add_row(*cells, f"{s.regret_per_reroll_decision:.4f}", f"{s.regret_per_row_decision:.4f}")
     by_turn = Table(title="regret per game in each turn")
@@ -470,7 +476,8 @@ def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float, 
     bins = np.arange(math.floor(low) - 0.5, math.ceil(high) + 5.5, 5)
     for name in names:
         label = f"{name} (mean {logs[name].scores.mean():.1f})"
-        axes.hist(logs[name].scores, bins=bins, histtype="step", linewidth=1.6, label=label)
+        # matplotlib's hints leave out the arrays hist documents and takes for bins
+        axes.hist(logs[name].scores, bins=bins, histtype="step", linewidth=1.6, label=label)  # type: ignore[arg-type]
     rules = rule_set(rules)
     if not rules.has_sheet_state:  # the exact distribution covers rows that score on their own
         from agents.distribution import score_distribution

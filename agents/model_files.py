@@ -356,7 +356,7 @@ def read_model_file(path: str | Path) -> tuple[dict, dict]:
         raise ModelLoadError(f"{where}: num_actions is {meta['num_actions']}, the {meta['rules']} rules have {expected_actions}")
     space = observation_space_of(meta["observation_encoding"], meta["num_players"], rules)
     width = flat_size(space) + (expected_actions if meta["policy"] == "lookahead" else 0)
-    shapes = {}
+    shapes: dict[str, tuple[int, ...]] = {}
     for i, out in enumerate(meta["net_arch"]):
         shapes[f"policy.{i}.weight"], shapes[f"policy.{i}.bias"] = (out, width), (out,)
         width = out

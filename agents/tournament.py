@@ -26,6 +26,7 @@ from __future__ import annotations
 import json
 import math
 import sys
+from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 
 import numpy as np
@@ -241,17 +242,19 @@ def run_table(
 
 
 def play_table_slice(
-    policies: list[Policy] | list[str], games: int, seed: int, rules: RuleSet | None, batch_size: int
+    policies: Sequence[Policy | str], games: int, seed: int, rules: RuleSet | None, batch_size: int
 ) -> np.ndarray:
     """One task of :func:`run_table`: ``play_table`` for policy objects, or ones built here by name."""
-    if all(isinstance(policy, str) for policy in policies):
-        policies = [
-            make_table_policy(name, len(policies), rules=rules, seed=seat_seed(seed, i)) for i, name in enumerate(policies)
-        ]
-    return play_table(policies, games, seed, rules, batch_size)
+    seated: list[Policy] = [
+        make_table_policy(policy, len(policies), rules=rules, seed=seat_seed(seed, i)) if isinstance(policy, str) else policy
+        for i, policy in enumerate(policies)
+    ]
+    return play_table(seated, games, seed, rules, batch_size)
 
 
-def tournament(policy_names: list[str], games: int, seed: int = 0, rules: RuleSet | None = None, on_ray: bool = False, **kwargs):
+def tournament(
+    policy_names: list[str], games: int, seed: int = 0, rules: RuleSet | str | None = None, on_ray: bool = False, **kwargs
+):
     """A tournament of policies given by name (``random``, ``greedy``, ``optimal``, ``ppo:PATH``), here or on Ray."""
     check_table_size(len(policy_names))
     rules = rule_set(rules)
@@ -309,7 +312,7 @@ def print_tournament(result: TournamentResult) -> None:
         cells = []
         for j in range(n):
             rate, ci = result.head_to_head[i][j], result.head_to_head_ci95[i][j]
-            cells.append("—" if rate is None else f"{100 * rate:.1f}% [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]")
+            cells.append("—" if rate is None or ci is None else f"{100 * rate:.1f}% [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]")
         matrix.add_row(name, *cells)
     console.print(matrix)
 

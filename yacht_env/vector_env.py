@@ -390,8 +390,8 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         infos.update(final)
         return self._observations(), rewards, terminated, truncated, infos
 
-    def render(self) -> list[str] | None:
-        """Each sub-env's position as text (``render_mode="ansi"``), in sub-env order."""
+    def render(self) -> list[str] | list[np.ndarray] | None:  # type: ignore[override]  # a list, one frame per sub-env
+        """Each sub-env's position as text (``render_mode="ansi"``) or a picture (``"rgb_array"``), in sub-env order."""
         if not self._can_render("games"):
             return None
         if self.render_mode == "rgb_array":
@@ -425,13 +425,13 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         """Legal actions of every sub-env as bool, shape (num_envs, num_actions) (the sb3-contrib convention)."""
         return self._masks().view(bool)
 
-    @property
-    def np_random(self) -> tuple[np.random.Generator, ...]:
+    @property  # type: ignore[misc]  # read-only: one generator per sub-env, as SyncVectorEnv's
+    def np_random(self) -> tuple[np.random.Generator | None, ...]:  # type: ignore[override]  # per sub-env, as SyncVectorEnv's
         """Each sub-env's generator (the one its dice are drawn from), as ``SyncVectorEnv`` reports them."""
         return tuple(self._np_randoms)
 
     @property
-    def np_random_seed(self) -> tuple[int | None, ...]:
+    def np_random_seed(self) -> tuple[int | None, ...]:  # type: ignore[override]  # per sub-env, as SyncVectorEnv's
         """Each sub-env's seed (as ``gymnasium.utils.seeding.np_random`` reported it; None before a reset)."""
         return tuple(self._np_random_seeds)
 
@@ -529,9 +529,11 @@ class YachtVectorEnv(GameSettings, VectorEnv):
 
     def _generator(self, i: int) -> np.random.Generator:
         """Sub-env ``i``'s generator, made unseeded on first use as ``gymnasium.Env.np_random`` does."""
-        if self._np_randoms[i] is None:
-            self._set_generator(i, *seeding.np_random())
-        return self._np_randoms[i]
+        generator = self._np_randoms[i]
+        if generator is None:
+            generator, seed = seeding.np_random()
+            self._set_generator(i, generator, seed)
+        return generator
 
     def _set_generator(self, i: int, generator: np.random.Generator, seed: int):
         # The state address is only valid while the generator is alive, so both change together.
@@ -607,7 +609,8 @@ class YachtVectorEnv(GameSettings, VectorEnv):
         game = self._game
         games = game.all_tables if games is None else games
         masks = np.empty((len(games), self.layout.num_actions), dtype=np.int8)
-        gather_masks(games, game.hands, game.rolls_left, game.open_bits, game.seat, *self._mask_args, masks)
+        # numba's Dispatcher.__call__ hints take fewer arguments than the compiled function does
+        gather_masks(games, game.hands, game.rolls_left, game.open_bits, game.seat, *self._mask_args, masks)  # type: ignore[call-arg]
         return masks
 
     def _turn_numbers(self) -> np.ndarray:

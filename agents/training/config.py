@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import re
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
@@ -263,7 +264,7 @@ def apply_override(data: dict, override: str) -> None:
         raise ConfigError(f"override {override!r}: value is not valid YAML ({error})") from error
 
 
-def load_config(path: str | Path | None, overrides: list[str] = ()) -> TrainConfig:
+def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> TrainConfig:
     """Read, override and validate a config; raise ``ConfigError`` naming the bad key or path."""
     data: dict = {}
     if path is not None:

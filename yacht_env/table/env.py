@@ -256,7 +256,7 @@ class YachtTableEnv(TableSettings, gym.Env):
                 int(tables.totals[0, s]),
                 bin(int(tables.open_bits[0, s])).count("1"),
                 to_play=not over and int(tables.seat[0]) == s,
-                winner=over and shares[s] > 0,
+                winner=shares is not None and shares[s] > 0,
             )
             for s, name in enumerate(self.seat_names)
         ]

@@ -109,7 +109,7 @@ class YachtMultiplayerEnv(TableSettings, AECEnv):
         self._set_table_settings(num_players, reward_mode)
         self.possible_agents = [f"player_{seat}" for seat in range(self.num_players)]
         self.seat_names = self.possible_agents
-        self.agents = []
+        self.agents: list[str] = []
         mask_space = spaces.Box(low=0, high=1, shape=(self.layout.num_actions,), dtype=np.int8)
         self.observation_spaces = {
             agent: spaces.Dict({"observation": self.encoding.space, "action_mask": mask_space}) for agent in self.possible_agents
@@ -216,7 +216,7 @@ class YachtMultiplayerEnv(TableSettings, AECEnv):
         self.terminations = {agent: True for agent in self.agents}
 
     def _info(self, seat: int, illegal_reason: str | None = None) -> dict:
-        info = {
+        info: dict[str, object] = {
             "total": int(self.tables.totals[0, seat]),
             "turn": int(self.tables.turn([0], [seat])[0]),
             "illegal_action": illegal_reason is not None,
