@@ -401,7 +401,7 @@ def q_values(
     hand = rules.hand(dice)
     if isinstance(rolls_left, bool) or not isinstance(rolls_left, numbers.Integral):
         raise ValueError(f"rolls_left must be an integer in 0..{rules.rolls_per_turn - 1}, got {rolls_left!r}")
-    if not 0 <= rolls_left < rules.rolls_per_turn:
+    if not 0 <= int(rolls_left) < rules.rolls_per_turn:
         raise ValueError(f"rolls_left {rolls_left!r} is out of range 0..{rules.rolls_per_turn - 1}")
     open_bits = open_bits_from(open_categories, rules)
     if not rules.has_sheet_state:

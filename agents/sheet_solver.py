@@ -481,8 +481,8 @@ class SheetSolution(ExactSolution):
     def state_value(self, open_bits: int, upper_total: int = 0, yahtzee_full: int = 0) -> float:
         """``V`` of a sheet state at the start of a turn; ``ValueError`` for a state no game reaches."""
         check_range(np.array([open_bits]), 1, (1 << self.num_categories) - 1, "open_bits")
-        open_bits, upper, yahtzee = self._check_state(np.array([open_bits]), np.array([upper_total]), np.array([yahtzee_full]))
-        return float(self.state_values[open_bits[0], upper[0], yahtzee[0]])
+        rows, upper, yahtzee = self._check_state(np.array([open_bits]), np.array([upper_total]), np.array([yahtzee_full]))
+        return float(self.state_values[rows[0], upper[0], yahtzee[0]])
 
     def q_values_batch(self, hands, rolls_left, open_bits, upper_totals=0, yahtzee_full=0) -> np.ndarray:
         """Q of every action for each position, shape (N, num_actions) float64; -inf if illegal.

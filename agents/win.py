@@ -47,10 +47,10 @@ DECISIONS_PER_CHUNK = 512  # bounds the (decisions, points, scores) work array t
 def win_share_curve(final_pmfs: np.ndarray) -> np.ndarray:
     """``g(z)`` of the module doc for z = 0 .. width - 1; ``final_pmfs`` is (N, opponents, width)."""
     cdf_below = np.cumsum(final_pmfs, axis=2) - final_pmfs  # P(Y_j < z)
-    poly = np.ones(final_pmfs.shape[:1] + final_pmfs.shape[2:] + (1,))
+    poly: np.ndarray = np.ones(final_pmfs.shape[:1] + final_pmfs.shape[2:] + (1,))
     for j in range(final_pmfs.shape[1]):
         a, b = cdf_below[:, j, :, None], final_pmfs[:, j, :, None]
-        grown = np.zeros(poly.shape[:2] + (poly.shape[2] + 1,))
+        grown: np.ndarray = np.zeros(poly.shape[:2] + (poly.shape[2] + 1,))
         grown[..., :-1] += a * poly
         grown[..., 1:] += b * poly
         poly = grown

@@ -134,9 +134,12 @@ def render_frame(
         draw.text(
             (FRAME_WIDTH / 2, (DICE_TOP + DICE_BOTTOM) / 2), f"Final score {total}", font=font(40), fill=LIGHT_TEXT, anchor="mm"
         )
+        hand = None
     else:
+        assert dice is not None  # not finished: there are dice on the table
         draw_dice(draw, dice, held)
-    draw_sheet(draw, rules, sheet, None if finished else rules.hand(list(dice)), total, FRAME_HEIGHT - 12 - scoreboard_height)
+        hand = rules.hand(list(dice))
+    draw_sheet(draw, rules, sheet, hand, total, FRAME_HEIGHT - 12 - scoreboard_height)
     if seats:
         draw_scoreboard(draw, seats, FRAME_HEIGHT - scoreboard_height + 4)
     return np.asarray(image, dtype=np.uint8)
