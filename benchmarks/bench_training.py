@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))  # train.py lives a
 
 from agents.training.config import load_config  # noqa: E402
 from agents.training.envs import make_training_env  # noqa: E402
+from agents.training.lookahead_rollouts import replace_rollout_buffer  # noqa: E402
 from train import new_model, unchecked_distributions  # noqa: E402
 
 
@@ -41,16 +42,7 @@ def steps_per_second(config, steps: int, keep_lookahead: bool = True, unchecked:
     with tempfile.TemporaryDirectory() as folder:
         model = new_model(config, env, Path(folder))
         if not keep_lookahead:  # sb3-contrib's own buffer: the extractor computes q at every read of a sample
-            old = model.rollout_buffer
-            model.rollout_buffer = MaskableRolloutBuffer(
-                old.buffer_size,
-                old.observation_space,
-                old.action_space,
-                old.device,
-                gae_lambda=old.gae_lambda,
-                gamma=old.gamma,
-                n_envs=old.n_envs,
-            )
+            replace_rollout_buffer(model, MaskableRolloutBuffer)
         start = time.perf_counter()
         with unchecked_distributions() if unchecked else contextlib.nullcontext():
             model.learn(total_timesteps=steps)

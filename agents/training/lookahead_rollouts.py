@@ -61,8 +61,14 @@ def keep_lookahead_in_rollouts(model) -> None:
     """
     if not isinstance(model.policy, LookaheadPolicy):
         return
+    lookahead = cast(OneTurnLookahead, model.policy.features_extractor)  # what a LookaheadPolicy builds
+    replace_rollout_buffer(model, LookaheadRolloutBuffer, lookahead=lookahead)
+
+
+def replace_rollout_buffer(model, buffer_class, **extra) -> None:
+    """Give ``model`` a new rollout buffer of ``buffer_class``, sized and discounted as its own, with ``extra``."""
     old = model.rollout_buffer
-    model.rollout_buffer = LookaheadRolloutBuffer(
+    model.rollout_buffer = buffer_class(
         old.buffer_size,
         old.observation_space,
         old.action_space,
@@ -70,5 +76,5 @@ def keep_lookahead_in_rollouts(model) -> None:
         gae_lambda=old.gae_lambda,
         gamma=old.gamma,
         n_envs=old.n_envs,
-        lookahead=cast(OneTurnLookahead, model.policy.features_extractor),  # what a LookaheadPolicy builds
+        **extra,
     )
