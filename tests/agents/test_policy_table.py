@@ -98,7 +98,7 @@ def test_the_server_offers_it_for_the_rule_sets_it_plays(first_legal, tmp_path):
         warnings.simplefilter("ignore")
         from starlette.testclient import TestClient
 
-    from yacht_play.serve import db
+    from yacht_play import store as db
     from yacht_play.serve.app import create_app
     from yacht_play.serve.games import GameService
 
