@@ -458,6 +458,21 @@ def rules_of(games: list[GameRecord]) -> RuleSet:
     return rule_set(first.header["rules"])
 
 
+def check_replayable(names: list[str]) -> str | None:
+    """Why an agent of ``names`` cannot be replayed alone on recorded dice, or None if all can.
+
+    An agent that reads the table's totals (``target:T``) has none to read in a replay of a
+    solitaire stream, and one that plays only at a table (``win``) has no solitaire form.
+    """
+    from agents.registry import find_policy, listed, solitaire_names
+
+    for name in names:
+        spec = find_policy(name)
+        if spec is not None and (spec.solitaire is None or spec.reads_totals):
+            return f"{name!r} reads the table's totals, which a replay alone has none of; choose {listed(solitaire_names(False))}"
+    return None
+
+
 def run(args) -> int:
     """Run ``yacht analyze`` with the parsed ``args``; return the exit status."""
     prog = "yacht analyze"
@@ -470,6 +485,10 @@ def run(args) -> int:
         except ImportError:
             print(f"{prog}: error: --plot needs matplotlib: pip install 'yacht-rl[train]'", file=sys.stderr)
             return 2
+    refusal = check_replayable(args.agent or [])
+    if refusal:
+        print(f"{prog}: error: argument --agent: {refusal}", file=sys.stderr)
+        return 2
     try:
         games = read_all(args.files, rule_set(args.rules) if args.rules else None)
         if not games:

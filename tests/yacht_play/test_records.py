@@ -169,6 +169,16 @@ def test_analyze_counts_each_game_once(tmp_path, capsys, real_records):
     assert code == 0 and "ann" in out.out
 
 
+@pytest.mark.parametrize("agent", ["target:150", "win"])
+def test_analyze_refuses_an_agent_that_reads_the_tables_totals_in_one_line(tmp_path, capsys, real_records, agent):
+    """A replay alone has no totals of other players to read: target:T ended in a KeyError traceback."""
+    path = tmp_path / "game.jsonl"
+    path.write_bytes(real_records[1])
+    code, out = analyze(path, "--agent", agent, capsys=capsys)
+    assert code == 2 and out.out == "" and out.err.count("\n") == 1 and "Traceback" not in out.err
+    assert f"--agent: {agent!r} reads the table's totals" in out.err and "choose random, greedy, optimal" in out.err
+
+
 def test_analyze_worst_must_be_positive_and_plot_names_its_extra(tmp_path, capsys, real_records):
     """Defect 8/9: --worst -1 was accepted, --worst 0 said "no decision lost anything"; --plot without
     matplotlib crashed after the report."""
