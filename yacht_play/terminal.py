@@ -39,6 +39,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.policy import PolicyOutputError
 from yacht_env.render import render_dice, render_sheet
 from yacht_env.rules import YACHT, RuleSet, rule_set
 from yacht_env.table.outcome import unique_names
@@ -630,6 +631,11 @@ def run(args, console=None) -> int:
         console.show(intro(match, path, bool(args.resume)))
         try:
             play_match(match, console, match.coach, target=args.target)
+        except PolicyOutputError as error:  # an agent's model cannot choose here; every decision so far is saved
+            console.show()
+            print(f"yacht play: error: {error}", file=sys.stderr)
+            console.show(saved_text(path, match))
+            return 2
         except QuitGame:
             console.show(saved_text(path, match))
             return 0
