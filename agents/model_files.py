@@ -82,7 +82,7 @@ class ModelLoadError(ValueError):
 def check_temperature(temperature, what: str = "temperature") -> float:
     """``temperature`` as a float if it is a number in ``MIN_TEMPERATURE..MAX_TEMPERATURE``, else ``ValueError`` (one line)."""
     if type(temperature) not in (int, float) or not MIN_TEMPERATURE <= temperature <= MAX_TEMPERATURE:
-        raise ValueError(f"{what} must be a number from {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}, got {temperature!r}")
+        raise ValueError(f"{what} must be a number > 0, from {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}, got {temperature!r}")
     return float(temperature)
 
 
