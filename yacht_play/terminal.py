@@ -39,7 +39,6 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.policy import PolicyOutputError
 from yacht_env.render import render_dice, render_sheet
 from yacht_env.rules import YACHT, RuleSet, rule_set
 from yacht_env.table.outcome import unique_names
@@ -590,6 +589,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args, console=None) -> int:
     """Run ``yacht play`` with the parsed ``args``; return the exit status."""
+    from agents.policy import PolicyOutputError  # here, not at the top: importing the terminal stays light
+
     if args.resume and (args.duplicate or args.seed is not None or args.record or args.name):
         print(
             "yacht play: error: --resume continues the recorded game as it was; it takes no --duplicate, "
