@@ -22,7 +22,10 @@ A stable-baselines3 model records its rule set as the attributes ``yacht_rules``
 
 Tensors: ``policy.<i>.weight`` / ``policy.<i>.bias`` for each hidden layer ``i`` and
 ``action.weight`` / ``action.bias``. Every field, name, shape and dtype is checked on load; anything
-else is a :class:`ModelLoadError` naming the file and the problem, in one line.
+else is a :class:`ModelLoadError` naming the file and the problem, in one line. So are weights above
+``MAX_WEIGHT``, a ``lookahead_temperature`` outside ``MIN_TEMPERATURE..MAX_TEMPERATURE``, and a network
+whose logits overflow (NaN, infinite, beyond ``MAX_LOGIT``) on any of :func:`probe_positions`; a
+position the probe missed still fails in play as a one-line :class:`agents.policy.PolicyOutputError`.
 
 :func:`export_model` writes a MaskablePPO (in memory) in this format; :func:`load_model_file`
 reads it into :class:`InferenceModel`, a small torch network that picks the same actions as the
