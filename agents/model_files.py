@@ -22,7 +22,10 @@ A stable-baselines3 model records its rule set as the attributes ``yacht_rules``
 
 Tensors: ``policy.<i>.weight`` / ``policy.<i>.bias`` for each hidden layer ``i`` and
 ``action.weight`` / ``action.bias``. Every field, name, shape and dtype is checked on load; anything
-else is a :class:`ModelLoadError` naming the file and the problem, in one line.
+else is a :class:`ModelLoadError` naming the file and the problem, in one line. So are weights above
+``MAX_WEIGHT``, a ``lookahead_temperature`` outside ``MIN_TEMPERATURE..MAX_TEMPERATURE``, and a network
+whose logits overflow (NaN, infinite, beyond ``MAX_LOGIT``) on any of :func:`probe_positions`; a
+position the probe missed still fails in play as a one-line :class:`agents.policy.PolicyOutputError`.
 
 :func:`export_model` writes a MaskablePPO (in memory) in this format; :func:`load_model_file`
 reads it into :class:`InferenceModel`, a small torch network that picks the same actions as the
@@ -33,11 +36,11 @@ no stable-baselines3 and no unpickling. ``python -m agents.export_model`` conver
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
 
 import numpy as np
 
+from agents.policy import PolicyOutputError, describe_position
 from yacht_env.actions import ActionLayout
 from yacht_env.encoding import ENCODINGS, make_encoding
 from yacht_env.game import MAX_PLAYERS
@@ -50,6 +53,13 @@ SUFFIX = ".safetensors"
 POLICIES = ("mlp", "lookahead")
 ACTIVATIONS = ("relu", "tanh")
 MAX_LAYER_WIDTH = 65_536
+# Trained weights are below 10; two layers of weights at 1e18 already multiply past float32's 3.4e38.
+MAX_WEIGHT = 1e18
+# Temperatures (points per logit unit) outside this range make the look-ahead's q / temperature overflow
+# float32 or drown the network: 1e-3 already turns a 100-point q into 1e5 logits.
+MIN_TEMPERATURE, MAX_TEMPERATURE = 1e-3, 1e3
+# Illegal actions are masked at -1e8 (as sb3-contrib does): a legal logit far below that would lose to them.
+MAX_LOGIT = 1e6
 Q_SCALE = 50.0  # the look-ahead's points -> network inputs (agents/training/lookahead_policy.py)
 ILLEGAL_INPUT = -1.0  # what the look-ahead network sees for an illegal action's q
 FIELDS_V1 = (
@@ -70,6 +80,13 @@ LEGACY_RULES = "yacht"  # the rules of every model saved before models named the
 
 class ModelLoadError(ValueError):
     """A saved model is missing, unreadable or does not fit the rules; the message is one line."""
+
+
+def check_temperature(temperature, what: str = "temperature") -> float:
+    """``temperature`` as a float if it is a number in ``MIN_TEMPERATURE..MAX_TEMPERATURE``, else ``ValueError`` (one line)."""
+    if type(temperature) not in (int, float) or not MIN_TEMPERATURE <= temperature <= MAX_TEMPERATURE:
+        raise ValueError(f"{what} must be a number > 0, from {MIN_TEMPERATURE:g} to {MAX_TEMPERATURE:g}, got {temperature!r}")
+    return float(temperature)
 
 
 # -- the rule set a model plays -------------------------------------------------------------------------
@@ -292,8 +309,10 @@ def _check_metadata(meta, where: str) -> dict:
         fail(f"policy must be one of {', '.join(POLICIES)}, got {meta['policy']!r}")
     temperature = meta["lookahead_temperature"]
     if meta["policy"] == "lookahead":
-        if type(temperature) not in (int, float) or not math.isfinite(temperature) or temperature <= 0:
-            fail(f"lookahead_temperature must be a number > 0, got {temperature!r}")
+        try:
+            check_temperature(temperature, "lookahead_temperature")
+        except ValueError as error:
+            fail(str(error))
     elif temperature is not None:
         fail(f"lookahead_temperature must be null for policy 'mlp', got {temperature!r}")
     if meta["observation_encoding"] not in ENCODINGS:
@@ -374,13 +393,86 @@ def read_model_file(path: str | Path) -> tuple[dict, dict]:
             raise ModelLoadError(f"{where}: tensor {name} has shape {tuple(tensor.shape)}, expected {shape}")
         if not torch.isfinite(tensor).all():
             raise ModelLoadError(f"{where}: tensor {name} holds NaN or infinite values")
+        magnitude = float(tensor.abs().max()) if tensor.numel() else 0.0
+        if magnitude > MAX_WEIGHT:
+            raise ModelLoadError(
+                f"{where}: tensor {name} holds a value of magnitude {magnitude:.3g}, above the {MAX_WEIGHT:g} "
+                f"past which float32 sums overflow: not a trained network"
+            )
     return meta, tensors
 
 
 def load_model_file(path: str | Path) -> "InferenceModel":
-    """The network saved at ``path`` (``ModelLoadError`` in one line if it cannot be used)."""
+    """The network saved at ``path``, checked to give finite outputs (``ModelLoadError`` in one line if it cannot be used)."""
     meta, tensors = read_model_file(path)
-    return InferenceModel(meta, tensors)
+    model = InferenceModel(meta, tensors)
+    check_finite_outputs(model, f"model {str(Path(path))!r}")
+    return model
+
+
+def probe_positions(rules: RuleSet, seed: int = 0) -> tuple[np.ndarray, ...]:
+    """Positions a model is tried on when it loads: every hand at every rolls-left value, for several open-row sets
+    (all open, each row alone, a few drawn at random) and, under rules with bonuses, a full sheet state too.
+
+    Returns ``(hands, rolls_left, open_bits, upper_totals, yahtzee_full)``, each (N,).
+    """
+    rng = np.random.default_rng(seed)
+    open_sets = [rules.all_open, *(1 << row for row in range(rules.num_categories))]
+    open_sets += [int(bits) for bits in rng.integers(1, rules.all_open + 1, 6)]
+    states = [(bits, 0, 0) for bits in open_sets]
+    if rules.has_sheet_state:  # a full sheet state only where the filled rows can hold it: upper and Yahtzee rows filled
+        filled = rules.upper_bits | (1 << rules.category_names.index(rules.yahtzee_row) if rules.yahtzee_row else 0)
+        lower = [1 << row for row in range(rules.num_categories) if not filled >> row & 1]
+        states += [(bits, rules.bonus_threshold, int(bool(rules.yahtzee_row))) for bits in lower]
+    grid = np.array(
+        [
+            (hand, rolls, *state)
+            for hand in range(rules.dice.num_hands)
+            for rolls in range(rules.rolls_per_turn)
+            for state in states
+        ],
+        dtype=np.int64,
+    )
+    return tuple(grid.T)
+
+
+def probe_observations(model: "InferenceModel", positions: tuple[np.ndarray, ...]):
+    """``(encoding, observations)``: ``positions`` in the model's encoding; at a table, the others' totals at their highest."""
+    hands, rolls_left, open_bits, upper, full = positions
+    num_players = model.metadata["num_players"]
+    if num_players == 1:
+        encoding = make_encoding(model.metadata["observation_encoding"], model.rules)
+        return encoding, encoding.encode_batch(*positions)
+    from yacht_env.table.encoding import make_table_encoding, max_total
+
+    encoding = make_table_encoding(model.metadata["observation_encoding"], num_players, model.rules)
+    totals = np.full((len(hands), num_players), max_total(model.rules))
+    table_open = np.repeat(open_bits[:, None], num_players, axis=1)
+    return encoding, encoding.encode_batch(hands, rolls_left, open_bits, totals, table_open, upper, full)
+
+
+def unusable_rows(logits):
+    """Which rows of (N, num_actions) logits cannot be played: NaN, infinite, or beyond ``MAX_LOGIT`` (bool, (N,))."""
+    import torch
+
+    return ~(torch.isfinite(logits) & (logits.abs() <= MAX_LOGIT)).all(dim=1)
+
+
+def check_finite_outputs(model: "InferenceModel", where: str) -> None:
+    """``ModelLoadError`` naming a position where the model's logits are NaN or infinite (float32 overflow), one line.
+
+    A file's weights can be finite and still overflow on some inputs only (a huge weight read only when no roll
+    is left): the checks of each tensor pass, and the model would fail in the middle of someone's game.
+    """
+    encoding, observations = probe_observations(model, probe_positions(model.rules))
+    logits = model.logits(observations)
+    bad = np.flatnonzero(unusable_rows(logits).numpy())
+    if len(bad):
+        raise ModelLoadError(
+            f"{where}: its outputs overflow (NaN, infinite or beyond {MAX_LOGIT:g}) at {len(bad)} of {len(logits)} "
+            f"test positions "
+            f"(first: {describe_position(encoding, observations, int(bad[0]))}): not a usable network"
+        )
 
 
 class InferenceModel:
@@ -446,7 +538,13 @@ class InferenceModel:
         """The masked categorical distribution, exactly as sb3-contrib's MaskableCategorical builds it."""
         import torch
 
-        logits = torch.distributions.Categorical(logits=self.logits(observations)).logits  # normalized first, as there
+        raw = self.logits(observations)
+        unusable = unusable_rows(raw)
+        if unusable.any():  # torch would refuse these with a dump of the tensor, or argmax would pick an illegal action
+            raise PolicyOutputError(
+                f"the network's outputs overflow (NaN, infinite or beyond {MAX_LOGIT:g})", row=int(torch.nonzero(unusable)[0, 0])
+            )
+        logits = torch.distributions.Categorical(logits=raw).logits  # normalized first, as there
         masks = torch.as_tensor(np.asarray(action_masks) != 0, dtype=torch.bool).reshape(logits.shape)
         masked = torch.where(masks, logits, torch.tensor(-1e8, dtype=logits.dtype))
         return torch.distributions.Categorical(logits=masked)

@@ -19,6 +19,26 @@ from yacht_env.rules import RuleSet, rule_set
 from yacht_env.vector_env import sample_legal_actions
 
 
+class PolicyOutputError(ValueError):
+    """A policy's network gave NaN or infinite outputs at a position, so it cannot choose there (one-line message).
+
+    ``row``: the position's index in the batch the policy was asked about, when known.
+    """
+
+    def __init__(self, message: str, row: int | None = None):
+        super().__init__(message)
+        self.row = row
+
+
+def describe_position(encoding, observations, row: int) -> str:
+    """Position ``row`` of a batch of ``encoding``'s observations, for a message: dice, rolls left, open rows."""
+    hands, rolls_left, open_bits = (np.asarray(part)[row] for part in encoding.decode_positions(observations)[:3])
+    rules = encoding.rules
+    dice = " ".join(str(face) for face in rules.dice.hands[int(hands)])
+    rows = [name for i, name in enumerate(rules.category_names) if int(open_bits) >> i & 1]
+    return f"dice {dice}, {int(rolls_left)} rolls left, open rows {', '.join(rows) or 'none'}"
+
+
 class Policy(ABC):
     """Picks a legal action for each observation.
 

@@ -9,11 +9,10 @@ builds either kind from a name, for a table of a given size.
 
 from __future__ import annotations
 
-import numpy as np
 from typing_extensions import override
 
 from agents.policy import Policy
-from agents.ppo import ModelLoadError, PPOPolicy
+from agents.ppo import ModelLoadError, PPOPolicy, predict_actions
 from yacht_env.encoding import ENCODINGS, make_encoding
 from yacht_env.rules import RuleSet, rule_set
 from yacht_env.table.encoding import TableEncoding, make_table_encoding
@@ -55,10 +54,7 @@ class TablePPOPolicy(Policy):
 
     @override
     def act_batch(self, observations, action_masks):
-        actions, _ = self.model.predict(
-            observations, action_masks=np.asarray(action_masks) != 0, deterministic=self.deterministic
-        )
-        return np.asarray(actions, dtype=np.int64).reshape(-1)
+        return predict_actions(self.model, self.name, self.table_encoding, observations, action_masks, self.deterministic)
 
 
 def model_policy(model, name: str, num_players: int, rules: RuleSet | None = None) -> Policy:

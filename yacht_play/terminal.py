@@ -589,6 +589,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args, console=None) -> int:
     """Run ``yacht play`` with the parsed ``args``; return the exit status."""
+    from agents.policy import PolicyOutputError  # here, not at the top: importing the terminal stays light
+
     if args.resume and (args.duplicate or args.seed is not None or args.record or args.name):
         print(
             "yacht play: error: --resume continues the recorded game as it was; it takes no --duplicate, "
@@ -630,6 +632,11 @@ def run(args, console=None) -> int:
         console.show(intro(match, path, bool(args.resume)))
         try:
             play_match(match, console, match.coach, target=args.target)
+        except PolicyOutputError as error:  # an agent's model cannot choose here; every decision so far is saved
+            console.show()
+            print(f"yacht play: error: {error}", file=sys.stderr)
+            console.show(saved_text(path, match))
+            return 2
         except QuitGame:
             console.show(saved_text(path, match))
             return 0

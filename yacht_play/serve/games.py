@@ -15,15 +15,17 @@ stream, never a seed (a seed regenerates the stream).
 
 from __future__ import annotations
 
+import logging
 import math
 import secrets
 import threading
 import time
 from collections import OrderedDict
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 import numpy as np
 
+from agents.policy import PolicyOutputError
 from yacht_env.actions import ActionLayout
 from yacht_env.env import GameOverError
 from yacht_env.rules import RULE_SETS, rule_set
@@ -38,6 +40,10 @@ MODES = AGENTS_PER_MODE  # the modes offered: mode -> (fewest, most) agents
 MAX_NAME = 40
 COACH_OPTIONS = 6
 CACHE_GAMES = 2000
+# An agent whose model cannot choose at some position (outputs that overflow) is replaced by this one, which
+# plays every rule set and cannot fail: the game goes on instead of stalling on the same error at every request.
+REPLACEMENT = "optimal"
+LOG = logging.getLogger("yacht_play.serve")
 
 
 class Refused(Exception):
@@ -57,6 +63,7 @@ class Live:
     match: Match
     shown_at: float  # when the position to decide was last shown, for each decision's seconds
     lock: threading.Lock
+    replaced: list = field(default_factory=list)  # agents replaced in this game because they could not choose
 
 
 class GameService:
@@ -367,13 +374,31 @@ class GameService:
         first = len(match.decisions) - len(records)
         try:
             while not match.finished and match.current.kind == "agent":
-                records.append(match.play_agent())
+                try:
+                    records.append(match.play_agent())
+                except PolicyOutputError as error:  # nothing was played: the seat goes on with a policy that can choose
+                    self._replace_agent(live, match.current, str(error))
         except Exception:
             self.forget(live)  # memory is ahead of the database: rebuild from the rows next time
             raise
         if records:
             self._commit(live, first, records)
         return records
+
+    def _replace_agent(self, live: Live, seat, reason: str) -> None:
+        """Give ``seat`` the ``REPLACEMENT`` policy for the rest of the game, and say so in the view and the log.
+
+        A model whose outputs overflow at this position would fail the same way on every retry; replaced, the
+        game goes on (the person's decisions so far stand) and the table shows who plays the seat now.
+        """
+        if seat.policy is self._solitaire_policy(REPLACEMENT, live.match.rules):
+            raise RuntimeError(f"the replacement agent {REPLACEMENT!r} cannot choose either: {reason}")
+        seat.policy = self._solitaire_policy(REPLACEMENT, live.match.rules)
+        note = {"seat": seat.index, "name": seat.name, "policy": seat.player.policy, "by": REPLACEMENT, "reason": reason}
+        live.replaced.append(note)
+        LOG.warning(
+            "game %s: seat %d (%s) now played by %s: %s", live.game_id, seat.index, seat.player.policy, REPLACEMENT, reason
+        )
 
     def _commit(self, live: Live, first: int, records: list[dict]) -> None:
         match = live.match
@@ -430,6 +455,7 @@ class GameService:
             "winners": match.winners if match.finished else None,
             "coach": coach,
             "replayed": replayed,
+            "replaced": list(live.replaced),  # agents the server had to replace in this game, and why
         }
 
     def summary(self, secret) -> dict:
