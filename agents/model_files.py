@@ -445,10 +445,10 @@ def probe_observations(model: "InferenceModel", positions: tuple[np.ndarray, ...
         return encoding, encoding.encode_batch(*positions)
     from yacht_env.table.encoding import make_table_encoding, max_total
 
-    encoding = make_table_encoding(model.metadata["observation_encoding"], num_players, model.rules)
+    table_encoding = make_table_encoding(model.metadata["observation_encoding"], num_players, model.rules)
     totals = np.full((len(hands), num_players), max_total(model.rules))
     table_open = np.repeat(open_bits[:, None], num_players, axis=1)
-    return encoding, encoding.encode_batch(hands, rolls_left, open_bits, totals, table_open, upper, full)
+    return table_encoding, table_encoding.encode_batch(hands, rolls_left, open_bits, totals, table_open, upper, full)
 
 
 def unusable_rows(logits):
