@@ -42,6 +42,7 @@ import numpy as np
 
 from agents.policy import PolicyOutputError, describe_position
 from yacht_env.actions import ActionLayout
+from yacht_env.bounded_input import InputBoundsError, load_json
 from yacht_env.encoding import ENCODINGS, make_encoding
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import BUILT_IN_RULE_SETS, RULE_SETS, RuleSet, rule_set
@@ -365,7 +366,9 @@ def read_model_file(path: str | Path) -> tuple[dict, dict]:
     if raw is None:
         raise ModelLoadError(f"{where} has no {METADATA_KEY!r} metadata: not a yacht-rl model file")
     try:
-        meta = json.loads(raw)
+        meta = load_json(raw, f"{where}: the {METADATA_KEY!r} metadata")
+    except InputBoundsError as error:
+        raise ModelLoadError(str(error)) from None
     except ValueError:
         raise ModelLoadError(f"{where}: the {METADATA_KEY!r} metadata is not JSON") from None
     meta = _check_metadata(meta, where)

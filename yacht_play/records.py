@@ -52,6 +52,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from yacht_env.bounded_input import InputBoundsError, bounded_lines, load_json, open_regular_file
 from yacht_env.game import MAX_PLAYERS
 
 SCHEMA = 2
@@ -298,8 +299,8 @@ def cut_torn_tail(path: Path) -> None:
             return
         start = data.rfind(b"\n") + 1
         try:
-            json.loads(data[start:])
-        except ValueError:
+            load_json(data[start:], f"{path}: last line")
+        except ValueError:  # too deep or too long counts as not valid too
             handle.truncate(start)
         else:  # a complete record that merely lacks its newline
             handle.seek(0, os.SEEK_END)
@@ -309,23 +310,34 @@ def cut_torn_tail(path: Path) -> None:
 
 
 def read_records(path: str | Path) -> RecordFile:
-    """Every game in a record file; ``RecordError`` (naming the line) for anything but a torn last line."""
+    """Every game in a record file; ``RecordError`` (naming the line) for anything but a torn last line.
+
+    Only a regular file is read (a device or FIFO would never end or never answer), and each line
+    within the bounds of :mod:`yacht_env.bounded_input` (its length, its JSON's depth).
+    """
     path = Path(path)
     try:
-        data = path.read_bytes()
+        with open_regular_file(path) as handle:
+            return _read_games(path, bounded_lines(handle, str(path)))
+    except InputBoundsError as error:
+        raise RecordError(str(error)) from None
     except OSError as error:
         raise RecordError(f"cannot read {path}: {error.strerror or error}") from error
-    lines = data.split(b"\n")
+
+
+def _read_games(path: Path, lines) -> RecordFile:
     torn = False
     games: list[GameRecord] = []
     by_id: dict[str, GameRecord] = {}
-    for number, line in enumerate(lines, start=1):
+    for number, line in lines:
         if not line.strip():
             continue
         try:
-            record = json.loads(line)
+            record = load_json(line, f"{path}:{number}")
+        except InputBoundsError:
+            raise
         except ValueError:
-            if number == len(lines):  # no newline after it: cut short by a crash
+            if not line.endswith(b"\n"):  # the last line, cut short by a crash
                 torn = True
                 break
             raise RecordError(f"{path}:{number}: not a JSON record") from None

@@ -19,6 +19,7 @@ from __future__ import annotations
 import json
 import threading
 import weakref
+from contextlib import contextmanager
 from pathlib import Path
 
 from sqlalchemy import (
@@ -42,6 +43,7 @@ from sqlalchemy import (
 from sqlalchemy.engine import Engine
 from sqlalchemy.exc import ArgumentError, OperationalError
 
+from yacht_env.bounded_input import load_json
 from yacht_play.options import DEFAULT_DB  # noqa: F401  (the default store, named here too as it was)
 from yacht_play.records import GameRecord
 
@@ -231,8 +233,36 @@ _committers: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 _committers_guard = threading.Lock()
 
 
+_held = threading.local()  # the writes an all_or_nothing block of this thread holds back: (engine, [work, ...])
+
+
+@contextmanager
+def all_or_nothing(engine: Engine):
+    """Every write this thread makes on ``engine`` inside the block, committed together in one transaction at its end.
+
+    A block that raises commits none of them, and a write that fails at the end takes the others with
+    it: ``yacht import`` adds every game of every file given, or none.
+    """
+    works: list = []
+    _held.writes = (engine, works)
+    try:
+        yield
+    finally:
+        _held.writes = None
+    with engine.begin() as connection:
+        for work in works:
+            work(connection)
+
+
 def committed(engine: Engine, work) -> None:
-    """Run ``work(connection)`` through the engine's :class:`GroupCommit`; return once it is committed."""
+    """Run ``work(connection)`` through the engine's :class:`GroupCommit`; return once it is committed.
+
+    Inside :func:`all_or_nothing` on this engine the write is held instead, and committed with the others at its end.
+    """
+    held = getattr(_held, "writes", None)
+    if held is not None and held[0] is engine:
+        held[1].append(work)
+        return
     with _committers_guard:
         committer = _committers.get(engine)
         if committer is None:
@@ -317,8 +347,9 @@ def load_record(engine: Engine, row) -> GameRecord:
         found = connection.execute(
             select(decisions.c.record).where(decisions.c.game_id == row.game_id).order_by(decisions.c.number)
         ).scalars()
-        records = [json.loads(text) for text in found]
-    return GameRecord(json.loads(row.header), records, json.loads(row.end_record) if row.end_record else None)
+        where = f"game {row.game_id} in the database"
+        records = [load_json(text, where) for text in found]
+    return GameRecord(load_json(row.header, where), records, load_json(row.end_record, where) if row.end_record else None)
 
 
 def all_games(engine: Engine, finished_only: bool = False) -> list[GameRecord]:

@@ -247,3 +247,40 @@ def read_tensor(path: Path, name: str) -> np.ndarray:
 
     with safe_open(str(path), framework="np") as handle:
         return handle.get_tensor(name)
+
+
+@pytest.mark.parametrize(
+    "metadata, message",
+    [("[" * 200_000 + "]" * 200_000, "nested deeper than the 64 levels allowed"), ('"' + "a" * 1_100_000 + '"', "bytes of JSON")],
+    ids=["nested 200,000 deep", "over a megabyte"],
+)
+def test_metadata_too_deep_or_too_big_is_refused_in_one_line_by_every_command(tmp_path, metadata, message, capsys):
+    from agents.evaluate import main as evaluate_main
+    from yacht_play.analyze import main as analyze_main
+    from yacht_play.cli import main as yacht_main
+    from yacht_play.match import write_agent_games
+    from yacht_play.terminal import ScriptedConsole
+    from yacht_play.terminal import main as play_main
+
+    path = tampered(tmp_path, "deep", lambda meta, tensors: (metadata, tensors))
+    with pytest.raises(ModelLoadError, match=message) as error:
+        load_model_file(path)
+    assert str(path) in str(error.value) and "\n" not in str(error.value)
+    record = tmp_path / "game.jsonl"
+    write_agent_games(record, "greedy", games=1, seed=0)
+    name = f"ppo:{path}"
+    commands = [
+        lambda: evaluate_main(["--policy", name, "--games", "4", "--no-progress"]),
+        lambda: play_main(["--vs", name, "--record", str(tmp_path / "p.jsonl")], ScriptedConsole([])),
+        lambda: analyze_main([str(record), "--agent", name]),
+        lambda: yacht_main(["serve", "--db", str(tmp_path / "s.db"), "--agents", name]),
+    ]
+    for command in commands:
+        capsys.readouterr()
+        try:
+            code = command()
+        except SystemExit as exit_:
+            code = exit_.code
+        err = capsys.readouterr().err
+        lines = [line for line in err.strip().splitlines() if "loading agents" not in line]  # serve's progress line
+        assert code == 2 and "Traceback" not in err and len(lines) == 1 and str(path) in lines[0] and message in lines[0], err

@@ -118,3 +118,30 @@ def test_a_game_on_postgresql_survives_a_new_server(postgres_url):
     match = Match.resume(game)
     assert match.finished and match.totals == [s["total"] for s in final["sheets"]] == game.end["totals"]
     assert db.all_games(engine, finished_only=True)[0].game_id == game.game_id
+
+
+def test_an_import_on_postgresql_adds_every_game_or_none(postgres_url, tmp_path, capsys, monkeypatch):
+    from tests.yacht_play.test_hostile_files import forged, one_line_refusal, run_import
+    from yacht_play.match import write_agent_games
+
+    good, bad = tmp_path / "good.jsonl", tmp_path / "forged.jsonl"
+    write_agent_games(good, "greedy", games=2, seed=11)
+    write_agent_games(bad, "greedy", games=1, seed=12)
+    forged_data, line = forged(bad.read_bytes())
+    bad.write_bytes(forged_data)
+    ids = {game.game_id for game in db.all_games(db.connect(postgres_url))}
+    code, err = run_import(good, bad, db=postgres_url, capsys=capsys)
+    one_line_refusal(code, err, f"{bad}:{line}", "nothing was imported")
+    assert {game.game_id for game in db.all_games(db.connect(postgres_url))} == ids
+
+    def fail_at_the_commit(engine, *args, **kwargs):
+        db.committed(engine, lambda connection: connection.exec_driver_sql("INSERT INTO nowhere VALUES (1)"))
+
+    real_insert = db.insert_game
+    monkeypatch.setattr(db, "insert_game", lambda *args, **kwargs: real_insert(*args, **kwargs) or fail_at_the_commit(*args))
+    code, err = run_import(good, db=postgres_url, capsys=capsys)
+    one_line_refusal(code, err, "the database refused the import", "nothing was imported")
+    assert {game.game_id for game in db.all_games(db.connect(postgres_url))} == ids
+    monkeypatch.undo()
+    code, err = run_import(good, db=postgres_url, capsys=capsys)
+    assert code == 0 and "2 games added" in err, err

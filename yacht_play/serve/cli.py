@@ -146,31 +146,40 @@ def run_export(args) -> int:
 
 
 def run_import(args) -> int:
-    """Load record files into the database; games already there are skipped."""
+    """Load record files into the database, all or nothing; games already there are skipped."""
     try:
         from yacht_play import store
         from yacht_play.serve.games import GameService, Refused
     except ImportError as error:
         return need_extra(error)
-    from yacht_play.records import RecordError, read_records
+    from sqlalchemy.exc import SQLAlchemyError
+
+    from yacht_play.match import load_games
+    from yacht_play.records import RecordError
 
     try:
         engine = store.connect(args.db)
-        files = [read_records(path) for path in args.files]
+        files = [load_games(path) for path in args.files]  # every game replayed here, so errors name file:line
     except (store.DatabaseError, RecordError) as error:
-        print(f"yacht import: {error}", file=sys.stderr)
+        print(f"yacht import: {error}; nothing was imported", file=sys.stderr)
         return 2
     service = GameService(engine, [])
-    added = skipped = 0
-    for file in files:
-        for game in file.games:
-            try:
-                if service.import_game(game):
-                    added += 1
-                else:
-                    skipped += 1
-            except Refused as error:
-                print(f"yacht import: {file.path}: {error}", file=sys.stderr)
-                return 2
+    added, skipped, where = 0, 0, ", ".join(args.files)
+    seen: set[str] = set()
+    try:
+        with store.all_or_nothing(engine):
+            for file in files:
+                for game in file.games:
+                    where = f"{file.path}:{game.line_numbers[0]}"
+                    fresh = game.game_id not in seen and service.import_game(game)
+                    seen.add(game.game_id)
+                    added, skipped = added + fresh, skipped + (not fresh)
+    except Refused as error:
+        print(f"yacht import: {where}: {error}; nothing was imported", file=sys.stderr)
+        return 2
+    except SQLAlchemyError as error:
+        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        print(f"yacht import: the database refused the import ({detail}); nothing was imported", file=sys.stderr)
+        return 2
     print(f"yacht import: {added} games added, {skipped} already in the database", file=sys.stderr)
     return 0
