@@ -112,7 +112,7 @@ def check_checkpoint_names(run_dir: Path) -> None:
     for path in sorted((run_dir / "checkpoints").glob("step_*.zip")):
         if not CHECKPOINT_NAME.fullmatch(path.stem):
             raise ConfigError(
-                f"checkpoint {shorten(str(path))} is not named step_<N>.zip with N its steps: "
+                f"checkpoint {shorten(str(path), 300)} is not named step_<N>.zip with N its steps: "
                 "rename it, or move it out of checkpoints/"
             )
 
@@ -122,14 +122,14 @@ def check_learning_curve(run_dir: Path) -> None:
     curve = run_dir / "learning_curve.csv"
     if not curve.exists():
         return
-    problem = f"{shorten(str(curve))} cannot be continued"
+    problem = f"{shorten(str(curve), 300)} cannot be continued"
     if not curve.is_file() or curve.stat().st_size > 100_000_000:
         raise ConfigError(f"{problem}: it is not a learning curve file (a CSV of at most 100 MB)")
     try:
         with curve.open(newline="", encoding="utf-8") as handle:
             rows = list(csv.reader(handle))
     except (UnicodeDecodeError, csv.Error) as error:
-        raise ConfigError(f"{problem}: {first_line(error)[:MAX_ECHO]}") from None
+        raise ConfigError(f"{problem}: it is not a CSV text file ({first_line(error)[: 2 * MAX_ECHO]})") from None
     if not rows or rows[0][:2] != ["steps", "wall_seconds"]:
         raise ConfigError(
             f"{problem}: it does not start with the header steps,wall_seconds,... (move it aside to start a new one)"
@@ -454,9 +454,9 @@ def check_no_pickles(config: TrainConfig, overrides: list[str]) -> None:
     typed = {override.split("=", 1)[0].strip() for override in overrides}
     named = []
     if config.ppo.init_from and not typed & {"ppo", "ppo.init_from"}:
-        named.append(f"ppo.init_from {shorten(config.ppo.init_from)}")
+        named.append(f"ppo.init_from {shorten(config.ppo.init_from, 300)}")
     if not typed & {"env", "env.opponents"}:
-        named += [f"env.opponents {shorten(name)}" for name in config.env.opponents if name.startswith("ppo-zip:")]
+        named += [f"env.opponents {shorten(name, 300)}" for name in config.env.opponents if name.startswith("ppo-zip:")]
     if named:
         raise ConfigError(
             f"the config names a pickled model ({'; '.join(named)}): loading one can run any code; "

@@ -289,11 +289,12 @@ def run_sweep(sweep: Sweep, train: Callable, sweep_dir: Path) -> ResultGrid:
     from ray.tune.schedulers import ASHAScheduler, FIFOScheduler, TrialScheduler
     from ray.tune.search.basic_variant import BasicVariantGenerator
 
+    # Ray Tune reads a relative path as a URI without a scheme, and a trial runs in a worker with another cwd
+    sweep_dir = sweep_dir.resolve()
     spec = sweep.spec
     trainable = tune.with_resources(
         tune.with_parameters(run_trial, sweep=sweep, sweep_dir=str(sweep_dir), train=train), {"cpu": spec.resources.cpu}
     )
-    sweep_dir = sweep_dir.resolve()  # Ray Tune reads a relative path as a URI without a scheme
     state_dir = sweep_dir / "tune"
     if tune.Tuner.can_restore(str(state_dir)):
         print(f"resuming sweep {spec.name} from {state_dir}")
