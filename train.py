@@ -5,6 +5,14 @@
     python train.py --config configs/ppo.yaml ppo.learning_rate=1e-4 name=lr-1e-4
     python train.py --resume runs/quick                             # continue after a crash or kill
     python train.py --sweep configs/sweep_quick.yaml                # many runs at once on Ray Tune
+    python train.py --sweep configs/sweep_quick.yaml sweep.num_samples=1 ppo.total_timesteps=400000
+                                                                    # sweep.KEY=VALUE: the sweep file; others: its base
+
+A config is read as data (bounded YAML, every field checked), but a config that names a pickled
+file (a ``ppo.init_from`` model, a ``ppo-zip:`` opponent) is refused unless ``--trust-pickles`` is
+given: loading a stable-baselines3 zip unpickles it, which can run any code. The same paths given
+as overrides on the command line are yours, and allowed. ``--resume`` loads the checkpoints of the
+run folder you name.
 
 A run folder holds the resolved config (config.yaml), TensorBoard logs (tb/), checkpoints
 (checkpoints/step_<N>.zip, every run.checkpoint_every steps, written atomically), the learning
@@ -27,6 +35,7 @@ from __future__ import annotations
 import argparse
 import csv
 import random
+import re
 import sys
 import time
 from contextlib import contextmanager
@@ -44,7 +53,7 @@ from agents.optimal import expected_score
 from agents.ppo import PPOPolicy, load_sb3_model
 from agents.registry import default_policies, make_policy
 from agents.tournament import evaluate_model_at_table, print_tournament, save_tournament_json
-from agents.training.config import ConfigError, Schedule, TrainConfig, dump_config, load_config
+from agents.training.config import MAX_ECHO, ConfigError, Schedule, TrainConfig, dump_config, load_config, shorten
 from agents.training.envs import make_training_env
 from agents.training.lookahead_policy import LookaheadPolicy
 from agents.training.lookahead_rollouts import keep_lookahead_in_rollouts
@@ -66,9 +75,19 @@ def parse_args(argv=None):
         help="a sweep over configs on Ray Tune (see configs/sweep_quick.yaml); run it again to resume",
     )
     parser.add_argument("--runs-dir", default="runs", help="where new run folders go (default runs/)")
+    parser.add_argument(
+        "--trust-pickles",
+        action="store_true",
+        help="allow a config file to name pickled models (ppo.init_from, ppo-zip: opponents): loading one can run code",
+    )
     parser.add_argument("--ray-address", help="with --sweep: join this Ray cluster (default $RAY_ADDRESS, else Ray starts here)")
     parser.add_argument("--ray-cpus", type=int, help="with --sweep: CPUs of a Ray started here (default: all of this machine's)")
-    parser.add_argument("overrides", nargs="*", metavar="KEY=VALUE", help="config overrides, e.g. ppo.n_steps=512")
+    parser.add_argument(
+        "overrides",
+        nargs="*",
+        metavar="KEY=VALUE",
+        help="config overrides, e.g. ppo.n_steps=512; with --sweep, sweep.KEY=VALUE sets a key of the sweep file",
+    )
     return parser.parse_args(argv)
 
 
@@ -80,9 +99,46 @@ def save_model(model: MaskablePPO, path: Path) -> None:
     write_atomically(path, lambda handle: model.save(handle))
 
 
+CHECKPOINT_NAME = re.compile(r"step_([0-9]{1,15})")
+
+
 def checkpoint_steps(path: Path) -> int:
     """The number of steps of a checkpoint file, read from its name ``step_<N>.zip``."""
     return int(path.stem.split("_")[-1])
+
+
+def check_checkpoint_names(run_dir: Path) -> None:
+    """``ConfigError`` naming a file ``checkpoints/step_*.zip`` whose name holds no step count."""
+    for path in sorted((run_dir / "checkpoints").glob("step_*.zip")):
+        if not CHECKPOINT_NAME.fullmatch(path.stem):
+            raise ConfigError(
+                f"checkpoint {shorten(str(path), 300)} is not named step_<N>.zip with N its steps: "
+                "rename it, or move it out of checkpoints/"
+            )
+
+
+def check_learning_curve(run_dir: Path) -> None:
+    """``ConfigError`` if the run's learning_curve.csv is empty or its rows are not steps and wall seconds."""
+    curve = run_dir / "learning_curve.csv"
+    if not curve.exists():
+        return
+    problem = f"{shorten(str(curve), 300)} cannot be continued"
+    if not curve.is_file() or curve.stat().st_size > 100_000_000:
+        raise ConfigError(f"{problem}: it is not a learning curve file (a CSV of at most 100 MB)")
+    try:
+        with curve.open(newline="", encoding="utf-8") as handle:
+            rows = list(csv.reader(handle))
+    except (UnicodeDecodeError, csv.Error) as error:
+        raise ConfigError(f"{problem}: it is not a CSV text file ({first_line(error)[: 2 * MAX_ECHO]})") from None
+    if not rows or rows[0][:2] != ["steps", "wall_seconds"]:
+        raise ConfigError(
+            f"{problem}: it does not start with the header steps,wall_seconds,... (move it aside to start a new one)"
+        )
+    for number, row in enumerate(rows[1:], 2):
+        try:
+            int(row[0]), float(row[1])
+        except (ValueError, IndexError):
+            raise ConfigError(f"{problem}: line {number} is {shorten(','.join(row))}, not steps,wall_seconds,...") from None
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
@@ -324,8 +380,9 @@ def finish(config: TrainConfig, run_dir: Path, model: MaskablePPO) -> None:
     summaries = evaluate_against_optimum(model, config, games, seed, reference=default_policies(), name=name)
     optimum = expected_score(config.env.rules)
     print(f"rules: {config.env.rules}")
-    print_table(summaries, optimum, games, seed)
-    save_json(run_dir / "eval.json", summaries, optimum, games, seed)
+    rules = rule_set(config.env.rules)
+    print_table(summaries, optimum, games, seed, rules)
+    save_json(run_dir / "eval.json", summaries, optimum, games, seed, rules=rules)
 
 
 # -- main -----------------------------------------------------------------------------------------
@@ -351,14 +408,19 @@ def main(argv=None):
             if not (run_dir / "config.yaml").is_file():
                 raise ConfigError(f"--resume {args.resume!r}: the folder holds no config.yaml, so it is not a run folder")
             config = load_config(run_dir / "config.yaml", args.overrides)
+            check_checkpoint_names(run_dir)
+            check_learning_curve(run_dir)
         else:
             config = load_config(args.config, args.overrides)
             run_dir = Path(args.runs_dir) / config.name
+            check_checkpoint_names(run_dir)
             if latest_checkpoint(run_dir) or (run_dir / "model.zip").exists():
                 raise ConfigError(
                     f"run folder {str(run_dir)!r} already holds a run: resume it with --resume {run_dir}, or set name=..."
                 )
         check_init_from(config)
+        if not args.trust_pickles:
+            check_no_pickles(config, args.overrides)
     except ConfigError as error:
         sys.exit(f"error: {error}")
 
@@ -385,6 +447,21 @@ def check_init_from(config: TrainConfig) -> None:
     """``ConfigError`` if ``ppo.init_from`` names no file."""
     if config.ppo.init_from and not Path(config.ppo.init_from).is_file():
         raise ConfigError(f"ppo.init_from {config.ppo.init_from!r} is not a model file (a model.zip saved by train.py)")
+
+
+def check_no_pickles(config: TrainConfig, overrides: list[str]) -> None:
+    """``ConfigError`` if the config file (not an override typed on the command line) names a pickled model."""
+    typed = {override.split("=", 1)[0].strip() for override in overrides}
+    named = []
+    if config.ppo.init_from and not typed & {"ppo", "ppo.init_from"}:
+        named.append(f"ppo.init_from {shorten(config.ppo.init_from, 300)}")
+    if not typed & {"env", "env.opponents"}:
+        named += [f"env.opponents {shorten(name, 300)}" for name in config.env.opponents if name.startswith("ppo-zip:")]
+    if named:
+        raise ConfigError(
+            f"the config names a pickled model ({'; '.join(named)}): loading one can run any code; "
+            "pass --trust-pickles if you trust the file, or give a ppo: model (.safetensors) instead"
+        )
 
 
 def train(config: TrainConfig, run_dir: Path, resume: bool = False, on_evaluation=None) -> None:

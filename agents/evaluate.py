@@ -344,7 +344,7 @@ def print_sheet_table(summaries: list[Summary], rules: RuleSet | None = None) ->
 
     rules = rule_set(rules)
     alike = five_alike_row(rules)
-    table = Table(title="the sheet, and where the points are lost (regret: exact expected points given away)")
+    table = Table(title=f"{rules.name}: the sheet, and where the points are lost (regret: exact expected points given away)")
     columns = ["policy", "median"]
     if rules.bonus_points > 0:
         columns.append("upper bonus [95% CI]")
@@ -359,7 +359,7 @@ def print_sheet_table(summaries: list[Summary], rules: RuleSet | None = None) ->
             if rate is not None and ci is not None:
                 cells.append(f"{100 * rate:.2f}% [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]")
         table.add_row(*cells, f"{s.regret_per_reroll_decision:.4f}", f"{s.regret_per_row_decision:.4f}")
-    by_turn = Table(title="regret per game in each turn")
+    by_turn = Table(title=f"{rules.name}: regret per game in each turn")
     by_turn.add_column("policy", justify="left")
     for turn in range(rules.num_turns):
         by_turn.add_column(str(turn + 1), justify="right")
@@ -417,14 +417,16 @@ def distribution_rows(logs: dict[str, GameLog], names: list[str], rules: RuleSet
     return rows
 
 
-def print_distribution_table(rows: list[dict], games: int) -> None:
-    """Each policy's score quantiles and P(score >= t), next to the optimum's exact distribution."""
+def print_distribution_table(rows: list[dict], games: int, rules: RuleSet | None = None) -> None:
+    """Each policy's score quantiles and P(score >= t), next to the optimum's exact distribution, under ``rules``."""
     from rich.table import Table
 
     from yacht_env.render import report_console
 
     exact = any(row["exact"] for row in rows)
-    title = f"final-score distribution over the {games:,} games" + (", and the optimum's exact distribution" if exact else "")
+    title = f"{rule_set(rules).name}: final-score distribution over the {games:,} games" + (
+        ", and the optimum's exact distribution" if exact else ""
+    )
     table = Table(title=title)
     thresholds = list(rows[0]["at_least"])
     table.add_column("policy", justify="left")
@@ -657,7 +659,7 @@ def main(argv=None):
     print_table(summaries, optimum, args.games, args.seed, args.rules)
     print_sheet_table(summaries, args.rules)
     distribution = distribution_rows(logs, list(dict.fromkeys(names)), args.rules)
-    print_distribution_table(distribution, args.games)
+    print_distribution_table(distribution, args.games, args.rules)
     if args.json:
         save_json(args.json, summaries, optimum, args.games, args.seed, distribution, args.rules)
     if args.plot:

@@ -304,7 +304,9 @@ def print_tournament(result: TournamentResult) -> None:
             f"{s.mean_score:.2f} [{s.mean_score_ci95[0]:.2f}, {s.mean_score_ci95[1]:.2f}]",
         )
     console.print(table)
-    matrix = Table(title="head to head: how often the row policy finished above the column policy (ties half) [95% CI]")
+    matrix = Table(
+        title=f"{result.rules}: head to head: how often the row policy finished above the column policy (ties half) [95% CI]"
+    )
     matrix.add_column("row above column", justify="left")
     for name in result.table:
         matrix.add_column(name, justify="right")

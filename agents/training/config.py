@@ -26,6 +26,118 @@ class ConfigError(ValueError):
     """A config file or override that cannot be used."""
 
 
+MAX_YAML_BYTES = 1_000_000  # a config is a page of text; a bigger file is refused before it is read
+MAX_YAML_NODES = 100_000  # scalars, lists and mappings once aliases are expanded (a YAML alias bomb stops here)
+MAX_YAML_DEPTH = 50  # lists in lists: PyYAML composes recursively
+MAX_INT_DIGITS = 30  # no setting needs more; a 5,000-digit number would stall Python's int conversion
+MAX_ECHO = 60  # characters of an input value repeated in an error message
+MAX_NAME = 100  # characters of a run name (a folder name; filesystems stop at 255 bytes)
+MAX_LAYER_WIDTH = 65_536
+MAX_LAYERS = 64
+MAX_THREADS = 1_024
+MAX_STEPS = 10**12  # total steps, checkpoint and evaluation intervals
+MAX_ROLLOUT = 10**6  # ppo.n_steps and ppo.batch_size: the rollout buffer holds n_steps x num_envs samples
+MAX_ENVS = 4_096
+MAX_GAMES = 10**9
+
+
+def clip(text: str, limit: int = MAX_ECHO) -> str:
+    """``text`` cut to ``limit`` characters, with an ellipsis where it was cut."""
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def shorten(value, limit: int = MAX_ECHO) -> str:
+    """``repr(value)`` cut to ``limit`` characters: error messages never repeat a huge input."""
+    return clip(repr(value), limit)
+
+
+class BoundedLoader(yaml.SafeLoader):
+    """``yaml.SafeLoader`` that refuses deep nesting, long integers and documents that expand past ``MAX_YAML_NODES``.
+
+    Aliases are counted as what they expand to, memoised per node, so an alias bomb is refused
+    after composing its few hundred nodes, without building the expansion.
+    """
+
+    def __init__(self, stream):
+        super().__init__(stream)
+        self.depth = 0
+
+    def compose_node(self, parent, index):
+        """Compose one node, refusing it past ``MAX_YAML_DEPTH`` levels."""
+        self.depth += 1
+        if self.depth > MAX_YAML_DEPTH:
+            raise yaml.YAMLError(f"nested more than {MAX_YAML_DEPTH} levels deep")
+        try:
+            return super().compose_node(parent, index)
+        finally:
+            self.depth -= 1
+
+    def compose_document(self):
+        """Compose the document, then refuse it if it expands past ``MAX_YAML_NODES`` nodes."""
+        node = super().compose_document()
+        sizes: dict[int, int] = {}
+
+        def expanded(item) -> int:
+            if id(item) not in sizes:
+                sizes[id(item)] = 0  # a recursive alias counts once, then PyYAML's constructor refuses it
+                children = item.value if isinstance(item.value, list) else []
+                parts = [part for child in children for part in (child if isinstance(child, tuple) else (child,))]
+                total = 1
+                for part in parts:
+                    total += expanded(part)
+                    if total > MAX_YAML_NODES:
+                        break
+                sizes[id(item)] = total
+            return sizes[id(item)]
+
+        if node is not None and expanded(node) > MAX_YAML_NODES:
+            raise yaml.YAMLError(f"expands to more than {MAX_YAML_NODES:,} values (aliases counted as what they repeat)")
+        return node
+
+    def construct_yaml_int(self, node):
+        """An integer of at most ``MAX_INT_DIGITS`` digits."""
+        digits = sum(character.isdigit() for character in str(node.value))
+        if digits > MAX_INT_DIGITS:
+            raise yaml.YAMLError(f"an integer of {digits:,} digits (at most {MAX_INT_DIGITS})")
+        return super().construct_yaml_int(node)
+
+
+BoundedLoader.add_constructor("tag:yaml.org,2002:int", BoundedLoader.construct_yaml_int)
+# YAML 1.1 reads 1e11 (no dot) as text; as a number, n_steps: 1e11 is refused by its bound, not as unparsable text
+BoundedLoader.add_implicit_resolver("tag:yaml.org,2002:float", re.compile(r"^[-+]?[0-9]+[eE][-+]?[0-9]+$"), list("-+0123456789"))
+
+
+def parse_yaml(text: str):
+    """``text`` read as YAML within the bounds of :class:`BoundedLoader`; ``yaml.YAMLError`` if it is not."""
+    loader = BoundedLoader(text)
+    try:
+        return loader.get_single_data()
+    finally:
+        loader.dispose()
+
+
+def read_yaml(path: str | Path, what: str = "config file"):
+    """The YAML in the file at ``path``, at most ``MAX_YAML_BYTES``; ``ConfigError`` (one line, naming ``what``) if not."""
+    path = Path(path)
+    if path.is_dir():
+        raise ConfigError(f"{what} {str(path)!r} is a folder: give a YAML file, e.g. configs/quick.yaml")
+    if not path.is_file():
+        raise ConfigError(f"{what} {str(path)!r} does not exist")
+    with path.open("rb") as handle:
+        raw = handle.read(MAX_YAML_BYTES + 1)
+    if len(raw) > MAX_YAML_BYTES:
+        raise ConfigError(f"{what} {str(path)!r} is larger than {MAX_YAML_BYTES:,} bytes: a config is a page of YAML")
+    try:
+        return parse_yaml(raw.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{what} {str(path)!r} is not a text file (expected YAML)") from None
+    except yaml.YAMLError as error:
+        detail = clip(" ".join(str(error).split()), 300)
+        raise ConfigError(f"{what} {str(path)!r} is not valid YAML: {detail}") from None
+    except (RecursionError, ValueError) as error:  # a recursive alias, or a value PyYAML cannot convert
+        raise ConfigError(f"{what} {str(path)!r} is not valid YAML: {clip(str(error), 200)}") from None
+
+
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+-]*")  # = and +: sweep trials are named key=value
 
 
@@ -37,14 +149,14 @@ def number_or_schedule(value):
         except ValueError:
             pass
     if isinstance(value, bool) or not isinstance(value, (int, float, dict)):
-        raise ValueError(f"expected a number or a schedule {{start: ..., end: ...}}, got {value!r}")
+        raise ValueError(f"expected a number or a schedule {{start: ..., end: ...}}, got {shorten(value)}")
     return value
 
 
 def one_of(value, allowed, what: str):
     """``value`` if it is in ``allowed``, else ``ValueError`` naming it (as ``what``) and the allowed ones."""
     if value not in allowed:
-        raise ValueError(f"unknown {what} {value!r}; expected one of {', '.join(allowed)}")
+        raise ValueError(f"unknown {what} {shorten(value)}; expected one of {', '.join(allowed)}")
     return value
 
 
@@ -59,14 +171,14 @@ class EnvConfig(Section):
 
     rules: str = "yacht"  # a name of yacht_env.rules.RULE_SETS: yacht, yahtzee, yatzy, ...
     observation_encoding: str = "onehot"
-    num_envs: int = Field(8, ge=1)
+    num_envs: int = Field(8, ge=1, le=MAX_ENVS)
     vectorized: bool = False  # True: one YachtVectorEnv in-process; False: separate Yacht-v0 envs
     reward_scale: float = Field(0.01, gt=0)  # points are multiplied by this before PPO sees them
     illegal_action_penalty: float = Field(1.0, allow_inf_nan=False)
     # A table: the learner plays Yacht-v0 against `opponents` (policy names) and sees the table;
     # env i seats it in seat i % num_players, so it learns every seat a tournament gives it.
     num_players: int = Field(1, ge=1, le=MAX_PLAYERS)
-    opponents: list[str] = Field(default_factory=list)
+    opponents: list[str] = Field(default_factory=list, max_length=MAX_PLAYERS)
     reward_mode: Literal["score", "win"] = "score"  # "win": +1 / -1 at the end (set reward_scale: 1)
 
     @field_validator("rules")
@@ -98,7 +210,7 @@ class EnvConfig(Section):
         if len(self.opponents) != self.num_players - 1:
             raise ValueError(
                 f"num_players {self.num_players} needs {self.num_players - 1} opponent(s), "
-                f"got {len(self.opponents)}: {self.opponents}"
+                f"got {len(self.opponents)}: {shorten(self.opponents)}"
             )
         if self.reward_mode == "win" and self.num_players == 1:
             raise ValueError("reward_mode 'win' needs opponents (num_players >= 2): alone, every game is a win")
@@ -117,25 +229,25 @@ class Schedule(Section):
 class PPOConfig(Section):
     """The PPO hyperparameters and the policy network."""
 
-    total_timesteps: int = Field(200_000, ge=1)
+    total_timesteps: int = Field(200_000, ge=1, le=MAX_STEPS)
     learning_rate: float | Schedule = 3e-4
-    n_steps: int = Field(256, ge=1)
-    batch_size: int = Field(512, ge=2)
-    n_epochs: int = Field(4, ge=1)
+    n_steps: int = Field(256, ge=1, le=MAX_ROLLOUT)
+    batch_size: int = Field(512, ge=2, le=MAX_ROLLOUT)
+    n_epochs: int = Field(4, ge=1, le=10_000)
     gamma: float = Field(1.0, gt=0, le=1)
     gae_lambda: float = Field(0.95, ge=0, le=1)
     clip_range: float = Field(0.2, gt=0)
     ent_coef: float | Schedule = 0.01
     vf_coef: float = Field(0.5, ge=0)
     max_grad_norm: float = Field(0.5, gt=0)
-    net_arch: list[int] = Field(default_factory=lambda: [256, 256], min_length=1)
+    net_arch: list[int] = Field(default_factory=lambda: [256, 256], min_length=1, max_length=MAX_LAYERS)
     activation: Literal["tanh", "relu"] = "relu"
     # "mlp": logits from the observation alone. "lookahead": logits = MLP + one-turn look-ahead
     # q / lookahead_temperature (agents/training/lookahead_policy.py), so training starts from
     # softened greedy play and learns what greedy misses.
     policy: Literal["mlp", "lookahead"] = "mlp"
     lookahead_temperature: float = Field(0.3, gt=0)  # 0.3 beat 0.1, 0.5 and 1 (models/README.md)
-    init_from: str | None = None  # a model.zip whose weights start this run (same observations and net)
+    init_from: str | None = Field(None, max_length=4_096)  # a model.zip whose weights start this run (same observations and net)
 
     @field_validator("learning_rate", "ent_coef", mode="before")
     @classmethod
@@ -167,19 +279,21 @@ class PPOConfig(Section):
         """Check that every layer width is at least 1."""
         if any(width < 1 for width in widths):
             raise ValueError(f"layer widths must be >= 1, got {widths}")
+        if any(width > MAX_LAYER_WIDTH for width in widths):
+            raise ValueError(f"layer widths must be at most {MAX_LAYER_WIDTH:,}, got {shorten(widths)}")
         return widths
 
 
 class RunConfig(Section):
     """How often a run saves checkpoints and evaluates, and how it evaluates."""
 
-    checkpoint_every: int = Field(50_000, ge=1)
-    eval_every: int = Field(50_000, ge=1)
-    eval_games: int = Field(1_000, ge=2)
-    final_eval_games: int = Field(10_000, ge=2)
-    eval_seed: int = Field(1_000_000, ge=0)  # evaluation games never share seeds with training
+    checkpoint_every: int = Field(50_000, ge=1, le=MAX_STEPS)
+    eval_every: int = Field(50_000, ge=1, le=MAX_STEPS)
+    eval_games: int = Field(1_000, ge=2, le=MAX_GAMES)
+    final_eval_games: int = Field(10_000, ge=2, le=MAX_GAMES)
+    eval_seed: int = Field(1_000_000, ge=0, lt=2**63)  # evaluation games never share seeds with training
     progress_bar: bool = True
-    torch_threads: int = Field(1, ge=1)  # small MLPs gain little from more; 1 leaves a core for the envs
+    torch_threads: int = Field(1, ge=1, le=MAX_THREADS)  # small MLPs gain little from more; 1 leaves a core for the envs
 
 
 class TrainConfig(Section):
@@ -195,9 +309,11 @@ class TrainConfig(Section):
     @classmethod
     def plain_name(cls, name):
         """Check that the run name is a plain folder name, with no path in it."""
+        if len(name) > MAX_NAME:
+            raise ValueError(f"a run name is at most {MAX_NAME} characters, got {len(name):,}: {shorten(name)}")
         if not RUN_NAME.fullmatch(name) or ".." in name:
             allowed = "letters, digits, '.', '_', '-', '=', '+'; no '/' or '..'"
-            raise ValueError(f"a run name is a plain folder name ({allowed}), got {name!r}")
+            raise ValueError(f"a run name is a plain folder name ({allowed}), got {shorten(name)}")
         return name
 
     @model_validator(mode="after")
@@ -232,9 +348,13 @@ def _describe(error: ValidationError, source: str, overrides: dict[str, str] | N
         if ("float" in loc or "int" in loc) and isinstance(item.get("input"), dict):
             continue  # a schedule given: the number branch of the union says nothing useful
         key = ".".join(part for part in loc if part not in ("float", "int", "Schedule") and not part.startswith("function-"))
-        message = item["msg"].removeprefix("Value error, ")
+        message = clip(item["msg"].removeprefix("Value error, "), 400)
         origin = next(
-            (f"override {text!r}" for name, text in (overrides or {}).items() if key == name or key.startswith(name + ".")),
+            (
+                f"override {shorten(text)}"
+                for name, text in (overrides or {}).items()
+                if key == name or key.startswith(name + ".")
+            ),
             None,
         )
         if item["type"] == "extra_forbidden":
@@ -242,7 +362,7 @@ def _describe(error: ValidationError, source: str, overrides: dict[str, str] | N
         elif not key:
             text = message
         else:
-            text = f"{key}: {message}" + ("" if "got " in message else f" (got {item.get('input')!r})")
+            text = f"{key}: {message}" + ("" if "got " in message else f" (got {shorten(item.get('input'))})")
         lines.append(f"{origin}: {text}" if origin else text)
     return f"invalid config {source}: " + "; ".join(dict.fromkeys(lines))
 
@@ -250,18 +370,19 @@ def _describe(error: ValidationError, source: str, overrides: dict[str, str] | N
 def apply_override(data: dict, override: str) -> None:
     """Set ``a.b.c=value`` in a nested dict; the value is parsed as YAML (``1e-4``, ``[64, 64]``, ``true``)."""
     if "=" not in override:
-        raise ConfigError(f"override {override!r} is not of the form key=value (e.g. ppo.learning_rate=1e-4)")
+        raise ConfigError(f"override {shorten(override)} is not of the form key=value (e.g. ppo.learning_rate=1e-4)")
     key, raw = override.split("=", 1)
     parts = key.strip().split(".")
     node = data
     for part in parts[:-1]:
         node = node.setdefault(part, {})
         if not isinstance(node, dict):
-            raise ConfigError(f"override {override!r}: {part!r} is not a section")
+            raise ConfigError(f"override {shorten(override)}: {shorten(part)} is not a section")
     try:
-        node[parts[-1]] = yaml.safe_load(raw)
-    except yaml.YAMLError as error:
-        raise ConfigError(f"override {override!r}: value is not valid YAML ({error})") from error
+        node[parts[-1]] = parse_yaml(raw)
+    except (yaml.YAMLError, RecursionError, ValueError) as error:
+        detail = clip(" ".join(str(error).split()), 300)
+        raise ConfigError(f"override {shorten(override)}: value is not valid YAML ({detail})") from None
 
 
 def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> TrainConfig:
@@ -269,17 +390,7 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Train
     data: dict = {}
     if path is not None:
         path = Path(path)
-        if path.is_dir():
-            raise ConfigError(f"config {str(path)!r} is a folder: give a YAML file, e.g. configs/quick.yaml")
-        if not path.is_file():
-            raise ConfigError(f"config file {str(path)!r} does not exist")
-        try:
-            data = yaml.safe_load(path.read_text(encoding="utf-8"))
-        except UnicodeDecodeError:
-            raise ConfigError(f"config file {str(path)!r} is not a text file (expected YAML)") from None
-        except yaml.YAMLError as error:
-            detail = " ".join(str(error).split())
-            raise ConfigError(f"config file {str(path)!r} is not valid YAML: {detail}") from None
+        data = read_yaml(path)
         if data is None:
             raise ConfigError(f"config file {str(path)!r} is empty: it must hold the config's sections (see configs/quick.yaml)")
         if not isinstance(data, dict):

@@ -35,7 +35,16 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
 import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
-from agents.training.config import ConfigError, TrainConfig, _describe, apply_override, dump_config, load_config
+from agents.training.config import (
+    ConfigError,
+    TrainConfig,
+    _describe,
+    apply_override,
+    dump_config,
+    load_config,
+    read_yaml,
+    shorten,
+)
 from yacht_env.atomic_files import write_atomically
 
 if TYPE_CHECKING:
@@ -43,6 +52,7 @@ if TYPE_CHECKING:
 
 METRIC = "best_percent_of_optimal"  # the max of percent_of_optimal over a trial's periodic evaluations so far
 TRIAL_OVERRIDES = ["run.progress_bar=false"]  # trials run in Ray workers: no progress bars
+SWEEP_PREFIX = "sweep."  # an override of the sweep file itself (sweep.num_samples=1), not of its base config
 
 
 class Spec(BaseModel):
@@ -152,14 +162,12 @@ class Sweep:
 def load_sweep(path: str | Path, extra_overrides: Sequence[str] = ()) -> Sweep:
     """Read and check a sweep file; ``ConfigError`` (one line) naming the bad key, value or path."""
     path = Path(path)
-    if not path.is_file():
-        raise ConfigError(f"sweep file {str(path)!r} does not exist")
-    try:
-        data = yaml.safe_load(path.read_text())
-    except yaml.YAMLError as error:
-        raise ConfigError(f"sweep file {str(path)!r} is not valid YAML: {' '.join(str(error).split())}") from None
+    data = read_yaml(path, "sweep file")
     if not isinstance(data, dict):
         raise ConfigError(f"sweep file {str(path)!r} must hold a mapping (name, base, space, ...), got {type(data).__name__}")
+    for override in (text for text in extra_overrides if text.startswith(SWEEP_PREFIX)):  # sweep.num_samples=1
+        apply_override(data, override.removeprefix(SWEEP_PREFIX))
+    extra_overrides = [text for text in extra_overrides if not text.startswith(SWEEP_PREFIX)]
     try:
         spec = SweepSpec.model_validate(data)
     except ValidationError as error:
@@ -183,7 +191,8 @@ def load_sweep(path: str | Path, extra_overrides: Sequence[str] = ()) -> Sweep:
             try:
                 load_config(base, [*overrides, f"{key}={json.dumps(value)}"])
             except ConfigError as error:
-                raise ConfigError(f"sweep file {str(path)!r}: space key {key!r} value {value!r}: {error}") from None
+                raise ConfigError(f"sweep file {str(path)!r}: space key {key!r} value {shorten(value)}: {error}") from None
+    check_grace_period(spec, base_config, str(path))
     sweep = Sweep(spec, base, overrides, base_config)
     # A trial's config, named as its run folder will be, must load too (checked here, not in a worker).
     example = {key: dimension.examples()[-1] for key, dimension in spec.space.items()}
@@ -192,6 +201,21 @@ def load_sweep(path: str | Path, extra_overrides: Sequence[str] = ()) -> Sweep:
     except ValidationError as error:
         raise ConfigError(f"sweep file {str(path)!r}: a trial's config is invalid: {_describe(error, 'trial')}") from None
     return sweep
+
+
+def grace_period(spec: SweepSpec, base_config: TrainConfig) -> int:
+    """ASHA's grace period in steps: the sweep file's, else two periodic evaluations."""
+    return spec.scheduler.grace_period or 2 * base_config.run.eval_every
+
+
+def check_grace_period(spec: SweepSpec, base_config: TrainConfig, source: str) -> None:
+    """``ConfigError`` if ASHA could never stop a trial: its grace period is past the trials' last step."""
+    if spec.scheduler.type == "asha" and grace_period(spec, base_config) > base_config.ppo.total_timesteps:
+        raise ConfigError(
+            f"sweep file {source!r}: scheduler.grace_period {grace_period(spec, base_config):,} is past "
+            f"ppo.total_timesteps {base_config.ppo.total_timesteps:,} of the base config (with overrides); lower "
+            "sweep.scheduler.grace_period, raise ppo.total_timesteps, or set sweep.scheduler.type=none"
+        )
 
 
 # -- trials ---------------------------------------------------------------------------------------
@@ -265,6 +289,8 @@ def run_sweep(sweep: Sweep, train: Callable, sweep_dir: Path) -> ResultGrid:
     from ray.tune.schedulers import ASHAScheduler, FIFOScheduler, TrialScheduler
     from ray.tune.search.basic_variant import BasicVariantGenerator
 
+    # Ray Tune reads a relative path as a URI without a scheme, and a trial runs in a worker with another cwd
+    sweep_dir = sweep_dir.resolve()
     spec = sweep.spec
     trainable = tune.with_resources(
         tune.with_parameters(run_trial, sweep=sweep, sweep_dir=str(sweep_dir), train=train), {"cpu": spec.resources.cpu}
@@ -276,11 +302,10 @@ def run_sweep(sweep: Sweep, train: Callable, sweep_dir: Path) -> ResultGrid:
     else:
         scheduler: TrialScheduler
         if spec.scheduler.type == "asha":
-            run = sweep.base_config.run
             scheduler = ASHAScheduler(
                 time_attr="steps",
                 max_t=sweep.base_config.ppo.total_timesteps,
-                grace_period=spec.scheduler.grace_period or 2 * run.eval_every,
+                grace_period=grace_period(spec, sweep.base_config),
                 reduction_factor=spec.scheduler.reduction_factor,
             )
         else:
@@ -298,7 +323,7 @@ def run_sweep(sweep: Sweep, train: Callable, sweep_dir: Path) -> ResultGrid:
                 trial_name_creator=_tune_trial_name,
                 trial_dirname_creator=_tune_trial_name,
             ),
-            run_config=tune.RunConfig(name="tune", storage_path=str(sweep_dir.resolve()), verbose=1),
+            run_config=tune.RunConfig(name="tune", storage_path=str(sweep_dir), verbose=1),
         )
     return tuner.fit()
 
@@ -330,7 +355,7 @@ def collect_trials(sweep_dir: Path, keys: list[str], errors: dict[str, str] | No
         run_dir = config_file.parent
         if run_dir.name == "tune":
             continue
-        config = yaml.safe_load(config_file.read_text())
+        config = read_yaml(config_file)
         params = {}
         for key in keys:
             node = config

@@ -142,6 +142,23 @@ def test_command_line_plays_a_named_rule_set(tmp_path):
     assert json.loads((tmp_path / "t.json").read_text())["rules"] == "yahtzee"
 
 
+def test_every_title_names_the_rule_set_played():
+    """Only the first table named its rules; the sheet, per-turn, distribution and head-to-head tables did not."""
+    titles = (
+        "20 games, seeds 0..19",
+        "the sheet, and where the points are lost",
+        "regret per game in each turn",
+        "final-score distribution over the 20 games",
+    )
+    result = run_cli("--rules", "yahtzee", "--policy", "greedy", "--games", "20")
+    assert result.returncode == 0, result.stderr
+    for title in titles:
+        assert f"yahtzee: {title}" in result.stdout, (title, result.stdout[-3000:])
+    table = run_cli("--rules", "yahtzee", "--table", "optimal,greedy", "--games", "8")
+    assert table.returncode == 0, table.stderr
+    assert "yahtzee: head to head" in table.stdout and "yacht" not in table.stdout
+
+
 @pytest.mark.parametrize(
     "args, message",
     [

@@ -1,0 +1,140 @@
+"""Hostile configs and run folders: bounded YAML, bounded values, short messages, no pickle from a config file."""
+
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from agents.training.config import ConfigError, load_config
+from tests.training.test_train import TINY
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def train_py(*args, cwd=ROOT):
+    """train.py in a subprocess (a crash or an abort shows here, not in the test process)."""
+    return subprocess.run([sys.executable, str(ROOT / "train.py"), *args], capture_output=True, text=True, cwd=cwd, timeout=300)
+
+
+def alias_bomb(key: str) -> str:
+    """A "billion laughs": ten levels of nine aliases each, 9^9 strings once expanded, under ``key``."""
+    lines = ["anchors:", '  - &l0 ["lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol", "lol"]']
+    for level in range(1, 10):
+        lines.append(f"  - &l{level} [" + ", ".join([f"*l{level - 1}"] * 9) + "]")
+    return "\n".join(lines) + f"\n{key}: *l9\n"
+
+
+HOSTILE = {
+    "bomb_seed": (alias_bomb("seed"), "expands to more than 100,000 values"),
+    "bomb_name": (alias_bomb("name"), "expands to more than 100,000 values"),
+    "long_name": ("name: " + "n" * 300 + "\n", "a run name is at most 100 characters, got 300"),
+    "digits": ("seed: " + "7" * 5000 + "\n", "an integer of 5,000 digits (at most 30)"),
+    "net_arch": ("ppo: {net_arch: [1000000000]}\n", "layer widths must be at most 65,536, got [1000000000]"),
+    "n_steps": ("ppo: {n_steps: 1e11}\n", "ppo.n_steps: Input should be less than or equal to 1000000"),
+    "torch_threads": ("run: {torch_threads: 1e9}\n", "run.torch_threads: Input should be less than or equal to 1024"),
+    "deep": ("seed: " + "[" * 100_000 + "\n", "nested more than 50 levels deep"),
+    "huge": ("# padding\n" * 200_000, "larger than 1,000,000 bytes"),
+    "long_value": ("env: {rules: " + "y" * 5000 + "}\n", "unknown rule set 'yyyyyyyy"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+def test_hostile_configs_are_refused_fast_in_one_short_line(tmp_path, case):
+    content, message = HOSTILE[case]
+    path = tmp_path / f"{case}.yaml"
+    path.write_text(content)
+    started = time.perf_counter()
+    result = train_py("--config", str(path), "--runs-dir", str(tmp_path / "runs"))
+    assert time.perf_counter() - started < 60
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    line = result.stderr.strip()
+    assert "\n" not in line and message in line and len(line) < 400, line[:1000]
+    assert not (tmp_path / "runs").exists()
+
+
+def test_echoed_values_are_cut_short():
+    with pytest.raises(ConfigError) as error:
+        load_config(ROOT / "configs/quick.yaml", ["ppo.n_steps=" + "x" * 10_000])
+    assert "ppo.n_steps" in str(error.value) and "..." in str(error.value) and len(str(error.value)) < 300
+
+
+def test_shipped_configs_still_load_with_their_numbers():
+    config = load_config(ROOT / "configs/quick.yaml", ["ppo.learning_rate=1e-4", "ppo.n_steps=128"])
+    assert config.ppo.learning_rate == 1e-4 and config.ppo.n_steps == 128
+
+
+def make_resumable(tmp_path) -> Path:
+    """A run folder with a config and a checkpoint, as a kill leaves it."""
+    from agents.training.config import dump_config
+
+    run = tmp_path / "cut"
+    (run / "checkpoints").mkdir(parents=True)
+    (run / "config.yaml").write_text(dump_config(load_config(ROOT / "configs/quick.yaml", TINY)))
+    return run
+
+
+@pytest.mark.parametrize(
+    "checkpoint, curve, message",
+    [
+        ("step_abc.zip", None, "step_abc.zip' is not named step_<N>.zip"),
+        ("step_512.zip", "", "does not start with the header steps,wall_seconds"),
+        ("step_512.zip", "steps,wall_seconds,mean_score\nabc,1.0,3\n", "line 2 is 'abc,1.0,3'"),
+        ("step_512.zip", b"\xff\xfe\x00garbage", "learning_curve.csv' cannot be continued"),
+    ],
+)
+def test_a_resume_with_a_bad_checkpoint_name_or_curve_is_one_line(tmp_path, checkpoint, curve, message):
+    run = make_resumable(tmp_path)
+    (run / "checkpoints" / checkpoint).write_bytes((ROOT / "models/ppo.zip").read_bytes())
+    if curve is not None:
+        (run / "learning_curve.csv").write_bytes(curve if isinstance(curve, bytes) else curve.encode())
+    before = sorted(p.name for p in run.rglob("*"))
+    result = train_py("--resume", str(run))
+    assert result.returncode == 1 and "Traceback" not in result.stderr, result.stderr[-2000:]
+    assert message in result.stderr and "\n" not in result.stderr.strip(), result.stderr
+    assert sorted(p.name for p in run.rglob("*")) == before  # nothing written, nothing removed
+
+
+# -- pickles named in a config file ----------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "content, field",
+    [
+        ("ppo: {init_from: MODEL}\n", "ppo.init_from"),
+        ("env: {num_players: 2, opponents: ['ppo-zip:MODEL']}\nrun: {eval_games: 20, final_eval_games: 20}\n", "env.opponents"),
+    ],
+)
+def test_a_config_naming_a_pickle_is_refused_without_trust_pickles(tmp_path, content, field):
+    path = tmp_path / "sent.yaml"
+    path.write_text(content.replace("MODEL", str(ROOT / "models/ppo.zip")))
+    result = train_py("--config", str(path), "--runs-dir", str(tmp_path / "runs"), *TINY)
+    line = result.stderr.strip()
+    assert result.returncode == 1 and "\n" not in line and field in line and "--trust-pickles" in line, line
+    assert not (tmp_path / "runs").exists()
+
+
+def test_trust_pickles_lets_a_config_name_a_zip_and_an_override_needs_no_flag(tmp_path):
+    path = tmp_path / "sent.yaml"
+    path.write_text(f"ppo: {{init_from: {ROOT / 'models/ppo.zip'}}}\n")
+    # with the flag the zip is loaded (and found not to fit this run's network): past the pickle check
+    result = train_py("--config", str(path), "--runs-dir", str(tmp_path / "runs"), "--trust-pickles", *TINY, "ppo.policy=mlp")
+    assert "--trust-pickles" not in result.stderr and "ppo.init_from" in result.stderr and "Traceback" not in result.stderr
+    result = train_py(
+        "--config", str(ROOT / "configs/quick.yaml"), "--runs-dir", str(tmp_path / "runs"), *TINY, "ppo.policy=mlp",
+        f"ppo.init_from={ROOT / 'models/ppo.zip'}",
+    )  # fmt: skip
+    assert "--trust-pickles" not in result.stderr and "ppo.init_from" in result.stderr
+    assert "--trust-pickles" in train_py("--help").stdout
+
+
+# -- the rule set in every title ------------------------------------------------------------------
+
+
+def test_train_py_titles_and_eval_json_name_the_rules_played(tmp_path):
+    result = train_py("--config", "configs/yahtzee_quick.yaml", "--runs-dir", str(tmp_path), "name=y", *TINY, "ppo.policy=mlp")
+    assert result.returncode == 0, result.stderr[-2000:]
+    assert "yahtzee: 20 games" in result.stdout and "yacht:" not in result.stdout, result.stdout[-3000:]
+    assert json.loads((tmp_path / "y" / "eval.json").read_text())["rules"] == "yahtzee"
