@@ -3,6 +3,7 @@ out-of-turn actions. Each gets a 4xx with one line, and nothing stored changes."
 
 from __future__ import annotations
 
+import json
 import sqlite3
 from urllib.parse import quote
 
@@ -182,3 +183,53 @@ def test_acting_in_a_finished_game_is_refused(client, service):
     one_line(client.post(f"/api/games/{secret}/actions", json={"seq": done["seq"] + 5, "row": "ones"}), 409, "reload")
     after = stored(service, secret)
     assert after.decisions == before.decisions and after.end == before.end
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_store_client(request, tmp_path):
+    """A client of a server on SQLite, then on PostgreSQL: the hostile set must answer the same on both."""
+    url = str(tmp_path / "yacht.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    service = GameService(db.connect(url), ["greedy"])
+    with TestClient(create_app(service)) as client:
+        yield client, service
+    service.engine.dispose()
+
+
+def post_ascii(client, path, body):
+    """POST ``body`` as JSON with \\u escapes, as a browser may send a lone surrogate (httpx's own encoder refuses it)."""
+    return client.post(path, content=json.dumps(body).encode(), headers={"content-type": "application/json"})
+
+
+HOSTILE_NAMES = [
+    "a\ud800b",
+    "\udfff",
+    "a\x00b",
+    "a\x1b]0;owned\x07b",
+    "\x7f",
+    "a\x9b2Jb",
+]  # \x85 and \x1c..\x1f are white space: collapsed to a space
+
+
+def test_the_hostile_set_answers_4xx_with_one_line_on_both_databases(any_store_client):
+    client, service = any_store_client
+    secret = new_game(client, name="owner")
+    before = len(db.all_games(service.engine))
+    for name in HOSTILE_NAMES:
+        response = post_ascii(client, "/api/games", {"name": name, "mode": "solitaire"})
+        one_line(response, 400, "name")
+    for path in ["/api/players/a%00b", "/api/players/%00", "/api/games/a%00b", "/api/games/a%00b/summary", "/player/a%00b"]:
+        response = client.get(path)
+        assert response.status_code in (200, 400, 404), (path, response.text)  # /player/NAME is a static page
+        if response.status_code != 200:
+            one_line(response, response.status_code, "")
+    one_line(client.post("/api/games/a%00b/actions", json={"seq": 0, "row": "choice"}), 404, "no such game")
+    for since in ["²", "٣", "1" * 5000, "-1", "1e3", " 1"]:
+        one_line(client.get(f"/api/games/{secret}", params={"since": since}), 400, "since must be a number")
+    for body in [{"seq": 0, "row": "a\ud800"}, {"seq": 0, "row": "a\x00"}, {"seq": 0, "hold": ["\ud800"]}]:
+        one_line(post_ascii(client, f"/api/games/{secret}/actions", body), 400, "")
+    one_line(post_ascii(client, "/api/games", {"name": "x", "mode": "\ud800"}), 400, "not offered")
+    one_line(client.post("/api/games", json={"name": "x", "mode": "solitaire", "rules": "y\x00"}), 400, "rule set")
+    one_line(client.get("/api/report", params={"player": "a\x00b", "since": "\x00"}), 400, "since")
+    assert client.get("/api/report", params={"player": "a\x00b"}).status_code == 200
+    assert len(db.all_games(service.engine)) == before
+    assert client.get(f"/api/games/{secret}").status_code == 200

@@ -39,7 +39,20 @@ from yacht_play.serve.sheets import rule_set_title, rules_from_request
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024  # bytes; a decision is a few dozen
+MAX_DIGITS = 18  # of a number in a request: more than any count of decisions or bytes
 NEW_GAMES_PER_MINUTE = 30  # yacht serve's default, per client address (create_app: 0, no limit, for tests)
+
+
+def decimal(text: str) -> bool:
+    """Whether ``text`` is a plain decimal number: ASCII digits only (``str.isdigit`` accepts "²", which ``int``
+    refuses) and at most ``MAX_DIGITS`` of them (``int`` refuses over 4,300).
+    """
+    return 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a one-line message, cut to ``limit`` characters."""
+    return ascii(text) if len(text) <= limit else f"{ascii(text[:limit])}... ({len(text)} characters)"
 
 
 def refused(message: str, status: int = 400) -> JSONResponse:
@@ -52,7 +65,7 @@ async def json_body(request: Request):
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise Refused("send the request body as JSON (Content-Type: application/json)", 415)
     length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+    if length is not None and (not decimal(length) or int(length) > MAX_BODY):
         raise Refused(f"request body over {MAX_BODY} bytes", 413)
     data = b""
     async for chunk in request.stream():
@@ -212,8 +225,8 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
 
     async def game(request: Request) -> Response:
         since = request.query_params.get("since", "0")
-        if not since.isdigit():
-            raise Refused(f"since must be a number of decisions, got {since!r}")
+        if not decimal(since):
+            raise Refused(f"since must be a number of decisions (digits 0-9, at most {MAX_DIGITS}), got {shown(since)}")
         return JSONResponse(await run_in_threadpool(service.advance, request.path_params["secret"], int(since)))
 
     async def act(request: Request) -> Response:

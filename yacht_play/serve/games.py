@@ -16,9 +16,11 @@ stream, never a seed (a seed regenerates the stream).
 from __future__ import annotations
 
 import math
+import re
 import secrets
 import threading
 import time
+import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass
 
@@ -38,6 +40,24 @@ MODES = AGENTS_PER_MODE  # the modes offered: mode -> (fewest, most) agents
 MAX_NAME = 40
 COACH_OPTIONS = 6
 CACHE_GAMES = 2000
+SECRET = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what secrets.token_urlsafe makes; anything else finds no game
+
+
+def player_name(value) -> str:
+    """A person's name as the server keeps it: white space collapsed, 1 to ``MAX_NAME`` characters, no control
+    character (an ESC or NUL would reach an operator's terminal, and PostgreSQL refuses a NUL) and no lone
+    surrogate (it has no UTF-8 form); else ``Refused`` with one line.
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise Refused(f"name: type a player name (1 to {MAX_NAME} characters)")
+    name = " ".join(value.split())
+    if len(name) > MAX_NAME:
+        raise Refused(f"name: {len(name)} characters is too long; at most {MAX_NAME}")
+    for char in name:
+        if unicodedata.category(char) in ("Cc", "Cs"):
+            kind = "a lone surrogate" if unicodedata.category(char) == "Cs" else "a control character"
+            raise Refused(f"name: {ascii(char)} is {kind}; use letters, digits, spaces and punctuation")
+    return name
 
 
 class Refused(Exception):
@@ -130,11 +150,7 @@ class GameService:
 
     def create(self, name, mode, agents, coach, rules=None) -> str:
         """A new game for the person ``name`` under ``rules`` (a name of ``RULE_SETS``; default the server's); its secret."""
-        if not isinstance(name, str) or not name.strip():
-            raise Refused("name: type a player name (1 to 40 characters)")
-        name = " ".join(name.split())
-        if len(name) > MAX_NAME:
-            raise Refused(f"name: {len(name)} characters is too long; at most {MAX_NAME}")
+        name = player_name(name)
         if not isinstance(mode, str) or mode not in MODES:  # a list or object is not hashable: check first
             raise Refused(f"mode {mode!r} is not offered; choose one of {', '.join(MODES)}")
         if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
@@ -187,7 +203,7 @@ class GameService:
 
     def live(self, secret) -> Live:
         """The game whose secret this is, from memory or rebuilt from its rows."""
-        if not isinstance(secret, str) or not secret:
+        if not isinstance(secret, str) or not SECRET.fullmatch(secret):
             raise Refused("no such game", 404)
         with self._guard:
             live = self._live.get(secret)
@@ -492,7 +508,7 @@ class GameService:
         import json
 
         games = []
-        for row in store.player_games(self.engine, " ".join(name.split())):
+        for row in store.player_games(self.engine, player_name(name)):
             header = json.loads(row.header)
             end = json.loads(row.end_record) if row.end_record else None
             games.append(
