@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 import sqlite3
+import subprocess
+import sys
 from urllib.parse import quote
 
 import pytest
@@ -12,6 +14,7 @@ import pytest
 pytest.importorskip("starlette", reason="the serve tests need the serve extra: pip install 'yacht-rl[serve]'")
 pytest.importorskip("httpx", reason="the serve API tests need httpx (Starlette's TestClient)")
 
+from tests.yacht_play.serve_support import ROOT, Server  # noqa: E402
 from tests.yacht_play.test_serve_api import TestClient, new_game, stored  # noqa: E402
 from yacht_play import store as db  # noqa: E402
 from yacht_play.serve.app import MAX_BODY, RateLimit, create_app  # noqa: E402
@@ -233,3 +236,41 @@ def test_the_hostile_set_answers_4xx_with_one_line_on_both_databases(any_store_c
     assert client.get("/api/report", params={"player": "a\x00b"}).status_code == 200
     assert len(db.all_games(service.engine)) == before
     assert client.get(f"/api/games/{secret}").status_code == 200
+
+
+def new_games_from(server: Server, forwarded_for: list[str]) -> list[int]:
+    """The statuses of one new game asked for with each ``X-Forwarded-For`` value."""
+    import httpx
+
+    return [
+        httpx.post(
+            server.url + "/api/games", json={"name": "xff", "mode": "solitaire"}, headers={"x-forwarded-for": f}
+        ).status_code
+        for f in forwarded_for
+    ]
+
+
+@pytest.mark.parametrize(
+    "proxies, statuses", [((), [201, 201, 429, 429]), (("--forwarded-allow-ips", "127.0.0.1"), [201, 201, 429, 201])]
+)
+def test_forwarded_for_counts_only_from_a_proxy_the_operator_names(tmp_path, proxies, statuses):
+    server = Server(tmp_path / "yacht.db", agents="random", options=("--new-games-per-minute", "2", *proxies)).start()
+    try:
+        # behind no proxy, inventing an address gets no fresh quota; from a named proxy each client has its own
+        assert new_games_from(server, ["10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.2"]) == statuses
+    finally:
+        server.stop()
+
+
+def test_serve_says_which_forwarded_headers_it_believes():
+    shown = subprocess.run([sys.executable, "-m", "yacht_play.cli", "serve", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert "--forwarded-allow-ips" in shown.stdout and "X-Forwarded-For" in shown.stdout and "Default none" in shown.stdout
+    refused = subprocess.run(
+        [sys.executable, "-m", "yacht_play.cli", "serve", "--forwarded-allow-ips", "proxy.example", "--db", "x.db"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        refused.returncode == 2 and refused.stderr.count("\n") == 1 and "'proxy.example' is not an IP address" in refused.stderr
+    )

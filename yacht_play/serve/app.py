@@ -12,7 +12,8 @@
     GET  /api/players/{name}        a player's games
     GET  /report, /api/report       the population report (``?since=&until=&mode=&player=&rules=``), as a page or JSON
 
-Game creation is limited per client address (``new_games_per_minute``; over it: 429 and one line).
+Game creation is limited per client address (``new_games_per_minute``; over it: 429 and one line): the
+connecting address, or the one a proxy named with ``yacht serve --forwarded-allow-ips`` forwards.
 
 A refused request gets a 4xx status and ``{"error": "one line"}``, and changes nothing. Game logic
 lives in :mod:`yacht_play.serve.games`; its calls run in worker threads.
