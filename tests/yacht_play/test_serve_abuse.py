@@ -18,7 +18,7 @@ from tests.yacht_play.serve_support import ROOT, Server  # noqa: E402
 from tests.yacht_play.test_serve_api import TestClient, new_game, stored  # noqa: E402
 from yacht_play import store as db  # noqa: E402
 from yacht_play.serve.app import MAX_BODY, RateLimit, create_app  # noqa: E402
-from yacht_play.serve.games import MAX_NAME, GameService, Refused  # noqa: E402
+from yacht_play.serve.games import MAX_NAME, GameService, Refused, shown_policies  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -274,3 +274,50 @@ def test_serve_says_which_forwarded_headers_it_believes():
     assert (
         refused.returncode == 2 and refused.stderr.count("\n") == 1 and "'proxy.example' is not an IP address" in refused.stderr
     )
+
+
+def test_every_answer_carries_the_security_headers(client):
+    secret = new_game(client, name="headers")
+    for method, path in [
+        ("GET", "/"),
+        ("GET", f"/game/{secret}"),
+        ("GET", "/player/headers"),
+        ("GET", "/report"),
+        ("GET", "/api/agents"),
+        ("GET", f"/api/games/{secret}"),
+        ("GET", "/api/games/nothing"),  # a refusal
+        ("GET", "/no/such/page"),
+        ("GET", "/static/yacht.js"),
+        ("GET", "/static/yacht.css"),
+        ("POST", "/api/games"),
+    ]:
+        headers = client.request(method, path).headers
+        policy = headers.get("content-security-policy", "")
+        assert "script-src 'self';" in policy and "frame-ancestors 'none'" in policy and "object-src 'none'" in policy, path
+        assert headers.get("x-content-type-options") == "nosniff" and headers.get("x-frame-options") == "DENY", path
+
+
+def test_a_model_agent_is_shown_by_its_name_never_its_path(tmp_path):
+    pytest.importorskip("torch", reason="ppo agents need the train extra")
+    from tests.yacht_play.serve_support import ROOT
+
+    model = f"ppo:{ROOT / 'models' / 'ppo.safetensors'}"
+    service = GameService(db.connect(str(tmp_path / "paths.db")), ["greedy", model])
+    folder = str(ROOT / "models")
+    with TestClient(create_app(service)) as client:
+        offered = client.get("/api/agents")
+        assert folder not in offered.text
+        assert [a["policy"] for a in offered.json()["agents"]] == ["greedy", "ppo:ppo.safetensors"]
+        secret = new_game(client, "table", ["ppo:ppo.safetensors"])  # the shown name is the one a page sends back
+        view = client.get(f"/api/games/{secret}")
+        assert folder not in view.text and view.json()["game"]["players"][1]["policy"] == "ppo:ppo.safetensors"
+        assert stored(service, secret).players[1]["policy"] == model  # the record keeps the real one
+        refused = client.post("/api/games", json={"name": "x", "mode": "duplicate", "agents": [model], "rules": "yahtzee"})
+        assert refused.status_code == 400 and folder not in refused.text and "'ppo:ppo.safetensors'" in refused.text
+        refused = client.post("/api/games", json={"name": "x", "mode": "duplicate", "agents": ["ppo:/srv/other.zip"]})
+        assert refused.status_code == 400 and "/srv" not in refused.text and "ppo:ppo.safetensors" in refused.text
+    assert shown_policies(["ppo:/a/best.zip", "ppo:/b/best.zip", "target:150"]) == {
+        "ppo:/a/best.zip": "ppo:best.zip",
+        "ppo:/b/best.zip": "ppo:best.zip#2",
+        "target:150": "target:150",
+    }

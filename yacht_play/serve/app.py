@@ -135,6 +135,39 @@ class ServerTiming:
         await self.app(scope, receive, timed)
 
 
+# Scripts only from the site's own files (the pages have no inline script, and no answer is ever run as one);
+# styles may be inline, since the pages and the report set a few style attributes. No framing, no plugins.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),  # a JSON answer or a static file is never read as a script or a page
+    (b"x-frame-options", b"DENY"),  # for browsers that ignore frame-ancestors
+    (b"referrer-policy", b"no-referrer"),  # a game's URL holds its secret
+]
+
+
+class SecurityHeaders:
+    """ASGI middleware: :data:`SECURITY_HEADERS` on every answer (pages, the API, static files, refusals)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        """Pass the request on; add the headers to the answer's."""
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def secured(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *SECURITY_HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, secured)
+
+
 def report_filters(request: Request):
     """The report's filters from the query string, refused (400) when a date is not a date or a mode not a mode."""
     from yacht_play.report import Filters, check_date, check_mode
@@ -162,7 +195,8 @@ def lobby_offer(service: GameService) -> dict:
 
     return {
         "agents": [
-            {"policy": name, "name": name.split(":", 1)[0], "rules": service.agent_rules[name]} for name in service.agents
+            {"policy": service.shown[name], "name": name.split(":", 1)[0], "rules": service.agent_rules[name]}
+            for name in service.agents
         ],
         "rules": list(RULE_SETS),
         "rule_titles": {name: rule_set_title(name) for name in RULE_SETS},
@@ -264,5 +298,7 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(
-        routes=routes, exception_handlers={Refused: on_refused, 404: not_found}, middleware=[Middleware(ServerTiming)]
+        routes=routes,
+        exception_handlers={Refused: on_refused, 404: not_found},
+        middleware=[Middleware(SecurityHeaders), Middleware(ServerTiming)],
     )

@@ -60,6 +60,33 @@ def player_name(value) -> str:
     return name
 
 
+def shown_policy(policy: str) -> str:
+    """A policy name as a browser sees it: a model's file name without its folders (``ppo:/srv/m/best.zip`` shows
+    as ``ppo:best.zip``), so that no page or answer tells the server's paths; every other name as it is.
+    """
+    from pathlib import PurePath
+
+    from agents.registry import model_prefixes
+
+    for prefix in model_prefixes():
+        if policy.startswith(prefix):
+            return prefix + PurePath(policy[len(prefix) :].replace("\\", "/")).name
+    return policy
+
+
+def shown_policies(agents: list[str]) -> dict[str, str]:
+    """Each of ``agents`` -> its :func:`shown_policy`, numbered (``ppo:best.zip#2``) where two would show alike."""
+    shown: dict[str, str] = {}
+    for policy in agents:
+        name = base = shown_policy(policy)
+        number = 1
+        while name in shown.values():
+            number += 1
+            name = f"{base}#{number}"
+        shown[policy] = name
+    return shown
+
+
 class Refused(Exception):
     """A request the game refuses; ``status`` is the HTTP status, the message one line for the person."""
 
@@ -91,6 +118,8 @@ class GameService:
         self.engine = engine
         self.rules = rule_set(rules)
         self.agents = list(dict.fromkeys(agents))
+        self.shown = shown_policies(self.agents)  # policy -> the name browsers see and send back
+        self._by_shown = {shown: policy for policy, shown in self.shown.items()}
         self.policies = {}  # (name, rules name) -> the solitaire policy (None for a table-only policy such as win)
         self._table_policies: dict[tuple, OneAtATime] = {}  # (name, players, rules name) -> a policy that reads the table
         self._graders: dict[str, object] = {}  # rules name -> its Grader
@@ -159,9 +188,7 @@ class GameService:
         if not fewest <= len(agents) <= most:
             wanted = "no agents" if most == 0 else f"{fewest} agent" if fewest == most else f"{fewest} to {most} agents"
             raise Refused(f"mode {mode} plays with {wanted}, got {len(agents)}")
-        for policy in agents:
-            if policy not in self.agents:
-                raise Refused(f"agent {policy!r} is not offered here; choose from {', '.join(self.agents) or 'none'}")
+        agents = [self.offered_policy(policy) for policy in agents]
         if not isinstance(coach, bool):
             raise Refused("coach: true or false")
         try:
@@ -169,7 +196,7 @@ class GameService:
             for policy in agents:
                 self._solitaire_policy(policy, rules)  # refuses an agent that does not play these rules
         except ValueError as error:
-            raise Refused(str(error)) from None
+            raise Refused(self.without_paths(str(error))) from None
         self.grader_for(rules)  # a rule set's first game waits for its solver here, not at its first decision
         names = unique_names([name, *(agent_name(p) for p in agents)])
         players = [Player(name, "human"), *(Player(n, "agent", p) for n, p in zip(names[1:], agents))]
@@ -180,6 +207,21 @@ class GameService:
         store.insert_game(self.engine, match.game_id, secret, name, match.header)
         self._keep(Live(match.game_id, secret, match, time.monotonic(), threading.Lock()))
         return secret
+
+    def offered_policy(self, name: str) -> str:
+        """The offered policy a request names, by its shown name (or its own); else ``Refused``."""
+        policy = self._by_shown.get(name, name if name in self.shown else None)
+        if policy is None:
+            offered = ", ".join(self.shown.values()) or "none"
+            raise Refused(f"agent {shown_policy(name)!r} is not offered here; choose from {offered}")
+        return policy
+
+    def without_paths(self, message: str) -> str:
+        """``message`` with each offered model's path replaced by its shown name."""
+        for policy, shown in self.shown.items():
+            if policy != shown:
+                message = message.replace(policy, shown)
+        return message
 
     def import_game(self, game: GameRecord) -> bool:
         """Load a recorded game (replayed first, to prove it legal); False when its id is there already."""
@@ -222,14 +264,14 @@ class GameService:
                 continue
             if player["policy"] not in self.agents:
                 raise Refused(
-                    f"game {game.game_id} needs the agent {player['policy']!r}, which this server does not "
+                    f"game {game.game_id} needs the agent {shown_policy(player['policy'])!r}, which this server does not "
                     f"offer now (start it with --agents including it)",
                     409,
                 )
             try:
                 self._solitaire_policy(player["policy"], rules)
             except ValueError as error:
-                raise Refused(f"game {game.game_id} cannot go on: {error}", 409) from None
+                raise Refused(f"game {game.game_id} cannot go on: {self.without_paths(str(error))}", 409) from None
             policies[player["seat"]] = self._policy(player["policy"], mode, len(players), rules)
         # The server's own database names the agents; the server plays them with the policies it loaded.
         match = resume(game, policies=policies)
@@ -244,7 +286,7 @@ class GameService:
         if reads_totals(name) and mode == "table":  # it sees every seat's total
             return self._table_policy(name, num_players, rules)
         if not plays_alone(name):
-            raise Refused(f"agent {name!r} plays at a table (mode table): it reads the other players' scores")
+            raise Refused(f"agent {self.shown[name]!r} plays at a table (mode table): it reads the other players' scores")
         return self.policies[(name, rules.name)]
 
     def _table_policy(self, name: str, num_players: int, rules):
@@ -253,6 +295,10 @@ class GameService:
             if key not in self._table_policies:
                 self._table_policies[key] = OneAtATime(self._make_table_policy(name, num_players, rules=rules))
             return self._table_policies[key]
+
+    def shown_name(self, policy: str | None) -> str | None:
+        """A seat's policy as a browser sees it (None for a person)."""
+        return None if policy is None else self.shown.get(policy) or shown_policy(policy)
 
     def forget(self, live: Live) -> None:
         """Drop a game from memory; the next request rebuilds it from its rows."""
@@ -433,7 +479,10 @@ class GameService:
                 "mode": match.mode,
                 "coach": match.coach,
                 "started": match.header["time"],
-                "players": [{"seat": s.index, "name": s.name, "kind": s.kind, "policy": s.player.policy} for s in match.seats],
+                "players": [
+                    {"seat": s.index, "name": s.name, "kind": s.kind, "policy": self.shown_name(s.player.policy)}
+                    for s in match.seats
+                ],
             },
             "rules": rules_view(rules),
             "rows": [{"name": c.name, "title": c.title} for c in rules.categories],
