@@ -321,3 +321,60 @@ def test_a_model_agent_is_shown_by_its_name_never_its_path(tmp_path):
         "ppo:/b/best.zip": "ppo:best.zip#2",
         "target:150": "target:150",
     }
+
+
+def bad_database(folder, kind: str) -> str:
+    """A --db that no command can use: a text file, a corrupted SQLite file (its header, or pages only a read
+    reaches), a schema_version of 'abc', an SQLite database in memory, a PostgreSQL URL with a password."""
+    path = folder / f"{kind}.db"
+    if kind == "text":
+        path.write_text("not a database\n")
+    elif kind == "corrupt-header":
+        with sqlite3.connect(path) as connection:
+            connection.execute("create table t(x)")
+        data = bytearray(path.read_bytes())
+        data[100:400] = b"\xff" * 300
+        path.write_bytes(bytes(data))
+    elif kind == "corrupt-pages":
+        engine = db.connect(str(path))
+        with engine.begin() as connection:
+            rows = [dict(game_id=f"g{i}", secret=f"s{i}", player="p" * 200, mode="solitaire", coach=False) for i in range(300)]
+            connection.execute(db.games.insert(), [dict(r, header="{}" * 200, created="2026", finished="2026") for r in rows])
+        engine.dispose()
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2 : len(data) // 2 + 8192] = b"\x13" * 8192
+        path.write_bytes(bytes(data))
+    elif kind == "schema-abc":
+        with sqlite3.connect(path) as connection:
+            connection.execute("create table schema_version(version integer not null)")
+            connection.execute("insert into schema_version values ('abc')")
+    elif kind == "memory":
+        return "sqlite://"
+    elif kind == "password":
+        return "postgresql://ann:s3cret-pw@127.0.0.1:1/yacht"
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", ["text", "corrupt-header", "corrupt-pages", "schema-abc", "memory", "password"])
+@pytest.mark.parametrize("command", ["serve", "report", "export", "import"])
+def test_a_database_no_command_can_use_is_refused_in_one_line(tmp_path, capsys, command, kind):
+    from yacht_play.cli import main
+
+    url = bad_database(tmp_path, kind)
+    if command in ("serve", "import") and kind == "corrupt-pages":
+        pytest.skip(f"{command} opens the store and reads no game here: only a read reaches the corrupted pages")
+    extra = {"serve": ["--agents", "random"], "import": [str(tmp_path / "none.jsonl")]}.get(command, [])
+    (tmp_path / "none.jsonl").write_text("")
+    assert main([command, "--db", url, *extra]) == 2
+    error = capsys.readouterr().err
+    lines = [line for line in error.splitlines() if not line.startswith("yacht serve: loading agents")]
+    assert len(lines) == 1 and "Traceback" not in error and "s3cret-pw" not in error, error
+    expected = {
+        "text": "file is not a database",
+        "corrupt-header": "malformed",
+        "corrupt-pages": "malformed",
+        "schema-abc": "schema_version holds 'abc', not a version number",
+        "memory": "in memory",
+        "password": "ann:***@127.0.0.1:1",
+    }[kind]
+    assert expected in lines[0]

@@ -165,11 +165,11 @@ def run_export(args) -> int:
         print(f"yacht export: no database at {args.db!r} (yacht serve --db {args.db} creates it)", file=sys.stderr)
         return 2
     try:
-        engine = store.connect(args.db)
+        with store.database_errors(store.database_url(args.db)):  # a corrupted file: one line, not a traceback
+            games = store.all_games(store.connect(args.db), finished_only=args.finished)
     except store.DatabaseError as error:
         print(f"yacht export: {error}", file=sys.stderr)
         return 2
-    games = store.all_games(engine, finished_only=args.finished)
     lines = [json.dumps(record, separators=(",", ":")) + "\n" for game in games for record in game.lines()]
     if args.output == "-":
         sys.stdout.writelines(lines)
