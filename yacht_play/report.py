@@ -567,7 +567,9 @@ def run(args) -> int:
     except (ValueError, store.DatabaseError) as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
-    print("\n".join(text_lines(report)))
+    from yacht_play.terminal_text import escaped_controls
+
+    print("\n".join(escaped_controls(line) for line in text_lines(report)))  # names come from browsers
     if args.json:
         save_json(args.json, report)
     if args.plot:

@@ -207,6 +207,7 @@ HOSTILE_NAMES = [
     "a\ud800b",
     "\udfff",
     "a\x00b",
+    "evil\u202etxt.exe",  # a right-to-left override: shows as "evilexe.txt"
     "a\x1b]0;owned\x07b",
     "\x7f",
     "a\x9b2Jb",

@@ -35,6 +35,7 @@ from yacht_play.commands import choice_label, decision_label, row_points
 from yacht_play.match import Match, Player, agent_name
 from yacht_play.records import AGENTS_PER_MODE, GameRecord, RecordError
 from yacht_play.serve.sheets import now_points, rule_set_title, rule_sets_of_agent, rules_from_request, rules_view, sheet_view
+from yacht_play.terminal_text import BIDI_CONTROLS
 
 MODES = AGENTS_PER_MODE  # the modes offered: mode -> (fewest, most) agents
 MAX_NAME = 40
@@ -54,7 +55,7 @@ def player_name(value) -> str:
     if len(name) > MAX_NAME:
         raise Refused(f"name: {len(name)} characters is too long; at most {MAX_NAME}")
     for char in name:
-        if unicodedata.category(char) in ("Cc", "Cs"):
+        if unicodedata.category(char) in ("Cc", "Cs") or char in BIDI_CONTROLS:  # reorders what a page or terminal shows
             kind = "a lone surrogate" if unicodedata.category(char) == "Cs" else "a control character"
             raise Refused(f"name: {ascii(char)} is {kind}; use letters, digits, spaces and punctuation")
     return name
