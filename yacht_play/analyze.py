@@ -297,9 +297,14 @@ def figure(value: float, digits: int = 3) -> str:
 
 def print_report(reports: list[PlayerReport], files: list[str], optimum: float, worst: int, rules: str = "yacht") -> None:
     """Print the reports as a table."""
+    from rich.markup import escape
     from rich.table import Table
 
     from yacht_env.render import report_console
+    from yacht_play.terminal_text import escaped_controls
+
+    def shown(text: str) -> str:  # a name from a record: no terminal escape, no rich markup
+        return escape(escaped_controls(text))
 
     console = report_console()
     table = Table(
@@ -308,7 +313,7 @@ def print_report(reports: list[PlayerReport], files: list[str], optimum: float, 
     )
     table.add_column("", justify="left")
     for report in reports:
-        table.add_column(f"{report.label}\n[dim]{report.kind}[/dim]", justify="right")
+        table.add_column(f"{shown(report.label)}\n[dim]{report.kind}[/dim]", justify="right")
     rows = [
         ("games (finished)", lambda r: f"{r.games} ({r.finished_games})"),
         ("mean final score", lambda r: figure(r.mean_score, 1)),
@@ -326,14 +331,14 @@ def print_report(reports: list[PlayerReport], files: list[str], optimum: float, 
     console.print(table)
     for report in reports:
         if not report.worst:
-            console.print(f"{report.label}: no decision lost anything")
+            console.print(f"{shown(report.label)}: no decision lost anything")
             continue
-        worst_table = Table(title=f"{report.label}: worst {len(report.worst)} decisions", title_justify="left")
+        worst_table = Table(title=f"{shown(report.label)}: worst {len(report.worst)} decisions", title_justify="left")
         for column in ("game", "turn", "roll", "dice", "chose", "optimum", "exp. final", "loss"):
             worst_table.add_column(column, justify="right" if column in ("turn", "roll", "loss", "exp. final") else "left")
         for entry in report.worst:
             worst_table.add_row(
-                entry["game_id"],
+                shown(entry["game_id"]),
                 str(entry["turn"]),
                 str(entry["roll"]),
                 dice_text(entry["dice"]),

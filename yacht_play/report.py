@@ -561,12 +561,15 @@ def run(args) -> int:
         )
         if "://" not in args.db and not Path(args.db).exists():
             raise ValueError(f"no database at {args.db!r} (yacht serve --db {args.db} creates it)")
-        games = store.all_games(store.connect(args.db), finished_only=True)
+        with store.database_errors(store.database_url(args.db)):  # a corrupted file: one line, not a traceback
+            games = store.all_games(store.connect(args.db), finished_only=True)
         report = build_report(games, filters)
     except (ValueError, store.DatabaseError) as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
-    print("\n".join(text_lines(report)))
+    from yacht_play.terminal_text import escaped_controls
+
+    print("\n".join(escaped_controls(line) for line in text_lines(report)))  # names come from browsers
     if args.json:
         save_json(args.json, report)
     if args.plot:

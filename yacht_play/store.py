@@ -17,6 +17,7 @@ The schema is versioned: ``schema_version`` holds the number of migrations appli
 from __future__ import annotations
 
 import json
+import re
 import threading
 import weakref
 from contextlib import contextmanager
@@ -40,8 +41,8 @@ from sqlalchemy import (
     select,
     update,
 )
-from sqlalchemy.engine import Engine
-from sqlalchemy.exc import ArgumentError, OperationalError
+from sqlalchemy.engine import Engine, make_url
+from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from yacht_env.bounded_input import load_json
 from yacht_play.options import DEFAULT_DB  # noqa: F401  (the default store, named here too as it was)
@@ -102,18 +103,65 @@ def database_url(text: str) -> str:
     return "sqlite:///" + str(Path(text).expanduser())
 
 
-def connect(url: str) -> Engine:
-    """An engine on ``url`` (a URL or an SQLite file path), with the schema migrated to the newest version."""
-    url = database_url(url)
+def hidden_password(url: str) -> str:
+    """``url`` with its password, if any, shown as ``***`` (as every message about a database writes it)."""
     try:
+        return make_url(url).render_as_string(hide_password=True)
+    except (ArgumentError, ValueError):  # not a URL SQLAlchemy reads: mask whatever sits between ":" and "@"
+        return re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", url)
+
+
+def _without_password(message: str, url: str) -> str:
+    try:
+        password = make_url(url).password
+    except (ArgumentError, ValueError):
+        password = None
+    return message.replace(url, hidden_password(url)).replace(str(password), "***") if password else message
+
+
+@contextmanager
+def database_errors(url: str, doing: str = "read"):
+    """Turn a database's failure inside the block into one :class:`DatabaseError` line naming ``url`` (its password
+    hidden): a file that is not SQLite, a corrupted one, a server that went away.
+    """
+    try:
+        yield
+    except DatabaseError as error:
+        raise DatabaseError(_without_password(str(error), url)) from None
+    except (SQLAlchemyError, ImportError) as error:
+        first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
+        raise DatabaseError(_without_password(f"cannot {doing} database {hidden_password(url)!r}: {first}", url)) from None
+
+
+def in_memory(url: str) -> bool:
+    """Whether ``url`` is an SQLite database in memory, which every connection would see empty."""
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        return False
+    database = parsed.database or ""
+    return parsed.get_backend_name() == "sqlite" and (
+        database in ("", ":memory:") or database.startswith("file::memory:") or "memory" in str(parsed.query.get("mode", ""))
+    )
+
+
+def connect(url: str) -> Engine:
+    """An engine on ``url`` (a URL or an SQLite file path), with the schema migrated to the newest version;
+    else :class:`DatabaseError` with one line (the URL's password hidden).
+    """
+    url = database_url(url)
+    if in_memory(url):
+        raise DatabaseError(
+            f"database {url!r} is in memory: each connection would see its own empty one and every game would be "
+            "lost; name an SQLite file or a PostgreSQL URL"
+        )
+    with database_errors(url, "open"):
         if url.startswith("sqlite"):
             engine = create_engine(url, connect_args={"check_same_thread": False, "timeout": 30})
             event.listen(engine, "connect", _sqlite_pragmas)
         else:
             engine = create_engine(url, pool_pre_ping=True)
         migrate(engine)
-    except (ArgumentError, OperationalError, ImportError) as error:
-        raise DatabaseError(f"cannot open database {url!r}: {str(error).splitlines()[0]}") from None
     return engine
 
 
@@ -135,6 +183,11 @@ def migrate(engine: Engine) -> int:
         if version is None:
             connection.execute(insert(schema_version).values(version=0))
             version = 0
+        if not isinstance(version, int) or version < 0:  # SQLite keeps any value in an INTEGER column
+            raise DatabaseError(
+                f"the database's schema_version holds {str(version)[:40]!r}, not a version number (0..{len(MIGRATIONS)}); "
+                "is it a yacht database?"
+            )
         if version > len(MIGRATIONS):
             raise DatabaseError(
                 f"the database has schema version {version}, newer than this version reads ({len(MIGRATIONS)}); upgrade yacht-rl"

@@ -27,7 +27,7 @@ from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT
 from yacht_play import store as db
 from yacht_play.serve.app import create_app
-from yacht_play.serve.games import REPLACEMENT, GameService
+from yacht_play.serve.games import REPLACEMENT, GameService, shown_policy
 
 FEW_ROLLS_LEFT = slice(36, 38)  # the shipped model's "features" inputs for 0 and 1 rolls left
 HIDDEN = slice(0, 40)
@@ -151,7 +151,8 @@ def test_a_table_game_never_answers_500_and_plays_on_with_the_agent_replaced(ove
                 service.forget(service.live(secret))
         assert view["finished"] and len(view["winners"]) >= 1
     replaced = view["replaced"]
-    assert replaced and replaced[0]["seat"] == 1 and replaced[0]["policy"] == model and replaced[0]["by"] == REPLACEMENT
+    assert replaced and replaced[0]["seat"] == 1 and replaced[0]["policy"] == shown_policy(model)
+    assert replaced[0]["by"] == REPLACEMENT and str(overflowing.parent) not in str(replaced)  # no server path shown
     assert "rolls left" in replaced[0]["reason"] and "\n" not in replaced[0]["reason"]
     stored = db.load_record(service.engine, db.game_row(service.engine, secret))
     assert stored.finished and len(stored.decisions) == view["seq"]

@@ -1,12 +1,16 @@
-"""Helpers of the ``yacht serve`` tests: a server in a subprocess, and Debian's chromium for Playwright."""
+"""Helpers of the ``yacht serve`` tests: a server in a subprocess, a throwaway PostgreSQL server, and Debian's
+chromium for Playwright."""
 
 from __future__ import annotations
 
+import glob
 import os
+import shutil
 import signal
 import socket
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -106,3 +110,71 @@ def chromium_or_skip():
     if not os.path.exists(CHROMIUM):
         pytest.skip(f"browser tests need Debian's chromium at {CHROMIUM}: apt-get install -y chromium (or YACHT_CHROMIUM=PATH)")
     return sync_playwright
+
+
+def postgres_bindir() -> Path | None:
+    """The folder of initdb and pg_ctl, or None."""
+    candidates = []
+    if shutil.which("pg_config"):
+        found = subprocess.run(["pg_config", "--bindir"], capture_output=True, text=True)
+        candidates.append(found.stdout.strip())
+    candidates += sorted(glob.glob("/usr/lib/postgresql/*/bin"), reverse=True)
+    for folder in candidates:
+        if folder and (Path(folder) / "initdb").exists() and (Path(folder) / "pg_ctl").exists():
+            return Path(folder)
+    return None
+
+
+@pytest.fixture(scope="module")
+def postgres_url():
+    """The URL of a throwaway PostgreSQL server (a skip saying why where there can be none)."""
+    pytest.importorskip("psycopg", reason="PostgreSQL needs psycopg 3: pip install 'yacht-rl[serve]'")
+    bindir = postgres_bindir()
+    if bindir is None:
+        pytest.skip("no PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql")
+    as_user: list[str] = []
+    if os.geteuid() == 0:  # initdb refuses to run as root
+        runuser = shutil.which("runuser")
+        try:
+            import pwd
+
+            pwd.getpwnam("postgres")
+        except KeyError:
+            runuser = None
+        if runuser is None:
+            pytest.skip("running as root without a postgres user (or runuser) to own a throwaway cluster")
+        as_user = [runuser, "-u", "postgres", "--"]
+    folder = Path(tempfile.mkdtemp(prefix="yacht-pg-"))
+    data = folder / "data"
+    if as_user:
+        shutil.chown(folder, "postgres")
+    port = free_port()
+
+    def run(*command):
+        return subprocess.run([*as_user, *command], capture_output=True, text=True, timeout=120)
+
+    made = run(str(bindir / "initdb"), "-D", str(data), "-U", "postgres", "--auth=trust", "-E", "UTF8")
+    if made.returncode != 0:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.skip(f"initdb failed: {made.stderr.strip().splitlines()[-1] if made.stderr.strip() else made.returncode}")
+    started = run(
+        str(bindir / "pg_ctl"),
+        "-D",
+        str(data),
+        "-l",
+        str(folder / "log"),
+        "-w",
+        "-t",
+        "60",
+        "start",
+        "-o",
+        f"-p {port} -k {folder} -c listen_addresses=127.0.0.1 -c fsync=on",
+    )
+    if started.returncode != 0:
+        shutil.rmtree(folder, ignore_errors=True)
+        pytest.skip(f"pg_ctl could not start a server: {started.stderr.strip() or started.stdout.strip()}")
+    try:
+        yield f"postgresql://postgres@127.0.0.1:{port}/postgres"
+    finally:
+        run(str(bindir / "pg_ctl"), "-D", str(data), "-m", "immediate", "stop")
+        shutil.rmtree(folder, ignore_errors=True)

@@ -408,3 +408,38 @@ def test_evaluate_seed_names_the_option():
         [sys.executable, "-m", "agents.evaluate", "--seed", "-1", "--games", "4"], capture_output=True, text=True, cwd=ROOT
     )
     assert result.returncode == 2 and "argument --seed: expected an integer 0 or more, got -1" in result.stderr
+
+
+HOSTILE_NAME = "ann\x1b]0;owned\x07\x1b[2J\u202e\x00"  # retitles the terminal, clears it, reverses the text
+
+
+def with_hostile_name(tmp_path: Path) -> Path:
+    """A finished table game whose person is named :data:`HOSTILE_NAME`, as a file someone sent."""
+    data = table_game(tmp_path / "clean.jsonl").read_bytes().replace(b'"ann"', json.dumps(HOSTILE_NAME).encode())
+    path = tmp_path / "hostile.jsonl"
+    path.write_bytes(data)
+    return path
+
+
+def assert_escaped(out: str) -> None:
+    assert "\x1b]" not in out and "\x07" not in out and "\x1b[2J" not in out and "\u202e" not in out and "\x00" not in out
+    assert "ann\\x1b]0;owned\\x07\\x1b[2J\\u202e\\x00" in out.replace("\n", "")
+
+
+def test_analyze_prints_a_name_s_control_characters_escaped(tmp_path, capsys):
+    code, out = analyze(with_hostile_name(tmp_path), "--worst", "2", capsys=capsys)
+    assert code == 0, out.err
+    assert_escaped(out.out)
+
+
+def test_report_prints_a_name_s_control_characters_escaped(tmp_path, capsys):
+    pytest.importorskip("sqlalchemy", reason="yacht report needs the serve extra")
+    from yacht_play import store
+    from yacht_play.cli import main
+    from yacht_play.serve.games import GameService
+
+    engine = store.connect(str(tmp_path / "yacht.db"))
+    assert GameService(engine, []).import_game(read_records(with_hostile_name(tmp_path)).games[0])
+    capsys.readouterr()
+    assert main(["report", "--db", str(tmp_path / "yacht.db")]) == 0
+    assert_escaped(capsys.readouterr().out)

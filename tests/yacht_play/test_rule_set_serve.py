@@ -233,15 +233,16 @@ def test_the_report_takes_one_rule_set_at_a_time(client, service, monkeypatch):
 def test_a_model_trained_for_yacht_is_refused_for_a_yahtzee_game(tmp_path):
     pytest.importorskip("torch", reason="ppo agents need the train extra")
     model = "ppo:models/ppo.safetensors"
+    shown = "ppo:ppo.safetensors"  # as a browser sees it: the file's name, not its path
     engine = db.connect(str(tmp_path / "ppo.db"))
     service = GameService(engine, ["optimal", model])
     with TestClient(create_app(service)) as client:
         offered = {a["policy"]: a["rules"] for a in client.get("/api/agents").json()["agents"]}
-        assert offered[model] == ["yacht"] and "yahtzee" in offered["optimal"]
+        assert offered[shown] == ["yacht"] and "yahtzee" in offered["optimal"]
         response = client.post("/api/games", json={"name": "ann", "mode": "duplicate", "agents": [model], "rules": "yahtzee"})
         assert response.status_code == 400
         assert response.json()["error"] == (
-            f"agent {model!r} is a model trained for the yacht rules; this game plays yahtzee: "
+            f"agent {shown!r} is a model trained for the yacht rules; this game plays yahtzee: "
             "choose random, greedy, optimal or a model trained for yahtzee"
         )
         assert db.all_games(engine) == []

@@ -3,7 +3,10 @@ out-of-turn actions. Each gets a 4xx with one line, and nothing stored changes."
 
 from __future__ import annotations
 
+import json
 import sqlite3
+import subprocess
+import sys
 from urllib.parse import quote
 
 import pytest
@@ -11,10 +14,11 @@ import pytest
 pytest.importorskip("starlette", reason="the serve tests need the serve extra: pip install 'yacht-rl[serve]'")
 pytest.importorskip("httpx", reason="the serve API tests need httpx (Starlette's TestClient)")
 
+from tests.yacht_play.serve_support import ROOT, Server  # noqa: E402
 from tests.yacht_play.test_serve_api import TestClient, new_game, stored  # noqa: E402
 from yacht_play import store as db  # noqa: E402
 from yacht_play.serve.app import MAX_BODY, RateLimit, create_app  # noqa: E402
-from yacht_play.serve.games import MAX_NAME, GameService, Refused  # noqa: E402
+from yacht_play.serve.games import MAX_NAME, GameService, Refused, shown_policies  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -182,3 +186,196 @@ def test_acting_in_a_finished_game_is_refused(client, service):
     one_line(client.post(f"/api/games/{secret}/actions", json={"seq": done["seq"] + 5, "row": "ones"}), 409, "reload")
     after = stored(service, secret)
     assert after.decisions == before.decisions and after.end == before.end
+
+
+@pytest.fixture(params=["sqlite", "postgresql"])
+def any_store_client(request, tmp_path):
+    """A client of a server on SQLite, then on PostgreSQL: the hostile set must answer the same on both."""
+    url = str(tmp_path / "yacht.db") if request.param == "sqlite" else request.getfixturevalue("postgres_url")
+    service = GameService(db.connect(url), ["greedy"])
+    with TestClient(create_app(service)) as client:
+        yield client, service
+    service.engine.dispose()
+
+
+def post_ascii(client, path, body):
+    """POST ``body`` as JSON with \\u escapes, as a browser may send a lone surrogate (httpx's own encoder refuses it)."""
+    return client.post(path, content=json.dumps(body).encode(), headers={"content-type": "application/json"})
+
+
+HOSTILE_NAMES = [
+    "a\ud800b",
+    "\udfff",
+    "a\x00b",
+    "evil\u202etxt.exe",  # a right-to-left override: shows as "evilexe.txt"
+    "a\x1b]0;owned\x07b",
+    "\x7f",
+    "a\x9b2Jb",
+]  # \x85 and \x1c..\x1f are white space: collapsed to a space
+
+
+def test_the_hostile_set_answers_4xx_with_one_line_on_both_databases(any_store_client):
+    client, service = any_store_client
+    secret = new_game(client, name="owner")
+    before = len(db.all_games(service.engine))
+    for name in HOSTILE_NAMES:
+        response = post_ascii(client, "/api/games", {"name": name, "mode": "solitaire"})
+        one_line(response, 400, "name")
+    for path in ["/api/players/a%00b", "/api/players/%00", "/api/games/a%00b", "/api/games/a%00b/summary", "/player/a%00b"]:
+        response = client.get(path)
+        assert response.status_code in (200, 400, 404), (path, response.text)  # /player/NAME is a static page
+        if response.status_code != 200:
+            one_line(response, response.status_code, "")
+    one_line(client.post("/api/games/a%00b/actions", json={"seq": 0, "row": "choice"}), 404, "no such game")
+    for since in ["²", "٣", "1" * 5000, "-1", "1e3", " 1"]:
+        one_line(client.get(f"/api/games/{secret}", params={"since": since}), 400, "since must be a number")
+    for body in [{"seq": 0, "row": "a\ud800"}, {"seq": 0, "row": "a\x00"}, {"seq": 0, "hold": ["\ud800"]}]:
+        one_line(post_ascii(client, f"/api/games/{secret}/actions", body), 400, "")
+    one_line(post_ascii(client, "/api/games", {"name": "x", "mode": "\ud800"}), 400, "not offered")
+    one_line(client.post("/api/games", json={"name": "x", "mode": "solitaire", "rules": "y\x00"}), 400, "rule set")
+    one_line(client.get("/api/report", params={"player": "a\x00b", "since": "\x00"}), 400, "since")
+    assert client.get("/api/report", params={"player": "a\x00b"}).status_code == 200
+    assert len(db.all_games(service.engine)) == before
+    assert client.get(f"/api/games/{secret}").status_code == 200
+
+
+def new_games_from(server: Server, forwarded_for: list[str]) -> list[int]:
+    """The statuses of one new game asked for with each ``X-Forwarded-For`` value."""
+    import httpx
+
+    return [
+        httpx.post(
+            server.url + "/api/games", json={"name": "xff", "mode": "solitaire"}, headers={"x-forwarded-for": f}
+        ).status_code
+        for f in forwarded_for
+    ]
+
+
+@pytest.mark.parametrize(
+    "proxies, statuses", [((), [201, 201, 429, 429]), (("--forwarded-allow-ips", "127.0.0.1"), [201, 201, 429, 201])]
+)
+def test_forwarded_for_counts_only_from_a_proxy_the_operator_names(tmp_path, proxies, statuses):
+    server = Server(tmp_path / "yacht.db", agents="random", options=("--new-games-per-minute", "2", *proxies)).start()
+    try:
+        # behind no proxy, inventing an address gets no fresh quota; from a named proxy each client has its own
+        assert new_games_from(server, ["10.0.0.1", "10.0.0.1", "10.0.0.1", "10.0.0.2"]) == statuses
+    finally:
+        server.stop()
+
+
+def test_serve_says_which_forwarded_headers_it_believes():
+    shown = subprocess.run([sys.executable, "-m", "yacht_play.cli", "serve", "--help"], cwd=ROOT, capture_output=True, text=True)
+    assert "--forwarded-allow-ips" in shown.stdout and "X-Forwarded-For" in shown.stdout and "Default none" in shown.stdout
+    refused = subprocess.run(
+        [sys.executable, "-m", "yacht_play.cli", "serve", "--forwarded-allow-ips", "proxy.example", "--db", "x.db"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+    )
+    assert (
+        refused.returncode == 2 and refused.stderr.count("\n") == 1 and "'proxy.example' is not an IP address" in refused.stderr
+    )
+
+
+def test_every_answer_carries_the_security_headers(client):
+    secret = new_game(client, name="headers")
+    for method, path in [
+        ("GET", "/"),
+        ("GET", f"/game/{secret}"),
+        ("GET", "/player/headers"),
+        ("GET", "/report"),
+        ("GET", "/api/agents"),
+        ("GET", f"/api/games/{secret}"),
+        ("GET", "/api/games/nothing"),  # a refusal
+        ("GET", "/no/such/page"),
+        ("GET", "/static/yacht.js"),
+        ("GET", "/static/yacht.css"),
+        ("POST", "/api/games"),
+    ]:
+        headers = client.request(method, path).headers
+        policy = headers.get("content-security-policy", "")
+        assert "script-src 'self';" in policy and "frame-ancestors 'none'" in policy and "object-src 'none'" in policy, path
+        assert headers.get("x-content-type-options") == "nosniff" and headers.get("x-frame-options") == "DENY", path
+
+
+def test_a_model_agent_is_shown_by_its_name_never_its_path(tmp_path):
+    pytest.importorskip("torch", reason="ppo agents need the train extra")
+    from tests.yacht_play.serve_support import ROOT
+
+    model = f"ppo:{ROOT / 'models' / 'ppo.safetensors'}"
+    service = GameService(db.connect(str(tmp_path / "paths.db")), ["greedy", model])
+    folder = str(ROOT / "models")
+    with TestClient(create_app(service)) as client:
+        offered = client.get("/api/agents")
+        assert folder not in offered.text
+        assert [a["policy"] for a in offered.json()["agents"]] == ["greedy", "ppo:ppo.safetensors"]
+        secret = new_game(client, "table", ["ppo:ppo.safetensors"])  # the shown name is the one a page sends back
+        view = client.get(f"/api/games/{secret}")
+        assert folder not in view.text and view.json()["game"]["players"][1]["policy"] == "ppo:ppo.safetensors"
+        assert stored(service, secret).players[1]["policy"] == model  # the record keeps the real one
+        refused = client.post("/api/games", json={"name": "x", "mode": "duplicate", "agents": [model], "rules": "yahtzee"})
+        assert refused.status_code == 400 and folder not in refused.text and "'ppo:ppo.safetensors'" in refused.text
+        refused = client.post("/api/games", json={"name": "x", "mode": "duplicate", "agents": ["ppo:/srv/other.zip"]})
+        assert refused.status_code == 400 and "/srv" not in refused.text and "ppo:ppo.safetensors" in refused.text
+    assert shown_policies(["ppo:/a/best.zip", "ppo:/b/best.zip", "target:150"]) == {
+        "ppo:/a/best.zip": "ppo:best.zip",
+        "ppo:/b/best.zip": "ppo:best.zip#2",
+        "target:150": "target:150",
+    }
+
+
+def bad_database(folder, kind: str) -> str:
+    """A --db that no command can use: a text file, a corrupted SQLite file (its header, or pages only a read
+    reaches), a schema_version of 'abc', an SQLite database in memory, a PostgreSQL URL with a password."""
+    path = folder / f"{kind}.db"
+    if kind == "text":
+        path.write_text("not a database\n")
+    elif kind == "corrupt-header":
+        with sqlite3.connect(path) as connection:
+            connection.execute("create table t(x)")
+        data = bytearray(path.read_bytes())
+        data[100:400] = b"\xff" * 300
+        path.write_bytes(bytes(data))
+    elif kind == "corrupt-pages":
+        engine = db.connect(str(path))
+        with engine.begin() as connection:
+            rows = [dict(game_id=f"g{i}", secret=f"s{i}", player="p" * 200, mode="solitaire", coach=False) for i in range(300)]
+            connection.execute(db.games.insert(), [dict(r, header="{}" * 200, created="2026", finished="2026") for r in rows])
+        engine.dispose()
+        data = bytearray(path.read_bytes())
+        data[len(data) // 2 : len(data) // 2 + 8192] = b"\x13" * 8192
+        path.write_bytes(bytes(data))
+    elif kind == "schema-abc":
+        with sqlite3.connect(path) as connection:
+            connection.execute("create table schema_version(version integer not null)")
+            connection.execute("insert into schema_version values ('abc')")
+    elif kind == "memory":
+        return "sqlite://"
+    elif kind == "password":
+        return "postgresql://ann:s3cret-pw@127.0.0.1:1/yacht"
+    return str(path)
+
+
+@pytest.mark.parametrize("kind", ["text", "corrupt-header", "corrupt-pages", "schema-abc", "memory", "password"])
+@pytest.mark.parametrize("command", ["serve", "report", "export", "import"])
+def test_a_database_no_command_can_use_is_refused_in_one_line(tmp_path, capsys, command, kind):
+    from yacht_play.cli import main
+
+    url = bad_database(tmp_path, kind)
+    if command in ("serve", "import") and kind == "corrupt-pages":
+        pytest.skip(f"{command} opens the store and reads no game here: only a read reaches the corrupted pages")
+    extra = {"serve": ["--agents", "random"], "import": [str(tmp_path / "none.jsonl")]}.get(command, [])
+    (tmp_path / "none.jsonl").write_text("")
+    assert main([command, "--db", url, *extra]) == 2
+    error = capsys.readouterr().err
+    lines = [line for line in error.splitlines() if not line.startswith("yacht serve: loading agents")]
+    assert len(lines) == 1 and "Traceback" not in error and "s3cret-pw" not in error, error
+    expected = {
+        "text": "file is not a database",
+        "corrupt-header": "malformed",
+        "corrupt-pages": "malformed",
+        "schema-abc": "schema_version holds 'abc', not a version number",
+        "memory": "in memory",
+        "password": "ann:***@127.0.0.1:1",
+    }[kind]
+    assert expected in lines[0]

@@ -44,6 +44,7 @@ def page(browser, server):
     page = context.new_page()
     errors = []
     page.on("pageerror", lambda error: errors.append(str(error)))
+    page.on("console", lambda message: "Content Security Policy" in message.text and errors.append(message.text))
     yield page
     context.close()
     assert not errors, f"the page raised: {errors}"
@@ -229,7 +230,7 @@ def test_docs_screenshots(browser, tmp_path):
         page.goto(server.url + "/")
         page.fill("#name", "Ada")
         page.check("input[name=mode][value=table]", force=True)
-        page.select_option(".agent-select >> nth=0", "ppo:models/ppo.safetensors")
+        page.select_option(".agent-select >> nth=0", "ppo:ppo.safetensors")  # the lobby shows a model by its file name
         page.check("#coach")
         page.screenshot(path=docs / "serve-lobby.png")
         page.click("#start")
@@ -272,3 +273,32 @@ def test_a_name_with_markup_is_shown_as_text(page, server):
         assert name in page.inner_text("body")
         assert page.locator("img").count() == 0
     assert dialogs == []
+
+
+def test_the_pages_keep_to_their_content_security_policy(browser, page, server):
+    """Every page under the server's CSP, a game with an agent and the coach too (their bars set inline styles):
+    the page fixture fails on any violation Chromium reports; an injected inline script does not run.
+    """
+    answer = page.goto(server.url + "/")
+    assert "script-src 'self'" in answer.headers["content-security-policy"] and answer.headers["x-frame-options"] == "DENY"
+    start_game(page, server, "Csp", "table", ["greedy"], coach=True)
+    for _ in range(2):
+        play_turn_by_clicking(page)
+    assert page.locator("#coach .option").count() >= 2
+    for path in ("/player/Csp", "/report"):
+        page.goto(server.url + path)
+        page.wait_for_load_state("networkidle")
+    other = browser.new_context(viewport=DESKTOP)  # its violation must not fail the page fixture
+    injected = other.new_page()
+    injected.goto(server.url + "/")
+    ran = injected.evaluate(
+        """() => new Promise((done) => {
+            document.addEventListener("securitypolicyviolation", () => done("blocked"));
+            const script = document.createElement("script");
+            script.textContent = "window.injected = true";
+            document.body.append(script);
+            setTimeout(() => done(window.injected ? "ran" : "blocked"), 500);
+        })"""
+    )
+    other.close()
+    assert ran == "blocked"

@@ -12,7 +12,8 @@
     GET  /api/players/{name}        a player's games
     GET  /report, /api/report       the population report (``?since=&until=&mode=&player=&rules=``), as a page or JSON
 
-Game creation is limited per client address (``new_games_per_minute``; over it: 429 and one line).
+Game creation is limited per client address (``new_games_per_minute``; over it: 429 and one line): the
+connecting address, or the one a proxy named with ``yacht serve --forwarded-allow-ips`` forwards.
 
 A refused request gets a 4xx status and ``{"error": "one line"}``, and changes nothing. Game logic
 lives in :mod:`yacht_play.serve.games`; its calls run in worker threads.
@@ -39,7 +40,20 @@ from yacht_play.serve.sheets import rule_set_title, rules_from_request
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024  # bytes; a decision is a few dozen
+MAX_DIGITS = 18  # of a number in a request: more than any count of decisions or bytes
 NEW_GAMES_PER_MINUTE = 30  # yacht serve's default, per client address (create_app: 0, no limit, for tests)
+
+
+def decimal(text: str) -> bool:
+    """Whether ``text`` is a plain decimal number: ASCII digits only (``str.isdigit`` accepts "²", which ``int``
+    refuses) and at most ``MAX_DIGITS`` of them (``int`` refuses over 4,300).
+    """
+    return 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()
+
+
+def shown(text: str, limit: int = 40) -> str:
+    """``text`` quoted for a one-line message, cut to ``limit`` characters."""
+    return ascii(text) if len(text) <= limit else f"{ascii(text[:limit])}... ({len(text)} characters)"
 
 
 def refused(message: str, status: int = 400) -> JSONResponse:
@@ -52,7 +66,7 @@ async def json_body(request: Request):
     if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise Refused("send the request body as JSON (Content-Type: application/json)", 415)
     length = request.headers.get("content-length")
-    if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
+    if length is not None and (not decimal(length) or int(length) > MAX_BODY):
         raise Refused(f"request body over {MAX_BODY} bytes", 413)
     data = b""
     async for chunk in request.stream():
@@ -121,6 +135,39 @@ class ServerTiming:
         await self.app(scope, receive, timed)
 
 
+# Scripts only from the site's own files (the pages have no inline script, and no answer is ever run as one);
+# styles may be inline, since the pages and the report set a few style attributes. No framing, no plugins.
+CONTENT_SECURITY_POLICY = (
+    "default-src 'self'; script-src 'self'; style-src 'self' 'unsafe-inline'; img-src 'self' data:; "
+    "object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"
+)
+SECURITY_HEADERS = [
+    (b"content-security-policy", CONTENT_SECURITY_POLICY.encode()),
+    (b"x-content-type-options", b"nosniff"),  # a JSON answer or a static file is never read as a script or a page
+    (b"x-frame-options", b"DENY"),  # for browsers that ignore frame-ancestors
+    (b"referrer-policy", b"no-referrer"),  # a game's URL holds its secret
+]
+
+
+class SecurityHeaders:
+    """ASGI middleware: :data:`SECURITY_HEADERS` on every answer (pages, the API, static files, refusals)."""
+
+    def __init__(self, app):
+        self.app = app
+
+    async def __call__(self, scope, receive, send):
+        """Pass the request on; add the headers to the answer's."""
+        if scope["type"] != "http":
+            return await self.app(scope, receive, send)
+
+        async def secured(message):
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", ()), *SECURITY_HEADERS]
+            await send(message)
+
+        await self.app(scope, receive, secured)
+
+
 def report_filters(request: Request):
     """The report's filters from the query string, refused (400) when a date is not a date or a mode not a mode."""
     from yacht_play.report import Filters, check_date, check_mode
@@ -148,7 +195,8 @@ def lobby_offer(service: GameService) -> dict:
 
     return {
         "agents": [
-            {"policy": name, "name": name.split(":", 1)[0], "rules": service.agent_rules[name]} for name in service.agents
+            {"policy": service.shown[name], "name": name.split(":", 1)[0], "rules": service.agent_rules[name]}
+            for name in service.agents
         ],
         "rules": list(RULE_SETS),
         "rule_titles": {name: rule_set_title(name) for name in RULE_SETS},
@@ -212,8 +260,8 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
 
     async def game(request: Request) -> Response:
         since = request.query_params.get("since", "0")
-        if not since.isdigit():
-            raise Refused(f"since must be a number of decisions, got {since!r}")
+        if not decimal(since):
+            raise Refused(f"since must be a number of decisions (digits 0-9, at most {MAX_DIGITS}), got {shown(since)}")
         return JSONResponse(await run_in_threadpool(service.advance, request.path_params["secret"], int(since)))
 
     async def act(request: Request) -> Response:
@@ -250,5 +298,7 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(
-        routes=routes, exception_handlers={Refused: on_refused, 404: not_found}, middleware=[Middleware(ServerTiming)]
+        routes=routes,
+        exception_handlers={Refused: on_refused, 404: not_found},
+        middleware=[Middleware(SecurityHeaders), Middleware(ServerTiming)],
     )

@@ -51,6 +51,15 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
         metavar="N",
         help="new games a client address may start in any minute; more get 429 (default %(default)s; 0: no limit)",
     )
+    parser.add_argument(
+        "--forwarded-allow-ips",
+        default="",
+        metavar="IPS",
+        help="comma-separated addresses or networks of the reverse proxies in front of the server, whose "
+        "X-Forwarded-For and X-Forwarded-Proto headers are believed (the client address they name is the one "
+        "the new-game limit counts); '*' trusts every peer. Default none: the headers are ignored and the limit "
+        "counts the connecting address, since anyone can invent the headers",
+    )
     parser.set_defaults(run=run_serve)
 
 
@@ -74,6 +83,22 @@ def parse_agents(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
+def forwarded_allow_ips(text: str) -> list[str]:
+    """The proxies of ``--forwarded-allow-ips``: addresses, networks or ``*``; ``ValueError`` naming a bad one."""
+    import ipaddress
+
+    proxies = [item.strip() for item in text.split(",") if item.strip()]
+    for item in proxies:
+        if item != "*":
+            try:
+                ipaddress.ip_network(item, strict=False)
+            except ValueError:
+                raise ValueError(
+                    f"--forwarded-allow-ips: {item[:60]!r} is not an IP address or network (e.g. 10.0.0.1, 10.0.0.0/8, ::1, *)"
+                ) from None
+    return proxies
+
+
 def run_serve(args) -> int:
     """Open the database, load the agents, serve until Ctrl-C."""
     try:
@@ -89,6 +114,11 @@ def run_serve(args) -> int:
         return 2
     if args.new_games_per_minute < 0:
         print(f"yacht serve: --new-games-per-minute {args.new_games_per_minute} is negative (0 means no limit)", file=sys.stderr)
+        return 2
+    try:
+        proxies = forwarded_allow_ips(args.forwarded_allow_ips)
+    except ValueError as error:
+        print(f"yacht serve: {error}", file=sys.stderr)
         return 2
     try:
         engine = store.connect(args.db)
@@ -109,7 +139,16 @@ def run_serve(args) -> int:
         file=sys.stderr,
         flush=True,
     )
-    uvicorn.run(create_app(service, args.new_games_per_minute), host=args.host, port=args.port, log_level="warning")
+    # uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise: behind no proxy, a local client
+    # would then get a fresh new-game quota for every address it invents. Only the proxies named are believed.
+    uvicorn.run(
+        create_app(service, args.new_games_per_minute),
+        host=args.host,
+        port=args.port,
+        log_level="warning",
+        proxy_headers=bool(proxies),
+        forwarded_allow_ips=proxies or None,
+    )
     return 0
 
 
@@ -126,11 +165,11 @@ def run_export(args) -> int:
         print(f"yacht export: no database at {args.db!r} (yacht serve --db {args.db} creates it)", file=sys.stderr)
         return 2
     try:
-        engine = store.connect(args.db)
+        with store.database_errors(store.database_url(args.db)):  # a corrupted file: one line, not a traceback
+            games = store.all_games(store.connect(args.db), finished_only=args.finished)
     except store.DatabaseError as error:
         print(f"yacht export: {error}", file=sys.stderr)
         return 2
-    games = store.all_games(engine, finished_only=args.finished)
     lines = [json.dumps(record, separators=(",", ":")) + "\n" for game in games for record in game.lines()]
     if args.output == "-":
         sys.stdout.writelines(lines)

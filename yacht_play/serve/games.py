@@ -17,9 +17,11 @@ from __future__ import annotations
 
 import logging
 import math
+import re
 import secrets
 import threading
 import time
+import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, field
 
@@ -35,6 +37,7 @@ from yacht_play.commands import choice_label, decision_label, row_points
 from yacht_play.match import Match, Player, agent_name
 from yacht_play.records import AGENTS_PER_MODE, GameRecord, RecordError
 from yacht_play.serve.sheets import now_points, rule_set_title, rule_sets_of_agent, rules_from_request, rules_view, sheet_view
+from yacht_play.terminal_text import BIDI_CONTROLS
 
 MODES = AGENTS_PER_MODE  # the modes offered: mode -> (fewest, most) agents
 MAX_NAME = 40
@@ -44,6 +47,51 @@ CACHE_GAMES = 2000
 # plays every rule set and cannot fail: the game goes on instead of stalling on the same error at every request.
 REPLACEMENT = "optimal"
 LOG = logging.getLogger("yacht_play.serve")
+SECRET = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what secrets.token_urlsafe makes; anything else finds no game
+
+
+def player_name(value) -> str:
+    """A person's name as the server keeps it: white space collapsed, 1 to ``MAX_NAME`` characters, no control
+    character (an ESC or NUL would reach an operator's terminal, and PostgreSQL refuses a NUL) and no lone
+    surrogate (it has no UTF-8 form); else ``Refused`` with one line.
+    """
+    if not isinstance(value, str) or not value.strip():
+        raise Refused(f"name: type a player name (1 to {MAX_NAME} characters)")
+    name = " ".join(value.split())
+    if len(name) > MAX_NAME:
+        raise Refused(f"name: {len(name)} characters is too long; at most {MAX_NAME}")
+    for char in name:
+        if unicodedata.category(char) in ("Cc", "Cs") or char in BIDI_CONTROLS:  # reorders what a page or terminal shows
+            kind = "a lone surrogate" if unicodedata.category(char) == "Cs" else "a control character"
+            raise Refused(f"name: {ascii(char)} is {kind}; use letters, digits, spaces and punctuation")
+    return name
+
+
+def shown_policy(policy: str) -> str:
+    """A policy name as a browser sees it: a model's file name without its folders (``ppo:/srv/m/best.zip`` shows
+    as ``ppo:best.zip``), so that no page or answer tells the server's paths; every other name as it is.
+    """
+    from pathlib import PurePath
+
+    from agents.registry import model_prefixes
+
+    for prefix in model_prefixes():
+        if policy.startswith(prefix):
+            return prefix + PurePath(policy[len(prefix) :].replace("\\", "/")).name
+    return policy
+
+
+def shown_policies(agents: list[str]) -> dict[str, str]:
+    """Each of ``agents`` -> its :func:`shown_policy`, numbered (``ppo:best.zip#2``) where two would show alike."""
+    shown: dict[str, str] = {}
+    for policy in agents:
+        name = base = shown_policy(policy)
+        number = 1
+        while name in shown.values():
+            number += 1
+            name = f"{base}#{number}"
+        shown[policy] = name
+    return shown
 
 
 class Refused(Exception):
@@ -78,6 +126,8 @@ class GameService:
         self.engine = engine
         self.rules = rule_set(rules)
         self.agents = list(dict.fromkeys(agents))
+        self.shown = shown_policies(self.agents)  # policy -> the name browsers see and send back
+        self._by_shown = {shown: policy for policy, shown in self.shown.items()}
         self.policies = {}  # (name, rules name) -> the solitaire policy (None for a table-only policy such as win)
         self._table_policies: dict[tuple, OneAtATime] = {}  # (name, players, rules name) -> a policy that reads the table
         self._graders: dict[str, object] = {}  # rules name -> its Grader
@@ -137,11 +187,7 @@ class GameService:
 
     def create(self, name, mode, agents, coach, rules=None) -> str:
         """A new game for the person ``name`` under ``rules`` (a name of ``RULE_SETS``; default the server's); its secret."""
-        if not isinstance(name, str) or not name.strip():
-            raise Refused("name: type a player name (1 to 40 characters)")
-        name = " ".join(name.split())
-        if len(name) > MAX_NAME:
-            raise Refused(f"name: {len(name)} characters is too long; at most {MAX_NAME}")
+        name = player_name(name)
         if not isinstance(mode, str) or mode not in MODES:  # a list or object is not hashable: check first
             raise Refused(f"mode {mode!r} is not offered; choose one of {', '.join(MODES)}")
         if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
@@ -150,9 +196,7 @@ class GameService:
         if not fewest <= len(agents) <= most:
             wanted = "no agents" if most == 0 else f"{fewest} agent" if fewest == most else f"{fewest} to {most} agents"
             raise Refused(f"mode {mode} plays with {wanted}, got {len(agents)}")
-        for policy in agents:
-            if policy not in self.agents:
-                raise Refused(f"agent {policy!r} is not offered here; choose from {', '.join(self.agents) or 'none'}")
+        agents = [self.offered_policy(policy) for policy in agents]
         if not isinstance(coach, bool):
             raise Refused("coach: true or false")
         try:
@@ -160,7 +204,7 @@ class GameService:
             for policy in agents:
                 self._solitaire_policy(policy, rules)  # refuses an agent that does not play these rules
         except ValueError as error:
-            raise Refused(str(error)) from None
+            raise Refused(self.without_paths(str(error))) from None
         self.grader_for(rules)  # a rule set's first game waits for its solver here, not at its first decision
         names = unique_names([name, *(agent_name(p) for p in agents)])
         players = [Player(name, "human"), *(Player(n, "agent", p) for n, p in zip(names[1:], agents))]
@@ -171,6 +215,21 @@ class GameService:
         store.insert_game(self.engine, match.game_id, secret, name, match.header)
         self._keep(Live(match.game_id, secret, match, time.monotonic(), threading.Lock()))
         return secret
+
+    def offered_policy(self, name: str) -> str:
+        """The offered policy a request names, by its shown name (or its own); else ``Refused``."""
+        policy = self._by_shown.get(name, name if name in self.shown else None)
+        if policy is None:
+            offered = ", ".join(self.shown.values()) or "none"
+            raise Refused(f"agent {shown_policy(name)!r} is not offered here; choose from {offered}")
+        return policy
+
+    def without_paths(self, message: str) -> str:
+        """``message`` with each offered model's path replaced by its shown name."""
+        for policy, shown in self.shown.items():
+            if policy != shown:
+                message = message.replace(policy, shown)
+        return message
 
     def import_game(self, game: GameRecord) -> bool:
         """Load a recorded game (replayed first, to prove it legal); False when its id is there already."""
@@ -194,7 +253,7 @@ class GameService:
 
     def live(self, secret) -> Live:
         """The game whose secret this is, from memory or rebuilt from its rows."""
-        if not isinstance(secret, str) or not secret:
+        if not isinstance(secret, str) or not SECRET.fullmatch(secret):
             raise Refused("no such game", 404)
         with self._guard:
             live = self._live.get(secret)
@@ -213,14 +272,14 @@ class GameService:
                 continue
             if player["policy"] not in self.agents:
                 raise Refused(
-                    f"game {game.game_id} needs the agent {player['policy']!r}, which this server does not "
+                    f"game {game.game_id} needs the agent {shown_policy(player['policy'])!r}, which this server does not "
                     f"offer now (start it with --agents including it)",
                     409,
                 )
             try:
                 self._solitaire_policy(player["policy"], rules)
             except ValueError as error:
-                raise Refused(f"game {game.game_id} cannot go on: {error}", 409) from None
+                raise Refused(f"game {game.game_id} cannot go on: {self.without_paths(str(error))}", 409) from None
             policies[player["seat"]] = self._policy(player["policy"], mode, len(players), rules)
         # The server's own database names the agents; the server plays them with the policies it loaded.
         match = resume(game, policies=policies)
@@ -235,7 +294,7 @@ class GameService:
         if reads_totals(name) and mode == "table":  # it sees every seat's total
             return self._table_policy(name, num_players, rules)
         if not plays_alone(name):
-            raise Refused(f"agent {name!r} plays at a table (mode table): it reads the other players' scores")
+            raise Refused(f"agent {self.shown[name]!r} plays at a table (mode table): it reads the other players' scores")
         return self.policies[(name, rules.name)]
 
     def _table_policy(self, name: str, num_players: int, rules):
@@ -244,6 +303,10 @@ class GameService:
             if key not in self._table_policies:
                 self._table_policies[key] = OneAtATime(self._make_table_policy(name, num_players, rules=rules))
             return self._table_policies[key]
+
+    def shown_name(self, policy: str | None) -> str | None:
+        """A seat's policy as a browser sees it (None for a person)."""
+        return None if policy is None else self.shown.get(policy) or shown_policy(policy)
 
     def forget(self, live: Live) -> None:
         """Drop a game from memory; the next request rebuilds it from its rows."""
@@ -394,7 +457,8 @@ class GameService:
         if seat.policy is self._solitaire_policy(REPLACEMENT, live.match.rules):
             raise RuntimeError(f"the replacement agent {REPLACEMENT!r} cannot choose either: {reason}")
         seat.policy = self._solitaire_policy(REPLACEMENT, live.match.rules)
-        note = {"seat": seat.index, "name": seat.name, "policy": seat.player.policy, "by": REPLACEMENT, "reason": reason}
+        shown = self.shown.get(seat.player.policy, shown_policy(seat.player.policy))  # pages never see a path
+        note = {"seat": seat.index, "name": seat.name, "policy": shown, "by": REPLACEMENT, "reason": self.without_paths(reason)}
         live.replaced.append(note)
         LOG.warning(
             "game %s: seat %d (%s) now played by %s: %s", live.game_id, seat.index, seat.player.policy, REPLACEMENT, reason
@@ -442,7 +506,10 @@ class GameService:
                 "mode": match.mode,
                 "coach": match.coach,
                 "started": match.header["time"],
-                "players": [{"seat": s.index, "name": s.name, "kind": s.kind, "policy": s.player.policy} for s in match.seats],
+                "players": [
+                    {"seat": s.index, "name": s.name, "kind": s.kind, "policy": self.shown_name(s.player.policy)}
+                    for s in match.seats
+                ],
             },
             "rules": rules_view(rules),
             "rows": [{"name": c.name, "title": c.title} for c in rules.categories],
@@ -518,7 +585,7 @@ class GameService:
         import json
 
         games = []
-        for row in store.player_games(self.engine, " ".join(name.split())):
+        for row in store.player_games(self.engine, player_name(name)):
             header = json.loads(row.header)
             end = json.loads(row.end_record) if row.end_record else None
             games.append(
