@@ -118,7 +118,7 @@ def test_yacht_serve_offers_the_yahtzee_model_for_yahtzee_games_only(tmp_path, m
     service = GameService(db.connect(str(tmp_path / "y.db")), ["greedy", model])
     with TestClient(create_app(service)) as client:
         offered = {a["policy"]: a["rules"] for a in client.get("/api/agents").json()["agents"]}
-        assert offered[model] == ["yahtzee"]
+        assert offered["ppo:yahtzee.safetensors"] == ["yahtzee"]  # offered by its file name, never the server's path
         secret = create(client, monkeypatch, "yahtzee", 11, mode="table", agents=[model])
         view, _ = play_optimally(client, secret)
         record = stored(service, secret)
