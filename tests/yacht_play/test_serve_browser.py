@@ -178,7 +178,9 @@ def test_kill_the_server_and_resume_in_the_browser(page, server, tmp_path, capsy
     acknowledged = int(before[0])
     server.kill()
     page.click("#sheet tr.row.open >> nth=0")  # the server is gone: the page says so and keeps its position
-    page.wait_for_function("document.getElementById('error').textContent.length > 0")
+    page.wait_for_selector(
+        "#error:not(:empty)", state="attached"
+    )  # a selector, not a string to eval: the page's CSP forbids eval
     assert "cannot be reached" in page.inner_text("#error")
     server.start()
     found = len(stored(server, secret).decisions)
