@@ -13,7 +13,8 @@ plays the dice of ``Yacht-v0`` reset with seed ``S``, which is game ``S`` of the
 (``python -m agents.evaluate --seed S``) as well.
 Records keep the seeds, not the dice streams: :meth:`Match.resume` deals the dice again
 (:func:`seat_dice`). Records of schema 1 kept every seat's dice, and seated table seat ``s`` on
-seed ``S + s``; they are still read.
+seed ``S + s``; they are still read, when those dice are
+the ones the seeds deal (:func:`recorded_seat_dice`).
 
 Decisions are the records of :mod:`yacht_play.records` (plain dicts), handed to a writer as they
 are made. Nothing here reads a keyboard or prints: :mod:`yacht_play.terminal` does that.
@@ -85,6 +86,38 @@ def seat_dice(seed: int, seat: int, rules: RuleSet | None = None) -> np.ndarray:
     seat 0's are :func:`dice_stream`'s.
     """
     return draw_table_dice(seeding.np_random(seed)[0], rules or YACHT, seat + 1)[seat]
+
+
+def recorded_seat_dice(header: dict, info: dict, rules: RuleSet, where: str, as_recorded: bool = False) -> np.ndarray:
+    """The dice stream of the seat ``info`` of a recorded game, dealt again from its seed.
+
+    Schema 2 seats the table on the game's seed (:func:`seat_dice`). Schema 1 seated every seat on its
+    own seed's stream (:func:`dice_stream`) and wrote the stream down: it is read only when it is that
+    stream, since a stream no seed deals could be any dice at all (``as_recorded`` plays it as written:
+    see :meth:`Match.resume`). ``RecordError`` naming ``where`` and the field otherwise.
+    """
+    seat, seed, faces = info["seat"], info["seed"], info.get("faces")
+    field = f"{where}: game record, field 'players.{seat}"
+    if header["schema"] >= 2:
+        return seat_dice(seed, seat if header["mode"] == "table" else 0, rules)
+    try:
+        recorded = check_game_dice(faces, rules)
+    except ValueError as error:
+        raise RecordError(f"{field}.faces': {error}") from None
+    if as_recorded:
+        return recorded
+    if seed is None:
+        raise RecordError(
+            f"{field}.seed': expected the seed that deals its dice, got None: a schema-1 record is read only when "
+            "its dice can be dealt again from its seeds"
+        )
+    dealt = dice_stream(seed, rules)
+    if not np.array_equal(recorded, dealt):
+        raise RecordError(
+            f"{field}.faces': not the dice seed {seed} deals: a schema-1 record is read only when its dice can be "
+            "dealt again from its seeds"
+        )
+    return dealt
 
 
 def agent_name(policy: str) -> str:
@@ -307,7 +340,13 @@ class Match:
 
     @classmethod
     def resume(
-        cls, game: GameRecord, policies: dict | None = None, agents: bool = True, source: str = "", rules: RuleSet | None = None
+        cls,
+        game: GameRecord,
+        policies: dict | None = None,
+        agents: bool = True,
+        source: str = "",
+        rules: RuleSet | None = None,
+        dice_as_recorded: bool = False,
     ) -> Match:
         """The match of a recorded game, with every recorded decision replayed on its dice.
 
@@ -322,6 +361,11 @@ class Match:
 
         The game plays under the rule set its header names (bonuses and jokers replayed exactly);
         ``rules``, when given, must be that one: ``RecordError`` naming both otherwise.
+
+        A schema-1 header also holds each seat's dice stream; it must be the one the seat's seed deals
+        (:func:`recorded_seat_dice`), else nothing shows the dice were not chosen. ``dice_as_recorded``
+        plays a schema-1 stream as written instead: only for a game a server stored itself (its rows,
+        where ``yacht import`` lets in only dice that seeds deal), never for a file.
         """
         from agents.registry import resumable_policies
 
@@ -348,13 +392,8 @@ class Match:
                 policy_seed = None if header["seed"] is None else seat_seed(header["seed"], info["seat"])
                 num_players = 1 if header["mode"] == "duplicate" else len(header["players"])
                 policy = load_policy(info["policy"], rules, policy_seed, num_players)
-            faces = info.get("faces")
-            if info["seed"] is not None and (faces is None or header["schema"] >= 2):
-                faces = seat_dice(info["seed"], info["seat"] if header["mode"] == "table" else 0, rules)
-            try:
-                seats.append(Seat(info["seat"], player, info["seed"], faces, rules, policy))
-            except ValueError as error:
-                raise RecordError(f"{where}: field 'players.{info['seat']}.faces': {error}") from None
+            faces = recorded_seat_dice(header, info, rules, where, as_recorded=dice_as_recorded)
+            seats.append(Seat(info["seat"], player, info["seed"], faces, rules, policy))
         match = cls(seats, header["mode"], header["seed"], rules, header["game_id"], header["coach"], header["time"])
         match.header = dict(header)
         for number, record in enumerate(game.decisions, start=1):

@@ -21,7 +21,8 @@ dice before anything uses it.
     ``Yacht-v0`` reset with it plays these dice). The header does not hold the dice themselves: a
     game in progress shows only the dice rolled so far (in its decisions), and the program derives
     the rest from the seed when it resumes. (Schema 1 headers also held ``faces``, the whole
-    stream; they are still read.)
+    stream; they are still read when each stream is the one its seat's seed deals, never otherwise:
+    dice that no seed deals could have been chosen.)
 
 ``decision``
     ``game_id``, ``seat``, ``player`` (name), ``kind``, ``seed`` (the seat's), ``turn`` (1..rows),
@@ -191,8 +192,8 @@ def check_line(record, where: str) -> dict:
         got = "" if item["type"] == "missing" else f", got {short(item.get('input'))}"
         raise RecordError(f"{where}: {kind} record, field {field!r}: expected {_expected(item)}{got}") from None
     if kind == "game":
-        if schema >= 2 and record["seed"] is None:
-            # From schema 2 the seats' dice come from the game's seed, which the header must name.
+        if record["seed"] is None:
+            # The seats' dice come from the game's seed (schema 1: are checked against it), which the header must name.
             raise RecordError(f"{where}: game record, field 'seed': expected the game's seed (schema {schema}), got None")
         for seat, player in enumerate(record["players"]):
             if player["seat"] != seat:
@@ -223,6 +224,7 @@ class GameRecord:
     decisions: list[dict] = field(default_factory=list)
     end: dict | None = None
     line_numbers: list[int] = field(default_factory=list)  # of header, decisions, end in the file read (if read)
+    imported: bool = False  # read from a database that got it from a record file (yacht import), not played there
 
     @property
     def game_id(self) -> str:

@@ -2,7 +2,9 @@
 
     yacht report --db yacht.db --json report.json --plot report.png [--since 2026-01-01 --mode duplicate]
 
-Over the finished games that pass the filters (date range on the game's start, mode, player):
+Over the finished games that pass the filters (date range on the game's start, mode, player), played on
+the server: games ``yacht import`` brought in from record files are left out (and counted, in the first
+line) unless ``--include-imported`` (``?include_imported=1``) asks for them:
 
 * per policy: its win rate against the people it sat with (each person at the table is one
   pairing; a shared first place between the two counts 1/2, as in tournaments) and the mean score
@@ -50,9 +52,14 @@ class Filters:
     mode: str | None = None
     player: str | None = None
     rules: str | None = None  # the rule set; None: the one the games share
+    include_imported: bool = False  # games yacht import brought in from record files count too
 
     def keep(self, game: GameRecord) -> bool:
-        """Whether ``game`` passes the filters."""
+        """Whether ``game`` passes the filters (an imported game only with ``include_imported``)."""
+        return self.keep_played(game) and (self.include_imported or not game.imported)
+
+    def keep_played(self, game: GameRecord) -> bool:
+        """Whether ``game`` passes the filters other than ``include_imported``."""
         started = game.header.get("time") or ""
         if self.since and started < self.since:
             return False
@@ -146,9 +153,11 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
     from yacht_play.analyze import Grader
 
     filters = filters or Filters()
-    games = [g for g in games if g.end is not None and filters.keep(g)]
+    passing = [g for g in games if g.end is not None and filters.keep_played(g)]
+    games = [g for g in passing if filters.keep(g)]
     rules = rule_set(filters.rules or one_rule_set(games, grader.rules.name if grader else "yacht"))
     games = [g for g in games if g.header["rules"] == rules.name]
+    left_out = 0 if filters.include_imported else sum(g.imported and g.header["rules"] == rules.name for g in passing)
     grader = grader if grader is not None and grader.rules is rules else Grader(rules)
     games.sort(key=lambda g: (g.header.get("time") or "", g.game_id))
     decisions = GradedDecisions.of(games, grader)
@@ -160,8 +169,11 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
             "mode": filters.mode,
             "player": filters.player,
             "rules": filters.rules,
+            "include_imported": filters.include_imported,
         },
         "games": len(games),
+        "imported_games": sum(g.imported for g in games),  # counted in (with include_imported)
+        "imported_games_left_out": left_out,  # finished, passing the other filters, under these rules
         "decisions": len(decisions.records),
         "optimal_expected_score": grader.solution.expected_score,
         "min_n": MIN_N,
@@ -328,7 +340,7 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
     """The report as plain text lines."""
     lines = [
         f"{report['games']} finished games under the {report['rules']} rules, {report['decisions']} decisions "
-        f"(filters: {', '.join(f'{k}={v}' for k, v in report['filters'].items() if v) or 'none'}); "
+        f"(filters: {', '.join(f'{k}={v}' for k, v in report['filters'].items() if v) or 'none'}; {imported_text(report)}); "
         f"95% intervals, normal approximation; none shown on n < {report['min_n']}"
     ]
     lines.append("")
@@ -379,6 +391,15 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
         ),
     )
     return lines
+
+
+def imported_text(report: dict) -> str:
+    """What the report did with the games ``yacht import`` brought in from record files."""
+    if report["filters"]["include_imported"]:
+        return f"{report['imported_games']} imported games counted in"
+    if report["imported_games_left_out"]:
+        return f"{report['imported_games_left_out']} imported games left out (--include-imported counts them)"
+    return "no imported game left out"
 
 
 def entry_lines(entries: list[dict], none: str, line) -> list[str]:
@@ -522,6 +543,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--mode", choices=HUMAN_MODES, help="only games of this mode")
     parser.add_argument("--player", help="only games this person played")
     add_rules_option(parser, "only games of this rule set: {names} (needed when the database holds several)")
+    parser.add_argument(
+        "--include-imported",
+        action="store_true",
+        help="count the games yacht import brought in from record files too (default: only games played on the server)",
+    )
     parser.set_defaults(run=run)
 
 
@@ -557,7 +583,12 @@ def run(args) -> int:
         return 2
     try:
         filters = Filters(
-            check_date("--since", args.since), check_date("--until", args.until), args.mode, args.player, args.rules
+            check_date("--since", args.since),
+            check_date("--until", args.until),
+            args.mode,
+            args.player,
+            args.rules,
+            args.include_imported,
         )
         if "://" not in args.db and not Path(args.db).exists():
             raise ValueError(f"no database at {args.db!r} (yacht serve --db {args.db} creates it)")

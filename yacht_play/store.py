@@ -11,7 +11,9 @@ else is kept between requests that a crash could lose.
 
 The schema is versioned: ``schema_version`` holds the number of migrations applied, and
 :func:`migrate` applies the missing ones, in order, on start. A migration is appended to
-``MIGRATIONS``, never edited.
+``MIGRATIONS``, never edited. Version 2 marks the games ``yacht import`` brought in from record files
+(``imported``): a server vouches only for the games played on it, so the report leaves the others
+out unless asked.
 """
 
 from __future__ import annotations
@@ -36,15 +38,18 @@ from sqlalchemy import (
     Text,
     create_engine,
     event,
+    false,
     func,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Engine, make_url
 from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 from yacht_env.bounded_input import load_json
+from yacht_env.rules import RULE_SETS
 from yacht_play.options import DEFAULT_DB  # noqa: F401  (the default store, named here too as it was)
 from yacht_play.records import GameRecord
 
@@ -66,6 +71,7 @@ games = Table(
     Column("end_record", Text),  # the end record, JSON
     Column("score", Integer),  # the person's final total
     Column("loss", Float),  # the person's mean loss per decision against the optimum
+    Column("imported", Boolean, nullable=False, default=False, server_default=false()),  # from a record file (v2)
 )
 
 decisions = Table(
@@ -81,13 +87,65 @@ Index("games_by_player", games.c.player, games.c.created)
 
 
 def _create_v1(connection) -> None:
-    # Creates the tables as declared above, which is the version-1 shape. A later migration that
-    # changes a table must first freeze a copy of these declarations here, so that v1 stays v1.
-    for table in (games, decisions):
+    # The version-1 tables, frozen: the declarations above have changed since (see MIGRATIONS).
+    frozen = MetaData()
+    v1_games = Table(
+        "games",
+        frozen,
+        Column("game_id", String(64), primary_key=True),
+        Column("secret", String(64), nullable=False, unique=True),
+        Column("player", Text, nullable=False),
+        Column("mode", String(16), nullable=False),
+        Column("coach", Boolean, nullable=False),
+        Column("header", Text, nullable=False),
+        Column("created", String(40), nullable=False),
+        Column("finished", String(40)),
+        Column("end_record", Text),
+        Column("score", Integer),
+        Column("loss", Float),
+    )
+    v1_decisions = Table(
+        "decisions",
+        frozen,
+        Column("game_id", String(64), ForeignKey("games.game_id"), primary_key=True),
+        Column("number", Integer, primary_key=True),
+        Column("record", Text, nullable=False),
+    )
+    Index("games_by_player", v1_games.c.player, v1_games.c.created)
+    for table in (v1_games, v1_decisions):
         table.create(connection)  # with its indexes
 
 
-MIGRATIONS = [_create_v1]  # MIGRATIONS[i] takes the schema from version i to i + 1
+def _add_imported_v2(connection) -> None:
+    # Which games came from a record file. Version 1 did not say; a game whose dice no seed deals (a
+    # schema-1 header's stream) was never dealt by a server, so it came from a file: those are marked.
+    false_literal = "0" if connection.dialect.name == "sqlite" else "FALSE"  # an SQLite older than 3.23 knows no FALSE
+    connection.execute(text(f"ALTER TABLE games ADD COLUMN imported BOOLEAN NOT NULL DEFAULT {false_literal}"))
+    rows = connection.execute(select(games.c.game_id, games.c.header)).all()
+    undealt = [game_id for game_id, header in rows if not _dealt_by_seeds(header)]
+    for start in range(0, len(undealt), 500):
+        chosen = undealt[start : start + 500]
+        connection.execute(update(games).where(games.c.game_id.in_(chosen)).values(imported=True))
+
+
+def _dealt_by_seeds(header_text: str) -> bool:
+    """Whether the dice of a stored header are the ones its seeds deal (always so from record schema 2)."""
+    from yacht_play.match import recorded_seat_dice
+    from yacht_play.records import RecordError
+
+    try:
+        header = load_json(header_text, "a stored game header")
+        if header.get("schema") != 1:
+            return True
+        rules = RULE_SETS[header["rules"]]
+        for info in header["players"]:
+            recorded_seat_dice(header, info, rules, "a stored game header")
+    except (RecordError, ValueError, KeyError, TypeError, AttributeError):
+        return False
+    return True
+
+
+MIGRATIONS = [_create_v1, _add_imported_v2]  # MIGRATIONS[i] takes the schema from version i to i + 1
 
 
 class DatabaseError(RuntimeError):
@@ -333,8 +391,12 @@ def insert_game(
     end: dict | None = None,
     score: int | None = None,
     loss: float | None = None,
+    imported: bool = False,
 ) -> None:
-    """A new game with its header (and, for imported games, its decisions and end), in one transaction."""
+    """A new game with its header (and, for imported games, its decisions and end), in one transaction.
+
+    ``imported``: the game comes from a record file (``yacht import``), not from play on this server.
+    """
     game = dict(
         game_id=game_id,
         secret=secret,
@@ -347,6 +409,7 @@ def insert_game(
         end_record=json.dumps(end) if end else None,
         score=score,
         loss=loss,
+        imported=imported,
     )
     rows = [{"game_id": game_id, "number": n, "record": json.dumps(r)} for n, r in enumerate(records)]
 
@@ -402,7 +465,8 @@ def load_record(engine: Engine, row) -> GameRecord:
         ).scalars()
         where = f"game {row.game_id} in the database"
         records = [load_json(text, where) for text in found]
-    return GameRecord(load_json(row.header, where), records, load_json(row.end_record, where) if row.end_record else None)
+    end = load_json(row.end_record, where) if row.end_record else None
+    return GameRecord(load_json(row.header, where), records, end, imported=bool(row.imported))
 
 
 def all_games(engine: Engine, finished_only: bool = False) -> list[GameRecord]:
@@ -430,6 +494,7 @@ def player_games(engine: Engine, player: str, limit: int = 200) -> list:
                 games.c.score,
                 games.c.loss,
                 games.c.secret,
+                games.c.imported,
             )
             .where(games.c.player == player)
             .order_by(games.c.created.desc())

@@ -441,5 +441,5 @@ def test_report_prints_a_name_s_control_characters_escaped(tmp_path, capsys):
     engine = store.connect(str(tmp_path / "yacht.db"))
     assert GameService(engine, []).import_game(read_records(with_hostile_name(tmp_path)).games[0])
     capsys.readouterr()
-    assert main(["report", "--db", str(tmp_path / "yacht.db")]) == 0
+    assert main(["report", "--db", str(tmp_path / "yacht.db"), "--include-imported"]) == 0  # an imported game
     assert_escaped(capsys.readouterr().out)

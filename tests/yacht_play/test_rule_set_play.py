@@ -2,8 +2,10 @@
 
 The pseudo-terminal test plays a Yahtzee game (official forced joker) on dealt dice: a schema-1
 record keeps its dice stream in its header, so resuming one plays exactly the Yahtzees the test
-wants, through the same replay and game as any other. Expected sheets are computed here with
-``RuleSet.score_on`` (the rules' pure reference scoring), not with the game being tested.
+wants, through the same replay and game as any other. Every command refuses a stream that no seed
+deals, so the test's child reads it as written (:data:`DEALT_DICE`, as a server reads its own rows).
+Expected sheets are computed here with ``RuleSet.score_on`` (the rules' pure reference scoring), not
+with the game being tested.
 """
 
 from __future__ import annotations
@@ -59,6 +61,26 @@ def dealt_faces(first_rolls) -> list:
     return faces + [[[1, 2, 3, 4, 6]] * 3] * (13 - len(faces))
 
 
+# yacht play in a child that plays a schema-1 header's dice stream as written (the commands refuse one no seed deals)
+DEALT_DICE = (
+    "import sys; import yacht_play.match as m; real = m.recorded_seat_dice; "
+    "m.recorded_seat_dice = lambda header, info, rules, where, as_recorded=False: real(header, info, rules, where, True); "
+    "from yacht_play.terminal import main; sys.exit(main(sys.argv[1:]))"
+)
+
+
+def read_dealt_dice(monkeypatch) -> None:
+    """Have this process play schema-1 dice streams as written, as :data:`DEALT_DICE` has its child."""
+    import yacht_play.match as match_module
+
+    real = match_module.recorded_seat_dice
+    monkeypatch.setattr(
+        match_module,
+        "recorded_seat_dice",
+        lambda header, info, rules, where, as_recorded=False: real(header, info, rules, where, True),
+    )
+
+
 def dealt_record(path, rules, first_rolls) -> None:
     """An unfinished schema-1 game record (its header holds the dice stream) with no decision yet."""
     header = {
@@ -75,14 +97,14 @@ def dealt_record(path, rules, first_rolls) -> None:
     path.write_text(json.dumps(header) + "\n")
 
 
-def test_forced_joker_game_in_an_80x24_terminal_shows_the_bonus_lines_and_refuses_misplaced_yahtzees(tmp_path):
+def test_forced_joker_game_in_an_80x24_terminal_shows_the_bonus_lines_and_refuses_misplaced_yahtzees(tmp_path, monkeypatch):
     rules = YAHTZEE_FORCED_JOKER
     record = tmp_path / "yahtzee.jsonl"
     dealt_record(record, rules, [[6] * 5, [6] * 5, [5] * 5, [4] * 5, [6] * 5, [1, 2, 3, 4, 6]])
     env = dict(os.environ, TERM="dumb", PYTHONUNBUFFERED="1", PYTHONPATH=ROOT)
     child = pexpect.spawn(
         sys.executable,
-        ["-m", "yacht_play", "--resume", str(record)],
+        ["-c", DEALT_DICE, "--resume", str(record)],
         cwd=str(tmp_path),
         env=env,
         encoding="utf-8",
@@ -123,6 +145,7 @@ def test_forced_joker_game_in_an_80x24_terminal_shows_the_bonus_lines_and_refuse
     child.close()
     assert child.exitstatus == 0
 
+    read_dealt_dice(monkeypatch)
     game = load_games(record).games[0]  # replayed: every decision's points and total must be the replay's
     assert [d["points"] for d in game.decisions] == [50, 130, 125, 155, 140]
     sheet, total = replay_sheet(rules, game.decisions)

@@ -182,7 +182,8 @@ def test_rules_are_validated_and_agents_must_play_them(client, service):
 
 
 def test_a_forced_joker_is_refused_by_the_server_and_the_now_row_follows_it(client, service):
-    # a game dealt two Yahtzees of sixes (a schema-1 record holds its dice), the first already in the Yahtzee box
+    # a game dealt two Yahtzees of sixes (a schema-1 header holds its dice), the first already in the Yahtzee box, stored
+    # as the server's own game
     from tests.yacht_play.test_rule_set_play import dealt_faces
     from yacht_play.records import GameRecord
 
@@ -200,10 +201,10 @@ def test_a_forced_joker_is_refused_by_the_server_and_the_now_row_follows_it(clie
             {"seat": 0, "name": "dee", "kind": "human", "policy": None, "seed": 7, "faces": dealt_faces([[6] * 5, [6] * 5])}
         ],
     }
-    match = Match.resume(GameRecord(header))
+    match = Match.resume(GameRecord(header), dice_as_recorded=True)  # a stream no seed deals: as a server's own row
     match.play(rules.dice.num_rerolls + rules.yahtzee_row_index)
-    assert service.import_game(match.game_record())
-    secret = db.game_row_by_id(service.engine, "dealt-forced").secret
+    secret = "dealt-forced-" + "x" * 20
+    db.insert_game(service.engine, "dealt-forced", secret, "dee", header, match.decisions)  # yacht import would refuse it
     view = client.get(f"/api/games/{secret}").json()
     assert view["current"]["dice"] == [6] * 5 and view["current"]["now"] == {"sixes": 30}  # the only row allowed
     assert view["sheets"][0]["cells"][rules.yahtzee_row_index] == 50

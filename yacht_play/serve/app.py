@@ -10,7 +10,8 @@
     POST /api/games/{secret}/actions   {"seq", "hold" | "row" | "action"} -> the game after it (and the agents)
     GET  /api/games/{secret}/summary   the game-over figures
     GET  /api/players/{name}        a player's games
-    GET  /report, /api/report       the population report (``?since=&until=&mode=&player=&rules=``), as a page or JSON
+    GET  /report, /api/report       the population report (``?since=&until=&mode=&player=&rules=&include_imported=1``),
+                                    as a page or JSON; without ``include_imported=1``, imported games are left out
 
 Game creation is limited per client address (``new_games_per_minute``; over it: 429 and one line): the
 connecting address, or the one a proxy named with ``yacht serve --forwarded-allow-ips`` forwards.
@@ -169,7 +170,9 @@ class SecurityHeaders:
 
 
 def report_filters(request: Request):
-    """The report's filters from the query string, refused (400) when a date is not a date or a mode not a mode."""
+    """The report's filters from the query string, refused (400) when a date is not a date, a mode not a mode,
+    or ``include_imported`` not ``1`` or ``0``.
+    """
     from yacht_play.report import Filters, check_date, check_mode
 
     query = request.query_params
@@ -182,9 +185,20 @@ def report_filters(request: Request):
             check_mode("mode", query.get("mode") or None),
             query.get("player") or None,
             rules,
+            include_imported(query.get("include_imported", "0")),
         )
     except ValueError as error:
         raise Refused(str(error)) from None
+
+
+FLAG_VALUES = {"1": True, "true": True, "yes": True, "0": False, "false": False, "no": False, "": False}
+
+
+def include_imported(text: str) -> bool:
+    """``?include_imported=``: 1 (true, yes) counts the games brought in by yacht import; 0 (false, no) leaves them out."""
+    if text.lower() not in FLAG_VALUES:
+        raise ValueError(f"include_imported must be 1 or 0 (true or false), got {shown(text)}")
+    return FLAG_VALUES[text.lower()]
 
 
 def lobby_offer(service: GameService) -> dict:

@@ -232,7 +232,11 @@ class GameService:
         return message
 
     def import_game(self, game: GameRecord) -> bool:
-        """Load a recorded game (replayed first, to prove it legal); False when its id is there already."""
+        """Load a recorded game (replayed first, to prove it legal), marked imported; False when its id is there already.
+
+        Its dice must be the ones its seeds deal (a schema-1 stream that no seed deals is refused), and it stays
+        marked: the report leaves it out unless asked, and a player's games say so.
+        """
         if store.game_row_by_id(self.engine, game.game_id) is not None:
             return False
         match = resume(game, agents=False)
@@ -248,6 +252,7 @@ class GameService:
             game.end,
             score,
             loss,
+            imported=True,
         )
         return True
 
@@ -282,7 +287,7 @@ class GameService:
                 raise Refused(f"game {game.game_id} cannot go on: {self.without_paths(str(error))}", 409) from None
             policies[player["seat"]] = self._policy(player["policy"], mode, len(players), rules)
         # The server's own database names the agents; the server plays them with the policies it loaded.
-        match = resume(game, policies=policies)
+        match = resume(game, policies=policies, dice_as_recorded=True)  # its own rows: import checked any from a file
         return self._keep(Live(row.game_id, secret, match, time.monotonic(), threading.Lock()))
 
     def _policy(self, name: str, mode: str, num_players: int, rules):
@@ -579,7 +584,9 @@ class GameService:
         }
 
     def history(self, name) -> dict:
-        """A person's games, newest first, with scores and grades."""
+        """A person's games, newest first, with scores and grades; each says whether it was imported (and
+        ``imported`` counts those), since the server vouches only for the games played on it.
+        """
         if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
             raise Refused(f"a player name is 1 to {MAX_NAME} characters")
         import json
@@ -601,11 +608,12 @@ class GameService:
                     "won": (header["players"][0]["name"] in end["winners"]) if end else None,
                     "totals": end["totals"] if end else None,
                     "loss_per_decision": row.loss,
+                    "imported": bool(row.imported),  # brought in from a record file by yacht import, not played here
                     # finished games can be viewed by anyone with the name; a running game stays with its owner
                     "link": f"/game/{row.secret}" if row.finished else None,
                 }
             )
-        return {"name": name, "games": games}
+        return {"name": name, "games": games, "imported": sum(g["imported"] for g in games)}
 
 
 class OneAtATime:
@@ -649,10 +657,12 @@ def warm_up(policy, rules) -> None:
     policy.act(observation, env.action_masks())
 
 
-def resume(game: GameRecord, policies: dict | None = None, agents: bool = True) -> Match:
-    """The match of a stored game, replayed with the project's rules (and ``policies`` for its agent seats)."""
+def resume(game: GameRecord, policies: dict | None = None, agents: bool = True, dice_as_recorded: bool = False) -> Match:
+    """The match of a stored game, replayed with the project's rules (and ``policies`` for its agent seats);
+    ``dice_as_recorded`` as :meth:`Match.resume` takes it.
+    """
     try:
-        return Match.resume(game, policies=policies, agents=agents)
+        return Match.resume(game, policies=policies, agents=agents, dice_as_recorded=dice_as_recorded)
     except RecordError as error:
         raise Refused(f"game {game.game_id} cannot be replayed: {error}", 500) from None
 

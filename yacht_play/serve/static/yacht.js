@@ -584,13 +584,13 @@ async function player() {
     const done = history.games.filter((g) => g.finished);
     const mean = (values) => values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
     $("stats").textContent = history.games.length
-      ? `${history.games.length} game${history.games.length === 1 ? "" : "s"}, ${done.length} finished · mean score ${fmt(mean(done.map((g) => g.score)), 1)} · mean loss per decision ${fmt(mean(done.map((g) => g.loss_per_decision)), 3)}`
+      ? `${history.games.length} game${history.games.length === 1 ? "" : "s"}${history.imported ? ` (${history.imported} imported)` : ""}, ${done.length} finished · mean score ${fmt(mean(done.map((g) => g.score)), 1)} · mean loss per decision ${fmt(mean(done.map((g) => g.loss_per_decision)), 3)}`
       : "No games yet under this name.";
     $("history").replaceChildren(
       el("thead", {}, el("tr", {}, el("th", {}, "When"), el("th", {}, "Mode"), el("th", {}, "Against"), el("th", { class: "num" }, "Score"), el("th", {}, "Result"), el("th", { class: "num" }, "Lost / decision"), el("th", {}))),
       el("tbody", {}, ...history.games.map((g) => el("tr", {},
         el("td", {}, new Date(g.started).toLocaleString()),
-        el("td", {}, (g.rules && g.rules !== "yacht" ? `${g.rules_title} · ` : "") + g.mode + (g.coach ? " · coach" : "")),
+        el("td", {}, (g.rules && g.rules !== "yacht" ? `${g.rules_title} · ` : "") + g.mode + (g.coach ? " · coach" : "") + (g.imported ? " · imported" : "")),
         el("td", {}, g.opponents.join(", ") || "–"), el("td", { class: "num" }, g.score ?? "–"),
         el("td", { class: g.won ? "win" : "" }, !g.finished ? "in progress" : g.opponents.length ? (g.won ? "won" : `lost (${g.totals.join(" / ")})`) : "–"),
         el("td", { class: "num" }, fmt(g.loss_per_decision, 3)),
