@@ -21,6 +21,7 @@ from sqlalchemy import create_engine, insert, select, text  # noqa: E402
 from tests.yacht_play.test_hostile_files import one_line_refusal, run_import  # noqa: E402
 from tests.yacht_play.test_records import analyze, resume  # noqa: E402
 from tests.yacht_play.test_serve_api import TestClient, play_out  # noqa: E402
+from tests.yacht_play.test_serve_browser import browser  # noqa: E402,F401  (a fixture: the player page's test)
 from yacht_env.rules import YACHT  # noqa: E402
 from yacht_play import store as db  # noqa: E402
 from yacht_play.cli import main  # noqa: E402
@@ -91,7 +92,7 @@ def test_a_schema_1_record_whose_dice_its_seeds_deal_is_read_and_imported(tmp_pa
     path = write_lines(tmp_path / "old.jsonl", schema_1_lines(match, dice_stream(11)))
     assert analyze(path, capsys=capsys)[0] == 0
     code, err = run_import(path, db=tmp_path / "yacht.db", capsys=capsys)
-    assert code == 0 and "1 games added" in err, err
+    assert code == 0 and "1 games added, 0 already in the database (marked imported" in err, err
     (game,) = db.all_games(db.connect(str(tmp_path / "yacht.db")))
     assert game.imported and game.end["totals"] == match.totals
 
@@ -214,3 +215,21 @@ def test_an_old_database_is_migrated_and_its_games_no_seed_dealt_are_marked_impo
         assert client.get("/api/games/secret-forged").json()["finished"] is True  # the server's rows still play back
         report = client.get("/api/report").json()
         assert report["games"] == 2 and report["imported_games_left_out"] == 1
+
+
+def test_the_player_page_marks_an_imported_game(tmp_path, capsys, request):
+    from tests.yacht_play.serve_support import Server
+
+    page = request.getfixturevalue("browser").new_page()  # a skip saying why, where there is no chromium
+    server = Server(tmp_path / "yacht.db").start()
+    try:
+        records = write_lines(tmp_path / "one.jsonl", played_in_order(Match.new([Player("imre")], seed=8)).game_record().lines())
+        code, err = run_import(records, db=server.db, capsys=capsys)
+        assert code == 0, err
+        page.goto(f"{server.url}/player/imre")
+        page.wait_for_selector("#history tbody tr")
+        assert "1 game (1 imported), 1 finished" in page.inner_text("#stats")
+        assert page.inner_text("#history tbody tr td >> nth=1").endswith("solitaire · imported")
+    finally:
+        page.close()
+        server.stop()

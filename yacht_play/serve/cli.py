@@ -220,5 +220,6 @@ def run_import(args) -> int:
         detail = str(error).splitlines()[0] if str(error) else type(error).__name__
         print(f"yacht import: the database refused the import ({detail}); nothing was imported", file=sys.stderr)
         return 2
-    print(f"yacht import: {added} games added, {skipped} already in the database", file=sys.stderr)
+    marked = " (marked imported: yacht report counts them with --include-imported)" if added else ""
+    print(f"yacht import: {added} games added, {skipped} already in the database{marked}", file=sys.stderr)
     return 0
