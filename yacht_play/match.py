@@ -13,8 +13,8 @@ plays the dice of ``Yacht-v0`` reset with seed ``S``, which is game ``S`` of the
 (``python -m agents.evaluate --seed S``) as well.
 Records keep the seeds, not the dice streams: :meth:`Match.resume` deals the dice again
 (:func:`seat_dice`). Records of schema 1 kept every seat's dice, and seated table seat ``s`` on
-seed ``S + s``; they are still read, when those dice are
-the ones the seeds deal (:func:`recorded_seat_dice`).
+seed ``S + s``; they are still read, when those dice are the ones the seeds deal
+(:func:`recorded_seat_dice`).
 
 Decisions are the records of :mod:`yacht_play.records` (plain dicts), handed to a writer as they
 are made. Nothing here reads a keyboard or prints: :mod:`yacht_play.terminal` does that.
