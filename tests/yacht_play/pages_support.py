@@ -35,8 +35,7 @@ def play_games(client, games=GAMES) -> list[str]:
 
 def played_database(path: Path) -> Path:
     """An SQLite database at ``path`` holding :data:`GAMES`, finished (a server can then be started on it)."""
-    from starlette.testclient import TestClient
-
+    from tests.yacht_play.test_serve_api import TestClient  # imported there without Starlette's warning about httpx
     from yacht_play import store
     from yacht_play.serve.app import create_app
     from yacht_play.serve.games import GameService
