@@ -49,11 +49,12 @@ def described(found: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def assert_accessible(page, where: str) -> list[dict]:
-    """Fail when axe finds a serious or critical violation on ``page`` (``where`` names the page in the message);
-    the violations of lesser impact are returned, for a test to report.
+def assert_accessible(page, where: str, also: tuple[str, ...] = ()) -> list[dict]:
+    """Fail when axe finds a serious or critical violation on ``page`` (``where`` names the page in the message), or
+    one of the rules ``also`` names (their ids: ``"page-has-heading-one"``) whatever its impact; the violations of
+    lesser impact are returned, for a test to report.
     """
     found = violations(page)
-    blocking = [v for v in found if v["impact"] in BLOCKING]
+    blocking = [v for v in found if v["impact"] in BLOCKING or v["id"] in also]
     assert not blocking, f"axe on {where}: {by_impact(found)}\n{described(blocking)}"
     return found

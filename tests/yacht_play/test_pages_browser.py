@@ -24,6 +24,9 @@ from tests.yacht_play.test_serve_browser import DESKTOP, PHONE, play_turn_by_cli
 
 browser = browser_tests.browser  # the browser tests' fixture
 NARROW = [PHONE, {"width": 320, "height": 568}]
+# moderate and minor rules these pages once broke, and keep now: a level-one heading, one main landmark, all content
+# in landmarks, no empty table header
+KEPT = ("page-has-heading-one", "landmark-one-main", "region", "empty-table-header")
 WRITTEN_PAGES = ["/player/Ann", "/player/Bea", "/report", "/report?rules=yahtzee", "/no/such/page"]
 
 # the page's widest overflow: the document past the window, or a box that scrolls sideways past its own width
@@ -53,7 +56,8 @@ def expected(url: str) -> bool:
 @pytest.fixture
 def open_page(browser, server):
     """A function opening a page at a viewport size; fails the test on any error the page or its console reports
-    (a missing icon's 404 among them; the 404 page's own status aside)."""
+    (a missing icon's 404 among them; the 404 page's own status aside), and on any request to another host than
+    the server's (axe-core among them: it comes from the installed wheel)."""
     contexts, errors = [], []
 
     def opened(viewport=DESKTOP):
@@ -63,6 +67,7 @@ def open_page(browser, server):
         page.on("pageerror", lambda error: errors.append(str(error)))
         page.on("console", lambda message: message.type == "error" and not expected(page.url) and errors.append(message.text))
         page.on("response", lambda answer: answer.status >= 400 and not expected(answer.url) and errors.append(answer.url))
+        page.on("request", lambda request: request.url.startswith(server.url) or errors.append(f"fetched {request.url}"))
         return page
 
     yield opened
@@ -75,7 +80,7 @@ def checked(page, where: str, tmp_path, found: dict) -> None:
     """Wait for the page to finish loading, save a screenshot, and run axe on it (serious or critical: a failure)."""
     page.wait_for_load_state("networkidle")
     page.screenshot(path=tmp_path / f"{where.strip('/').replace('/', '-').replace('?', '-') or 'lobby'}.png", full_page=True)
-    found[where] = by_impact(assert_accessible(page, where))
+    found[where] = by_impact(assert_accessible(page, where, also=KEPT))
 
 
 def test_axe_finds_no_serious_violation_on_any_page(open_page, server, tmp_path, capsys):
@@ -115,7 +120,7 @@ def test_the_player_page_and_the_report_fit_a_phone(open_page, server, tmp_path,
         page.wait_for_selector("table")
         page.screenshot(path=tmp_path / f"{path.strip('/').replace('/', '-').replace('?', '-')}.png", full_page=True)
         assert page.evaluate(OVERFLOW) <= 0, path  # no scrolling sideways, the page nor any table in it
-        assert page.evaluate(TALLEST_CELL) <= 64, path  # no note wrapping into a tall cell
+        assert page.evaluate(TALLEST_CELL) <= 50, path  # two lines at most (a figure, its interval): no note wraps
 
 
 def test_the_report_is_in_the_sites_look_with_its_charts_and_a_rules_picker(open_page, server, tmp_path):
