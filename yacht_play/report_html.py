@@ -119,7 +119,7 @@ def people_section(report: dict) -> str:
     overall = [
         plain(title, "decisions")
         + cell(population["over_people"][k], "over people")
-        + cell(population["pooled"][k], "pooled over decisions")
+        + cell(population["pooled"][k], "pooled")
         for k, title in (("all", "all"), ("reroll", "re-roll choices"), ("row", "row choices"))
     ]
     histogram = report["people"]["histogram"]

@@ -11,7 +11,7 @@ import html
 import math
 
 WIDTH = 320
-FONT = 12
+FONT = 13
 LABEL_CHARS = 14  # a longer label is cut, its whole text in the bar's tooltip
 INK, MUTED, GRID = "#1d2430", "#4b5563", "#e5e7eb"
 

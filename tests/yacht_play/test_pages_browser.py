@@ -79,7 +79,7 @@ def open_page(browser, server):
 def checked(page, where: str, tmp_path, found: dict) -> None:
     """Wait for the page to finish loading, save a screenshot, and run axe on it (serious or critical: a failure)."""
     page.wait_for_load_state("networkidle")
-    page.screenshot(path=tmp_path / f"{where.strip('/').replace('/', '-').replace('?', '-') or 'lobby'}.png", full_page=True)
+    page.screenshot(path=tmp_path / f"{re.sub(r'[^a-z0-9]+', '-', where.lower()).strip('-')}.png", full_page=True)
     found[where] = by_impact(assert_accessible(page, where, also=KEPT))
 
 
@@ -106,7 +106,7 @@ def test_axe_finds_no_serious_violation_on_any_page(open_page, server, tmp_path,
     phone = open_page(PHONE)
     for path in ["/", *WRITTEN_PAGES]:
         phone.goto(server.url + path)
-        checked(phone, f"{path} at 375 px", tmp_path, found)
+        checked(phone, f"{path if path != '/' else 'lobby'} at 375 px", tmp_path, found)
     with capsys.disabled():
         print("\naxe (minor and moderate left):", {where: counts for where, counts in found.items() if counts})
 
