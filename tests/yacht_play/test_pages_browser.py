@@ -104,6 +104,11 @@ def test_axe_finds_no_serious_violation_on_any_page(open_page, server, tmp_path,
         page.goto(server.url + path)
         checked(page, path, tmp_path, found)
     phone = open_page(PHONE)
+    start_game(phone, server, "Axe")
+    phone.click("#dice .die >> nth=1")
+    phone.click("#roll")
+    settle(phone)
+    checked(phone, "game, rolling, at 375 px", tmp_path, found)
     for path in ["/", *WRITTEN_PAGES]:
         phone.goto(server.url + path)
         checked(phone, f"{path if path != '/' else 'lobby'} at 375 px", tmp_path, found)
