@@ -117,9 +117,7 @@ def people_section(report: dict) -> str:
     """The people's loss per decision: over people and pooled, its histogram, by games played, per person."""
     population = report["people"]["population"]
     overall = [
-        plain(title, "decisions")
-        + cell(population["over_people"][k], "over people")
-        + cell(population["pooled"][k], "pooled")
+        plain(title, "decisions") + cell(population["over_people"][k], "over people") + cell(population["pooled"][k], "pooled")
         for k, title in (("all", "all"), ("reroll", "re-roll choices"), ("row", "row choices"))
     ]
     histogram = report["people"]["histogram"]
