@@ -25,7 +25,6 @@ its ``note`` says why. Intervals come from :func:`agents.stats.mean_ci` (normal 
 from __future__ import annotations
 
 import argparse
-import html
 import json
 import math
 import sys
@@ -325,6 +324,11 @@ def agents_graded(games: list[GameRecord], decisions: GradedDecisions) -> list[d
 # -- output ------------------------------------------------------------------------------------
 
 
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """``count`` and the noun that goes with it: ``1 game``, ``2 games``, ``1 person``, ``3 people``."""
+    return f"{count} {one if count == 1 else many or one + 's'}"
+
+
 def figure(e: dict, digits: int = 3, percent: bool = False) -> str:
     """``mean [low, high] (n=...)``, or the mean and the note when there is no interval."""
     if e["mean"] is None:
@@ -339,7 +343,8 @@ def figure(e: dict, digits: int = 3, percent: bool = False) -> str:
 def text_lines(report: dict, max_players: int = 20) -> list[str]:
     """The report as plain text lines."""
     lines = [
-        f"{report['games']} finished games under the {report['rules']} rules, {report['decisions']} decisions "
+        f"{plural(report['games'], 'finished game')} under the {report['rules']} rules, "
+        f"{plural(report['decisions'], 'decision')} "
         f"(filters: {', '.join(f'{k}={v}' for k, v in report['filters'].items() if v) or 'none'}; {imported_text(report)}); "
         f"95% intervals, normal approximation; none shown on n < {report['min_n']}"
     ]
@@ -349,13 +354,14 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
         report["agents_vs_people"],
         "(no game with an agent)",
         lambda a: (
-            f"{a['policy']}: {a['games']} games, {a['people']} people; "
+            f"{a['policy']}: {plural(a['games'], 'game')}, {plural(a['people'], 'person', 'people')}; "
             f"win rate {figure(a['win_rate'], percent=True)}; score difference {figure(a['score_difference'], 1)}"
         ),
     )
     population = report["people"]["population"]
     lines.append("")
-    lines.append(f"People: expected points lost per decision ({population['people']} people, {population['games']} games)")
+    people, games = plural(population["people"], "person", "people"), plural(population["games"], "game")
+    lines.append(f"People: expected points lost per decision ({people}, {games})")
     for key, title in (("all", "all decisions"), ("reroll", "re-roll choices"), ("row", "row choices")):
         lines.append(
             f"  {title}: over people {figure(population['over_people'][key])}; pooled {figure(population['pooled'][key])}"
@@ -365,21 +371,25 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
         lines.append(f"    game {b['games_played']}: {figure(b['loss_per_decision'])}")
     hist = report["people"]["histogram"]
     if hist["n"]:
-        lines.append(f"  histogram of people's loss per decision (n={hist['n']} people):")
+        lines.append(f"  histogram of people's loss per decision (n={plural(hist['n'], 'person', 'people')}):")
         for count, low, high in zip(hist["counts"], hist["edges"], hist["edges"][1:]):
             lines.append(f"    {low:6.3f}-{high:6.3f} {count:5d} {'#' * int(round(40 * count / max(max(hist['counts']), 1)))}")
     players = report["people"]["players"]
     lines.append(f"  per person ({len(players)}; first {min(len(players), max_players)} shown):")
     for p in players[:max_players]:
         lines.append(
-            f"    {p['name']}: {p['games']} games; all {figure(p['all'])}; re-roll {figure(p['reroll'])}; row {figure(p['row'])}"
+            f"    {p['name']}: {plural(p['games'], 'game')}; "
+            f"all {figure(p['all'])}; re-roll {figure(p['reroll'])}; row {figure(p['row'])}"
         )
     lines.append("")
     lines.append("Duplicate games, paired on the same dice (person - agent)")
     lines += entry_lines(
         report["duplicate"],
         "(no duplicate game)",
-        lambda d: f"vs {d['policy']}: {d['games']} games, {d['people']} people; {figure(d['person_minus_agent'], 2)}",
+        lambda d: (
+            f"vs {d['policy']}: {plural(d['games'], 'game')}, {plural(d['people'], 'person', 'people')}; "
+            f"{figure(d['person_minus_agent'], 2)}"
+        ),
     )
     lines.append("")
     lines.append("Agents graded on the same games (expected points lost per decision)")
@@ -387,7 +397,8 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
         report["agents_graded"],
         "(no agent decision)",
         lambda a: (
-            f"{a['policy']}: {a['games']} games; all {figure(a['all'])}; re-roll {figure(a['reroll'])}; row {figure(a['row'])}"
+            f"{a['policy']}: {plural(a['games'], 'game')}; "
+            f"all {figure(a['all'])}; re-roll {figure(a['reroll'])}; row {figure(a['row'])}"
         ),
     )
     return lines
@@ -396,89 +407,15 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
 def imported_text(report: dict) -> str:
     """What the report did with the games ``yacht import`` brought in from record files."""
     if report["filters"]["include_imported"]:
-        return f"{report['imported_games']} imported games counted in"
+        return f"{plural(report['imported_games'], 'imported game')} counted in"
     if report["imported_games_left_out"]:
-        return f"{report['imported_games_left_out']} imported games left out (--include-imported counts them)"
+        return f"{plural(report['imported_games_left_out'], 'imported game')} left out (--include-imported counts them)"
     return "no imported game left out"
 
 
 def entry_lines(entries: list[dict], none: str, line) -> list[str]:
     """A section's lines, indented: ``line(entry)`` for each entry, or ``none`` when the section has none."""
     return [f"  {line(entry)}" for entry in entries] or [f"  {none}"]
-
-
-def to_html(report: dict) -> str:
-    """The report as a page; every text from the database goes through ``html.escape``."""
-    e = html.escape
-
-    def table(headers, lines):
-        head = "".join(f"<th>{e(h)}</th>" for h in headers)
-        body = "".join("<tr>" + "".join(f"<td>{e(str(c))}</td>" for c in line) + "</tr>" for line in lines)
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
-
-    population = report["people"]["population"]
-    parts = [
-        "<!doctype html><html lang='en'><head><meta charset='utf-8'><title>Yacht: agents and people</title>",
-        "<meta name='viewport' content='width=device-width, initial-scale=1'>",
-        "<style>body{font-family:system-ui,sans-serif;margin:1.5rem;max-width:70rem}table{border-collapse:collapse;"
-        "margin:.5rem 0 1.5rem}td,th{border:1px solid #ccc;padding:.25rem .6rem;text-align:left}th{background:#f3f3f3}"
-        "</style></head><body>",
-        "<h1>Agents and people</h1>",
-        f"<p>{e(text_lines(report)[0])}</p>",
-        "<h2>Agents against the people they sat with</h2>",
-        table(
-            ["policy", "games", "people", "win rate (tie = 1/2)", "score difference (agent - person)"],
-            [
-                (a["policy"], a["games"], a["people"], figure(a["win_rate"], percent=True), figure(a["score_difference"], 1))
-                for a in report["agents_vs_people"]
-            ],
-        ),
-        f"<h2>People: expected points lost per decision ({population['people']} people, {population['games']} games)</h2>",
-        table(
-            ["decisions", "over people", "pooled over decisions"],
-            [
-                (title, figure(population["over_people"][k]), figure(population["pooled"][k]))
-                for k, title in (("all", "all"), ("reroll", "re-roll choices"), ("row", "row choices"))
-            ],
-        ),
-        "<h3>By games played before</h3>",
-        table(
-            ["game number", "loss per decision"],
-            [(b["games_played"], figure(b["loss_per_decision"])) for b in report["people"]["by_games_played"]],
-        ),
-        "<h3>Histogram of people's loss per decision</h3>",
-        table(
-            ["from", "to", "people"],
-            [
-                (f"{lo:.3f}", f"{hi:.3f}", c)
-                for c, lo, hi in zip(
-                    report["people"]["histogram"]["counts"],
-                    report["people"]["histogram"]["edges"],
-                    report["people"]["histogram"]["edges"][1:],
-                )
-            ],
-        ),
-        "<h3>Per person</h3>",
-        table(
-            ["name", "games", "all", "re-roll", "row"],
-            [
-                (p["name"], p["games"], figure(p["all"]), figure(p["reroll"]), figure(p["row"]))
-                for p in report["people"]["players"]
-            ],
-        ),
-        "<h2>Duplicate games, paired on the same dice</h2>",
-        table(
-            ["agent", "games", "people", "person - agent"],
-            [(d["policy"], d["games"], d["people"], figure(d["person_minus_agent"], 2)) for d in report["duplicate"]],
-        ),
-        "<h2>Agents graded on the same games</h2>",
-        table(
-            ["policy", "games", "all", "re-roll", "row"],
-            [(a["policy"], a["games"], figure(a["all"]), figure(a["reroll"]), figure(a["row"])) for a in report["agents_graded"]],
-        ),
-        "</body></html>",
-    ]
-    return "\n".join(parts)
 
 
 def save_json(path, report: dict) -> None:

@@ -154,7 +154,7 @@ def test_the_report_leaves_imported_games_out_unless_asked(database, tmp_path, c
     capsys.readouterr()
     assert main(["report", "--db", database]) == 0
     first = capsys.readouterr().out.splitlines()[0]
-    assert first.startswith("1 finished games") and "2 imported games left out" in first
+    assert first.startswith("1 finished game ") and "2 imported games left out" in first
     assert main(["report", "--db", database, "--include-imported"]) == 0
     first = capsys.readouterr().out.splitlines()[0]
     assert first.startswith("3 finished games") and "include_imported=True" in first and "2 imported games counted in" in first

@@ -15,6 +15,7 @@ pytest.importorskip("starlette", reason="the serve tests need the serve extra: p
 pytest.importorskip("httpx", reason="the serve tests need httpx")
 
 from tests.yacht_play import test_serve_browser as browser_tests  # noqa: E402
+from tests.yacht_play.accessibility import assert_accessible  # noqa: E402
 from tests.yacht_play.test_rule_set_play import dealt_faces  # noqa: E402
 from tests.yacht_play.test_serve_browser import play_turn_by_clicking, settle, shown_dice, stored  # noqa: E402
 from yacht_env.rules import YAHTZEE  # noqa: E402
@@ -101,6 +102,7 @@ def test_bonuses_and_a_joker_in_the_browser(page, server, tmp_path):
     assert page.inner_text("#sheet tr[data-row=large_straight] td.now") == "+40"
     assert page.inner_text("#sheet tr[data-row=full_house] td.now") == "+25"
     page.screenshot(path=tmp_path / "yahtzee-bonus-lines.png", full_page=True)
+    assert_accessible(page, "a Yahtzee joker, its barred rows shown")
     page.click("#sheet tr[data-row=large_straight]")
     settle(page)
     assert re.fullmatch(r"Yahtzee bonus \(100 each\)\s+400\s*", sheet_line(page, "yahtzee-bonus"))

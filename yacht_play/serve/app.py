@@ -12,11 +12,14 @@
     GET  /api/players/{name}        a player's games
     GET  /report, /api/report       the population report (``?since=&until=&mode=&player=&rules=&include_imported=1``),
                                     as a page or JSON; without ``include_imported=1``, imported games are left out
+                                    (the page: under the server's rules unless ``?rules=`` names others)
+    GET  /favicon.ico               the site's icon (the pages link /static/favicon.svg)
 
 Game creation is limited per client address (``new_games_per_minute``; over it: 429 and one line): the
 connecting address, or the one a proxy named with ``yacht serve --forwarded-allow-ips`` forwards.
 
-A refused request gets a 4xx status and ``{"error": "one line"}``, and changes nothing. Game logic
+A refused request gets a 4xx status and ``{"error": "one line"}`` (a page request: a page in the site's look
+saying the same line), and changes nothing. Game logic
 lives in :mod:`yacht_play.serve.games`; its calls run in worker threads.
 """
 
@@ -30,6 +33,7 @@ from pathlib import Path
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
@@ -231,6 +235,30 @@ def population_report(service: GameService, request: Request) -> dict:
         raise Refused(str(error)) from None
 
 
+def report_page_html(service: GameService, request: Request) -> str:
+    """The report as a page: under ``?rules=``, else the server's rules (or, when none of the games is under them,
+    the rule set most of them are), with links to the report under each other rule set that has games.
+    """
+    from collections import Counter
+
+    from yacht_env.rules import RULE_SETS
+    from yacht_play import store
+    from yacht_play.report import build_report
+    from yacht_play.report_html import report_main, rules_picker
+    from yacht_play.serve.pages import site_page
+
+    filters = report_filters(request)
+    games = store.all_games(service.engine, finished_only=True)
+    counted = Counter(g.header["rules"] for g in games if filters.include_imported or not g.imported)
+    if filters.rules is None:
+        filters.rules = service.rules.name if counted[service.rules.name] or not counted else counted.most_common(1)[0][0]
+    choices = [(name, rule_set_title(name), counted[name]) for name in RULE_SETS if counted[name] or name == filters.rules]
+    query = {key: value for key, value in request.query_params.items() if key in ("since", "until", "mode", "player", "include_imported") and value}
+    report = build_report(games, filters, service.grader)
+    title = f"Yacht: agents and people, {rule_set_title(report['rules'])}"
+    return site_page(title, report_main(report, rules_picker(report["rules"], choices, query)), "report-page")
+
+
 def page(name: str):
     """An endpoint answering with the static page ``name``, marked ``Cache-Control: no-store``."""
 
@@ -240,14 +268,26 @@ def page(name: str):
     return endpoint
 
 
+def wants_json(request: Request) -> bool:
+    """Whether the request is the API's (its answers, refusals too, are JSON); the pages' refusals are pages."""
+    return request.url.path.startswith("/api/")
+
+
 async def on_refused(request: Request, error: Refused) -> Response:
-    """A refused request's answer: its status and its one line."""
-    return refused(str(error), error.status)
+    """A refused request's answer: its status and its one line (a page, for a page)."""
+    from yacht_play.serve.pages import error_page
+
+    return refused(str(error), error.status) if wants_json(request) else error_page(error.status, str(error))
 
 
-async def not_found(request: Request, error) -> Response:
-    """The answer for a path the app does not serve."""
-    return refused(f"no page {request.url.path}", 404)
+async def on_http_error(request: Request, error: HTTPException) -> Response:
+    """The answer for a path the app does not serve (404) or a method it does not take there (405)."""
+    from yacht_play.serve.pages import error_page
+
+    message = f"no page {shown(request.url.path, 80)}" if error.status_code == 404 else f"{request.method} is not taken here"
+    if wants_json(request):
+        return refused(message, error.status_code)
+    return error_page(error.status_code, message)
 
 
 def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette:
@@ -292,10 +332,11 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
         return JSONResponse(await run_in_threadpool(population_report, service, request))
 
     async def report_page(request: Request) -> Response:
-        from yacht_play.report import to_html
+        page_html = await run_in_threadpool(report_page_html, service, request)
+        return HTMLResponse(page_html, headers={"Cache-Control": "no-store"})
 
-        report = await run_in_threadpool(population_report, service, request)
-        return HTMLResponse(to_html(report), headers={"Cache-Control": "no-store"})
+    async def icon(request: Request) -> Response:
+        return FileResponse(STATIC / "favicon.svg", media_type="image/svg+xml", headers={"Cache-Control": "max-age=86400"})
 
     routes = [
         Route("/", page("lobby.html")),
@@ -308,11 +349,12 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
         Route("/api/games/{secret}/summary", summary),
         Route("/api/players/{name:path}", history),
         Route("/report", report_page),
+        Route("/favicon.ico", icon),  # what a browser asks for on a page that names no icon
         Route("/api/report", report_json),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
     return Starlette(
         routes=routes,
-        exception_handlers={Refused: on_refused, 404: not_found},
+        exception_handlers={Refused: on_refused, HTTPException: on_http_error},
         middleware=[Middleware(SecurityHeaders), Middleware(ServerTiming)],
     )

@@ -204,6 +204,7 @@ async function table() {
     $("who").textContent = view.game.players[you].name;
     $("sheet-title").textContent = `Score sheet · ${view.rules.title}`;
     document.title = `${view.rules.title}: game`;
+    $("page-title").textContent = `${view.rules.title}: a game`;
     for (const event of view.events) note(event, view);
     render();
     if (view.finished) showOver();
@@ -575,6 +576,15 @@ function lossChart(seats, you) {
 
 // -- a player's games --------------------------------------------------------------------------
 
+// The mean score and loss of a player's finished games, per rule set (a Yacht score and a Yahtzee one do not average).
+function meansByRules(done) {
+  const mean = (values) => values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
+  const byRules = new Map();
+  done.forEach((g) => byRules.set(g.rules_title || g.rules, [...(byRules.get(g.rules_title || g.rules) || []), g]));
+  return [...byRules].map(([title, games]) => `${title}: mean score ${fmt(mean(games.map((g) => g.score)), 1)}, ` +
+    `mean loss per decision ${fmt(mean(games.map((g) => g.loss_per_decision)), 3)}`);
+}
+
 async function player() {
   const name = decodeURIComponent(location.pathname.split("/").pop());
   $("title").textContent = `${name}'s games`;
@@ -582,19 +592,21 @@ async function player() {
   try {
     const history = await api("GET", `/api/players/${encodeURIComponent(name)}`);
     const done = history.games.filter((g) => g.finished);
-    const mean = (values) => values.length ? values.reduce((a, b) => a + b, 0) / values.length : null;
     $("stats").textContent = history.games.length
-      ? `${history.games.length} game${history.games.length === 1 ? "" : "s"}${history.imported ? ` (${history.imported} imported)` : ""}, ${done.length} finished · mean score ${fmt(mean(done.map((g) => g.score)), 1)} · mean loss per decision ${fmt(mean(done.map((g) => g.loss_per_decision)), 3)}`
+      ? [`${history.games.length} game${history.games.length === 1 ? "" : "s"}${history.imported ? ` (${history.imported} imported)` : ""}, ${done.length} finished`, ...meansByRules(done)].join(" · ")
       : "No games yet under this name.";
+    // each cell names its column: on a phone the rows stack into "label: value" lines
+    const cell = (label, content, attrs = {}) => el("td", { ...attrs, "data-label": label }, el("span", {}, content));
+    const result = (g) => !g.finished ? "in progress" : !g.opponents.length ? "–" : g.won ? "won" : `lost (${g.totals.join(" / ")})`;
     $("history").replaceChildren(
-      el("thead", {}, el("tr", {}, el("th", {}, "When"), el("th", {}, "Mode"), el("th", {}, "Against"), el("th", { class: "num" }, "Score"), el("th", {}, "Result"), el("th", { class: "num" }, "Lost / decision"), el("th", {}))),
+      el("thead", {}, el("tr", {}, el("th", {}, "When"), el("th", {}, "Mode"), el("th", {}, "Against"), el("th", { class: "num" }, "Score"), el("th", {}, "Result"), el("th", { class: "num" }, "Lost / decision"), el("th", {}, "Game"))),
       el("tbody", {}, ...history.games.map((g) => el("tr", {},
-        el("td", {}, new Date(g.started).toLocaleString()),
-        el("td", {}, (g.rules && g.rules !== "yacht" ? `${g.rules_title} · ` : "") + g.mode + (g.coach ? " · coach" : "") + (g.imported ? " · imported" : "")),
-        el("td", {}, g.opponents.join(", ") || "–"), el("td", { class: "num" }, g.score ?? "–"),
-        el("td", { class: g.won ? "win" : "" }, !g.finished ? "in progress" : g.opponents.length ? (g.won ? "won" : `lost (${g.totals.join(" / ")})`) : "–"),
-        el("td", { class: "num" }, fmt(g.loss_per_decision, 3)),
-        el("td", {}, g.link ? el("a", { href: g.link }, "view") : "")))));
+        cell("When", new Date(g.started).toLocaleString()),
+        cell("Mode", (g.rules && g.rules !== "yacht" ? `${g.rules_title} · ` : "") + g.mode + (g.coach ? " · coach" : "") + (g.imported ? " · imported" : "")),
+        cell("Against", g.opponents.join(", ") || "–"), cell("Score", g.score ?? "–", { class: "num" }),
+        cell("Result", result(g), { class: g.won && g.opponents.length ? "win" : "" }),
+        cell("Lost / decision", fmt(g.loss_per_decision, 3), { class: "num" }),
+        cell("Game", g.link ? el("a", { href: g.link }, "view") : "–")))));
   } catch (error) {
     $("error").textContent = error.message;
   }

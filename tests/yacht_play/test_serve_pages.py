@@ -1,0 +1,108 @@
+"""The pages the server writes: the report as a page in the site's look (under the server's rules by default, with
+a picker for the others, its charts as inline SVG), error pages for page requests (JSON for the API), the icon,
+and counts that say "1 person, 1 game"."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+pytest.importorskip("starlette", reason="the serve tests need the serve extra: pip install 'yacht-rl[serve]'")
+pytest.importorskip("httpx", reason="the serve tests need httpx (Starlette's TestClient)")
+
+from tests.yacht_play.pages_support import play_games  # noqa: E402
+from tests.yacht_play.test_serve_api import TestClient  # noqa: E402
+from yacht_play import store as db  # noqa: E402
+from yacht_play.report import Filters, build_report, text_lines  # noqa: E402
+from yacht_play.serve.app import STATIC, create_app  # noqa: E402
+from yacht_play.serve.games import GameService  # noqa: E402
+from yacht_play.svg_charts import nice_ticks  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    return GameService(db.connect(str(tmp_path_factory.mktemp("pages") / "yacht.db")), ["greedy", "random"])
+
+
+@pytest.fixture(scope="module")
+def client(service):
+    with TestClient(create_app(service)) as client:
+        play_games(client)
+        yield client
+
+
+def in_the_site_look(page) -> bool:
+    text = page.text
+    return all(
+        part in text
+        for part in ("/static/yacht.css", "<header class='bar'>", "<main", "<h1>", "/static/favicon.svg", "lang='en'", "<title>")
+    )
+
+
+def test_the_report_page_of_two_rule_sets_is_the_servers_rules_with_a_picker(client):
+    assert client.get("/api/report").status_code == 400  # the API still asks which
+    page = client.get("/report")
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    assert in_the_site_look(page) and '"error"' not in page.text
+    assert "3 finished games under the yacht rules" in page.text
+    picker = re.search(r"<nav class='rules-picker'.*?</nav>", page.text).group(0)
+    assert "aria-current='page' href='?rules=yacht'>Yacht (3 games)</a>" in picker
+    assert "href='?rules=yahtzee'>Yahtzee (1 game)</a>" in picker
+    assert "Yatzy" not in picker  # a rule set without games is not offered
+    assert page.text.count("<svg class='plot'") == 4  # win rates, the histogram, by games played, agents graded
+    yahtzee = client.get("/report?rules=yahtzee&mode=solitaire")
+    assert "1 finished game under the yahtzee rules" in yahtzee.text
+    assert "href='?mode=solitaire&amp;rules=yacht'" in yahtzee.text  # the picker keeps the other filters
+
+
+def test_the_report_counts_in_the_singular_and_plural(service, client):
+    report = build_report(db.all_games(service.engine, finished_only=True), Filters(rules="yacht"), service.grader)
+    lines = "\n".join(text_lines(report))
+    assert "random: 1 game, 1 person;" in lines and "greedy: 1 game, 1 person;" in lines
+    assert "(2 people, 3 games)" in lines and "Bea: 1 game;" in lines and "Ann: 2 games;" in lines
+    page = client.get("/report").text
+    assert "1 game, 1 person" in page and "1 games" not in page and "1 people" not in page
+
+
+def test_a_figure_without_an_interval_says_so_in_a_few_words(client):
+    page = client.get("/report").text
+    assert "n=1, no interval" in page  # in the cell; the full reason in its tooltip
+    assert "title='" in page and "too few games for an interval" in page
+    assert not re.search(r">[^<]*too few", page)  # the long form, which wrapped into tall cells, is not shown
+
+
+def test_page_requests_get_pages_and_api_requests_get_json(client):
+    missing = client.get("/no/such/page")
+    assert missing.status_code == 404 and missing.headers["content-type"].startswith("text/html")
+    assert in_the_site_look(missing) and "No such page" in missing.text and "no page &#x27;/no/such/page&#x27;" in missing.text
+    api = client.get("/api/no/such")
+    assert api.status_code == 404 and api.json() == {"error": "no page '/api/no/such'"}
+    bad = client.get("/report", params={"since": "<script>"})
+    assert bad.status_code == 400 and in_the_site_look(bad) and "&lt;script&gt;" in bad.text and "<script>" not in bad.text
+    assert "is not a date" in bad.text
+    assert client.get("/api/report", params={"since": "x"}).json()["error"].startswith("since 'x' is not a date")
+    wrong_method = client.post("/report")
+    assert wrong_method.status_code == 405 and in_the_site_look(wrong_method)
+
+
+def test_every_page_names_the_icon_and_the_icon_is_served(client):
+    icon = client.get("/favicon.ico")
+    assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")
+    assert icon.content == client.get("/static/favicon.svg").content and b"<svg" in icon.content
+    for name in ("lobby.html", "game.html", "player.html"):
+        assert '<link rel="icon" href="/static/favicon.svg" type="image/svg+xml">' in (STATIC / name).read_text(), name
+    assert "/static/favicon.svg" in client.get("/report").text and "/static/favicon.svg" in client.get("/nowhere").text
+
+
+def test_the_lobby_and_the_player_page_link_to_the_report():
+    assert 'href="/report"' in (STATIC / "lobby.html").read_text()
+    assert 'href="/report"' in (STATIC / "player.html").read_text()
+
+
+@pytest.mark.parametrize(
+    "top, ticks",
+    [(2.9, [0, 1, 2, 3]), (3.9, [0, 1, 2, 3, 4]), (7.8, [0, 2, 4, 6, 8]), (12.7, [0, 5, 10, 15]), (0.43, [0, 0.2, 0.4, 0.6])],
+)
+def test_chart_axes_are_at_round_numbers(top, ticks):
+    assert nice_ticks(top) == pytest.approx(ticks)
