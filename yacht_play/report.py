@@ -404,12 +404,12 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
     return lines
 
 
-def imported_text(report: dict) -> str:
+def imported_text(report: dict, how: str = "--include-imported") -> str:
     """What the report did with the games ``yacht import`` brought in from record files."""
     if report["filters"]["include_imported"]:
         return f"{plural(report['imported_games'], 'imported game')} counted in"
     if report["imported_games_left_out"]:
-        return f"{plural(report['imported_games_left_out'], 'imported game')} left out (--include-imported counts them)"
+        return f"{plural(report['imported_games_left_out'], 'imported game')} left out ({how} counts them)"
     return "no imported game left out"
 
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import html
 
-from yacht_play.report import figure, plural
+from yacht_play.report import figure, imported_text, plural
 from yacht_play.svg_charts import histogram_chart, interval_chart
 
 e = html.escape
@@ -70,7 +70,8 @@ def report_main(report: dict, picker: str = "") -> str:
     filters = ", ".join(f"{k}={v}" for k, v in report["filters"].items() if v and k != "rules") or "none"
     summary = (
         f"<p>{plural(report['games'], 'finished game')} under the {e(report['rules'])} rules, "
-        f"{plural(report['decisions'], 'decision')} (filters: {e(filters)}).</p>"
+        f"{plural(report['decisions'], 'decision')} "
+        f"(filters: {e(filters)}; {e(imported_text(report, '?include_imported=1'))}).</p>"
         f"<p class='muted small'>95% intervals, normal approximation; none is shown on fewer than {report['min_n']} "
         "values or over one person. Loss: expected points lost per decision against the exact optimum "
         f"({report['optimal_expected_score']:.2f} points a game).</p>"

@@ -147,7 +147,7 @@ def test_the_report_leaves_imported_games_out_unless_asked(database, tmp_path, c
     assert included["filters"]["include_imported"] is True
     assert {p["name"] for p in included["people"]["players"]} == {"ann", "ivan"}
     page = client.get("/report").text
-    assert "2 imported games left out (--include-imported counts them)" in page
+    assert "2 imported games left out (?include_imported=1 counts them)" in page
     assert "include_imported=True" in client.get("/report?include_imported=1").text
     bad = client.get("/api/report?include_imported=maybe")
     assert bad.status_code == 400 and bad.json() == {"error": "include_imported must be 1 or 0 (true or false), got 'maybe'"}

@@ -4,6 +4,7 @@ out-of-turn actions. Each gets a 4xx with one line, and nothing stored changes."
 from __future__ import annotations
 
 import json
+import random
 import sqlite3
 import subprocess
 import sys
@@ -15,7 +16,7 @@ pytest.importorskip("starlette", reason="the serve tests need the serve extra: p
 pytest.importorskip("httpx", reason="the serve API tests need httpx (Starlette's TestClient)")
 
 from tests.yacht_play.serve_support import ROOT, Server  # noqa: E402
-from tests.yacht_play.test_serve_api import TestClient, new_game, stored  # noqa: E402
+from tests.yacht_play.test_serve_api import TestClient, new_game, play_out, stored  # noqa: E402
 from yacht_play import store as db  # noqa: E402
 from yacht_play.serve.app import MAX_BODY, RateLimit, create_app  # noqa: E402
 from yacht_play.serve.games import MAX_NAME, GameService, Refused, shown_policies  # noqa: E402
@@ -313,6 +314,10 @@ def test_a_model_agent_is_shown_by_its_name_never_its_path(tmp_path):
         view = client.get(f"/api/games/{secret}")
         assert folder not in view.text and view.json()["game"]["players"][1]["policy"] == "ppo:ppo.safetensors"
         assert stored(service, secret).players[1]["policy"] == model  # the record keeps the real one
+        play_out(client, service, secret, random.Random(3), check=False)
+        for path in ("/api/report", "/report"):
+            report = client.get(path)
+            assert report.status_code == 200 and folder not in report.text and "ppo:ppo.safetensors" in report.text, path
         refused = client.post("/api/games", json={"name": "x", "mode": "duplicate", "agents": [model], "rules": "yahtzee"})
         assert refused.status_code == 400 and folder not in refused.text and "'ppo:ppo.safetensors'" in refused.text
         refused = client.post("/api/games", json={"name": "x", "mode": "duplicate", "agents": ["ppo:/srv/other.zip"]})

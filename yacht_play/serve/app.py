@@ -223,14 +223,25 @@ def lobby_offer(service: GameService) -> dict:
     }
 
 
+def finished_games(service: GameService) -> list:
+    """The finished games of ``service``'s store, each agent named as the pages name it: never by the server's path."""
+    from yacht_play import store
+
+    games = store.all_games(service.engine, finished_only=True)
+    for game in games:
+        for seat in game.players:
+            if seat["kind"] == "agent":
+                seat["policy"] = service.shown_name(seat["policy"])
+    return games
+
+
 def population_report(service: GameService, request: Request) -> dict:
     """The report over the finished games of ``service``'s store, with the request's filters (refused: 400)."""
-    from yacht_play import store
     from yacht_play.report import build_report
 
     filters = report_filters(request)
     try:
-        return build_report(store.all_games(service.engine, finished_only=True), filters, service.grader)
+        return build_report(finished_games(service), filters, service.grader)
     except ValueError as error:  # games of several rule sets and no ?rules=
         raise Refused(str(error)) from None
 
@@ -242,18 +253,21 @@ def report_page_html(service: GameService, request: Request) -> str:
     from collections import Counter
 
     from yacht_env.rules import RULE_SETS
-    from yacht_play import store
     from yacht_play.report import build_report
     from yacht_play.report_html import report_main, rules_picker
     from yacht_play.serve.pages import site_page
 
     filters = report_filters(request)
-    games = store.all_games(service.engine, finished_only=True)
+    games = finished_games(service)
     counted = Counter(g.header["rules"] for g in games if filters.include_imported or not g.imported)
     if filters.rules is None:
         filters.rules = service.rules.name if counted[service.rules.name] or not counted else counted.most_common(1)[0][0]
     choices = [(name, rule_set_title(name), counted[name]) for name in RULE_SETS if counted[name] or name == filters.rules]
-    query = {key: value for key, value in request.query_params.items() if key in ("since", "until", "mode", "player", "include_imported") and value}
+    query = {
+        key: value
+        for key, value in request.query_params.items()
+        if key in ("since", "until", "mode", "player", "include_imported") and value
+    }
     report = build_report(games, filters, service.grader)
     title = f"Yacht: agents and people, {rule_set_title(report['rules'])}"
     return site_page(title, report_main(report, rules_picker(report["rules"], choices, query)), "report-page")
