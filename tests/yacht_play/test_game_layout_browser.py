@@ -157,7 +157,6 @@ def test_four_agents_fit_a_320_px_screen_and_so_does_the_game_over(open_page, se
     page.reload()
     page.wait_for_selector("body[data-state=over]")
     page.wait_for_selector("#over .chart svg rect")
-    page.screenshot(path=tmp_path / "four-agents-320-over.png", full_page=True)
     assert page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth") <= 0
     boxes = page.locator("#over .scroll")
     assert boxes.count() >= 2  # the final sheets and the costliest decisions
@@ -167,6 +166,7 @@ def test_four_agents_fit_a_320_px_screen_and_so_does_the_game_over(open_page, se
     assert page.locator("#over table.sheet tfoot td").count() == 6  # every player's total shown
     widths = [box["width"] for box in (r.bounding_box() for r in page.locator("#over .chart svg rect").all()) if box]
     assert len(widths) == 12 * 5 and min(widths) >= 6, f"bars {min(widths):.1f} px wide: too thin to see"
+    page.screenshot(path=tmp_path / "four-agents-320-over.png", full_page=True)  # after: it resizes the window
 
 
 def test_the_chart_axis_has_round_ticks(open_page, server):
