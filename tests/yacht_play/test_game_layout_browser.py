@@ -72,10 +72,11 @@ def settle(page, skip=True, timeout=60) -> str:
     raise AssertionError(f"the page did not settle within {timeout} s")
 
 
-def start_game(page, server, mode="solitaire", agents=(), coach=False) -> str:
+def start_game(page, server, mode="solitaire", agents=(), coach=False, rules="yacht") -> str:
     """A new game started through the lobby; returns its secret once the page waits for the person."""
     page.goto(server.url + "/")
     page.fill("#name", "Ada")
+    page.select_option("#rules", rules)
     page.check(f"input[name=mode][value={mode}]", force=True)
     for i, agent in enumerate(agents):
         page.select_option(f".agent-select >> nth={i}", agent)
@@ -143,17 +144,19 @@ def test_the_agents_turn_plays_in_view_with_skip(open_page, server, size):
     assert settle(page, skip=False) == "ready"
 
 
-def test_four_agents_fit_a_320_px_screen_and_so_does_the_game_over(open_page, server, tmp_path):
+@pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
+def test_four_agents_fit_a_320_px_screen_and_so_does_the_game_over(open_page, server, rules, tmp_path):
     agents = ["greedy", "random", "optimal", "random"]
+    turns = {"yacht": 12, "yahtzee": 13}[rules]
     page = open_page(320, 568, touch=True)
-    start_game(page, server, "table", agents)
+    start_game(page, server, "table", agents, rules=rules)
     sheet = page.locator(".scroll:has(#sheet)")
     assert sheet.evaluate("box => box.scrollWidth <= box.clientWidth"), "the sheet is wider than its box"
     assert page.locator("#sheet thead th").count() == 7  # Row, You, Now and the four agents, none hidden
     assert page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth") <= 0
     page.screenshot(path=tmp_path / "four-agents-320.png")
     secret = page.url.rsplit("/", 1)[1]
-    score_by_api(server, secret, 12)
+    score_by_api(server, secret, turns)
     page.reload()
     page.wait_for_selector("body[data-state=over]")
     page.wait_for_selector("#over .chart svg rect")
@@ -164,8 +167,9 @@ def test_four_agents_fit_a_320_px_screen_and_so_does_the_game_over(open_page, se
         fits = boxes.nth(i).evaluate("box => box.scrollWidth <= box.clientWidth || box.classList.contains('overflows')")
         assert fits, f"table {i} of the game-over page is wider than its box, with no sign of it"
     assert page.locator("#over table.sheet tfoot td").count() == 6  # every player's total shown
+    assert page.locator("#over table.sheet tbody tr").count() == turns + (3 if rules == "yahtzee" else 0)  # and the bonus lines
     widths = [box["width"] for box in (r.bounding_box() for r in page.locator("#over .chart svg rect").all()) if box]
-    assert len(widths) == 12 * 5 and min(widths) >= 6, f"bars {min(widths):.1f} px wide: too thin to see"
+    assert len(widths) == turns * 5 and min(widths) >= 6, f"bars {min(widths):.1f} px wide: too thin to see"
     page.screenshot(path=tmp_path / "four-agents-320-over.png", full_page=True)  # after: it resizes the window
 
 
