@@ -173,6 +173,21 @@ def test_four_agents_fit_a_320_px_screen_and_so_does_the_game_over(open_page, se
     page.screenshot(path=tmp_path / "four-agents-320-over.png", full_page=True)  # after: it resizes the window
 
 
+def test_a_sheet_too_wide_even_drawn_tight_marks_its_scroll_and_keeps_the_persons_column(open_page, server):
+    page = open_page(240, 568, touch=True)  # narrower than any phone: Yahtzee's sheet with four agents cannot fit
+    start_game(page, server, "table", ["greedy", "random", "optimal", "random"], rules="yahtzee")
+    box = page.locator(".scroll:has(#sheet)")
+    assert "overflows" in box.get_attribute("class")
+    assert "Scroll sideways" in box.evaluate("box => getComputedStyle(box, '::before').content")
+    where = "box => [1, 2].map((n) => Math.round(box.querySelector(`thead th:nth-child(${n})`).getBoundingClientRect().left))"
+    before = box.evaluate(where)  # the row names' and the person's columns
+    box.evaluate("box => { box.scrollLeft = box.scrollWidth; }")
+    page.wait_for_timeout(100)  # a frame for the sticky cells
+    assert box.evaluate("box => box.scrollLeft") > 0
+    assert box.evaluate(where) == before, "scrolled sideways, the person's own column moved out of its place"
+    assert page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth") <= 0
+
+
 def test_the_chart_axis_has_round_ticks(open_page, server):
     page = open_page(*DESKTOP)
     secret = new_game_by_api(server, "table", ["random"])

@@ -279,7 +279,7 @@ function render(partialSheets) {
   });
   game.justRolled = null;
   const refocus = dice.children[game.dieFocus];
-  if (refocus && !refocus.disabled) refocus.focus();  // drawn again, the clicked die keeps the focus
+  if (refocus && !refocus.disabled) refocus.focus({ preventScroll: true });  // drawn again, the clicked die keeps the focus
   if (!game.animating) keep("held", { seq: view.seq, held: [...game.held] });
   const rollButton = $("roll");
   if (game.animating) {
@@ -345,7 +345,11 @@ function fitTables() {
     if (!table || !box.clientWidth) continue;
     table.classList.remove("tight");
     if (table.scrollWidth > box.clientWidth + 1) table.classList.add("tight");
-    box.classList.toggle("overflows", table.scrollWidth > box.clientWidth + 1);
+    const overflows = table.scrollWidth > box.clientWidth + 1;
+    box.classList.toggle("overflows", overflows);
+    // scrolled sideways, the row names and the next column (the person's own) stay put: that one sits after the first
+    const first = table.querySelector("tr > :first-child");
+    if (overflows && first) box.style.setProperty("--first-column", `${first.getBoundingClientRect().width}px`);
   }
 }
 
