@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 import time
+from collections import Counter
 
 import pytest
 
@@ -129,7 +130,7 @@ def test_at_turn_five_the_dice_the_roll_button_and_an_open_row_are_in_view(open_
     assert page.evaluate("document.scrollingElement.scrollWidth - window.innerWidth") <= 0
 
 
-@pytest.mark.parametrize("size", [SHORT, (375, 740), (740, 360)], ids=lambda s: f"{s[0]}x{s[1]}")
+@pytest.mark.parametrize("size", [SHORT, *PHONES], ids=lambda s: f"{s[0]}x{s[1]}")
 def test_the_agents_turn_plays_in_view_with_skip(open_page, server, size):
     page = open_page(*size, touch=size != SHORT)
     start_game(page, server, "table", ["optimal", "greedy"], coach=True)
@@ -274,7 +275,8 @@ def test_a_reload_keeps_the_held_dice_and_the_coachs_card(open_page, server):
     assert page.is_visible("#coach") and page.inner_text("#coach") == card
     page.click("#roll")  # and the roll keeps them
     settle(page)
-    assert page.eval_on_selector_all("#dice .die", "dice => dice.map((d) => d.dataset.value)")[1::2] == dice[1::2]
+    rolled = page.eval_on_selector_all("#dice .die", "dice => dice.map((d) => d.dataset.value)")
+    assert not Counter(dice[1::2]) - Counter(rolled)  # the held dice stay (the server shows the dice sorted)
 
 
 def test_a_tab_that_was_behind_says_it_has_caught_up_not_reload(open_page, server):
