@@ -188,7 +188,25 @@ async function lobby() {
 
 const game = {
   secret: null, view: null, held: new Set(), busy: false, selected: null, skip: false, animating: false, log: [],
+  playing: null,  // the agent decision being shown step by step
+  dieFocus: null,  // the die that had the focus, given back when the dice are drawn again
 };
+
+// What a reload must not lose, kept for this tab: the dice held at a position, and the coach's last card.
+function keep(kind, value) {
+  try { sessionStorage.setItem(`yacht.${kind}.${game.secret}`, JSON.stringify(value)); } catch (error) { /* storage off */ }
+}
+
+function kept(kind) {
+  try { return JSON.parse(sessionStorage.getItem(`yacht.${kind}.${game.secret}`) || "null"); } catch (error) { return null; }
+}
+
+function restoreHeld(view) {
+  const saved = kept("held");
+  const dice = view.current && view.current.dice ? view.current.dice.length : 0;
+  if (!saved || saved.seq !== view.seq || !Array.isArray(saved.held)) return;
+  game.held = new Set(saved.held.filter((i) => Number.isInteger(i) && i >= 0 && i < dice));
+}
 
 function youSeat(view) { return view.game.players.findIndex((p) => p.kind === "human"); }
 
@@ -197,6 +215,7 @@ async function table() {
   $("roll").addEventListener("click", roll);
   $("skip").addEventListener("click", () => { game.skip = true; });
   document.addEventListener("keydown", onKey);
+  window.addEventListener("resize", fitTables);
   try {
     const view = await api("GET", `/api/games/${encodeURIComponent(game.secret)}?since=0`);
     game.view = view;
@@ -206,6 +225,9 @@ async function table() {
     document.title = `${view.rules.title}: game`;
     $("page-title").textContent = `${view.rules.title}: a game`;
     for (const event of view.events) note(event, view);
+    restoreHeld(view);
+    const coach = kept("coach");
+    if (coach && !view.finished) showCoach(coach);
     render();
     if (view.finished) showOver();
   } catch (error) {
@@ -228,8 +250,12 @@ function render(partialSheets) {
   // for scripts and tests: how far the page is, and whether it waits for the person
   document.body.dataset.seq = view.seq;
   document.body.dataset.state = view.finished ? "finished" : mine ? "ready" : "waiting";
+  document.body.classList.toggle("animating", game.animating);
   const title = $("turn-title"), sub = $("turn-sub");
-  if (view.finished) {
+  if (game.animating && game.playing) {
+    title.textContent = `${game.playing.player} is playing`;
+    sub.textContent = view.game.mode === "duplicate" ? `your dice, turn ${game.playing.turn}` : `turn ${game.playing.turn}`;
+  } else if (view.finished) {
     title.textContent = "Game over";
     sub.textContent = "";
   } else if (current.kind === "human") {
@@ -240,6 +266,9 @@ function render(partialSheets) {
     sub.textContent = `turn ${current.turn}`;
   }
   const dice = $("dice");
+  const focused = [...dice.children].indexOf(document.activeElement);
+  if (focused >= 0) game.dieFocus = focused;
+  else if (document.activeElement !== document.body) game.dieFocus = null;  // the person moved on to something else
   dice.replaceChildren();
   const values = current && current.dice && !game.animating ? current.dice : [];
   values.forEach((value, i) => {
@@ -250,8 +279,14 @@ function render(partialSheets) {
     dice.append(die);
   });
   game.justRolled = null;
+  const refocus = dice.children[game.dieFocus];
+  if (refocus && !refocus.disabled) refocus.focus({ preventScroll: true });  // drawn again, the clicked die keeps the focus
+  if (!game.animating) keep("held", { seq: view.seq, held: [...game.held] });
   const rollButton = $("roll");
-  if (current && current.kind === "human" && !view.finished) {
+  if (game.animating) {
+    rollButton.textContent = game.playing ? `Waiting for ${game.playing.player}…` : "Waiting…";
+    rollButton.disabled = true;
+  } else if (current && current.kind === "human" && !view.finished) {
     const left = current.rolls_left;
     rollButton.textContent = left === 0 ? "Pick a row" : game.held.size === values.length ? "Release a die to roll" : `Roll (${left} left)`;
     rollButton.disabled = !mine || left === 0 || game.held.size === values.length;
@@ -267,8 +302,8 @@ function renderSheet(sheets, you, now) {
   const players = view.game.players;
   const order = [you, ...players.map((p) => p.seat).filter((s) => s !== you)];
   const head = el("tr", {}, el("th", {}, "Row"),
-    ...order.map((s) => el("th", { class: "num", title: players[s].name }, s === you ? "You" : players[s].name)));
-  if (now) head.insertBefore(el("th", { class: "num col-now" }, "Now"), head.children[2] || null);
+    ...order.map((s) => el("th", { class: "num", title: players[s].name }, el("span", {}, s === you ? "You" : players[s].name))));
+  if (now) head.insertBefore(el("th", { class: "num col-now" }, el("span", {}, "Now")), head.children[2] || null);
   const body = el("tbody");
   const openRows = now ? view.rows.filter((r) => r.name in now).map((r) => r.name) : [];
   if (game.selected && !openRows.includes(game.selected)) game.selected = null;
@@ -291,9 +326,32 @@ function renderSheet(sheets, you, now) {
     body.append(tr);
     body.append(...bonusLines(view.rules, index, order.map((s) => sheets[s]), (sheet) => (now && sheet === sheets[you] ? [el("td")] : [])));
   });
+  // in duplicate mode the agent plays the person's dice after the person's last row: until then its column waits
+  const waiting = order.filter((s) => view.game.mode === "duplicate" && s !== you && sheets[s].cells.every((c) => c === null));
   const foot = el("tfoot", {}, el("tr", {}, el("td", {}, "Total"),
-    ...order.flatMap((s, position) => [el("td", { class: "num" }, sheets[s].total), position === 0 && now ? el("td") : null])));
+    ...order.flatMap((s, position) => [el("td", { class: "num", title: waiting.includes(s) ? "plays after you" : null }, waiting.includes(s) ? "–" : sheets[s].total),
+      position === 0 && now ? el("td") : null])));
   $("sheet").replaceChildren(el("thead", {}, head), body, foot);
+  const note = $("sheet-note");
+  note.textContent = waiting.map((s) => `${players[s].name} plays these same dice after your last row; its column fills in then.`).join(" ");
+  note.classList.toggle("hidden", !waiting.length);
+  fitTables();
+}
+
+// A table wider than its box is drawn tighter (smaller cells, the players' names written upwards); if it is still
+// too wide, its box is marked as scrolling sideways, with the first column kept in view.
+function fitTables() {
+  for (const box of document.querySelectorAll(".scroll")) {
+    const table = box.querySelector("table");
+    if (!table || !box.clientWidth) continue;
+    table.classList.remove("tight");
+    if (table.scrollWidth > box.clientWidth + 1) table.classList.add("tight");
+    const overflows = table.scrollWidth > box.clientWidth + 1;
+    box.classList.toggle("overflows", overflows);
+    // scrolled sideways, the row names and the next column (the person's own) stay put: that one sits after the first
+    const first = table.querySelector("tr > :first-child");
+    if (overflows && first) box.style.setProperty("--first-column", `${first.getBoundingClientRect().width}px`);
+  }
 }
 
 function toggleHold(i) {
@@ -330,6 +388,8 @@ async function send(choice, rolled) {
       const view = await api("GET", `/api/games/${encodeURIComponent(game.secret)}?since=${seq}`);
       game.held = new Set();
       await take(view);
+      // the server's word is "reload"; this page has just caught up, so say what happened instead
+      $("error").textContent = "The game had moved on (in another tab or window?): this page now shows where it stands.";
     }
   } finally {
     game.busy = false;
@@ -340,8 +400,10 @@ async function send(choice, rolled) {
 async function take(view, rolled) {
   const you = youSeat(view);
   const agentEvents = view.events.filter((e) => e.seat !== you);
-  for (const event of view.events) note(event, view);
-  if (view.coach) showCoach(view.coach);
+  if (view.coach) {
+    showCoach(view.coach);
+    keep("coach", view.coach);
+  }
   const previous = game.view;
   game.view = view;
   if (agentEvents.length) await animateAgents(previous, view, agentEvents);
@@ -379,8 +441,11 @@ async function animateAgents(previous, view, events) {
     if (later.length) sheet.total = later[0].total - later[0].points;
   }
   render(sheets);
+  let shown = 0;
   for (const event of events) {
     if (game.skip) break;
+    game.playing = event;
+    shown += 1;
     $("agent-title").textContent = `${event.player}, turn ${event.turn}`;
     const dice = $("agent-dice");
     dice.replaceChildren(...event.dice.map((value, i) => {
@@ -395,10 +460,13 @@ async function animateAgents(previous, view, events) {
       game.fresh = `${event.seat}:${event.row}`;
     }
     render(sheets);
+    note(event, view);  // the table talk follows the step-by-step display, never ahead of it
     await sleep(AGENT_STEP_MS);
   }
+  for (const event of events.slice(shown)) note(event, view);  // skipped: the rest at once
   game.skip = false;
   game.fresh = null;
+  game.playing = null;
   game.animating = false;
   panel.classList.add("hidden");
 }
@@ -482,7 +550,7 @@ async function showOver() {
       : winners[0] === seats[you].name ? `You win with ${seats[you].total}!` : `${winners[0]} wins with ${Math.max(...seats.map((s) => s.total))}`;
 
   const sheet = el("table", { class: "sheet" },
-    el("thead", {}, el("tr", {}, el("th", {}, "Row"), ...seats.map((s) => el("th", { class: "num", title: s.name }, s.seat === you ? "You" : s.name)))),
+    el("thead", {}, el("tr", {}, el("th", {}, "Row"), ...seats.map((s) => el("th", { class: "num", title: s.name }, el("span", {}, s.seat === you ? "You" : s.name))))),
     el("tbody", {}, ...summary.rows.flatMap((row, i) => [el("tr", { class: summary.rules.rows[i].upper && !(summary.rules.rows[i + 1] || {}).upper ? "upper-end" : "" }, el("td", {}, row.title),
       ...seats.map((s) => el("td", { class: "num filled" }, s.cells[i]))), ...bonusLines(summary.rules, i, seats, () => [])])),
     el("tfoot", {}, el("tr", {}, el("td", {}, "Total"), ...seats.map((s) => el("td", { class: `num${winners.includes(s.name) ? " win" : ""}` }, s.total)))));
@@ -530,17 +598,34 @@ async function showOver() {
     ...(turns ? [turns] : []),
     el("section", { class: "card" }, el("h2", {}, "Costliest decisions"), worst),
   );
+  fitTables();
+}
+
+// Round ticks from 0 up to at least ``max``, about ``count`` steps of 1, 2, 2.5 or 5 times a power of ten:
+// an axis reads 0, 1, 2, 3 rather than 0, 0.72, 1.45, 2.17, 2.9.
+function niceTicks(max, count = 4) {
+  const raw = Math.max(Number(max) || 0, 1e-9) / count;
+  const power = 10 ** Math.floor(Math.log10(raw));
+  const step = [1, 2, 2.5, 5, 10].map((m) => m * power).find((s) => s >= raw * (1 - 1e-9));
+  const steps = Math.max(1, Math.ceil(max / step - 1e-9));
+  const digits = Math.max(0, Math.ceil(-Math.log10(step) - 1e-9)) + (Math.abs(step / power - 2.5) < 1e-9 ? 1 : 0);
+  return Array.from({ length: steps + 1 }, (_, i) => Number((i * step).toFixed(digits)));
 }
 
 function lossChart(seats, you) {
   const ns = "http://www.w3.org/2000/svg";
   const turns = seats[0].loss_by_turn.length;
   // drawn at about the width it is shown, so that its labels keep a readable size on a phone
-  const width = Math.round(Math.min(640, Math.max(300, $("over").clientWidth - 40))), height = width < 500 ? 200 : 220;
+  const width = Math.round(Math.min(640, Math.max(240, $("over").clientWidth - 36))), height = width < 500 ? 200 : 220;
   const left = 38, bottom = 26, top = 10;
-  const max = Math.max(0.5, ...seats.flatMap((s) => s.loss_by_turn.map((v) => v || 0)));
   const step = (width - left - 4) / turns;
-  const barWidth = Math.max(2, (step - 6) / seats.length);
+  // side by side while each bar stays wide enough to see; stacked, a turn's bar split by seat, when not
+  const stacked = (step - 6) / seats.length < 6;
+  const barWidth = stacked ? step - 6 : (step - 6) / seats.length;
+  const tallest = stacked ? seats[0].loss_by_turn.map((_, t) => seats.reduce((sum, s) => sum + (s.loss_by_turn[t] || 0), 0))
+    : seats.flatMap((s) => s.loss_by_turn.map((v) => v || 0));
+  const ticks = niceTicks(Math.max(0.5, ...tallest));
+  const max = ticks[ticks.length - 1];
   const svg = document.createElementNS(ns, "svg");
   svg.setAttribute("viewBox", `0 0 ${width} ${height}`);
   svg.setAttribute("role", "img");
@@ -553,16 +638,18 @@ function lossChart(seats, you) {
     return node;
   };
   const y = (v) => height - bottom - (height - bottom - top) * v / max;
-  for (let i = 0; i <= 4; i += 1) {
-    const v = max * i / 4;
+  for (const v of ticks) {
     add("line", { x1: left, x2: width, y1: y(v), y2: y(v), stroke: "#e5e7eb" });
-    add("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#6b7280" }, v.toFixed(1));
+    add("text", { x: left - 6, y: y(v) + 4, "text-anchor": "end", "font-size": 11, fill: "#6b7280" }, String(v));
   }
   for (let t = 0; t < turns; t += 1) {
+    let below = 0;  // stacked: the seats' losses drawn so far this turn
     seats.forEach((s, k) => {
       const v = s.loss_by_turn[t] || 0;
-      const rect = add("rect", { x: left + t * step + 3 + k * barWidth, y: y(v), width: barWidth - 1, height: Math.max(0, y(0) - y(v)),
-        fill: SEAT_COLORS[k % SEAT_COLORS.length], rx: 2 });
+      const base = stacked ? below : 0;
+      below += v;
+      const rect = add("rect", { x: left + t * step + 3 + (stacked ? 0 : k * barWidth), y: y(base + v), width: barWidth - 1,
+        height: Math.max(0, y(base) - y(base + v)), fill: SEAT_COLORS[k % SEAT_COLORS.length], rx: stacked ? 0 : 2 });
       const title = document.createElementNS(ns, "title");
       title.textContent = `${s.seat === you ? "You" : s.name}, turn ${t + 1}: ${v.toFixed(2)} points lost`;
       rect.append(title);
