@@ -13,28 +13,35 @@ from __future__ import annotations
 import argparse
 import os
 import time
+from concurrent.futures import ThreadPoolExecutor
 
 import numpy as np
 
 from agents.two_player import check_rules, maximizing_policy
-from agents.two_player.kernel import LayerArrays, solve_pairs, turn_tables
+from agents.two_player.kernel import solve_pairs, turn_tables
 from agents.two_player.layout import PairLayout
-from agents.two_player.solve import layer_arrays
+from agents.two_player.solve import layer_arrays, worker_count
+
+
+def solve_on_threads(tables, below, policy, view, first: int, last: int) -> None:
+    """Pairs ``first .. last - 1`` split over the solve's threads, one pair at a time each."""
+    with ThreadPoolExecutor(max_workers=worker_count()) as pool:
+        list(pool.map(lambda pair: solve_pairs(tables, below, policy, view, pair, pair + 1), range(first, last)))
 
 
 def time_layer(tables, layout: PairLayout, num_open: int, num_pairs: int, rng: np.random.Generator) -> tuple[int, float, float]:
-    """``(values solved, wall seconds, CPU seconds of all threads)`` for about ``num_pairs`` pairs of layer ``num_open``, in runs of consecutive pairs."""
+    """``(values solved, wall seconds, CPU seconds)`` for about ``num_pairs`` pairs of layer ``num_open`` (runs of 64)."""
     layer, under = layout.layers[num_open], layout.layers[num_open - 1]
     below = layer_arrays(under, rng.integers(0, 65535, under.num_values, dtype=np.uint16))
-    view = LayerArrays(layer.mover_sets, layer.other_sets, layer.lo, layer.width, layer.offset, np.empty(layer.num_values, np.uint16))
-    run = min(16, layer.num_pairs)
+    view = layer_arrays(layer, np.empty(layer.num_values, np.uint16))
+    run = min(64, layer.num_pairs)
     starts = rng.choice(layer.num_pairs - run + 1, size=max(1, min(num_pairs // run, layer.num_pairs // run)), replace=False)
     policy = maximizing_policy()
     values, seconds, cpu = 0, 0.0, 0.0
     for first in np.sort(starts):
         last = int(first) + run
         started, cpu_started = time.perf_counter(), time.process_time()
-        solve_pairs(tables, below, policy, view, int(first), last, 2 * max(1, os.cpu_count() or 1))
+        solve_on_threads(tables, below, policy, view, int(first), last)
         seconds += time.perf_counter() - started
         cpu += time.process_time() - cpu_started
         values += int(layer.offset[last] - layer.offset[first])

@@ -49,7 +49,9 @@ def maximizing_policy() -> Policy:
     return Policy(False, np.zeros((1, 1), dtype=np.int64), np.zeros((1, 1, 1), dtype=np.int64))
 
 
-def solve_two_player(rules: RuleSet | str | None = "yacht", opponent: str | None = None, report: Report | None = None) -> TwoPlayerSolution:
+def solve_two_player(
+    rules: RuleSet | str | None = "yacht", opponent: str | None = None, report: Report | None = None
+) -> TwoPlayerSolution:
     """The exact two-player solution of ``rules``: loaded from the cache folder, else solved (and stored layer by layer).
 
     ``opponent=None``: both play to win, the game's value. ``report(layer, values done, seconds)`` is

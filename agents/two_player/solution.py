@@ -64,7 +64,8 @@ class TwoPlayerSolution:
         if mover == 0:
             raise ValueError("the mover has no open row: the game is over, there is nothing to decide")
         hand = self.rules.hand(dice)
-        if isinstance(rolls_left, bool) or not isinstance(rolls_left, numbers.Integral) or not 0 <= rolls_left < self.rules.rolls_per_turn:
+        rolls = self.rules.rolls_per_turn
+        if isinstance(rolls_left, bool) or not isinstance(rolls_left, numbers.Integral) or not 0 <= rolls_left < rolls:
             raise ValueError(f"rolls_left must be an integer in 0..{self.rules.rolls_per_turn - 1}, got {rolls_left!r}")
         num_open = int(self.layout.open_counts[mover] + self.layout.open_counts[other])
         self.layout.pair_index(mover, other)  # refuses a pair the turn order never gives

@@ -9,11 +9,14 @@ under it, a resumed solve writes the same bytes as one that ran through.
 
 from __future__ import annotations
 
+import os
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Callable
 
+import numba
 import numpy as np
 
 from agents import solution_cache
@@ -23,7 +26,7 @@ from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.rules import RuleSet
 
 FORMAT = 1  # bump when the meaning of a stored layer changes
-VALUES_PER_BATCH = 1 << 21  # a progress update (and a parallel call) every ~2 million values
+VALUES_PER_BATCH = 1 << 18  # values per batch of pairs: small enough to share the work, large to amortize a call
 
 Report = Callable[[int, int, float], None]  # (layer, values done in it, seconds so far)
 
@@ -55,6 +58,14 @@ def load_layer(folder: Path | None, layer: Layer) -> np.ndarray | None:
     return values
 
 
+def first_missing_layer(folder: Path | None, layout: PairLayout) -> int:
+    """The first layer not stored in ``folder`` (``layout.num_layers`` when all are): where a solve starts."""
+    for layer in layout.layers[1:]:
+        if load_layer(folder, layer) is None:
+            return layer.num_open
+    return layout.num_layers
+
+
 def terminal_layer() -> np.ndarray:
     """Layer 0, the game over with equal scores (``d = 0``): a tie, 1/2."""
     return np.array([round(0.5 * SCALE)], dtype=np.uint16)
@@ -65,20 +76,34 @@ def layer_arrays(layer: Layer, values: np.ndarray) -> LayerArrays:
     return LayerArrays(layer.mover_sets, layer.other_sets, layer.lo, layer.width, layer.offset, values)
 
 
-def solve_layer(tables, layout: PairLayout, num_open: int, below: np.ndarray, policy: Policy, report: Report | None) -> np.ndarray:
-    """The values of layer ``num_open`` from the stored values ``below`` of the layer under it."""
+def solve_layer(
+    tables, layout: PairLayout, num_open: int, below: np.ndarray, policy: Policy, report: Report | None
+) -> np.ndarray:
+    """The values of layer ``num_open`` from the stored values ``below`` of the layer under it, on every core."""
     layer = layout.layers[num_open]
     values = np.empty(layer.num_values, dtype=np.uint16)
     view, below_view = layer_arrays(layer, values), layer_arrays(layout.layers[num_open - 1], np.asarray(below))
-    # Batches of about VALUES_PER_BATCH values, whole pairs each, for a progress bar that moves.
+    # Batches of about VALUES_PER_BATCH values, whole pairs each, handed to the threads as they finish.
     bounds = np.searchsorted(layer.offset, np.arange(0, layer.num_values, VALUES_PER_BATCH), side="right") - 1
     bounds = np.unique(np.append(bounds, layer.num_pairs))
     started = time.perf_counter()
-    for first, last in zip(bounds[:-1], bounds[1:]):
-        solve_pairs(tables, below_view, policy, view, int(first), int(last), int(min(last - first, 256)))
-        if report is not None:
-            report(num_open, int(layer.offset[last]), time.perf_counter() - started)
+    with ThreadPoolExecutor(max_workers=worker_count()) as pool:
+        batches = [
+            pool.submit(solve_pairs, tables, below_view, policy, view, int(first), int(last))
+            for first, last in zip(bounds[:-1], bounds[1:])
+        ]
+        done = 0
+        for batch, last in zip(batches, bounds[1:]):
+            batch.result()
+            done = max(done, int(layer.offset[last]))
+            if report is not None:
+                report(num_open, done, time.perf_counter() - started)
     return values
+
+
+def worker_count() -> int:
+    """Threads of the solve: numba's thread count (``NUMBA_NUM_THREADS``, the cores by default)."""
+    return max(1, int(getattr(numba.config, "NUMBA_NUM_THREADS", os.cpu_count() or 1)))
 
 
 def solve_all_layers(
@@ -92,10 +117,12 @@ def solve_all_layers(
     tables = turn_tables(rules, layout)
     if folder is not None and folder.is_dir():
         remove_partial_files(folder)  # what a killed write left behind
-    stored = [terminal_layer()] + [load_layer(folder, layer) for layer in layout.layers[1:]]
+    stored: list[np.ndarray | None] = [terminal_layer()]
+    stored += [load_layer(folder, layer) for layer in layout.layers[1:]]
     # Resume after the last layer of an unbroken run from the end of the game.
     first_missing = next((n for n, values in enumerate(stored) if values is None), len(stored))
-    below = stored[first_missing - 1] if first_missing < len(stored) else None
+    below = stored[first_missing - 1]
+    assert below is not None
     for num_open in range(first_missing, layout.num_layers):
         policy = policies[num_open % 2]  # an odd count of open rows in all: player two's turn
         values = solve_layer(tables, layout, num_open, below, policy, report)
@@ -105,9 +132,7 @@ def solve_all_layers(
         else:
             stored[num_open] = values
         below = values  # only this layer and the next are in memory at once
-    if folder is None:
-        return stored
-    return [stored[0]] + [load_layer(folder, layer) for layer in layout.layers[1:]]
+    return [layer_values for layer_values in stored if layer_values is not None]  # every layer, by now
 
 
 class LayerReport:
