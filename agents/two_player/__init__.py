@@ -24,11 +24,12 @@ import numpy as np
 
 from agents.two_player.kernel import Policy
 from agents.two_player.layout import PairLayout
+from agents.two_player.opponents import OPPONENTS, fixed_policy
 from agents.two_player.solution import TwoPlayerSolution
 from agents.two_player.solve import Report, solution_folder, solve_all_layers
 from yacht_env.rules import RuleSet, rule_set
 
-__all__ = ["TwoPlayerSolution", "solve_two_player", "check_rules", "maximizing_policy"]
+__all__ = ["TwoPlayerSolution", "solve_two_player", "solution_label", "check_rules", "maximizing_policy"]
 
 _solutions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -50,21 +51,36 @@ def maximizing_policy() -> Policy:
 
 
 def solve_two_player(
-    rules: RuleSet | str | None = "yacht", opponent: str | None = None, report: Report | None = None
+    rules: RuleSet | str | None = "yacht", opponent: str | None = None, seat: int = 0, report: Report | None = None
 ) -> TwoPlayerSolution:
     """The exact two-player solution of ``rules``: loaded from the cache folder, else solved (and stored layer by layer).
 
-    ``opponent=None``: both play to win, the game's value. ``report(layer, values done, seconds)`` is
-    called as the solve goes (the command line draws a progress bar with it).
+    ``opponent=None``: both play to win, the game's value. ``opponent="optimal"`` or ``"greedy"``: the
+    best response of the player in ``seat`` (0: player one, 1: player two) to that solitaire policy in
+    the other seat. ``report(layer, values done, seconds)`` is called as the solve goes (the command
+    line draws a progress bar with it).
     """
     rules = check_rules(rules)
-    if opponent is not None:
-        raise ValueError(f"unknown opponent {opponent!r}; only None (both play to win) is solved so far")
+    if seat not in (0, 1):
+        raise ValueError(f"seat must be 0 (player one) or 1 (player two), got {seat!r}")
+    label = solution_label(opponent, seat)
     cached = _solutions.setdefault(rules, {})
-    label = "game"
     if label not in cached:
         layout = PairLayout(rules)
-        policies = (maximizing_policy(), maximizing_policy())
+        if opponent is None:
+            policies = (maximizing_policy(), maximizing_policy())
+        else:
+            fixed = fixed_policy(rules, opponent)
+            policies = (maximizing_policy(), fixed) if seat == 0 else (fixed, maximizing_policy())
         layers = solve_all_layers(rules, layout, policies, solution_folder(rules, label), report)
         cached[label] = TwoPlayerSolution(rules, layout, layers, policies, label)
     return cached[label]
+
+
+def solution_label(opponent: str | None, seat: int = 0) -> str:
+    """The name of a solution in the cache folder: ``game``, or ``br-OPPONENT-pN`` for player N's best response."""
+    if opponent is None:
+        return "game"
+    if opponent not in OPPONENTS:
+        raise ValueError(f"unknown opponent {opponent!r}; expected one of {', '.join(OPPONENTS)} (or None: both play to win)")
+    return f"br-{opponent}-p{seat + 1}"

@@ -12,6 +12,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
+from agents import optimal
 from agents.two_player import check_rules, solve_two_player
 from agents.two_player.kernel import SCALE
 from yacht_env.rules import YACHT, Category, RuleSet, all_alike, total, upper
@@ -47,11 +48,40 @@ GAMES = {
 class Reference:
     """The brute-force expectimax of one small game."""
 
-    def __init__(self, rules: RuleSet):
+    def __init__(self, rules: RuleSet, opponent: str | None = None, seat: int = 0):
+        self.rules = rules
         self.rows = rules.category_names
         self.faces, self.dice, self.rolls = rules.num_faces, rules.num_dice, rules.rolls_per_turn
         self.value = lru_cache(maxsize=None)(self._value)
         self.best_with = lru_cache(maxsize=None)(self._best_with)
+        # A best response: the player not in ``seat`` plays the solitaire policy ``opponent``.
+        self.policy = (
+            None if opponent is None else (optimal.solve(rules) if opponent == "optimal" else optimal.solve_myopic(rules))
+        )
+        self.seat = seat
+
+    def fixed(self, mover: frozenset, other: frozenset) -> bool:
+        """Whether the mover plays the fixed policy: player one moves when both have as many rows open."""
+        mover_seat = 0 if len(mover) == len(other) else 1
+        return self.policy is not None and mover_seat != self.seat
+
+    def policy_turn(self, mover: frozenset, other: frozenset, difference: int, dice: tuple[int, ...], rerolls_left: int) -> float:
+        """The value of the fixed policy's action, its re-roll mask read over the sorted dice."""
+        ordered = tuple(sorted(dice))
+        action = int(self.policy.best_actions_batch(self.rules.hand(ordered), rerolls_left, bits(self.rules, mover))[0])
+        first_score = 1 << self.dice
+        if action >= first_score:
+            row = self.rows[action - first_score]
+            return self.after_scoring(mover, other, difference, row, reference_points(row, ordered))
+        positions = [i for i in range(self.dice) if action >> i & 1]
+        outcomes = list(itertools.product(range(1, self.faces + 1), repeat=len(positions)))
+        total_value = 0.0
+        for fresh in outcomes:
+            new = list(ordered)
+            for position, face in zip(positions, fresh):
+                new[position] = face
+            total_value += self.best_with(mover, other, difference, tuple(new), rerolls_left - 1)
+        return total_value / len(outcomes)
 
     def _value(self, mover: frozenset, other: frozenset, difference: int) -> float:
         """The mover's chance of winning (tie 1/2) at the start of its turn, both playing to win."""
@@ -60,6 +90,8 @@ class Reference:
 
     def _best_with(self, mover: frozenset, other: frozenset, difference: int, dice: tuple[int, ...], rerolls_left: int) -> float:
         """The best the mover can do holding ``dice`` (in the order rolled) with ``rerolls_left`` re-rolls."""
+        if self.fixed(mover, other):
+            return self.policy_turn(mover, other, difference, dice, rerolls_left)
         best = max(self.after_scoring(mover, other, difference, row, reference_points(row, dice)) for row in mover)
         if rerolls_left:
             for picked in range(1, 1 << self.dice):  # each non-empty set of positions to pick up
@@ -180,3 +212,27 @@ def test_bad_states_are_refused(game):
         solution.value(0b001, every_row, 0)
     with pytest.raises(ValueError, match="out of range"):
         solution.value(every_row, every_row, 5)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+@pytest.mark.parametrize("opponent", ["optimal", "greedy"])
+def test_best_response_matches_brute_force(opponent, seat, tmp_path, monkeypatch):
+    monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path))
+    rules = GAMES["three_faces"]
+    solution, reference = solve_two_player(rules, opponent, seat), Reference(rules, opponent, seat)
+    worst = 0.0
+    for mover, other, difference in states(rules):
+        value = solution.value(bits(rules, mover), bits(rules, other), difference)
+        worst = max(worst, abs(value - reference.value(mover, other, difference)))
+    assert worst <= tolerance(rules)
+    # Against a fixed policy the best response wins at least what the game's value gives it.
+    game_value = solve_two_player(rules).start_value()
+    first_player = solution.start_value()
+    assert (first_player >= game_value - 1e-4) if seat == 0 else (first_player <= game_value + 1e-4)
+
+
+def test_unknown_opponents_are_refused():
+    with pytest.raises(ValueError, match="unknown opponent 'perfect'; expected one of optimal, greedy"):
+        solve_two_player(GAMES["three_faces"], "perfect")
+    with pytest.raises(ValueError, match="seat must be 0"):
+        solve_two_player(GAMES["three_faces"], "optimal", 2)
