@@ -283,7 +283,7 @@ def _solve_pair(t, below, policy, layer, pair, scratch):
         block_turn(t, below, policy, mover, other, lo + start, scratch)
         for j in range(min(BLOCK, width - start)):
             value = min(max(scratch.turn_values[j], np.float32(0.0)), np.float32(1.0))
-            layer.values[offset + width - 1 - start - j] = np.uint16(np.floor(value * np.float32(SCALE) + np.float32(0.5)))
+            layer.values[offset + start + j] = np.uint16(np.floor(value * np.float32(SCALE) + np.float32(0.5)))
 
 
 @njit(cache=True, nogil=True, fastmath=True)
