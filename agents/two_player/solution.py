@@ -22,7 +22,7 @@ class TwoPlayerSolution:
     other's. Player one moves when both have as many rows open, player two when it has one more open.
     Values are stored to ``1 / (2 * SCALE)`` (fixed point, see :mod:`agents.two_player.kernel`), and each
     layer is computed from the rounded one under it: a value is within ``layers * 1 / (2 * SCALE)``
-    (``3.7e-4`` after Yacht's 24 turns, a bound; the typical error is far smaller) of the exact one.
+    (``1.8e-4`` after Yacht's 24 turns, a bound; the typical error is far smaller) of the exact one.
     """
 
     def __init__(self, rules: RuleSet, layout: PairLayout, layers: list[np.ndarray], policies: tuple[Policy, Policy], label: str):
