@@ -1,0 +1,106 @@
+"""The solved two-player game: the value of every turn-start state and of every action inside a turn."""
+
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+from agents.optimal import open_bits_from
+from agents.two_player.kernel import SCALE, Policy, block_turn, new_scratch, turn_tables
+from agents.two_player.layout import PairLayout
+from agents.two_player.solve import layer_arrays
+from yacht_env.actions import ActionLayout
+from yacht_env.rules import RuleSet
+
+
+class TwoPlayerSolution:
+    """The values of a solved two-player game, as the mover's chance of winning (a tie counts 1/2).
+
+    A turn-start state is ``(mover_open, other_open, difference)``: the open rows of the player to move
+    and of the other (bit sets, bit ``c`` for row ``c``, or row names), and the mover's score minus the
+    other's. Player one moves when both have as many rows open, player two when it has one more open.
+    Values are stored to ``1 / (2 * SCALE)`` (fixed point, see :mod:`agents.two_player.kernel`), and each
+    layer is computed from the rounded one under it: a value is within ``layers * 1 / (2 * SCALE)``
+    (``1.8e-4`` after Yacht's 24 turns, a bound; the typical error is far smaller) of the exact one.
+    """
+
+    def __init__(self, rules: RuleSet, layout: PairLayout, layers: list[np.ndarray], policies: tuple[Policy, Policy], label: str):
+        self.rules = rules
+        self.layout = layout
+        self.layers = layers
+        self.policies = policies
+        self.label = label
+        self._tables = turn_tables(rules, layout)
+        self._actions = ActionLayout(rules)
+        self._keep_after_reroll = rules.dice.keep_after_reroll.astype(np.int64)
+
+    def start_value(self) -> float:
+        """Player one's chance of winning from the first turn (a tie counts 1/2)."""
+        return self.value(self.rules.all_open, self.rules.all_open, 0)
+
+    def value(self, mover_open, other_open, difference: int) -> float:
+        """The mover's chance of winning at the start of its turn (``ValueError`` for a state no game reaches)."""
+        mover, other, difference = self._check_state(mover_open, other_open, difference)
+        num_open = int(self.layout.open_counts[mover] + self.layout.open_counts[other])
+        if num_open == 0:
+            return 1.0 if difference > 0 else 0.5 if difference == 0 else 0.0
+        layer = self.layout.layers[num_open]
+        pair = self.layout.pair_index(mover, other)
+        index = difference - int(layer.lo[pair])
+        if index < 0:
+            return 0.0  # behind by more than the mover can still score
+        if index >= layer.width[pair]:
+            return 1.0  # ahead by more than the other can still score
+        return float(self.layers[num_open][layer.offset[pair] + index]) / SCALE
+
+    def action_values(self, mover_open, other_open, difference: int, dice, rolls_left: int) -> np.ndarray:
+        """The mover's chance of winning after each action, shape (num_actions,) float64; ``-inf`` where illegal.
+
+        Actions as in :mod:`yacht_env.actions`: re-roll masks over the sorted dice, then a row each. Every
+        later decision is the solution's (a best response's opponent keeps to its policy in its turns).
+        """
+        mover, other, difference = self._check_state(mover_open, other_open, difference)
+        if mover == 0:
+            raise ValueError("the mover has no open row: the game is over, there is nothing to decide")
+        hand = self.rules.hand(dice)
+        rolls = self.rules.rolls_per_turn
+        if isinstance(rolls_left, bool) or not isinstance(rolls_left, numbers.Integral) or not 0 <= rolls_left < rolls:
+            raise ValueError(f"rolls_left must be an integer in 0..{self.rules.rolls_per_turn - 1}, got {rolls_left!r}")
+        num_open = int(self.layout.open_counts[mover] + self.layout.open_counts[other])
+        self.layout.pair_index(mover, other)  # refuses a pair the turn order never gives
+        below = layer_arrays(self.layout.layers[num_open - 1], np.asarray(self.layers[num_open - 1]))
+        scratch = new_scratch(self._tables, self.rules.rolls_per_turn)
+        block_turn(self._tables, below, self.policies[num_open % 2], mover, other, difference, scratch)
+        q = np.full(self._actions.num_actions, -np.inf)
+        for i in range(int(self.layout.open_counts[mover])):
+            row = int(scratch.rows[i])
+            q[self._actions.score_action(row)] = scratch.follow[i, self._tables.scores[row, hand]]
+        if rolls_left > 0:
+            masks = np.arange(1, self._actions.first_score_action)
+            q[masks] = scratch.keep_out[rolls_left, self._keep_after_reroll[hand, masks], 0]
+        return q
+
+    def best_action(self, mover_open, other_open, difference: int, dice, rolls_left: int) -> int:
+        """The action of highest chance of winning (ties: the lowest action index)."""
+        return int(np.argmax(self.action_values(mover_open, other_open, difference, dice, rolls_left)))
+
+    def _check_state(self, mover_open, other_open, difference) -> tuple[int, int, int]:
+        mover, other = self._open_bits(mover_open, "mover_open"), self._open_bits(other_open, "other_open")
+        if isinstance(difference, bool) or not isinstance(difference, numbers.Integral):
+            raise ValueError(f"difference must be an integer (the mover's score minus the other's), got {difference!r}")
+        difference = int(difference)
+        lowest, highest = -int(self.layout.most_scored[other]), int(self.layout.most_scored[mover])
+        if not lowest <= difference <= highest:
+            raise ValueError(f"difference {difference} is out of range {lowest}..{highest}: the filled rows cannot hold that")
+        self.layout.pair_index(mover, other)
+        return mover, other, difference
+
+    def _open_bits(self, open_rows, name: str) -> int:
+        if isinstance(open_rows, numbers.Integral) and not isinstance(open_rows, bool):
+            if not 0 <= int(open_rows) <= self.rules.all_open:
+                raise ValueError(f"{name} {open_rows!r} is out of range 0..{self.rules.all_open}")
+            return int(open_rows)
+        if isinstance(open_rows, (list, tuple, set, frozenset)) and len(open_rows) == 0:
+            return 0
+        return open_bits_from(open_rows, self.rules)

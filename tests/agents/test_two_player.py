@@ -1,0 +1,238 @@
+"""The two-player solver against a brute-force expectimax written here, over explicit dice outcomes.
+
+The reference plays each turn by enumerating every ordered roll of the dice and every subset of dice
+positions to re-roll, memoized; it shares no code with the solver but the rule set's name for its rows.
+"""
+
+from __future__ import annotations
+
+import itertools
+from functools import lru_cache
+
+import numpy as np
+import pytest
+
+from agents import optimal
+from agents.two_player import check_rules, solve_two_player
+from agents.two_player.kernel import SCALE
+from yacht_env.rules import YACHT, Category, RuleSet, all_alike, total, upper
+
+
+def reference_points(row: str, dice: tuple[int, ...]) -> int:
+    """The rows of the small games, scored from their definitions."""
+    if row == "ones":
+        return dice.count(1)
+    if row == "threes":
+        return 3 * dice.count(3)
+    if row == "sixes":
+        return 6 * dice.count(6)
+    if row == "pair":
+        return 5 if len(set(dice)) == 1 else 0
+    return sum(dice)
+
+
+def small_rules(name: str, rows: tuple[str, ...], faces: int, rolls: int) -> RuleSet:
+    rules = {"ones": upper(1), "threes": upper(3), "sixes": upper(6), "pair": all_alike(5), "sum": total}
+    return RuleSet(
+        name=name, categories=tuple(Category(row, rules[row]) for row in rows), num_dice=2, num_faces=faces, rolls_per_turn=rolls
+    )
+
+
+# Three faces and four rows; six faces (the solver's unrolled path for six-sided dice) and three rows.
+GAMES = {
+    "three_faces": small_rules("two_player_three_faces", ("ones", "threes", "pair", "sum"), 3, 2),
+    "six_faces": small_rules("two_player_six_faces", ("ones", "sixes", "sum"), 6, 3),
+}
+
+
+class Reference:
+    """The brute-force expectimax of one small game."""
+
+    def __init__(self, rules: RuleSet, opponent: str | None = None, seat: int = 0):
+        self.rules = rules
+        self.rows = rules.category_names
+        self.faces, self.dice, self.rolls = rules.num_faces, rules.num_dice, rules.rolls_per_turn
+        self.value = lru_cache(maxsize=None)(self._value)
+        self.best_with = lru_cache(maxsize=None)(self._best_with)
+        # A best response: the player not in ``seat`` plays the solitaire policy ``opponent``.
+        self.policy = (
+            None if opponent is None else (optimal.solve(rules) if opponent == "optimal" else optimal.solve_myopic(rules))
+        )
+        self.seat = seat
+
+    def fixed(self, mover: frozenset, other: frozenset) -> bool:
+        """Whether the mover plays the fixed policy: player one moves when both have as many rows open."""
+        mover_seat = 0 if len(mover) == len(other) else 1
+        return self.policy is not None and mover_seat != self.seat
+
+    def policy_turn(self, mover: frozenset, other: frozenset, difference: int, dice: tuple[int, ...], rerolls_left: int) -> float:
+        """The value of the fixed policy's action, its re-roll mask read over the sorted dice."""
+        ordered = tuple(sorted(dice))
+        action = int(self.policy.best_actions_batch(self.rules.hand(ordered), rerolls_left, bits(self.rules, mover))[0])
+        first_score = 1 << self.dice
+        if action >= first_score:
+            row = self.rows[action - first_score]
+            return self.after_scoring(mover, other, difference, row, reference_points(row, ordered))
+        positions = [i for i in range(self.dice) if action >> i & 1]
+        outcomes = list(itertools.product(range(1, self.faces + 1), repeat=len(positions)))
+        total_value = 0.0
+        for fresh in outcomes:
+            new = list(ordered)
+            for position, face in zip(positions, fresh):
+                new[position] = face
+            total_value += self.best_with(mover, other, difference, tuple(new), rerolls_left - 1)
+        return total_value / len(outcomes)
+
+    def _value(self, mover: frozenset, other: frozenset, difference: int) -> float:
+        """The mover's chance of winning (tie 1/2) at the start of its turn, both playing to win."""
+        rolls = list(itertools.product(range(1, self.faces + 1), repeat=self.dice))
+        return sum(self.best_with(mover, other, difference, dice, self.rolls - 1) for dice in rolls) / len(rolls)
+
+    def _best_with(self, mover: frozenset, other: frozenset, difference: int, dice: tuple[int, ...], rerolls_left: int) -> float:
+        """The best the mover can do holding ``dice`` (in the order rolled) with ``rerolls_left`` re-rolls."""
+        if self.fixed(mover, other):
+            return self.policy_turn(mover, other, difference, dice, rerolls_left)
+        best = max(self.after_scoring(mover, other, difference, row, reference_points(row, dice)) for row in mover)
+        if rerolls_left:
+            for picked in range(1, 1 << self.dice):  # each non-empty set of positions to pick up
+                positions = [i for i in range(self.dice) if picked >> i & 1]
+                outcomes = list(itertools.product(range(1, self.faces + 1), repeat=len(positions)))
+                total_value = 0.0
+                for fresh in outcomes:
+                    new = list(dice)
+                    for position, face in zip(positions, fresh):
+                        new[position] = face
+                    total_value += self.best_with(mover, other, difference, tuple(new), rerolls_left - 1)
+                best = max(best, total_value / len(outcomes))
+        return best
+
+    def after_scoring(self, mover: frozenset, other: frozenset, difference: int, row: str, points: int) -> float:
+        """The mover's chance after writing ``points`` in ``row``: the game's end, or the other's turn."""
+        left = mover - {row}
+        lead = difference + points
+        if not left and not other:
+            return 1.0 if lead > 0 else 0.5 if lead == 0 else 0.0
+        return 1.0 - self.value(other, left, -lead)
+
+
+def states(rules: RuleSet):
+    """Every turn-start pair the turn order gives, as row-name sets, with the differences a game can reach."""
+    names = rules.category_names
+    all_dice = list(itertools.product(range(1, rules.num_faces + 1), repeat=rules.num_dice))
+    most = {name: max(reference_points(name, d) for d in all_dice) for name in names}
+    for a in range(1, len(names) + 1):
+        for b in (a, a - 1):
+            for mover in itertools.combinations(names, a):
+                for other in itertools.combinations(names, b):
+                    scored_mover = sum(most[n] for n in names if n not in mover)
+                    scored_other = sum(most[n] for n in names if n not in other)
+                    for difference in range(-scored_other, scored_mover + 1):
+                        yield frozenset(mover), frozenset(other), difference
+
+
+def bits(rules: RuleSet, rows: frozenset) -> int:
+    return sum(1 << rules.category_index[name] for name in rows)
+
+
+@pytest.fixture(scope="module", params=sorted(GAMES))
+def game(request, tmp_path_factory):
+    """``(rules, solution, reference)`` of each small game, solved into a fresh cache folder."""
+    rules = GAMES[request.param]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        yield rules, solve_two_player(rules), Reference(rules)
+
+
+def tolerance(rules: RuleSet) -> float:
+    """Every stored value is within one rounding step per layer of the exact one (and float32 sums)."""
+    return 2 * rules.num_categories * 0.5 / SCALE + 1e-6
+
+
+def test_every_state_matches_brute_force(game):
+    rules, solution, reference = game
+    worst = 0.0
+    for mover, other, difference in states(rules):
+        value = solution.value(bits(rules, mover), bits(rules, other), difference)
+        worst = max(worst, abs(value - reference.value(mover, other, difference)))
+    assert worst <= tolerance(rules)
+
+
+def test_start_value_and_bounds(game):
+    rules, solution, reference = game
+    every_row = frozenset(rules.category_names)
+    assert solution.start_value() == pytest.approx(reference.value(every_row, every_row, 0), abs=tolerance(rules))
+    for layer in solution.layers[1:]:
+        assert layer.min() >= 0 and layer.max() <= SCALE
+
+
+def test_the_last_turn_is_exact(game):
+    # Player two's last turn reads only the end of the game: its values are rounded once.
+    rules, solution, reference = game
+    for row in rules.category_names:
+        for difference in range(-60, 61):
+            try:
+                value = solution.value(bits(rules, frozenset([row])), 0, difference)
+            except ValueError:
+                continue
+            assert value == pytest.approx(reference.value(frozenset([row]), frozenset(), difference), abs=0.5 / SCALE + 1e-7)
+
+
+def test_a_bigger_lead_never_hurts(game):
+    _, solution, _ = game
+    for n, layer in enumerate(solution.layout.layers[1:], start=1):
+        values = solution.layers[n].astype(np.int64)
+        for pair in range(layer.num_pairs):
+            assert (np.diff(values[layer.offset[pair] : layer.offset[pair + 1]]) >= 0).all()
+
+
+def test_action_values_give_the_state_value(game):
+    # V = sum over first rolls of the best action's value, and each best action's value is the reference's.
+    rules, solution, reference = game
+    for mover, other, difference in list(states(rules))[::11]:
+        mover_bits, other_bits = bits(rules, mover), bits(rules, other)
+        total_value = 0.0
+        for hand, probability in zip(rules.dice.hands, rules.dice.hand_probabilities):
+            q = solution.action_values(mover_bits, other_bits, difference, hand.tolist(), rules.rolls_per_turn - 1)
+            total_value += probability * q.max()
+            expected = reference.best_with(mover, other, difference, tuple(int(d) for d in hand), rules.rolls_per_turn - 1)
+            assert q.max() == pytest.approx(expected, abs=tolerance(rules))
+        assert total_value == pytest.approx(solution.value(mover_bits, other_bits, difference), abs=1e-5)
+
+
+def test_rule_sets_with_bonuses_are_refused():
+    with pytest.raises(ValueError, match="needs rows that score on their own"):
+        check_rules("yahtzee")
+    assert check_rules(YACHT) is YACHT
+
+
+def test_bad_states_are_refused(game):
+    rules, solution, _ = game
+    every_row = rules.all_open
+    with pytest.raises(ValueError, match="no turn starts"):
+        solution.value(0b001, every_row, 0)
+    with pytest.raises(ValueError, match="out of range"):
+        solution.value(every_row, every_row, 5)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+@pytest.mark.parametrize("opponent", ["optimal", "greedy"])
+def test_best_response_matches_brute_force(opponent, seat, tmp_path, monkeypatch):
+    monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path))
+    rules = GAMES["three_faces"]
+    solution, reference = solve_two_player(rules, opponent, seat), Reference(rules, opponent, seat)
+    worst = 0.0
+    for mover, other, difference in states(rules):
+        value = solution.value(bits(rules, mover), bits(rules, other), difference)
+        worst = max(worst, abs(value - reference.value(mover, other, difference)))
+    assert worst <= tolerance(rules)
+    # Against a fixed policy the best response wins at least what the game's value gives it.
+    game_value = solve_two_player(rules).start_value()
+    first_player = solution.start_value()
+    assert (first_player >= game_value - 1e-4) if seat == 0 else (first_player <= game_value + 1e-4)
+
+
+def test_unknown_opponents_are_refused():
+    with pytest.raises(ValueError, match="unknown opponent 'perfect'; expected one of optimal, greedy"):
+        solve_two_player(GAMES["three_faces"], "perfect")
+    with pytest.raises(ValueError, match="seat must be 0"):
+        solve_two_player(GAMES["three_faces"], "optimal", 2)
