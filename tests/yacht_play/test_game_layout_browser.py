@@ -320,3 +320,29 @@ def test_the_keyboard_hints_are_not_shown_on_phones(open_page, server, size):
     desktop = open_page(*DESKTOP)
     desktop.goto(server.url + "/")
     assert desktop.locator("text=Keys at the table").is_visible()
+
+
+def test_an_agent_the_server_replaced_is_named_with_why_and_who_plays_on(open_page, server):
+    """The view's ``replaced`` notes (a model that could not choose, replaced by optimal) are shown on the page."""
+    from tests.yacht_play.accessibility import assert_accessible
+
+    note = {"seat": 1, "name": "greedy", "policy": "ppo:odd.safetensors", "by": "optimal", "reason": "NaN at 1 roll left"}
+
+    def with_a_replaced_agent(route):
+        answer = route.fetch()
+        body = answer.json()
+        if isinstance(body, dict) and "game" in body:
+            body["replaced"] = [note]
+        route.fulfill(response=answer, json=body)
+
+    page = open_page(*PHONES[0])
+    start_game(page, server, "table", ["greedy"])
+    assert page.is_hidden("#replaced")  # nothing replaced, nothing said
+    page.route("**/api/games/*", with_a_replaced_agent)
+    page.reload()
+    settle(page)
+    shown = page.inner_text("#replaced")
+    assert shown == "ppo:odd.safetensors could not choose (NaN at 1 roll left); optimal plays its seat from here on."
+    box = page.locator("#replaced").bounding_box()
+    assert box["x"] >= 0 and box["x"] + box["width"] <= PHONES[0][0]  # a long reason wraps within the screen
+    assert_accessible(page, "the game with a replaced agent")

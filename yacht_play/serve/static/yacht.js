@@ -295,6 +295,14 @@ function render(partialSheets) {
     rollButton.disabled = true;
   }
   renderSheet(partialSheets || view.sheets, you, mine ? current.now : null);
+  showReplaced(view.replaced || []);
+}
+
+// An agent the server had to replace (its model could not choose) is named, with why and who plays its seat now.
+function showReplaced(replaced) {
+  const notice = $("replaced");
+  notice.textContent = replaced.map((r) => `${r.policy} could not choose (${r.reason}); ${r.by} plays its seat from here on.`).join(" ");
+  notice.classList.toggle("hidden", !replaced.length);
 }
 
 function renderSheet(sheets, you, now) {
