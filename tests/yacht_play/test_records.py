@@ -96,6 +96,7 @@ CORRUPTIONS = {  # defect 3: each was graded silently, exit 0
     "action true": (lambda d, i: edit_line(d, i, set_key("action", True)), "field 'action': expected an integer, got True"),
     "action 33.0": (lambda d, i: edit_line(d, i, set_key("action", 33.0)), "field 'action': expected an integer, got 33.0"),
     "edited open rows": (lambda d, i: edit_line(d, i, lambda r: r["open"].pop()), "field 'open'"),
+    "edited roll": (lambda d, i: edit_line(d, i, lambda r: r.__setitem__("roll", r["roll"] % 3 + 1)), "field 'roll'"),
     "reordered lines": (
         lambda d, i: b"\n".join(d.split(b"\n")[:i] + [d.split(b"\n")[i + 1], d.split(b"\n")[i]] + d.split(b"\n")[i + 2 :]),
         "does not fit the game",
@@ -153,6 +154,23 @@ def test_a_header_without_its_seed_is_refused_in_one_line(tmp_path, capsys, real
                 and "no_seed.jsonl:1: game record, field 'seed': expected the game's seed (schema 2), got None" in out.err
             )
             assert out.err.count("\n") == 1 and "Traceback" not in out.err
+
+
+def swap_first_two_seats(header: dict) -> None:
+    header["players"][0]["seat"], header["players"][1]["seat"] = header["players"][1]["seat"], header["players"][0]["seat"]
+
+
+def test_a_header_with_its_seats_out_of_order_is_refused_before_any_decision(tmp_path, capsys, real_records):
+    """A header alone (a game not started) has no decision to replay: its seat numbers are checked on their own."""
+    header = real_records[1].split(b"\n")[0] + b"\n"
+    path = tmp_path / "header.jsonl"
+    path.write_bytes(header)
+    assert len(read_records(path).games) == 1  # as written, a header alone is a game that has not started
+    path.write_bytes(edit_line(header, 0, swap_first_two_seats))
+    with pytest.raises(RecordError, match=r"header.jsonl:1: game record, field 'players.0.seat': expected 0, got 1$"):
+        read_records(path)
+    code, out = resume(path, capsys)
+    assert code == 2 and "field 'players.0.seat': expected 0, got 1" in out.err and out.err.count("\n") == 1
 
 
 def test_analyze_counts_each_game_once(tmp_path, capsys, real_records):
