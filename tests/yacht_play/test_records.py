@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from yacht_play.analyze import main as analyze_main
 from yacht_play.match import Match, Player, load_games, write_agent_games
-from yacht_play.records import RecordError, RecordWriter, read_records
+from yacht_play.records import RecordError, RecordWriter, check_line, read_records
 from yacht_play.terminal import ScriptedConsole
 from yacht_play.terminal import main as play_main
 
@@ -461,3 +461,58 @@ def test_report_prints_a_name_s_control_characters_escaped(tmp_path, capsys):
     capsys.readouterr()
     assert main(["report", "--db", str(tmp_path / "yacht.db")]) == 0
     assert_escaped(capsys.readouterr().out)
+
+
+# -- the schema's bounds, each at its edge ---------------------------------------------------------
+
+LONGEST_SEED = 2**63 - 1
+BOUNDS = [  # (line, field path, lowest allowed, highest allowed, the value of that size)
+    ("game", ("game_id",), 1, 64, "a".__mul__),
+    ("game", ("time",), 0, 64, "t".__mul__),
+    ("game", ("rules",), 0, 64, "r".__mul__),
+    ("game", ("seed",), 0, LONGEST_SEED, int),
+    ("game", ("players", 0, "name"), 1, 100, "n".__mul__),
+    ("game", ("players", 0, "policy"), 0, 4096, "p".__mul__),
+    ("game", ("players", 0, "seed"), 0, LONGEST_SEED, int),
+    ("decision", ("seat",), 0, 4, int),
+    ("decision", ("player",), 1, 100, "n".__mul__),
+    ("decision", ("seed",), 0, LONGEST_SEED, int),
+    ("decision", ("turn",), 1, 64, int),
+    ("decision", ("roll",), 1, 16, int),
+    ("decision", ("dice",), 1, 16, lambda n: [1] * n),
+    ("decision", ("rolls_left",), 0, 16, int),
+    ("decision", ("open",), 0, 64, lambda n: ["ones"] * n),
+    ("decision", ("action",), 0, 2**20 - 1, int),
+    ("decision", ("action_text",), 0, 200, "x".__mul__),
+    ("decision", ("points",), 0, 10_000, int),
+    ("decision", ("total",), 0, 100_000, int),
+    ("end", ("totals",), 1, 5, lambda n: [0] * n),
+    ("end", ("winners",), 1, 5, lambda n: ["ann"] * n),
+]
+
+
+def line_of_kind(data: bytes, kind: str) -> dict:
+    return next(json.loads(line) for line in data.split(b"\n") if line and json.loads(line)["type"] == kind)
+
+
+def with_value(record: dict, path: tuple, value) -> dict:
+    record = json.loads(json.dumps(record))
+    target = record
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return record
+
+
+@pytest.mark.parametrize("kind, path, low, high, make", BOUNDS, ids=[f"{b[0]}.{'.'.join(map(str, b[1]))}" for b in BOUNDS])
+def test_every_bound_of_the_schema_holds_at_its_edge(real_records, kind, path, low, high, make):
+    """The lowest and highest values a field may take pass the schema; one beyond either end is refused, naming it."""
+    record = line_of_kind(real_records[1], kind)
+    for value in (low, high):
+        check_line(with_value(record, path, make(value)), "f:1")
+    field = ".".join(map(str, path))
+    for value in (low - 1, high + 1):
+        if value < 0 and make is not int:
+            continue
+        with pytest.raises(RecordError, match=f"f:1: {kind} record, field '{field}': expected "):
+            check_line(with_value(record, path, make(value)), "f:1")
