@@ -516,3 +516,10 @@ def test_every_bound_of_the_schema_holds_at_its_edge(real_records, kind, path, l
             continue
         with pytest.raises(RecordError, match=f"f:1: {kind} record, field '{field}': expected "):
             check_line(with_value(record, path, make(value)), "f:1")
+
+
+def test_a_file_that_cannot_be_opened_is_named_with_the_reason_alone(tmp_path):
+    missing = tmp_path / "missing.jsonl"
+    with pytest.raises(RecordError) as error:
+        read_records(missing)
+    assert str(error.value) == f"cannot read {missing}: No such file or directory"
