@@ -96,6 +96,10 @@ CORRUPTIONS = {  # defect 3: each was graded silently, exit 0
     "action true": (lambda d, i: edit_line(d, i, set_key("action", True)), "field 'action': expected an integer, got True"),
     "action 33.0": (lambda d, i: edit_line(d, i, set_key("action", 33.0)), "field 'action': expected an integer, got 33.0"),
     "edited open rows": (lambda d, i: edit_line(d, i, lambda r: r["open"].pop()), "field 'open'"),
+    "decision of an older schema": (
+        lambda d, i: edit_line(d, i, set_key("schema", 1)),
+        "field 'schema': expected 2 as in the game's header, got 1",
+    ),
     "edited roll": (lambda d, i: edit_line(d, i, lambda r: r.__setitem__("roll", r["roll"] % 3 + 1)), "field 'roll'"),
     "reordered lines": (
         lambda d, i: b"\n".join(d.split(b"\n")[:i] + [d.split(b"\n")[i + 1], d.split(b"\n")[i]] + d.split(b"\n")[i + 2 :]),
@@ -514,7 +518,9 @@ def test_every_bound_of_the_schema_holds_at_its_edge(real_records, kind, path, l
     for value in (low - 1, high + 1):
         if value < 0 and make is not int:
             continue
-        with pytest.raises(RecordError, match=f"f:1: {kind} record, field '{field}': expected "):
+        # a number is told the bound it broke (">= 0"), a string or a list how long it may be
+        expected = r"[<>]=? \d+, got -?\d+$" if make is int else r"(at least|at most) \d+ (items?|characters?), got "
+        with pytest.raises(RecordError, match=f"f:1: {kind} record, field '{field}': expected {expected}"):
             check_line(with_value(record, path, make(value)), "f:1")
 
 
