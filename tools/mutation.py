@@ -10,6 +10,7 @@ rate per module and every survivor's diff. Not part of the test suite (pytest ne
     python tools/mutation.py yacht_play/records.py    # one module
     python tools/mutation.py --retest-survivors       # survivors again, after new tests
     python tools/mutation.py --report                 # only rewrite the report
+    python tools/mutation.py --restart MODULE         # start over, after the module itself changed
 
 The mutants run in a copy of the working tree (``.mutation/tree``, refreshed at each start), never in
 the checkout itself. A module with compiled code gets a fresh numba cache for every mutant (a
@@ -21,6 +22,7 @@ so a mutated solver solves again, and what it solved is deleted after its run.
 from __future__ import annotations
 
 import argparse
+import hashlib
 import os
 import shutil
 import subprocess
@@ -138,10 +140,22 @@ def cosmic_ray(*args: str) -> None:
     subprocess.run(list(args), cwd=TREE, env=environment, check=True)
 
 
-def run_module(module: str, retest_survivors: bool) -> None:
+def source_digest(module: str) -> str:
+    """A digest of ``module``'s source in the tree: a session's mutants are places in exactly that source."""
+    return hashlib.sha256((TREE / module).read_bytes()).hexdigest()
+
+
+def run_module(module: str, retest_survivors: bool, restart: bool) -> None:
     """Mutate ``module`` and test every mutant not tested yet (or every survivor again)."""
     config, session = write_config(module), WORK / f"{slug(module)}.sqlite"
+    stamp = session.with_suffix(".source")
+    if restart:
+        session.unlink(missing_ok=True)
+    if session.exists() and stamp.exists() and stamp.read_text() != source_digest(module):
+        # Cosmic Ray finds a mutant by its operator's n-th place in the file: in another source it is another change.
+        raise SystemExit(f"{module} changed since its session began; start it over with --restart {module}")
     if not session.exists():
+        stamp.write_text(source_digest(module))
         cosmic_ray("cosmic-ray", "init", str(config), str(session))
         cosmic_ray("cr-filter-operators", str(session), str(config))
         cosmic_ray("cr-filter-pragma", str(session))
@@ -225,6 +239,7 @@ def main(argv=None) -> int:
     parser.add_argument("modules", nargs="*", help=f"modules to mutate (default all: {', '.join(MODULES)})")
     parser.add_argument("--retest-survivors", action="store_true", help="test the survivors again (after new tests)")
     parser.add_argument("--report", action="store_true", help="only rewrite .mutation/survivors.md")
+    parser.add_argument("--restart", action="store_true", help="start the modules' sessions over (after the module changed)")
     parser.add_argument("--run-tests", metavar="MODULE", help=argparse.SUPPRESS)  # the test command of one mutant
     args = parser.parse_args(argv)
     if args.run_tests:
@@ -234,7 +249,7 @@ def main(argv=None) -> int:
     if not args.report:
         refresh_tree()
         for module in modules:
-            run_module(module, args.retest_survivors)
+            run_module(module, args.retest_survivors, args.restart)
             print(f"report: {write_report(list(MODULES))}", flush=True)
     print(f"report: {write_report(list(MODULES))}")
     return 0
