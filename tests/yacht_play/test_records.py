@@ -529,3 +529,22 @@ def test_a_file_that_cannot_be_opened_is_named_with_the_reason_alone(tmp_path):
     with pytest.raises(RecordError) as error:
         read_records(missing)
     assert str(error.value) == f"cannot read {missing}: No such file or directory"
+
+
+def test_a_whole_last_record_without_its_newline_is_kept_and_the_next_one_starts_a_line(tmp_path, real_records):
+    """A crash between a record and its newline leaves the record whole: the next writer ends its line first."""
+    path = tmp_path / "game.jsonl"
+    intact = real_records[2]
+    path.write_bytes(intact.rstrip(b"\n"))
+    first = read_records(path)
+    assert not first.torn and [g.lines() for g in first.games] == [g.lines() for g in read_records_of(tmp_path, intact).games]
+    decision = next(json.loads(line) for line in intact.split(b"\n")[::-1] if line)
+    with RecordWriter(path) as writer:
+        writer.write(decision | {"seconds": 9.0})
+    assert path.read_bytes() == intact + json.dumps(decision | {"seconds": 9.0}, separators=(",", ":")).encode() + b"\n"
+
+
+def read_records_of(folder: Path, data: bytes):
+    path = folder / "copy.jsonl"
+    path.write_bytes(data)
+    return read_records(path)
