@@ -548,3 +548,13 @@ def read_records_of(folder: Path, data: bytes):
     path = folder / "copy.jsonl"
     path.write_bytes(data)
     return read_records(path)
+
+
+def test_only_a_last_line_cut_short_is_a_tear_a_bad_line_before_it_is_corruption(tmp_path, real_records):
+    path = tmp_path / "game.jsonl"
+    intact = real_records[2]
+    path.write_bytes(intact + b'{"schema":2,"type":"deci')
+    assert read_records(path).torn and len(read_records(path).games[0].decisions) == 40
+    path.write_bytes(intact.replace(b"\n", b"\nnot json\n", 1))
+    with pytest.raises(RecordError, match=r"game.jsonl:2: not a JSON record$"):
+        read_records(path)
