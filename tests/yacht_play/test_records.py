@@ -100,6 +100,10 @@ CORRUPTIONS = {  # defect 3: each was graded silently, exit 0
         lambda d, i: edit_line(d, i, set_key("schema", 1)),
         "field 'schema': expected 2 as in the game's header, got 1",
     ),
+    "endless seconds": (
+        lambda d, i: edit_line(d, i, set_key("seconds", float("inf"))),
+        "field 'seconds': expected a finite number, got inf",
+    ),
     "edited roll": (lambda d, i: edit_line(d, i, lambda r: r.__setitem__("roll", r["roll"] % 3 + 1)), "field 'roll'"),
     "reordered lines": (
         lambda d, i: b"\n".join(d.split(b"\n")[:i] + [d.split(b"\n")[i + 1], d.split(b"\n")[i]] + d.split(b"\n")[i + 2 :]),

@@ -475,3 +475,13 @@ def test_agents_of_the_server_play_on_after_a_game_leaves_memory_and_win_sits_at
         assert play_out(client, service, new_game(client, "duplicate", ["target:150"]), rng)["finished"]
         refused = client.post("/api/games", json={"name": "ann", "mode": "duplicate", "agents": ["win"], "coach": False})
         assert refused.status_code == 400 and "plays at a table" in refused.json()["error"]
+
+
+@pytest.mark.parametrize(
+    "mode, agents, wanted",
+    [("solitaire", 1, "no agents"), ("table", 0, "1 to 4 agents"), ("table", 5, "1 to 4 agents"), ("duplicate", 2, "1 agent")],
+)
+def test_each_mode_seats_its_number_of_agents_and_a_table_at_most_five_players(client, mode, agents, wanted):
+    response = client.post("/api/games", json={"name": "ann", "mode": mode, "agents": ["random"] * agents, "coach": False})
+    assert response.status_code == 400 and f"mode {mode} plays with {wanted}, got {agents}" in response.text
+    assert client.post("/api/games", json={"name": "ann", "mode": "table", "agents": ["random"] * 4}).status_code == 201
