@@ -357,12 +357,17 @@ def solve_myopic(rules: RuleSet | str | None = None):
     return solution
 
 
+SHEET_SOLVER_SOURCES = ("agents.sheet_solver", "agents.optimal", "agents.exact_solution", "yacht_env.rules", "yacht_env.dice")
+"""The modules the sheet solver's tables are computed by (their digest is part of each table's key)."""
+
+
 def _solve_sheet(rules: RuleSet, plan_ahead: bool):
     # Rule sets with a sheet state take seconds to solve: their values live on disk as well. The
     # others solve faster than their keep values (43 MiB for Yacht) would load.
     from agents import sheet_solver, solution_cache
 
-    key = f"{rules.fingerprint}-{'optimal' if plan_ahead else 'myopic'}"
+    version = solution_cache.source_version(*SHEET_SOLVER_SOURCES)  # a changed solver solves again
+    key = f"{rules.fingerprint}-{'optimal' if plan_ahead else 'myopic'}-{version}"
     shape = (1 << rules.num_categories, rules.upper_cap + 1, 2 if rules.tracks_yahtzee_box else 1)
     values = solution_cache.load_values(key, shape)
     if values is None:

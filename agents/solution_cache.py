@@ -6,7 +6,9 @@ DP of :mod:`agents.target`) keeps them here, in one folder: ``$YACHT_RL_CACHE_DI
 string turns the cache off. ``YACHT_CACHE_DIR``, the target DP's own variable before, is still read
 when ``YACHT_RL_CACHE_DIR`` is not set, with a ``DeprecationWarning``.
 
-A file per rule set and solution kind, named by what the rules do, not by their names. Files are
+A file per rule set, solution kind and solver version, named by what the rules do, not by their names,
+and by a digest of the solver's source (:func:`source_version`), so that a changed solver never reads a
+table an older one stored. Files are
 written atomically (:mod:`yacht_env.atomic_files`) and read as plain arrays (``allow_pickle=False``);
 a file that does not hold the expected array is ignored and solved again, and a folder that cannot
 be written only costs the next process a solve.
@@ -14,6 +16,9 @@ be written only costs the next process a solve.
 
 from __future__ import annotations
 
+import functools
+import hashlib
+import importlib.util
 import os
 import warnings
 import zipfile
@@ -47,6 +52,22 @@ def cache_dir() -> Path | None:
         return Path(deprecated).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "yacht-rl"
+
+
+@functools.cache
+def source_version(*modules: str) -> str:
+    """A short digest of the source files of ``modules`` (dotted names): the version of a solver built from them.
+
+    Any edit to those files gives another version, so a table solved before the edit is never read after it.
+    """
+    digest = hashlib.sha256()
+    for name in modules:
+        spec = importlib.util.find_spec(name)
+        origin = None if spec is None else spec.origin
+        if origin is None or not Path(origin).is_file():
+            raise ValueError(f"solver module {name!r} has no source file to version its tables by")
+        digest.update(name.encode() + b"\0" + Path(origin).read_bytes())
+    return digest.hexdigest()[:12]
 
 
 def cache_path(key: str) -> Path | None:

@@ -299,6 +299,10 @@ class TargetSolution:
 # -- cache ----------------------------------------------------------------------------------------
 
 
+SOLVER_SOURCES = ("agents.target", "agents.optimal", "yacht_env.dice")
+"""The modules the target table is computed by: a stored table is read only by the code that solved it."""
+
+
 def rules_key(rules: RuleSet) -> str:
     """A digest of everything the solution depends on: dice, rolls and the full hand scores."""
     digest = hashlib.sha256()
@@ -315,9 +319,12 @@ def is_probability_table(table: np.ndarray) -> bool:
 def cached_table(kind: str, rules: RuleSet, shape: tuple[int, ...], build) -> np.ndarray:
     """``build(rules)`` read from / written to the disk cache of :mod:`agents.solution_cache`.
 
-    A missing, corrupt or foreign file is rebuilt.
+    A missing, corrupt or foreign file is rebuilt; the file name holds the solver's version
+    (:func:`agents.solution_cache.source_version` of :data:`SOLVER_SOURCES`).
     """
-    return solution_cache.cached_array(f"{kind}-{rules_key(rules)}.npy", shape, lambda: build(rules), is_probability_table)
+    version = solution_cache.source_version(*SOLVER_SOURCES)
+    file_name = f"{kind}-{rules_key(rules)}-{version}.npy"
+    return solution_cache.cached_array(file_name, shape, lambda: build(rules), is_probability_table)
 
 
 _solutions: weakref.WeakKeyDictionary[RuleSet, dict[float, TargetSolution]] = weakref.WeakKeyDictionary()

@@ -99,3 +99,34 @@ def test_the_new_variable_wins_over_the_deprecated_one_without_a_warning(tmp_pat
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert solution_cache.cache_dir() == tmp_path / "yacht-rl"
+
+
+def solve_both():
+    """The two solvers' tables, solved afresh in this process (the disk cache read as usual)."""
+    optimal.clear_cache()
+    target._solutions.clear()
+    return target.solve_target(TARGET_RULES).table, optimal.solve(SHEET_RULES).state_values
+
+
+def test_a_changed_solver_never_reads_a_table_an_older_one_stored(tmp_path, no_cache_variables):
+    """The file names hold a digest of the solvers' source: another source, other files, solved again."""
+    no_cache_variables.setenv(solution_cache.CACHE_ENV, str(tmp_path))
+    table, values = solve_both()
+    versions = [solution_cache.source_version(*sources) for sources in (target.SOLVER_SOURCES, optimal.SHEET_SOLVER_SOURCES)]
+    (target_file,) = tmp_path.glob(f"target-*-{versions[0]}.npy")
+    (sheet_file,) = tmp_path.glob(f"values-*-{versions[1]}.npz")
+    np.save(target_file, np.full(table.shape, 0.25))  # tables of the right shapes, all wrong: what an older solver left
+    np.savez(sheet_file, values=np.full(values.shape, 1e6))
+    stale_table, stale_values = solve_both()
+    assert (stale_table == 0.25).all() and (stale_values == 1e6).all()  # the same solver reads its files
+    no_cache_variables.setattr(target, "SOLVER_SOURCES", ("agents.target",))  # as if the solvers' source changed
+    no_cache_variables.setattr(optimal, "SHEET_SOLVER_SOURCES", ("agents.sheet_solver",))
+    fresh_table, fresh_values = solve_both()
+    np.testing.assert_array_equal(fresh_table, table)
+    np.testing.assert_array_equal(fresh_values, values)
+    assert len(list(tmp_path.iterdir())) == 4  # the old files stay, unread
+
+
+def test_a_solver_module_without_a_source_file_is_named():
+    with pytest.raises(ValueError, match="solver module 'no_such_module' has no source file"):
+        solution_cache.source_version("no_such_module")

@@ -506,3 +506,17 @@ def test_rule_sets_with_a_bonus_or_a_joker_are_refused_naming_why(name):
     ):
         with pytest.raises(ValueError, match=f"rule set '{name}' has an upper bonus, an extra-Yahtzee bonus or a joker"):
             build()
+
+
+def test_beat_q_values_count_a_tie_half_on_the_last_rows():
+    """With a tie worth 1/2, landing exactly on the score to beat is worth 1/2 wherever it happens."""
+    solution = solve_target(MINI, tie=0.5, use_disk_cache=False)
+    assert solution.lookup(np.array([0, 0, 0]), np.array([-1, 0, 1])).tolist() == [1.0, 0.5, 0.0]
+    for open_bits in (1, 2, 4, 8, 3, 12):
+        for hand, dice in enumerate(MINI.dice.hands.tolist()):
+            for needed in range(-1, 14):
+                q = solution.q_values_batch([hand], [0], [open_bits], [needed])[0]
+                for c in range(4):
+                    if open_bits >> c & 1:
+                        want = brute_target(open_bits & ~(1 << c), needed - score(tuple(dice), c), 0.5)
+                        assert q[MINI.dice.num_rerolls + c] == pytest.approx(want, abs=1e-12), (dice, open_bits, needed, c)

@@ -10,6 +10,7 @@ from tests.reference import reference_score
 from yacht_env import CATEGORIES, YACHT
 from yacht_env.actions import ActionLayout
 from yacht_env.game import GameBatch, draw_game_dice, draw_table_dice
+from yacht_env.rules import YAHTZEE_FORCED_JOKER
 
 LAYOUT = ActionLayout(YACHT)
 SCORE = LAYOUT.first_score_action
@@ -84,6 +85,53 @@ def test_a_reroll_lands_the_turns_fresh_faces_in_order_on_the_picked_up_dice():
     assert legal[0] and points[0] == 0
     assert YACHT.dice.hands[tables.hands[0, 0]].tolist() == [1, 1, 4, 5, 6]
     assert tables.rolls_left[0, 0] == 1
+
+
+@given(
+    first=st.lists(st.integers(1, 6), min_size=5, max_size=5),
+    fresh=st.lists(st.integers(1, 6), min_size=5, max_size=5),
+    action=st.integers(1, LAYOUT.first_score_action - 1),
+)
+def test_a_reroll_keeps_the_dice_it_does_not_pick_up_and_adds_the_first_fresh_faces(first, fresh, action):
+    """Any pick-up, not only the lowest dice: the hand after is the kept dice plus ``faces[t, r, :k]``."""
+    tables = GameBatch(YACHT, 1)
+    faces = np.ones((12, 3, 5), dtype=np.int8)
+    faces[0, 0], faces[0, 1] = first, fresh
+    tables.start(faces[None, None])
+    hand = YACHT.dice.hands[tables.hands[0, 0]].tolist()
+    picked = YACHT.dice.reroll_positions[action]
+    kept = [die for position, die in enumerate(hand) if position not in picked]
+    _, legal = tables.play([action])
+    assert legal[0]
+    assert YACHT.dice.hands[tables.hands[0, 0]].tolist() == sorted(kept + fresh[: len(picked)])
+
+
+def forced_joker_with_sixes_open():
+    """Yahtzee, forced joker: five sixes scored 50 in the Yahtzee box, then five sixes again with Sixes open."""
+    rules = YAHTZEE_FORCED_JOKER
+    tables = GameBatch(rules, 1)
+    faces = np.ones((rules.num_turns, rules.rolls_per_turn, rules.num_dice), dtype=np.int8)
+    faces[:2, 0] = 6
+    tables.start(faces[None, None])
+    first_score = ActionLayout(rules).first_score_action
+    points, legal = tables.play([first_score + rules.category_index["yahtzee"]])
+    assert legal[0] and points[0] == 50
+    return rules, tables, first_score
+
+
+def test_a_forced_joker_is_refused_every_row_but_its_upper_row_and_changes_nothing():
+    rules, tables, first_score = forced_joker_with_sixes_open()
+    sixes = rules.category_index["sixes"]
+    assert tables.legal_masks()[0, first_score:].tolist() == [int(c == sixes) for c in range(rules.num_categories)]
+    before = snapshot(tables)
+    for row in range(rules.num_categories):
+        if row == sixes or tables.sheets[0, 0, row] >= 0:
+            continue
+        points, legal = tables.play([first_score + row])
+        assert not legal[0] and points[0] == 0, rules.category_names[row]
+        assert all(np.array_equal(a, b) for a, b in zip(before, tables.state)), rules.category_names[row]
+    points, legal = tables.play([first_score + sixes])
+    assert legal[0] and points[0] == 30 + 100  # the upper row of sixes, the extra-Yahtzee bonus on top
 
 
 def test_only_the_tables_asked_for_move():

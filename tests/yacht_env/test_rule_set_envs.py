@@ -238,3 +238,29 @@ def test_joker_now_is_scoring_options_joker_for_every_hand(name):
     open_bits = rng.integers(1, rules.all_open + 1, len(hands))
     expected = [rules.scoring_options(int(h), int(o))[1] for h, o in zip(hands, open_bits)]
     assert rules.joker_now(hands, open_bits).tolist() == expected
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_features_show_what_each_row_would_score_now_jokers_included(name):
+    """The features' score-now part is :meth:`RuleSet.scores_now` (joker values where a joker pays) over the scale."""
+    rules = rule_set(name)
+    encoding = ENCODINGS["features"](rules)
+    rng = np.random.default_rng(1)
+    hands = np.concatenate([np.flatnonzero(rules.alike_hands).repeat(40), rng.integers(0, rules.dice.num_hands, 200)])
+    open_bits = rng.integers(1, rules.all_open + 1, len(hands))
+    yahtzee = rules.yahtzee_row_index
+    if yahtzee >= 0:  # the Yahtzee box filled half the time, so that jokers come up
+        open_bits[::2] &= ~(1 << yahtzee)
+        open_bits[open_bits == 0] = 1 << (rules.num_categories - 1 if yahtzee == 0 else 0)
+    scale = max(1, int(rules.hand_scores.max()), int(rules.joker_hand_scores.max()))
+    rolls = np.zeros(len(hands), dtype=np.int64)
+    obs = encoding.encode_batch(hands, rolls, open_bits, np.zeros(len(hands), np.int64), np.ones(len(hands), np.int64))
+    start = encoding.hand_width + encoding.rolls_width + rules.num_categories
+    shown = np.rint(obs[:, start : start + rules.num_categories] * scale).astype(np.int64)
+    jokers = 0
+    for k, (hand, bits) in enumerate(zip(hands.tolist(), open_bits.tolist())):
+        now = rules.scores_now(hand, bits)
+        assert {c: int(shown[k, c]) for c in now} == now, (rules.dice.hands[hand], bits)
+        assert all(shown[k, c] == 0 for c in range(rules.num_categories) if not bits >> c & 1)
+        jokers += bool(rules.joker_now([hand], [bits])[0])
+    assert jokers > 0 or rules.joker == "none"

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from yacht_play.analyze import main as analyze_main
 from yacht_play.match import Match, Player, load_games, write_agent_games
-from yacht_play.records import RecordError, RecordWriter, read_records
+from yacht_play.records import RecordError, RecordWriter, check_line, read_records
 from yacht_play.terminal import ScriptedConsole
 from yacht_play.terminal import main as play_main
 
@@ -96,6 +96,15 @@ CORRUPTIONS = {  # defect 3: each was graded silently, exit 0
     "action true": (lambda d, i: edit_line(d, i, set_key("action", True)), "field 'action': expected an integer, got True"),
     "action 33.0": (lambda d, i: edit_line(d, i, set_key("action", 33.0)), "field 'action': expected an integer, got 33.0"),
     "edited open rows": (lambda d, i: edit_line(d, i, lambda r: r["open"].pop()), "field 'open'"),
+    "decision of an older schema": (
+        lambda d, i: edit_line(d, i, set_key("schema", 1)),
+        "field 'schema': expected 2 as in the game's header, got 1",
+    ),
+    "endless seconds": (
+        lambda d, i: edit_line(d, i, set_key("seconds", float("inf"))),
+        "field 'seconds': expected a finite number, got inf",
+    ),
+    "edited roll": (lambda d, i: edit_line(d, i, lambda r: r.__setitem__("roll", r["roll"] % 3 + 1)), "field 'roll'"),
     "reordered lines": (
         lambda d, i: b"\n".join(d.split(b"\n")[:i] + [d.split(b"\n")[i + 1], d.split(b"\n")[i]] + d.split(b"\n")[i + 2 :]),
         "does not fit the game",
@@ -153,6 +162,23 @@ def test_a_header_without_its_seed_is_refused_in_one_line(tmp_path, capsys, real
                 and "no_seed.jsonl:1: game record, field 'seed': expected the game's seed (schema 2), got None" in out.err
             )
             assert out.err.count("\n") == 1 and "Traceback" not in out.err
+
+
+def swap_first_two_seats(header: dict) -> None:
+    header["players"][0]["seat"], header["players"][1]["seat"] = header["players"][1]["seat"], header["players"][0]["seat"]
+
+
+def test_a_header_with_its_seats_out_of_order_is_refused_before_any_decision(tmp_path, capsys, real_records):
+    """A header alone (a game not started) has no decision to replay: its seat numbers are checked on their own."""
+    header = real_records[1].split(b"\n")[0] + b"\n"
+    path = tmp_path / "header.jsonl"
+    path.write_bytes(header)
+    assert len(read_records(path).games) == 1  # as written, a header alone is a game that has not started
+    path.write_bytes(edit_line(header, 0, swap_first_two_seats))
+    with pytest.raises(RecordError, match=r"header.jsonl:1: game record, field 'players.0.seat': expected 0, got 1$"):
+        read_records(path)
+    code, out = resume(path, capsys)
+    assert code == 2 and "field 'players.0.seat': expected 0, got 1" in out.err and out.err.count("\n") == 1
 
 
 def test_analyze_counts_each_game_once(tmp_path, capsys, real_records):
@@ -443,3 +469,96 @@ def test_report_prints_a_name_s_control_characters_escaped(tmp_path, capsys):
     capsys.readouterr()
     assert main(["report", "--db", str(tmp_path / "yacht.db"), "--include-imported"]) == 0  # an imported game
     assert_escaped(capsys.readouterr().out)
+
+
+# -- the schema's bounds, each at its edge ---------------------------------------------------------
+
+LONGEST_SEED = 2**63 - 1
+BOUNDS = [  # (line, field path, lowest allowed, highest allowed, the value of that size)
+    ("game", ("game_id",), 1, 64, "a".__mul__),
+    ("game", ("time",), 0, 64, "t".__mul__),
+    ("game", ("rules",), 0, 64, "r".__mul__),
+    ("game", ("seed",), 0, LONGEST_SEED, int),
+    ("game", ("players", 0, "name"), 1, 100, "n".__mul__),
+    ("game", ("players", 0, "policy"), 0, 4096, "p".__mul__),
+    ("game", ("players", 0, "seed"), 0, LONGEST_SEED, int),
+    ("decision", ("seat",), 0, 4, int),
+    ("decision", ("player",), 1, 100, "n".__mul__),
+    ("decision", ("seed",), 0, LONGEST_SEED, int),
+    ("decision", ("turn",), 1, 64, int),
+    ("decision", ("roll",), 1, 16, int),
+    ("decision", ("dice",), 1, 16, lambda n: [1] * n),
+    ("decision", ("rolls_left",), 0, 16, int),
+    ("decision", ("open",), 0, 64, lambda n: ["ones"] * n),
+    ("decision", ("action",), 0, 2**20 - 1, int),
+    ("decision", ("action_text",), 0, 200, "x".__mul__),
+    ("decision", ("points",), 0, 10_000, int),
+    ("decision", ("total",), 0, 100_000, int),
+    ("end", ("totals",), 1, 5, lambda n: [0] * n),
+    ("end", ("winners",), 1, 5, lambda n: ["ann"] * n),
+]
+
+
+def line_of_kind(data: bytes, kind: str) -> dict:
+    return next(json.loads(line) for line in data.split(b"\n") if line and json.loads(line)["type"] == kind)
+
+
+def with_value(record: dict, path: tuple, value) -> dict:
+    record = json.loads(json.dumps(record))
+    target = record
+    for key in path[:-1]:
+        target = target[key]
+    target[path[-1]] = value
+    return record
+
+
+@pytest.mark.parametrize("kind, path, low, high, make", BOUNDS, ids=[f"{b[0]}.{'.'.join(map(str, b[1]))}" for b in BOUNDS])
+def test_every_bound_of_the_schema_holds_at_its_edge(real_records, kind, path, low, high, make):
+    """The lowest and highest values a field may take pass the schema; one beyond either end is refused, naming it."""
+    record = line_of_kind(real_records[1], kind)
+    for value in (low, high):
+        check_line(with_value(record, path, make(value)), "f:1")
+    field = ".".join(map(str, path))
+    for value in (low - 1, high + 1):
+        if value < 0 and make is not int:
+            continue
+        # a number is told the bound it broke (">= 0"), a string or a list how long it may be
+        expected = r"[<>]=? \d+, got -?\d+$" if make is int else r".*(at least|at most) \d+ (items?|characters?)"
+        with pytest.raises(RecordError, match=f"f:1: {kind} record, field '{field}': expected {expected}"):
+            check_line(with_value(record, path, make(value)), "f:1")
+
+
+def test_a_file_that_cannot_be_opened_is_named_with_the_reason_alone(tmp_path):
+    missing = tmp_path / "missing.jsonl"
+    with pytest.raises(RecordError) as error:
+        read_records(missing)
+    assert str(error.value) == f"cannot read {missing}: No such file or directory"
+
+
+def test_a_whole_last_record_without_its_newline_is_kept_and_the_next_one_starts_a_line(tmp_path, real_records):
+    """A crash between a record and its newline leaves the record whole: the next writer ends its line first."""
+    path = tmp_path / "game.jsonl"
+    intact = real_records[2]
+    path.write_bytes(intact.rstrip(b"\n"))
+    first = read_records(path)
+    assert not first.torn and [g.lines() for g in first.games] == [g.lines() for g in read_records_of(tmp_path, intact).games]
+    decision = next(json.loads(line) for line in intact.split(b"\n")[::-1] if line)
+    with RecordWriter(path) as writer:
+        writer.write(decision | {"seconds": 9.0})
+    assert path.read_bytes() == intact + json.dumps(decision | {"seconds": 9.0}, separators=(",", ":")).encode() + b"\n"
+
+
+def read_records_of(folder: Path, data: bytes):
+    path = folder / "copy.jsonl"
+    path.write_bytes(data)
+    return read_records(path)
+
+
+def test_only_a_last_line_cut_short_is_a_tear_a_bad_line_before_it_is_corruption(tmp_path, real_records):
+    path = tmp_path / "game.jsonl"
+    intact = real_records[2]
+    path.write_bytes(intact + b'{"schema":2,"type":"deci')
+    assert read_records(path).torn and len(read_records(path).games[0].decisions) == 40
+    path.write_bytes(intact.replace(b"\n", b"\nnot json\n", 1))
+    with pytest.raises(RecordError, match=r"game.jsonl:2: not a JSON record$"):
+        read_records(path)

@@ -4,7 +4,6 @@ without changing anything, and keeps every decision in the database before ackno
 from __future__ import annotations
 
 import asyncio
-import json
 import random
 import sqlite3
 
@@ -68,10 +67,98 @@ def stored(service, secret):
     return db.load_record(service.engine, db.game_row(service.engine, secret))
 
 
+LEAF = "leaf"  # a number, a string, true/false/null, or a list of those
+ROW_POINTS = "row points"  # an object of row names to points
+RULES_VIEW = {
+    "name": LEAF,
+    "title": LEAF,
+    "rows": [{"name": LEAF, "title": LEAF, "upper": LEAF}],
+    **dict.fromkeys(("rolls_per_turn", "bonus_threshold", "bonus_points", "yahtzee_bonus"), LEAF),
+}
+SHEET_VIEW = dict.fromkeys(("seat", "cells", "total", "upper_subtotal", "upper_bonus", "yahtzee_bonus"), LEAF)
+COACH_VIEW = {
+    **dict.fromkeys(("dice", "chosen", "chosen_expected", "chosen_win", "best", "best_expected", "loss"), LEAF),
+    "options": [dict.fromkeys(("label", "expected", "win", "chosen"), LEAF)],
+}
+EVENT_KEYS = ("seat", "player", "kind", "turn", "roll", "dice", "rolls_left", "action", "label", "points", "row_points")
+VIEW = {
+    "game": {
+        **dict.fromkeys(("mode", "coach", "started"), LEAF),
+        "players": [dict.fromkeys(("seat", "name", "kind", "policy"), LEAF)],
+    },
+    "rules": RULES_VIEW,
+    "rows": [{"name": LEAF, "title": LEAF}],
+    **dict.fromkeys(("seq", "since", "finished", "winners", "replayed", "agent_seconds"), LEAF),
+    "current": {**dict.fromkeys(("seat", "name", "kind", "turn", "roll", "rolls_left", "dice"), LEAF), "now": ROW_POINTS},
+    "sheets": [SHEET_VIEW],
+    "events": [dict.fromkeys((*EVENT_KEYS, "total", "row", "rerolled"), LEAF)],
+    "coach": COACH_VIEW,
+    "replaced": [dict.fromkeys(("seat", "name", "policy", "by", "reason"), LEAF)],
+}
+SUMMARY = {
+    **dict.fromkeys(("mode", "winners", "optimum"), LEAF),
+    "rules": RULES_VIEW,
+    "rows": [{"name": LEAF, "title": LEAF}],
+    "seats": [
+        {
+            **SHEET_VIEW,
+            **dict.fromkeys(("name", "kind", "decisions", "reroll_decisions", "row_decisions", "loss_total"), LEAF),
+            **dict.fromkeys(("loss_per_decision", "loss_per_reroll", "loss_per_row", "loss_by_turn"), LEAF),
+            "worst": [dict.fromkeys(("turn", "roll", "dice", "chosen", "best", "loss"), LEAF)],
+        }
+    ],
+    "turns": [{"turn": LEAF, "seats": [dict.fromkeys(("row", "points", "total", "loss"), LEAF)]}],
+}
+SCALARS = (int, float, str, bool, type(None))
+
+
+def check_fits(value, schema, where: str = "body") -> None:
+    """``value`` holds nothing but what ``schema`` allows: known keys only, at every depth."""
+    if schema == LEAF:
+        items = value if isinstance(value, list) else [value]
+        assert all(isinstance(item, SCALARS) for item in items), f"{where}: {value!r} is not a plain value"
+    elif schema == ROW_POINTS:
+        assert isinstance(value, dict) and all(isinstance(p, int) for p in value.values()), f"{where}: {value!r}"
+    elif value is None:
+        return
+    elif isinstance(schema, list):
+        assert isinstance(value, list), f"{where}: expected a list, got {value!r}"
+        for index, item in enumerate(value):
+            check_fits(item, schema[0], f"{where}[{index}]")
+    else:
+        assert isinstance(value, dict), f"{where}: expected an object, got {value!r}"
+        assert set(value) <= set(schema), f"{where}: keys {sorted(set(value) - set(schema))} are not in the view"
+        for key, item in value.items():
+            check_fits(item, schema[key], f"{where}.{key}")
+
+
+def integer_lists(value):
+    """Every list of integers anywhere in a JSON document."""
+    if isinstance(value, dict):
+        for v in value.values():
+            yield from integer_lists(v)
+    elif isinstance(value, list):
+        if value and all(type(v) is int for v in value):
+            yield value
+        for v in value:
+            yield from integer_lists(v)
+
+
+def rolls_to_come(match) -> list[list[int]]:
+    """Every roll of every seat not rolled yet, in the order it lands and sorted."""
+    coming = []
+    for seat in match.seats:
+        turn, first = (seat.rows_filled, seat.roll) if not seat.finished else (seat.rules.num_turns, 0)
+        for t in range(turn, seat.rules.num_turns):
+            for roll in seat.faces[t, first if t == turn else 0 :].tolist():
+                coming += [roll, sorted(roll)]
+    return coming
+
+
 def check_nothing_unrolled(service, secret, body: dict) -> None:
-    """The response shows only dice of positions reached: recorded decisions, and the person's dice now."""
-    text = json.dumps(body)
-    assert '"faces"' not in text and '"seed"' not in text  # a seed regenerates the whole dice stream
+    """The response shows only what the page may see, and of the dice only those of positions reached:
+    recorded decisions, and the person's dice now; no list in it is a roll still to come."""
+    check_fits(body, SUMMARY if "seats" in body else VIEW)
     record = stored(service, secret)
     reached = [d["dice"] for d in record.decisions]
     match = service.live(secret).match
@@ -79,6 +166,9 @@ def check_nothing_unrolled(service, secret, body: dict) -> None:
         reached.append(list(match.current.dice))
     for dice in walk(body, "dice"):
         assert dice in reached, f"dice {dice} shown but not rolled yet"
+    coming = rolls_to_come(match)
+    for values in integer_lists(body):
+        assert values in reached or values not in coming, f"{values} is a roll still to come"
     assert len(record.decisions) == body.get("seq", len(record.decisions))  # committed before acknowledged
 
 
@@ -385,3 +475,13 @@ def test_agents_of_the_server_play_on_after_a_game_leaves_memory_and_win_sits_at
         assert play_out(client, service, new_game(client, "duplicate", ["target:150"]), rng)["finished"]
         refused = client.post("/api/games", json={"name": "ann", "mode": "duplicate", "agents": ["win"], "coach": False})
         assert refused.status_code == 400 and "plays at a table" in refused.json()["error"]
+
+
+@pytest.mark.parametrize(
+    "mode, agents, wanted",
+    [("solitaire", 1, "no agents"), ("table", 0, "1 to 4 agents"), ("table", 5, "1 to 4 agents"), ("duplicate", 2, "1 agent")],
+)
+def test_each_mode_seats_its_number_of_agents_and_a_table_at_most_five_players(client, mode, agents, wanted):
+    response = client.post("/api/games", json={"name": "ann", "mode": mode, "agents": ["random"] * agents, "coach": False})
+    assert response.status_code == 400 and f"mode {mode} plays with {wanted}, got {agents}" in response.text
+    assert client.post("/api/games", json={"name": "ann", "mode": "table", "agents": ["random"] * 4}).status_code == 201

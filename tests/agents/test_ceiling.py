@@ -1,0 +1,58 @@
+"""The reference ceiling (agents.ceiling): a player told the optimum's final score, against the optimum."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.ceiling import ceiling_match, main
+from agents.optimal import solve
+from agents.target import solve_target
+from agents.tournament import deal_dice
+from tests.agents.test_target import MINI
+from yacht_env.game import GameBatch
+
+GAMES = 3000
+
+
+def optimal_totals(faces: np.ndarray) -> np.ndarray:
+    """The optimum's final totals playing alone on each of ``faces`` (games, turns, rolls, dice)."""
+    optimal = solve(MINI)
+    games = GameBatch(MINI, 1, len(faces))
+    games.start(faces[:, None])
+    seats = np.zeros(len(faces), dtype=np.int64)
+    while not games.over.all():
+        rows = np.flatnonzero(~games.over)
+        games.play(optimal.best_actions_batch(*games.position(rows, seats[rows])), rows)
+    return games.totals[:, 0]
+
+
+@pytest.fixture(scope="module")
+def match():
+    return ceiling_match(GAMES, seed=5, rules=MINI)
+
+
+def test_the_optimum_plays_the_partner_dice_and_knows_final_faces_its_final_score(match):
+    result, log = match
+    assert log.names == ["knows-final", "optimal"] and log.totals.shape == (GAMES, 2) and result.games == GAMES
+    faces = deal_dice(5, GAMES // 2, 2, MINI).reshape((GAMES,) + (MINI.num_turns, MINI.rolls_per_turn, MINI.num_dice))
+    optimum = optimal_totals(faces)
+    np.testing.assert_array_equal(log.totals[:, 1], optimum.reshape(-1, 2)[:, ::-1].reshape(-1))
+
+
+def test_knows_final_wins_its_exact_share_given_the_score_it_must_beat(match):
+    """Told ``y``, its chance of beating it (a tie half) is the beat table's ``A[all rows, y]``: the sample agrees."""
+    _, log = match
+    knows, known = log.totals[:, 0], log.totals[:, 1]
+    shares = (knows > known) + 0.5 * (knows == known)
+    beat = solve_target(MINI, tie=0.5, use_disk_cache=False)
+    exact = beat.lookup(np.full(GAMES, MINI.all_open), known)
+    difference = shares - exact
+    assert abs(difference.mean()) < 4 * difference.std() / np.sqrt(GAMES) + 1e-12
+    assert shares.mean() > 0.5  # knowing the score to beat is worth something against the optimum itself
+
+
+def test_the_command_refuses_too_few_games(capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--games", "3"])
+    assert exit_info.value.code == 2 and "--games must be at least 4" in capsys.readouterr().err
