@@ -124,7 +124,7 @@ class NetValue:
                 self.optimizer.zero_grad()
                 loss.backward()
                 self.optimizer.step()
-                losses.append(float(loss))
+                losses.append(float(loss.detach()))
         self.current = self._read_table()
         return float(np.mean(losses)) * VALUE_SCALE**2
 
