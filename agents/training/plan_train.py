@@ -165,8 +165,10 @@ def run_plan(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
 
 def train_plan(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
     """Train the planning agent of ``config`` in ``run_dir`` (from its last checkpoint if ``resume``), then evaluate it."""
+    import torch
     from torch.utils.tensorboard import SummaryWriter
 
+    torch.set_num_threads(config.run.torch_threads)
     rules = rule_set(config.env.rules)
     model = value_model(config, rules)
     games_done, elapsed_before = 0, 0.0
