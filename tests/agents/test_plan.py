@@ -50,10 +50,11 @@ def test_planner_with_the_exact_values_plays_optimal(name):
     np.testing.assert_array_equal(planner.act_batch(observations, masks), optimal.act_batch(observations, masks))
 
 
-def test_self_play_under_the_exact_values_scores_the_optimum_and_backups_reproduce_them():
-    rules = rule_set("yacht")
+@pytest.mark.parametrize("name", ["yacht", "yahtzee"])
+def test_self_play_under_the_exact_values_scores_the_optimum_and_backups_reproduce_them(name):
+    rules = rule_set(name)
     player = GamePlayer(rules)
-    exact = solve(rules).state_values.reshape(player.shape).copy()
+    exact = np.nan_to_num(solve(rules).state_values.reshape(player.shape))
     states, scores = player.play_games(exact, 3000, 0.0, seed=1)
     assert abs(scores.mean() - solve(rules).expected_score) < 4 * scores.std() / np.sqrt(len(scores))
     visited = np.unique(states)
