@@ -179,3 +179,13 @@ def test_a_plan_plays_only_its_own_rules(tmp_path, yacht_values):
         make_policy(f"plan:{path}", rules=rule_set("yatzy"))
     with pytest.raises(ValueError, match="trained for the yacht rules; this game plays yatzy"):
         check_plays_rules(f"plan:{path}", rule_set("yatzy"))
+
+
+def test_a_plan_sits_at_a_table_and_the_server_shows_no_path(tmp_path, yacht_values):
+    from agents.registry import make_opponents
+    from yacht_play.serve.games import shown_policy
+
+    path = write_plan_file(tmp_path / "plan.safetensors", yacht_values, "yacht", "table", 0)
+    (opponent,) = make_opponents([f"plan:{path}"], rules=YACHT)
+    assert isinstance(opponent, PlanPolicy)
+    assert shown_policy(f"plan:{path}") == "plan:plan.safetensors"
