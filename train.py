@@ -54,9 +54,11 @@ from agents.ppo import PPOPolicy, load_sb3_model
 from agents.registry import default_policies, make_policy
 from agents.tournament import evaluate_model_at_table, print_tournament, save_tournament_json
 from agents.training.config import MAX_ECHO, ConfigError, Schedule, TrainConfig, dump_config, load_config, shorten
+from agents.training.curves import rewind_learning_curve
 from agents.training.envs import make_training_env
 from agents.training.lookahead_policy import LookaheadPolicy
 from agents.training.lookahead_rollouts import keep_lookahead_in_rollouts
+from agents.training.plan_train import plan_run_started, run_plan
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.rules import rule_set
 
@@ -308,19 +310,6 @@ class EntropySchedule(BaseCallback):
         return True
 
 
-def rewind_learning_curve(run_dir: Path, steps: int) -> float:
-    """Drop curve rows past the checkpoint being resumed; return the wall time spent up to it."""
-    curve = run_dir / "learning_curve.csv"
-    if not curve.exists():
-        return 0.0
-    with curve.open(newline="") as handle:
-        rows = list(csv.reader(handle))
-    kept = [rows[0]] + [row for row in rows[1:] if int(row[0]) <= steps]
-    text = "".join(",".join(row) + "\n" for row in kept)
-    write_atomically(curve, lambda handle: handle.write(text.encode()))
-    return float(kept[-1][1]) if len(kept) > 1 else 0.0
-
-
 # -- main -----------------------------------------------------------------------------------------
 
 
@@ -414,7 +403,7 @@ def main(argv=None):
             config = load_config(args.config, args.overrides)
             run_dir = Path(args.runs_dir) / config.name
             check_checkpoint_names(run_dir)
-            if latest_checkpoint(run_dir) or (run_dir / "model.zip").exists():
+            if latest_checkpoint(run_dir) or (run_dir / "model.zip").exists() or plan_run_started(run_dir):
                 raise ConfigError(
                     f"run folder {str(run_dir)!r} already holds a run: resume it with --resume {run_dir}, or set name=..."
                 )
@@ -423,6 +412,11 @@ def main(argv=None):
             check_no_pickles(config, args.overrides)
     except ConfigError as error:
         sys.exit(f"error: {error}")
+    if config.algorithm == "plan":
+        try:
+            return run_plan(config, run_dir, resume=bool(args.resume))
+        except (ConfigError, ModelLoadError) as error:
+            sys.exit(f"error: {error}")
 
     # A run with its final model is never trained again; killed during its final evaluation, it finishes that.
     if args.resume and (run_dir / "model.zip").exists():

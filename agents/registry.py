@@ -2,7 +2,8 @@
 
 Names: ``random``, ``greedy``, ``optimal``, ``target:T`` (maximizes P(final score >= T)), ``win``
 (at a table of 2-5: maximizes its chance of finishing first), ``ppo:PATH`` for a trained model's
-inference file (``.safetensors``, safe to load from anyone), or ``ppo-zip:PATH`` for a
+inference file (``.safetensors``, safe to load from anyone), ``plan:PATH`` for a planning agent's
+learned sheet value (:mod:`agents.plan`, a ``.safetensors`` file too), or ``ppo-zip:PATH`` for a
 stable-baselines3 zip (which runs code from the file when loaded: only for files you trust, and
 only when typed by the user, never because a record or another file names it). A model plays
 only the rule set it was trained on.
@@ -22,6 +23,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.model_files import check_model_rules, read_model_file
+from agents.plan import PREFIX as PLAN_PREFIX
+from agents.plan import PlanPolicy
+from agents.plan_files import read_plan_file
 from agents.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPolicy
 from agents.ppo import PREFIX, ZIP_PREFIX, PPOPolicy, load_named_model
 from agents.table_policy import model_policy
@@ -43,6 +47,11 @@ def every_rule_set(name: str) -> list[str]:
 def rule_sets_without_sheet_state(name: str) -> list[str]:
     """The rule sets without bonuses or jokers: those the exact tables of ``win`` and ``target:T`` cover."""
     return [key for key, rules in RULE_SETS.items() if not rules.has_sheet_state]
+
+
+def plan_file_rules(name: str) -> list[str]:
+    """The one rule set the plan file of ``plan:PATH`` was trained on (read and checked from the file)."""
+    return [read_plan_file(name[len(PLAN_PREFIX) :])[0]["rules"]]
 
 
 def model_file_rules(name: str) -> list[str]:
@@ -106,6 +115,10 @@ def _win_at_table(name, num_players, rules, seed):
     return WinPolicy(rules, num_players)
 
 
+def _plan(name, rules, encoding, seed):
+    return PlanPolicy.load(name[len(PLAN_PREFIX) :], rules=rules, encoding=encoding)
+
+
 def _model(name, rules, encoding, seed):
     return PPOPolicy.load_named(name, rules=rules, encoding=encoding)
 
@@ -162,6 +175,14 @@ POLICIES: dict[str, PolicySpec] = {
             refusal=MODEL_REFUSAL,
         ),
         PolicySpec(
+            PLAN_PREFIX,
+            "plans each turn exactly under a learned sheet value (a plan .safetensors file)",
+            _plan,
+            argument="PATH",
+            rule_sets=plan_file_rules,
+            refusal=MODEL_REFUSAL,
+        ),
+        PolicySpec(
             ZIP_PREFIX,
             "a stable-baselines3 zip (runs code from the file: only files you trust)",
             _model,
@@ -191,8 +212,8 @@ def policy_names() -> tuple[str, ...]:
 
 
 def model_prefixes() -> tuple[str, ...]:
-    """The prefixes of the names that load a model file: ``ppo:``, ``ppo-zip:``."""
-    return tuple(spec.name for spec in POLICIES.values() if spec.table is _model_at_table)
+    """The prefixes of the names that load a model file: ``ppo:``, ``plan:``, ``ppo-zip:``."""
+    return tuple(spec.name for spec in POLICIES.values() if spec.table is _model_at_table or spec.name == PLAN_PREFIX)
 
 
 def find_policy(name) -> PolicySpec | None:

@@ -28,6 +28,9 @@ with the per-state turn in a compiled kernel. Only states reachable from an empt
 solved (the subtotal must be a sum of points the filled upper rows can hold; ``y = 1`` needs the
 Yahtzee box filled); the others hold NaN. Only ``V`` is kept (8 MiB for Yahtzee): the Q-values of
 a position re-run that one state's turn (microseconds).
+
+The turn (``_turn``) takes ``V`` at the turn's end as an input: :mod:`agents.plan` plays it with a
+learned ``V`` (the planning agent) and :mod:`agents.training.plan_games` learns that ``V`` with it.
 """
 
 from __future__ import annotations

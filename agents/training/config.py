@@ -284,6 +284,31 @@ class PPOConfig(Section):
         return widths
 
 
+class PlanConfig(Section):
+    """The planning agent's training (``algorithm: plan``): fitted value iteration on its own games (see plan_train.py)."""
+
+    total_games: int = Field(20_000, ge=1, le=MAX_GAMES)  # self-play games to learn from
+    max_wall_minutes: float | None = Field(None, gt=0, allow_inf_nan=False)  # stop earlier, at this wall time
+    games_per_iteration: int = Field(1_000, ge=1, le=MAX_GAMES)  # games played under one value, then learned from
+    epsilon: float = Field(0.1, ge=0, le=1)  # chance of a random legal action at each decision of the self-play games
+    # "table": one value per sheet state (only rule sets without a sheet state: Yacht's 4,096);
+    # "net": an MLP over the sheet's features; "auto": table where it fits, else net.
+    value_model: Literal["auto", "table", "net"] = "auto"
+    net_arch: list[int] = Field(default_factory=lambda: [64, 64], min_length=1, max_length=MAX_LAYERS)
+    learning_rate: float = Field(1e-3, gt=0, allow_inf_nan=False)
+    epochs: int = Field(2, ge=1, le=10_000)  # passes over the replay per iteration
+    batch_size: int = Field(256, ge=1, le=MAX_ROLLOUT)
+    replay_states: int = Field(100_000, ge=1, le=10**8)  # distinct visited states the network is fitted on
+
+    @field_validator("net_arch")
+    @classmethod
+    def positive_widths(cls, widths):
+        """Check that every layer width is from 1 to MAX_LAYER_WIDTH."""
+        if any(width < 1 or width > MAX_LAYER_WIDTH for width in widths):
+            raise ValueError(f"layer widths must be from 1 to {MAX_LAYER_WIDTH:,}, got {shorten(widths)}")
+        return widths
+
+
 class RunConfig(Section):
     """How often a run saves checkpoints and evaluates, and how it evaluates."""
 
@@ -301,8 +326,10 @@ class TrainConfig(Section):
 
     name: str = "run"  # the run folder under the runs folder: a plain name, no path
     seed: int = Field(0, ge=0, lt=2**32)
+    algorithm: Literal["ppo", "plan"] = "ppo"  # plan: the planning agent; its steps are self-play games
     env: EnvConfig = Field(default_factory=EnvConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
+    plan: PlanConfig = Field(default_factory=PlanConfig)
     run: RunConfig = Field(default_factory=RunConfig)
 
     @field_validator("name")
@@ -327,6 +354,20 @@ class TrainConfig(Section):
                         f"run.{key} must be at least {2 * seats} at a table of {seats} (two deals in every "
                         f"seating), got {getattr(self.run, key)}"
                     )
+        return self
+
+    @model_validator(mode="after")
+    def plan_plays_alone(self):
+        """Check that a planning run is solitaire, and that a value table is asked only where it fits."""
+        if self.algorithm != "plan":
+            return self
+        if self.env.num_players != 1:
+            raise ValueError(f"algorithm 'plan' trains a solitaire agent: needs env.num_players 1, got {self.env.num_players}")
+        if self.plan.value_model == "table" and RULE_SETS[self.env.rules].has_sheet_state:
+            raise ValueError(
+                f"plan.value_model 'table' fits rule sets without a sheet state; {self.env.rules!r} has bonuses: "
+                "use 'net' or 'auto'"
+            )
         return self
 
     @model_validator(mode="after")

@@ -20,6 +20,19 @@ from yacht_env.atomic_files import write_atomically
 COLUMNS = ("wall_seconds", "percent_of_optimal", "regret_per_decision")
 
 
+def rewind_learning_curve(run_dir: Path, steps: int) -> float:
+    """Drop curve rows past the checkpoint being resumed; return the wall time spent up to it."""
+    curve = run_dir / "learning_curve.csv"
+    if not curve.exists():
+        return 0.0
+    with curve.open(newline="") as handle:
+        rows = list(csv.reader(handle))
+    kept = [rows[0]] + [row for row in rows[1:] if int(row[0]) <= steps]
+    text = "".join(",".join(row) + "\n" for row in kept)
+    write_atomically(curve, lambda handle: handle.write(text.encode()))
+    return float(kept[-1][1]) if len(kept) > 1 else 0.0
+
+
 def plot_curves(run_dirs: list[Path], out: Path, levels: tuple[float, ...] = (98.0, 99.0)) -> Path:
     """Draw every run's percent of the optimum and regret per decision against minutes of wall time, as a PNG."""
     import matplotlib

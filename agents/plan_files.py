@@ -1,0 +1,150 @@
+"""Planning agent files: a learned sheet value as one safetensors tensor and plain metadata, which loading cannot make run code.
+
+A ``plan:PATH`` file holds the tensor ``values``, float32 of shape ``(2**C, U, Y)``: ``V(S, u, y)``, the
+points still to come at the start of a turn with open rows ``S``, upper subtotal ``u`` (capped at the bonus
+threshold; ``U = rules.upper_cap + 1``) and ``y`` (1 when the Yahtzee box holds its full points; ``Y`` = 2
+with an extra-Yahtzee bonus, else 1), as :class:`agents.sheet_solver.SheetSolution` indexes it. The
+header's ``__metadata__`` holds under ``"yacht_plan"`` a JSON object: ``format`` (``"yacht-plan"``),
+``format_version`` (1), ``rules`` (a name of :data:`yacht_env.rules.RULE_SETS`), ``rules_fingerprint``
+(that rule set's ``fingerprint``), ``value_model`` (``"table"`` or ``"net"``: how ``V`` was learned) and
+``games`` (the self-play games it learned from).
+
+Every field, the tensor's name, dtype and shape are checked on load; so are values that are not finite,
+beyond ``MAX_VALUE`` in magnitude, or nonzero for the full sheet (``S`` = 0). Anything else is a
+:class:`agents.model_files.ModelLoadError` naming the file and the problem in one line.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import numpy as np
+
+from agents.model_files import SUFFIX, ModelLoadError, named_rules
+from yacht_env.bounded_input import InputBoundsError, load_json
+from yacht_env.rules import RuleSet, rule_set
+
+FORMAT = "yacht-plan"
+FORMAT_VERSION = 1
+METADATA_KEY = "yacht_plan"
+FIELDS = ("format", "format_version", "rules", "rules_fingerprint", "value_model", "games")
+VALUE_MODELS = ("table", "net")
+MAX_VALUE = 1e6  # points still to come: no rule set's game scores within orders of magnitude of this
+
+
+def value_shape(rules: RuleSet) -> tuple[int, int, int]:
+    """The shape of the value table of ``rules``: ``(2**C, U, Y)``."""
+    return (1 << rules.num_categories, rules.upper_cap + 1, 2 if rules.tracks_yahtzee_box else 1)
+
+
+def write_plan_file(path: str | Path, values: np.ndarray, rules: RuleSet | str, value_model: str, games: int) -> Path:
+    """Write ``values`` (shape :func:`value_shape`) as a plan file, atomically; return the path."""
+    import torch
+    from safetensors.torch import save
+
+    from yacht_env.atomic_files import write_atomically
+
+    rules = rule_set(rules)
+    named_rules(rules.name, rules.fingerprint, f"rules {rules.name!r}")
+    if value_model not in VALUE_MODELS:
+        raise ValueError(f"value_model must be one of {', '.join(VALUE_MODELS)}, got {value_model!r}")
+    values = np.asarray(values, dtype=np.float32).reshape(value_shape(rules))
+    metadata = {
+        "format": FORMAT,
+        "format_version": FORMAT_VERSION,
+        "rules": rules.name,
+        "rules_fingerprint": rules.fingerprint,
+        "value_model": value_model,
+        "games": int(games),
+    }
+    data = save({"values": torch.from_numpy(values.copy())}, metadata={METADATA_KEY: json.dumps(metadata)})
+    path = Path(path)
+    write_atomically(path, lambda handle: handle.write(data))
+    return path
+
+
+def _check_metadata(meta, where: str) -> dict:
+    def fail(problem: str):
+        raise ModelLoadError(f"{where}: {problem}")
+
+    if not isinstance(meta, dict):
+        fail("the metadata must be a JSON object")
+    version = meta.get("format_version")
+    if type(version) is not int or version < 1:
+        fail(f"format_version must be a positive integer, got {version!r}")
+    if version > FORMAT_VERSION:
+        fail(f"format_version {version} is newer than this version reads ({FORMAT_VERSION}); upgrade yacht-rl")
+    missing = [name for name in FIELDS if name not in meta]
+    if missing:
+        fail(f"metadata lacks {', '.join(missing)}")
+    unknown = sorted(set(meta) - set(FIELDS))
+    if unknown:
+        fail(f"unknown metadata field(s) {', '.join(map(repr, unknown))}")
+    if meta["format"] != FORMAT:
+        fail(f"format is {meta['format']!r}, expected {FORMAT!r}")
+    if not isinstance(meta["rules_fingerprint"], str):
+        fail(f"rules_fingerprint must be a string, got {meta['rules_fingerprint']!r}")
+    named_rules(meta["rules"], meta["rules_fingerprint"], where)
+    if meta["value_model"] not in VALUE_MODELS:
+        fail(f"value_model must be one of {', '.join(VALUE_MODELS)}, got {meta['value_model']!r}")
+    if type(meta["games"]) is not int or meta["games"] < 0:
+        fail(f"games must be an integer >= 0, got {meta['games']!r}")
+    return meta
+
+
+def _read_raw(path: Path, where: str):
+    """``(raw metadata or None, tensors)`` of a safetensors file; ``ModelLoadError`` if it is not one."""
+    from safetensors import SafetensorError, safe_open
+
+    with open(path, "rb") as handle:
+        if handle.read(2) == b"PK":
+            raise ModelLoadError(f"{where} is a zip, not a {SUFFIX} plan file written by train.py")
+    try:
+        with safe_open(str(path), framework="pt") as handle:
+            raw = (handle.metadata() or {}).get(METADATA_KEY)
+            tensors = {key: handle.get_tensor(key) for key in handle.keys()}
+    except (SafetensorError, OSError, ValueError, RuntimeError, MemoryError) as error:
+        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ModelLoadError(f"{where} is not a readable {SUFFIX} plan file ({detail})") from None
+    return raw, tensors
+
+
+def read_plan_file(path: str | Path) -> tuple[dict, np.ndarray]:
+    """The checked metadata and value table (float64, :func:`value_shape`) of a plan file.
+
+    ``ModelLoadError`` (one line) if anything is off.
+    """
+    import torch
+
+    path = Path(path)
+    where = f"plan file {str(path)!r}"
+    if not path.is_file():
+        raise ModelLoadError(f"no plan file at {str(path)!r}: expected a {SUFFIX} file written by train.py")
+    raw, tensors = _read_raw(path, where)
+    if raw is None:
+        raise ModelLoadError(f"{where} has no {METADATA_KEY!r} metadata: not a yacht-rl plan file")
+    try:
+        meta = load_json(raw, f"{where}: the {METADATA_KEY!r} metadata")
+    except InputBoundsError as error:
+        raise ModelLoadError(str(error)) from None
+    except ValueError:
+        raise ModelLoadError(f"{where}: the {METADATA_KEY!r} metadata is not JSON") from None
+    meta = _check_metadata(meta, where)
+    shape = value_shape(rule_set(meta["rules"]))
+    if set(tensors) != {"values"}:
+        raise ModelLoadError(f"{where}: expected exactly one tensor 'values', got {sorted(tensors)[:5]}")
+    tensor = tensors["values"]
+    if tensor.dtype != torch.float32:
+        raise ModelLoadError(f"{where}: tensor values has dtype {tensor.dtype}, expected float32")
+    if tuple(tensor.shape) != shape:
+        raise ModelLoadError(f"{where}: tensor values has shape {tuple(tensor.shape)}, the {meta['rules']} rules need {shape}")
+    values = tensor.numpy().astype(np.float64)
+    if not np.isfinite(values).all():
+        raise ModelLoadError(f"{where}: tensor values holds NaN or infinite values")
+    largest = float(np.abs(values).max())
+    if largest > MAX_VALUE:
+        raise ModelLoadError(f"{where}: tensor values holds a value of magnitude {largest:.3g}, above {MAX_VALUE:g} points")
+    if np.any(values[0] != 0):
+        raise ModelLoadError(f"{where}: the value of the full sheet (no row open) must be 0, got {float(values[0].flat[0])!r}")
+    return meta, values

@@ -1,0 +1,224 @@
+"""Training the planning agent (``algorithm: plan``): fitted value iteration on the agent's own games.
+
+Each iteration plays ``plan.games_per_iteration`` self-play games with the planner under the current
+value ``V`` (with ``plan.epsilon`` random decisions, :mod:`agents.training.plan_games`), then backs up
+``V`` at the turn-start sheets those games visited: the target of a sheet ``x`` is ``(T V)(x)``, the
+turn's expected points played best under ``V`` plus ``V`` of the sheet it leaves, computed exactly from
+the dice probabilities (:mod:`agents.training.plan_values`). Why backups rather than sampled returns:
+the dice are the rules, so the turn's expectation is exact and costs no more than the planner's own
+decision; a Monte Carlo or TD target would add the noise of every roll (a game's score has a standard
+deviation near 40 points) for nothing. The exact solution's values and choices enter nowhere: not in
+the targets, the features, the initialisation (``V`` starts at 0) or the choice of checkpoint (the
+final model is the last one); the evaluations against the optimum only measure.
+
+The run folder is a PPO run's (train.py): config.yaml, tb/ (TensorBoard), checkpoints/step_<N>.safetensors
+(N: games played; the value model's tensors), learning_curve.csv (steps = games), model.safetensors (the
+plan file, :mod:`agents.plan_files`, played as ``plan:PATH``) and eval.json. ``--resume`` continues from the
+last checkpoint (the network's optimizer and the replay start afresh; the games' seeds follow from the
+run's seed and the games played, so they do not repeat).
+"""
+
+from __future__ import annotations
+
+import csv
+import json
+import re
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents.evaluate import evaluate_policies, print_table, save_json
+from agents.model_files import ModelLoadError
+from agents.optimal import expected_score
+from agents.plan import PREFIX, PlanPolicy, TurnPlanner
+from agents.plan_files import read_plan_file, write_plan_file
+from agents.registry import default_policies, make_policy
+from agents.training.config import ConfigError, TrainConfig, dump_config, shorten
+from agents.training.curves import rewind_learning_curve
+from agents.training.plan_games import GamePlayer
+from agents.training.plan_values import NetValue, TableValue
+from yacht_env.atomic_files import remove_partial_files, write_atomically
+from yacht_env.rules import RuleSet, rule_set
+
+CHECKPOINT = re.compile(r"step_([0-9]{1,15})")
+CHECKPOINT_KEY = "yacht_plan_checkpoint"
+
+
+def value_model(config: TrainConfig, rules: RuleSet):
+    """The fresh value model the config asks for (``auto``: a table without a sheet state, else a network)."""
+    plan, player = config.plan, GamePlayer(rules)
+    kind = plan.value_model if plan.value_model != "auto" else ("net" if rules.has_sheet_state else "table")
+    if kind == "table":
+        return TableValue(player)
+    return NetValue(player, plan.net_arch, plan.learning_rate, plan.epochs, plan.batch_size, plan.replay_states, config.seed)
+
+
+def game_seed(seed: int, games_done: int) -> int:
+    """The seed of the self-play games that start after ``games_done`` games of a run seeded ``seed``."""
+    return int(np.random.SeedSequence([seed, games_done]).generate_state(1)[0])
+
+
+def learn(model, games: int, games_per_iteration: int, epsilon: float, seed: int, games_done: int = 0, deadline=None):
+    """Iterate: play games under the model's ``V``, learn from their turn-start sheets. Yields ``(games_done, mean score)``."""
+    player = model.player
+    while games_done < games and (deadline is None or time.perf_counter() < deadline):
+        count = min(games_per_iteration, games - games_done)
+        states, scores = player.play_games(model.table(), count, epsilon, game_seed(seed, games_done))
+        model.learn(states.reshape(-1))
+        games_done += count
+        yield games_done, float(scores.mean())
+
+
+# -- checkpoints --------------------------------------------------------------------------------------
+
+
+def save_checkpoint(run_dir: Path, model, games_done: int) -> Path:
+    """The model's tensors and the games played, as checkpoints/step_<games>.safetensors (atomically)."""
+    from safetensors.torch import save
+
+    path = run_dir / "checkpoints" / f"step_{games_done}.safetensors"
+    data = save(model.tensors(), metadata={CHECKPOINT_KEY: json.dumps({"games": games_done, "value_model": model.kind})})
+    write_atomically(path, lambda handle: handle.write(data))
+    return path
+
+
+def latest_checkpoint(run_dir: Path) -> Path | None:
+    """The run's checkpoint of most games, or None; ``ConfigError`` for a checkpoint named otherwise."""
+    paths = sorted((run_dir / "checkpoints").glob("step_*.safetensors"))
+    for path in paths:
+        if not CHECKPOINT.fullmatch(path.stem):
+            raise ConfigError(f"checkpoint {shorten(str(path), 300)} is not named step_<N>.safetensors with N its games")
+    return max(paths, key=lambda path: int(path.stem[5:]), default=None)
+
+
+def load_checkpoint(path: Path, model) -> int:
+    """Restore ``model`` from a checkpoint of this run; returns the games it had played.
+
+    ``ModelLoadError`` in one line if the file does not fit the run.
+    """
+    from safetensors import SafetensorError, safe_open
+
+    try:
+        with safe_open(str(path), framework="pt") as handle:
+            meta = json.loads((handle.metadata() or {})[CHECKPOINT_KEY])
+            tensors = {key: handle.get_tensor(key) for key in handle.keys()}
+        if meta["value_model"] != model.kind:
+            raise ValueError(f"it holds a {meta['value_model']!r} value model, this run's is {model.kind!r}")
+        model.restore(tensors)
+        return int(meta["games"])
+    except (SafetensorError, OSError, KeyError, ValueError, RuntimeError, TypeError) as error:
+        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ModelLoadError(f"checkpoint {str(path)!r} cannot be resumed: {detail}") from None
+
+
+# -- evaluation and the learning curve ------------------------------------------------------------------
+
+
+def evaluate_values(values: np.ndarray, rules: RuleSet, games: int, seed: int, name: str = "plan", reference=()):
+    """The planner under ``values`` (and the named reference policies) on common-random-number games, graded by the optimum."""
+    policies = {name: PlanPolicy(TurnPlanner(rules, values), name, rules=rules)}
+    policies.update({ref: make_policy(ref, rules=rules, seed=seed) for ref in reference})
+    return evaluate_policies(policies, games, seed, rules)[0]
+
+
+def append_curve(run_dir: Path, games_done: int, wall: float, figures: dict) -> None:
+    """One row of learning_curve.csv (its header first, for a new file)."""
+    curve = run_dir / "learning_curve.csv"
+    new_file = not curve.exists()
+    with curve.open("a", newline="") as handle:
+        writer = csv.writer(handle)
+        if new_file:
+            writer.writerow(["steps", "wall_seconds", *figures])
+        writer.writerow([games_done, f"{wall:.1f}", *figures.values()])
+
+
+def periodic_figures(values, config: TrainConfig, rules: RuleSet) -> dict:
+    """Mean score, % of optimum and regret per decision of the planner under ``values`` on the evaluation games."""
+    summary = evaluate_values(values, rules, config.run.eval_games, config.run.eval_seed)[0]
+    return {
+        "mean_score": f"{summary.mean:.3f}",
+        "percent_of_optimal": f"{summary.percent_of_optimal:.3f}",
+        "regret_per_decision": f"{summary.regret_per_decision:.5f}",
+    }
+
+
+# -- the run --------------------------------------------------------------------------------------------
+
+
+def plan_run_started(run_dir: Path) -> bool:
+    """Whether ``run_dir`` holds a planning run already (a checkpoint or its final model)."""
+    return (run_dir / "model.safetensors").exists() or latest_checkpoint(run_dir) is not None
+
+
+def run_plan(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
+    """train.py's planning run: train (or resume), or only finish the final evaluation of a run that has its model."""
+    if resume and (run_dir / "model.safetensors").exists():
+        if (run_dir / "eval.json").exists():
+            print(f"{run_dir} is finished (model.safetensors, eval.json): nothing to resume")
+            return
+        print(f"{run_dir} has its final model: finishing its final evaluation, without training")
+        finish_plan(config, run_dir)
+        return
+    train_plan(config, run_dir, resume)
+
+
+def train_plan(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
+    """Train the planning agent of ``config`` in ``run_dir`` (from its last checkpoint if ``resume``), then evaluate it."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    torch.set_num_threads(config.run.torch_threads)
+    rules = rule_set(config.env.rules)
+    model = value_model(config, rules)
+    games_done, elapsed_before = 0, 0.0
+    checkpoint = latest_checkpoint(run_dir) if resume else None
+    if resume:
+        for stale in remove_partial_files(run_dir):
+            print(f"removed {stale}, left by a write that was killed")
+    if checkpoint is not None:
+        games_done = load_checkpoint(checkpoint, model)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_atomically(run_dir / "config.yaml", lambda handle: handle.write(dump_config(config).encode()))
+    if checkpoint is not None:
+        elapsed_before = rewind_learning_curve(run_dir, games_done)
+        print(f"resuming {run_dir} from {checkpoint.name} ({games_done:,} games done)")
+    plan, run = config.plan, config.run
+    writer = SummaryWriter(str(run_dir / "tb" / "plan"))
+    started = time.perf_counter()
+    deadline = None if plan.max_wall_minutes is None else started + 60 * plan.max_wall_minutes - elapsed_before
+    next_eval = (games_done // run.eval_every + 1) * run.eval_every
+    next_checkpoint = (games_done // run.checkpoint_every + 1) * run.checkpoint_every
+    first = games_done
+    iterations = learn(model, plan.total_games, plan.games_per_iteration, plan.epsilon, config.seed, games_done, deadline)
+    for games_done, mean in iterations:
+        writer.add_scalar("train/self_play_mean_score", mean, games_done)
+        if games_done >= next_checkpoint:
+            save_checkpoint(run_dir, model, games_done)
+            next_checkpoint = (games_done // run.checkpoint_every + 1) * run.checkpoint_every
+        if games_done >= next_eval:
+            figures = periodic_figures(model.table(), config, rules)
+            for key, value in figures.items():
+                writer.add_scalar(f"eval/{key}", float(value), games_done)
+            append_curve(run_dir, games_done, elapsed_before + time.perf_counter() - started, figures)
+            print(f"{games_done:,} games, {elapsed_before + time.perf_counter() - started:.0f} s: {figures}")
+            next_eval = (games_done // run.eval_every + 1) * run.eval_every
+    writer.close()
+    seconds = time.perf_counter() - started
+    save_checkpoint(run_dir, model, games_done)
+    print(f"trained {games_done - first:,} games in {seconds:.0f} s, {games_done:,} in all")
+    write_plan_file(run_dir / "model.safetensors", model.table(), rules, model.kind, games_done)
+    finish_plan(config, run_dir)
+
+
+def finish_plan(config: TrainConfig, run_dir: Path) -> None:
+    """The final evaluation of the run's plan file (eval.json), against the default policies on common random numbers."""
+    rules = rule_set(config.env.rules)
+    path = run_dir / "model.safetensors"
+    print(f"model: {path} (play it as {PREFIX}{path})")
+    _, values = read_plan_file(path)
+    games, seed = config.run.final_eval_games, config.run.eval_seed
+    summaries = evaluate_values(values, rules, games, seed, f"{PREFIX}{path}", reference=default_policies())
+    print(f"rules: {config.env.rules}")
+    print_table(summaries, expected_score(rules), games, seed, rules)
+    save_json(run_dir / "eval.json", summaries, expected_score(rules), games, seed, rules=rules)

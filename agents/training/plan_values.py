@@ -1,0 +1,157 @@
+"""The planning agent's learned sheet value ``V(x)``: a table, or a small network over a feature vector.
+
+``x = (S, u, y)`` is the sheet at the start of a turn (open rows ``S``, upper subtotal ``u`` capped at
+the bonus threshold, ``y`` = 1 when the Yahtzee box holds its full points), flat-indexed as in
+:mod:`agents.sheet_solver`. Both models learn by fitted value iteration on the states the agent's
+own games visit (:mod:`agents.training.plan_train`): each is handed those states and gives back, in
+:meth:`table`, ``V`` of every state as the float64 array the planner reads. ``V`` of the full sheet
+(no row open) is 0 by definition, never learned.
+
+- :class:`TableValue` (rule sets without a sheet state, Yacht's 4,096 open-row sets): each visited
+  state takes its backup ``(T V)(x)`` directly, fewest open rows first.
+- :class:`NetValue` (bonus rule sets, a million states): an MLP regresses the backups of the states
+  of a replay of recent games, then is read out on every reachable state. Its inputs
+  (:func:`features`): one 0/1 per row (open), ``u / threshold``, 1 when ``u`` reached the
+  threshold, ``y``, and the share of rows still open; its output times ``VALUE_SCALE`` is ``V``.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from agents.sheet_solver import equivalent_states, reachable_states
+from agents.training.plan_games import GamePlayer
+
+VALUE_SCALE = 100.0  # points per unit of the network's output
+EXTRA_FEATURES = 4  # after the rows: u / threshold, bonus reached, Yahtzee box full, share of rows open
+
+
+def state_parts(shape: tuple[int, int, int], states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """``(open_bits, upper, yahtzee)`` of flat state indices into a value table of ``shape``."""
+    _, num_upper, num_yahtzee = shape
+    states = np.asarray(states, dtype=np.int64)
+    return states // (num_upper * num_yahtzee), (states // num_yahtzee) % num_upper, states % num_yahtzee
+
+
+def features(shape: tuple[int, int, int], num_rows: int, states: np.ndarray) -> np.ndarray:
+    """The network's input of each flat state, (N, num_rows + EXTRA_FEATURES) float32 (see the module's docstring)."""
+    open_bits, upper, yahtzee = state_parts(shape, states)
+    rows = ((open_bits[:, None] >> np.arange(num_rows)) & 1).astype(np.float32)
+    cap = max(shape[1] - 1, 1)
+    extra = np.stack(
+        [upper / cap, (upper >= shape[1] - 1) & (shape[1] > 1), yahtzee, rows.sum(axis=1) / num_rows], axis=1
+    ).astype(np.float32)
+    return np.concatenate([rows, extra], axis=1)
+
+
+class TableValue:
+    """``V`` as a table over every state, each visited state set to its one-turn backup (Gauss-Seidel)."""
+
+    kind = "table"
+
+    def __init__(self, player: GamePlayer):
+        self.player = player
+        self.values = np.zeros(player.shape)
+
+    def learn(self, states: np.ndarray) -> float:
+        """Back up the distinct ``states``, fewest open rows first; returns the mean absolute change."""
+        states = np.unique(states)
+        states = states[np.argsort(self.player.open_counts(states), kind="stable")]
+        before = self.values.reshape(-1)[states].copy()
+        after = self.player.backups(self.values, states, in_place=True)
+        return float(np.abs(after - before).mean())
+
+    def table(self) -> np.ndarray:
+        """``V`` of every state, (2**C, U, Y) float64 (a copy)."""
+        return self.values.copy()
+
+    def tensors(self) -> dict:
+        """What a checkpoint keeps of the model."""
+        import torch
+
+        return {"values": torch.from_numpy(self.values.astype(np.float64))}
+
+    def restore(self, tensors: dict) -> None:
+        """Take back what :meth:`tensors` gave."""
+        self.values = tensors["values"].numpy().astype(np.float64).reshape(self.player.shape).copy()
+
+
+class NetValue:
+    """``V`` as an MLP over :func:`features`, fitted to one-turn backups of a replay of visited states."""
+
+    kind = "net"
+
+    def __init__(self, player: GamePlayer, net_arch, learning_rate: float, epochs: int, batch_size: int, replay: int, seed: int):
+        import torch
+
+        torch.manual_seed(seed)
+        self.player = player
+        self.num_rows = player.rules.num_categories
+        layers: list[torch.nn.Module] = []
+        width = self.num_rows + EXTRA_FEATURES
+        for out in net_arch:
+            layers += [torch.nn.Linear(width, out), torch.nn.ReLU()]
+            width = out
+        layers.append(torch.nn.Linear(width, 1))
+        self.net = torch.nn.Sequential(*layers)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=learning_rate)
+        self.epochs, self.batch_size, self.replay_size = epochs, batch_size, replay
+        self.replay = np.zeros(0, dtype=np.int64)
+        self.rng = np.random.default_rng(seed)
+        reachable = reachable_states(player.rules).reshape(-1)
+        representative = equivalent_states(player.rules, reachable_states(player.rules)).reshape(-1)
+        self.read_out = np.flatnonzero(reachable & (representative == np.arange(len(reachable))))
+        self.copies = np.flatnonzero(reachable & (representative != np.arange(len(reachable))))
+        self.copy_from = representative[self.copies]
+        self.current = self._read_table()
+
+    def learn(self, states: np.ndarray) -> float:
+        """Add ``states`` to the replay, back up every replayed state under the current ``V`` and fit; returns the loss."""
+        import torch
+
+        self.replay = np.unique(np.concatenate([np.unique(states), self.replay]))
+        if len(self.replay) > self.replay_size:
+            self.replay = self.rng.choice(self.replay, self.replay_size, replace=False)
+        targets = self.player.backups(self.current, self.replay) / VALUE_SCALE
+        inputs = torch.from_numpy(features(self.player.shape, self.num_rows, self.replay))
+        wanted = torch.from_numpy(targets.astype(np.float32))[:, None]
+        losses = []
+        for _ in range(self.epochs):
+            order = torch.from_numpy(self.rng.permutation(len(self.replay)))
+            for start in range(0, len(order), self.batch_size):
+                batch = order[start : start + self.batch_size]
+                loss = torch.nn.functional.mse_loss(self.net(inputs[batch]), wanted[batch])
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                losses.append(float(loss.detach()))
+        self.current = self._read_table()
+        return float(np.mean(losses)) * VALUE_SCALE**2
+
+    def _read_table(self) -> np.ndarray:
+        """``V`` of every reachable state from the network (each subtotal that no longer matters read once); 0 elsewhere."""
+        import torch
+
+        values = np.zeros(int(np.prod(self.player.shape)))
+        with torch.no_grad():
+            for start in range(0, len(self.read_out), 65_536):
+                chunk = self.read_out[start : start + 65_536]
+                out = self.net(torch.from_numpy(features(self.player.shape, self.num_rows, chunk)))[:, 0]
+                values[chunk] = out.numpy().astype(np.float64) * VALUE_SCALE
+        values[self.copies] = values[self.copy_from]
+        table = values.reshape(self.player.shape)
+        table[0] = 0.0  # the full sheet: nothing more to come
+        return table
+
+    def table(self) -> np.ndarray:
+        """``V`` of every state, (2**C, U, Y) float64 (a copy)."""
+        return self.current.copy()
+
+    def tensors(self) -> dict:
+        """What a checkpoint keeps of the model: the network's weights."""
+        return {f"net.{key}": value.detach().clone().contiguous() for key, value in self.net.state_dict().items()}
+
+    def restore(self, tensors: dict) -> None:
+        """Take back what :meth:`tensors` gave (the optimizer and the replay start afresh)."""
+        self.net.load_state_dict({key.removeprefix("net."): value for key, value in tensors.items() if key.startswith("net.")})
+        self.current = self._read_table()

@@ -1,0 +1,191 @@
+"""The planning agent: exact planning inside a turn, its learned value, its files and its policy name."""
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import save
+
+from agents.model_files import ModelLoadError
+from agents.optimal import solve
+from agents.plan import PlanPolicy, TurnPlanner
+from agents.plan_files import METADATA_KEY, read_plan_file, value_shape, write_plan_file
+from agents.policy import OptimalPolicy
+from agents.registry import check_plays_rules, make_policy
+from agents.training.plan_games import GamePlayer
+from agents.training.plan_train import learn
+from agents.training.plan_values import NetValue, TableValue
+from yacht_env.encoding import make_encoding
+from yacht_env.rules import UPPER_ROWS, YACHT, Category, RuleSet, rule_set, total
+
+TINY = RuleSet("tiny", categories=(UPPER_ROWS[0], UPPER_ROWS[5], Category("choice", total), YACHT.categories[-1]), num_dice=3)
+"""3 dice, 4 rows (ones, sixes, choice, yacht), no bonus: 16 sheets, a table learns them."""
+TINY_BONUS = RuleSet("tiny_bonus", categories=TINY.categories, num_dice=3, bonus_threshold=12, bonus_points=20)
+"""TINY with an upper bonus (20 points once ones and sixes reach 12): a sheet state, learned by the network."""
+
+
+def reachable_positions(rules, count: int, seed: int = 0):
+    """``count`` random positions whose sheet a game can reach (the exact values are finite there)."""
+    values = solve(rules).state_values.reshape(value_shape(rules))
+    states = np.argwhere(np.isfinite(values) & (np.arange(values.shape[0]) > 0)[:, None, None])
+    rng = np.random.default_rng(seed)
+    chosen = states[rng.integers(0, len(states), count)]
+    hands = rng.integers(0, rules.dice.num_hands, count)
+    rolls_left = rng.integers(0, rules.rolls_per_turn, count)
+    upper_totals = chosen[:, 1] + rng.integers(0, 2, count) * (chosen[:, 1] == rules.upper_cap) * (rules.upper_cap > 0) * 5
+    return hands, rolls_left, chosen[:, 0], upper_totals, chosen[:, 2]
+
+
+@pytest.mark.parametrize("name", ["yacht", "yahtzee"])
+def test_planner_with_the_exact_values_plays_optimal(name):
+    rules = rule_set(name)
+    exact = np.nan_to_num(solve(rules).state_values.reshape(value_shape(rules)))
+    encoding = make_encoding("flat", rules)
+    positions = reachable_positions(rules, 4000)
+    observations = encoding.encode_batch(*positions)
+    optimal = OptimalPolicy(rules)
+    masks = np.isfinite(optimal.solution.q_values_batch(*(positions if rules.has_sheet_state else positions[:3])))
+    planner = PlanPolicy(TurnPlanner(rules, exact), rules=rules)
+    np.testing.assert_array_equal(planner.act_batch(observations, masks), optimal.act_batch(observations, masks))
+
+
+@pytest.mark.parametrize("name", ["yacht", "yahtzee"])
+def test_self_play_under_the_exact_values_scores_the_optimum_and_backups_reproduce_them(name):
+    rules = rule_set(name)
+    player = GamePlayer(rules)
+    exact = np.nan_to_num(solve(rules).state_values.reshape(player.shape))
+    states, scores = player.play_games(exact, 3000, 0.0, seed=1)
+    assert abs(scores.mean() - solve(rules).expected_score) < 4 * scores.std() / np.sqrt(len(scores))
+    visited = np.unique(states)
+    np.testing.assert_allclose(player.backups(exact, visited), exact.reshape(-1)[visited], atol=1e-9)
+
+
+def test_a_table_learns_the_exact_values_of_a_small_rule_set_from_its_own_games():
+    player = GamePlayer(TINY)
+    model = TableValue(player)
+    for _ in learn(model, games=600, games_per_iteration=100, epsilon=0.3, seed=0):
+        pass
+    exact = solve(TINY).state_values.reshape(player.shape)
+    np.testing.assert_allclose(model.table(), exact, atol=1e-9)  # every sheet of 4 rows is visited, and backed up exactly
+
+
+@pytest.fixture
+def one_torch_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a tiny network: more threads only contend
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_a_network_learns_the_value_of_a_small_bonus_rule_set_within_half_a_point(one_torch_thread):
+    player = GamePlayer(TINY_BONUS)
+    model = NetValue(player, [32, 32], learning_rate=3e-3, epochs=20, batch_size=32, replay=10_000, seed=0)
+    for _ in learn(model, games=3000, games_per_iteration=200, epsilon=0.3, seed=0):
+        pass
+    optimum = solve(TINY_BONUS).expected_score
+    assert abs(model.table()[-1, 0, 0] - optimum) < 0.5, (model.table()[-1, 0, 0], optimum)
+
+
+# -- plan files -------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def yacht_values():
+    return solve("yacht").state_values.reshape(value_shape(YACHT)).copy()
+
+
+def test_a_plan_file_round_trips_and_plays_by_name(tmp_path, yacht_values):
+    path = write_plan_file(tmp_path / "plan.safetensors", yacht_values, "yacht", "table", 123)
+    meta, values = read_plan_file(path)
+    assert meta["rules"] == "yacht" and meta["games"] == 123 and meta["value_model"] == "table"
+    np.testing.assert_allclose(values, yacht_values, rtol=1e-6)
+    policy = make_policy(f"plan:{path}", rules=YACHT)
+    assert isinstance(policy, PlanPolicy) and policy.name == f"plan:{path}"
+
+
+def write_raw(path, tensors, metadata):
+    path.write_bytes(save(tensors, metadata=None if metadata is None else {METADATA_KEY: json.dumps(metadata)}))
+    return path
+
+
+def good_metadata():
+    return {
+        "format": "yacht-plan",
+        "format_version": 1,
+        "rules": "yacht",
+        "rules_fingerprint": YACHT.fingerprint,
+        "value_model": "table",
+        "games": 10,
+    }
+
+
+def changed(**fields):
+    meta = good_metadata()
+    for key, value in fields.items():
+        if value is None:
+            meta.pop(key)
+        else:
+            meta[key] = value
+    return meta
+
+
+VALUES = torch.zeros((4096, 1, 1), dtype=torch.float32)
+
+
+@pytest.mark.parametrize(
+    "tensors, metadata, message",
+    [
+        ({"values": VALUES}, None, "has no 'yacht_plan' metadata"),
+        ({"values": VALUES}, changed(format="yacht-model"), "format is 'yacht-model'"),
+        ({"values": VALUES}, changed(format_version=2), "newer than this version reads"),
+        ({"values": VALUES}, changed(games=None), "metadata lacks games"),
+        ({"values": VALUES}, changed(extra=1), "unknown metadata field(s) 'extra'"),
+        ({"values": VALUES}, changed(rules="chess"), "rules must be one of"),
+        ({"values": VALUES}, changed(rules_fingerprint="0" * 16), "the rules changed since"),
+        ({"values": VALUES}, changed(value_model="forest"), "value_model must be one of"),
+        ({"values": VALUES}, changed(games=-1), "games must be an integer >= 0"),
+        ({"values": torch.zeros((4096, 1, 2))}, good_metadata(), "the yacht rules need (4096, 1, 1)"),
+        ({"values": VALUES.double()}, good_metadata(), "expected float32"),
+        ({"values": VALUES, "more": VALUES.clone()}, good_metadata(), "expected exactly one tensor 'values'"),
+        ({"values": VALUES.clone().fill_(float("nan"))}, good_metadata(), "NaN or infinite"),
+        ({"values": VALUES.clone().fill_(1e9)}, good_metadata(), "above 1e+06 points"),
+        ({"values": VALUES.clone().fill_(1.0)}, good_metadata(), "value of the full sheet (no row open) must be 0"),
+    ],
+)
+def test_bad_plan_files_are_refused_in_one_line(tmp_path, tensors, metadata, message):
+    path = write_raw(tmp_path / "bad.safetensors", tensors, metadata)
+    with pytest.raises(ModelLoadError) as error:
+        make_policy(f"plan:{path}", rules=YACHT)
+    assert message in str(error.value) and "\n" not in str(error.value), str(error.value)
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [(b"PK\x03\x04 a zip", "is a zip, not a .safetensors plan file"), (b"\x10\x00 not safetensors", "not a readable")],
+)
+def test_files_that_are_not_safetensors_are_refused(tmp_path, content, message):
+    path = tmp_path / "plan.safetensors"
+    path.write_bytes(content)
+    with pytest.raises(ModelLoadError, match=message):
+        read_plan_file(path)
+    with pytest.raises(ModelLoadError, match="no plan file at"):
+        read_plan_file(tmp_path / "missing.safetensors")
+
+
+def test_a_plan_plays_only_its_own_rules(tmp_path, yacht_values):
+    path = write_plan_file(tmp_path / "plan.safetensors", yacht_values, "yacht", "table", 0)
+    with pytest.raises(ModelLoadError, match="trained on the 'yacht' rules, but this game plays 'yatzy'"):
+        make_policy(f"plan:{path}", rules=rule_set("yatzy"))
+    with pytest.raises(ValueError, match="trained for the yacht rules; this game plays yatzy"):
+        check_plays_rules(f"plan:{path}", rule_set("yatzy"))
+
+
+def test_a_plan_sits_at_a_table_and_the_server_shows_no_path(tmp_path, yacht_values):
+    from agents.registry import make_opponents
+    from yacht_play.serve.games import shown_policy
+
+    path = write_plan_file(tmp_path / "plan.safetensors", yacht_values, "yacht", "table", 0)
+    (opponent,) = make_opponents([f"plan:{path}"], rules=YACHT)
+    assert isinstance(opponent, PlanPolicy)
+    assert shown_policy(f"plan:{path}") == "plan:plan.safetensors"

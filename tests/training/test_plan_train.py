@@ -1,0 +1,80 @@
+"""train.py's planning runs: config validation, a tiny run, resume from a checkpoint, refused checkpoints."""
+
+import csv
+import json
+from pathlib import Path
+
+import pytest
+
+from agents.plan import PlanPolicy
+from agents.registry import make_policy
+from agents.training.config import ConfigError, load_config
+from train import main as train_main
+
+ROOT = Path(__file__).resolve().parents[2]
+CONFIG = str(ROOT / "configs" / "plan_yacht.yaml")
+TINY = [
+    "plan.total_games=400", "plan.games_per_iteration=100", "plan.max_wall_minutes=null", "run.checkpoint_every=200",
+    "run.eval_every=200", "run.eval_games=20", "run.final_eval_games=20",
+]  # fmt: skip
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["env.num_players=2", "env.opponents=[optimal]"], "algorithm 'plan' trains a solitaire agent"),
+        (["env.rules=yahtzee", "plan.value_model=table"], "plan.value_model 'table' fits rule sets without a sheet state"),
+        (["plan.epsilon=2"], "plan.epsilon: Input should be less than or equal to 1"),
+        (["plan.net_arch=[0]"], "layer widths must be from 1 to"),
+        (["plan.max_wall_minutes=-1"], "plan.max_wall_minutes: Input should be greater than 0"),
+        (["plan.gamma=1"], "unknown key 'plan.gamma'"),
+        (["algorithm=dqn"], "algorithm: Input should be 'ppo' or 'plan'"),
+    ],
+)
+def test_plan_configs_are_validated(overrides, message):
+    with pytest.raises(ConfigError) as error:
+        load_config(CONFIG, overrides)
+    assert message in str(error.value) and "\n" not in str(error.value), str(error.value)
+
+
+def test_the_shipped_plan_configs_name_the_planning_agent():
+    for name, rules in (("plan_yacht", "yacht"), ("plan_yahtzee", "yahtzee"), ("plan_yatzy", "yatzy")):
+        config = load_config(ROOT / "configs" / f"{name}.yaml")
+        assert config.algorithm == "plan" and config.env.rules == rules and config.name == name
+
+
+def curve_steps(run: Path) -> list[int]:
+    with (run / "learning_curve.csv").open(newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0][:3] == ["steps", "wall_seconds", "mean_score"]
+    return [int(row[0]) for row in rows[1:]]
+
+
+def test_a_tiny_plan_run_writes_a_playable_model_and_resumes_from_its_checkpoint(tmp_path, capsys):
+    assert train_main(["--config", CONFIG, "--runs-dir", str(tmp_path), "name=tiny", *TINY]) is None
+    run = tmp_path / "tiny"
+    assert curve_steps(run) == [200, 400]
+    assert sorted(path.name for path in (run / "checkpoints").iterdir()) == ["step_200.safetensors", "step_400.safetensors"]
+    assert isinstance(make_policy(f"plan:{run / 'model.safetensors'}", rules="yacht"), PlanPolicy)
+    assert json.loads((run / "eval.json").read_text())["games"] == 20
+    with pytest.raises(SystemExit, match="already holds a run"):
+        train_main(["--config", CONFIG, "--runs-dir", str(tmp_path), "name=tiny", *TINY])
+    # Killed after the checkpoint at 200 games: its later files are gone.
+    for name in ("model.safetensors", "eval.json", "checkpoints/step_400.safetensors"):
+        (run / name).unlink()
+    capsys.readouterr()
+    assert train_main(["--resume", str(run), "plan.total_games=600"]) is None
+    assert "from step_200.safetensors (200 games done)" in capsys.readouterr().out
+    assert curve_steps(run) == [200, 400, 600]
+    assert train_main(["--resume", str(run)]) is None
+    assert "nothing to resume" in capsys.readouterr().out
+
+
+def test_a_cut_checkpoint_is_refused_in_one_line(tmp_path):
+    assert train_main(["--config", CONFIG, "--runs-dir", str(tmp_path), "name=cut", *TINY]) is None
+    run = tmp_path / "cut"
+    (run / "model.safetensors").unlink()
+    (run / "checkpoints" / "step_400.safetensors").write_bytes(b"\x08\x00\x00\x00\x00\x00\x00\x00{}")
+    with pytest.raises(SystemExit) as error:
+        train_main(["--resume", str(run)])
+    assert "step_400.safetensors' cannot be resumed" in str(error.value) and "\n" not in str(error.value)
