@@ -122,18 +122,36 @@ class GradedDecisions:
     is_row: np.ndarray  # a row choice (else a re-roll choice)
     player: np.ndarray  # the seat's name
     game_of: np.ndarray  # the game's id
+    q: np.ndarray  # (N, num_actions) Q* of every action, -inf where illegal
+    positions: dict  # hands, rolls_left, open_bits, upper, yahtzee_full, actions: each (N,) int64
 
     @classmethod
     def of(cls, games: list[GameRecord], grader) -> GradedDecisions:
         """The decisions of ``games``, graded by ``grader``."""
+        from yacht_play.analyze import sheet_states
+
         records = [d for g in games for d in g.decisions]
+        graded = grader.grade(records)
+        rules = grader.rules
+        upper, yahtzee_full = sheet_states(records, rules)
+        as_int = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
+        positions = {
+            "hands": as_int([rules.hand(d["dice"]) for d in records]),
+            "rolls_left": as_int([d["rolls_left"] for d in records]),
+            "open_bits": as_int([grader.open_bits(d["open"]) for d in records]),
+            "upper": upper,
+            "yahtzee_full": yahtzee_full,
+            "actions": as_int([d["action"] for d in records]),
+        }
         return cls(
             records,
-            grader.grade(records).loss,
+            graded.loss,
             np.array([d.get("kind", "human") for d in records]),
             np.array([d["points"] is not None for d in records], dtype=bool),
             np.array([d["player"] for d in records], dtype=object),
             np.array([d["game_id"] for d in records], dtype=object),
+            graded.q,
+            positions,
         )
 
     @property
@@ -142,11 +160,12 @@ class GradedDecisions:
         return self.kind == "human"
 
 
-def build_report(games: list[GameRecord], filters: Filters | None = None, grader=None) -> dict:
+def build_report(games: list[GameRecord], filters: Filters | None = None, grader=None, policies=None) -> dict:
     """Every figure of the report, as a JSON-ready dict, over the finished games that pass ``filters``.
 
     One rule set at a time: ``filters.rules``, else the one the games share (``ValueError`` when
-    they mix), graded under it (``grader`` is used when it is for those rules).
+    they mix), graded under it (``grader`` is used when it is for those rules). ``policies``: the
+    ``(label, policy name)`` whose likeness to the people is measured (see :func:`skill_likeness_and_ratings`).
     """
     from yacht_env.rules import rule_set
     from yacht_play.analyze import Grader
@@ -181,7 +200,32 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
         "duplicate": duplicate_pairs(games),
         "agents_graded": agents_graded(games, decisions),
         "rules": rules.name,
+        **skill_likeness_and_ratings(games, decisions, rules, policies),
     }
+
+
+def skill_likeness_and_ratings(games: list[GameRecord], decisions: GradedDecisions, rules, policies) -> dict:
+    """The people's fitted temperatures, each policy's likeness to them, and the rating of every person and agent.
+
+    ``policies``: ``(label, policy name)`` to measure the likeness of; None: ``random``, ``greedy``, ``optimal`` and
+    the agents of the games; ``softmax:fit`` always comes last.
+    """
+    from yacht_play import likeness, ratings, skill
+
+    human = decisions.human
+    mine = {k: v[human] for k, v in decisions.positions.items()}  # the people's positions
+    x, chosen = skill.choice_gaps(decisions.q[human], mine["hands"], mine["actions"], rules)
+    people = skill.skill_of_people(x, chosen, decisions.player[human], decisions.game_of[human], MIN_N)
+    band_of_person = {p["name"]: p["band"] for p in people["players"]}
+    band_people = {b["band"]: b["people"] for b in people["population"]["bands"]}
+    if policies is None:
+        agents = sorted({p["policy"] for g in games for p in g.players if p["kind"] == "agent"})
+        policies = [(name, name) for name in dict.fromkeys([*likeness.DEFAULT_POLICIES, *agents])]
+    positions = likeness.Positions(decisions.q[human], **mine, players=people["population"]["people"])
+    bands = np.array([band_of_person[name] for name in decisions.player[human]], dtype=object)
+    names = [*policies, (likeness.FIT, likeness.FIT)]
+    table = likeness.likeness_table(names, positions, bands, band_people, rules, people["population"]["median"])
+    return {"skill": people, "likeness": table, "ratings": ratings.rate(games)}
 
 
 def agents_against_people(games: list[GameRecord]) -> list[dict]:
@@ -401,6 +445,10 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
             f"all {figure(a['all'])}; re-roll {figure(a['reroll'])}; row {figure(a['row'])}"
         ),
     )
+    from yacht_play.report_sections import likeness_lines, rating_lines, skill_lines
+
+    for section in (skill_lines(report, max_players), likeness_lines(report), rating_lines(report, max_players)):
+        lines += ["", *section]
     return lines
 
 
