@@ -1,6 +1,7 @@
 """The population report: how the agents compare with the people who played them, from a serve database.
 
     yacht report --db yacht.db --json report.json --plot report.png [--since 2026-01-01 --mode duplicate]
+    yacht report --db yacht.db --csv tables/ --latex tables.tex --policy ppo:models/ppo.safetensors
 
 Over the finished games that pass the filters (date range on the game's start, mode, player), played on
 the server: games ``yacht import`` brought in from record files are left out (and counted, in the first
@@ -15,7 +16,12 @@ line) unless ``--include-imported`` (``?include_imported=1``) asks for them:
   value; and pooled over decisions); a histogram of the people's loss per decision; the loss per
   decision by how many games the person had played before;
 * duplicate games, paired: person minus agent on the same dice;
-* the agents graded the same way on their own decisions in the same games.
+* the agents graded the same way on their own decisions in the same games;
+* each person's skill: the maximum-likelihood temperature of a softmax over Q* (:mod:`yacht_play.skill`);
+* each policy's likeness to the people, overall and by skill band (:mod:`yacht_play.likeness`);
+* one rating scale for people and agents, Bradley-Terry with bootstrap intervals (:mod:`yacht_play.ratings`).
+
+``--csv DIR`` and ``--latex FILE`` write the tables as a paper prints them (:mod:`yacht_play.report_tables`).
 
 Every figure carries ``n`` (games, decisions or people it stands on). A figure on fewer than
 ``MIN_N`` values, or a population figure on fewer than ``MIN_PLAYERS`` people, has no interval:
@@ -160,12 +166,13 @@ class GradedDecisions:
         return self.kind == "human"
 
 
-def build_report(games: list[GameRecord], filters: Filters | None = None, grader=None, policies=None) -> dict:
+def build_report(games: list[GameRecord], filters: Filters | None = None, grader=None, policies=None, extra_policies=()) -> dict:
     """Every figure of the report, as a JSON-ready dict, over the finished games that pass ``filters``.
 
     One rule set at a time: ``filters.rules``, else the one the games share (``ValueError`` when
     they mix), graded under it (``grader`` is used when it is for those rules). ``policies``: the
-    ``(label, policy name)`` whose likeness to the people is measured (see :func:`skill_likeness_and_ratings`).
+    ``(label, policy name)`` whose likeness to the people is measured (see :func:`skill_likeness_and_ratings`), and
+    ``extra_policies`` names more (``yacht report --policy``).
     """
     from yacht_env.rules import rule_set
     from yacht_play.analyze import Grader
@@ -200,11 +207,11 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
         "duplicate": duplicate_pairs(games),
         "agents_graded": agents_graded(games, decisions),
         "rules": rules.name,
-        **skill_likeness_and_ratings(games, decisions, rules, policies),
+        **skill_likeness_and_ratings(games, decisions, rules, policies, extra_policies),
     }
 
 
-def skill_likeness_and_ratings(games: list[GameRecord], decisions: GradedDecisions, rules, policies) -> dict:
+def skill_likeness_and_ratings(games: list[GameRecord], decisions: GradedDecisions, rules, policies, extra=()) -> dict:
     """The people's fitted temperatures, each policy's likeness to them, and the rating of every person and agent.
 
     ``policies``: ``(label, policy name)`` to measure the likeness of; None: ``random``, ``greedy``, ``optimal`` and
@@ -223,7 +230,7 @@ def skill_likeness_and_ratings(games: list[GameRecord], decisions: GradedDecisio
         policies = [(name, name) for name in dict.fromkeys([*likeness.DEFAULT_POLICIES, *agents])]
     positions = likeness.Positions(decisions.q[human], **mine, players=people["population"]["people"])
     bands = np.array([band_of_person[name] for name in decisions.player[human]], dtype=object)
-    names = [*policies, (likeness.FIT, likeness.FIT)]
+    names = list(dict.fromkeys([*policies, *((name, name) for name in extra), (likeness.FIT, likeness.FIT)]))
     table = likeness.likeness_table(names, positions, bands, band_people, rules, people["population"]["median"])
     return {"skill": people, "likeness": table, "ratings": ratings.rate(games)}
 
@@ -533,6 +540,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="count the games yacht import brought in from record files too (default: only games played on the server)",
     )
+    parser.add_argument(
+        "--policy",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also measure this policy's likeness to the people (repeatable; e.g. ppo:models/ppo.safetensors, softmax:2)",
+    )
+    parser.add_argument("--csv", metavar="DIR", help="write one CSV file per table into this folder")
+    parser.add_argument("--latex", metavar="FILE", help="write every table into this LaTeX file")
     parser.set_defaults(run=run)
 
 
@@ -579,7 +595,11 @@ def run(args) -> int:
             raise ValueError(f"no database at {args.db!r} (yacht serve --db {args.db} creates it)")
         with store.database_errors(store.database_url(args.db)):  # a corrupted file: one line, not a traceback
             games = store.all_games(store.connect(args.db), finished_only=True)
-        report = build_report(games, filters)
+        from agents.registry import check_policy_name
+
+        for name in args.policy:
+            check_policy_name(name)
+        report = build_report(games, filters, extra_policies=args.policy)
     except (ValueError, store.DatabaseError) as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
@@ -590,4 +610,10 @@ def run(args) -> int:
         save_json(args.json, report)
     if args.plot:
         save_plot(args.plot, report)
+    from yacht_play import report_tables
+
+    if args.csv:
+        report_tables.save_csv(args.csv, report)
+    if args.latex:
+        report_tables.save_latex(args.latex, report)
     return 0

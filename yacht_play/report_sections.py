@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from yacht_play.report import entry_lines, figure, plural
+from yacht_play.report import figure, plural
 
 WHY_BRADLEY_TERRY = (
     "Bradley-Terry rather than TrueSkill or OpenSkill: the games are a finished batch, so one order-free "
@@ -39,26 +39,25 @@ def skill_lines(report: dict, max_players: int = 20) -> list[str]:
 
 def likeness_lines(report: dict) -> list[str]:
     """Each policy's move-matching and log-likelihood on the people's decisions, overall and per skill band."""
-
-    def line(entry: dict) -> str:
-        if "note" in entry and "top1" not in entry:
-            return f"{entry['policy']}: not measured ({entry['note']})"
+    lines = [
+        "Human-likeness: each policy on the people's decisions (top-1 agreement with the person's choice; "
+        "mean log-likelihood of it, for policies that give probabilities)"
+    ]
+    for entry in report["likeness"]:
+        if "top1" not in entry:
+            lines.append(f"  {entry['policy']}: not measured ({entry['note']})")
+            continue
         name = entry["policy"] + (f" (T={entry['temperature']:.3g})" if "temperature" in entry else "")
-        text = f"{name}: top-1 agreement {figure(entry['top1'], percent=True)}"
+        text = f"  {name}: top-1 agreement {figure(entry['top1'], percent=True)}"
         if entry["log_likelihood"] is not None:
             text += f"; mean log-likelihood {figure(entry['log_likelihood'])}"
+        lines.append(text)
         for band in entry["by_band"]:
             if band["people"]:
-                likelihood = "" if band["log_likelihood"] is None else f", {figure(band['log_likelihood'])}"
-                text += f"\n    {band['band']} ({plural(band['people'], 'person', 'people')}): "
-                text += f"{figure(band['top1'], percent=True)}{likelihood}"
-        return text
-
-    return [
-        "Human-likeness: each policy on the people's decisions (top-1 agreement with the person's choice; "
-        "mean log-likelihood of it, for policies that give probabilities)",
-        *entry_lines(report["likeness"], "(no decision of a person)", line),
-    ]
+                likelihood = "" if band["log_likelihood"] is None else f"; {figure(band['log_likelihood'])}"
+                people = plural(band["people"], "person", "people")
+                lines.append(f"    {band['band']} ({people}): {figure(band['top1'], percent=True)}{likelihood}")
+    return lines if report["likeness"] else [*lines, "  (no decision of a person)"]
 
 
 def rating_lines(report: dict, max_players: int = 20) -> list[str]:
