@@ -482,7 +482,9 @@ def save_json(path, report: dict) -> None:
 
 
 def save_plot(path, report: dict) -> None:
-    """Four panels: agents' win rates, the histogram, loss by games played, people vs agents per decision."""
+    """Six panels: agents' win rates, the histogram, loss by games played, people vs agents per decision, the people's
+    temperatures and the ratings.
+    """
     from yacht_play.figures import pyplot, save_png
 
     def bars(ax, labels, estimates, color):
@@ -496,7 +498,7 @@ def save_plot(path, report: dict) -> None:
             fontsize=8,
         )
 
-    fig, axes = pyplot().subplots(2, 2, figsize=(12, 8))
+    fig, axes = pyplot().subplots(2, 3, figsize=(18, 8))
     wins = report["agents_vs_people"]
     bars(axes[0, 0], [a["policy"] for a in wins], [a["win_rate"] for a in wins], "tab:blue")
     axes[0, 0].axhline(0.5, color="gray", lw=0.8, ls="--")
@@ -517,7 +519,30 @@ def save_plot(path, report: dict) -> None:
     graded = report["agents_graded"]
     bars(axes[1, 1], ["people"] + [a["policy"] for a in graded], [pooled] + [a["all"] for a in graded], "tab:green")
     axes[1, 1].set_title("Loss per decision on the same games, 95% CI")
+    plot_skill_and_ratings(axes[0, 2], axes[1, 2], report)
     save_png(path, fig, dpi=100)
+
+
+def plot_skill_and_ratings(skill_axes, rating_axes, report: dict) -> None:
+    """Two panels: a histogram of the people's fitted temperature; the ratings with their bootstrap intervals."""
+    hist = report["skill"]["population"]["histogram"]
+    if hist["n"]:
+        edges = np.array(hist["edges"])
+        skill_axes.bar(edges[:-1], hist["counts"], width=np.diff(edges), align="edge", edgecolor="white", color="tab:purple")
+    skill_axes.set_xlabel("fitted temperature T (points; 0 = optimal)")
+    skill_axes.set_ylabel("people")
+    skill_axes.set_title(f"People's skill, maximum-likelihood T (n={hist['n']} people)")
+    players = report["ratings"]["players"][:25]
+    means = [p["rating"]["mean"] for p in players]
+    low = [m - (p["rating"]["low"] if p["rating"]["low"] is not None else m) for m, p in zip(means, players)]
+    high = [(p["rating"]["high"] if p["rating"]["high"] is not None else m) - m for m, p in zip(means, players)]
+    colors = ["tab:blue" if p["kind"] == "agent" else "tab:orange" for p in players]
+    rating_axes.errorbar(means, range(len(players)), xerr=[low, high], fmt="none", ecolor="gray", capsize=3)
+    rating_axes.scatter(means, range(len(players)), c=colors, zorder=3)
+    rating_axes.set_yticks(range(len(players)), [f"{p['name']} (n={p['rating']['n']})" for p in players], fontsize=7)
+    rating_axes.invert_yaxis()
+    anchor = report["ratings"]["anchor"]
+    rating_axes.set_title(f"Ratings (Bradley-Terry, {anchor['policy'] or 'mean'} = {anchor['rating']:g}), 95% bootstrap CI")
 
 
 # -- command line ------------------------------------------------------------------------------
