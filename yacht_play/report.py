@@ -211,6 +211,16 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
     }
 
 
+def temperature_of_people(games: list[GameRecord], names, grader) -> dict:
+    """The temperature fitted to every decision the people ``names`` made in ``games`` together (a group's skill)."""
+    from yacht_play import skill
+
+    decisions = GradedDecisions.of(games, grader)
+    mine = decisions.human & np.isin(decisions.player, list(names))
+    hands, actions = decisions.positions["hands"][mine], decisions.positions["actions"][mine]
+    return skill.fit_temperature(*skill.choice_gaps(decisions.q[mine], hands, actions, grader.rules), MIN_N)
+
+
 def skill_likeness_and_ratings(games: list[GameRecord], decisions: GradedDecisions, rules, policies, extra=()) -> dict:
     """The people's fitted temperatures, each policy's likeness to them, and the rating of every person and agent.
 
