@@ -43,6 +43,10 @@ def test_one_csv_per_table_with_interval_columns_and_the_filters(tmp_path, repor
     lines = (tmp_path / "tables" / "ratings.csv").read_text().splitlines()
     ratings = list(csv.DictReader(line for line in lines if not line.startswith("#")))
     assert {r["name"] for r in ratings} == {"ann & <b>", "greedy"} and all(r["rating_n"] == "2" for r in ratings)
+    ann = next(p["rating"] for p in report["ratings"]["players"] if p["name"] == "ann & <b>")
+    row = next(r for r in ratings if r["name"] == "ann & <b>")
+    assert [float(row[k]) for k in ("rating", "rating_low", "rating_high")] == [ann["mean"], ann["low"], ann["high"]]
+    assert ann["low"] < ann["mean"] < ann["high"]
 
 
 def test_latex_escapes_names_and_gives_intervals_and_n(tmp_path, report):
