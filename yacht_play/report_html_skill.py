@@ -10,13 +10,24 @@ from yacht_play.report_sections import WHY_BRADLEY_TERRY
 from yacht_play.svg_charts import histogram_chart, interval_chart, range_chart
 
 
+def temperature_cell(fit: dict, label: str) -> str:
+    """A fitted temperature's cell: as :func:`cell`, with short words where it has no finite value or no upper end."""
+    if fit["mean"] is None:
+        tip = e(fit["note"] or "")
+        return f"<td class='num' data-label='{e(label)}' title='{tip}'><span>–<small>no finite T</small></span></td>"
+    if fit["low"] is not None and fit["high"] is None:
+        detail = f"[{fit['low']:.3f}, no upper end] n={fit['n']}"
+        return f"<td class='num' data-label='{e(label)}'><span>{fit['mean']:.3f}<small>{e(detail)}</small></span></td>"
+    return cell(fit, label)
+
+
 def skill_section(report: dict) -> str:
     """The people's fitted temperatures: the population's, a histogram, the skill bands, each person's."""
     skill = report["skill"]
     population = skill["population"]
     median = "–" if population["median"] is None else f"{population['median']:.3f}"
     summary = [
-        plain("pooled over decisions", "figure") + cell(population["pooled"], "T"),
+        plain("pooled over decisions", "figure") + temperature_cell(population["pooled"], "T"),
         plain("median over people", "figure") + plain(median, "T", number=True),
     ]
     histogram = population["histogram"]
