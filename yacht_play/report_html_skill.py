@@ -35,7 +35,7 @@ def skill_section(report: dict) -> str:
     per_person = [
         plain(p["name"], "name")
         + plain(p["games"], "games", number=True)
-        + cell(p["temperature"], "T")
+        + temperature_cell(p["temperature"], "T")
         + plain(p["band"], "band")
         for p in skill["players"]
     ]
