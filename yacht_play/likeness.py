@@ -1,6 +1,7 @@
 """How much each policy plays like the people: on every stored decision of a person, offline, the policy's top-1
-agreement with the person's choice (move-matching accuracy) and, for a policy that gives probabilities (``ppo:``,
-``softmax:T``, ``random``), the mean log-likelihood of the person's choice; overall and by skill band (people
+agreement with the person's choice (move-matching accuracy: its most probable choice, for a policy that gives
+probabilities, else the action it plays) and, for a policy that gives probabilities (``ppo:``, ``softmax:T``,
+``random``), the mean log-likelihood of the person's choice; overall and by skill band (people
 grouped by their fitted temperature, :mod:`yacht_play.skill`).
 
 A choice is a row or a distinct multiset of dice kept (:mod:`agents.softmax`): a policy that keeps the same dice
@@ -53,14 +54,15 @@ def agreement_and_likelihood(policy, positions: Positions, rules) -> tuple[np.nd
     lowest = choice_actions(rules)[positions.hands]
     rows = np.arange(len(positions.actions))
     person = lowest[rows, positions.actions]
-    played = np.asarray(policy.act_batch(encoded, masks), dtype=np.int64)
-    agree = (lowest[rows, played] == person).astype(float)
     probabilities = getattr(policy, "action_probabilities", None)
     p = probabilities(encoded, masks) if probabilities is not None else None
     if p is None:
-        return agree, None
-    of_choice = (np.asarray(p, dtype=float) * (lowest == person[:, None])).sum(axis=1)
-    return agree, np.log(np.maximum(of_choice, FLOOR))
+        played = np.asarray(policy.act_batch(encoded, masks), dtype=np.int64)
+        return (lowest[rows, played] == person).astype(float), None
+    of_choices = np.zeros_like(np.asarray(p, dtype=float))  # each choice's probability, on its lowest action
+    np.add.at(of_choices, (np.repeat(rows, lowest.shape[1]), lowest.reshape(-1)), np.asarray(p, dtype=float).reshape(-1))
+    agree = (np.argmax(of_choices, axis=1) == person).astype(float)  # its most probable choice (lowest on ties)
+    return agree, np.log(np.maximum(of_choices[rows, person], FLOOR))
 
 
 def likeness_of(label: str, policy, positions: Positions, bands: np.ndarray, band_people: dict[str, int], rules) -> dict:

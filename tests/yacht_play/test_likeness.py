@@ -44,7 +44,9 @@ def test_random_and_softmax_likelihoods_are_their_choice_probabilities():
     _, log_p = likeness.agreement_and_likelihood(make_policy("random", seed=0), where, YACHT)
     assert log_p == pytest.approx([math.log(2 / 43), math.log(1 / 43)])  # 31 re-rolls and 12 rows are legal
     policy = make_policy("softmax:1.5")
-    _, log_p = likeness.agreement_and_likelihood(policy, where, YACHT)
+    agree, log_p = likeness.agreement_and_likelihood(policy, where, YACHT)
+    optimal, _ = likeness.agreement_and_likelihood(make_policy("optimal"), where, YACHT)
+    assert agree.tolist() == optimal.tolist()  # its top-1 is its most probable choice: the optimum's
     p = softmax.probabilities(where.q, where.hands, YACHT, 1.5)
     assert log_p == pytest.approx(np.log([p[0, 1], p[1, 33]]))
 
