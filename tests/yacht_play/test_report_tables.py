@@ -21,11 +21,15 @@ def report(tmp_path_factory):
     from yacht_play.serve.games import GameService
     from yacht_play.simulate import Chooser, Played, run_sync
 
+    deals = np.random.default_rng(7)  # the server's dice, seeded: one fixed draw
+    patch = pytest.MonkeyPatch()
+    patch.setattr("yacht_play.serve.games.secrets.randbits", lambda bits: int(deals.integers(0, 2**bits)))
     service = GameService(store.connect(str(tmp_path_factory.mktemp("tables") / "yacht.db")), ["greedy"])
     with TestClient(create_app(service)) as client:
         chooser = Chooser(0.0, np.random.default_rng(0))
         for _ in range(2):
             assert not run_sync(client, chooser, Played("ann & <b>", "duplicate", ["greedy"])).errors
+    patch.undo()
     games = store.all_games(service.engine, finished_only=True)
     return build_report(games, Filters(player="ann & <b>"), service.grader)
 
@@ -46,7 +50,11 @@ def test_one_csv_per_table_with_interval_columns_and_the_filters(tmp_path, repor
     ann = next(p["rating"] for p in report["ratings"]["players"] if p["name"] == "ann & <b>")
     row = next(r for r in ratings if r["name"] == "ann & <b>")
     assert [float(row[k]) for k in ("rating", "rating_low", "rating_high")] == [ann["mean"], ann["low"], ann["high"]]
-    assert ann["low"] < ann["mean"] < ann["high"]
+    lines = (tmp_path / "tables" / "agents_graded.csv").read_text().splitlines()
+    greedy = next(csv.DictReader(line for line in lines if not line.startswith("#")))
+    loss = report["agents_graded"][0]["all"]
+    assert [float(greedy[k]) for k in ("loss", "loss_low", "loss_high")] == [loss["mean"], loss["low"], loss["high"]]
+    assert loss["low"] < loss["mean"] < loss["high"] and int(greedy["loss_n"]) == loss["n"]
 
 
 def test_latex_escapes_names_and_gives_intervals_and_n(tmp_path, report):
