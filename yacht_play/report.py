@@ -647,8 +647,12 @@ def run(args) -> int:
         save_plot(args.plot, report)
     from yacht_play import report_tables
 
-    if args.csv:
-        report_tables.save_csv(args.csv, report)
-    if args.latex:
-        report_tables.save_latex(args.latex, report)
+    try:
+        if args.csv:
+            report_tables.save_csv(args.csv, report)
+        if args.latex:
+            report_tables.save_latex(args.latex, report)
+    except OSError as error:  # a folder that is a file, a path without write access: one line
+        print(f"{prog}: cannot write the tables: {error.strerror or error} ({error.filename})", file=sys.stderr)
+        return 2
     return 0

@@ -81,3 +81,22 @@ def test_a_figure_without_interval_or_mean():
         | {"imported_games_left_out": 0, "imported_games": 0}
     )
     assert "filters: player=a b;" in lines[1] and all("\n" not in line for line in lines)
+
+
+def test_yacht_report_writes_the_tables_and_refuses_bad_names_in_one_line(tmp_path, capsys):
+    pytest.importorskip("sqlalchemy", reason="the store needs the serve extra")
+    from yacht_play import store
+    from yacht_play.cli import main
+
+    database = str(tmp_path / "empty.db")
+    store.connect(database).dispose()
+    assert main(["report", "--db", database, "--csv", str(tmp_path / "csv"), "--latex", str(tmp_path / "t.tex")]) == 0
+    assert (tmp_path / "csv" / "ratings.csv").read_text().startswith("# Ratings") and (tmp_path / "t.tex").exists()
+    capsys.readouterr()
+    assert main(["report", "--db", database, "--policy", "bogus"]) == 2
+    refused = capsys.readouterr().err
+    assert refused.startswith("yacht report: unknown policy 'bogus'; expected one of random,") and refused.count("\n") == 1
+    (tmp_path / "a-file").write_text("")
+    assert main(["report", "--db", database, "--csv", str(tmp_path / "a-file")]) == 2
+    error = capsys.readouterr().err
+    assert error.count("\n") == 1 and "cannot write the tables" in error and "Traceback" not in error
