@@ -89,6 +89,11 @@ class RandomPolicy(Policy):
     def act_batch(self, observations, action_masks):
         return sample_legal_actions(action_masks, self.rng)
 
+    def action_probabilities(self, observations, action_masks) -> np.ndarray:
+        """The probability of each action, (N, num_actions): uniform over the legal ones."""
+        legal = (np.asarray(action_masks) != 0).astype(float)
+        return legal / legal.sum(axis=1, keepdims=True)
+
 
 class QPolicy(Policy):
     """Plays the legal action of highest value under a DP solution's Q-values (lowest action on ties).
@@ -105,13 +110,16 @@ class QPolicy(Policy):
 
         self.solution = getattr(optimal, self.solver)(self.rules)
 
-    @override
-    def act_batch(self, observations, action_masks):
+    def q_values(self, observations, action_masks) -> np.ndarray:
+        """The solution's Q-values of the positions, (N, num_actions), -inf where the masks forbid."""
         # Rules with bonuses decide on the sheet state too (upper subtotal, Yahtzee box), which the observation shows.
         decode = self.encoding.decode_positions if self.rules.has_sheet_state else self.encoding.decode_batch
         q = self.solution.q_values_batch(*decode(observations))
-        q = np.where(np.asarray(action_masks) != 0, q, -np.inf)
-        return q.argmax(axis=1)
+        return np.where(np.asarray(action_masks) != 0, q, -np.inf)
+
+    @override
+    def act_batch(self, observations, action_masks):
+        return self.q_values(observations, action_masks).argmax(axis=1)
 
 
 class OptimalPolicy(QPolicy):

@@ -140,6 +140,14 @@ class PPOPolicy(Policy):
         """The policy of ``ppo:PATH`` or ``ppo-zip:PATH``."""
         return cls(load_named_model(name), name, rules=rules, encoding=encoding, deterministic=deterministic)
 
+    def action_probabilities(self, observations, action_masks) -> np.ndarray | None:
+        """The model's probability of each action, (N, num_actions); None for a model that does not give them."""
+        if not hasattr(self.model, "action_probabilities"):
+            return None
+        if self.model_encoding is not self.encoding:
+            observations = self.model_encoding.encode_batch(*self.encoding.decode_positions(observations))
+        return np.asarray(self.model.action_probabilities(observations, action_masks), dtype=float)
+
     @override
     def act_batch(self, observations, action_masks):
         if self.model_encoding is not self.encoding:

@@ -1,6 +1,8 @@
 """Policies by name: the one table of policies, and the functions that build policies from it.
 
-Names: ``random``, ``greedy``, ``optimal``, ``target:T`` (maximizes P(final score >= T)), ``win``
+Names: ``random``, ``greedy``, ``optimal``, ``softmax:T`` (a softmax over the optimal Q-values at
+temperature T points: human-like play of a chosen skill, :mod:`agents.softmax`), ``target:T``
+(maximizes P(final score >= T)), ``win``
 (at a table of 2-5: maximizes its chance of finishing first), ``ppo:PATH`` for a trained model's
 inference file (``.safetensors``, safe to load from anyone), ``plan:PATH`` for a planning agent's
 learned sheet value (:mod:`agents.plan`, a ``.safetensors`` file too), or ``ppo-zip:PATH`` for a
@@ -28,6 +30,8 @@ from agents.plan import PlanPolicy
 from agents.plan_files import read_plan_file
 from agents.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPolicy
 from agents.ppo import PREFIX, ZIP_PREFIX, PPOPolicy, load_named_model
+from agents.softmax import PREFIX as SOFTMAX_PREFIX
+from agents.softmax import SoftmaxPolicy, parse_softmax
 from agents.table_policy import model_policy
 from agents.win import TargetPolicy, WinPolicy, parse_target
 from yacht_env.game import MAX_PLAYERS
@@ -103,6 +107,10 @@ def _optimal(name, rules, encoding, seed):
     return OptimalPolicy(rules, encoding)
 
 
+def _softmax(name, rules, encoding, seed):
+    return SoftmaxPolicy(parse_softmax(name), rules, encoding, seed=seed)
+
+
 def _target(name, rules, encoding, seed):
     return TargetPolicy(parse_target(name, rules), rules)
 
@@ -146,6 +154,12 @@ POLICIES: dict[str, PolicySpec] = {
         PolicySpec("random", "uniform over the legal actions", _random, resumable=True, default=True),
         PolicySpec("greedy", "maximizes this turn's expected score", _greedy, resumable=True, default=True),
         PolicySpec("optimal", "maximizes the expected final score (exact DP)", _optimal, resumable=True, default=True),
+        PolicySpec(
+            SOFTMAX_PREFIX,
+            "a softmax over the optimal Q-values at temperature T points: human-like play (T=0 is optimal)",
+            _softmax,
+            argument="T",
+        ),
         PolicySpec(
             TARGET_PREFIX,
             "maximizes P(final score >= T)",

@@ -13,8 +13,12 @@ against what the simulation put in:
 * per temperature, the people's loss per decision recovered by the report (mean over the group's
   people, each person one value, with its 95% interval as the report computes one) next to the exact expected loss they
   played with;
+* per temperature, the temperature the report fits to the group's decisions (maximum likelihood,
+  95% profile-likelihood interval) next to the one put in;
 * per agent, the win rate against the people and the person-minus-agent difference on the same
-  dice, as the report gives them.
+  dice, as the report gives them;
+* each policy's top-1 agreement with the people and the log-likelihood of their choices, and the
+  ratings of the agents and of each group's people on one Bradley-Terry scale.
 
 The database stays in ``--out``: ``yacht report --db OUT/study.db --player t1.0-0003`` and the
 ``/report`` page of ``yacht serve --db OUT/study.db`` read it.
@@ -105,14 +109,22 @@ def play_groups(url: str, args: argparse.Namespace, agents: list[str]) -> dict[f
     return put_in
 
 
-def print_findings(report: dict, put_in: dict[float, dict[str, float]]) -> None:
-    """What the report recovered next to what was put in, per temperature; and what it found of each agent."""
+def print_findings(report: dict, put_in: dict[float, dict[str, float]], fitted: dict[float, dict]) -> None:
+    """What the report recovered next to what was put in, per temperature; what it found of each agent; each
+    policy's likeness to the people; the ratings.
+    """
     recovered = {p["name"]: p["all"]["mean"] for p in report["people"]["players"]}
-    print("\n| temperature | people | loss put in (expected) | loss recovered by the report [95% CI over people] |")
-    print("|---|---|---|---|")
+    print(
+        "\n| temperature | people | loss put in (expected) | loss recovered by the report [95% CI over people] "
+        "| T recovered [95% CI, the group's decisions] |"
+    )
+    print("|---|---|---|---|---|")
     for temperature, expected in put_in.items():
         found = population.estimate([recovered[n] for n in expected], "people", players=len(expected), clip=population.LOSS)
-        print(f"| {temperature:g} | {len(expected)} | {np.mean(list(expected.values())):.3f} | {population.figure(found)} |")
+        print(
+            f"| {temperature:g} | {len(expected)} | {np.mean(list(expected.values())):.3f} | {population.figure(found)} "
+            f"| {temperature_text(fitted[temperature])} |"
+        )
     print(
         "\n| agent | games | win rate against the people [95% CI] | person - agent, same dice [95% CI] "
         "| agent's loss per decision [95% CI] |"
@@ -128,6 +140,35 @@ def print_findings(report: dict, put_in: dict[float, dict[str, float]]) -> None:
             f"{population.figure(paired[a['policy']], 2) if a['policy'] in paired else '-'} | "
             f"{population.figure(graded[a['policy']]) if a['policy'] in graded else '-'} |"
         )
+    print_likeness_and_ratings(report, put_in)
+
+
+def temperature_text(fit: dict) -> str:
+    """A fitted temperature and its interval (an open upper end said so)."""
+    from yacht_play.report_sections import temperature
+
+    return temperature(fit)
+
+
+def print_likeness_and_ratings(report: dict, put_in: dict[float, dict[str, float]]) -> None:
+    """Each policy's top-1 agreement and log-likelihood on the people's decisions; the agents' ratings and each group's."""
+    print("\n| policy | top-1 agreement with the people [95% CI] | mean log-likelihood of their choices [95% CI] |")
+    print("|---|---|---|")
+    for entry in report["likeness"]:
+        if "top1" not in entry:
+            continue
+        name = entry["policy"] + (f" (T={entry['temperature']:.3g})" if "temperature" in entry else "")
+        likelihood = population.figure(entry["log_likelihood"]) if entry["log_likelihood"] is not None else "-"
+        print(f"| {name} | {population.figure(entry['top1'], percent=True)} | {likelihood} |")
+    ratings = {p["name"]: p["rating"] for p in report["ratings"]["players"]}
+    print(f"\n| rated (Bradley-Terry, {report['ratings']['anchor']['policy'] or 'mean'} = 1000) | rating [95% bootstrap CI] |")
+    print("|---|---|")
+    for p in report["ratings"]["players"]:
+        if p["kind"] == "agent":
+            print(f"| agent {p['name']} | {population.figure(p['rating'], 0)} |")
+    for temperature, people in put_in.items():
+        mean = np.mean([ratings[name]["mean"] for name in people if name in ratings])
+        print(f"| people at T = {temperature:g} (mean of {len(people)}) | {mean:.0f} |")
 
 
 def main() -> int:
@@ -151,14 +192,19 @@ def main() -> int:
     if put_in is None:
         return 1
 
+    from yacht_env.rules import rule_set
     from yacht_play import store
+    from yacht_play.analyze import Grader
 
-    report = population.build_report(store.all_games(store.connect(str(database)), finished_only=True))
+    games = store.all_games(store.connect(str(database)), finished_only=True)
+    report = population.build_report(games)
+    grader = Grader(rule_set(report["rules"]))
+    fitted = {t: population.temperature_of_people(games, list(people), grader) for t, people in put_in.items()}
     population.save_json(args.out / "report.json", report)
     (args.out / "report.txt").write_text("\n".join(population.text_lines(report)) + "\n")
     population.save_plot(args.out / "report.png", report)
     print(f"\n{report['games']} games, {report['decisions']} decisions; report in {args.out}/report.txt, .json, .png")
-    print_findings(report, put_in)
+    print_findings(report, put_in, fitted)
     return 0
 
 

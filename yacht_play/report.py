@@ -1,6 +1,7 @@
 """The population report: how the agents compare with the people who played them, from a serve database.
 
     yacht report --db yacht.db --json report.json --plot report.png [--since 2026-01-01 --mode duplicate]
+    yacht report --db yacht.db --csv tables/ --latex tables.tex --policy ppo:models/ppo.safetensors
 
 Over the finished games that pass the filters (date range on the game's start, mode, player), played on
 the server: games ``yacht import`` brought in from record files are left out (and counted, in the first
@@ -15,7 +16,12 @@ line) unless ``--include-imported`` (``?include_imported=1``) asks for them:
   value; and pooled over decisions); a histogram of the people's loss per decision; the loss per
   decision by how many games the person had played before;
 * duplicate games, paired: person minus agent on the same dice;
-* the agents graded the same way on their own decisions in the same games.
+* the agents graded the same way on their own decisions in the same games;
+* each person's skill: the maximum-likelihood temperature of a softmax over Q* (:mod:`yacht_play.skill`);
+* each policy's likeness to the people, overall and by skill band (:mod:`yacht_play.likeness`);
+* one rating scale for people and agents, Bradley-Terry with bootstrap intervals (:mod:`yacht_play.ratings`).
+
+``--csv DIR`` and ``--latex FILE`` write the tables as a paper prints them (:mod:`yacht_play.report_tables`).
 
 Every figure carries ``n`` (games, decisions or people it stands on). A figure on fewer than
 ``MIN_N`` values, or a population figure on fewer than ``MIN_PLAYERS`` people, has no interval:
@@ -122,18 +128,36 @@ class GradedDecisions:
     is_row: np.ndarray  # a row choice (else a re-roll choice)
     player: np.ndarray  # the seat's name
     game_of: np.ndarray  # the game's id
+    q: np.ndarray  # (N, num_actions) Q* of every action, -inf where illegal
+    positions: dict  # hands, rolls_left, open_bits, upper, yahtzee_full, actions: each (N,) int64
 
     @classmethod
     def of(cls, games: list[GameRecord], grader) -> GradedDecisions:
         """The decisions of ``games``, graded by ``grader``."""
+        from yacht_play.analyze import sheet_states
+
         records = [d for g in games for d in g.decisions]
+        graded = grader.grade(records)
+        rules = grader.rules
+        upper, yahtzee_full = sheet_states(records, rules)
+        as_int = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
+        positions = {
+            "hands": as_int([rules.hand(d["dice"]) for d in records]),
+            "rolls_left": as_int([d["rolls_left"] for d in records]),
+            "open_bits": as_int([grader.open_bits(d["open"]) for d in records]),
+            "upper": upper,
+            "yahtzee_full": yahtzee_full,
+            "actions": as_int([d["action"] for d in records]),
+        }
         return cls(
             records,
-            grader.grade(records).loss,
+            graded.loss,
             np.array([d.get("kind", "human") for d in records]),
             np.array([d["points"] is not None for d in records], dtype=bool),
             np.array([d["player"] for d in records], dtype=object),
             np.array([d["game_id"] for d in records], dtype=object),
+            graded.q,
+            positions,
         )
 
     @property
@@ -142,11 +166,13 @@ class GradedDecisions:
         return self.kind == "human"
 
 
-def build_report(games: list[GameRecord], filters: Filters | None = None, grader=None) -> dict:
+def build_report(games: list[GameRecord], filters: Filters | None = None, grader=None, policies=None, extra_policies=()) -> dict:
     """Every figure of the report, as a JSON-ready dict, over the finished games that pass ``filters``.
 
     One rule set at a time: ``filters.rules``, else the one the games share (``ValueError`` when
-    they mix), graded under it (``grader`` is used when it is for those rules).
+    they mix), graded under it (``grader`` is used when it is for those rules). ``policies``: the
+    ``(label, policy name)`` whose likeness to the people is measured (see :func:`skill_likeness_and_ratings`), and
+    ``extra_policies`` names more (``yacht report --policy``).
     """
     from yacht_env.rules import rule_set
     from yacht_play.analyze import Grader
@@ -181,7 +207,42 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
         "duplicate": duplicate_pairs(games),
         "agents_graded": agents_graded(games, decisions),
         "rules": rules.name,
+        **skill_likeness_and_ratings(games, decisions, rules, policies, extra_policies),
     }
+
+
+def temperature_of_people(games: list[GameRecord], names, grader) -> dict:
+    """The temperature fitted to every decision the people ``names`` made in ``games`` together (a group's skill)."""
+    from yacht_play import skill
+
+    decisions = GradedDecisions.of(games, grader)
+    mine = decisions.human & np.isin(decisions.player, list(names))
+    hands, actions = decisions.positions["hands"][mine], decisions.positions["actions"][mine]
+    return skill.fit_temperature(*skill.choice_gaps(decisions.q[mine], hands, actions, grader.rules), MIN_N)
+
+
+def skill_likeness_and_ratings(games: list[GameRecord], decisions: GradedDecisions, rules, policies, extra=()) -> dict:
+    """The people's fitted temperatures, each policy's likeness to them, and the rating of every person and agent.
+
+    ``policies``: ``(label, policy name)`` to measure the likeness of; None: ``random``, ``greedy``, ``optimal`` and
+    the agents of the games; ``softmax:fit`` always comes last.
+    """
+    from yacht_play import likeness, ratings, skill
+
+    human = decisions.human
+    mine = {k: v[human] for k, v in decisions.positions.items()}  # the people's positions
+    x, chosen = skill.choice_gaps(decisions.q[human], mine["hands"], mine["actions"], rules)
+    people = skill.skill_of_people(x, chosen, decisions.player[human], decisions.game_of[human], MIN_N)
+    band_of_person = {p["name"]: p["band"] for p in people["players"]}
+    band_people = {b["band"]: b["people"] for b in people["population"]["bands"]}
+    if policies is None:
+        agents = sorted({p["policy"] for g in games for p in g.players if p["kind"] == "agent"})
+        policies = [(name, name) for name in dict.fromkeys([*likeness.DEFAULT_POLICIES, *agents])]
+    positions = likeness.Positions(decisions.q[human], **mine, players=people["population"]["people"])
+    bands = np.array([band_of_person[name] for name in decisions.player[human]], dtype=object)
+    names = list(dict.fromkeys([*policies, *((name, name) for name in extra), (likeness.FIT, likeness.FIT)]))
+    table = likeness.likeness_table(names, positions, bands, band_people, rules, people["population"]["median"])
+    return {"skill": people, "likeness": table, "ratings": ratings.rate(games)}
 
 
 def agents_against_people(games: list[GameRecord]) -> list[dict]:
@@ -401,6 +462,10 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
             f"all {figure(a['all'])}; re-roll {figure(a['reroll'])}; row {figure(a['row'])}"
         ),
     )
+    from yacht_play.report_sections import likeness_lines, rating_lines, skill_lines
+
+    for section in (skill_lines(report, max_players), likeness_lines(report), rating_lines(report, max_players)):
+        lines += ["", *section]
     return lines
 
 
@@ -427,7 +492,9 @@ def save_json(path, report: dict) -> None:
 
 
 def save_plot(path, report: dict) -> None:
-    """Four panels: agents' win rates, the histogram, loss by games played, people vs agents per decision."""
+    """Six panels: agents' win rates, the histogram, loss by games played, people vs agents per decision, the people's
+    temperatures and the ratings.
+    """
     from yacht_play.figures import pyplot, save_png
 
     def bars(ax, labels, estimates, color):
@@ -441,7 +508,7 @@ def save_plot(path, report: dict) -> None:
             fontsize=8,
         )
 
-    fig, axes = pyplot().subplots(2, 2, figsize=(12, 8))
+    fig, axes = pyplot().subplots(2, 3, figsize=(18, 8))
     wins = report["agents_vs_people"]
     bars(axes[0, 0], [a["policy"] for a in wins], [a["win_rate"] for a in wins], "tab:blue")
     axes[0, 0].axhline(0.5, color="gray", lw=0.8, ls="--")
@@ -462,7 +529,30 @@ def save_plot(path, report: dict) -> None:
     graded = report["agents_graded"]
     bars(axes[1, 1], ["people"] + [a["policy"] for a in graded], [pooled] + [a["all"] for a in graded], "tab:green")
     axes[1, 1].set_title("Loss per decision on the same games, 95% CI")
+    plot_skill_and_ratings(axes[0, 2], axes[1, 2], report)
     save_png(path, fig, dpi=100)
+
+
+def plot_skill_and_ratings(skill_axes, rating_axes, report: dict) -> None:
+    """Two panels: a histogram of the people's fitted temperature; the ratings with their bootstrap intervals."""
+    hist = report["skill"]["population"]["histogram"]
+    if hist["n"]:
+        edges = np.array(hist["edges"])
+        skill_axes.bar(edges[:-1], hist["counts"], width=np.diff(edges), align="edge", edgecolor="white", color="tab:purple")
+    skill_axes.set_xlabel("fitted temperature T (points; 0 = optimal)")
+    skill_axes.set_ylabel("people")
+    skill_axes.set_title(f"People's skill, maximum-likelihood T (n={hist['n']} people)")
+    players = report["ratings"]["players"][:25]
+    means = [p["rating"]["mean"] for p in players]
+    low = [m - (p["rating"]["low"] if p["rating"]["low"] is not None else m) for m, p in zip(means, players)]
+    high = [(p["rating"]["high"] if p["rating"]["high"] is not None else m) - m for m, p in zip(means, players)]
+    colors = ["tab:blue" if p["kind"] == "agent" else "tab:orange" for p in players]
+    rating_axes.errorbar(means, range(len(players)), xerr=[low, high], fmt="none", ecolor="gray", capsize=3)
+    rating_axes.scatter(means, range(len(players)), c=colors, zorder=3)
+    rating_axes.set_yticks(range(len(players)), [f"{p['name']} (n={p['rating']['n']})" for p in players], fontsize=7)
+    rating_axes.invert_yaxis()
+    anchor = report["ratings"]["anchor"]
+    rating_axes.set_title(f"Ratings (Bradley-Terry, {anchor['policy'] or 'mean'} = {anchor['rating']:g}), 95% bootstrap CI")
 
 
 # -- command line ------------------------------------------------------------------------------
@@ -485,6 +575,15 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="store_true",
         help="count the games yacht import brought in from record files too (default: only games played on the server)",
     )
+    parser.add_argument(
+        "--policy",
+        action="append",
+        default=[],
+        metavar="NAME",
+        help="also measure this policy's likeness to the people (repeatable; e.g. ppo:models/ppo.safetensors, softmax:2)",
+    )
+    parser.add_argument("--csv", metavar="DIR", help="write one CSV file per table into this folder")
+    parser.add_argument("--latex", metavar="FILE", help="write every table into this LaTeX file")
     parser.set_defaults(run=run)
 
 
@@ -531,7 +630,11 @@ def run(args) -> int:
             raise ValueError(f"no database at {args.db!r} (yacht serve --db {args.db} creates it)")
         with store.database_errors(store.database_url(args.db)):  # a corrupted file: one line, not a traceback
             games = store.all_games(store.connect(args.db), finished_only=True)
-        report = build_report(games, filters)
+        from agents.registry import check_policy_name
+
+        for name in args.policy:
+            check_policy_name(name)
+        report = build_report(games, filters, extra_policies=args.policy)
     except (ValueError, store.DatabaseError) as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
@@ -542,4 +645,14 @@ def run(args) -> int:
         save_json(args.json, report)
     if args.plot:
         save_plot(args.plot, report)
+    from yacht_play import report_tables
+
+    try:
+        if args.csv:
+            report_tables.save_csv(args.csv, report)
+        if args.latex:
+            report_tables.save_latex(args.latex, report)
+    except OSError as error:  # a folder that is a file, a path without write access: one line
+        print(f"{prog}: cannot write the tables: {error.strerror or error} ({error.filename})", file=sys.stderr)
+        return 2
     return 0

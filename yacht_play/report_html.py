@@ -83,8 +83,16 @@ def report_main(report: dict, picker: str = "") -> str:
             people_section(report),
             duplicate_section(report),
             graded_section(report),
+            *skill_likeness_and_ratings(report),
         ]
     )
+
+
+def skill_likeness_and_ratings(report: dict) -> list[str]:
+    """The cards of the people's skill, each policy's likeness to them, and the ratings."""
+    from yacht_play.report_html_skill import likeness_section, ratings_section, skill_section
+
+    return [skill_section(report), likeness_section(report), ratings_section(report)]
 
 
 def agents_section(report: dict) -> str:

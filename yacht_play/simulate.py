@@ -3,8 +3,9 @@
     yacht simulate-players --players 20 --games 5 --url http://127.0.0.1:8000 --temperature 2
 
 A simulated person sees what a browser sees (the view of ``GET /api/games/{secret}``) and chooses
-by a softmax over the optimal Q-values of its position at a ``temperature`` (in points): action
-``a`` with probability proportional to ``exp((Q*(a) - max Q*) / T)``. Temperature 0 is the
+by a softmax over the optimal Q-values of its position at a ``temperature`` (in points), the rule
+of the policy ``softmax:T`` (:mod:`agents.softmax`): choice ``c`` (a row, or a distinct multiset of
+dice to keep) with probability proportional to ``exp((Q*(c) - max Q*) / T)``. Temperature 0 is the
 optimum (ties to the lowest action index, as ``optimal`` breaks them). Since the bot knows its
 choice probabilities, it knows its *expected* loss per decision exactly, ``sum_a p(a) (max Q* -
 Q*(a))``: a report over its games must recover it.
@@ -59,27 +60,14 @@ class Chooser:
     """The softmax-over-Q* choice of a simulated person; ``rng`` draws its noise."""
 
     def __init__(self, temperature: float, rng: np.random.Generator, rules=None):
+        from agents.softmax import check_temperature
         from yacht_play.analyze import Grader
 
-        if not temperature >= 0 or math.isinf(temperature):
-            raise ValueError(f"temperature must be a number >= 0 (points), got {temperature!r}")
-        self.temperature = float(temperature)
+        self.temperature = check_temperature(temperature)
         self.rng = rng
         self.requested = None if rules is None else rule_set(rules).name  # the rules its games ask for (None: the server's)
         self.rules = rule_set(rules)
         self.grader = Grader(self.rules)
-
-    def probabilities(self, q: np.ndarray) -> np.ndarray:
-        """The choice probabilities over actions (0 where illegal)."""
-        legal = np.isfinite(q)
-        p = np.zeros(len(q))
-        if self.temperature == 0:
-            p[int(np.argmax(q))] = 1.0
-            return p
-        z = (q[legal] - q[legal].max()) / self.temperature
-        w = np.exp(z)
-        p[legal] = w / w.sum()
-        return p
 
     def choose(self, current: dict, view: dict | None = None) -> tuple[int, float]:
         """The action for the position a view shows, and its exact expected loss.
@@ -104,11 +92,13 @@ class Chooser:
         else:
             open_bits = sum(1 << rules.category_names.index(name) for name in current["now"])
         q = self.grader.q_values(np.array([current["dice"]]), current["rolls_left"], open_bits, upper_total, yahtzee_full)[0]
-        p = self.probabilities(q)
+        from agents import softmax
+
+        hand = np.array([rules.hand(current["dice"])])
+        p = softmax.probabilities(q[None], hand, rules, self.temperature)[0]
         legal = np.isfinite(q)
         expected_loss = float(np.sum(p[legal] * (q[legal].max() - q[legal])))
-        action = int(self.rng.choice(len(q), p=p)) if self.temperature > 0 else int(np.argmax(p))
-        return action, expected_loss
+        return int(softmax.choose(q[None], hand, rules, self.temperature, self.rng)[0]), expected_loss
 
 
 def play_game(chooser: Chooser, played: Played, coach: bool = False):

@@ -128,3 +128,46 @@ def text(x: float, y: float, content: str, anchor: str, color: str, title: str |
     """An SVG text, escaped; ``title``: its tooltip."""
     tip = f"<title>{html.escape(title)}</title>" if title and title != content else ""
     return f"<text x='{x:.1f}' y='{y:.1f}' text-anchor='{anchor}' fill='{color}'>{tip}{html.escape(content)}</text>"
+
+
+def range_chart(rows: list[tuple[str, dict]], description: str, color: str, reference: float | None = None) -> str:
+    """One dot per ``(label, estimate)`` at its mean, its interval as a whisker, on an axis spanning every interval
+    (ratings, which may be negative). ``reference``: a dashed line at that value (the anchor's rating).
+    """
+    left, right, row_height, top_margin = 104, WIDTH - 50, 24, 6
+    ends = [v for _, e in rows for v in (e["low"], e["high"], e["mean"]) if v is not None] + ([reference] if reference else [])
+    low, high = (min(ends), max(ends)) if ends else (0.0, 1.0)
+    step = nice_ticks(max(high - low, 1e-9))[1]  # round ticks around the values: multiples of a round step
+    ticks = [math.floor(low / step) * step]
+    while ticks[-1] < high - 1e-9 * step:
+        ticks.append(ticks[-1] + step)
+    ticks = ticks if len(ticks) > 1 else [ticks[0], ticks[0] + step]
+    span = ticks[-1] - ticks[0] or 1.0
+    x = lambda value: left + (value - ticks[0]) * (right - left) / span  # noqa: E731
+    axis_y = top_margin + row_height * max(len(rows), 1)
+    parts = []
+    for tick in ticks:
+        parts += [line(x(tick), top_margin, x(tick), axis_y, GRID), text(x(tick), axis_y + 15, f"{tick:.0f}", "middle", MUTED)]
+    if reference is not None:
+        parts.append(line(x(reference), top_margin, x(reference), axis_y, MUTED, "4 3"))
+    for i, (label, e) in enumerate(rows):
+        middle = top_margin + row_height * i + row_height / 2
+        parts.append(text(left - 6, middle + 4, short(label), "end", INK, title=label))
+        if e["mean"] is None:
+            continue
+        if e["low"] is not None:
+            parts += [line(x(e["low"]), middle, x(e["high"]), middle, INK)]
+        tip = f"{label}: {e['mean']:.0f}, n={e['n']}" + ("" if e["low"] is None else f", [{e['low']:.0f}, {e['high']:.0f}]")
+        parts.append(
+            f"<circle cx='{x(e['mean']):.1f}' cy='{middle:.1f}' r='5' fill='{color}'><title>{html.escape(tip)}</title></circle>"
+        )
+        parts.append(
+            text(
+                min(x(e["high"] if e["high"] is not None else e["mean"]) + 6, right + 2),
+                middle + 4,
+                f"{e['mean']:.0f}",
+                "start",
+                INK,
+            )
+        )
+    return svg(axis_y + 20, description, parts)

@@ -137,7 +137,7 @@ def test_the_report_is_in_the_sites_look_with_its_charts_and_a_rules_picker(open
     assert page.evaluate("() => getComputedStyle(document.body).fontFamily").startswith("system-ui")
     assert page.locator("main h1").inner_text() == "Agents and people"
     assert re.search(r"\b\d+ finished games under the yacht rules", page.inner_text("main"))  # 3, and those played here
-    assert page.locator("main svg.plot").count() == 4
+    assert page.locator("main svg.plot").count() == 7  # and the temperatures, the likeness, the ratings
     assert page.locator("svg.plot rect").count() >= 6  # bars: 2 agents, 2 bins, 2 game numbers, people and agents
     page.screenshot(path=tmp_path / "report-yacht.png", full_page=True)
     page.click(".rules-picker >> text=Yahtzee (1 game)")

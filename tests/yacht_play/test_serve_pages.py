@@ -50,7 +50,8 @@ def test_the_report_page_of_two_rule_sets_is_the_servers_rules_with_a_picker(cli
     assert "aria-current='page' href='?rules=yacht'>Yacht (3 games)</a>" in picker
     assert "href='?rules=yahtzee'>Yahtzee (1 game)</a>" in picker
     assert "Yatzy" not in picker  # a rule set without games is not offered
-    assert page.text.count("<svg class='plot'") == 4  # win rates, the histogram, by games played, agents graded
+    # win rates, the histogram, by games played, agents graded; the temperatures, the likeness, the ratings
+    assert page.text.count("<svg class='plot'") == 7
     yahtzee = client.get("/report?rules=yahtzee&mode=solitaire")
     assert "1 finished game under the yahtzee rules" in yahtzee.text
     assert "href='?mode=solitaire&amp;rules=yacht'" in yahtzee.text  # the picker keeps the other filters

@@ -235,13 +235,22 @@ def finished_games(service: GameService) -> list:
     return games
 
 
+def likeness_policies(service: GameService) -> list[tuple[str, str]]:
+    """The policies whose likeness to the people the report measures: the baselines and the agents the server offers,
+    each labelled as the pages name it.
+    """
+    from yacht_play.likeness import DEFAULT_POLICIES
+
+    return [(service.shown_name(name) or name, name) for name in dict.fromkeys([*DEFAULT_POLICIES, *service.agents])]
+
+
 def population_report(service: GameService, request: Request) -> dict:
     """The report over the finished games of ``service``'s store, with the request's filters (refused: 400)."""
     from yacht_play.report import build_report
 
     filters = report_filters(request)
     try:
-        return build_report(finished_games(service), filters, service.grader)
+        return build_report(finished_games(service), filters, service.grader, likeness_policies(service))
     except ValueError as error:  # games of several rule sets and no ?rules=
         raise Refused(str(error)) from None
 
@@ -268,7 +277,7 @@ def report_page_html(service: GameService, request: Request) -> str:
         for key, value in request.query_params.items()
         if key in ("since", "until", "mode", "player", "include_imported") and value
     }
-    report = build_report(games, filters, service.grader)
+    report = build_report(games, filters, service.grader, likeness_policies(service))
     title = f"Yacht: agents and people, {rule_set_title(report['rules'])}"
     return site_page(title, report_main(report, rules_picker(report["rules"], choices, query)), "report-page")
 

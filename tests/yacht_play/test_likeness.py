@@ -1,0 +1,68 @@
+"""Each policy's likeness to the people, on hand-made positions whose agreement and likelihood are known."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+
+from agents import softmax
+from agents.optimal import solve
+from agents.registry import make_policy
+from yacht_env.rules import rule_set
+from yacht_play import likeness
+
+YACHT = rule_set("yacht")
+ALL_OPEN = (1 << YACHT.num_categories) - 1
+
+
+def positions(dice_list, actions, rolls_left=2):
+    hands = np.array([YACHT.hand(d) for d in dice_list])
+    n = len(hands)
+    q = solve(YACHT).q_values_batch(hands, rolls_left, ALL_OPEN)
+    zeros = np.zeros(n, dtype=np.int64)
+    return likeness.Positions(q, hands, np.full(n, rolls_left), np.full(n, ALL_OPEN), zeros, zeros, np.array(actions), 1)
+
+
+def test_keeping_the_same_dice_by_another_action_agrees():
+    from agents.policy import OptimalPolicy
+
+    class RerollsDieZero(OptimalPolicy):
+        def act_batch(self, observations, action_masks):
+            return np.ones(len(action_masks), dtype=np.int64)
+
+    # sorted 1 1 3 4 5: re-rolling die 0 (action 1) or die 1 (action 2) keeps 1 3 4 5 either way
+    where = positions([(1, 1, 3, 4, 5)] * 3, [2, 1, 4])
+    agree, log_p = likeness.agreement_and_likelihood(RerollsDieZero(), where, YACHT)
+    assert agree.tolist() == [1.0, 1.0, 0.0] and log_p is None  # it gives no probabilities
+
+
+def test_random_and_softmax_likelihoods_are_their_choice_probabilities():
+    dice = [(1, 1, 3, 4, 5), (2, 2, 2, 6, 6)]
+    where = positions(dice, [1, 33])  # re-roll die 0 (one of two actions keeping 1 3 4 5), score twos
+    _, log_p = likeness.agreement_and_likelihood(make_policy("random", seed=0), where, YACHT)
+    assert log_p == pytest.approx([math.log(2 / 43), math.log(1 / 43)])  # 31 re-rolls and 12 rows are legal
+    policy = make_policy("softmax:1.5")
+    agree, log_p = likeness.agreement_and_likelihood(policy, where, YACHT)
+    optimal, _ = likeness.agreement_and_likelihood(make_policy("optimal"), where, YACHT)
+    assert agree.tolist() == optimal.tolist()  # its top-1 is its most probable choice: the optimum's
+    p = softmax.probabilities(where.q, where.hands, YACHT, 1.5)
+    assert log_p == pytest.approx(np.log([p[0, 1], p[1, 33]]))
+
+
+def test_a_policy_that_cannot_play_alone_is_noted_not_measured():
+    where = positions([(1, 2, 3, 4, 5)], [32])
+    table = likeness.likeness_table([("win", "win"), ("x", "no-such-policy")], where, np.array(["b"]), {"b": 1}, YACHT, 1.0)
+    assert "plays only at a table" in table[0]["note"] and "top1" not in table[0]
+    assert table[1]["note"] and "top1" not in table[1]
+    fit = likeness.likeness_table([(likeness.FIT, likeness.FIT)], where, np.array(["b"]), {"b": 1}, YACHT, None)
+    assert "no person with a finite fitted temperature" in fit[0]["note"]
+
+
+def test_figures_overall_and_by_band():
+    where = positions([(1, 1, 3, 4, 5)] * 12, [int(np.argmax(positions([(1, 1, 3, 4, 5)], [1]).q[0]))] * 6 + [1] * 6)
+    bands = np.array(["a"] * 6 + ["b"] * 6)
+    entry = likeness.likeness_of("optimal", make_policy("optimal"), where, bands, {"a": 1, "b": 1}, YACHT)
+    assert entry["top1"]["mean"] == pytest.approx(0.5) and entry["decisions"] == 12
+    assert [b["top1"]["mean"] for b in entry["by_band"]] == [1.0, 0.0]

@@ -1,0 +1,120 @@
+"""How much each policy plays like the people: on every stored decision of a person, offline, the policy's top-1
+agreement with the person's choice (move-matching accuracy: its most probable choice, for a policy that gives
+probabilities, else the action it plays) and, for a policy that gives probabilities (``ppo:``, ``softmax:T``,
+``random``), the mean log-likelihood of the person's choice; overall and by skill band (people
+grouped by their fitted temperature, :mod:`yacht_play.skill`).
+
+A choice is a row or a distinct multiset of dice kept (:mod:`agents.softmax`): a policy that keeps the same dice
+as the person by another action agrees with the person, and a policy's probability of the person's choice is the
+sum over the actions that make it. A probability below ``FLOOR`` counts as ``FLOOR`` (a model's masked-out
+actions sit at about 1e-8), so that one decision cannot sink a policy's mean to minus infinity.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+from agents.softmax import choice_actions
+
+FLOOR = 1e-9
+DEFAULT_POLICIES = ("random", "greedy", "optimal")
+FIT = "softmax:fit"  # the softmax at the people's median fitted temperature
+
+
+@dataclass
+class Positions:
+    """The people's decisions as a policy sees them: one entry per decision in each array."""
+
+    q: np.ndarray  # (N, num_actions) Q*, -inf where illegal
+    hands: np.ndarray
+    rolls_left: np.ndarray
+    open_bits: np.ndarray
+    upper: np.ndarray
+    yahtzee_full: np.ndarray
+    actions: np.ndarray  # the people's
+    players: int  # how many people made them
+
+
+def observations(policy, positions: Positions):
+    """The positions in ``policy``'s observation encoding, and their legal-action masks."""
+    encoded = policy.encoding.encode_batch(
+        positions.hands, positions.rolls_left, positions.open_bits, positions.upper, positions.yahtzee_full
+    )
+    return encoded, np.isfinite(positions.q).astype(np.int8)
+
+
+def agreement_and_likelihood(policy, positions: Positions, rules) -> tuple[np.ndarray, np.ndarray | None]:
+    """Per decision: whether the policy makes the person's choice (0/1), and the log of its probability (None when
+    the policy gives no probabilities).
+    """
+    encoded, masks = observations(policy, positions)
+    lowest = choice_actions(rules)[positions.hands]
+    rows = np.arange(len(positions.actions))
+    person = lowest[rows, positions.actions]
+    probabilities = getattr(policy, "action_probabilities", None)
+    p = probabilities(encoded, masks) if probabilities is not None else None
+    if p is None:
+        played = np.asarray(policy.act_batch(encoded, masks), dtype=np.int64)
+        return (lowest[rows, played] == person).astype(float), None
+    of_choices = np.zeros_like(np.asarray(p, dtype=float))  # each choice's probability, on its lowest action
+    np.add.at(of_choices, (np.repeat(rows, lowest.shape[1]), lowest.reshape(-1)), np.asarray(p, dtype=float).reshape(-1))
+    agree = (np.argmax(of_choices, axis=1) == person).astype(float)  # its most probable choice (lowest on ties)
+    return agree, np.log(np.maximum(of_choices[rows, person], FLOOR))
+
+
+def likeness_of(label: str, policy, positions: Positions, bands: np.ndarray, band_people: dict[str, int], rules) -> dict:
+    """One policy's figures: top-1 agreement and mean log-likelihood, overall and per skill band (``band_people``:
+    each band's label and how many people it holds; ``bands``: the band of each decision's person).
+    """
+    from yacht_play.report import estimate
+
+    agree, log_p = agreement_and_likelihood(policy, positions, rules)
+
+    def figures(mine: np.ndarray, people: int) -> dict:
+        likelihood = None if log_p is None else estimate(log_p[mine], "decisions", people, clip=(-math.inf, 0.0))
+        return {"top1": estimate(agree[mine], "decisions", people, clip=(0.0, 1.0)), "log_likelihood": likelihood}
+
+    every = np.ones(len(agree), dtype=bool)
+    by_band = [{"band": band, "people": people, **figures(bands == band, people)} for band, people in band_people.items()]
+    return {"policy": label, "decisions": len(agree), **figures(every, positions.players), "by_band": by_band}
+
+
+def build_policy(name: str, rules, median_t: float | None):
+    """The policy ``name`` for solitaire positions under ``rules`` (``softmax:fit``: at ``median_t``), or a note why not."""
+    from agents.registry import check_plays_rules, make_policy, policy_spec
+    from agents.softmax import SoftmaxPolicy
+
+    if name == FIT:
+        if median_t is None:
+            return None, "no person with a finite fitted temperature"
+        return SoftmaxPolicy(median_t, rules, seed=0), None
+    try:
+        spec = policy_spec(name)
+        if spec.solitaire is None or spec.reads_totals:
+            return None, "plays only at a table (it reads the other players' totals)"
+        check_plays_rules(name, rules)
+        return make_policy(name, rules=rules, seed=0), None
+    except Exception as error:  # a model that cannot load: the report says why and goes on
+        return None, f"{type(error).__name__}: {str(error).splitlines()[0] if str(error) else ''}"
+
+
+def likeness_table(
+    names: list[tuple[str, str]], positions: Positions, bands: np.ndarray, band_people: dict[str, int], rules, median_t
+) -> list[dict]:
+    """Every policy of ``names`` (``(label, policy name)``) on the people's decisions; a policy that cannot play them
+    has a ``note`` instead of figures.
+    """
+    out = []
+    for label, name in names:
+        policy, note = build_policy(name, rules, median_t)
+        if policy is None:
+            out.append({"policy": label, "decisions": len(positions.actions), "note": note})
+            continue
+        entry = likeness_of(label, policy, positions, bands, band_people, rules)
+        if name == FIT:
+            entry["temperature"] = median_t
+        out.append(entry)
+    return out

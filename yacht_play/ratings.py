@@ -1,0 +1,173 @@
+"""One rating scale for people and agents: a Bradley-Terry fit of every finished game, with bootstrap 95% intervals.
+
+Each game at a table of ``k`` seats gives its ``k (k - 1) / 2`` pairwise results (1 to the higher total, 1/2 each
+on a tie); solitaire games give none. Player ``i`` beats ``j`` with probability ``1 / (1 + 10 ** ((R_j - R_i) / 400))``
+(the Elo scale), the ratings ``R`` maximizing the likelihood of every result, anchored so that ``greedy`` is
+``ANCHOR`` (or, without it, so that the ratings average ``ANCHOR``). A weak normal prior (``PRIOR`` logits of
+precision) keeps the rating of a player who won or lost every game finite. The intervals are percentiles of
+``BOOTSTRAP`` refits on the games resampled with replacement (seeded: the same games give the same intervals).
+
+Bradley-Terry rather than TrueSkill or OpenSkill: the games are a finished batch, so one maximum-likelihood fit,
+which no order of the games changes, with intervals resampled over games (as Chatbot Arena does), fits better than
+an online update whose ratings depend on the order the games came in.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+
+import numpy as np
+
+ANCHOR_POLICY = "greedy"
+ANCHOR = 1000.0
+ELO = 400.0 / math.log(10.0)  # rating points per logit of the odds
+PRIOR = 1e-3  # the prior's precision, per logit squared: a standard deviation of about 30 logits
+BOOTSTRAP = 200
+SEED = 0
+
+
+@dataclass
+class Pairs:
+    """The pairwise results of the games: player ``i[k]`` against ``j[k]`` scored ``s[k]`` (1, 1/2 or 0) in game ``game[k]``."""
+
+    players: list[tuple[str, str]]  # (kind, name): ("agent", policy) or ("human", name)
+    i: np.ndarray
+    j: np.ndarray
+    s: np.ndarray
+    game: np.ndarray
+    games: int
+
+    @classmethod
+    def of(cls, games) -> Pairs:
+        """The pairs of every game with two seats or more (:class:`yacht_play.records.GameRecord`, finished)."""
+        index: dict[tuple[str, str], int] = {}
+        i, j, s, game = [], [], [], []
+        counted = 0
+        for number, record in enumerate(games):
+            seats = [
+                (("agent", p["policy"]) if p["kind"] == "agent" else ("human", p["name"]), p["seat"]) for p in record.players
+            ]
+            if len(seats) < 2:
+                continue
+            counted += 1
+            totals = record.end["totals"]
+            for a in range(len(seats)):
+                for b in range(a + 1, len(seats)):
+                    (first, seat_a), (second, seat_b) = seats[a], seats[b]
+                    if first == second:  # the same policy twice at a table: no information on it
+                        continue
+                    i.append(index.setdefault(first, len(index)))
+                    j.append(index.setdefault(second, len(index)))
+                    difference = totals[seat_a] - totals[seat_b]
+                    s.append(1.0 if difference > 0 else 0.5 if difference == 0 else 0.0)
+                    game.append(number)
+        as_int = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
+        return cls(list(index), as_int(i), as_int(j), np.array(s, dtype=float), as_int(game), counted)
+
+
+def fit(pairs: Pairs, weights: np.ndarray | None = None, start: np.ndarray | None = None) -> np.ndarray:
+    """The ratings in logits (mean-free up to the prior), by Newton's method on the penalized log-likelihood."""
+    n = len(pairs.players)
+    w = np.ones(len(pairs.s)) if weights is None else weights
+    r = np.zeros(n) if start is None else start.copy()
+    for _ in range(100):
+        p = 1.0 / (1.0 + np.exp(r[pairs.j] - r[pairs.i]))
+        residual = w * (pairs.s - p)
+        gradient = np.bincount(pairs.i, residual, n) - np.bincount(pairs.j, residual, n) - PRIOR * r
+        curvature = w * p * (1.0 - p)
+        off_diagonal = np.bincount(pairs.i * n + pairs.j, curvature, n * n) + np.bincount(pairs.j * n + pairs.i, curvature, n * n)
+        hessian = np.diag(np.bincount(pairs.i, curvature, n) + np.bincount(pairs.j, curvature, n) + PRIOR)
+        hessian -= off_diagonal.reshape(n, n)
+        step = np.clip(np.linalg.solve(hessian, gradient), -4.0, 4.0)  # far from the optimum, steps of a few logits
+        r += step
+        if np.abs(step).max() < 1e-10:
+            break
+    return r
+
+
+def anchored(r: np.ndarray, anchor: int | None) -> np.ndarray:
+    """Logits as Elo-scale ratings: ``ANCHOR`` at the anchor's, or on average without one."""
+    zero = r[anchor] if anchor is not None else r.mean()
+    return ANCHOR + ELO * (r - zero)
+
+
+def win_probability(rating: float, other: float) -> float:
+    """The probability that a player rated ``rating`` beats one rated ``other`` (a tie counting 1/2)."""
+    return 1.0 / (1.0 + 10.0 ** ((other - rating) / 400.0))
+
+
+def one_blas_thread():
+    """A context in which linear algebra runs on one thread: a small solve is faster so, and a threaded BLAS
+    on a busy machine makes each of the bootstrap's thousands of solves wait for every core (x15 measured).
+    """
+    try:
+        from threadpoolctl import threadpool_limits
+    except ImportError:  # without it (the serve extra brings it): the same figures, more slowly
+        from contextlib import nullcontext
+
+        return nullcontext()
+    return threadpool_limits(1, user_api="blas")
+
+
+def rate(games, bootstrap: int = BOOTSTRAP, seed: int = SEED) -> dict:
+    """Every person's and agent's rating with its 95% bootstrap interval, best first, and how it was anchored."""
+    pairs = Pairs.of(games)
+    anchor = pairs.players.index(("agent", ANCHOR_POLICY)) if ("agent", ANCHOR_POLICY) in pairs.players else None
+    out = {
+        "method": "Bradley-Terry (maximum likelihood), 95% percentile bootstrap over games",
+        "scale": "Elo: 400 points per factor of 10 in the odds",
+        "anchor": {"policy": ANCHOR_POLICY if anchor is not None else None, "rating": ANCHOR},
+        "games": pairs.games,
+        "pairs": len(pairs.s),
+        "bootstrap": bootstrap,
+        "players": [],
+    }
+    if not len(pairs.s):
+        return out
+    rng = np.random.default_rng(seed)
+    counted = np.unique(pairs.game)
+    draws = []
+    with one_blas_thread():
+        r = fit(pairs)
+        point = anchored(r, anchor)
+        for _ in range(bootstrap):
+            picked = np.bincount(rng.choice(len(counted), len(counted)), minlength=len(counted)).astype(float)
+            weights = picked[np.searchsorted(counted, pairs.game)]
+            draws.append(anchored(fit(pairs, weights, r), anchor))
+    low, high = np.percentile(np.array(draws), [2.5, 97.5], axis=0) if draws else (point, point)
+    games_of = [len(set(pairs.game[(pairs.i == k) | (pairs.j == k)].tolist())) for k in range(len(pairs.players))]
+    for k in np.argsort(-point, kind="stable"):
+        kind, name = pairs.players[k]
+        rating = {"mean": float(point[k]), "low": float(low[k]), "high": float(high[k]), "n": games_of[k], "unit": "games"}
+        rating["note"] = None
+        if bootstrap == 0:
+            rating.update(low=None, high=None, note="no bootstrap: no interval")
+        out["players"].append({"name": name, "kind": "agent" if kind == "agent" else "human", "rating": rating})
+    out["agents_vs_people"] = predicted_against_people(pairs, point)
+    return out
+
+
+def predicted_against_people(pairs: Pairs, ratings: np.ndarray) -> list[dict]:
+    """Per agent, over its results against people: the mean score the ratings predict and the one observed."""
+    out = []
+    for k, (kind, name) in enumerate(pairs.players):
+        if kind != "agent":
+            continue
+        predicted, observed = [], []
+        for mine, other, sign in ((pairs.i == k, pairs.j, 1.0), (pairs.j == k, pairs.i, -1.0)):
+            human = np.array([pairs.players[o][0] == "human" for o in other[mine]], dtype=bool)
+            opponents = other[mine][human]
+            predicted += [win_probability(ratings[k], ratings[o]) for o in opponents]
+            scores = pairs.s[mine][human]
+            observed += list(scores if sign > 0 else 1.0 - scores)
+        if observed:
+            out.append(
+                {
+                    "policy": name,
+                    "pairs": len(observed),
+                    "predicted": float(np.mean(predicted)),
+                    "observed": float(np.mean(observed)),
+                }
+            )
+    return out
