@@ -69,7 +69,7 @@ def likeness_of(label: str, policy, positions: Positions, bands: np.ndarray, ban
     """One policy's figures: top-1 agreement and mean log-likelihood, overall and per skill band (``band_people``:
     each band's label and how many people it holds; ``bands``: the band of each decision's person).
     """
-    from yacht_play.report import estimate
+    from yacht_play.report_figures import estimate
 
     agree, log_p = agreement_and_likelihood(policy, positions, rules)
 

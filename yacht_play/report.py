@@ -40,9 +40,8 @@ import numpy as np
 
 from yacht_play.options import add_db_option, add_rules_option
 from yacht_play.records import HUMAN_MODES, GameRecord
+from yacht_play.report_figures import MIN_N, MIN_PLAYERS, estimate, figure, imported_text, plural  # noqa: F401  (report's API)
 
-MIN_N = 10  # fewer values than this: no interval
-MIN_PLAYERS = 2  # a population figure on fewer people: no interval
 GAMES_PLAYED_BINS = [(1, 1), (2, 2), (3, 4), (5, 8), (9, 16), (17, None)]
 HISTOGRAM_BINS = 12
 LOSS = (0.0, math.inf)  # a loss is never negative: the interval is clipped at 0
@@ -77,29 +76,6 @@ class Filters:
         if self.rules and game.header["rules"] != self.rules:
             return False
         return True
-
-
-def estimate(values, unit: str, players: int | None = None, clip=None) -> dict:
-    """A mean with its 95% interval and ``n``; no interval (and a ``note``) on too few values or people."""
-    from agents.stats import mean_ci
-
-    values = np.asarray(values, dtype=float)
-    n = int(len(values))
-    out = {"mean": None, "low": None, "high": None, "n": n, "unit": unit, "note": None}
-    if players is not None:
-        out["players"] = players
-    if n == 0:
-        out["note"] = f"no {unit}"
-        return out
-    mean, low, high = mean_ci(values, clip=clip)
-    out["mean"] = mean
-    if n < MIN_N:
-        out["note"] = f"too few {unit} for an interval (n={n} < {MIN_N})"
-    elif players is not None and players < MIN_PLAYERS:
-        out["note"] = f"one person only: no interval over a population (people={players} < {MIN_PLAYERS})"
-    else:
-        out["low"], out["high"] = low, high
-    return out
 
 
 def people_of(game: GameRecord) -> list[dict]:
@@ -385,22 +361,6 @@ def agents_graded(games: list[GameRecord], decisions: GradedDecisions) -> list[d
 # -- output ------------------------------------------------------------------------------------
 
 
-def plural(count: int, one: str, many: str | None = None) -> str:
-    """``count`` and the noun that goes with it: ``1 game``, ``2 games``, ``1 person``, ``3 people``."""
-    return f"{count} {one if count == 1 else many or one + 's'}"
-
-
-def figure(e: dict, digits: int = 3, percent: bool = False) -> str:
-    """``mean [low, high] (n=...)``, or the mean and the note when there is no interval."""
-    if e["mean"] is None:
-        return f"- ({e['note']})"
-    scale = 100.0 if percent else 1.0
-    fmt = (lambda v: f"{v * scale:.1f}%") if percent else (lambda v: f"{v:.{digits}f}")
-    if e["low"] is None:
-        return f"{fmt(e['mean'])} (n={e['n']}; {e['note']})"
-    return f"{fmt(e['mean'])} [{fmt(e['low'])}, {fmt(e['high'])}] (n={e['n']})"
-
-
 def text_lines(report: dict, max_players: int = 20) -> list[str]:
     """The report as plain text lines."""
     lines = [
@@ -467,15 +427,6 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
     for section in (skill_lines(report, max_players), likeness_lines(report), rating_lines(report, max_players)):
         lines += ["", *section]
     return lines
-
-
-def imported_text(report: dict, how: str = "--include-imported") -> str:
-    """What the report did with the games ``yacht import`` brought in from record files."""
-    if report["filters"]["include_imported"]:
-        return f"{plural(report['imported_games'], 'imported game')} counted in"
-    if report["imported_games_left_out"]:
-        return f"{plural(report['imported_games_left_out'], 'imported game')} left out ({how} counts them)"
-    return "no imported game left out"
 
 
 def entry_lines(entries: list[dict], none: str, line) -> list[str]:

@@ -4,8 +4,8 @@
 
 from __future__ import annotations
 
-from yacht_play.report import plural
-from yacht_play.report_html import AGENT_COLOR, PEOPLE_COLOR, card, cell, e, plain, table
+from yacht_play.report_figures import plural
+from yacht_play.report_html_parts import AGENT_COLOR, PEOPLE_COLOR, card, cell, e, plain, table
 from yacht_play.report_sections import WHY_BRADLEY_TERRY
 from yacht_play.svg_charts import histogram_chart, interval_chart, range_chart
 

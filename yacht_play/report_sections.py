@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from yacht_play.report import figure, plural
+from yacht_play.report_figures import figure, plural
 
 WHY_BRADLEY_TERRY = (
     "Bradley-Terry rather than TrueSkill or OpenSkill: the games are a finished batch, so one order-free "

@@ -1,0 +1,58 @@
+"""The report's figures and words, shared by its text, its page and its tables: a mean with its interval and ``n``
+(:func:`estimate`), how one is written (:func:`figure`), counted nouns (:func:`plural`), and the imported-games line.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+MIN_N = 10  # fewer values than this: no interval
+MIN_PLAYERS = 2  # a population figure on fewer people: no interval
+
+
+def estimate(values, unit: str, players: int | None = None, clip=None) -> dict:
+    """A mean with its 95% interval and ``n``; no interval (and a ``note``) on too few values or people."""
+    from agents.stats import mean_ci
+
+    values = np.asarray(values, dtype=float)
+    n = int(len(values))
+    out = {"mean": None, "low": None, "high": None, "n": n, "unit": unit, "note": None}
+    if players is not None:
+        out["players"] = players
+    if n == 0:
+        out["note"] = f"no {unit}"
+        return out
+    mean, low, high = mean_ci(values, clip=clip)
+    out["mean"] = mean
+    if n < MIN_N:
+        out["note"] = f"too few {unit} for an interval (n={n} < {MIN_N})"
+    elif players is not None and players < MIN_PLAYERS:
+        out["note"] = f"one person only: no interval over a population (people={players} < {MIN_PLAYERS})"
+    else:
+        out["low"], out["high"] = low, high
+    return out
+
+
+def plural(count: int, one: str, many: str | None = None) -> str:
+    """``count`` and the noun that goes with it: ``1 game``, ``2 games``, ``1 person``, ``3 people``."""
+    return f"{count} {one if count == 1 else many or one + 's'}"
+
+
+def figure(e: dict, digits: int = 3, percent: bool = False) -> str:
+    """``mean [low, high] (n=...)``, or the mean and the note when there is no interval."""
+    if e["mean"] is None:
+        return f"- ({e['note']})"
+    scale = 100.0 if percent else 1.0
+    fmt = (lambda v: f"{v * scale:.1f}%") if percent else (lambda v: f"{v:.{digits}f}")
+    if e["low"] is None:
+        return f"{fmt(e['mean'])} (n={e['n']}; {e['note']})"
+    return f"{fmt(e['mean'])} [{fmt(e['low'])}, {fmt(e['high'])}] (n={e['n']})"
+
+
+def imported_text(report: dict, how: str = "--include-imported") -> str:
+    """What the report did with the games ``yacht import`` brought in from record files."""
+    if report["filters"]["include_imported"]:
+        return f"{plural(report['imported_games'], 'imported game')} counted in"
+    if report["imported_games_left_out"]:
+        return f"{plural(report['imported_games_left_out'], 'imported game')} left out ({how} counts them)"
+    return "no imported game left out"
