@@ -223,13 +223,15 @@ def test_the_roll_button_and_the_table_talk_during_the_agents_turns(open_page, s
     while page.is_visible("#agent-panel"):
         samples.append(
             page.evaluate(
-                """() => ({roll: document.getElementById("roll").textContent,
+                """() => ({shown: !document.getElementById("agent-panel").classList.contains("hidden"),
+                    roll: document.getElementById("roll").textContent,
                     step: document.getElementById("agent-step").textContent,
                     title: document.getElementById("agent-title").textContent,
                     log: [...document.querySelectorAll("#log li")].map((li) => li.textContent)})"""
             )
         )
         page.wait_for_timeout(100)
+    samples = [s for s in samples if s["shown"]]  # the turns may end between the visibility check and the sample
     assert samples
     for sample in samples:
         assert sample["roll"] == "Waiting for optimal…", sample
