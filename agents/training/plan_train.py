@@ -99,9 +99,11 @@ def load_checkpoint(path: Path, model) -> int:
     """
     from safetensors import SafetensorError, safe_open
 
+    from yacht_env.bounded_input import load_json
+
     try:
         with safe_open(str(path), framework="pt") as handle:
-            meta = json.loads((handle.metadata() or {})[CHECKPOINT_KEY])
+            meta = load_json((handle.metadata() or {})[CHECKPOINT_KEY], f"checkpoint {path.name}")
             tensors = {key: handle.get_tensor(key) for key in handle.keys()}
         if meta["value_model"] != model.kind:
             raise ValueError(f"it holds a {meta['value_model']!r} value model, this run's is {model.kind!r}")

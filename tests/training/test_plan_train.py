@@ -78,3 +78,25 @@ def test_a_cut_checkpoint_is_refused_in_one_line(tmp_path):
     with pytest.raises(SystemExit) as error:
         train_main(["--resume", str(run)])
     assert "step_400.safetensors' cannot be resumed" in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "metadata, words",
+    [
+        ({"games": 400, "value_model": "net"}, "holds a 'net' value model, this run's is 'table'"),
+        ("[" * 100_000 + "]" * 100_000, "nested"),
+    ],
+    ids=["other value model", "nested metadata"],
+)
+def test_a_checkpoint_that_does_not_fit_the_run_is_refused_in_one_line(tmp_path, metadata, words):
+    from safetensors.torch import load_file, save_file
+
+    assert train_main(["--config", CONFIG, "--runs-dir", str(tmp_path), "name=odd", *TINY]) is None
+    run = tmp_path / "odd"
+    (run / "model.safetensors").unlink()
+    checkpoint = run / "checkpoints" / "step_400.safetensors"
+    text = metadata if isinstance(metadata, str) else json.dumps(metadata)
+    save_file(load_file(str(checkpoint)), str(checkpoint), metadata={"yacht_plan_checkpoint": text})
+    with pytest.raises(SystemExit) as error:
+        train_main(["--resume", str(run)])
+    assert "cannot be resumed" in str(error.value) and words in str(error.value) and "\n" not in str(error.value)
