@@ -272,12 +272,17 @@ def model_metadata(model) -> tuple[dict, dict]:
 
 def export_model(model, path: str | Path) -> Path:
     """Write a MaskablePPO model (in memory) as an inference model file, atomically; return the path."""
+    metadata, tensors = model_metadata(model)
+    return write_safetensors(path, tensors, METADATA_KEY, metadata)
+
+
+def write_safetensors(path: str | Path, tensors: dict, key: str, metadata: dict) -> Path:
+    """``tensors`` and ``metadata`` (as JSON under ``key``) as one safetensors file, written atomically; the path."""
     from safetensors.torch import save
 
     from yacht_env.atomic_files import write_atomically
 
-    metadata, tensors = model_metadata(model)
-    data = save(tensors, metadata={METADATA_KEY: json.dumps(metadata)})
+    data = save(tensors, metadata={key: json.dumps(metadata)})
     path = Path(path)
     write_atomically(path, lambda handle: handle.write(data))
     return path
@@ -286,7 +291,11 @@ def export_model(model, path: str | Path) -> Path:
 # -- load ----------------------------------------------------------------------------------------------
 
 
-def _check_metadata(meta, where: str) -> dict:
+def check_header(meta, where: str, file_format: str, current_version: int, fields_of) -> int:
+    """The checks every yacht-rl file's metadata gets: a JSON object, its ``format_version`` (1 to
+    ``current_version``), exactly the fields ``fields_of(version)`` and its ``format``; returns the version.
+    """
+
     def fail(problem: str):
         raise ModelLoadError(f"{where}: {problem}")
 
@@ -295,17 +304,25 @@ def _check_metadata(meta, where: str) -> dict:
     version = meta.get("format_version")
     if type(version) is not int or version < 1:
         fail(f"format_version must be a positive integer, got {version!r}")
-    if version > FORMAT_VERSION:
-        fail(f"format_version {version} is newer than this version reads ({FORMAT_VERSION}); upgrade yacht-rl")
-    fields = FIELDS_V1 if version == 1 else FIELDS
+    if version > current_version:
+        fail(f"format_version {version} is newer than this version reads ({current_version}); upgrade yacht-rl")
+    fields = fields_of(version)
     missing = [name for name in fields if name not in meta]
     if missing:
         fail(f"metadata lacks {', '.join(missing)}")
     unknown = sorted(set(meta) - set(fields))
     if unknown:
         fail(f"unknown metadata field(s) {', '.join(map(repr, unknown))}")
-    if meta["format"] != FORMAT:
-        fail(f"format is {meta['format']!r}, expected {FORMAT!r}")
+    if meta["format"] != file_format:
+        fail(f"format is {meta['format']!r}, expected {file_format!r}")
+    return version
+
+
+def _check_metadata(meta, where: str) -> dict:
+    def fail(problem: str):
+        raise ModelLoadError(f"{where}: {problem}")
+
+    version = check_header(meta, where, FORMAT, FORMAT_VERSION, lambda v: FIELDS_V1 if v == 1 else FIELDS)
     if meta["policy"] not in POLICIES:
         fail(f"policy must be one of {', '.join(POLICIES)}, got {meta['policy']!r}")
     temperature = meta["lookahead_temperature"]
@@ -339,10 +356,33 @@ def _check_metadata(meta, where: str) -> dict:
     return meta
 
 
+def read_safetensors(path: Path, where: str, key: str, kind: str) -> tuple:
+    """``(metadata, tensors)`` of a safetensors file: the JSON under ``key`` read with bounds (not yet checked).
+
+    ``ModelLoadError`` in one line if it is not such a file (``kind`` names what it should be) or the JSON is bad.
+    """
+    from safetensors import SafetensorError, safe_open
+
+    try:
+        with safe_open(str(path), framework="pt") as handle:
+            raw = (handle.metadata() or {}).get(key)
+            tensors = {name: handle.get_tensor(name) for name in handle.keys()}
+    except (SafetensorError, OSError, ValueError, RuntimeError, MemoryError) as error:
+        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
+        raise ModelLoadError(f"{where} is not a readable {SUFFIX} {kind} ({detail})") from None
+    if raw is None:
+        raise ModelLoadError(f"{where} has no {key!r} metadata: not a yacht-rl {kind}")
+    try:
+        return load_json(raw, f"{where}: the {key!r} metadata"), tensors
+    except InputBoundsError as error:
+        raise ModelLoadError(str(error)) from None
+    except ValueError:
+        raise ModelLoadError(f"{where}: the {key!r} metadata is not JSON") from None
+
+
 def read_model_file(path: str | Path) -> tuple[dict, dict]:
     """The checked metadata and tensors of an inference model file; ``ModelLoadError`` (one line) if anything is off."""
     import torch
-    from safetensors import SafetensorError, safe_open
 
     path = Path(path)
     where = f"model {str(path)!r}"
@@ -356,22 +396,8 @@ def read_model_file(path: str | Path) -> tuple[dict, dict]:
                 f"{where} is a stable-baselines3 zip, which runs code when loaded: convert it with "
                 f"python -m agents.export_model {path} OUT{SUFFIX}, or play it as ppo-zip:{path} if you trust its source"
             )
-    try:
-        with safe_open(str(path), framework="pt") as handle:
-            raw = (handle.metadata() or {}).get(METADATA_KEY)
-            tensors = {key: handle.get_tensor(key) for key in handle.keys()}
-    except (SafetensorError, OSError, ValueError, RuntimeError, MemoryError) as error:
-        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise ModelLoadError(f"{where} is not a readable {SUFFIX} model file ({detail})") from None
-    if raw is None:
-        raise ModelLoadError(f"{where} has no {METADATA_KEY!r} metadata: not a yacht-rl model file")
-    try:
-        meta = load_json(raw, f"{where}: the {METADATA_KEY!r} metadata")
-    except InputBoundsError as error:
-        raise ModelLoadError(str(error)) from None
-    except ValueError:
-        raise ModelLoadError(f"{where}: the {METADATA_KEY!r} metadata is not JSON") from None
-    meta = _check_metadata(meta, where)
+    raw, tensors = read_safetensors(path, where, METADATA_KEY, "model file")
+    meta = _check_metadata(raw, where)
     rules = rule_set(meta["rules"])
     expected_actions = ActionLayout(rules).num_actions
     if meta["num_actions"] != expected_actions:

@@ -16,13 +16,11 @@ beyond ``MAX_VALUE`` in magnitude, or nonzero for the full sheet (``S`` = 0). An
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import numpy as np
 
-from agents.model_files import SUFFIX, ModelLoadError, named_rules
-from yacht_env.bounded_input import InputBoundsError, load_json
+from agents.model_files import SUFFIX, ModelLoadError, check_header, named_rules, read_safetensors, write_safetensors
 from yacht_env.rules import RuleSet, rule_set
 
 FORMAT = "yacht-plan"
@@ -41,9 +39,6 @@ def value_shape(rules: RuleSet) -> tuple[int, int, int]:
 def write_plan_file(path: str | Path, values: np.ndarray, rules: RuleSet | str, value_model: str, games: int) -> Path:
     """Write ``values`` (shape :func:`value_shape`) as a plan file, atomically; return the path."""
     import torch
-    from safetensors.torch import save
-
-    from yacht_env.atomic_files import write_atomically
 
     rules = rule_set(rules)
     named_rules(rules.name, rules.fingerprint, f"rules {rules.name!r}")
@@ -58,31 +53,14 @@ def write_plan_file(path: str | Path, values: np.ndarray, rules: RuleSet | str, 
         "value_model": value_model,
         "games": int(games),
     }
-    data = save({"values": torch.from_numpy(values.copy())}, metadata={METADATA_KEY: json.dumps(metadata)})
-    path = Path(path)
-    write_atomically(path, lambda handle: handle.write(data))
-    return path
+    return write_safetensors(path, {"values": torch.from_numpy(values.copy())}, METADATA_KEY, metadata)
 
 
 def _check_metadata(meta, where: str) -> dict:
     def fail(problem: str):
         raise ModelLoadError(f"{where}: {problem}")
 
-    if not isinstance(meta, dict):
-        fail("the metadata must be a JSON object")
-    version = meta.get("format_version")
-    if type(version) is not int or version < 1:
-        fail(f"format_version must be a positive integer, got {version!r}")
-    if version > FORMAT_VERSION:
-        fail(f"format_version {version} is newer than this version reads ({FORMAT_VERSION}); upgrade yacht-rl")
-    missing = [name for name in FIELDS if name not in meta]
-    if missing:
-        fail(f"metadata lacks {', '.join(missing)}")
-    unknown = sorted(set(meta) - set(FIELDS))
-    if unknown:
-        fail(f"unknown metadata field(s) {', '.join(map(repr, unknown))}")
-    if meta["format"] != FORMAT:
-        fail(f"format is {meta['format']!r}, expected {FORMAT!r}")
+    check_header(meta, where, FORMAT, FORMAT_VERSION, lambda version: FIELDS)
     if not isinstance(meta["rules_fingerprint"], str):
         fail(f"rules_fingerprint must be a string, got {meta['rules_fingerprint']!r}")
     named_rules(meta["rules"], meta["rules_fingerprint"], where)
@@ -94,20 +72,11 @@ def _check_metadata(meta, where: str) -> dict:
 
 
 def _read_raw(path: Path, where: str):
-    """``(raw metadata or None, tensors)`` of a safetensors file; ``ModelLoadError`` if it is not one."""
-    from safetensors import SafetensorError, safe_open
-
+    """``(metadata, tensors)`` of a safetensors plan file; ``ModelLoadError`` if it is not one."""
     with open(path, "rb") as handle:
         if handle.read(2) == b"PK":
             raise ModelLoadError(f"{where} is a zip, not a {SUFFIX} plan file written by train.py")
-    try:
-        with safe_open(str(path), framework="pt") as handle:
-            raw = (handle.metadata() or {}).get(METADATA_KEY)
-            tensors = {key: handle.get_tensor(key) for key in handle.keys()}
-    except (SafetensorError, OSError, ValueError, RuntimeError, MemoryError) as error:
-        detail = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise ModelLoadError(f"{where} is not a readable {SUFFIX} plan file ({detail})") from None
-    return raw, tensors
+    return read_safetensors(path, where, METADATA_KEY, "plan file")
 
 
 def read_plan_file(path: str | Path) -> tuple[dict, np.ndarray]:
@@ -122,15 +91,7 @@ def read_plan_file(path: str | Path) -> tuple[dict, np.ndarray]:
     if not path.is_file():
         raise ModelLoadError(f"no plan file at {str(path)!r}: expected a {SUFFIX} file written by train.py")
     raw, tensors = _read_raw(path, where)
-    if raw is None:
-        raise ModelLoadError(f"{where} has no {METADATA_KEY!r} metadata: not a yacht-rl plan file")
-    try:
-        meta = load_json(raw, f"{where}: the {METADATA_KEY!r} metadata")
-    except InputBoundsError as error:
-        raise ModelLoadError(str(error)) from None
-    except ValueError:
-        raise ModelLoadError(f"{where}: the {METADATA_KEY!r} metadata is not JSON") from None
-    meta = _check_metadata(meta, where)
+    meta = _check_metadata(raw, where)
     shape = value_shape(rule_set(meta["rules"]))
     if set(tensors) != {"values"}:
         raise ModelLoadError(f"{where}: expected exactly one tensor 'values', got {sorted(tensors)[:5]}")
