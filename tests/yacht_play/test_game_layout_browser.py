@@ -16,7 +16,10 @@ import pytest
 pytest.importorskip("starlette", reason="the serve tests need the serve extra: pip install 'yacht-rl[serve]'")
 httpx = pytest.importorskip("httpx", reason="the serve tests need httpx")
 
-from tests.yacht_play.serve_support import CHROMIUM, CHROMIUM_ARGS, Server, chromium_or_skip  # noqa: E402
+from tests.yacht_play import test_serve_browser as browser_tests  # noqa: E402
+from tests.yacht_play.serve_support import Server  # noqa: E402
+
+browser = browser_tests.browser  # the fixture: one Chromium per module
 
 PHONES = [(375, 740), (320, 568), (740, 360)]
 DESKTOP = (1280, 900)
@@ -27,15 +30,6 @@ IN_VIEW = """el => {
     const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
     return inside && el.contains(hit);
 }"""  # wholly inside the window and not covered by anything else at its centre
-
-
-@pytest.fixture(scope="module")
-def browser():
-    sync_playwright = chromium_or_skip()
-    with sync_playwright() as playwright:
-        browser = playwright.chromium.launch(executable_path=CHROMIUM, headless=True, args=CHROMIUM_ARGS)
-        yield browser
-        browser.close()
 
 
 @pytest.fixture(scope="module")
