@@ -553,6 +553,11 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--plot", help="write a PNG of the score distributions to this file")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
     parser.add_argument(
+        "--no-grade",
+        action="store_true",
+        help="at a --table of two: do not grade each decision in chance of winning against the solved game (faster)",
+    )
+    parser.add_argument(
         "--ray",
         action="store_true",
         help=('play the games as Ray tasks (pip install -e ".[distributed]"); same figures as without'),
@@ -626,6 +631,7 @@ def play_at_table(parser: argparse.ArgumentParser, args, on_ray: bool) -> None:
             show_progress=not args.no_progress,
             on_ray=on_ray,
             rules=args.rules,
+            grade=not args.no_grade,
         )
     except ValueError as error:
         parser.exit(2, f"error: {error}\n")

@@ -82,6 +82,7 @@ class PolicySpec:
     resumable: bool = False  # a record may name it and ``yacht play --resume`` rebuilds it (it loads no file)
     default: bool = False  # evaluated when no policy is named
     reads_totals: bool = False  # at a table it reads every seat's total, so it is built per table size
+    table_sizes: tuple[int, int] = (1, MAX_PLAYERS)  # the fewest and most players of a table it sits at (1: alone)
 
     @property
     def shown(self) -> str:
@@ -121,6 +122,13 @@ def _target_at_table(name, num_players, rules, seed):
 
 def _win_at_table(name, num_players, rules, seed):
     return WinPolicy(rules, num_players)
+
+
+def _two_player_at_table(name, num_players, rules, seed):
+    from agents.two_player.policy import BEST_RESPONSE_PREFIX, TwoPlayerPolicy, parse_best_response
+
+    opponent = parse_best_response(name) if name.startswith(BEST_RESPONSE_PREFIX) else None
+    return TwoPlayerPolicy(rules, num_players, opponent)
 
 
 def _plan(name, rules, encoding, seed):
@@ -178,6 +186,28 @@ POLICIES: dict[str, PolicySpec] = {
             rule_sets=rule_sets_without_sheet_state,
             refusal=EXACT_TABLES_REFUSAL,
             reads_totals=True,
+            table_sizes=(2, MAX_PLAYERS),
+        ),
+        PolicySpec(
+            "exact2",
+            "at a table of 2: plays the solved two-player game, the highest chance of winning when both play to win",
+            solitaire=None,
+            table=_two_player_at_table,
+            rule_sets=rule_sets_without_sheet_state,
+            refusal=EXACT_TABLES_REFUSAL,
+            reads_totals=True,
+            table_sizes=(2, 2),
+        ),
+        PolicySpec(
+            "br:",
+            "at a table of 2: the exact best response to OPPONENT (optimal or greedy), the most one can win against it",
+            solitaire=None,
+            table=_two_player_at_table,
+            argument="OPPONENT",
+            rule_sets=rule_sets_without_sheet_state,
+            refusal=EXACT_TABLES_REFUSAL,
+            reads_totals=True,
+            table_sizes=(2, 2),
         ),
         PolicySpec(
             PREFIX,
@@ -330,9 +360,24 @@ def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None,
     if it was trained alone.
     """
     spec = policy_spec(name)
+    check_table_size(name, num_players)
     if spec.table is None:
         return make_policy(name, rules=rules, seed=seed)
     return spec.table(name, num_players, rules, seed)
+
+
+def check_table_size(name, num_players: int) -> None:
+    """``ValueError`` naming the policy and the table sizes it sits at when a table of ``num_players`` is not one.
+
+    Only tables the game allows are checked here (1 to ``MAX_PLAYERS``): the table itself refuses the others.
+    """
+    spec = find_policy(name)
+    if spec is None or not 1 <= num_players <= MAX_PLAYERS:
+        return
+    fewest, most = spec.table_sizes
+    if not fewest <= num_players <= most:
+        sizes = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+        raise ValueError(f"agent {name!r} plays at a table of {sizes} players; this table has {num_players}")
 
 
 def make_opponents(names, rules: RuleSet | None = None, seed: int | None = None) -> list[Policy]:

@@ -52,11 +52,26 @@ class TableLog:
     totals: np.ndarray  # (games, policies): each policy's final total
     deals: int  # games = deals * policies; game g is deal g // n in seating g % n
     rules: str = "yacht"  # the rule set's name
+    losses: np.ndarray | None = None  # (games, policies): summed loss in chance of winning, when graded
+    decisions: np.ndarray | None = None  # (games, policies): decisions made, when graded
+
+
+@dataclass
+class TableGames:
+    """What a batch of table games leaves: each policy's final totals and, when graded, its decisions' losses."""
+
+    totals: np.ndarray  # (games, policies) int64
+    losses: np.ndarray | None = None  # (games, policies) float64: the summed drop in chance of winning of its decisions
+    decisions: np.ndarray | None = None  # (games, policies) int64: how many decisions it made
 
 
 @dataclass
 class Standing:
-    """One policy's line of the standings: its games, win rate, wins and mean score (with 95% intervals)."""
+    """One policy's line of the standings: its games, win rate, wins and mean score (with 95% intervals).
+
+    At a graded two-player table (:mod:`agents.two_player.grading`), also its decisions' mean loss in chance of
+    winning, in percentage points, per decision and per game (with the game's 95% interval over deals).
+    """
 
     policy: str
     games: int
@@ -66,6 +81,9 @@ class Standing:
     shared_wins: int
     mean_score: float
     mean_score_ci95: tuple[float, float]
+    loss_per_decision_pp: float | None = None
+    loss_per_game_pp: float | None = None
+    loss_per_game_pp_ci95: tuple[float, float] | None = None
 
 
 @dataclass
@@ -80,6 +98,7 @@ class TournamentResult:
     head_to_head: list[list[float | None]]  # [i][j]: how often i finished above j (ties half)
     head_to_head_ci95: list[list[tuple[float, float] | None]]
     rules: str = "yacht"  # the rule set's name
+    grading: str = ""  # how the decisions were graded, or why they were not
 
 
 # -- playing --------------------------------------------------------------------------------------
@@ -104,13 +123,41 @@ def play_table(
     policy ``i`` with ``seed + first + i``, so a run of whole batches plays the same wherever it
     runs (``play_table(p, k * n, seed + first)`` gives exactly those deals of the whole run).
     """
+    return play_table_games(policies, games, seed, rules, batch_size, progress).totals
+
+
+def play_table_games(
+    policies: list[Policy],
+    games: int,
+    seed: int = 0,
+    rules: RuleSet | None = None,
+    batch_size: int = 4096,
+    progress=None,
+    grader=None,
+) -> TableGames:
+    """:func:`play_table`, with every decision graded by ``grader`` (a :class:`agents.two_player.grading.TwoPlayerGrader`)."""
     n = len(policies)
     deals = math.ceil(games / n)
     batches = game_slices(deals, max(1, batch_size // n))
-    return np.concatenate([play_deals(policies, size, seed + first, rules, progress) for first, size in batches])
+    parts = [play_deals(policies, size, seed + first, rules, progress, grader) for first, size in batches]
+    if grader is None:
+        return TableGames(np.concatenate([part.totals for part in parts]))
+    return merge_games(parts)
 
 
-def play_deals(policies: list[Policy], deals: int, seed: int, rules: RuleSet | None = None, progress=None) -> np.ndarray:
+def merge_games(parts: list[TableGames]) -> TableGames:
+    """Batches of games, one after the other."""
+    graded = all(part.losses is not None for part in parts)
+    return TableGames(
+        np.concatenate([part.totals for part in parts]),
+        np.concatenate([part.losses for part in parts]) if graded else None,
+        np.concatenate([part.decisions for part in parts]) if graded else None,
+    )
+
+
+def play_deals(
+    policies: list[Policy], deals: int, seed: int, rules: RuleSet | None = None, progress=None, grader=None
+) -> TableGames:
     """Deals ``seed .. seed + deals - 1`` at once, each in every seating; each policy's totals, (deals * n, n)."""
     rules = rule_set(rules)
     n = len(policies)
@@ -122,14 +169,22 @@ def play_deals(policies: list[Policy], deals: int, seed: int, rules: RuleSet | N
     policy_in_seat = (seating[None, :] - rotation[:, None]) % n  # (tables, seats)
     tables = GameBatch(rules, n, len(faces))
     tables.start(faces)
-    _play_to_the_end(tables, policies, policy_in_seat)
+    graded = None if grader is None else TableGames(np.zeros((len(faces), n), np.int64), np.zeros((len(faces), n)))
+    if graded is not None:
+        graded.decisions = np.zeros((len(faces), n), dtype=np.int64)
+    _play_to_the_end(tables, policies, policy_in_seat, grader, graded)
     seat_of_policy = (seating[None, :] + rotation[:, None]) % n
     if progress is not None:
         progress.update(deals * n)
-    return np.take_along_axis(tables.totals, seat_of_policy, axis=1).astype(np.int64)
+    totals = np.take_along_axis(tables.totals, seat_of_policy, axis=1).astype(np.int64)
+    if graded is None:
+        return TableGames(totals)
+    return TableGames(totals, graded.losses, graded.decisions)
 
 
-def _play_to_the_end(tables: GameBatch, policies: list[Policy], policy_in_seat: np.ndarray) -> None:
+def _play_to_the_end(
+    tables: GameBatch, policies: list[Policy], policy_in_seat: np.ndarray, grader=None, graded: TableGames | None = None
+) -> None:
     all_tables = np.arange(tables.num_tables)
     while not tables.over.all():
         acting = policy_in_seat[all_tables, tables.seat]
@@ -140,9 +195,17 @@ def _play_to_the_end(tables: GameBatch, policies: list[Policy], policy_in_seat: 
             masks = tables.legal_masks(rows)
             observations = policy_observations(policy, tables, rows, tables.seat[rows])
             actions = np.asarray(policy.act_batch(observations, masks), dtype=np.int64)
+            if grader is not None and graded is not None and _all_legal(masks, actions):
+                graded.losses[rows, index] += grader.table_losses(tables, rows, actions)  # type: ignore[index]
+                graded.decisions[rows, index] += 1  # type: ignore[index]
             _, legal = tables.play(actions, rows)
             if not legal.all():
                 raise ValueError(f"policy {getattr(policy, 'name', policy)!r} chose illegal action {int(actions[~legal][0])}")
+
+
+def _all_legal(masks: np.ndarray, actions: np.ndarray) -> bool:
+    inside = (actions >= 0) & (actions < masks.shape[1])
+    return bool(inside.all() and (masks[np.arange(len(actions)), actions] != 0).all())
 
 
 # -- figures --------------------------------------------------------------------------------------
@@ -157,8 +220,8 @@ def _deal_mean_ci(per_game: np.ndarray, n: int, is_rate: bool = False) -> tuple[
     return mean, (low, high)
 
 
-def summarize_table(log: TableLog, seed: int) -> TournamentResult:
-    """The standings of the games in ``log``, played from ``seed``."""
+def summarize_table(log: TableLog, seed: int, grading: str = "") -> TournamentResult:
+    """The standings of the games in ``log``, played from ``seed`` (``grading``: how its decisions were graded)."""
     n = len(log.names)
     totals = log.totals
     shares = win_shares(totals)
@@ -176,6 +239,7 @@ def summarize_table(log: TableLog, seed: int) -> TournamentResult:
                 shared_wins=int(((shares[:, i] > 0) & (shares[:, i] < 1)).sum()),
                 mean_score=mean_score,
                 mean_score_ci95=score_ci,
+                **_loss_figures(log, i),
             )
         )
     matrix: list[list[float | None]] = [[None] * n for _ in range(n)]
@@ -185,7 +249,20 @@ def summarize_table(log: TableLog, seed: int) -> TournamentResult:
             if i != j:
                 above = (totals[:, i] > totals[:, j]) + 0.5 * (totals[:, i] == totals[:, j])
                 matrix[i][j], matrix_ci[i][j] = _deal_mean_ci(above, n, is_rate=True)
-    return TournamentResult(list(log.names), len(totals), log.deals, seed, standings, matrix, matrix_ci, log.rules)
+    return TournamentResult(list(log.names), len(totals), log.deals, seed, standings, matrix, matrix_ci, log.rules, grading)
+
+
+def _loss_figures(log: TableLog, policy: int) -> dict:
+    """A policy's loss in chance of winning, in percentage points: per decision, and per game with its interval."""
+    if log.losses is None or log.decisions is None:
+        return {}
+    per_game, per_game_ci = _deal_mean_ci(100 * log.losses[:, policy], len(log.names))
+    decisions = int(log.decisions[:, policy].sum())
+    return {
+        "loss_per_decision_pp": 100 * float(log.losses[:, policy].sum()) / max(decisions, 1),
+        "loss_per_game_pp": per_game,
+        "loss_per_game_pp_ci95": per_game_ci,
+    }
 
 
 # -- entry points ---------------------------------------------------------------------------------
@@ -206,8 +283,12 @@ def run_table(
     batch_size: int = 4096,
     show_progress: bool = False,
     on_ray: bool = False,
+    grade: bool = False,
 ) -> tuple[TournamentResult, TableLog]:
     """Play a tournament of ``policies`` (displayed as ``names``) at one table and summarize it.
+
+    ``grade``: at a table of two under rules the two-player solution covers, every decision is graded in
+    chance of winning against the solved game when that solution is computed (the result says why not otherwise).
 
     The deals are cut into slices of whole batches, played here one after the other or, with
     ``on_ray``, as Ray tasks (policies then given by name and built in the workers); the slices'
@@ -225,7 +306,15 @@ def run_table(
     deals, deals_per_batch = math.ceil(games / n), max(1, batch_size // n)
     batches_per_slice = math.ceil(math.ceil(deals / deals_per_batch) / (4 * cluster_cpus())) if on_ray else 1
     slices = game_slices(deals, batches_per_slice * deals_per_batch)
-    tasks = [(list(policies), size * n, seed + first, rules, batch_size) for first, size in slices]
+    grading = ""
+    if grade:
+        from agents.two_player.grading import TwoPlayerGrader, two_player_grader
+
+        grader = two_player_grader(rules, n)
+        graded = isinstance(grader, TwoPlayerGrader)
+        grading = "decisions graded against the solved two-player game" if graded else str(grader)
+        grade = graded
+    tasks = [(list(policies), size * n, seed + first, rules, batch_size, grade) for first, size in slices]
     progress = None
     if show_progress:
         from tqdm import tqdm
@@ -233,23 +322,28 @@ def run_table(
         progress = tqdm(total=deals * n, unit="game", desc="tournament", file=sys.stderr)
     try:
         advance = None if progress is None else (lambda index: progress.update(tasks[index][1]))
-        totals = np.concatenate(run_tasks(play_table_slice, tasks, on_ray, progress=advance))
+        games_played = merge_games(run_tasks(play_table_slice, tasks, on_ray, progress=advance))
     finally:
         if progress is not None:
             progress.close()
-    log = TableLog(unique_names(names), totals, deals, rules.name)
-    return summarize_table(log, seed), log
+    log = TableLog(unique_names(names), games_played.totals, deals, rules.name, games_played.losses, games_played.decisions)
+    return summarize_table(log, seed, grading), log
 
 
 def play_table_slice(
-    policies: Sequence[Policy | str], games: int, seed: int, rules: RuleSet | None, batch_size: int
-) -> np.ndarray:
-    """One task of :func:`run_table`: ``play_table`` for policy objects, or ones built here by name."""
+    policies: Sequence[Policy | str], games: int, seed: int, rules: RuleSet | None, batch_size: int, grade: bool = False
+) -> TableGames:
+    """One task of :func:`run_table`: ``play_table`` for policy objects, or ones built here by name; graded when asked."""
     seated: list[Policy] = [
         make_table_policy(policy, len(policies), rules=rules, seed=seat_seed(seed, i)) if isinstance(policy, str) else policy
         for i, policy in enumerate(policies)
     ]
-    return play_table(seated, games, seed, rules, batch_size)
+    grader = None
+    if grade:
+        from agents.two_player.grading import TwoPlayerGrader
+
+        grader = TwoPlayerGrader(rules)
+    return play_table_games(seated, games, seed, rules, batch_size, grader=grader)
 
 
 def tournament(
@@ -293,17 +387,35 @@ def print_tournament(result: TournamentResult) -> None:
         f"{result.seed}..{result.seed + result.deals - 1}); a shared first place counts 1/k of a win"
     )
     table = Table(title=title)
-    for column in ("policy", "win rate [95% CI]", "sole wins", "shared wins", "mean score [95% CI]"):
+    graded = all(s.loss_per_game_pp is not None for s in result.standings)
+    columns = ["policy", "win rate [95% CI]", "sole wins", "shared wins", "mean score [95% CI]"]
+    if graded:
+        columns += ["loss per decision, pp", "loss per game, pp [95% CI]"]
+    for column in columns:
         table.add_column(column, justify="left" if column == "policy" else "right")
     for s in result.standings:
-        table.add_row(
+        cells = [
             s.policy,
             f"{100 * s.win_rate:.2f}% [{100 * s.win_rate_ci95[0]:.2f}, {100 * s.win_rate_ci95[1]:.2f}]",
             f"{s.sole_wins:,}",
             f"{s.shared_wins:,}",
             f"{s.mean_score:.2f} [{s.mean_score_ci95[0]:.2f}, {s.mean_score_ci95[1]:.2f}]",
-        )
+        ]
+        if graded and s.loss_per_game_pp_ci95 is not None:
+            low, high = s.loss_per_game_pp_ci95
+            cells += [f"{s.loss_per_decision_pp:.4f}", f"{s.loss_per_game_pp:.3f} [{low:.3f}, {high:.3f}]"]
+        table.add_row(*cells)
     console.print(table)
+    if result.grading:
+        console.print(
+            result.grading
+            + (
+                ": a decision's loss is the drop in its chance of winning (percentage points) from the best action's,"
+                " when both play to win from there on"
+                if graded
+                else ""
+            )
+        )
     matrix = Table(
         title=f"{result.rules}: head to head: how often the row policy finished above the column policy (ties half) [95% CI]"
     )
@@ -366,10 +478,16 @@ def main_table(
     show_progress=True,
     on_ray=False,
     rules: RuleSet | str | None = None,
+    grade: bool = True,
 ) -> TournamentResult:
-    """``python -m agents.evaluate --table a,b,... [--rules NAME]``: play, print, and write the JSON and plot."""
+    """``python -m agents.evaluate --table a,b,... [--rules NAME]``: play, print, and write the JSON and plot.
+
+    At a table of two, decisions are graded in chance of winning when the solved game is on disk (``grade``).
+    """
     names = [name.strip() for name in table.split(",") if name.strip()]
-    result, log = tournament(names, games, seed, rules=rules, batch_size=batch_size, show_progress=show_progress, on_ray=on_ray)
+    result, log = tournament(
+        names, games, seed, rules=rules, batch_size=batch_size, show_progress=show_progress, on_ray=on_ray, grade=grade
+    )
     print_tournament(result)
     if json_path:
         save_tournament_json(json_path, result)

@@ -179,13 +179,13 @@ class WinTables:
         return result
 
 
-def best_with_fallback(q: np.ndarray, masks: np.ndarray, fallback) -> np.ndarray:
-    """Argmax of ``q`` over legal actions; among actions within ``TIE_TOLERANCE`` of the best, that of highest
+def best_with_fallback(q: np.ndarray, masks: np.ndarray, fallback, tolerance: float = TIE_TOLERANCE) -> np.ndarray:
+    """Argmax of ``q`` over legal actions; among actions within ``tolerance`` of the best, that of highest
     ``fallback(decisions)`` (a function giving the (len(decisions), num_actions) tie-break values of those decisions).
     """
     legal = np.asarray(masks) != 0
     q = np.where(legal, q, -np.inf)
-    near_best = legal & (q >= q.max(axis=1, keepdims=True) - TIE_TOLERANCE)
+    near_best = legal & (q >= q.max(axis=1, keepdims=True) - tolerance)
     actions = near_best.argmax(axis=1).astype(np.int64)
     tied = np.flatnonzero(near_best.sum(axis=1) > 1)
     if tied.size:

@@ -26,10 +26,22 @@ from agents.two_player.kernel import Policy
 from agents.two_player.layout import PairLayout
 from agents.two_player.opponents import OPPONENTS, fixed_policy
 from agents.two_player.solution import TwoPlayerSolution
-from agents.two_player.solve import Report, solution_folder, solve_all_layers
-from yacht_env.rules import RuleSet, rule_set
+from agents.two_player.solve import Report, solution_folder, solve_all_layers, stored_layers
+from yacht_env.rules import RULE_SETS, RuleSet, rule_set
 
-__all__ = ["TwoPlayerSolution", "solve_two_player", "solution_label", "check_rules", "maximizing_policy"]
+__all__ = [
+    "SolutionNotComputed",
+    "TwoPlayerSolution",
+    "check_rules",
+    "load_two_player",
+    "maximizing_policy",
+    "solution_label",
+    "solve_two_player",
+]
+
+# Values per second of a solve on this project's 2-core reference machine with both cores free (measured on the
+# full Yacht solve, ``python -m agents.two_player --rules yacht``): how long a missing solution is said to take.
+SOLVE_VALUES_PER_SECOND = 3.4e6
 
 _solutions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 
@@ -75,6 +87,45 @@ def solve_two_player(
         layers = solve_all_layers(rules, layout, policies, solution_folder(rules, label), report)
         cached[label] = TwoPlayerSolution(rules, layout, layers, policies, label)
     return cached[label]
+
+
+class SolutionNotComputed(ValueError):
+    """A two-player solution is not in the cache folder; the message names the command that computes it and its time."""
+
+
+def solve_command(rules: RuleSet, opponent: str | None, seat: int) -> str:
+    """The command that computes the solution of ``rules`` for ``opponent`` and ``seat`` (a call, for rules of one's own)."""
+    if RULE_SETS.get(rules.name) != rules:
+        arguments = "" if opponent is None else f", opponent={opponent!r}" + (", seat=1" if seat == 1 else "")
+        return f"agents.two_player.solve_two_player(rules{arguments})"
+    command = f"python -m agents.two_player --rules {rules.name}"
+    if opponent is not None:
+        command += f" --opponent {opponent}" + (" --seat 2" if seat == 1 else "")
+    return command
+
+
+def load_two_player(rules: RuleSet | str | None = "yacht", opponent: str | None = None, seat: int = 0) -> TwoPlayerSolution:
+    """The solution :func:`solve_two_player` computes, read from the cache folder only: never a solve.
+
+    ``SolutionNotComputed`` (one line) when a layer is missing, saying which command computes it and about
+    how long it takes: what the policies and the grading call, so that nothing starts a long solve by surprise.
+    """
+    rules = check_rules(rules)
+    label = solution_label(opponent, seat)
+    cached = _solutions.get(rules, {})
+    if label in cached:
+        return cached[label]
+    layout = PairLayout(rules)
+    layers = stored_layers(solution_folder(rules, label), layout)
+    if layers is None:
+        what = "both play to win" if opponent is None else f"player {seat + 1}'s best response to {opponent}"
+        minutes = max(1, round(layout.total_values / SOLVE_VALUES_PER_SECOND / 60))
+        raise SolutionNotComputed(
+            f"the two-player solution of {rules.name} ({what}) is not computed yet: "
+            f"`{solve_command(rules, opponent, seat)}` computes it (about {minutes} min on 2 free cores, "
+            f"{layout.total_values * 2 / 2**30:.1f} GiB on disk)"
+        )
+    return solve_two_player(rules, opponent, seat)
 
 
 def solution_label(opponent: str | None, seat: int = 0) -> str:

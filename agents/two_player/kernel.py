@@ -95,12 +95,12 @@ class Scratch(NamedTuple):
     """
 
     rows: np.ndarray  # (C,) the open rows of the mover
-    follow: np.ndarray  # (C, BLOCK + most a row pays) float32: g_r of each open row
-    score_now: np.ndarray  # (H, BLOCK) W0
-    hand_values: np.ndarray  # (H, BLOCK) Wj
-    keep_values: np.ndarray  # (K, BLOCK) Kj
-    keep_out: np.ndarray  # (rolls, K, BLOCK) every Kj of the turn, or (0, K, BLOCK) when not wanted
-    turn_values: np.ndarray  # (BLOCK,) V
+    follow: np.ndarray  # (C, lanes + most a row pays) float32: g_r of each open row
+    score_now: np.ndarray  # (H, lanes) W0
+    hand_values: np.ndarray  # (H, lanes) Wj
+    keep_values: np.ndarray  # (K, lanes) Kj
+    keep_out: np.ndarray  # (rolls, K, lanes) every Kj of the turn, or (0, K, lanes) when not wanted
+    turn_values: np.ndarray  # (lanes,) V
     follow_bits: np.ndarray
     score_bits: np.ndarray
     hand_bits: np.ndarray
@@ -108,22 +108,25 @@ class Scratch(NamedTuple):
 
 
 @njit(cache=True, fastmath=True)
-def new_scratch(t, keep_rolls):
-    """Scratch arrays for one thread; ``keep_rolls`` rows of ``keep_out`` (0 when the keep values are not wanted)."""
+def new_scratch(t, keep_rolls, lanes=BLOCK):
+    """Scratch arrays for one thread; ``keep_rolls`` rows of ``keep_out`` (0 when the keep values are not wanted).
+
+    ``lanes``: the differences a block covers, :data:`BLOCK` in the solve; a single decision needs only one.
+    """
     num_hands = t.hand_as_keep.shape[0]
     num_keeps = t.children.shape[0]
-    follow = np.zeros((t.num_rows, BLOCK + t.row_max.max() + 1), dtype=np.float32)
-    score_now = np.zeros((num_hands, BLOCK), dtype=np.float32)
-    hand_values = np.zeros((num_hands, BLOCK), dtype=np.float32)
-    keep_values = np.zeros((num_keeps, BLOCK), dtype=np.float32)
+    follow = np.zeros((t.num_rows, lanes + t.row_max.max() + 1), dtype=np.float32)
+    score_now = np.zeros((num_hands, lanes), dtype=np.float32)
+    hand_values = np.zeros((num_hands, lanes), dtype=np.float32)
+    keep_values = np.zeros((num_keeps, lanes), dtype=np.float32)
     return Scratch(
         np.zeros(t.num_rows, dtype=np.int64),
         follow,
         score_now,
         hand_values,
         keep_values,
-        np.zeros((keep_rolls, num_keeps, BLOCK), dtype=np.float32),
-        np.zeros(BLOCK, dtype=np.float32),
+        np.zeros((keep_rolls, num_keeps, lanes), dtype=np.float32),
+        np.zeros(lanes, dtype=np.float32),
         follow.view(np.int32),
         score_now.view(np.int32),
         hand_values.view(np.int32),
@@ -135,12 +138,13 @@ def new_scratch(t, keep_rolls):
 def _follow_values(t, below, mover, other, d0, scratch):
     """``follow[i, x] = g_r(d0 + x)`` for the ``i``-th open row ``r`` of the mover; returns how many rows are open."""
     num_other = below.other_sets.shape[0]
+    lanes = scratch.turn_values.shape[0]
     count = 0
     for c in range(t.num_rows):
         if (mover >> c) & 1:
             q = t.rank[other] * num_other + t.rank[mover & ~(1 << c)]
             lo, width, offset = below.lo[q], below.width[q], below.offset[q]
-            for x in range(BLOCK + t.row_max[c]):
+            for x in range(lanes + t.row_max[c]):
                 index = -(d0 + x) - lo  # where -(d + p) sits among the next pair's stored differences
                 if index < 0:
                     value = np.float32(1.0)  # the next mover is behind by more than it can score: it has lost
@@ -251,7 +255,9 @@ def _fixed_reroll(policy, mover, rerolls_left, keep_values, score_now, out):
 
 @njit(cache=True, fastmath=True)
 def block_turn(t, below, policy, mover, other, d0, scratch):
-    """``V(mover, other, d0 + j)`` for ``j < BLOCK`` into ``scratch.turn_values``; every ``Kj`` too when wanted."""
+    """``V(mover, other, d0 + j)`` for ``j`` below the scratch's lanes (:data:`BLOCK` in the solve) into
+    ``scratch.turn_values``; every ``Kj`` too when wanted.
+    """
     count = _follow_values(t, below, mover, other, d0, scratch)
     _score_now(t, policy, mover, count, scratch)
     hand_values, keep_values = scratch.hand_values, scratch.keep_values

@@ -7,9 +7,9 @@ import numbers
 import numpy as np
 
 from agents.optimal import open_bits_from
-from agents.two_player.kernel import SCALE, Policy, block_turn, new_scratch, turn_tables
+from agents.two_player.decide import grouped_action_values
+from agents.two_player.kernel import SCALE, Policy, turn_tables
 from agents.two_player.layout import PairLayout
-from agents.two_player.solve import layer_arrays
 from yacht_env.actions import ActionLayout
 from yacht_env.rules import RuleSet
 
@@ -31,9 +31,9 @@ class TwoPlayerSolution:
         self.layers = layers
         self.policies = policies
         self.label = label
-        self._tables = turn_tables(rules, layout)
-        self._actions = ActionLayout(rules)
-        self._keep_after_reroll = rules.dice.keep_after_reroll.astype(np.int64)
+        self.tables = turn_tables(rules, layout)
+        self.actions = ActionLayout(rules)
+        self.keep_after_reroll = rules.dice.keep_after_reroll.astype(np.int64)
 
     def start_value(self) -> float:
         """Player one's chance of winning from the first turn (a tie counts 1/2)."""
@@ -67,19 +67,11 @@ class TwoPlayerSolution:
         rolls = self.rules.rolls_per_turn
         if isinstance(rolls_left, bool) or not isinstance(rolls_left, numbers.Integral) or not 0 <= rolls_left < rolls:
             raise ValueError(f"rolls_left must be an integer in 0..{self.rules.rolls_per_turn - 1}, got {rolls_left!r}")
-        num_open = int(self.layout.open_counts[mover] + self.layout.open_counts[other])
-        self.layout.pair_index(mover, other)  # refuses a pair the turn order never gives
-        below = layer_arrays(self.layout.layers[num_open - 1], np.asarray(self.layers[num_open - 1]))
-        scratch = new_scratch(self._tables, self.rules.rolls_per_turn)
-        block_turn(self._tables, below, self.policies[num_open % 2], mover, other, difference, scratch)
-        q = np.full(self._actions.num_actions, -np.inf)
-        for i in range(int(self.layout.open_counts[mover])):
-            row = int(scratch.rows[i])
-            q[self._actions.score_action(row)] = scratch.follow[i, self._tables.scores[row, hand]]
-        if rolls_left > 0:
-            masks = np.arange(1, self._actions.first_score_action)
-            q[masks] = scratch.keep_out[rolls_left, self._keep_after_reroll[hand, masks], 0]
-        return q
+        return self.action_values_batch([mover], [other], [difference], [hand], [rolls_left])[0]
+
+    def action_values_batch(self, movers, others, differences, hands, rolls_left) -> np.ndarray:
+        """:meth:`action_values` of many decisions at once (checked states, sorted-hand indices), (N, num_actions)."""
+        return grouped_action_values(self, movers, others, differences, hands, rolls_left)
 
     def best_action(self, mover_open, other_open, difference: int, dice, rolls_left: int) -> int:
         """The action of highest chance of winning (ties: the lowest action index)."""

@@ -106,6 +106,14 @@ def worker_count() -> int:
     return max(1, int(getattr(numba.config, "NUMBA_NUM_THREADS", os.cpu_count() or 1)))
 
 
+def stored_layers(folder: Path | None, layout: PairLayout) -> list[np.ndarray] | None:
+    """Every layer's values as stored in ``folder`` (memory maps), or ``None`` when one is missing: nothing is solved."""
+    if first_missing_layer(folder, layout) < layout.num_layers:
+        return None
+    stored = [load_layer(folder, layer) for layer in layout.layers[1:]]
+    return [terminal_layer()] + [values for values in stored if values is not None]
+
+
 def solve_all_layers(
     rules: RuleSet, layout: PairLayout, policies: tuple[Policy, Policy], folder: Path | None, report: Report | None = None
 ) -> list[np.ndarray]:

@@ -1,0 +1,75 @@
+"""Decisions from a solved two-player game, many at once: each action's chance of winning, compiled.
+
+A decision is a turn-start state ``(mover, other, d)`` (open-row bit sets and the mover's lead) with the
+mover's sorted hand and rolls left. Its action values come from the layer under the turn
+(:func:`agents.two_player.kernel.block_turn` on a block that starts at ``d``): the same arithmetic as
+the solve, so a decision's best value is the state value the solve stored (to its rounding).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numba import njit
+
+from agents.two_player.kernel import block_turn, new_scratch
+
+
+@njit(cache=True, fastmath=True)
+def action_values_batch(t, below, policy, movers, others, differences, hands, rolls_left, keep_after_reroll, first_score, out):
+    """``out[i, a]``: the mover's chance of winning after action ``a`` at decision ``i``; ``-inf`` where illegal.
+
+    Every decision of one call is in the layer whose layer under it is ``below``. Actions as in
+    :mod:`yacht_env.actions`: re-roll masks ``1 .. first_score - 1`` over the sorted dice (legal with rolls
+    left), then a row each (legal when open).
+    """
+    scratch = new_scratch(t, t.rolls, 1)  # one difference per decision
+    num_masks = keep_after_reroll.shape[1]
+    for i in range(movers.shape[0]):
+        block_turn(t, below, policy, movers[i], others[i], differences[i], scratch)
+        out[i, :] = -np.inf
+        hand = hands[i]
+        for slot in range(t.num_rows):
+            if (movers[i] >> slot) & 1 == 0:
+                continue
+            for j in range(t.num_rows):
+                if scratch.rows[j] == slot:
+                    out[i, first_score + slot] = scratch.follow[j, t.scores[slot, hand]]
+                    break
+        if rolls_left[i] > 0:
+            for mask in range(1, min(first_score, num_masks)):
+                out[i, mask] = scratch.keep_out[rolls_left[i], keep_after_reroll[hand, mask], 0]
+
+
+def grouped_action_values(solution, movers, others, differences, hands, rolls_left) -> np.ndarray:
+    """Action values of many decisions (arrays of equal length) from ``solution``, (N, num_actions) float64.
+
+    Decisions are grouped by layer (each group reads one layer under it); states off a stored range read
+    their exact 0 or 1, as the solve does.
+    """
+    from agents.two_player.solve import layer_arrays
+
+    layout, tables = solution.layout, solution.tables
+    movers, others = np.asarray(movers, dtype=np.int64), np.asarray(others, dtype=np.int64)
+    differences, hands = np.asarray(differences, dtype=np.int64), np.asarray(hands, dtype=np.int64)
+    rolls_left = np.asarray(rolls_left, dtype=np.int64)
+    out = np.full((len(movers), solution.actions.num_actions), -np.inf, dtype=np.float32)
+    num_open = layout.open_counts[movers] + layout.open_counts[others]
+    for layer in np.unique(num_open):
+        rows = np.flatnonzero(num_open == layer)
+        below = layer_arrays(layout.layers[layer - 1], np.asarray(solution.layers[layer - 1]))
+        part = np.empty((len(rows), out.shape[1]), dtype=np.float32)
+        action_values_batch(
+            tables,
+            below,
+            solution.policies[layer % 2],
+            movers[rows],
+            others[rows],
+            differences[rows],
+            hands[rows],
+            rolls_left[rows],
+            solution.keep_after_reroll,
+            solution.actions.first_score_action,
+            part,
+        )
+        out[rows] = part
+    return out.astype(np.float64)

@@ -1,0 +1,131 @@
+"""``exact2`` and ``br:OPPONENT`` at a table, and decisions graded in chances of winning against the solved game.
+
+The games are Yacht on four of its rows (five dice, three rolls): solved in about a second into a fresh cache
+folder, and played out by the tournament harness that ``python -m agents.evaluate --table`` runs.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from agents.registry import make_table_policy, policy_spec
+from agents.tournament import run_table
+from agents.two_player import SolutionNotComputed, load_two_player, solve_two_player
+from agents.two_player.__main__ import sub_game
+from agents.two_player.grading import TwoPlayerGrader, two_player_grader
+from agents.two_player.policy import TIE_TOLERANCE
+from yacht_env.rules import YACHT
+
+ROWS = "ones,threes,fives,full_house"
+Z_999 = 3.2905  # a 99.9% normal interval: the simulated figure is checked against the exact one on any seed
+
+
+@pytest.fixture(scope="module")
+def small(tmp_path_factory):
+    """Yacht on four rows, with its game and both best responses to ``optimal`` solved into a fresh cache folder."""
+    rules = sub_game(YACHT, ROWS)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        solutions = {
+            "game": solve_two_player(rules),
+            "br-p1": solve_two_player(rules, "optimal", 0),
+            "br-p2": solve_two_player(rules, "optimal", 1),
+        }
+        yield rules, solutions
+
+
+def play(rules, names, games, seed, grade=False):
+    policies = [make_table_policy(name, 2, rules=rules, seed=i) for i, name in enumerate(names)]
+    result, _ = run_table(policies, names, games, seed=seed, rules=rules, grade=grade)
+    return result
+
+
+def test_a_missing_solution_is_refused_in_one_line_naming_its_command(tmp_path, monkeypatch):
+    monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path))
+    with pytest.raises(SolutionNotComputed) as missing:
+        make_table_policy("exact2", 2, rules=YACHT)
+    message = str(missing.value)
+    assert "\n" not in message
+    assert "`python -m agents.two_player --rules yacht` computes it" in message and " min on 2 free cores" in message
+    with pytest.raises(SolutionNotComputed, match="--opponent optimal`"):
+        make_table_policy("br:optimal", 2, rules=YACHT)
+    rules = sub_game(YACHT, ROWS)  # a rule set of one's own: the call that solves it
+    with pytest.raises(SolutionNotComputed, match=r"solve_two_player\(rules, opponent='greedy'\)"):
+        load_two_player(rules, "greedy")
+    assert not any(tmp_path.rglob("layer-*.npy"))  # nothing was solved on the way
+
+
+def test_the_names_are_checked_before_anything_loads():
+    with pytest.raises(ValueError, match="a best response is solved against optimal, greedy"):
+        make_table_policy("br:random", 2, rules=YACHT)
+    with pytest.raises(ValueError, match="'exact2' plays at a table of 2 players; this table has 3"):
+        make_table_policy("exact2", 3, rules=YACHT)
+    with pytest.raises(ValueError, match="plays at a table of 2 players; this table has 4"):
+        make_table_policy("br:optimal", 4, rules=YACHT)
+    assert policy_spec("br:greedy").table_sizes == (2, 2)
+    with pytest.raises(ValueError, match="bonus"):
+        make_table_policy("exact2", 2, rules="yahtzee")
+
+
+def test_exact2_loses_nothing_against_the_game_it_plays(small):
+    rules, _ = small
+    result = play(rules, ["exact2", "optimal"], 600, seed=5, grade=True)
+    exact2, optimal = result.standings
+    assert result.grading.startswith("decisions graded")
+    assert exact2.loss_per_decision_pp <= 100 * TIE_TOLERANCE
+    assert optimal.loss_per_decision_pp > 0.01  # the expected-score optimum gives chances away at a table
+
+
+def test_exact2_plays_the_action_of_highest_chance_in_every_position_it_meets(small):
+    rules, solutions = small
+    policy = make_table_policy("exact2", 2, rules=rules)
+    grader = TwoPlayerGrader(rules)
+    rng = np.random.default_rng(3)
+    layout = solutions["game"].layout
+    for _ in range(200):
+        mover = int(rng.integers(1, 1 << rules.num_categories))
+        others = [s for s in range(1 << rules.num_categories) if layout.open_counts[mover] - layout.open_counts[s] in (0, 1)]
+        other = int(rng.choice(others))
+        lowest, highest = -int(layout.most_scored[other]), int(layout.most_scored[mover])
+        difference, hand = int(rng.integers(lowest, highest + 1)), int(rng.integers(rules.dice.num_hands))
+        rolls_left = int(rng.integers(rules.rolls_per_turn))
+        q = grader.chances([mover], [other], [difference], [hand], [rolls_left])[0]
+        observation = policy.table_encoding.encode_batch(
+            np.array([hand]),
+            np.array([rolls_left]),
+            np.array([mover]),
+            np.array([[50, 50 - difference]]),
+            np.array([[mover, other]]),
+        )
+        mask = np.isfinite(q)[None].astype(np.int8)
+        action = int(policy.act_batch(observation, mask)[0])
+        assert q[action] >= q.max() - TIE_TOLERANCE
+
+
+def test_simulated_best_response_wins_what_the_solution_says(small):
+    rules, solutions = small
+    exact = (solutions["br-p1"].start_value() + 1 - solutions["br-p2"].start_value()) / 2
+    result = play(rules, ["br:optimal", "optimal"], 3000, seed=11)
+    best_response = result.standings[0]
+    low, high = best_response.win_rate_ci95
+    half = (high - low) / 2 * Z_999 / 1.96
+    assert abs(best_response.win_rate - exact) <= half, (best_response.win_rate, exact, half)
+    assert exact > 0.5  # against optimal, the best response wins more than half
+
+
+def test_two_exact2_players_split_what_the_game_value_says(small):
+    rules, solutions = small
+    first = solutions["game"].start_value()
+    result = play(rules, ["exact2", "exact2"], 3000, seed=23)
+    # Each plays both seats equally often: half the games from the first seat, half from the second.
+    assert result.standings[0].win_rate == pytest.approx(0.5, abs=1e-12)
+    assert 0.4 < first < 0.6
+
+
+def test_grading_says_why_a_table_is_not_graded(small):
+    rules, _ = small
+    assert "tables of 2 only" in two_player_grader(rules, 3)
+    assert "bonus" in two_player_grader("yahtzee", 2)
+    result = play(rules, ["greedy", "optimal", "random"][:2], 40, seed=1, grade=False)
+    assert result.grading == "" and result.standings[0].loss_per_game_pp is None
