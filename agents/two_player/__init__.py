@@ -62,30 +62,41 @@ def maximizing_policy() -> Policy:
     return Policy(False, np.zeros((1, 1), dtype=np.int64), np.zeros((1, 1, 1), dtype=np.int64))
 
 
+STRATEGIES = ("best", "exact2")
+
+
 def solve_two_player(
-    rules: RuleSet | str | None = "yacht", opponent: str | None = None, seat: int = 0, report: Report | None = None
+    rules: RuleSet | str | None = "yacht",
+    opponent: str | None = None,
+    seat: int = 0,
+    report: Report | None = None,
+    strategy: str = "best",
 ) -> TwoPlayerSolution:
     """The exact two-player solution of ``rules``: loaded from the cache folder, else solved (and stored layer by layer).
 
     ``opponent=None``: both play to win, the game's value. ``opponent="optimal"`` or ``"greedy"``: the
     best response of the player in ``seat`` (0: player one, 1: player two) to that solitaire policy in
-    the other seat. ``report(layer, values done, seconds)`` is called as the solve goes (the command
-    line draws a progress bar with it).
+    the other seat; with ``strategy="exact2"``, instead, the exact chances of the player in ``seat``
+    playing the game's decisions (``exact2``) against that policy (the game is solved first). ``report(layer,
+    values done, seconds)`` is called as the solve goes (the command line draws a progress bar with it).
     """
     rules = check_rules(rules)
     if seat not in (0, 1):
         raise ValueError(f"seat must be 0 (player one) or 1 (player two), got {seat!r}")
-    label = solution_label(opponent, seat)
+    label = solution_label(opponent, seat, strategy)
     cached = _solutions.setdefault(rules, {})
     if label not in cached:
         layout = PairLayout(rules)
+        guide = None
         if opponent is None:
             policies = (maximizing_policy(), maximizing_policy())
         else:
             fixed = fixed_policy(rules, opponent)
             policies = (maximizing_policy(), fixed) if seat == 0 else (fixed, maximizing_policy())
-        layers = solve_all_layers(rules, layout, policies, solution_folder(rules, label), report)
-        cached[label] = TwoPlayerSolution(rules, layout, layers, policies, label)
+            if strategy == "exact2":
+                guide = solve_two_player(rules, report=report).layers
+        layers = solve_all_layers(rules, layout, policies, solution_folder(rules, label), report, guide)
+        cached[label] = TwoPlayerSolution(rules, layout, layers, policies, label, decides=guide is None)
     return cached[label]
 
 
@@ -93,45 +104,59 @@ class SolutionNotComputed(ValueError):
     """A two-player solution is not in the cache folder; the message names the command that computes it and its time."""
 
 
-def solve_command(rules: RuleSet, opponent: str | None, seat: int) -> str:
+def solve_command(rules: RuleSet, opponent: str | None, seat: int, strategy: str = "best") -> str:
     """The command that computes the solution of ``rules`` for ``opponent`` and ``seat`` (a call, for rules of one's own)."""
     if RULE_SETS.get(rules.name) != rules:
         arguments = "" if opponent is None else f", opponent={opponent!r}" + (", seat=1" if seat == 1 else "")
+        arguments += "" if strategy == "best" else f", strategy={strategy!r}"
         return f"agents.two_player.solve_two_player(rules{arguments})"
     command = f"python -m agents.two_player --rules {rules.name}"
     if opponent is not None:
         command += f" --opponent {opponent}" + (" --seat 2" if seat == 1 else "")
+        command += "" if strategy == "best" else f" --strategy {strategy}"
     return command
 
 
-def load_two_player(rules: RuleSet | str | None = "yacht", opponent: str | None = None, seat: int = 0) -> TwoPlayerSolution:
+def load_two_player(
+    rules: RuleSet | str | None = "yacht", opponent: str | None = None, seat: int = 0, strategy: str = "best"
+) -> TwoPlayerSolution:
     """The solution :func:`solve_two_player` computes, read from the cache folder only: never a solve.
 
     ``SolutionNotComputed`` (one line) when a layer is missing, saying which command computes it and about
     how long it takes: what the policies and the grading call, so that nothing starts a long solve by surprise.
     """
     rules = check_rules(rules)
-    label = solution_label(opponent, seat)
+    label = solution_label(opponent, seat, strategy)
     cached = _solutions.get(rules, {})
     if label in cached:
         return cached[label]
     layout = PairLayout(rules)
     layers = stored_layers(solution_folder(rules, label), layout)
     if layers is None:
-        what = "both play to win" if opponent is None else f"player {seat + 1}'s best response to {opponent}"
+        what = (
+            "both play to win"
+            if opponent is None
+            else f"player {seat + 1}'s {'best response' if strategy == 'best' else 'exact2 chances'} against {opponent}"
+        )
         minutes = max(1, round(layout.total_values / SOLVE_VALUES_PER_SECOND / 60))
         raise SolutionNotComputed(
             f"the two-player solution of {rules.name} ({what}) is not computed yet: "
-            f"`{solve_command(rules, opponent, seat)}` computes it (about {minutes} min on 2 free cores, "
+            f"`{solve_command(rules, opponent, seat, strategy)}` computes it (about {minutes} min on 2 free cores, "
             f"{layout.total_values * 2 / 2**30:.1f} GiB on disk)"
         )
-    return solve_two_player(rules, opponent, seat)
+    return solve_two_player(rules, opponent, seat, strategy=strategy)
 
 
-def solution_label(opponent: str | None, seat: int = 0) -> str:
-    """The name of a solution in the cache folder: ``game``, or ``br-OPPONENT-pN`` for player N's best response."""
+def solution_label(opponent: str | None, seat: int = 0, strategy: str = "best") -> str:
+    """The name of a solution in the cache folder: ``game``, ``br-OPPONENT-pN`` for player N's best response, or
+    ``exact2-OPPONENT-pN`` for player N's chances playing the game's decisions against that policy.
+    """
+    if strategy not in STRATEGIES:
+        raise ValueError(f"unknown strategy {strategy!r}; expected one of {', '.join(STRATEGIES)}")
     if opponent is None:
+        if strategy != "best":
+            raise ValueError(f"strategy {strategy!r} is played against an opponent: name one of {', '.join(OPPONENTS)}")
         return "game"
     if opponent not in OPPONENTS:
         raise ValueError(f"unknown opponent {opponent!r}; expected one of {', '.join(OPPONENTS)} (or None: both play to win)")
-    return f"br-{opponent}-p{seat + 1}"
+    return f"{'br' if strategy == 'best' else strategy}-{opponent}-p{seat + 1}"

@@ -3,8 +3,9 @@
 Each finished layer is written to the cache folder; run the same command again after a kill and the
 solve continues from the last layer written. ``--rows`` solves the game on some of the rows only (a
 smaller game, for a quick look). ``--opponent optimal`` solves the best response to that solitaire
-policy instead (of player one; ``--seat 2`` of player two). A line per layer goes to stderr with the time left; on a terminal a
-progress bar too.
+policy instead (of player one; ``--seat 2`` of player two); with ``--strategy exact2``, the exact chances of
+that player playing the game's decisions (the policy ``exact2``) against it. A line per layer goes to stderr
+with the time left; on a terminal a progress bar too.
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import resource
 import sys
 import time
 
-from agents.two_player import check_rules, solution_label, solve_two_player
+from agents.two_player import STRATEGIES, check_rules, solution_label, solve_two_player
 from agents.two_player.layout import PairLayout
 from agents.two_player.opponents import OPPONENTS
 from agents.two_player.solve import LayerReport, first_missing_layer, solution_folder
@@ -45,6 +46,12 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--rows", default="", help="solve on these rows only, comma-separated (a smaller game)")
     parser.add_argument("--opponent", choices=OPPONENTS, help="best response to this policy (default: both play to win)")
     parser.add_argument("--seat", type=int, choices=(1, 2), default=1, help="the best responder's seat (default 1)")
+    parser.add_argument(
+        "--strategy",
+        choices=STRATEGIES,
+        default="best",
+        help="with --opponent: best (the best response, default) or exact2 (the game's decisions, valued against it)",
+    )
     parser.add_argument("--no-progress", action="store_true", help="no progress bar, only a line per layer")
     return parser.parse_args(argv)
 
@@ -52,16 +59,19 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
 def main(argv: list[str] | None = None) -> int:
     """Solve (or load) and print the first player's chance of winning."""
     args = parse_args(argv)
+    seat = args.seat - 1
     try:
         rules = check_rules(args.rules)
         if args.rows:
             rules = sub_game(rules, args.rows)
+        label = solution_label(args.opponent, seat, args.strategy)
     except ValueError as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     layout = PairLayout(rules)
-    seat = args.seat - 1
-    folder = solution_folder(rules, solution_label(args.opponent, seat))
+    if label.startswith("exact2") and first_missing_layer(solution_folder(rules, "game"), layout) < layout.num_layers:
+        print("the game (both play to win) is solved first: the exact2 decisions are its", file=sys.stderr, flush=True)
+    folder = solution_folder(rules, label)
     start_layer = first_missing_layer(folder, layout)
     print(
         f"{rules.name}: {layout.total_values:,} values in {layout.num_layers - 1} layers; "
@@ -73,9 +83,9 @@ def main(argv: list[str] | None = None) -> int:
     started = time.perf_counter()
     report = LayerReport(layout, start_layer)
     if args.no_progress or not sys.stderr.isatty():
-        solution = solve_two_player(rules, args.opponent, seat, report=report)
+        solution = solve_two_player(rules, args.opponent, seat, report=report, strategy=args.strategy)
     else:
-        solution = _solve_with_bar(rules, args.opponent, seat, layout, start_layer, report)
+        solution = _solve_with_bar(rules, args.opponent, seat, args.strategy, layout, start_layer, report)
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
     size = 0 if folder is None else sum(path.stat().st_size for path in folder.glob("layer-*.npy"))
@@ -84,12 +94,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"player one's chance of winning: {first:.6f} (a tie counts 1/2)")
     else:
         responder = first if seat == 0 else 1.0 - first
-        print(f"player {args.seat}'s best response to {args.opponent} wins {responder:.6f} (a tie counts 1/2)")
+        what = "best response to" if args.strategy == "best" else "exact2 against"
+        print(f"player {args.seat}'s {what} {args.opponent} wins {responder:.6f} (a tie counts 1/2)")
     print(f"{seconds:.1f} s, peak memory {peak:.2f} GiB, {size / 2**30:.2f} GiB on disk", file=sys.stderr)
     return 0
 
 
-def _solve_with_bar(rules: RuleSet, opponent: str | None, seat: int, layout: PairLayout, start_layer: int, report: LayerReport):
+def _solve_with_bar(
+    rules: RuleSet, opponent: str | None, seat: int, strategy: str, layout: PairLayout, start_layer: int, report: LayerReport
+):
     from rich.console import Console
     from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
@@ -103,7 +116,7 @@ def _solve_with_bar(rules: RuleSet, opponent: str | None, seat: int, layout: Pai
             bar.update(task, completed=before[num_open] + done_in_layer, description=f"layer {num_open}/{layout.num_layers - 1}")
             report(num_open, done_in_layer, seconds)
 
-        return solve_two_player(rules, opponent, seat, report=update)
+        return solve_two_player(rules, opponent, seat, report=update, strategy=strategy)
 
 
 if __name__ == "__main__":

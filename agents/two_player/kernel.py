@@ -287,9 +287,15 @@ def _solve_pair(t, below, policy, layer, pair, scratch):
     lo, width, offset = layer.lo[pair], layer.width[pair], layer.offset[pair]
     for start in range(0, width, BLOCK):
         block_turn(t, below, policy, mover, other, lo + start, scratch)
-        for j in range(min(BLOCK, width - start)):
-            value = min(max(scratch.turn_values[j], np.float32(0.0)), np.float32(1.0))
-            layer.values[offset + start + j] = np.uint16(np.floor(value * np.float32(SCALE) + np.float32(0.5)))
+        _store(scratch.turn_values, layer.values, offset + start, min(BLOCK, width - start))
+
+
+@njit(cache=True, fastmath=True)
+def _store(turn_values, values, at, count):
+    """The first ``count`` values of a block, clipped to [0, 1], as fixed point into ``values[at:]``."""
+    for j in range(count):
+        value = min(max(turn_values[j], np.float32(0.0)), np.float32(1.0))
+        values[at + j] = np.uint16(np.floor(value * np.float32(SCALE) + np.float32(0.5)))
 
 
 @njit(cache=True, nogil=True, fastmath=True)
@@ -303,3 +309,93 @@ def solve_pairs(t, below, policy, layer, first, last):
     scratch = new_scratch(t, 0)
     for pair in range(first, last):
         _solve_pair(t, below, policy, layer, pair, scratch)
+
+
+# -- a strategy played against a fixed policy: the game's decisions, valued under another table --------------
+
+
+@njit(cache=True, fastmath=True)
+def _follow_score_now(t, count, guide, scratch):
+    """``W0`` of every hand in both scratches: the row ``guide`` values most (the first of equals), valued in ``scratch``."""
+    n = scratch.turn_values.shape[0]
+    for h in range(scratch.score_now.shape[0]):
+        best, value = guide.score_now[h], scratch.score_now[h]
+        row = scratch.rows[0]
+        for j in range(n):
+            best[j] = guide.follow[0, t.scores[row, h] + j]
+            value[j] = scratch.follow[0, t.scores[row, h] + j]
+        for i in range(1, count):
+            row = scratch.rows[i]
+            offset = t.scores[row, h]
+            for j in range(n):
+                candidate = guide.follow[i, offset + j]
+                if candidate > best[j]:
+                    best[j] = candidate
+                    value[j] = scratch.follow[i, offset + j]
+
+
+@njit(cache=True, fastmath=True)
+def _follow_best_reroll(t, guide, scratch):
+    """``Wj`` of every hand in both scratches: the better of scoring now and the best proper sub-keep by ``guide``'s
+    values (the first of equals), valued in ``scratch``: :func:`_best_reroll` with the choice carried along.
+    """
+    n = scratch.turn_values.shape[0]
+    guide_keeps, keeps = guide.keep_values, scratch.keep_values
+    for i in range(t.max_order.shape[0]):
+        k = t.max_order[i]
+        for slot in range(t.parent_counts[k]):
+            parent = t.parents[k, slot]
+            for j in range(n):
+                if guide_keeps[parent, j] > guide_keeps[k, j]:
+                    guide_keeps[k, j] = guide_keeps[parent, j]
+                    keeps[k, j] = keeps[parent, j]
+    for h in range(scratch.hand_values.shape[0]):
+        k = t.hand_as_keep[h]
+        for j in range(n):
+            guide.hand_values[h, j] = guide.score_now[h, j]
+            scratch.hand_values[h, j] = scratch.score_now[h, j]
+        for slot in range(t.parent_counts[k]):
+            parent = t.parents[k, slot]
+            for j in range(n):
+                if guide_keeps[parent, j] > guide.hand_values[h, j]:
+                    guide.hand_values[h, j] = guide_keeps[parent, j]
+                    scratch.hand_values[h, j] = keeps[parent, j]
+
+
+@njit(cache=True, fastmath=True)
+def block_turn_following(t, guide_below, below, mover, other, d0, guide, scratch):
+    """The turn of a mover who decides as the values ``guide_below`` say (the solved game's), valued under ``below``.
+
+    ``scratch.turn_values`` gets the mover's chance of winning under the values of ``below`` (a strategy
+    played against a fixed opponent) when each row and keep is the one of highest value under
+    ``guide_below`` (the first of equals in the turn's order); ``guide`` is a second scratch for those values.
+    """
+    count = _follow_values(t, guide_below, mover, other, d0, guide)
+    _follow_values(t, below, mover, other, d0, scratch)
+    _follow_score_now(t, count, guide, scratch)
+    guide.hand_values[:] = guide.score_now
+    scratch.hand_values[:] = scratch.score_now
+    for _ in range(1, t.rolls):
+        _reroll(t, guide.hand_values, guide.keep_values)
+        _reroll(t, scratch.hand_values, scratch.keep_values)
+        _follow_best_reroll(t, guide, scratch)
+    out = scratch.turn_values
+    n = out.shape[0]
+    out[:] = 0.0
+    for h in range(scratch.hand_values.shape[0]):
+        p, values = t.hand_probabilities[h], scratch.hand_values[h]
+        for j in range(n):
+            out[j] += p * values[j]
+
+
+@njit(cache=True, nogil=True, fastmath=True)
+def solve_pairs_following(t, guide_below, below, layer, first, last):
+    """:func:`solve_pairs` for a mover who decides by the values ``guide_below`` (see :func:`block_turn_following`)."""
+    guide, scratch = new_scratch(t, 0), new_scratch(t, 0)
+    num_other = layer.other_sets.shape[0]
+    for pair in range(first, last):
+        mover, other = layer.mover_sets[pair // num_other], layer.other_sets[pair % num_other]
+        lo, width, offset = layer.lo[pair], layer.width[pair], layer.offset[pair]
+        for start in range(0, width, BLOCK):
+            block_turn_following(t, guide_below, below, mover, other, lo + start, guide, scratch)
+            _store(scratch.turn_values, layer.values, offset + start, min(BLOCK, width - start))

@@ -25,8 +25,17 @@ class TwoPlayerSolution:
     (``1.8e-4`` after Yacht's 24 turns, a bound; the typical error is far smaller) of the exact one.
     """
 
-    def __init__(self, rules: RuleSet, layout: PairLayout, layers: list[np.ndarray], policies: tuple[Policy, Policy], label: str):
+    def __init__(
+        self,
+        rules: RuleSet,
+        layout: PairLayout,
+        layers: list[np.ndarray],
+        policies: tuple[Policy, Policy],
+        label: str,
+        decides: bool = True,
+    ):
         self.rules = rules
+        self.decides = decides  # False for a strategy's values against a policy: its actions are the game's
         self.layout = layout
         self.layers = layers
         self.policies = policies
@@ -71,6 +80,8 @@ class TwoPlayerSolution:
 
     def action_values_batch(self, movers, others, differences, hands, rolls_left) -> np.ndarray:
         """:meth:`action_values` of many decisions at once (checked states, sorted-hand indices), (N, num_actions)."""
+        if not self.decides:
+            raise ValueError(f"{self.label} holds a strategy's chances, not decisions: ask the game's solution for actions")
         return grouped_action_values(self, movers, others, differences, hands, rolls_left)
 
     def best_action(self, mover_open, other_open, difference: int, dice, rolls_left: int) -> int:

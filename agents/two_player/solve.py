@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from agents import solution_cache
-from agents.two_player.kernel import SCALE, LayerArrays, Policy, solve_pairs, turn_tables
+from agents.two_player.kernel import SCALE, LayerArrays, Policy, solve_pairs, solve_pairs_following, turn_tables
 from agents.two_player.layout import Layer, PairLayout
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.rules import RuleSet
@@ -77,21 +77,33 @@ def layer_arrays(layer: Layer, values: np.ndarray) -> LayerArrays:
 
 
 def solve_layer(
-    tables, layout: PairLayout, num_open: int, below: np.ndarray, policy: Policy, report: Report | None
+    tables,
+    layout: PairLayout,
+    num_open: int,
+    below: np.ndarray,
+    policy: Policy,
+    report: Report | None,
+    guide_below: np.ndarray | None = None,
 ) -> np.ndarray:
-    """The values of layer ``num_open`` from the stored values ``below`` of the layer under it, on every core."""
+    """The values of layer ``num_open`` from the stored values ``below`` of the layer under it, on every core.
+
+    With ``guide_below`` (the solved game's layer under it), a maximizing mover decides by those values
+    instead of by its own: a strategy's values against a fixed opponent (:func:`solve_all_layers`).
+    """
     layer = layout.layers[num_open]
     values = np.empty(layer.num_values, dtype=np.uint16)
     view, below_view = layer_arrays(layer, values), layer_arrays(layout.layers[num_open - 1], np.asarray(below))
+    if guide_below is not None and not policy.fixed:
+        guide_view = layer_arrays(layout.layers[num_open - 1], np.asarray(guide_below))
+        solve = lambda first, last: solve_pairs_following(tables, guide_view, below_view, view, first, last)
+    else:
+        solve = lambda first, last: solve_pairs(tables, below_view, policy, view, first, last)
     # Batches of about VALUES_PER_BATCH values, whole pairs each, handed to the threads as they finish.
     bounds = np.searchsorted(layer.offset, np.arange(0, layer.num_values, VALUES_PER_BATCH), side="right") - 1
     bounds = np.unique(np.append(bounds, layer.num_pairs))
     started = time.perf_counter()
     with ThreadPoolExecutor(max_workers=worker_count()) as pool:
-        batches = [
-            pool.submit(solve_pairs, tables, below_view, policy, view, int(first), int(last))
-            for first, last in zip(bounds[:-1], bounds[1:])
-        ]
+        batches = [pool.submit(solve, int(first), int(last)) for first, last in zip(bounds[:-1], bounds[1:])]
         done = 0
         for batch, last in zip(batches, bounds[1:]):
             batch.result()
@@ -115,12 +127,19 @@ def stored_layers(folder: Path | None, layout: PairLayout) -> list[np.ndarray] |
 
 
 def solve_all_layers(
-    rules: RuleSet, layout: PairLayout, policies: tuple[Policy, Policy], folder: Path | None, report: Report | None = None
+    rules: RuleSet,
+    layout: PairLayout,
+    policies: tuple[Policy, Policy],
+    folder: Path | None,
+    report: Report | None = None,
+    guide: list[np.ndarray] | None = None,
 ) -> list[np.ndarray]:
     """Every layer's values, solved where not found in ``folder`` and written there as each is done.
 
     ``policies[k]`` is the decision rule of the mover of the layers where player ``k + 1`` moves (even
-    layers: player one). Returns memory maps of the stored files (or, with no folder, the arrays).
+    layers: player one). With ``guide`` (the solved game's layers), a maximizing mover plays the game's
+    decisions rather than its own best: the values are then those of that strategy against the fixed
+    policy. Returns memory maps of the stored files (or, with no folder, the arrays).
     """
     tables = turn_tables(rules, layout)
     if folder is not None and folder.is_dir():
@@ -133,7 +152,8 @@ def solve_all_layers(
     assert below is not None
     for num_open in range(first_missing, layout.num_layers):
         policy = policies[num_open % 2]  # an odd count of open rows in all: player two's turn
-        values = solve_layer(tables, layout, num_open, below, policy, report)
+        guide_below = None if guide is None else guide[num_open - 1]
+        values = solve_layer(tables, layout, num_open, below, policy, report, guide_below)
         if folder is not None:
             write_atomically(layer_path(folder, num_open), lambda handle: np.save(handle, values, allow_pickle=False))
             stored[num_open] = load_layer(folder, layout.layers[num_open])

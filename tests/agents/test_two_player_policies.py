@@ -31,6 +31,8 @@ def small(tmp_path_factory):
             "game": solve_two_player(rules),
             "br-p1": solve_two_player(rules, "optimal", 0),
             "br-p2": solve_two_player(rules, "optimal", 1),
+            "exact2-p1": solve_two_player(rules, "optimal", 0, strategy="exact2"),
+            "exact2-p2": solve_two_player(rules, "optimal", 1, strategy="exact2"),
         }
         yield rules, solutions
 
@@ -112,6 +114,40 @@ def test_simulated_best_response_wins_what_the_solution_says(small):
     half = (high - low) / 2 * Z_999 / 1.96
     assert abs(best_response.win_rate - exact) <= half, (best_response.win_rate, exact, half)
     assert exact > 0.5  # against optimal, the best response wins more than half
+
+
+def test_simulated_exact2_wins_what_its_exact_chances_say(small):
+    rules, solutions = small
+    exact = (solutions["exact2-p1"].start_value() + 1 - solutions["exact2-p2"].start_value()) / 2
+    result = play(rules, ["exact2", "optimal"], 3000, seed=13)
+    exact2 = result.standings[0]
+    low, high = exact2.win_rate_ci95
+    assert abs(exact2.win_rate - exact) <= (high - low) / 2 * Z_999 / 1.96, (exact2.win_rate, exact)
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_exact2_against_a_policy_wins_at_least_the_game_value_and_at_most_the_best_response(small, seat):
+    """In every stored state: the game's strategy keeps its guarantee against any opponent, and no strategy
+    beats the best response to that opponent (each to the solves' rounding)."""
+    rules, solutions = small
+    exact2, best, game = solutions[f"exact2-p{seat + 1}"], solutions[f"br-p{seat + 1}"], solutions["game"]
+    step = 2 * rules.num_categories / 65534 + 1e-6
+    between = 0
+    for num_open in range(1, game.layout.num_layers):
+        values = [np.asarray(solution.layers[num_open], dtype=np.float64) / 65534 for solution in (exact2, best, game)]
+        if (num_open % 2 == 1) == (seat == 1):  # the player in ``seat`` moves: its value
+            low, high = values[2], values[1]
+        else:  # the opponent moves: the value is the opponent's, so the order turns round
+            low, high = values[1], values[2]
+        assert (values[0] >= low - step).all() and (values[0] <= high + step).all(), num_open
+        between += int(((values[0] > low + step) & (values[0] < high - step)).sum())
+    assert between > 0  # not merely equal to one of the two everywhere
+
+
+def test_a_strategys_chances_are_not_asked_for_decisions(small):
+    rules, solutions = small
+    with pytest.raises(ValueError, match="holds a strategy's chances, not decisions"):
+        solutions["exact2-p1"].action_values_batch([1], [1], [0], [0], [0])
 
 
 def test_two_exact2_players_split_what_the_game_value_says(small):
