@@ -24,6 +24,15 @@ sit in the same range as the rest of the vector (a Yacht total is at most 303, i
 For ``dict`` the own keys (``dice``, ``rolls_left``, ``open_categories``) are joined by ``total``
 (the observer's raw points) and, when ``n > 1``, ``other_totals`` (raw points, shape (n - 1,))
 and ``other_open_categories`` (MultiBinary (n - 1, 12)), in the same seat order.
+
+Under rules with sheet state (an upper bonus, an extra-Yahtzee bonus: Yahtzee, Yatzy), what the other
+players can still score depends on their sheet state too, so every player's is shown. The own part
+ends with the observer's sheet part (:mod:`yacht_env.encoding`), and each other player's block
+(total, open-row flags) is followed by that player's sheet part, laid out and scaled as the own one
+(``Box`` encodings: 13 + sheet width values per other player). ``dict`` gains, per other player in
+the same seat order, ``other_upper_totals`` (capped at the bonus threshold) and ``other_bonus_reached``
+with an upper bonus, and ``other_yahtzee_box_full`` with an extra-Yahtzee bonus. Rules without sheet
+state (Yacht) keep the layouts above.
 """
 
 from __future__ import annotations
@@ -62,7 +71,7 @@ class TableEncoding:
         self.space: spaces.Box | spaces.Dict
         if isinstance(self.own, BoxEncoding):
             self.own_width = self.own.space.shape[0]
-            size = self.own_width + 1 + others * (1 + categories)
+            size = self.own_width + 1 + others * (1 + categories + self.own.sheet_width)
             high = max(float(np.max(self.own.space.high)), top / TOTAL_SCALE)
             self.space = spaces.Box(low=0.0, high=high, shape=(size,), dtype=np.float32)
         else:
@@ -71,6 +80,12 @@ class TableEncoding:
             if others:
                 parts["other_totals"] = spaces.Box(low=0, high=top, shape=(others,), dtype=np.int64)
                 parts["other_open_categories"] = spaces.MultiBinary((others, categories))
+                if self.own.has_upper:
+                    threshold = rules.bonus_threshold
+                    parts["other_upper_totals"] = spaces.Box(low=0, high=threshold, shape=(others,), dtype=np.int64)
+                    parts["other_bonus_reached"] = spaces.MultiBinary(others)
+                if self.own.has_yahtzee:
+                    parts["other_yahtzee_box_full"] = spaces.MultiBinary(others)
             self.space = spaces.Dict(parts)
 
     def encode_batch(self, hands, rolls_left, open_bits, totals, table_open_bits, upper_totals=None, yahtzee_full=None):
@@ -78,21 +93,44 @@ class TableEncoding:
 
         ``hands``, ``rolls_left``, ``open_bits``: the observers' positions, (N,). ``totals`` and
         ``table_open_bits``: (N, num_players), seats relative to each observer (observer first).
-        ``upper_totals``, ``yahtzee_full``: the observers' sheet state, (N,), for rules with
-        bonuses (see :mod:`yacht_env.encoding`).
+        ``upper_totals``, ``yahtzee_full``: the sheet state of every seat, (N, num_players) in the same
+        order, for rules with bonuses (see :mod:`yacht_env.encoding`); given as (N,), the observers'
+        alone, the others' read 0.
         """
         totals = np.asarray(totals)
         table_open_bits = np.asarray(table_open_bits)
-        own = self.own.encode_batch(hands, rolls_left, open_bits, upper_totals, yahtzee_full)
+        upper, full = (self._per_seat(part, len(totals)) for part in (upper_totals, yahtzee_full))
+        own = self.own.encode_batch(hands, rolls_left, open_bits, upper[:, 0], full[:, 0])
+        others = self.num_players - 1
         if not self.is_box:
             own["total"] = totals[:, 0].astype(np.int64)
-            if self.num_players > 1:
+            if others:
                 own["other_totals"] = totals[:, 1:].astype(np.int64)
                 own["other_open_categories"] = self._open_flags[table_open_bits[:, 1:]]
+                sheets = self.own.sheet_part(upper[:, 1:].reshape(-1), full[:, 1:].reshape(-1), len(totals) * others, False)
+                sheets = sheets.astype(np.int64).reshape(len(totals), others, -1)
+                if self.own.has_upper:
+                    own["other_upper_totals"], own["other_bonus_reached"] = sheets[:, :, 0], sheets[:, :, 1].astype(np.int8)
+                if self.own.has_yahtzee:
+                    own["other_yahtzee_box_full"] = sheets[:, :, -1].astype(np.int8)
             return own
         scaled = (totals / TOTAL_SCALE).astype(np.float32)
-        others = np.concatenate((scaled[:, 1:, None], self._open_flags[table_open_bits[:, 1:]]), axis=2)
-        return np.concatenate((own, scaled[:, :1], others.reshape(len(own), -1)), axis=1)
+        blocks = [scaled[:, 1:, None], self._open_flags[table_open_bits[:, 1:]]]
+        if self.own.sheet_width and others:
+            scale = getattr(self.own, "scale_sheet", True)
+            sheets = self.own.sheet_part(upper[:, 1:].reshape(-1), full[:, 1:].reshape(-1), len(totals) * others, scale)
+            blocks.append(sheets.reshape(len(totals), others, -1))
+        other_part = np.concatenate(blocks, axis=2)
+        return np.concatenate((own, scaled[:, :1], other_part.reshape(len(own), -1)), axis=1)
+
+    def _per_seat(self, part, n: int) -> np.ndarray:
+        """A sheet-state argument as (N, num_players): zeros when absent, the observers' alone padded with zeros."""
+        if part is None:
+            return np.zeros((n, self.num_players), dtype=np.int64)
+        part = np.asarray(part, dtype=np.int64)
+        if part.ndim == 1:
+            return np.concatenate((part[:, None], np.zeros((len(part), self.num_players - 1), dtype=np.int64)), axis=1)
+        return part
 
     def encode(self, hand, rolls_left, open_bits, totals, table_open_bits):
         """One observer's observation; ``totals`` and ``table_open_bits`` have shape (num_players,)."""
@@ -111,7 +149,7 @@ class TableEncoding:
             open_bits,
             tables.totals[rows[:, None], relative],
             tables.open_bits[rows[:, None], relative],
-            *tables.sheet_state(rows, observers),
+            *tables.sheet_state(rows[:, None], relative),
         )
 
     def of_seat(self, tables: GameBatch, row: int, observer: int):

@@ -94,7 +94,9 @@ class YachtTableEnv(TableSettings, gym.Env):
     each other player, in the order they play after the learner, their total / 100 and their 12
     open-row flags. ``flat`` at a two-player table is ``Box(0, 6, (32,), float32)``. Under rules
     with bonuses the own part also shows the learner's sheet state (upper subtotal, Yahtzee box),
-    as ``Yacht-v0``'s observation does. The same layout as the PettingZoo env's ``observation``, so
+    as ``Yacht-v0``'s observation does, and each other player's block ends with that player's
+    sheet state in the same layout (``dict``: ``other_upper_totals``, ``other_bonus_reached``,
+    ``other_yahtzee_box_full``), since what they can still score depends on it. The same layout as the PettingZoo env's ``observation``, so
     a policy trained here can sit at a PettingZoo table or in a tournament.
 
     ## Rewards

@@ -51,7 +51,9 @@ class YachtMultiplayerEnv(TableSettings, AECEnv):
     agent's total / 100, then for each other player, in the order they play after the agent,
     their total / 100 and their open-row flags. For ``flat`` Yacht that is ``Box(18 + 1 + 13 (n - 1),)``.
     Under rules with bonuses the own part also shows the agent's upper subtotal and Yahtzee box,
-    as in ``Yacht-v0``, and the masks follow the forced joker rule.
+    as in ``Yacht-v0``, each other player's block ends with that player's (``dict``:
+    ``other_upper_totals``, ``other_bonus_reached``, ``other_yahtzee_box_full``), and the masks
+    follow the forced joker rule.
     Between its turns a player's own part shows the first roll of its next turn (each player's
     dice are fixed by the seed, so this tells it nothing it could act on); after its last turn,
     the dice it last scored with and 0 rolls left.
