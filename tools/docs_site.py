@@ -69,7 +69,6 @@ class SphinxRoles(griffe.Extension):
         return f"[`{shown}`][{path}]"
 
 
-
 INCLUDE = re.compile(r'^--8<-- "([^"]+)"$', re.M)
 
 
