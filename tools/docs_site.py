@@ -12,6 +12,7 @@ rule book, the model card) with their relative links still pointing at the right
 
 from __future__ import annotations
 
+import builtins
 import re
 from pathlib import Path
 
@@ -23,19 +24,29 @@ logger = griffe.get_logger("yacht_rl.docs")
 
 
 def _target(obj: griffe.Object, name: str) -> str | None:
-    """The full path of ``name`` as seen from ``obj``, or ``None`` for an object outside this project."""
+    """The full path of ``name`` as seen from ``obj``, or ``None`` for an object this site does not document.
+
+    A name is looked up in ``obj``'s class or module and then outwards; an imported name is followed to
+    where it is defined. A bare name that nothing defines (a renamed or misspelt object) gets a path in
+    ``obj``'s module, which ``--strict`` then reports as a missing reference. Private names and objects
+    of other libraries are not documented here.
+    """
     name = name.strip().lstrip(".")
-    if name.split(".")[0] in PACKAGES:
+    root, rest = name.split(".")[0], name.split(".")[1:]
+    if name.split(".")[-1].startswith("_"):
+        return None
+    if root in PACKAGES:
         return name
     scope: griffe.Object | None = obj if (obj.is_module or obj.is_class) else obj.parent
     while scope is not None:
-        try:
-            path = scope.resolve(name.split(".")[0])
-        except (griffe.NameResolutionError, AttributeError, KeyError):
-            scope = scope.parent
-            continue
-        full = ".".join([path, *name.split(".")[1:]])
-        return full if full.split(".")[0] in PACKAGES else None
+        member = scope.members.get(root)
+        if member is not None:
+            path = member.target_path if member.is_alias else member.path
+            full = ".".join([path, *rest])
+            return full if full.split(".")[0] in PACKAGES else None
+        scope = scope.parent
+    if not rest and not hasattr(builtins, root):
+        return f"{obj.module.path}.{name}"
     return None
 
 
@@ -46,18 +57,24 @@ def _is_public(obj: griffe.Object) -> bool:
 class SphinxRoles(griffe.Extension):
     """Sphinx roles in docstrings become cross-references; a public object without a docstring is a warning."""
 
-    def on_instance(self, *, node, obj: griffe.Object, agent, **kwargs) -> None:
-        """Rewrite the roles of ``obj``'s docstring; warn if a public function or class of the project has none."""
+    def on_package(self, *, pkg: griffe.Module, **kwargs) -> None:
+        """Once a package is loaded (every member known): rewrite each docstring's roles, warn about missing docstrings."""
+        if pkg.name in PACKAGES:
+            self._visit(pkg)
+
+    def _visit(self, obj: griffe.Object) -> None:
         if obj.docstring is not None:
             obj.docstring.value = ROLE.sub(lambda match: self._link(obj, match), obj.docstring.value)
         elif (
             (obj.is_function or obj.is_class)
             and _is_public(obj)
-            and obj.path.split(".")[0] in PACKAGES
             and not obj.name.startswith("__")
             and not (obj.is_function and any(str(decorator.value).endswith("override") for decorator in obj.decorators))
         ):
             logger.warning(f"{obj.relative_filepath}:{obj.lineno}: public {obj.kind.value} {obj.path} has no docstring")
+        for member in obj.members.values():
+            if not member.is_alias and isinstance(member, griffe.Object):
+                self._visit(member)
 
     @staticmethod
     def _link(obj: griffe.Object, match: re.Match) -> str:
