@@ -109,3 +109,13 @@ def test_every_option_is_in_the_form_material_renders():
             if line.startswith("```") and len(line[3:].split()) > 1 and not line[3:].startswith("{"):
                 bad.append(f"{page.relative_to(DOCS)}:{number}: {line}")
     assert not bad, bad
+
+
+def test_the_sites_home_page_has_the_readmes_table_and_figures():
+    """docs/index.md repeats the README's capabilities and key figures, with the links the site resolves."""
+    readme, home = (ROOT / "README.md").read_text(), (DOCS / "index.md").read_text()
+    rows = [line for line in readme.splitlines() if line.startswith("| ")]
+    assert len(rows) >= 20
+    for row in rows:
+        as_the_site_links = row.replace("](docs/", "](").replace("(models/README.md)", "(model-card.md)")
+        assert as_the_site_links in home, row
