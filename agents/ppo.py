@@ -20,8 +20,17 @@ from yacht_env.encoding import ENCODINGS, make_encoding
 
 PREFIX = "ppo:"  # an inference model file: safe to load from anyone
 ZIP_PREFIX = "ppo-zip:"  # a stable-baselines3 zip: runs code from the file, only for files the user trusts
+SHIPPED_MODELS = Path(__file__).parent / "models"  # package data: the trained models the package ships
 
-__all__ = ["ModelLoadError", "PPOPolicy", "load_model", "load_sb3_model", "load_named_model"]
+__all__ = [
+    "ModelLoadError",
+    "PPOPolicy",
+    "load_model",
+    "load_sb3_model",
+    "load_named_model",
+    "model_file_path",
+    "shipped_model_names",
+]
 
 
 def encoding_of(observation_space, rules) -> str:
@@ -45,9 +54,34 @@ def model_path(path: str, suffix: str) -> Path:
     return file
 
 
+def shipped_model_names() -> list[str]:
+    """The names of the models the package ships (``yacht``, ``yahtzee``, ``yatzy``), each played as ``ppo:NAME``."""
+    return sorted(file.stem for file in SHIPPED_MODELS.glob(f"*{SUFFIX}"))
+
+
+def model_file_path(path: str) -> Path:
+    """The inference model file that ``ppo:PATH`` names.
+
+    A name with no folder and no suffix (``yacht``, ``yahtzee``, ``yatzy``) is a model the package ships,
+    found wherever the package is installed; an unknown one is refused in one line listing the shipped
+    names. Anything else is a path: ``path`` itself, or ``path`` + ``.safetensors`` when only that exists.
+    """
+    if path and "/" not in path and "\\" not in path and not Path(path).suffix and path not in (".", ".."):
+        file = SHIPPED_MODELS / f"{path}{SUFFIX}"
+        if not file.is_file():
+            shipped = ", ".join(f"{PREFIX}{name}" for name in shipped_model_names()) or "none"
+            raise ModelLoadError(
+                f"no shipped model named {path!r}: the shipped models are {shipped}; "
+                f"a file of your own is named by its path, e.g. {PREFIX}./{path}{SUFFIX}"
+            )
+        return file
+    return model_path(path, SUFFIX)
+
+
 def load_model(path: str):
     """The inference model (``.safetensors``, :mod:`agents.model_files`) at ``path``: loading it runs no code.
 
+    ``path`` may also name a shipped model (``yacht``, ``yahtzee``, ``yatzy``: see :func:`model_file_path`).
     ``ModelLoadError`` in one line if it is missing or not such a file (a stable-baselines3 zip included).
     """
     try:
@@ -56,7 +90,7 @@ def load_model(path: str):
         raise ModelLoadError(
             f"loading ppo: models needs torch and safetensors: pip install 'yacht-rl[train]' ({error})"
         ) from None
-    return load_model_file(model_path(path, SUFFIX))
+    return load_model_file(model_file_path(path))
 
 
 def load_sb3_model(path: str):

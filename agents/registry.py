@@ -29,7 +29,7 @@ from agents.plan import PREFIX as PLAN_PREFIX
 from agents.plan import PlanPolicy
 from agents.plan_files import read_plan_file
 from agents.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPolicy
-from agents.ppo import PREFIX, ZIP_PREFIX, PPOPolicy, load_named_model
+from agents.ppo import PREFIX, ZIP_PREFIX, PPOPolicy, load_named_model, model_file_path
 from agents.softmax import PREFIX as SOFTMAX_PREFIX
 from agents.softmax import SoftmaxPolicy, parse_softmax
 from agents.table_policy import model_policy
@@ -60,7 +60,7 @@ def plan_file_rules(name: str) -> list[str]:
 
 def model_file_rules(name: str) -> list[str]:
     """The one rule set the model file of ``ppo:PATH`` was trained on (read from the file, no weights loaded)."""
-    return [read_model_file(name[len(PREFIX) :])[0]["rules"]]
+    return [read_model_file(model_file_path(name[len(PREFIX) :]))[0]["rules"]]
 
 
 @dataclass(frozen=True)
@@ -211,7 +211,7 @@ POLICIES: dict[str, PolicySpec] = {
         ),
         PolicySpec(
             PREFIX,
-            "a trained model's inference file (.safetensors)",
+            "a trained model's inference file (.safetensors), or a shipped model by name: ppo:yacht, ppo:yahtzee, ppo:yatzy",
             _model,
             _model_at_table,
             argument="PATH",

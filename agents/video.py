@@ -16,7 +16,7 @@ from agents.registry import make_policy
 
 
 def video_prefix(policy_name: str) -> str:
-    """A file-name-safe prefix: ``ppo:models/ppo.safetensors`` -> ``ppo-ppo``."""
+    """A file-name-safe prefix: ``ppo:models/ppo.safetensors`` -> ``ppo-ppo``, ``ppo:yacht`` -> ``ppo-yacht``."""
     if policy_name.startswith("ppo:"):
         policy_name = "ppo-" + Path(policy_name[len("ppo:") :]).stem
     return re.sub(r"[^A-Za-z0-9_.-]+", "-", policy_name)

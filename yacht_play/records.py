@@ -6,7 +6,7 @@ full sheet; a game without ``end`` was interrupted and ``yacht play --resume FIL
 Records of different games may not interleave. Every record carries ``"schema": 2`` and its
 ``type``; readers refuse a schema newer than theirs, and read schema 1 (whose headers held the
 dice streams). Every line is checked field by field (:func:`check_line`: types are strict, so
-``"1"`` or ``true`` is no integer), and :mod:`yacht_play.replay` replays every game against its
+``"1"`` or ``true`` is no integer), and :func:`yacht_play.match.load_games` replays every game against its
 dice before anything uses it.
 
 ``game`` (the header: enough to rebuild every position by replaying the decisions)

@@ -4,11 +4,11 @@ Both run the turn of :mod:`agents.sheet_solver` (``_turn``: the exact within-tur
 and row, given the value ``V`` of the sheet at the turn's end), with ``V`` the agent's own, learned
 value table: nothing here reads the exact solution.
 
-- :func:`play_games` plays whole games with the planner (the best keep or row under ``V``, or, with
+- :meth:`GamePlayer.play_games` plays whole games with the planner (the best keep or row under ``V``, or, with
   probability ``epsilon`` at each decision, a uniformly random legal one, so that the games visit
   sheets the greedy planner would avoid) and returns the sheet state at the start of every turn and
   each game's final score.
-- :func:`backups` is the one-turn Bellman backup ``(T V)(x)``: the expected points of the turn from
+- :meth:`GamePlayer.backups` is the one-turn Bellman backup ``(T V)(x)``: the expected points of the turn from
   sheet ``x`` played best under ``V``, plus ``V`` of the sheet it leaves, computed exactly through the
   dice probabilities. With ``in_place`` the backed-up values are written into ``V`` as they are
   computed (states given fewest open rows first, so that one pass carries values back through a game).

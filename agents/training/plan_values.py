@@ -4,7 +4,7 @@
 the bonus threshold, ``y`` = 1 when the Yahtzee box holds its full points), flat-indexed as in
 :mod:`agents.sheet_solver`. Both models learn by fitted value iteration on the states the agent's
 own games visit (:mod:`agents.training.plan_train`): each is handed those states and gives back, in
-:meth:`table`, ``V`` of every state as the float64 array the planner reads. ``V`` of the full sheet
+``table()``, ``V`` of every state as the float64 array the planner reads. ``V`` of the full sheet
 (no row open) is 0 by definition, never learned.
 
 - :class:`TableValue` (rule sets without a sheet state, Yacht's 4,096 open-row sets): each visited

@@ -1,4 +1,6 @@
-"""The README's train.py and agents.evaluate commands, run as written from a fresh folder, with a small budget.
+"""The train.py and agents.evaluate commands of the README and the documentation site, run as written from a fresh folder.
+
+Each runs with a small budget.
 
 A fresh folder is what a user has after cloning: relative paths (configs/, runs/, models/) resolve
 against it, not against this repository, so a command that works only with absolute paths fails
@@ -31,8 +33,9 @@ PLACEHOLDER = "NAME"  # `--rules NAME`: a name to fill in
 
 
 def readme_commands() -> list[str]:
-    """Every train.py and agents.evaluate command the README shows, in its order, comments dropped."""
-    lines = (ROOT / "README.md").read_text().splitlines()
+    """Every train.py and agents.evaluate command the README and the docs pages show, in their order, comments dropped."""
+    pages = [ROOT / "README.md", *sorted((ROOT / "docs").rglob("*.md"))]
+    lines = [line for page in pages for line in page.read_text().splitlines()]
     commands = []
     index = 0
     while index < len(lines):

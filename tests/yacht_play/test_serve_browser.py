@@ -1,7 +1,7 @@
 """``yacht serve`` in a real browser: Debian's chromium driven by Playwright.
 
 Skipped, with the reason in the summary, where playwright or /usr/bin/chromium is missing. Screenshots
-go to the test's temporary folder; ``pytest -m slow -k docs`` writes the README's into docs/.
+go to the test's temporary folder; ``pytest -m slow -k docs`` writes the documentation's into docs/.
 """
 
 from __future__ import annotations
@@ -222,7 +222,7 @@ def test_the_phone_viewport(browser, server, tmp_path):
 
 @pytest.mark.slow
 def test_docs_screenshots(browser, tmp_path):
-    """The README's pictures: the lobby, a game against ppo:models/ppo.safetensors with the coach, the game over."""
+    """The pictures of docs/people.md: the lobby, a game against ppo:models/ppo.safetensors with the coach, the game over."""
     docs = ROOT / "docs"
     docs.mkdir(exist_ok=True)
     server = Server(tmp_path / "yacht.db", agents="random,greedy,optimal,ppo:models/ppo.safetensors").start(timeout=600)

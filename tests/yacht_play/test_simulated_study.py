@@ -1,4 +1,4 @@
-"""``examples/simulated_study.py``: serve, simulate, report, from one command, as the README tells a reader."""
+"""``examples/simulated_study.py``: serve, simulate, report, from one command, as the People page of the docs tells a reader."""
 
 from __future__ import annotations
 
