@@ -276,7 +276,7 @@ class Reports:
 
         from yacht_play.report import build_report
 
-        key = (id(games), astuple(filters))
+        key = astuple(filters)
         with self.lock:
             kept = self.reports.get(key) if games is self.games else None
             if kept is not None:
