@@ -506,3 +506,11 @@ def count_decisions(engine: Engine) -> int:
     """The number of decisions stored, over all games."""
     with engine.connect() as connection:
         return connection.execute(select(func.count()).select_from(decisions)).scalar()
+
+
+def count_finished(engine: Engine) -> int:
+    """The number of finished games. A finished game is never changed or removed, so while this number stays the
+    same, so does the set of finished games (what a report is built from).
+    """
+    with engine.connect() as connection:
+        return connection.execute(select(func.count()).select_from(games).where(games.c.finished.is_not(None))).scalar()

@@ -78,7 +78,8 @@ def test_features_of_stored_rows_are_those_of_the_observations():
     assert th.equal(features[:, obs.shape[1] :], th.as_tensor(expected))
 
 
-@pytest.mark.parametrize("rules", ["yacht", "yahtzee"])
+# yahtzee (bonuses, a sheet state in the features) is the long one: `pytest -m slow`; CI trains yacht both ways
+@pytest.mark.parametrize("rules", ["yacht", pytest.param("yahtzee", marks=pytest.mark.slow)])
 def test_training_now_learns_exactly_what_training_before_learnt(tmp_path, rules):
     config = small_config(rules)
     new, old = trained(config, tmp_path / "new", True), trained(config, tmp_path / "old", False)

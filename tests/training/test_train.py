@@ -81,20 +81,26 @@ def test_bad_override_stops_before_training(tmp_path):
     assert not any(tmp_path.iterdir())
 
 
+@pytest.fixture(scope="module")
+def tiny_runs(tmp_path_factory):
+    """``run(vectorized)``: the folder of a tiny run of the plain network, trained once per module and setting."""
+    runs = {}
+
+    def run(vectorized: bool) -> Path:
+        if vectorized not in runs:
+            runs_dir = tmp_path_factory.mktemp("tiny")
+            # the plain network here; tests/test_lookahead_policy.py runs the look-ahead policy quick.yaml uses
+            args = ["--config", "configs/quick.yaml", "--runs-dir", str(runs_dir), "name=tiny", f"env.vectorized={vectorized}"]
+            run_train(*args, *TINY, "ppo.policy=mlp")
+            runs[vectorized] = runs_dir
+        return runs[vectorized]
+
+    return run
+
+
 @pytest.mark.parametrize("vectorized", [False, True])
-def test_tiny_run_writes_a_loadable_model(tmp_path, vectorized):
-    # the plain network here; tests/test_lookahead_policy.py runs the look-ahead policy quick.yaml uses
-    run_train(
-        "--config",
-        "configs/quick.yaml",
-        "--runs-dir",
-        str(tmp_path),
-        "name=tiny",
-        f"env.vectorized={vectorized}",
-        *TINY,
-        "ppo.policy=mlp",
-    )
-    run = tmp_path / "tiny"
+def test_tiny_run_writes_a_loadable_model(tiny_runs, vectorized):
+    run = tiny_runs(vectorized) / "tiny"
     assert (run / "config.yaml").exists() and (run / "eval.json").exists()
     assert list((run / "tb").rglob("events.out.tfevents.*"))
     rows = list(csv.DictReader((run / "learning_curve.csv").open()))
@@ -138,10 +144,12 @@ def test_resume_after_a_kill_continues_the_step_count(tmp_path):
     assert steps == sorted(steps) and len(set(steps)) == len(steps)
 
 
-def test_a_finished_run_is_not_overwritten(tmp_path):
-    run_train("--config", "configs/quick.yaml", "--runs-dir", str(tmp_path), "name=once", *TINY)
-    result = run_train("--config", "configs/quick.yaml", "--runs-dir", str(tmp_path), "name=once", *TINY, check=False)
+def test_a_finished_run_is_not_overwritten(tiny_runs):
+    runs_dir = tiny_runs(False)
+    before = {path: path.stat().st_mtime_ns for path in (runs_dir / "tiny").rglob("*")}
+    result = run_train("--config", "configs/quick.yaml", "--runs-dir", str(runs_dir), "name=tiny", *TINY, check=False)
     assert result.returncode != 0 and "--resume" in result.stderr
+    assert {path: path.stat().st_mtime_ns for path in (runs_dir / "tiny").rglob("*")} == before
 
 
 def test_missing_and_corrupted_models_give_clear_errors(tmp_path):

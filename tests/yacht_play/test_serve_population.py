@@ -150,3 +150,25 @@ def test_the_report_takes_the_modes_people_play_and_names_them(client, capsys):
     with pytest.raises(SystemExit):
         main(["report", "--mode", "evaluation"])
     assert "invalid choice: 'evaluation' (choose from 'solitaire', 'table', 'duplicate')" in capsys.readouterr().err
+
+
+def test_the_report_is_built_again_only_when_a_game_finishes(tmp_path, monkeypatch):
+    import yacht_play.report
+
+    builds = []
+    build = yacht_play.report.build_report
+    monkeypatch.setattr(yacht_play.report, "build_report", lambda *args, **kw: builds.append(1) or build(*args, **kw))
+    service = GameService(db.connect(str(tmp_path / "yacht.db")), ["greedy"])
+    with TestClient(create_app(service)) as client:
+        simulate(client, ["kept-a"], 1, 1.0, "solitaire", [], seed=50)
+        first, again = (client.get("/api/report").json() for _ in range(2))
+        assert first == again and again["games"] == 1 and len(builds) == 1  # the same finished games: the report kept
+        assert client.get("/api/report", params={"mode": "solitaire"}).json()["games"] == 1 and len(builds) == 2
+        pages = [client.get("/report") for _ in range(2)]  # the page names the server's rules: other filters
+        assert [page.status_code for page in pages] == [200, 200] and pages[0].text == pages[1].text and len(builds) == 3
+        unfinished = client.post("/api/games", json={"name": "kept-b", "mode": "solitaire", "agents": []})
+        assert unfinished.status_code == 201 and client.get("/api/report").json()["games"] == 1 and len(builds) == 3
+        simulate(client, ["kept-b"], 1, 1.0, "table", ["greedy"], seed=51)
+        after = client.get("/api/report").json()
+        assert after["games"] == 2 and len(builds) == 4  # a game finished: built again, with it
+        assert {p["name"] for p in after["people"]["players"]} == {"kept-a", "kept-b"}

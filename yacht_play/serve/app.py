@@ -28,7 +28,7 @@ from __future__ import annotations
 import json
 import threading
 import time
-from collections import deque
+from collections import OrderedDict, deque
 from pathlib import Path
 
 from starlette.applications import Starlette
@@ -235,6 +235,62 @@ def finished_games(service: GameService) -> list:
     return games
 
 
+class Reports:
+    """The finished games and the reports built on them, kept while the store's finished games stay the same.
+
+    A finished game is never changed or removed, so the number of finished games names their set
+    (:func:`yacht_play.store.count_finished`, one count per request, whichever server process added them); when it
+    changes, everything kept is dropped. Reports are kept per filters, the ``KEEP`` last asked for; each caller gets
+    its own copy.
+    """
+
+    KEEP = 16
+
+    def __init__(self, service: GameService):
+        self.service = service
+        self.lock = threading.Lock()
+        self.count: int | None = None
+        self.games: list = []
+        self.reports: OrderedDict = OrderedDict()
+
+    def finished_games(self) -> list:
+        """The finished games (:func:`finished_games`), loaded again only when their number changed."""
+        from yacht_play import store
+
+        count = store.count_finished(self.service.engine)
+        with self.lock:
+            if count == self.count:
+                return self.games
+        games = finished_games(self.service)  # a game finished since the count is there too: kept under the count
+        with self.lock:
+            if count != self.count:
+                self.count, self.games, self.reports = count, games, OrderedDict()
+            return self.games
+
+    def report(self, games: list, filters) -> dict:
+        """The report over ``games`` (as :meth:`finished_games` gave them) under ``filters``; ``ValueError`` as
+        :func:`yacht_play.report.build_report` raises it.
+        """
+        import copy
+        from dataclasses import astuple
+
+        from yacht_play.report import build_report
+
+        key = astuple(filters)
+        with self.lock:
+            kept = self.reports.get(key) if games is self.games else None
+            if kept is not None:
+                self.reports.move_to_end(key)
+                return copy.deepcopy(kept)
+        report = build_report(games, filters, self.service.grader, likeness_policies(self.service))
+        with self.lock:
+            if games is self.games:
+                self.reports[key] = report
+                while len(self.reports) > self.KEEP:
+                    self.reports.popitem(last=False)
+        return copy.deepcopy(report)
+
+
 def likeness_policies(service: GameService) -> list[tuple[str, str]]:
     """The policies whose likeness to the people the report measures: the baselines and the agents the server offers,
     each labelled as the pages name it.
@@ -244,30 +300,28 @@ def likeness_policies(service: GameService) -> list[tuple[str, str]]:
     return [(service.shown_name(name) or name, name) for name in dict.fromkeys([*DEFAULT_POLICIES, *service.agents])]
 
 
-def population_report(service: GameService, request: Request) -> dict:
-    """The report over the finished games of ``service``'s store, with the request's filters (refused: 400)."""
-    from yacht_play.report import build_report
-
+def population_report(reports: Reports, request: Request) -> dict:
+    """The report over the finished games of the service's store, with the request's filters (refused: 400)."""
     filters = report_filters(request)
     try:
-        return build_report(finished_games(service), filters, service.grader, likeness_policies(service))
+        return reports.report(reports.finished_games(), filters)
     except ValueError as error:  # games of several rule sets and no ?rules=
         raise Refused(str(error)) from None
 
 
-def report_page_html(service: GameService, request: Request) -> str:
+def report_page_html(reports: Reports, request: Request) -> str:
     """The report as a page: under ``?rules=``, else the server's rules (or, when none of the games is under them,
     the rule set most of them are), with links to the report under each other rule set that has games.
     """
     from collections import Counter
 
     from yacht_env.rules import RULE_SETS
-    from yacht_play.report import build_report
     from yacht_play.report_html import report_main, rules_picker
     from yacht_play.serve.pages import site_page
 
+    service = reports.service
     filters = report_filters(request)
-    games = finished_games(service)
+    games = reports.finished_games()
     counted = Counter(g.header["rules"] for g in games if filters.include_imported or not g.imported)
     if filters.rules is None:
         filters.rules = service.rules.name if counted[service.rules.name] or not counted else counted.most_common(1)[0][0]
@@ -277,7 +331,7 @@ def report_page_html(service: GameService, request: Request) -> str:
         for key, value in request.query_params.items()
         if key in ("since", "until", "mode", "player", "include_imported") and value
     }
-    report = build_report(games, filters, service.grader, likeness_policies(service))
+    report = reports.report(games, filters)
     title = f"Yacht: agents and people, {rule_set_title(report['rules'])}"
     return site_page(title, report_main(report, rules_picker(report["rules"], choices, query)), "report-page")
 
@@ -316,6 +370,7 @@ async def on_http_error(request: Request, error: HTTPException) -> Response:
 def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette:
     """The ASGI app serving ``service``'s games."""
     limit = RateLimit(new_games_per_minute)
+    reports = Reports(service)
 
     async def agents(request: Request) -> Response:
         return JSONResponse(lobby_offer(service))
@@ -352,10 +407,10 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
         return JSONResponse(await run_in_threadpool(service.history, request.path_params["name"]))
 
     async def report_json(request: Request) -> Response:
-        return JSONResponse(await run_in_threadpool(population_report, service, request))
+        return JSONResponse(await run_in_threadpool(population_report, reports, request))
 
     async def report_page(request: Request) -> Response:
-        page_html = await run_in_threadpool(report_page_html, service, request)
+        page_html = await run_in_threadpool(report_page_html, reports, request)
         return HTMLResponse(page_html, headers={"Cache-Control": "no-store"})
 
     async def icon(request: Request) -> Response:
