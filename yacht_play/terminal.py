@@ -294,8 +294,9 @@ def win_grade_lines(match: Match) -> list[str]:
     width = max(len(seat.name) for seat in match.seats)
     for seat in match.seats:
         lost = losses[[i for i, d in enumerate(match.decisions) if d["seat"] == seat.index]]
+        per_decision = lost.mean() if len(lost) else 0.0
         lines.append(
-            f"  {seat.name:<{width}}  {len(lost):>3} decisions  {lost.mean() if len(lost) else 0:.2f} pp per decision  {lost.sum():6.2f} pp in all"
+            f"  {seat.name:<{width}}  {len(lost):>3} decisions  {per_decision:.2f} pp per decision  {lost.sum():6.2f} pp in all"
         )
     return lines
 
