@@ -154,8 +154,11 @@ def test_the_terminal_coach_says_how_to_compute_a_missing_solution(no_solution, 
     console = ScriptedConsole(["s full_house", "s ones", "s threes", "s fives"])
     argv = ["--vs", "optimal", "--coach", "--rules", no_solution.name, "--seed", "11", "--record", str(tmp_path / "g.jsonl")]
     assert play_main(argv, console) == 0
-    assert f"`python -m agents.two_player --rules {no_solution.name}` computes it" in console.text
-    assert "to win:" not in console.text
+    command = f"`python -m agents.two_player --rules {no_solution.name}` computes it"
+    said = [i for i, line in enumerate(console.output) if command in line]
+    first_prompt = next(i for i, line in enumerate(console.output) if line.startswith("turn 1 roll 1>"))
+    assert said[0] < first_prompt  # the coach says so as the game starts, and the end screen again
+    assert len(said) == 2 and "to win:" not in console.text
 
 
 def test_exact2_is_refused_at_a_table_of_three_in_one_line(small, tmp_path, capsys):
