@@ -140,13 +140,21 @@ def visible_seats(match: Match) -> list[Seat]:
     return match.seats
 
 
-def screen(match: Match, seat: Seat, news: list[str] = (), height: int | None = None) -> str:
+def screen_rows(lines: list[str], width: int | None) -> int:
+    """The terminal rows ``lines`` take at ``width`` columns: a line longer than the terminal wraps onto more."""
+    if not width:
+        return len(lines)
+    return sum(max(1, -(-len(line) // width)) for line in lines)
+
+
+def screen(match: Match, seat: Seat, news: list[str] = (), height: int | None = None, width: int | None = None) -> str:
     """What the person sees before a decision; ``news`` (the other seats' turns since theirs) goes
     under the sheet, next to the prompt, so it does not scroll away.
 
-    ``height``: the terminal's lines. A screen that would not fit with its prompt (the longer
-    sheets of Yahtzee and Yatzy, with their bonus lines) is packed: dice on the status line, no
-    spacing, then no hint line, then no coach's options line, so the dice and the sheet stay in view.
+    ``height``, ``width``: the terminal's lines and columns (a longer line wraps onto more). A screen that
+    would not fit with its prompt (the longer sheets of Yahtzee and Yatzy with their bonus lines, the coach
+    at a table of two) is packed: dice on the status line, no spacing, then no hint line, then no coach's
+    options line, so the dice and the sheet stay in view.
     """
     rules = match.rules
     if seat.rolls_left:
@@ -166,7 +174,7 @@ def screen(match: Match, seat: Seat, news: list[str] = (), height: int | None = 
         *news,
         hint,
     ]
-    if height is None or len(lines) < height:  # the prompt takes the last line
+    if height is None or screen_rows(lines, width) < height:  # the prompt takes the last line
         return "\n".join(lines)
     status = (
         f"{column_label(seat.name)}: turn {seat.turn}/{rules.num_turns}, roll {seat.roll}/{rules.rolls_per_turn}"
@@ -174,9 +182,9 @@ def screen(match: Match, seat: Seat, news: list[str] = (), height: int | None = 
     )
     news = list(news)
     packed = [status, *sheet, *news, hint]
-    if len(packed) >= height:
+    if screen_rows(packed, width) >= height:
         packed.pop()  # the hint: ? shows the commands
-    if len(packed) >= height:
+    if screen_rows(packed, width) >= height:
         packed = [line for line in packed if not line.startswith(COACH_OPTIONS)]
     return "\n".join(packed)
 
@@ -408,7 +416,7 @@ def human_decision(
     (:func:`yacht_play.analyze.two_player_grading`): the coach shows its exact chances of winning.
     """
     rules = match.rules
-    console.show(screen(match, seat, news, getattr(console, "height", None)))
+    console.show(screen(match, seat, news, getattr(console, "height", None), getattr(console, "width", None)))
     started = time.monotonic()
     ends_of_input = 0
     while True:

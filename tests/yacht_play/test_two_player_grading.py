@@ -256,3 +256,16 @@ def test_the_server_refuses_exact2_without_its_solution_in_one_line_and_says_how
             assert "computes it" in view["coach"]["win_note"] and "win_exact" not in view["coach"]
         summary = client.get(f"/api/games/{secret}/summary").json()
     assert "computes it" in summary["win_note"] and summary["seats"][0]["win_decisions"] == 0
+
+
+def test_the_coached_screens_fit_a_short_terminal_counting_the_lines_that_wrap(small, tmp_path):
+    rules, _ = small
+    for height in range(15, 21):  # the four-row sheet, the coach's verdict and its chance of winning, the agent's turn
+        console = ScriptedConsole(["s full_house", "s ones", "s threes", "s fives"], height=height)
+        record = tmp_path / f"g{height}.jsonl"
+        argv = ["--vs", "exact2", "--coach", "--rules", rules.name, "--seed", "11", "--record", str(record)]
+        assert play_main(argv, console) == 0
+        screens = [text for text in console.output if "roll 1/3" in text or "roll 1 of 3" in text]
+        assert len(screens) == 4 and any("to win:" in text for text in screens)
+        rows = [sum(max(1, -(-len(line) // console.width)) for line in text.splitlines()) for text in screens]
+        assert max(rows) < height, (height, rows)  # the prompt takes the last line
