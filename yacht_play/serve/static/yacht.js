@@ -537,7 +537,7 @@ function showCoach(coach) {
     }),
     coach.options.some((o) => o.chosen) ? null : el("div", { class: "option chosen" },
       el("div", { class: "bar" }, el("i", { style: "width:20%" }), el("span", {}, `${coach.chosen}${
-        coach.chosen_win === null || coach.chosen_win === undefined ? "" : `  · win ${Math.round(100 * coach.chosen_win)}%`}  ← yours`)),
+        coach.chosen_win === null || coach.chosen_win === undefined ? "" : `  · win ${coach.win_exact ? pct(coach.chosen_win) : `${Math.round(100 * coach.chosen_win)}%`}`}  ← yours`)),
       el("b", {}, fmt(coach.chosen_expected))),
   ].filter((child) => child !== null));  // replaceChildren would show a null as the text "null"
 }
@@ -630,8 +630,9 @@ async function showOver() {
         el("div", { class: "muted small" }, "lost per decision"),
         el("dl", {}, el("dt", {}, `decisions`), el("dd", {}, s.win_decisions),
           el("dt", {}, "lost in the game"), el("dd", {}, `${fmt(s.win_loss_per_game)} pp`))))),
+      costly.length ? el("h3", { style: "margin:1rem 0 0.25rem" }, "Costliest decisions to win") : null,
       costly.length ? el("div", { class: "scroll" }, el("table", { class: "worst" },
-        el("thead", {}, el("tr", {}, el("th", {}, "Who"), el("th", {}, "Turn"), el("th", {}, "Dice"), el("th", {}, "Chose"), el("th", {}, "Best to win"), el("th", { class: "num" }, "Chance"), el("th", { class: "num" }, "Lost, pp"))),
+        el("thead", {}, el("tr", {}, el("th", {}, "Who"), el("th", {}, "Turn"), el("th", {}, "Dice"), el("th", {}, "Chose"), el("th", {}, "Best to win"), el("th", { class: "num", title: "chance of winning after the choice made / after the best" }, "Chance: chose / best"), el("th", { class: "num" }, "Lost, pp"))),
         el("tbody", {}, ...costly.map((w) => el("tr", {}, el("td", {}, w.name), el("td", {}, `${w.turn}.${w.roll}`), el("td", {}, w.dice.join(" ")),
           el("td", {}, w.chosen), el("td", {}, w.best), el("td", { class: "num" }, `${w.chance_chosen.toFixed(1)}% / ${w.chance_best.toFixed(1)}%`),
           el("td", { class: "num loss" }, fmt(w.loss)))))))
