@@ -226,6 +226,10 @@ def test_the_server_offers_exact2_at_a_table_of_two_only_and_grades_it_in_chance
             view = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "row": row}).json()
             coaches.append(view["coach"])
         summary = client.get(f"/api/games/{secret}/summary").json()
+    from tests.yacht_play.test_serve_api import SUMMARY, VIEW, check_fits
+
+    check_fits(view, VIEW)  # what a page sees: plain values, under keys the views declare
+    check_fits(summary, SUMMARY)
     decisions = service.live(secret).match.decisions
     graded = TwoPlayerGrader(rules).grade_decisions(decisions)
     mine = [i for i, d in enumerate(decisions) if d["kind"] == "human"]
