@@ -13,6 +13,11 @@ choices and by turn, the total loss per game, the mean final score, and the wors
 what the optimum would have done. ``--agent NAME`` replays an agent on the dice streams the people
 in the records played (every recorded stream when there is no person), so agents and people are
 graded side by side on the same games.
+
+At a table of two under rules without bonuses or jokers, each decision is also graded in chances of winning:
+its loss is the drop in the chance of winning (percentage points, a tie counting 1/2) from the best decision
+when both play to win from there on, read from the solved two-player game (:mod:`agents.two_player.grading`).
+When that solution is not computed, a line says which command computes it.
 """
 
 from __future__ import annotations
@@ -153,6 +158,11 @@ class PlayerReport:
     losses_per_game: list[float] = field(default_factory=list)
     by_turn: list[dict] = field(default_factory=list)
     worst: list[dict] = field(default_factory=list)
+    # at two-player tables, graded against the solved game: the drop in chance of winning, percentage points
+    win_decisions: int = 0
+    win_loss_per_decision: float = math.nan
+    win_loss_per_game: float = math.nan  # mean over finished games of the summed loss
+    win_worst: list[dict] = field(default_factory=list)
 
     @property
     def label(self) -> str:
@@ -191,6 +201,75 @@ def report_players(games: list[GameRecord], grader: Grader, source: str = "recor
             worst,
         )
     return list(reports.values())
+
+
+def two_player_grading(rules: RuleSet, mode: str, num_players: int):
+    """How a game's decisions are also graded in chances of winning: None where they are not (solitaire, duplicate,
+    tables of 3 or more, rules with bonuses or jokers), a :class:`agents.two_player.grading.TwoPlayerGrader` at a
+    two-player table whose solved game is in the cache folder, else one line saying how to compute it.
+    """
+    if mode != "table" or num_players != 2 or rules.has_sheet_state:
+        return None
+    from agents.two_player.grading import two_player_grader
+
+    return two_player_grader(rules, 2)
+
+
+def seat_chances(grader, seats, seat) -> np.ndarray:
+    """Each action's chance of winning for ``seat`` (a :class:`yacht_play.match.Seat` of a two-player table ``seats``)
+    at its decision now, from ``grader`` (:func:`two_player_grading`'s), shape (num_actions,); ``-inf`` where illegal.
+    """
+    other = next(s for s in seats if s is not seat)
+    return grader.chances([seat.open_bits], [other.open_bits], [seat.total - other.total], [seat.hand], [seat.rolls_left])[0]
+
+
+def grade_chances(reports: list[PlayerReport], games: list[GameRecord], rules: RuleSet, worst: int = 5) -> str | None:
+    """Add to ``reports`` the grades in chances of winning of their decisions at two-player tables of ``games``.
+
+    Returns None, or the line saying why those decisions are not graded so (the solved game is not computed).
+    """
+    tables = [game for game in games if two_player_grading(rules, game.header["mode"], len(game.players)) is not None]
+    if not tables:
+        return None
+    grader = two_player_grading(rules, "table", 2)
+    if isinstance(grader, str):
+        return grader
+    decisions = [d for game in tables for d in game.decisions]
+    try:
+        graded = grader.grade_decisions(decisions)
+    except (KeyError, TypeError, ValueError) as error:
+        raise RecordError(f"a decision record does not describe a two-player position: {error}") from None
+    by_name = {report.name: report for report in reports if report.source == "records"}
+    for name, report in by_name.items():
+        rows = np.array([i for i, d in enumerate(decisions) if d["player"] == name], dtype=np.int64)
+        if not len(rows):
+            continue
+        loss = 100 * graded.loss[rows]
+        report.win_decisions = len(rows)
+        report.win_loss_per_decision = mean(loss)
+        seat_games: dict[tuple, list[int]] = {}
+        for j, i in enumerate(rows):
+            seat_games.setdefault((decisions[i]["game_id"], decisions[i]["seat"]), []).append(j)
+        is_row = np.array([decisions[i]["points"] is not None for i in rows])
+        report.win_loss_per_game = mean(
+            np.array([loss[js].sum() for js in seat_games.values() if is_row[js].sum() == rules.num_categories])
+        )
+        report.win_worst = [
+            {
+                "game_id": decisions[i]["game_id"],
+                "turn": decisions[i]["turn"],
+                "roll": decisions[i]["roll"],
+                "dice": decisions[i]["dice"],
+                "chosen": describe_choice(decisions[i]["action"], decisions[i]["dice"], rules, decisions[i]["open"]),
+                "best": describe_choice(int(graded.best_action[i]), decisions[i]["dice"], rules, decisions[i]["open"]),
+                "chance_chosen": 100 * float(graded.chosen[i]),
+                "chance_best": 100 * float(graded.chances[i, graded.best_action[i]]),
+                "loss": float(loss[j]),
+            }
+            for j, i in ((j, int(rows[j])) for j in np.argsort(-loss, kind="stable")[:worst])
+            if loss[j] > 0
+        ]
+    return None
 
 
 def fill(
@@ -295,8 +374,10 @@ def figure(value: float, digits: int = 3) -> str:
     return "-" if value is None or math.isnan(value) else f"{value:.{digits}f}"
 
 
-def print_report(reports: list[PlayerReport], files: list[str], optimum: float, worst: int, rules: str = "yacht") -> None:
-    """Print the reports as a table."""
+def print_report(
+    reports: list[PlayerReport], files: list[str], optimum: float, worst: int, rules: str = "yacht", note: str | None = None
+) -> None:
+    """Print the reports as a table; ``note``: why two-player decisions are not graded in chances of winning."""
     from rich.markup import escape
     from rich.table import Table
 
@@ -323,6 +404,12 @@ def print_report(reports: list[PlayerReport], files: list[str], optimum: float, 
         ("  row choices", lambda r: f"{figure(r.loss_per_row)} ({r.row_decisions})"),
         ("loss per game", lambda r: figure(r.loss_per_game, 2)),
     ]
+    if any(r.win_decisions for r in reports):
+        rows += [
+            ("chance of winning lost (two-player, solved)", lambda r: f"({r.win_decisions})" if r.win_decisions else "-"),
+            ("  loss per decision, pp", lambda r: figure(r.win_loss_per_decision)),
+            ("  loss per game, pp", lambda r: figure(r.win_loss_per_game, 2)),
+        ]
     for label, cell in rows:
         table.add_row(label, *(cell(r) for r in reports))
     table.add_section()
@@ -348,6 +435,29 @@ def print_report(reports: list[PlayerReport], files: list[str], optimum: float, 
                 f"{entry['loss']:.3f}",
             )
         console.print(worst_table)
+    for report in reports:
+        if not report.win_worst:
+            continue
+        costly = Table(
+            title=f"{shown(report.label)}: costliest {len(report.win_worst)} decisions in chance of winning (two-player)",
+            title_justify="left",
+        )
+        for column in ("game", "turn", "roll", "dice", "chose", "best to win", "chance of winning", "loss, pp"):
+            costly.add_column(column, justify="left" if column in ("game", "dice", "chose", "best to win") else "right")
+        for entry in report.win_worst:
+            costly.add_row(
+                shown(entry["game_id"]),
+                str(entry["turn"]),
+                str(entry["roll"]),
+                dice_text(entry["dice"]),
+                entry["chosen"],
+                entry["best"],
+                f"{entry['chance_chosen']:.1f}% / {entry['chance_best']:.1f}%",
+                f"{entry['loss']:.2f}",
+            )
+        console.print(costly)
+    if note:
+        console.print(shown(note))
 
 
 def json_ready(value):
@@ -361,13 +471,16 @@ def json_ready(value):
     return value
 
 
-def save_json(path, reports: list[PlayerReport], files: list[str], optimum: float, rules: str = "yacht") -> None:
+def save_json(
+    path, reports: list[PlayerReport], files: list[str], optimum: float, rules: str = "yacht", note: str | None = None
+) -> None:
     """Write the reports to ``path`` as JSON."""
     document = {
         "schema": 1,
         "files": files,
         "rules": rules,
         "optimal_expected_score": optimum,
+        "two_player_note": note,
         "players": [dict(asdict(r), label=r.label) for r in reports],
     }
     text = json.dumps(json_ready(document), indent=2) + "\n"
@@ -500,15 +613,16 @@ def run(args) -> int:
             raise RecordError(f"no game in {', '.join(args.files)}")
         grader = Grader(rules_of(games))
         reports = report_players(games, grader, worst=args.worst)
+        note = grade_chances(reports, games, grader.rules, args.worst)
         if args.agent:
             reports += report_players(replay_agents(args.agent, games, grader.rules), grader, "replay", args.worst)
     except (RecordError, ValueError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     optimum = grader.solution.expected_score
-    print_report(reports, args.files, optimum, args.worst, grader.rules.name)
+    print_report(reports, args.files, optimum, args.worst, grader.rules.name, note)
     if args.json:
-        save_json(args.json, reports, args.files, optimum, grader.rules.name)
+        save_json(args.json, reports, args.files, optimum, grader.rules.name, note)
     if args.plot:
         save_plot(args.plot, reports)
     return 0

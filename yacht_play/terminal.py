@@ -140,13 +140,21 @@ def visible_seats(match: Match) -> list[Seat]:
     return match.seats
 
 
-def screen(match: Match, seat: Seat, news: list[str] = (), height: int | None = None) -> str:
+def screen_rows(lines: list[str], width: int | None) -> int:
+    """The terminal rows ``lines`` take at ``width`` columns: a line longer than the terminal wraps onto more."""
+    if not width:
+        return len(lines)
+    return sum(max(1, -(-len(line) // width)) for line in lines)
+
+
+def screen(match: Match, seat: Seat, news: list[str] = (), height: int | None = None, width: int | None = None) -> str:
     """What the person sees before a decision; ``news`` (the other seats' turns since theirs) goes
     under the sheet, next to the prompt, so it does not scroll away.
 
-    ``height``: the terminal's lines. A screen that would not fit with its prompt (the longer
-    sheets of Yahtzee and Yatzy, with their bonus lines) is packed: dice on the status line, no
-    spacing, then no hint line, then no coach's options line, so the dice and the sheet stay in view.
+    ``height``, ``width``: the terminal's lines and columns (a longer line wraps onto more). A screen that
+    would not fit with its prompt (the longer sheets of Yahtzee and Yatzy with their bonus lines, the coach
+    at a table of two) is packed: dice on the status line, no spacing, then no hint line, then no coach's
+    options line, so the dice and the sheet stay in view.
     """
     rules = match.rules
     if seat.rolls_left:
@@ -166,7 +174,7 @@ def screen(match: Match, seat: Seat, news: list[str] = (), height: int | None = 
         *news,
         hint,
     ]
-    if height is None or len(lines) < height:  # the prompt takes the last line
+    if height is None or screen_rows(lines, width) < height:  # the prompt takes the last line
         return "\n".join(lines)
     status = (
         f"{column_label(seat.name)}: turn {seat.turn}/{rules.num_turns}, roll {seat.roll}/{rules.rolls_per_turn}"
@@ -174,9 +182,9 @@ def screen(match: Match, seat: Seat, news: list[str] = (), height: int | None = 
     )
     news = list(news)
     packed = [status, *sheet, *news, hint]
-    if len(packed) >= height:
+    if screen_rows(packed, width) >= height:
         packed.pop()  # the hint: ? shows the commands
-    if len(packed) >= height:
+    if screen_rows(packed, width) >= height:
         packed = [line for line in packed if not line.startswith(COACH_OPTIONS)]
     return "\n".join(packed)
 
@@ -207,6 +215,7 @@ def coach_text(
     chances=None,
     chances_label: str = "win",
     open_rows=None,
+    win_grades=None,
 ) -> str:
     """The optimum's view of a decision just made: expected final scores of the choice, the best, the others.
 
@@ -214,7 +223,9 @@ def coach_text(
     as many as fit, never cut inside an option. ``chances``: each action's probability of winning
     (``agents.win.win_probabilities``) or of reaching a target (``agents.target.target_probabilities``),
     shown by its expected score after ``chances_label``. ``open_rows``: the rows open before the
-    decision, so that a joker's rows show joker values.
+    decision, so that a joker's rows show joker values. ``win_grades``: at a table of two, the decision
+    graded against the solved two-player game (:meth:`agents.two_player.grading.TwoPlayerGrader.grade`, with
+    ``chances`` its chances of winning): a line says what it did to the chance of winning, in percentage points.
     """
     best = int(np.argmax(q))
     chosen = choice_label(action, dice, rules, open_rows)
@@ -226,6 +237,18 @@ def coach_text(
             f"coach: you chose {chosen}: expected final score {total + q[action]:.2f}; best was "
             f"{choice_label(best, dice, rules, open_rows)}: {total + q[best]:.2f}; you lost {loss:.2f}"
         )
+    verdict = textwrap.wrap(line, width=width, subsequent_indent="       ")
+    if win_grades is not None:
+        win_best, win_loss, win_chosen = int(win_grades.best_action[0]), float(win_grades.loss[0]), float(win_grades.chosen[0])
+        if win_loss <= 0:
+            win_line = f"to win: {chosen} is best (chance of winning {100 * win_chosen:.1f}%)"
+        else:
+            win_line = (
+                f"to win: {chosen} {100 * win_chosen:.1f}% against {100 * float(win_grades.chances[0, win_best]):.1f}% for "
+                f"{choice_label(win_best, dice, rules, open_rows)}: you lost {100 * win_loss:.1f} pp of your chance of winning"
+            )
+        verdict += textwrap.wrap(win_line, width=width, initial_indent="       ", subsequent_indent="       ")
+    digits = 1 if win_grades is not None else 0  # the solved game tells apart what whole percents would not
     seen = {}
     for a in np.argsort(-q, kind="stable"):
         if np.isfinite(q[a]):
@@ -234,12 +257,11 @@ def coach_text(
             )
     options = COACH_OPTIONS
     for index, (label, (value, win)) in enumerate(seen.items()):
-        chance = "" if win is None else f" ({chances_label} {100 * win:.0f}%)"
+        chance = "" if win is None else f" ({chances_label} {100 * win:.{digits}f}%)"
         item = f"{' |' if index else ''} {label} {total + value:.2f}{chance}"
         if len(options) + len(item) > width:
             break
         options += item
-    verdict = textwrap.wrap(line, width=width, subsequent_indent="       ")
     return "\n".join([*verdict, options])
 
 
@@ -261,6 +283,29 @@ def grade_lines(match: Match, losses: np.ndarray) -> list[str]:
             label = decision_label(worst, match.rules)
             line += f"  | worst: turn {worst['turn']} roll {worst['roll']}, {label} lost {lost.max():.2f}"
         lines.append(line)
+    return lines
+
+
+def win_grade_lines(match: Match) -> list[str]:
+    """At a table of two: each player's chance of winning lost against the solved two-player game, in percentage
+    points (or the line saying how to compute it); nothing elsewhere.
+    """
+    from yacht_play.analyze import two_player_grading
+
+    exact = two_player_grading(match.rules, match.mode, len(match.seats))
+    if exact is None:
+        return []
+    if isinstance(exact, str):
+        return [exact]
+    losses = 100 * exact.grade_decisions(match.decisions).loss
+    lines = ["Chance of winning lost against the best decisions (the solved two-player game), percentage points"]
+    width = max(len(seat.name) for seat in match.seats)
+    for seat in match.seats:
+        lost = losses[[i for i, d in enumerate(match.decisions) if d["seat"] == seat.index]]
+        per_decision = lost.mean() if len(lost) else 0.0
+        lines.append(
+            f"  {seat.name:<{width}}  {len(lost):>3} decisions  {per_decision:.2f} pp per decision  {lost.sum():6.2f} pp in all"
+        )
     return lines
 
 
@@ -304,6 +349,7 @@ def end_screen(match: Match, path: Path | None) -> str:
     if match.mode == "duplicate":
         lines += [*duplicate_lines(match, losses), ""]
     lines += grade_lines(match, losses)
+    lines += win_grade_lines(match)
     if path is not None:
         lines += ["", f"Record: {path}   details: yacht analyze {path}"]
     return "\n".join(lines)
@@ -359,16 +405,18 @@ def human_decision(
     news: list[str] = (),
     after: list[str] | None = None,
     target: int | None = None,
+    exact=None,
 ) -> dict:
     """Ask until the person types a legal command; apply it. ``QuitGame`` if they quit.
 
     What the decision did (the coach's verdict, the row written) goes to ``after``, for the next
     screen to show under its sheet, where a 24-line terminal keeps it in view; shown now if None.
     With ``target`` (solitaire), the coach shows each option's probability of finishing on at least
-    ``target`` points.
+    ``target`` points. ``exact``: at a table of two, the grader of the solved two-player game
+    (:func:`yacht_play.analyze.two_player_grading`): the coach shows its exact chances of winning.
     """
     rules = match.rules
-    console.show(screen(match, seat, news, getattr(console, "height", None)))
+    console.show(screen(match, seat, news, getattr(console, "height", None), getattr(console, "width", None)))
     started = time.monotonic()
     ends_of_input = 0
     while True:
@@ -393,7 +441,11 @@ def human_decision(
         dice, total, open_bits = seat.dice, seat.total, seat.open_bits
         q = grader.q_values(np.array([dice]), seat.rolls_left, open_bits, *seat.sheet_state)[0] if grader else None
         chances, chances_label = None, "win"
-        if grader and match.mode == "table" and len(match.seats) > 1 and not rules.has_sheet_state:
+        if grader and exact is not None:
+            from yacht_play.analyze import seat_chances
+
+            chances = seat_chances(exact, match.seats, seat)
+        elif grader and match.mode == "table" and len(match.seats) > 1 and not rules.has_sheet_state:
             from agents.win import win_probabilities
 
             others = [(s.total, s.open_names) for s in match.seats if s is not seat]
@@ -417,6 +469,7 @@ def human_decision(
                 chances=chances,
                 chances_label=chances_label,
                 open_rows=open_bits,
+                win_grades=None if exact is None else exact.grade(chances[None], [command.action]),
             ).splitlines()
         if record["points"] is not None:
             lines.append(f"{seat.name}: {decision_label(record, rules)}{bonus_text(record, rules)}, total {record['total']}")
@@ -454,18 +507,22 @@ def play_match(match: Match, console, coach: bool = False, target: int | None = 
 
     ``target``: in a coached solitaire game, the coach also shows the chance of reaching it.
     """
-    grader = None
+    grader = exact = None
     if coach:
-        from yacht_play.analyze import Grader
+        from yacht_play.analyze import Grader, two_player_grading
 
         grader = Grader(match.rules)
+        exact = two_player_grading(match.rules, match.mode, len(match.seats))  # at a table of two: the solved game
+        if isinstance(exact, str):
+            console.show(f"Coach: {exact}")
+            exact = None
     agent_turn: list[dict] = []
     news: list[str] = []  # what the person has not seen yet: the coach on their last decision, agents' turns
     while not match.finished:
         seat = match.current
         if seat.kind == "human":
             after: list[str] = []
-            human_decision(match, seat, console, grader, news, after, target=target)
+            human_decision(match, seat, console, grader, news, after, target=target, exact=exact)
             news = after
             continue
         if match.mode == "duplicate":  # the agent plays the same dice unseen, after the person

@@ -7,12 +7,25 @@ action to the one taken, when both play to win from there on (:func:`agents.two_
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 import numpy as np
 
+from agents.optimal import open_bits_from
 from agents.two_player import SolutionNotComputed, load_two_player
 from yacht_env.rules import RuleSet
 
-__all__ = ["TwoPlayerGrader", "SolutionNotComputed", "two_player_grader"]
+__all__ = ["TwoPlayerGrader", "TwoPlayerGrades", "SolutionNotComputed", "two_player_grader"]
+
+
+@dataclass
+class TwoPlayerGrades:
+    """Decisions graded in chances of winning, aligned with the decisions graded (chances in [0, 1])."""
+
+    chances: np.ndarray  # (N, num_actions) each action's chance of winning for the mover, -inf where illegal
+    chosen: np.ndarray  # (N,) the chance of winning of the action taken
+    best_action: np.ndarray  # (N,) the action of highest chance (lowest index on ties)
+    loss: np.ndarray  # (N,) best chance - chosen chance, >= 0
 
 
 class TwoPlayerGrader:
@@ -33,6 +46,49 @@ class TwoPlayerGrader:
         if not np.isfinite(taken).all():
             raise ValueError(f"action {int(np.asarray(actions)[~np.isfinite(taken)][0])} is not legal there")
         return np.maximum(q.max(axis=1) - taken, 0.0)
+
+    def grade(self, chances: np.ndarray, actions) -> TwoPlayerGrades:
+        """The grades of ``actions`` taken where the actions' chances are ``chances`` (as :meth:`chances` gives them)."""
+        chances = np.asarray(chances, dtype=np.float64).reshape(-1, self.solution.actions.num_actions)
+        actions = np.asarray(actions, dtype=np.int64).reshape(-1)
+        taken = chances[np.arange(len(chances)), actions]
+        if not np.isfinite(taken).all():
+            raise ValueError(f"action {int(actions[~np.isfinite(taken)][0])} is not legal there")
+        best = chances.argmax(axis=1) if len(chances) else np.zeros(0, dtype=np.int64)
+        return TwoPlayerGrades(chances, taken, best, np.maximum(chances.max(axis=1, initial=0.0) - taken, 0.0))
+
+    def grade_decisions(self, decisions: list[dict]) -> TwoPlayerGrades:
+        """Decision records of two-player table games (``yacht_play.records``), in the order played, graded.
+
+        The other player's open rows and total at each decision are rebuilt from its own decisions before it
+        in the same game (``game_id``, ``seat``, ``open``, ``points``, ``total``), so every decision of both
+        seats must be there from the start of each game; ``ValueError`` naming the first that is not.
+        """
+        states: dict[tuple, tuple[int, int]] = {}  # (game, seat) -> (open rows, total) before its next decision
+        rules, all_open = self.rules, self.rules.all_open
+        first_row = self.solution.actions.first_score_action
+        rows = np.zeros((len(decisions), 5), dtype=np.int64)  # mover, other, difference, hand, rolls left
+        actions = np.zeros(len(decisions), dtype=np.int64)
+        for i, d in enumerate(decisions):
+            game, seat = d["game_id"], d["seat"]
+            if seat not in (0, 1):
+                raise ValueError(f"game {game}: seat {seat!r} at a table of two (seats 0 and 1)")
+            mover, total = states.get((game, seat), (all_open, 0))
+            other, other_total = states.get((game, 1 - seat), (all_open, 0))
+            recorded = open_bits_from(d["open"], rules)
+            if recorded != mover or d["total"] - (d["points"] or 0) != total:
+                raise ValueError(
+                    f"game {game}, seat {seat}: turn {d['turn']} comes without the decisions before it, "
+                    "so the other player's sheet at that decision is unknown"
+                )
+            rows[i] = (mover, other, total - other_total, rules.hand(d["dice"]), d["rolls_left"])
+            actions[i] = d["action"]
+            if d["points"] is not None:
+                states[(game, seat)] = (mover & ~(1 << (int(d["action"]) - first_row)), int(d["total"]))
+            else:
+                states[(game, seat)] = (mover, total)
+        chances = self.chances(*rows.T) if len(rows) else np.zeros((0, self.solution.actions.num_actions))
+        return self.grade(chances, actions)
 
     def table_losses(self, tables, rows, actions) -> np.ndarray:
         """:meth:`losses` of the seats to act at ``rows`` of a two-player :class:`yacht_env.game.GameBatch`."""

@@ -44,7 +44,10 @@ def play(rules, names, games, seed, grade=False):
 
 
 def test_a_missing_solution_is_refused_in_one_line_naming_its_command(tmp_path, monkeypatch):
+    import agents.two_player as two_player
+
     monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(two_player, "_solutions", type(two_player._solutions)())  # none loaded by an earlier test
     with pytest.raises(SolutionNotComputed) as missing:
         make_table_policy("exact2", 2, rules=YACHT)
     message = str(missing.value)

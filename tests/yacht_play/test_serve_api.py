@@ -78,6 +78,7 @@ RULES_VIEW = {
 SHEET_VIEW = dict.fromkeys(("seat", "cells", "total", "upper_subtotal", "upper_bonus", "yahtzee_bonus"), LEAF)
 COACH_VIEW = {
     **dict.fromkeys(("dice", "chosen", "chosen_expected", "chosen_win", "best", "best_expected", "loss"), LEAF),
+    **dict.fromkeys(("win_exact", "win_best", "win_best_chance", "win_loss", "win_note"), LEAF),  # at a table of two
     "options": [dict.fromkeys(("label", "expected", "win", "chosen"), LEAF)],
 }
 EVENT_KEYS = ("seat", "player", "kind", "turn", "roll", "dice", "rolls_left", "action", "label", "points", "row_points")
@@ -96,7 +97,7 @@ VIEW = {
     "replaced": [dict.fromkeys(("seat", "name", "policy", "by", "reason"), LEAF)],
 }
 SUMMARY = {
-    **dict.fromkeys(("mode", "winners", "optimum"), LEAF),
+    **dict.fromkeys(("mode", "winners", "optimum", "win_note"), LEAF),
     "rules": RULES_VIEW,
     "rows": [{"name": LEAF, "title": LEAF}],
     "seats": [
@@ -105,6 +106,10 @@ SUMMARY = {
             **dict.fromkeys(("name", "kind", "decisions", "reroll_decisions", "row_decisions", "loss_total"), LEAF),
             **dict.fromkeys(("loss_per_decision", "loss_per_reroll", "loss_per_row", "loss_by_turn"), LEAF),
             "worst": [dict.fromkeys(("turn", "roll", "dice", "chosen", "best", "loss"), LEAF)],
+            **dict.fromkeys(("win_decisions", "win_loss_per_decision", "win_loss_per_game"), LEAF),  # at a table of two
+            "win_worst": [
+                dict.fromkeys(("game_id", "turn", "roll", "dice", "chosen", "best", "chance_chosen", "chance_best", "loss"), LEAF)
+            ],
         }
     ],
     "turns": [{"turn": LEAF, "seats": [dict.fromkeys(("row", "points", "total", "loss"), LEAF)]}],

@@ -209,11 +209,18 @@ def lobby_offer(service: GameService) -> dict:
     """What the lobby offers: the agents (with the rule sets each plays), the rule sets and their titles, the
     default rule set, and the modes with the fewest and most agents each seats.
     """
+    from agents.registry import plays_alone, policy_spec
     from yacht_env.rules import RULE_SETS
 
     return {
         "agents": [
-            {"policy": service.shown[name], "name": name.split(":", 1)[0], "rules": service.agent_rules[name]}
+            {
+                "policy": service.shown[name],
+                "name": name.split(":", 1)[0],
+                "rules": service.agent_rules[name],
+                "alone": plays_alone(name),  # False: it plays only at a table (not alone, not duplicate)
+                "table_sizes": list(policy_spec(name).table_sizes),  # the fewest and most players of its tables
+            }
             for name in service.agents
         ],
         "rules": list(RULE_SETS),

@@ -33,6 +33,7 @@ from yacht_env.env import GameOverError
 from yacht_env.rules import RULE_SETS, rule_set
 from yacht_env.table.outcome import unique_names
 from yacht_play import store
+from yacht_play.analyze import grade_chances, seat_chances, two_player_grading
 from yacht_play.commands import choice_label, decision_label, row_points
 from yacht_play.match import Match, Player, agent_name
 from yacht_play.records import AGENTS_PER_MODE, GameRecord, RecordError
@@ -199,6 +200,14 @@ class GameService:
         agents = [self.offered_policy(policy) for policy in agents]
         if not isinstance(coach, bool):
             raise Refused("coach: true or false")
+        if mode == "table":  # an agent of the solved two-player game (exact2) sits only at a table of two
+            from agents.registry import check_table_size
+
+            for policy in agents:
+                try:
+                    check_table_size(policy, len(agents) + 1)
+                except ValueError as error:
+                    raise Refused(self.without_paths(str(error))) from None
         try:
             rules = rules_from_request(rules, self.rules)
             for policy in agents:
@@ -297,7 +306,10 @@ class GameService:
         from agents.registry import plays_alone, reads_totals
 
         if reads_totals(name) and mode == "table":  # it sees every seat's total
-            return self._table_policy(name, num_players, rules)
+            try:
+                return self._table_policy(name, num_players, rules)
+            except ValueError as error:  # a table size it does not sit at, a solution not computed
+                raise Refused(self.without_paths(str(error))) from None
         if not plays_alone(name):
             raise Refused(f"agent {self.shown[name]!r} plays at a table (mode table): it reads the other players' scores")
         return self.policies[(name, rules.name)]
@@ -365,9 +377,14 @@ class GameService:
                 grader = self.grader_for(match.rules)
                 q = grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits, *seat.sheet_state)[0]
             dice, before, open_bits = seat.dice, seat.total, seat.open_bits
-            chances = None
-            # the chance of winning the game at hand (for rules whose rows score on their own: agents.win's tables)
-            if match.coach and match.mode == "table" and len(match.seats) > 1 and not match.rules.has_sheet_state:
+            chances = win_grades = None
+            # at a table of two, the solved game's exact chances of winning (or the line saying how to compute it)
+            exact = two_player_grading(match.rules, match.mode, len(match.seats)) if match.coach else None
+            if exact is not None and not isinstance(exact, str):
+                chances = seat_chances(exact, match.seats, seat)
+                win_grades = exact.grade(chances[None], [action])
+            # else the chance of winning the game at hand (for rules whose rows score on their own: agents.win's tables)
+            elif match.coach and match.mode == "table" and len(match.seats) > 1 and not match.rules.has_sheet_state:
                 from agents.win import win_probabilities
 
                 others = [(s.total, s.open_names) for s in match.seats if s is not seat]
@@ -376,7 +393,11 @@ class GameService:
                 record = match.play(action, time.monotonic() - live.shown_at)
             except (ValueError, GameOverError) as error:
                 raise Refused(str(error).splitlines()[0]) from None
-            coach = coach_view(q, action, dice, before, match.rules, chances, open_bits) if match.coach else None
+            coach = None
+            if match.coach:
+                coach = coach_view(q, action, dice, before, match.rules, chances, open_bits, win_grades)
+                if isinstance(exact, str):
+                    coach["win_note"] = exact
             moved = self._agents_move(live, [record])  # one commit: the person's decision and the agents' replies
             live.shown_at = time.monotonic()
             thinking = sum(r["seconds"] for r in moved[1:])  # the agents' own time, commits excluded
@@ -543,6 +564,7 @@ class GameService:
             grader = self.grader_for(match.rules)
             graded = grader.grade(record.decisions)
         reports = {r.name: r for r in report_players([record], grader, worst=5)}
+        note = grade_chances(list(reports.values()), [record], match.rules, worst=5)  # at a table of two
         seats = []
         for seat in match.seats:
             report = reports.get(seat.name)
@@ -570,6 +592,11 @@ class GameService:
                         }
                         for w in report.worst
                     ],
+                    # at a table of two: the drop in chance of winning against the solved game, percentage points
+                    "win_decisions": report.win_decisions,
+                    "win_loss_per_decision": finite(report.win_loss_per_decision),
+                    "win_loss_per_game": finite(report.win_loss_per_game),
+                    "win_worst": report.win_worst,
                 }
             )
         turns = duplicate_turns(match, graded.loss) if match.mode == "duplicate" else None
@@ -581,6 +608,7 @@ class GameService:
             "winners": match.winners,
             "optimum": grader.solution.expected_score,
             "turns": turns,
+            "win_note": note,  # why a table of two is not graded in chances of winning (how to compute the solution)
         }
 
     def history(self, name) -> dict:
@@ -697,12 +725,17 @@ def public_decision(record: dict, rules) -> dict:
     }
 
 
-def coach_view(q: np.ndarray, action: int, dice, total: int, rules, chances: np.ndarray | None = None, open_rows=None) -> dict:
+def coach_view(
+    q: np.ndarray, action: int, dice, total: int, rules, chances: np.ndarray | None = None, open_rows=None, win_grades=None
+) -> dict:
     """The optimum's view of a decision just made, as the terminal coach gives it.
 
-    ``chances``: each action's probability of winning the game at hand (``agents.win.win_probabilities``),
-    given with each option as ``win`` (None without). ``open_rows``: the rows open before it (a
-    joker's rows are labelled with joker values).
+    ``chances``: each action's probability of winning the game at hand (``agents.win.win_probabilities``,
+    or the solved two-player game's), given with each option as ``win`` (None without). ``open_rows``: the
+    rows open before it (a joker's rows are labelled with joker values). ``win_grades``: at a table of two,
+    the decision graded against the solved game (:meth:`agents.two_player.grading.TwoPlayerGrader.grade`):
+    ``win_exact``, the best decision to win ``win_best`` and its chance ``win_best_chance``, and ``win_loss``,
+    the chance of winning the decision gave away (all in [0, 1]).
     """
     best = int(np.argmax(q))
     options = {}
@@ -711,7 +744,17 @@ def coach_view(q: np.ndarray, action: int, dice, total: int, rules, chances: np.
             win = None if chances is None else float(chances[a])
             options.setdefault(choice_label(int(a), dice, rules, open_rows), (float(total + q[a]), win))
     chosen = choice_label(action, dice, rules, open_rows)
+    exact = {}
+    if win_grades is not None:
+        win_best = int(win_grades.best_action[0])
+        exact = {
+            "win_exact": True,
+            "win_best": choice_label(win_best, dice, rules, open_rows),
+            "win_best_chance": float(win_grades.chances[0, win_best]),
+            "win_loss": float(win_grades.loss[0]),
+        }
     return {
+        **exact,
         "dice": list(dice),
         "chosen": chosen,
         "chosen_expected": float(total + q[action]),

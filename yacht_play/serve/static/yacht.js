@@ -140,13 +140,30 @@ async function lobby() {
     $("agents-help").textContent = mode === "duplicate"
       ? "The agent that plays your dice after you:"
       : "Who sits at the table (seats 2 to 5; leave a seat empty with –):";
+    // an agent is offered only where it sits: one that plays only at a table is not offered in duplicate mode, and
+    // one of a table of two (exact2, br:optimal) only in the first seat, which then leaves the other seats empty
+    const most = (agent) => (agent.table_sizes || [1, 5])[1];
+    const fits = (agent, i) => (mode === "table" ? i === 0 || most(agent) > 2 : agent.alone !== false);
+    const selects = [];
     for (let i = 0; i < count; i += 1) {
       const select = el("select", { "aria-label": `agent ${i + 1}`, class: "agent-select" });
       if (mode === "table" && i > 0) select.append(el("option", { value: "" }, "–"));
-      playable.forEach((agent) => select.append(el("option", { value: agent.policy }, agent.name === agent.policy ? agent.name : `${agent.name} (${agent.policy.split(":")[1]})`)));
+      playable.filter((agent) => fits(agent, i)).forEach((agent) => select.append(el("option", { value: agent.policy }, agent.name === agent.policy ? agent.name : `${agent.name} (${agent.policy.split(":")[1]})`)));
       if (mode === "table" && i > 0) select.value = "";
       pick.append(select);
+      selects.push(select);
     }
+    const seatsFit = () => {
+      const first = playable.find((agent) => agent.policy === selects[0].value);
+      const two = mode === "table" && first && most(first) <= 2;
+      selects.slice(1).forEach((select) => {
+        if (two) select.value = "";
+        select.disabled = two;
+        select.title = two ? `${first.name} plays at a table of 2` : "";
+      });
+    };
+    if (selects.length) selects[0].addEventListener("change", seatsFit);
+    seatsFit();
     if (!agents.length) $("agents-help").textContent = "This server offers no agents (yacht serve --agents ...).";
     else if (!playable.length) $("agents-help").textContent = `No agent here plays ${titleOf(rulesSelect.value)}.`;
   }
@@ -488,6 +505,11 @@ function note(event, view) {
   $("log-card").classList.remove("hidden");
 }
 
+// A chance as a percentage to one decimal: the solved two-player game tells apart what whole percents would not.
+function pct(chance) {
+  return `${(100 * chance).toFixed(1)}%`;
+}
+
 function showCoach(coach) {
   const card = $("coach");
   card.classList.remove("hidden");
@@ -500,18 +522,22 @@ function showCoach(coach) {
     el("div", { class: `verdict ${best ? "best" : "cost"}` }, best
       ? `${coach.chosen} is the best choice: expected final score ${fmt(coach.chosen_expected)}`
       : `${coach.chosen} cost you ${fmt(coach.loss)} points: expected ${fmt(coach.chosen_expected)} against ${fmt(coach.best_expected)} for ${coach.best}`),
+    coach.win_exact ? el("div", { class: `verdict ${coach.win_loss <= 1e-9 ? "best" : "cost"}`, id: "coach-win" }, coach.win_loss <= 1e-9
+      ? `To win: ${coach.chosen} is the best choice (chance of winning ${pct(coach.chosen_win)})`
+      : `To win: ${coach.chosen} cost you ${fmt(100 * coach.win_loss)} percentage points of your chance of winning: ${pct(coach.chosen_win)} against ${pct(coach.win_best_chance)} for ${coach.win_best}`) : null,
+    coach.win_note ? el("div", { class: "muted small", id: "coach-win" }, `Not graded in chances of winning: ${coach.win_note.replace(/^decisions not graded in chances of winning: /, "")}`) : null,
     el("div", { class: "muted small" }, `With dice ${coach.dice.join(" ")}, the options by expected final score` +
       (coach.chosen_win === null || coach.chosen_win === undefined ? ":" : " (and the chance of winning this game):")),
     ...coach.options.map((option) => {
       const width = 25 + 75 * (option.expected - low) / span;
-      const win = option.win === null || option.win === undefined ? "" : `  · win ${Math.round(100 * option.win)}%`;
+      const win = option.win === null || option.win === undefined ? "" : `  · win ${coach.win_exact ? pct(option.win) : `${Math.round(100 * option.win)}%`}`;
       return el("div", { class: `option${option.chosen ? " chosen" : ""}` },
         el("div", { class: "bar" }, el("i", { style: `width:${width}%` }), el("span", {}, option.label + win + (option.chosen ? "  ← yours" : ""))),
         el("b", {}, fmt(option.expected)));
     }),
     coach.options.some((o) => o.chosen) ? null : el("div", { class: "option chosen" },
       el("div", { class: "bar" }, el("i", { style: "width:20%" }), el("span", {}, `${coach.chosen}${
-        coach.chosen_win === null || coach.chosen_win === undefined ? "" : `  · win ${Math.round(100 * coach.chosen_win)}%`}  ← yours`)),
+        coach.chosen_win === null || coach.chosen_win === undefined ? "" : `  · win ${coach.win_exact ? pct(coach.chosen_win) : `${Math.round(100 * coach.chosen_win)}%`}`}  ← yours`)),
       el("b", {}, fmt(coach.chosen_expected))),
   ].filter((child) => child !== null));  // replaceChildren would show a null as the text "null"
 }
@@ -591,6 +617,30 @@ async function showOver() {
         el("td", { class: `num ${t.seats[you].total >= t.seats[1 - you].total ? "win" : "loss"}` }, t.seats[you].total - t.seats[1 - you].total)))))));
   }
 
+  // at a table of two, each decision graded in chances of winning against the solved two-player game
+  let chances = null;
+  if (seats.some((s) => s.win_decisions)) {
+    const costly = seats.flatMap((s) => (s.win_worst || []).map((w) => ({ ...w, name: s.seat === you ? "You" : s.name })))
+      .sort((a, b) => b.loss - a.loss).slice(0, 8);
+    chances = el("section", { class: "card", id: "win-grade" }, el("h2", {}, "Chance of winning lost"),
+      el("p", { class: "muted small" }, "Percentage points of the chance of winning each decision gave away against the best decision, when both play to win from there on (the solved two-player game; 0 is perfect)."),
+      el("div", { class: "grades" }, ...seats.map((s) => el("div", { class: "grade" },
+        el("div", {}, el("b", {}, s.seat === you ? "You" : s.name), " ", el("span", { class: `pill ${s.kind === "human" ? "you" : "agent"}` }, s.kind)),
+        el("div", { class: "big" }, `${fmt(s.win_loss_per_decision, 2)} pp`),
+        el("div", { class: "muted small" }, "lost per decision"),
+        el("dl", {}, el("dt", {}, `decisions`), el("dd", {}, s.win_decisions),
+          el("dt", {}, "lost in the game"), el("dd", {}, `${fmt(s.win_loss_per_game)} pp`))))),
+      costly.length ? el("h3", { style: "margin:1rem 0 0.25rem" }, "Costliest decisions to win") : null,
+      costly.length ? el("div", { class: "scroll" }, el("table", { class: "worst" },
+        el("thead", {}, el("tr", {}, el("th", {}, "Who"), el("th", {}, "Turn"), el("th", {}, "Dice"), el("th", {}, "Chose"), el("th", {}, "Best to win"), el("th", { class: "num", title: "chance of winning after the choice made / after the best" }, "Chance: chose / best"), el("th", { class: "num" }, "Lost, pp"))),
+        el("tbody", {}, ...costly.map((w) => el("tr", {}, el("td", {}, w.name), el("td", {}, `${w.turn}.${w.roll}`), el("td", {}, w.dice.join(" ")),
+          el("td", {}, w.chosen), el("td", {}, w.best), el("td", { class: "num" }, `${w.chance_chosen.toFixed(1)}% / ${w.chance_best.toFixed(1)}%`),
+          el("td", { class: "num loss" }, fmt(w.loss)))))))
+        : el("p", { class: "muted" }, "Not a point of the chance of winning lost: every decision was the best to win."));
+  } else if (summary.win_note) {
+    chances = el("section", { class: "card", id: "win-grade" }, el("h2", {}, "Chance of winning lost"), el("p", { class: "muted small" }, summary.win_note));
+  }
+
   const name = seats[you].name;
   over.replaceChildren(
     el("section", { class: "card" }, el("p", { class: "winner" }, headline),
@@ -603,6 +653,7 @@ async function showOver() {
         el("p", { class: "muted small" }, "Expected points each decision gave away against the optimal strategy (0 is perfect; proficient players stay under 0.2)."),
         grades)),
     el("section", { class: "card chart" }, el("h2", {}, "Points lost per turn"), lossChart(seats, you)),
+    ...(chances ? [chances] : []),
     ...(turns ? [turns] : []),
     el("section", { class: "card" }, el("h2", {}, "Costliest decisions"), worst),
   );
