@@ -22,17 +22,29 @@ so a mutated solver solves again, and what it solved is deleted after its run.
 from __future__ import annotations
 
 import argparse
+import ast
+import difflib
 import hashlib
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
 WORK = ROOT / ".mutation"
-TREE = WORK / "tree"
+# Where the mutants are made: a copy of the working tree; two runs at once each need a copy of their own.
+TREE = WORK / os.environ.get("YACHT_RL_MUTATION_TREE", "tree")
+# Plugins a mutant's test run never uses, left unloaded (its start-up is most of a mutant's time).
+QUIET_PLUGINS = tuple(
+    part for name in ("cacheprovider", "benchmark", "anyio", "pytest_markdown_docs", "pytest_cov") for part in ("-p", f"no:{name}")
+)
+# The project's packages: coverage measures them all, so a kernel is traced to the tests through its callers.
+PACKAGES = ("yacht_env", "agents", "yacht_play")
 
 # Each module with the test files that cover it, cheapest first: a killed mutant stops at its first failing test.
 MODULES: dict[str, tuple[str, ...]] = {
@@ -145,10 +157,300 @@ def source_digest(module: str) -> str:
     return hashlib.sha256((TREE / module).read_bytes()).hexdigest()
 
 
-def run_module(module: str, retest_survivors: bool, restart: bool) -> None:
-    """Mutate ``module`` and test every mutant not tested yet (or every survivor again)."""
+def tests_digest(module: str) -> str:
+    """A digest of the test files of ``module`` and of every conftest: the map of a module is taken with exactly these."""
+    digest = hashlib.sha256()
+    for name in sorted({*MODULES[module], *(str(path.relative_to(TREE)) for path in (TREE / "tests").rglob("conftest.py"))}):
+        digest.update(name.encode() + b"\0" + (TREE / name).read_bytes())
+    return digest.hexdigest()
+
+
+def test_environment(module: str, numba_cache: Path | str) -> dict[str, str]:
+    """The environment of a test run in the tree: the tree's code, the mutation hypothesis profile, own caches."""
+    solved = WORK / "solved"
+    solved.mkdir(parents=True, exist_ok=True)
+    return dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(TREE), str(TREE / "tools")]),
+        PYTHONHASHSEED="0",
+        YACHT_RL_CACHE_DIR=str(solved),
+        YACHT_RL_HYPOTHESIS_PROFILE="mutation",
+        NUMBA_CACHE_DIR=str(numba_cache),
+    )
+
+
+def pytest_runtest_logreport(report) -> None:
+    """Loaded into the map's test run (``-p mutation``): each test phase's node id and seconds, one JSON line each."""
+    target = os.environ.get("YACHT_RL_MUTATION_DURATIONS")
+    if target:
+        with open(target, "a") as out:
+            out.write(json.dumps([report.nodeid, report.when, report.duration]) + "\n")
+
+
+def record_map(module: str) -> dict:
+    """Run ``module``'s tests once on the unmutated code and keep which test reaches which line (``<slug>.map.json``).
+
+    Coverage.py measures every module of the project, with pytest-cov naming each line's context after the test
+    (``node id|setup``, ``|run`` or ``|teardown``; the empty context is import time). The kernels run compiled,
+    unseen by coverage: :class:`TestMap` maps their lines by the name of the kernel instead. The run's numba
+    cache is kept as the module's shared cache, and it is also the check that the tests pass on the code as it is.
+    """
+    name = slug(module)
+    data_file, durations_file = WORK / f"{name}.coverage", WORK / f"{name}.durations"
+    rc_file, shared = WORK / f"{name}.coveragerc", WORK / f"numba-{name}"
+    for stale in (data_file, durations_file):
+        stale.unlink(missing_ok=True)
+    shutil.rmtree(shared, ignore_errors=True)
+    sources = ", ".join(str(TREE / package) for package in PACKAGES)
+    rc_file.write_text(f"[run]\nsource = {sources}\n")
+    environment = dict(test_environment(module, shared), YACHT_RL_MUTATION_DURATIONS=str(durations_file))
+    environment["COVERAGE_FILE"] = str(data_file)
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mutation", "-m", "not slow"]
+    command += [f"--cov-config={rc_file}", "--cov", "--cov-context=test", "--cov-report=", *MODULES[module]]
+    started = time.monotonic()
+    if subprocess.run(command, cwd=TREE, env=environment).returncode:
+        # Every mutant would count as killed: the tests must pass on the code as it is first.
+        raise SystemExit(f"the tests of {module} fail without any mutant: fix them first")
+    seconds = time.monotonic() - started
+
+    import coverage
+
+    data = coverage.CoverageData(basename=str(data_file))
+    data.read()
+    contexts: dict[str, int] = {}
+    files: dict[str, dict[str, list[int]]] = {}
+    for measured in data.measured_files():
+        relative = Path(measured).resolve().relative_to(TREE.resolve()).as_posix()
+        lines = data.contexts_by_lineno(measured)
+        files[relative] = {
+            str(line): sorted(contexts.setdefault(context, len(contexts)) for context in reached)
+            for line, reached in lines.items()
+        }
+    durations: dict[str, float] = {}
+    for row in durations_file.read_text().splitlines():
+        nodeid, _, duration = json.loads(row)
+        durations[nodeid] = durations.get(nodeid, 0.0) + duration
+    result = {
+        "source": source_digest(module),
+        "tests": tests_digest(module),
+        "seconds": seconds,
+        "contexts": sorted(contexts, key=contexts.__getitem__),
+        "files": files,
+        "durations": durations,
+    }
+    map_file(module).write_text(json.dumps(result))
+    data_file.unlink(missing_ok=True)
+    return result
+
+
+def map_file(module: str) -> Path:
+    """Where ``module``'s map of which test reaches which line is kept."""
+    return WORK / f"{slug(module)}.map.json"
+
+
+def load_map(module: str) -> dict:
+    """``module``'s map, taken again when the module, its test files or a conftest changed since."""
+    path = map_file(module)
+    if path.exists():
+        kept = json.loads(path.read_text())
+        if kept["source"] == source_digest(module) and kept["tests"] == tests_digest(module):
+            return kept
+    return record_map(module)
+
+
+def is_kernel(function: ast.AST) -> bool:
+    """Whether a function definition is compiled by numba (``@njit``, ``@numba.jit(...)``, ``@vectorize``...)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in ("njit", "jit", "vectorize", "guvectorize", "cfunc", "stencil"):
+            return True
+    return False
+
+
+class Source:
+    """One parsed file: each line's innermost statement and enclosing definitions."""
+
+    def __init__(self, text: str) -> None:
+        self.tree = ast.parse(text)
+        self.parents: dict[ast.AST, ast.AST] = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[child] = node
+
+    def statement(self, line: int) -> ast.stmt | None:
+        """The innermost statement whose lines hold ``line`` (a compound statement only by its header)."""
+        found = None
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
+                if found is None or node.lineno >= found.lineno and (node.end_lineno or 0) <= (found.end_lineno or 0):
+                    found = node
+        return found
+
+    def own_lines(self, node: ast.stmt) -> range:
+        """The lines of a statement less the statements nested in it (a compound statement's header)."""
+        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body:
+            return range(first, body[0].lineno)
+        return range(first, (node.end_lineno or node.lineno) + 1)
+
+    def enclosing(self, node: ast.AST) -> list[ast.AST]:
+        """The definitions around ``node``, innermost first (functions and classes)."""
+        around = []
+        while node in self.parents:
+            node = self.parents[node]
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                around.append(node)
+        return around
+
+    def references(self, names: set[str]) -> list[ast.AST]:
+        """Every use of one of ``names`` (``name`` or ``x.name``), definitions aside."""
+        found = []
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name) and node.id in names or isinstance(node, ast.Attribute) and node.attr in names:
+                found.append(node)
+        return found
+
+    def aliases(self, name: str) -> set[str]:
+        """``name`` and what this file imports it as (``from m import name as other``)."""
+        names = {name}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.ImportFrom):
+                names |= {alias.asname for alias in node.names if alias.name == name and alias.asname}
+        return names
+
+
+class TestMap:
+    """Which tests reach a line of ``module``, from its map; see :meth:`select`."""
+
+    def __init__(self, module: str, recorded: dict) -> None:
+        self.module = module
+        self.contexts: list[str] = recorded["contexts"]
+        self.files: dict[str, dict[str, list[int]]] = recorded["files"]
+        self.durations: dict[str, float] = recorded["durations"]
+        self.sources: dict[str, Source] = {}
+        self.kernels: dict[tuple[str, str], set[str]] = {}
+
+    def source(self, relative: str) -> Source:
+        """The parsed source of a file of the tree, parsed once."""
+        if relative not in self.sources:
+            self.sources[relative] = Source((TREE / relative).read_text())
+        return self.sources[relative]
+
+    def reached(self, relative: str, lines: range | list[int]) -> set[str]:
+        """The tests (node ids; a whole test file for a line reached while setting up a fixture) reaching ``lines``."""
+        by_line = self.files.get(relative, {})
+        tests = set()
+        for line in lines:
+            for index in by_line.get(str(line), ()):
+                nodeid, _, phase = self.contexts[index].rpartition("|")
+                if nodeid and phase == "run":
+                    tests.add(nodeid)
+                elif nodeid:  # a fixture's setup or teardown: other tests of its file may use what it made
+                    tests.add(nodeid.split("::")[0])
+        return tests
+
+    def everything(self, relative: str) -> set[str]:
+        """Every test reaching any line of ``relative``: for a change made at import time (a constant, a class)."""
+        return self.reached(relative, [int(line) for line in self.files.get(relative, {})])
+
+    def kernel_tests(self, relative: str, kernel: str, seen: set[tuple[str, str]]) -> set[str]:
+        """The tests calling ``kernel`` of ``relative``, found through every place in the project that names it."""
+        key = (relative, kernel)
+        if key in self.kernels:
+            return self.kernels[key]
+        seen = seen | {key}
+        tests: set[str] = set()
+        module_name = relative.removesuffix(".py").replace("/", ".")
+        for package in PACKAGES:
+            for path in sorted((TREE / package).rglob("*.py")):
+                other = path.relative_to(TREE).as_posix()
+                text = path.read_text()
+                if other != relative and module_name not in text and module_name.rpartition(".")[2] not in text:
+                    continue  # neither imports the kernel's module nor is it
+                source = self.source(other)
+                for node in source.references(source.aliases(kernel)):
+                    tests |= self.use_tests(other, source, node, seen)
+        for test_file in MODULES[self.module]:
+            source = Source((TREE / test_file).read_text())
+            for node in source.references(source.aliases(kernel)):
+                around = source.enclosing(node)
+                if around and around[-1].name.startswith("test") and isinstance(around[-1], ast.FunctionDef):
+                    named = re.compile(rf"{re.escape(test_file)}::{around[-1].name}\b")
+                    tests |= {nodeid for nodeid in self.durations if named.match(nodeid)}
+                else:  # a helper or a fixture of the test file: the whole file
+                    tests.add(test_file)
+        self.kernels[key] = tests
+        return tests
+
+    def use_tests(self, relative: str, source: Source, node: ast.AST, seen: set[tuple[str, str]]) -> set[str]:
+        """The tests reaching one use of a kernel: through the kernel it is in, else the statement it is in."""
+        around = source.enclosing(node)
+        for definition in around:
+            if is_kernel(definition):
+                key = (relative, definition.name)
+                return set() if key in seen else self.kernel_tests(relative, definition.name, seen)
+        if not any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) for d in around):
+            return self.everything(relative)  # named at import time: a table of kernels, a default argument
+        statement = source.statement(node.lineno)
+        return self.reached(relative, source.own_lines(statement) if statement else [node.lineno])
+
+    def select(self, lines: list[int]) -> tuple[set[str], bool]:
+        """``(tests, compiled)``: the tests that reach ``lines`` of the module, and whether compiled code changed.
+
+        - a line of a kernel: every test that calls the kernel (coverage does not see compiled lines);
+        - a line of a function's header (decorators, signature, defaults): the tests reaching its body;
+        - a line run at import (a constant, a class attribute): every test reaching the module; a kernel
+          reads module constants when it is compiled, so this counts as compiled code too;
+        - any other line: the tests reaching its statement.
+        """
+        source = self.source(self.module)
+        tests: set[str] = set()
+        compiled = False
+        for line in lines:
+            statement = source.statement(line)
+            if statement is None:
+                continue  # a blank or comment line
+            around = source.enclosing(statement)
+            kernel = next((d for d in [statement, *around] if is_kernel(d)), None)
+            if kernel is not None:
+                compiled = True
+                tests |= self.kernel_tests(self.module, kernel.name, set())
+            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and line < statement.body[0].lineno:
+                body = range(statement.body[0].lineno, (statement.end_lineno or line) + 1)
+                tests |= self.reached(self.module, body)
+            elif not any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) for d in around):
+                compiled = compiled or not around  # module level: a constant a kernel may read
+                tests |= self.everything(self.module)
+            else:
+                tests |= self.reached(self.module, source.own_lines(statement))
+        return tests, compiled
+
+    def ordered(self, tests: set[str]) -> list[str]:
+        """``tests`` quickest first, whole test files last and without their own node ids listed again."""
+        files = {test for test in tests if "::" not in test}
+        single = [test for test in tests if "::" in test and test.split("::")[0] not in files]
+        single.sort(key=lambda nodeid: (self.durations.get(nodeid, 0.0), nodeid))
+        return single + sorted(files, key=lambda file: (MODULES[self.module] + (file,)).index(file))
+
+
+def changed_lines(original: str, mutated: str) -> list[int]:
+    """The lines of ``original`` (numbered from 1) that differ in ``mutated``."""
+    lines: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, original.splitlines(), mutated.splitlines(), autojunk=False)
+    for tag, first, last, _, _ in matcher.get_opcodes():
+        if tag != "equal":
+            lines.update(range(first + 1, max(last, first + 1) + 1))
+    return sorted(lines)
+
+
+def run_module(module: str, retest_survivors: bool, restart: bool, execute_pending: bool = True) -> None:
+    """Mutate ``module`` and test every mutant not tested yet (or every survivor again; or none, only preparing)."""
     config, session = write_config(module), WORK / f"{slug(module)}.sqlite"
-    stamp = session.with_suffix(".source")
+    stamp, original = session.with_suffix(".source"), session.with_suffix(".original")
     if restart:
         session.unlink(missing_ok=True)
     if session.exists() and stamp.exists() and stamp.read_text() != source_digest(module):
@@ -159,49 +461,128 @@ def run_module(module: str, retest_survivors: bool, restart: bool) -> None:
         cosmic_ray("cosmic-ray", "init", str(config), str(session))
         cosmic_ray("cr-filter-operators", str(session), str(config))
         cosmic_ray("cr-filter-pragma", str(session))
-    if subprocess.run([sys.executable, str(ROOT / "tools" / "mutation.py"), "--run-tests", module]).returncode:
-        # Every mutant would count as killed: the tests must pass on the code as it is first.
-        raise SystemExit(f"the tests of {module} fail without any mutant: fix them first")
+    original.write_text((TREE / module).read_text())
+    recorded = load_map(module)
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    if not execute_pending:
+        return
     if retest_survivors:
-        retest(module, session)
+        items = [item for item, _ in module_results(module)["survived"]]
     else:
-        cosmic_ray("cosmic-ray", "exec", str(config), str(session))
+        with use_db(str(session), WorkDB.Mode.open) as database:
+            items = list(database.pending_work_items)
+    # A mutant that loops for ever is killed by the time limit: twice the map's run of every test, 2 minutes at least.
+    execute(module, session, items, timeout=max(120.0, 2 * recorded["seconds"]))
 
 
-def retest(module: str, session: Path) -> None:
-    """Test the survivors of ``session`` again, one by one, and keep their new results (the rest stays as it is)."""
-    from cosmic_ray.config import load_config
+def execute(module: str, session: Path, items: list, timeout: float) -> None:
+    """Test the mutants ``items`` of ``module`` one by one, each result kept in the session as soon as it is known."""
     from cosmic_ray.mutating import mutate_and_test
     from cosmic_ray.work_db import WorkDB, use_db
 
-    config = load_config(str(WORK / f"{slug(module)}.toml"))
-    survivors = [item for item, _ in module_results(module)["survived"]]
+    log = WORK / f"{slug(module)}.log.jsonl"
+    command = f"{sys.executable} {TREE / 'tools' / 'mutation.py'} --run-tests {module}"  # the copy: frozen at start
+    here = Path.cwd()
     os.chdir(TREE)  # the mutants' paths are relative to the tree
-    for number, item in enumerate(survivors, 1):
-        result = mutate_and_test(item.mutations, config.test_command, config.timeout)
-        with use_db(str(session), WorkDB.Mode.open) as database:
-            database.set_result(item.job_id, result)
-        print(f"{module}: survivor {number}/{len(survivors)} {result.test_outcome}", flush=True)
+    try:
+        for number, item in enumerate(items, 1):
+            started = time.monotonic()
+            result = mutate_and_test(item.mutations, command, timeout)
+            seconds = time.monotonic() - started
+            with use_db(str(session), WorkDB.Mode.open) as database:
+                database.set_result(item.job_id, result)
+            outcome = result.test_outcome.value if result.test_outcome else result.worker_outcome.value
+            selected = re.search(r"^mutation: (.*)$", result.output or "", re.MULTILINE)
+            with log.open("a") as out:
+                row = {"job": item.job_id, "line": item.mutations[0].start_pos[0], "outcome": outcome}
+                out.write(json.dumps(row | {"seconds": round(seconds, 2), "selected": selected and selected[1]}) + "\n")
+            print(f"{module}: {number}/{len(items)} line {row['line']} {outcome} in {seconds:.1f} s", flush=True)
+    finally:
+        os.chdir(here)
 
 
 def run_tests(module: str) -> int:
-    """The test command of one mutant of ``module``: its test files, stopped at the first failure."""
-    environment = dict(os.environ, PYTHONPATH=str(TREE), PYTHONHASHSEED="0")
+    """The test command of one mutant of ``module``: the tests that reach the changed lines, quickest first, stopped
+    at the first failure; none when no test reaches them (the mutant survives: nothing can see it).
+
+    ``YACHT_RL_MUTATION_SELECT=all`` runs every test file of the module with the usual hypothesis profile instead,
+    as each mutant was tested before the map (kept to measure the two).
+    """
+    recorded = json.loads(map_file(module).read_text())
+    original = (WORK / f"{slug(module)}.original").read_text()
+    lines = changed_lines(original, (TREE / module).read_text())
+    everything = os.environ.get("YACHT_RL_MUTATION_SELECT") == "all"
+    if everything:
+        tests, compiled = list(MODULES[module]), "njit" in original
+    else:
+        test_map = TestMap(module, recorded)
+        chosen, compiled = test_map.select(lines)
+        tests = test_map.ordered(chosen)
+        print(f"mutation: lines {lines}, {len(tests)} tests", flush=True)
+        if not tests:
+            return 0
     solved = WORK / "solved"
-    solved.mkdir(parents=True, exist_ok=True)
-    environment["YACHT_RL_CACHE_DIR"] = str(solved)
-    before = set(solved.iterdir())
-    compiled = "njit" in (TREE / module).read_text()
-    numba_cache = tempfile.mkdtemp(prefix="numba-", dir=WORK) if compiled else str(WORK / "numba-shared")
-    environment["NUMBA_CACHE_DIR"] = numba_cache
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-m", "not slow", *MODULES[module]]
+    before = set(solved.iterdir()) if solved.exists() else set()
+    # A mutant of compiled code (or of a constant a kernel reads) compiles everything afresh; any other reuses the
+    # kernels compiled from the unmutated code.
+    numba_cache = tempfile.mkdtemp(prefix="numba-", dir=WORK) if compiled else WORK / f"numba-{slug(module)}"
+    environment = test_environment(module, numba_cache)
+    if everything:
+        environment.pop("YACHT_RL_HYPOTHESIS_PROFILE")
+    listing = Path(tempfile.mkstemp(prefix="tests-", suffix=".txt", dir=WORK)[1])
+    listing.write_text("\n".join(tests) + "\n")
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-m", "not slow", *QUIET_PLUGINS, f"@{listing}"]
     try:
         return subprocess.run(command, cwd=TREE, env=environment).returncode
     finally:
+        listing.unlink(missing_ok=True)
         if compiled:
             shutil.rmtree(numba_cache, ignore_errors=True)
         for path in set(solved.iterdir()) - before:  # a mutant's own tables: never read again
             path.unlink(missing_ok=True)
+
+
+def measure(module: str, count: int, before: bool) -> None:
+    """Seconds per mutant of ``count`` mutants drawn from ``module``'s session, with the map (and without, as
+    before, when ``before``), written to ``<slug>.measure.json``; the session's results are left as they are.
+    """
+    import random
+
+    from cosmic_ray.mutating import use_mutation
+    from cosmic_ray.plugins import get_operator
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    with use_db(str(WORK / f"{slug(module)}.sqlite"), WorkDB.Mode.open) as database:
+        items = sorted(database.work_items, key=lambda item: item.job_id)
+    rows = []
+    here = Path.cwd()
+    os.chdir(TREE)
+    try:
+        for item in random.Random(26).sample(items, min(count, len(items))):
+            mutation = item.mutations[0]
+            row = {"job": item.job_id, "line": mutation.start_pos[0], "operator": mutation.operator_name}
+            with use_mutation(mutation.module_path, get_operator(mutation.operator_name)(), mutation.occurrence) as (_, code):
+                if code is None:
+                    continue
+                for way in ("before", "after") if before else ("after",):
+                    environment = dict(os.environ, YACHT_RL_MUTATION_SELECT="all" if way == "before" else "map")
+                    started = time.monotonic()
+                    command = [sys.executable, str(ROOT / "tools" / "mutation.py"), "--run-tests", module]
+                    done = subprocess.run(command, env=environment, capture_output=True, text=True)
+                    row[way] = {"seconds": round(time.monotonic() - started, 2), "killed": done.returncode != 0}
+                    if way == "after":
+                        row["selected"] = (re.findall(r"^mutation: (.*)$", done.stdout, re.MULTILINE) or [""])[0]
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    finally:
+        os.chdir(here)
+    (WORK / f"{slug(module)}.measure.json").write_text(json.dumps(rows, indent=1))
+    for way in ("before", "after"):
+        timed = [row[way]["seconds"] for row in rows if way in row]
+        if timed:
+            killed = sum(row[way]["killed"] for row in rows if way in row)
+            print(f"{module} {way}: {len(timed)} mutants, {sum(timed) / len(timed):.1f} s each, {killed} killed")
 
 
 def module_results(module: str) -> dict[str, list]:
@@ -252,12 +633,20 @@ def main(argv=None) -> int:
     parser.add_argument("--retest-survivors", action="store_true", help="test the survivors again (after new tests)")
     parser.add_argument("--report", action="store_true", help="only rewrite .mutation/survivors.md")
     parser.add_argument("--restart", action="store_true", help="start the modules' sessions over (after the module changed)")
+    parser.add_argument("--measure", type=int, metavar="N", help="time N mutants of each module, not kept")
+    parser.add_argument("--before", action="store_true", help="with --measure: time them as before the map too")
     parser.add_argument("--run-tests", metavar="MODULE", help=argparse.SUPPRESS)  # the test command of one mutant
     args = parser.parse_args(argv)
     if args.run_tests:
         return run_tests(check_modules([args.run_tests])[0])
     modules = check_modules(args.modules)
     WORK.mkdir(exist_ok=True)
+    if args.measure is not None:
+        refresh_tree()
+        for module in modules:
+            run_module(module, retest_survivors=False, restart=False, execute_pending=False)
+            measure(module, args.measure, args.before)
+        return 0
     if not args.report:
         refresh_tree()
         for module in modules:
