@@ -40,9 +40,8 @@ WORK = ROOT / ".mutation"
 # Where the mutants are made: a copy of the working tree; two runs at once each need a copy of their own.
 TREE = WORK / os.environ.get("YACHT_RL_MUTATION_TREE", "tree")
 # Plugins a mutant's test run never uses, left unloaded (its start-up is most of a mutant's time).
-QUIET_PLUGINS = tuple(
-    part for name in ("cacheprovider", "benchmark", "anyio", "pytest_markdown_docs", "pytest_cov") for part in ("-p", f"no:{name}")
-)
+UNUSED_PLUGINS = ("cacheprovider", "benchmark", "anyio", "pytest_markdown_docs", "pytest_cov")
+QUIET_PLUGINS = tuple(part for name in UNUSED_PLUGINS for part in ("-p", f"no:{name}"))
 # The project's packages: coverage measures them all, so a kernel is traced to the tests through its callers.
 PACKAGES = ("yacht_env", "agents", "yacht_play")
 

@@ -562,3 +562,17 @@ def test_only_a_last_line_cut_short_is_a_tear_a_bad_line_before_it_is_corruption
     path.write_bytes(intact.replace(b"\n", b"\nnot json\n", 1))
     with pytest.raises(RecordError, match=r"game.jsonl:2: not a JSON record$"):
         read_records(path)
+
+
+def test_a_game_that_starts_before_the_one_before_it_ended_names_the_unfinished_game(tmp_path, real_records):
+    """Two finished games, an unfinished third, then a fourth header: the error names the third, on the fourth's line."""
+    finished, unfinished = real_records[0], real_records[2]
+    unfinished_id = json.loads(unfinished.split(b"\n")[0])["game_id"]
+    header = json.loads(real_records[1].split(b"\n")[0]) | {"game_id": "a-later-game"}
+    data = finished + unfinished + json.dumps(header, separators=(",", ":")).encode() + b"\n"
+    line = data.count(b"\n")
+    with pytest.raises(RecordError) as error:
+        read_records_of(tmp_path, data)
+    assert str(error.value) == (
+        f"{tmp_path / 'copy.jsonl'}:{line}: a new game starts, but game {unfinished_id} before it has no end record"
+    )
