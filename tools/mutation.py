@@ -243,18 +243,19 @@ def record_map(module: str) -> dict:
 
 
 def map_file(module: str) -> Path:
-    """Where ``module``'s map of which test reaches which line is kept."""
-    return WORK / f"{slug(module)}.map.json"
+    """Where ``module``'s map of which test reaches which line is kept.
+
+    One map for each version of the module (as it is unmutated) and of its tests, so that a run in another copy of the
+    tree, with other tests, never reads a map that names them.
+    """
+    original = hashlib.sha256((WORK / f"{slug(module)}.original").read_bytes()).hexdigest()
+    return WORK / f"{slug(module)}-{original[:12]}-{tests_digest(module)[:12]}.map.json"
 
 
 def load_map(module: str) -> dict:
-    """``module``'s map, taken again when the module, its test files or a conftest changed since."""
+    """``module``'s map, taken when the module, its test files or a conftest are new."""
     path = map_file(module)
-    if path.exists():
-        kept = json.loads(path.read_text())
-        if kept["source"] == source_digest(module) and kept["tests"] == tests_digest(module):
-            return kept
-    return record_map(module)
+    return json.loads(path.read_text()) if path.exists() else record_map(module)
 
 
 def is_kernel(function: ast.AST) -> bool:
@@ -267,6 +268,11 @@ def is_kernel(function: ast.AST) -> bool:
         if name in ("njit", "jit", "vectorize", "guvectorize", "cfunc", "stencil"):
             return True
     return False
+
+
+def first_line(node: ast.stmt) -> int:
+    """The first line of a statement, a definition's decorators included."""
+    return min([node.lineno, *(decorator.lineno for decorator in getattr(node, "decorator_list", []))])
 
 
 class Source:
@@ -283,14 +289,14 @@ class Source:
         """The innermost statement whose lines hold ``line`` (a compound statement only by its header)."""
         found = None
         for node in ast.walk(self.tree):
-            if isinstance(node, ast.stmt) and node.lineno <= line <= (node.end_lineno or node.lineno):
-                if found is None or node.lineno >= found.lineno and (node.end_lineno or 0) <= (found.end_lineno or 0):
+            if isinstance(node, ast.stmt) and first_line(node) <= line <= (node.end_lineno or node.lineno):
+                if found is None or first_line(node) >= first_line(found) and (node.end_lineno or 0) <= (found.end_lineno or 0):
                     found = node
         return found
 
     def own_lines(self, node: ast.stmt) -> range:
         """The lines of a statement less the statements nested in it (a compound statement's header)."""
-        first = min([node.lineno, *(d.lineno for d in getattr(node, "decorator_list", []))])
+        first = first_line(node)
         body = getattr(node, "body", None)
         if isinstance(body, list) and body:
             return range(first, body[0].lineno)
@@ -336,7 +342,9 @@ class TestMap:
     def source(self, relative: str) -> Source:
         """The parsed source of a file of the tree, parsed once."""
         if relative not in self.sources:
-            self.sources[relative] = Source((TREE / relative).read_text())
+            # The module itself as it was before the mutant: a mutant's lines are numbered in the original.
+            path = WORK / f"{slug(self.module)}.original" if relative == self.module else TREE / relative
+            self.sources[relative] = Source(path.read_text())
         return self.sources[relative]
 
     def reached(self, relative: str, lines: range | list[int]) -> set[str]:
@@ -553,7 +561,8 @@ def measure(module: str, count: int, before: bool) -> None:
     from cosmic_ray.work_db import WorkDB, use_db
 
     with use_db(str(WORK / f"{slug(module)}.sqlite"), WorkDB.Mode.open) as database:
-        items = sorted(database.work_items, key=lambda item: item.job_id)
+        left_out = {item.job_id for item, result in database.completed_work_items if result.worker_outcome.value == "skipped"}
+        items = sorted((item for item in database.work_items if item.job_id not in left_out), key=lambda item: item.job_id)
     rows = []
     here = Path.cwd()
     os.chdir(TREE)
