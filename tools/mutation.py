@@ -444,6 +444,31 @@ class TestMap:
         return single + sorted(files, key=lambda file: (MODULES[self.module] + (file,)).index(file))
 
 
+def without_function_annotations(text: str) -> str:
+    """The syntax tree of ``text`` less what Python never evaluates in a module of postponed annotations
+    (``from __future__ import annotations``): the annotations of functions' arguments, returns and local variables.
+    A class's annotations stay: dataclasses and pydantic read them.
+    """
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+            for argument in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]:
+                if argument is not None:
+                    argument.annotation = None
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.AnnAssign) and isinstance(inner.target, ast.Name):
+                    inner.annotation = ast.Constant(None)
+    return ast.dump(tree)
+
+
+def only_annotations_changed(original: str, mutated: str) -> bool:
+    """Whether ``mutated`` differs from ``original`` in functions' annotations alone (under postponed annotations)."""
+    if "from __future__ import annotations" not in original:
+        return False
+    return without_function_annotations(original) == without_function_annotations(mutated)
+
+
 def changed_lines(original: str, mutated: str) -> list[int]:
     """The lines of ``original`` (numbered from 1) that differ in ``mutated``."""
     lines: set[int] = set()
@@ -518,15 +543,20 @@ def run_tests(module: str) -> int:
     """
     recorded = json.loads(map_file(module).read_text())
     original = (WORK / f"{slug(module)}.original").read_text()
-    lines = changed_lines(original, (TREE / module).read_text())
+    mutated = (TREE / module).read_text()
+    lines = changed_lines(original, mutated)
     everything = os.environ.get("YACHT_RL_MUTATION_SELECT") == "all"
+    if not everything and only_annotations_changed(original, mutated):
+        print(f"mutation: lines {lines}, an annotation never evaluated: equivalent", flush=True)
+        return 0
     if everything:
         tests, compiled = list(MODULES[module]), "njit" in original
     else:
         test_map = TestMap(module, recorded)
         chosen, compiled = test_map.select(lines)
         tests = test_map.ordered(chosen)
-        print(f"mutation: lines {lines}, {len(tests)} tests", flush=True)
+        files = sum("::" not in test for test in tests)
+        print(f"mutation: lines {lines}, {len(tests) - files} tests and {files} whole test files", flush=True)
         if not tests:
             return 0
     solved = WORK / "solved"
@@ -614,6 +644,18 @@ def module_results(module: str) -> dict[str, list]:
     return outcomes
 
 
+def why_survived(output: str) -> str:
+    """What a survivor's test run said of it: an annotation, a line no test reaches, or the tests it passed."""
+    said = re.search(r"^mutation: lines (\[[\d, ]*\]), (.*)$", output, re.MULTILINE)
+    if said is None:
+        return "Every test file of the module passed."
+    if re.match(r"0 tests( and 0 whole test files)?$", said[2]):
+        return f"No test reaches lines {said[1]}: nothing ran."
+    if "equivalent" in said[2]:
+        return f"Lines {said[1]}: {said[2]}."
+    return f"Lines {said[1]}: what reaches them passed ({said[2]})."
+
+
 def write_report(modules: list[str]) -> Path:
     """``.mutation/survivors.md``: each module's kill rate, then every survivor's diff."""
     lines = ["# Mutation testing", "", "| module | killed | survived | tested | kill rate | not yet run |"]
@@ -627,8 +669,8 @@ def write_report(modules: list[str]) -> Path:
         lines.append(f"| `{module}` | {killed} | {survived} | {tested} | {rate} | {len(outcomes['pending'])} |")
         for item, result in sorted(outcomes["survived"], key=lambda pair: pair[0].mutations[0].start_pos):
             mutation = item.mutations[0]
-            survivors += [f"## `{module}`:{mutation.start_pos[0]} {mutation.operator_name} ({item.job_id})", "", "```diff"]
-            survivors += [result.diff.rstrip(), "```", ""]
+            survivors += [f"## `{module}`:{mutation.start_pos[0]} {mutation.operator_name} ({item.job_id})", ""]
+            survivors += [why_survived(result.output or ""), "", "```diff", result.diff.rstrip(), "```", ""]
     report = WORK / "survivors.md"
     report.write_text("\n".join(lines + ["", *survivors]) + "\n")
     return report
