@@ -1,22 +1,35 @@
 """Mutation testing of the rules, the transition, the solvers, the records and the server, with Cosmic Ray.
 
 ``python tools/mutation.py`` mutates each module of :data:`MODULES` one small change at a time and
-runs the test files that cover it; a mutant the tests pass is a survivor. Every module has a
+runs the tests that reach the change; a mutant the tests pass is a survivor. Every module has a
 session of its own under ``.mutation/`` (a Cosmic Ray database), so a run that is stopped goes on
 where it left off when started again, and each run rewrites ``.mutation/survivors.md``: the kill
-rate per module and every survivor's diff. Not part of the test suite (pytest never collects it).
+rate per module and every survivor's diff, with why it survived. Not part of the test suite (pytest
+never collects it).
 
     python tools/mutation.py                          # every module, cheapest first, resuming
     python tools/mutation.py yacht_play/records.py    # one module
     python tools/mutation.py --retest-survivors       # survivors again, after new tests
     python tools/mutation.py --report                 # only rewrite the report
     python tools/mutation.py --restart MODULE         # start over, after the module itself changed
+    python tools/mutation.py --measure 20 --before M  # seconds per mutant of 20 mutants, with and without the map
 
-The mutants run in a copy of the working tree (``.mutation/tree``, refreshed at each start), never in
-the checkout itself. A module with compiled code gets a fresh numba cache for every mutant (a
-cached kernel that called the mutated one would otherwise keep the original); the others share one.
-The solved tables live in ``.mutation/solved``: their keys hold a digest of the solver's source,
-so a mutated solver solves again, and what it solved is deleted after its run.
+The mutants run in a copy of the working tree (``.mutation/tree``, refreshed at each start; another
+copy for a second run at once: ``YACHT_RL_MUTATION_TREE=NAME``), never in the checkout itself.
+
+Which tests a mutant runs: the module's test files run once on the unmutated code under coverage,
+each line's context named after its test (pytest-cov's ``--cov-context=test``), and that map is kept
+(``<module>-<source>-<tests>.map.json``, taken again when the module, its tests or a conftest change).
+A mutant runs the tests reaching the line it changes (see :meth:`TestMap.select`), quickest first,
+stopped at the first failure, with the ``mutation`` hypothesis profile (fewer examples, always the
+same ones). A line no test reaches survives without a run, and so does a change to a function's
+annotations alone (never evaluated under postponed annotations). Compiled numba code is not seen by
+coverage: a kernel's lines go to the tests that reach the places naming it (through the kernels that
+call it), which is cheaper than taking the map with the JIT off, where a solver's tests would run for
+hours. A mutant of a kernel, or of a module constant (a kernel reads it when compiled), gets a fresh
+numba cache; any other reuses the kernels the map's run compiled. The solved tables live in
+``.mutation/solved``: their keys hold a digest of the solver's source, so a mutated solver solves
+again, and what it solved is deleted after its run.
 """
 
 from __future__ import annotations
