@@ -49,6 +49,8 @@ import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if ROOT.parent.name == ".mutation":  # the copy in a tree, run as a mutant's test command
+    ROOT = ROOT.parents[1]
 WORK = ROOT / ".mutation"
 # Where the mutants are made: a copy of the working tree; two runs at once each need a copy of their own.
 TREE = WORK / os.environ.get("YACHT_RL_MUTATION_TREE", "tree")
