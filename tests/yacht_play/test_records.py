@@ -576,3 +576,41 @@ def test_a_game_that_starts_before_the_one_before_it_ended_names_the_unfinished_
     assert str(error.value) == (
         f"{tmp_path / 'copy.jsonl'}:{line}: a new game starts, but game {unfinished_id} before it has no end record"
     )
+
+
+def test_a_decision_after_its_game_ended_is_refused_on_its_line(tmp_path, real_records):
+    """The last game's end record closes it: a decision written after it is corruption, not a move of that game."""
+    lines = real_records[1].rstrip(b"\n").split(b"\n")
+    decision = json.loads(lines[-2])
+    data = b"\n".join(lines) + b"\n" + json.dumps(decision, separators=(",", ":")).encode() + b"\n"
+    with pytest.raises(RecordError) as error:
+        read_records_of(tmp_path, data)
+    where = f"{tmp_path / 'copy.jsonl'}:{len(lines) + 1}"
+    assert str(error.value) == f"{where}: decision record of game {decision['game_id']} after that game ended"
+
+
+def test_blank_lines_between_records_are_skipped_and_the_records_after_them_kept(tmp_path, real_records):
+    """A blank line is no record: every game of the file is read, the line numbers still count it."""
+    intact = real_records[0] + real_records[1]
+    spaced = intact.replace(b"\n", b"\n\n", 3)
+    games = read_records_of(tmp_path, spaced).games
+    expected = read_records_of(tmp_path, intact).games
+    assert [game.lines() for game in games] == [game.lines() for game in expected] and len(games) == 3
+    assert games[0].line_numbers[:3] == [1, 3, 5]
+
+
+def test_a_record_writer_makes_the_folders_its_file_lies_in(tmp_path, real_records):
+    path = tmp_path / "new" / "deeper" / "game.jsonl"
+    with RecordWriter(path) as writer:
+        writer.write(json.loads(real_records[0].split(b"\n")[0]))
+    assert path.read_bytes() == real_records[0].split(b"\n")[0] + b"\n"
+
+
+@pytest.mark.parametrize("length", [59, 60, 61, 200])
+def test_a_bad_value_is_shown_whole_up_to_60_characters_and_cut_to_60_after(length):
+    """The one-line error shows a wrong value's repr: whole when it fits in 60 characters, else its first 57 and '...'."""
+    value = "x" * (length - 2)  # its repr adds two quotes
+    shown = repr(value) if length <= 60 else repr(value)[:57] + "..."
+    with pytest.raises(RecordError) as error:
+        check_line({"schema": 2, "type": value}, "f:1")
+    assert str(error.value).endswith(f"got {shown}") and len(shown) == min(length, 60)
