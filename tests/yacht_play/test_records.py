@@ -614,3 +614,11 @@ def test_a_bad_value_is_shown_whole_up_to_60_characters_and_cut_to_60_after(leng
     with pytest.raises(RecordError) as error:
         check_line({"schema": 2, "type": value}, "f:1")
     assert str(error.value).endswith(f"got {shown}") and len(shown) == min(length, 60)
+
+
+def test_a_decision_s_seconds_may_be_zero_and_never_below(real_records):
+    """Seconds are a float: zero is allowed, half a second below it is refused, naming the bound."""
+    decision = line_of_kind(real_records[1], "decision")
+    check_line(with_value(decision, ("seconds",), 0.0), "f:1")
+    with pytest.raises(RecordError, match=r"^f:1: decision record, field 'seconds': expected >= 0, got -0\.5$"):
+        check_line(with_value(decision, ("seconds",), -0.5), "f:1")
