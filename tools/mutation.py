@@ -290,6 +290,16 @@ def first_line(node: ast.stmt) -> int:
     return min([node.lineno, *(decorator.lineno for decorator in getattr(node, "decorator_list", []))])
 
 
+def defined_names(statement: ast.stmt) -> list[str]:
+    """The names a statement at the top of a module defines (a function, a class, the targets of an assignment)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [statement.name]
+    targets = statement.targets if isinstance(statement, ast.Assign) else []
+    if isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        targets = [statement.target]
+    return [node.id for target in targets for node in ast.walk(target) if isinstance(node, ast.Name)]
+
+
 class Source:
     """One parsed file: each line's innermost statement and enclosing definitions."""
 
@@ -331,7 +341,8 @@ class Source:
         found = []
         for node in ast.walk(self.tree):
             if isinstance(node, ast.Name) and node.id in names or isinstance(node, ast.Attribute) and node.attr in names:
-                found.append(node)
+                if isinstance(node.ctx, ast.Load):  # a use, not the assignment that defines it
+                    found.append(node)
         return found
 
     def aliases(self, name: str) -> set[str]:
@@ -352,7 +363,7 @@ class TestMap:
         self.files: dict[str, dict[str, list[int]]] = recorded["files"]
         self.durations: dict[str, float] = recorded["durations"]
         self.sources: dict[str, Source] = {}
-        self.kernels: dict[tuple[str, str], set[str]] = {}
+        self.traced: dict[tuple[str, str], set[str]] = {}
 
     def source(self, relative: str) -> Source:
         """The parsed source of a file of the tree, parsed once."""
@@ -379,55 +390,85 @@ class TestMap:
         """Every test reaching any line of ``relative``: for a change made at import time (a constant, a class)."""
         return self.reached(relative, [int(line) for line in self.files.get(relative, {})])
 
-    def kernel_tests(self, relative: str, kernel: str, seen: set[tuple[str, str]]) -> set[str]:
-        """The tests calling ``kernel`` of ``relative``, found through every place in the project that names it."""
-        key = (relative, kernel)
-        if key in self.kernels:
-            return self.kernels[key]
+    def name_tests(self, relative: str, name: str, seen: frozenset[tuple[str, str]]) -> set[str]:
+        """The tests that reach a use of ``name``, defined at the top of ``relative`` (a kernel, a class, a constant).
+
+        Every place in the project that names it counts (``name``, ``x.name``, or what ``from m import name as
+        other`` calls it): a use inside a function by the tests that reach it, a use inside a kernel or in the
+        definition of another name by that name's tests, in turn. Coverage sees neither compiled kernels nor
+        pydantic's checks of a model's fields, so this is how their lines find their tests. A test file that names
+        it counts too: the test that does, or the whole file when a helper or a fixture does.
+        """
+        key = (relative, name)
+        if key in self.traced:
+            return self.traced[key]
         seen = seen | {key}
         tests: set[str] = set()
         module_name = relative.removesuffix(".py").replace("/", ".")
         for package in PACKAGES:
             for path in sorted((TREE / package).rglob("*.py")):
                 other = path.relative_to(TREE).as_posix()
-                text = path.read_text()
-                if other != relative and module_name not in text and module_name.rpartition(".")[2] not in text:
-                    continue  # neither imports the kernel's module nor is it
+                text = (WORK / f"{slug(self.module)}.original" if other == self.module else path).read_text()
+                if other != relative and (name not in text or module_name.rpartition(".")[2] not in text):
+                    continue  # does not name it, or does not import its module
                 source = self.source(other)
-                for node in source.references(source.aliases(kernel)):
-                    tests |= self.use_tests(other, source, node, seen)
+                for node in source.references(source.aliases(name)):
+                    tests |= self.line_tests(other, node.lineno, seen)
         for test_file in MODULES[self.module]:
-            source = Source((TREE / test_file).read_text())
-            for node in source.references(source.aliases(kernel)):
+            text = (TREE / test_file).read_text()
+            if name not in text:
+                continue
+            source = Source(text)
+            for node in source.references(source.aliases(name)):
                 around = source.enclosing(node)
                 if around and around[-1].name.startswith("test") and isinstance(around[-1], ast.FunctionDef):
                     named = re.compile(rf"{re.escape(test_file)}::{around[-1].name}\b")
                     tests |= {nodeid for nodeid in self.durations if named.match(nodeid)}
                 else:  # a helper or a fixture of the test file: the whole file
                     tests.add(test_file)
-        self.kernels[key] = tests
+        self.traced[key] = tests
         return tests
 
-    def use_tests(self, relative: str, source: Source, node: ast.AST, seen: set[tuple[str, str]]) -> set[str]:
-        """The tests reaching one use of a kernel: through the kernel it is in, else the statement it is in."""
-        around = source.enclosing(node)
-        for definition in around:
-            if is_kernel(definition):
-                key = (relative, definition.name)
-                return set() if key in seen else self.kernel_tests(relative, definition.name, seen)
-        if not any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) for d in around):
-            return self.everything(relative)  # named at import time: a table of kernels, a default argument
-        statement = source.statement(node.lineno)
-        return self.reached(relative, source.own_lines(statement) if statement else [node.lineno])
+    def line_tests(self, relative: str, line: int, seen: frozenset[tuple[str, str]] = frozenset()) -> set[str]:
+        """The tests that reach ``line`` of ``relative`` (numbered as in the unmutated file).
+
+        - a line of a kernel: the tests that reach the uses of the kernel (see :meth:`name_tests`);
+        - a line of a function's header (decorators, signature, defaults: run at import): the tests reaching its body;
+        - a line of a class outside its methods (a field, a class attribute): the tests reaching the class's methods
+          and the uses of the class;
+        - a line at the top of the module: the tests reaching the uses of what it defines, or every test that reaches
+          the module when it defines nothing that can be traced;
+        - any other line: the tests that reach its statement.
+        """
+        source = self.source(relative)
+        statement = source.statement(line)
+        if statement is None:
+            return set()  # a blank or comment line
+        around = source.enclosing(statement)
+        kernel = next((d for d in [statement, *around] if is_kernel(d)), None)
+        if kernel is not None:
+            return set() if (relative, kernel.name) in seen else self.name_tests(relative, kernel.name, seen)
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and line < statement.body[0].lineno:
+            return self.reached(relative, range(statement.body[0].lineno, (statement.end_lineno or line) + 1))
+        if any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) for d in around):
+            return self.reached(relative, source.own_lines(statement))
+        if around:  # in a class, outside its methods
+            cls = around[-1]
+            tests = self.reached(relative, range(cls.lineno, (cls.end_lineno or cls.lineno) + 1))
+            return tests | (set() if (relative, cls.name) in seen else self.name_tests(relative, cls.name, seen))
+        names = defined_names(statement)
+        if not names:
+            return self.everything(relative)
+        tests = set()
+        for name in names:
+            if (relative, name) not in seen:
+                tests |= self.name_tests(relative, name, seen)
+        return tests
 
     def select(self, lines: list[int]) -> tuple[set[str], bool]:
-        """``(tests, compiled)``: the tests that reach ``lines`` of the module, and whether compiled code changed.
-
-        - a line of a kernel: every test that calls the kernel (coverage does not see compiled lines);
-        - a line of a function's header (decorators, signature, defaults): the tests reaching its body;
-        - a line run at import (a constant, a class attribute): every test reaching the module; a kernel
-          reads module constants when it is compiled, so this counts as compiled code too;
-        - any other line: the tests reaching its statement.
+        """``(tests, compiled)``: the tests that reach ``lines`` of the module (see :meth:`line_tests`), and whether
+        compiled code may have changed: a kernel's line, or a line at the top of the module (a kernel reads a module
+        constant when it is compiled).
         """
         source = self.source(self.module)
         tests: set[str] = set()
@@ -435,20 +476,10 @@ class TestMap:
         for line in lines:
             statement = source.statement(line)
             if statement is None:
-                continue  # a blank or comment line
+                continue
             around = source.enclosing(statement)
-            kernel = next((d for d in [statement, *around] if is_kernel(d)), None)
-            if kernel is not None:
-                compiled = True
-                tests |= self.kernel_tests(self.module, kernel.name, set())
-            elif isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and line < statement.body[0].lineno:
-                body = range(statement.body[0].lineno, (statement.end_lineno or line) + 1)
-                tests |= self.reached(self.module, body)
-            elif not any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) for d in around):
-                compiled = compiled or not around  # module level: a constant a kernel may read
-                tests |= self.everything(self.module)
-            else:
-                tests |= self.reached(self.module, source.own_lines(statement))
+            compiled = compiled or not around or any(is_kernel(d) for d in [statement, *around])
+            tests |= self.line_tests(self.module, line)
         return tests, compiled
 
     def ordered(self, tests: set[str]) -> list[str]:
