@@ -271,8 +271,9 @@ def test_bad_rule_sets_are_refused_with_the_reason():
         RuleSet("x", rows, yahtzee_bonus=100)
     with pytest.raises(ValueError, match="yahtzee_row 'yacht' is not a row"):
         RuleSet("x", rows, yahtzee_row="yacht")
-    with pytest.raises(ValueError, match="needs both bonus_threshold and bonus_points"):
-        RuleSet("x", rows, bonus_points=35)
+    for one_of_two in ({"bonus_points": 35}, {"bonus_threshold": 63}):  # either without the other
+        with pytest.raises(ValueError, match="needs both bonus_threshold and bonus_points"):
+            RuleSet("x", rows, **one_of_two)
     with pytest.raises(ValueError, match="bonus_threshold must be an integer >= 0, got -1"):
         RuleSet("x", rows, bonus_threshold=-1)
     with pytest.raises(ValueError, match="at least one row with upper=True"):
