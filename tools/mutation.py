@@ -386,6 +386,11 @@ class TestMap:
                     tests.add(nodeid.split("::")[0])
         return tests
 
+    def run_at_import(self, relative: str, lines: range | list[int]) -> bool:
+        """Whether any of ``lines`` ran while a module was imported, outside every test (coverage's empty context)."""
+        by_line = self.files.get(relative, {})
+        return any(self.contexts[index] == "" for line in lines for index in by_line.get(str(line), ()))
+
     def everything(self, relative: str) -> set[str]:
         """Every test reaching any line of ``relative``: for a change made at import time (a constant, a class)."""
         return self.reached(relative, [int(line) for line in self.files.get(relative, {})])
@@ -451,7 +456,12 @@ class TestMap:
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and line < statement.body[0].lineno:
             return self.reached(relative, range(statement.body[0].lineno, (statement.end_lineno or line) + 1))
         if any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) for d in around):
-            return self.reached(relative, source.own_lines(statement))
+            tests = self.reached(relative, source.own_lines(statement))
+            outermost = around[-1]
+            if self.run_at_import(relative, source.own_lines(statement)) and (relative, outermost.name) not in seen:
+                # a function called while the module is imported (a table built by a helper): what it made is used later
+                tests |= self.name_tests(relative, outermost.name, seen)
+            return tests
         if around:  # in a class, outside its methods
             cls = around[-1]
             tests = self.reached(relative, range(cls.lineno, (cls.end_lineno or cls.lineno) + 1))
@@ -606,8 +616,17 @@ def run_tests(module: str) -> int:
         tests, compiled = list(MODULES[module]), "njit" in original
     else:
         test_map = TestMap(module, recorded)
+        traced = map_file(module).with_suffix(".traced.json")  # the uses traced so far: the same for every mutant
+        if traced.exists():
+            test_map.traced = {tuple(key.split("\0")): set(value) for key, value in json.loads(traced.read_text()).items()}
+        known = len(test_map.traced)
         chosen, compiled = test_map.select(lines)
         tests = test_map.ordered(chosen)
+        if len(test_map.traced) > known:
+            kept = {"\0".join(key): sorted(value) for key, value in test_map.traced.items()}
+            staged = traced.with_suffix(f".{os.getpid()}")
+            staged.write_text(json.dumps(kept))
+            staged.replace(traced)
         files = sum("::" not in test for test in tests)
         print(f"mutation: lines {lines}, {len(tests) - files} tests and {files} whole test files", flush=True)
         if not tests:
