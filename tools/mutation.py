@@ -62,7 +62,11 @@ PACKAGES = ("yacht_env", "agents", "yacht_play")
 
 # Each module with the test files that cover it, cheapest first: a killed mutant stops at its first failing test.
 MODULES: dict[str, tuple[str, ...]] = {
-    "yacht_play/records.py": ("tests/yacht_play/test_records.py", "tests/yacht_play/test_hostile_files.py"),
+    "yacht_play/records.py": (  # the server's API: the agents each mode seats are defined with the records' modes
+        "tests/yacht_play/test_records.py",
+        "tests/yacht_play/test_hostile_files.py",
+        "tests/yacht_play/test_serve_api.py",
+    ),
     "yacht_env/encoding.py": (
         "tests/yacht_env/test_rule_set_envs.py",
         "tests/yacht_env/test_env.py",
