@@ -267,8 +267,9 @@ def test_bad_rule_sets_are_refused_with_the_reason():
     rows = (Category("ones", upper(1), upper=True), Category("chance", total))
     with pytest.raises(ValueError, match="unknown joker rule 'sometimes'; expected one of none, free, forced"):
         RuleSet("x", rows, joker="sometimes", yahtzee_row="chance")
-    with pytest.raises(ValueError, match="needs yahtzee_row"):
-        RuleSet("x", rows, yahtzee_bonus=100)
+    for bonus in (1, 100):  # any bonus at all, the smallest too
+        with pytest.raises(ValueError, match="needs yahtzee_row"):
+            RuleSet("x", rows, yahtzee_bonus=bonus)
     with pytest.raises(ValueError, match="yahtzee_row 'yacht' is not a row"):
         RuleSet("x", rows, yahtzee_row="yacht")
     for one_of_two in ({"bonus_points": 35}, {"bonus_threshold": 63}):  # either without the other
@@ -288,3 +289,14 @@ def test_a_rule_set_carries_its_title_and_defaults_to_its_name():
     assert RuleSet("mine", categories=YAHTZEE.categories[:3], title="My game").title == "My game"
     with pytest.raises(ValueError, match="title must be a string, got 3"):
         RuleSet("mine", categories=YAHTZEE.categories[:3], title=3)
+
+
+@pytest.mark.parametrize("name", sorted(RULE_SETS))
+def test_face_rows_name_the_upper_row_of_five_alike_and_minus_one_for_every_other_hand(name):
+    rules = RULE_SETS[name]
+    for hand, dice in enumerate(rules.dice.hands):
+        dice = tuple(int(die) for die in dice)
+        if len(set(dice)) > 1:
+            assert rules.face_rows[hand] == -1, dice
+        else:
+            assert rules.category_names[rules.face_rows[hand]] == FACES[dice[0] - 1], dice
