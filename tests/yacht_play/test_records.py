@@ -622,3 +622,18 @@ def test_a_decision_s_seconds_may_be_zero_and_never_below(real_records):
     check_line(with_value(decision, ("seconds",), 0.0), "f:1")
     with pytest.raises(RecordError, match=r"^f:1: decision record, field 'seconds': expected >= 0, got -0\.5$"):
         check_line(with_value(decision, ("seconds",), -0.5), "f:1")
+
+
+@pytest.mark.parametrize("sync", [True, False])
+def test_a_record_writer_syncs_each_record_to_disk_only_when_asked(tmp_path, real_records, monkeypatch, sync):
+    """``sync=True`` (a person's game) makes each record durable before the next move; agent games skip that."""
+    import yacht_play.records as records
+
+    synced = []
+    monkeypatch.setattr(records.os, "fsync", lambda descriptor: synced.append(descriptor))
+    lines = [json.loads(line) for line in real_records[0].split(b"\n")[:3]]
+    with RecordWriter(tmp_path / "game.jsonl", sync=sync) as writer:
+        for line in lines:
+            writer.write(line)
+        assert len(synced) == (len(lines) if sync else 0)
+    assert len(synced) == (len(lines) if sync else 0) + 1  # closing syncs once more
