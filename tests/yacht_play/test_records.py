@@ -637,3 +637,17 @@ def test_a_record_writer_syncs_each_record_to_disk_only_when_asked(tmp_path, rea
             writer.write(line)
         assert len(synced) == (len(lines) if sync else 0)
     assert len(synced) == (len(lines) if sync else 0) + 1  # closing syncs once more
+
+
+@pytest.mark.parametrize("change", ["faces", "no seed"])
+def test_a_schema_2_header_seat_needs_its_seed_and_no_dice_stream(real_records, change):
+    """Schema 2 keeps each seat's seed in place of its dice stream ("faces", schema 1): either is refused."""
+    header = line_of_kind(real_records[1], "game")
+    assert header["schema"] == 2
+    player = header["players"][1]
+    if change == "faces":
+        player["faces"] = [[[1, 2, 3, 4, 5]]]
+    else:
+        player["seed"] = None
+    with pytest.raises(RecordError, match=r"^f:1: game record, field 'players\.1': expected a seed and no faces \(schema 2\)$"):
+        check_line(header, "f:1")
