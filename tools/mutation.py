@@ -653,7 +653,7 @@ def run_tests(module: str) -> int:
             listing.write_text("\n".join(stage) + "\n")
             command = [sys.executable, "-m", "pytest", "-x", "-q", "-m", "not slow", *QUIET_PLUGINS, f"@{listing}"]
             code = subprocess.run(command, cwd=TREE, env=environment).returncode
-            if code:
+            if code not in (0, 5):  # 5: every test chosen was deselected (marked slow since the map): none failed
                 return code
         return 0
     finally:
