@@ -24,6 +24,7 @@ from yacht_env.rules import (
     Category,
     RuleSet,
     Sheet,
+    all_alike,
     rule_set,
     total,
     upper,
@@ -300,3 +301,14 @@ def test_face_rows_name_the_upper_row_of_five_alike_and_minus_one_for_every_othe
             assert rules.face_rows[hand] == -1, dice
         else:
             assert rules.category_names[rules.face_rows[hand]] == FACES[dice[0] - 1], dice
+
+
+def test_a_joker_rule_refuses_two_upper_rows_paying_for_one_face_and_allows_a_face_without_one():
+    twice = (Category("ones", upper(1), upper=True), Category("aces", upper(1), upper=True), Category("yahtzee", all_alike(50)))
+    rules = RuleSet("x", twice, joker="free", yahtzee_row="yahtzee")
+    with pytest.raises(ValueError, match=r"the joker rule needs one upper row per face; \['ones', 'aces'\] all pay for"):
+        rules.face_rows
+    # Only the ones have an upper row: five of any other face have none, which a joker rule allows.
+    once = RuleSet("y", twice[:1] + twice[2:], joker="free", yahtzee_row="yahtzee")
+    alike = np.flatnonzero(once.alike_hands)
+    assert sorted(once.face_rows[alike].tolist()) == [-1] * 5 + [0]
