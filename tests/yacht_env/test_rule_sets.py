@@ -278,8 +278,9 @@ def test_bad_rule_sets_are_refused_with_the_reason():
             RuleSet("x", rows, **one_of_two)
     with pytest.raises(ValueError, match="bonus_threshold must be an integer >= 0, got -1"):
         RuleSet("x", rows, bonus_threshold=-1)
-    with pytest.raises(ValueError, match="at least one row with upper=True"):
-        RuleSet("x", rows[1:], bonus_threshold=5, bonus_points=5)
+    for bonus in (1, 5):  # any bonus at all, the smallest too
+        with pytest.raises(ValueError, match="at least one row with upper=True"):
+            RuleSet("x", rows[1:], bonus_threshold=bonus, bonus_points=bonus)
 
 
 def test_a_rule_set_carries_its_title_and_defaults_to_its_name():
@@ -312,3 +313,11 @@ def test_a_joker_rule_refuses_two_upper_rows_paying_for_one_face_and_allows_a_fa
     once = RuleSet("y", twice[:1] + twice[2:], joker="free", yahtzee_row="yahtzee")
     alike = np.flatnonzero(once.alike_hands)
     assert sorted(once.face_rows[alike].tolist()) == [-1] * 5 + [0]
+
+
+@pytest.mark.parametrize("name", sorted(RULE_SETS))
+def test_a_sheet_given_only_its_open_rows_has_nothing_written_yet(name):
+    """``Sheet(open_bits)``: no upper points and no Yahtzee box yet, as on the rule set's own empty sheet."""
+    rules = RULE_SETS[name]
+    assert Sheet(rules.all_open) == rules.new_sheet()
+    assert Sheet(rules.all_open).upper_total == 0 and Sheet(rules.all_open).yahtzee_box is None
