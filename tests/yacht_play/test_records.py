@@ -651,3 +651,11 @@ def test_a_schema_2_header_seat_needs_its_seed_and_no_dice_stream(real_records, 
         player["seed"] = None
     with pytest.raises(RecordError, match=r"^f:1: game record, field 'players\.1': expected a seed and no faces \(schema 2\)$"):
         check_line(header, "f:1")
+
+
+def test_a_header_seat_below_zero_is_refused_by_its_bound(real_records):
+    """A negative seat breaks the schema's bound, named as such, before the seats' order is looked at."""
+    header = line_of_kind(real_records[1], "game")
+    header["players"][0]["seat"] = -1
+    with pytest.raises(RecordError, match=r"^f:1: game record, field 'players\.0\.seat': expected >= 0, got -1$"):
+        check_line(header, "f:1")
