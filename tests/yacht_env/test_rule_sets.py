@@ -321,3 +321,13 @@ def test_a_sheet_given_only_its_open_rows_has_nothing_written_yet(name):
     rules = RULE_SETS[name]
     assert Sheet(rules.all_open) == rules.new_sheet()
     assert Sheet(rules.all_open).upper_total == 0 and Sheet(rules.all_open).yahtzee_box is None
+
+
+def test_an_upper_bonus_alone_gives_a_sheet_a_state_beyond_its_open_rows():
+    """With only an upper bonus, the same hand in the same open row pays differently by the upper subtotal."""
+    rows = (Category("ones", upper(1), upper=True), Category("chance", total))
+    bonus_only, plain = RuleSet("x", rows, bonus_threshold=3, bonus_points=10), RuleSet("y", rows)
+    dice = (1, 1, 1, 2, 3)
+    paid = {before: bonus_only.score_on(Sheet(bonus_only.all_open, before), dice, 0).reward for before in (0, 5)}
+    assert paid == {0: 13, 5: 3} and bonus_only.has_sheet_state
+    assert not plain.has_sheet_state
