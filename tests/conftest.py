@@ -1,10 +1,26 @@
+import os
+
 import pytest
-from hypothesis import settings
+from hypothesis import HealthCheck, Phase, settings
 
 # Speed is measured by benchmarks/, never in tests: no per-example deadline, which on a loaded CI
 # machine (or on the example that first compiles a numba kernel) fails for reasons that are not bugs.
 settings.register_profile("yacht", deadline=None)
-settings.load_profile("yacht")
+# Mutation testing (tools/mutation.py) runs thousands of short sessions: fewer examples, the same ones every
+# time (a mutant's verdict must not depend on the draw, and the map of which test reaches which line is taken
+# with this profile too), no example database carried from one mutant to the next, no shrinking (one failing
+# example kills the mutant) and no health check that fails on a loaded machine's timing rather than on the code.
+settings.register_profile(
+    "mutation",
+    parent=settings.get_profile("yacht"),
+    max_examples=20,
+    derandomize=True,
+    database=None,
+    phases=[Phase.explicit, Phase.generate],
+    report_multiple_bugs=False,
+    suppress_health_check=[HealthCheck.too_slow],
+)
+settings.load_profile(os.environ.get("YACHT_RL_HYPOTHESIS_PROFILE", "yacht"))
 
 
 @pytest.fixture(scope="module")

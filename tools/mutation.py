@@ -1,42 +1,72 @@
 """Mutation testing of the rules, the transition, the solvers, the records and the server, with Cosmic Ray.
 
 ``python tools/mutation.py`` mutates each module of :data:`MODULES` one small change at a time and
-runs the test files that cover it; a mutant the tests pass is a survivor. Every module has a
+runs the tests that reach the change; a mutant the tests pass is a survivor. Every module has a
 session of its own under ``.mutation/`` (a Cosmic Ray database), so a run that is stopped goes on
 where it left off when started again, and each run rewrites ``.mutation/survivors.md``: the kill
-rate per module and every survivor's diff. Not part of the test suite (pytest never collects it).
+rate per module and every survivor's diff, with why it survived. Not part of the test suite (pytest
+never collects it).
 
     python tools/mutation.py                          # every module, cheapest first, resuming
     python tools/mutation.py yacht_play/records.py    # one module
     python tools/mutation.py --retest-survivors       # survivors again, after new tests
     python tools/mutation.py --report                 # only rewrite the report
     python tools/mutation.py --restart MODULE         # start over, after the module itself changed
+    python tools/mutation.py --measure 20 --before M  # seconds per mutant of 20 mutants, with and without the map
 
-The mutants run in a copy of the working tree (``.mutation/tree``, refreshed at each start), never in
-the checkout itself. A module with compiled code gets a fresh numba cache for every mutant (a
-cached kernel that called the mutated one would otherwise keep the original); the others share one.
-The solved tables live in ``.mutation/solved``: their keys hold a digest of the solver's source,
-so a mutated solver solves again, and what it solved is deleted after its run.
+The mutants run in a copy of the working tree (``.mutation/tree``, refreshed at each start; another
+copy for a second run at once: ``YACHT_RL_MUTATION_TREE=NAME``), never in the checkout itself.
+
+Which tests a mutant runs: the module's test files run once on the unmutated code under coverage,
+each line's context named after its test (pytest-cov's ``--cov-context=test``), and that map is kept
+(``<module>-<source>-<tests>.map.json``, taken again when the module, its tests or a conftest change).
+A mutant runs the tests reaching the line it changes (see :meth:`TestMap.select`), quickest first,
+stopped at the first failure, with the ``mutation`` hypothesis profile (fewer examples, always the
+same ones). A line no test reaches survives without a run, and so does a change to a function's
+annotations alone (never evaluated under postponed annotations). Compiled numba code is not seen by
+coverage: a kernel's lines go to the tests that reach the places naming it (through the kernels that
+call it), which is cheaper than taking the map with the JIT off, where a solver's tests would run for
+hours. A mutant of a kernel, or of a module constant (a kernel reads it when compiled), gets a fresh
+numba cache; any other reuses the kernels the map's run compiled. The solved tables live in
+``.mutation/solved``: their keys hold a digest of the solver's source, so a mutated solver solves
+again, and what it solved is deleted after its run.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import difflib
 import hashlib
+import json
 import os
+import re
 import shutil
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
+if ROOT.parent.name == ".mutation":  # the copy in a tree, run as a mutant's test command
+    ROOT = ROOT.parents[1]
 WORK = ROOT / ".mutation"
-TREE = WORK / "tree"
+# Where the mutants are made: a copy of the working tree; two runs at once each need a copy of their own.
+TREE = WORK / os.environ.get("YACHT_RL_MUTATION_TREE", "tree")
+# Plugins a mutant's test run never uses, left unloaded (its start-up is most of a mutant's time).
+UNUSED_PLUGINS = ("cacheprovider", "benchmark", "anyio", "pytest_markdown_docs", "pytest_cov")
+QUIET_PLUGINS = tuple(part for name in UNUSED_PLUGINS for part in ("-p", f"no:{name}"))
+# The project's packages: coverage measures them all, so a kernel is traced to the tests through its callers.
+PACKAGES = ("yacht_env", "agents", "yacht_play")
 
 # Each module with the test files that cover it, cheapest first: a killed mutant stops at its first failing test.
 MODULES: dict[str, tuple[str, ...]] = {
-    "yacht_play/records.py": ("tests/yacht_play/test_records.py", "tests/yacht_play/test_hostile_files.py"),
+    "yacht_play/records.py": (  # the server's API: the agents each mode seats are defined with the records' modes
+        "tests/yacht_play/test_records.py",
+        "tests/yacht_play/test_hostile_files.py",
+        "tests/yacht_play/test_serve_api.py",
+    ),
     "yacht_env/encoding.py": (
         "tests/yacht_env/test_rule_set_envs.py",
         "tests/yacht_env/test_env.py",
@@ -145,10 +175,381 @@ def source_digest(module: str) -> str:
     return hashlib.sha256((TREE / module).read_bytes()).hexdigest()
 
 
-def run_module(module: str, retest_survivors: bool, restart: bool) -> None:
-    """Mutate ``module`` and test every mutant not tested yet (or every survivor again)."""
+def tests_digest(module: str) -> str:
+    """A digest of the test files of ``module`` and of every conftest: the map of a module is taken with exactly these."""
+    digest = hashlib.sha256()
+    for name in sorted({*MODULES[module], *(str(path.relative_to(TREE)) for path in (TREE / "tests").rglob("conftest.py"))}):
+        digest.update(name.encode() + b"\0" + (TREE / name).read_bytes())
+    return digest.hexdigest()
+
+
+def test_environment(module: str, numba_cache: Path | str) -> dict[str, str]:
+    """The environment of a test run in the tree: the tree's code, the mutation hypothesis profile, own caches."""
+    solved = WORK / "solved"
+    solved.mkdir(parents=True, exist_ok=True)
+    return dict(
+        os.environ,
+        PYTHONPATH=os.pathsep.join([str(TREE), str(TREE / "tools")]),
+        PYTHONHASHSEED="0",
+        YACHT_RL_CACHE_DIR=str(solved),
+        YACHT_RL_HYPOTHESIS_PROFILE="mutation",
+        NUMBA_CACHE_DIR=str(numba_cache),
+    )
+
+
+def pytest_runtest_logreport(report) -> None:
+    """Loaded into the map's test run (``-p mutation``): each test phase's node id and seconds, one JSON line each."""
+    target = os.environ.get("YACHT_RL_MUTATION_DURATIONS")
+    if target:
+        with open(target, "a") as out:
+            out.write(json.dumps([report.nodeid, report.when, report.duration]) + "\n")
+
+
+def record_map(module: str) -> dict:
+    """Run ``module``'s tests once on the unmutated code and keep which test reaches which line (``<slug>.map.json``).
+
+    Coverage.py measures every module of the project, with pytest-cov naming each line's context after the test
+    (``node id|setup``, ``|run`` or ``|teardown``; the empty context is import time). The kernels run compiled,
+    unseen by coverage: :class:`TestMap` maps their lines by the name of the kernel instead. The run's numba
+    cache is kept as the module's shared cache, and it is also the check that the tests pass on the code as it is.
+    """
+    name = slug(module)
+    data_file, durations_file = WORK / f"{name}.coverage", WORK / f"{name}.durations"
+    rc_file, shared = WORK / f"{name}.coveragerc", WORK / f"numba-{name}"
+    for stale in (data_file, durations_file):
+        stale.unlink(missing_ok=True)
+    shutil.rmtree(shared, ignore_errors=True)
+    sources = ", ".join(str(TREE / package) for package in PACKAGES)
+    rc_file.write_text(f"[run]\nsource = {sources}\n")
+    environment = dict(test_environment(module, shared), YACHT_RL_MUTATION_DURATIONS=str(durations_file))
+    environment["COVERAGE_FILE"] = str(data_file)
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mutation", "-m", "not slow"]
+    command += [f"--cov-config={rc_file}", "--cov", "--cov-context=test", "--cov-report=", *MODULES[module]]
+    started = time.monotonic()
+    if subprocess.run(command, cwd=TREE, env=environment).returncode:
+        # Every mutant would count as killed: the tests must pass on the code as it is first.
+        raise SystemExit(f"the tests of {module} fail without any mutant: fix them first")
+    seconds = time.monotonic() - started
+
+    import coverage
+
+    data = coverage.CoverageData(basename=str(data_file))
+    data.read()
+    contexts: dict[str, int] = {}
+    files: dict[str, dict[str, list[int]]] = {}
+    for measured in data.measured_files():
+        relative = Path(measured).resolve().relative_to(TREE.resolve()).as_posix()
+        lines = data.contexts_by_lineno(measured)
+        files[relative] = {
+            str(line): sorted(contexts.setdefault(context, len(contexts)) for context in reached)
+            for line, reached in lines.items()
+        }
+    durations: dict[str, float] = {}
+    for row in durations_file.read_text().splitlines():
+        nodeid, _, duration = json.loads(row)
+        durations[nodeid] = durations.get(nodeid, 0.0) + duration
+    result = {
+        "source": source_digest(module),
+        "tests": tests_digest(module),
+        "seconds": seconds,
+        "contexts": sorted(contexts, key=contexts.__getitem__),
+        "files": files,
+        "durations": durations,
+    }
+    map_file(module).write_text(json.dumps(result))
+    data_file.unlink(missing_ok=True)
+    return result
+
+
+def map_file(module: str) -> Path:
+    """Where ``module``'s map of which test reaches which line is kept.
+
+    One map for each version of the module (as it is unmutated) and of its tests, so that a run in another copy of the
+    tree, with other tests, never reads a map that names them.
+    """
+    original = hashlib.sha256((WORK / f"{slug(module)}.original").read_bytes()).hexdigest()
+    return WORK / f"{slug(module)}-{original[:12]}-{tests_digest(module)[:12]}.map.json"
+
+
+def load_map(module: str) -> dict:
+    """``module``'s map, taken when the module, its test files or a conftest are new."""
+    path = map_file(module)
+    return json.loads(path.read_text()) if path.exists() else record_map(module)
+
+
+def is_kernel(function: ast.AST) -> bool:
+    """Whether a function definition is compiled by numba (``@njit``, ``@numba.jit(...)``, ``@vectorize``...)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in ("njit", "jit", "vectorize", "guvectorize", "cfunc", "stencil"):
+            return True
+    return False
+
+
+def first_line(node: ast.stmt) -> int:
+    """The first line of a statement, a definition's decorators included."""
+    return min([node.lineno, *(decorator.lineno for decorator in getattr(node, "decorator_list", []))])
+
+
+def defined_names(statement: ast.stmt) -> list[str]:
+    """The names a statement at the top of a module defines (a function, a class, the targets of an assignment)."""
+    if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+        return [statement.name]
+    targets = statement.targets if isinstance(statement, ast.Assign) else []
+    if isinstance(statement, (ast.AnnAssign, ast.AugAssign)):
+        targets = [statement.target]
+    return [node.id for target in targets for node in ast.walk(target) if isinstance(node, ast.Name)]
+
+
+class Source:
+    """One parsed file: each line's innermost statement and enclosing definitions."""
+
+    def __init__(self, text: str) -> None:
+        self.tree = ast.parse(text)
+        self.parents: dict[ast.AST, ast.AST] = {}
+        for node in ast.walk(self.tree):
+            for child in ast.iter_child_nodes(node):
+                self.parents[child] = node
+
+    def statement(self, line: int) -> ast.stmt | None:
+        """The innermost statement whose lines hold ``line`` (a compound statement only by its header)."""
+        found = None
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.stmt) and first_line(node) <= line <= (node.end_lineno or node.lineno):
+                if found is None or first_line(node) >= first_line(found) and (node.end_lineno or 0) <= (found.end_lineno or 0):
+                    found = node
+        return found
+
+    def own_lines(self, node: ast.stmt) -> range:
+        """The lines of a statement less the statements nested in it (a compound statement's header)."""
+        first = first_line(node)
+        body = getattr(node, "body", None)
+        if isinstance(body, list) and body:
+            return range(first, body[0].lineno)
+        return range(first, (node.end_lineno or node.lineno) + 1)
+
+    def enclosing(self, node: ast.AST) -> list[ast.AST]:
+        """The definitions around ``node``, innermost first (functions and classes)."""
+        around = []
+        while node in self.parents:
+            node = self.parents[node]
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                around.append(node)
+        return around
+
+    def references(self, names: set[str]) -> list[ast.AST]:
+        """Every use of one of ``names`` (``name`` or ``x.name``), definitions aside."""
+        found = []
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.Name) and node.id in names or isinstance(node, ast.Attribute) and node.attr in names:
+                if isinstance(node.ctx, ast.Load):  # a use, not the assignment that defines it
+                    found.append(node)
+        return found
+
+    def aliases(self, name: str) -> set[str]:
+        """``name`` and what this file imports it as (``from m import name as other``)."""
+        names = {name}
+        for node in ast.walk(self.tree):
+            if isinstance(node, ast.ImportFrom):
+                names |= {alias.asname for alias in node.names if alias.name == name and alias.asname}
+        return names
+
+
+class TestMap:
+    """Which tests reach a line of ``module``, from its map; see :meth:`select`."""
+
+    def __init__(self, module: str, recorded: dict) -> None:
+        self.module = module
+        self.contexts: list[str] = recorded["contexts"]
+        self.files: dict[str, dict[str, list[int]]] = recorded["files"]
+        self.durations: dict[str, float] = recorded["durations"]
+        self.sources: dict[str, Source] = {}
+        self.traced: dict[tuple[str, str], set[str]] = {}
+
+    def source(self, relative: str) -> Source:
+        """The parsed source of a file of the tree, parsed once."""
+        if relative not in self.sources:
+            # The module itself as it was before the mutant: a mutant's lines are numbered in the original.
+            path = WORK / f"{slug(self.module)}.original" if relative == self.module else TREE / relative
+            self.sources[relative] = Source(path.read_text())
+        return self.sources[relative]
+
+    def reached(self, relative: str, lines: range | list[int]) -> set[str]:
+        """The tests (node ids; a whole test file for a line reached while setting up a fixture) reaching ``lines``."""
+        by_line = self.files.get(relative, {})
+        tests = set()
+        for line in lines:
+            for index in by_line.get(str(line), ()):
+                nodeid, _, phase = self.contexts[index].rpartition("|")
+                if nodeid and phase == "run":
+                    tests.add(nodeid)
+                elif nodeid:  # a fixture's setup or teardown: other tests of its file may use what it made
+                    tests.add(nodeid.split("::")[0])
+        return tests
+
+    def run_at_import(self, relative: str, lines: range | list[int]) -> bool:
+        """Whether any of ``lines`` ran while a module was imported, outside every test (coverage's empty context)."""
+        by_line = self.files.get(relative, {})
+        return any(self.contexts[index] == "" for line in lines for index in by_line.get(str(line), ()))
+
+    def everything(self, relative: str) -> set[str]:
+        """Every test reaching any line of ``relative``: for a change made at import time (a constant, a class)."""
+        return self.reached(relative, [int(line) for line in self.files.get(relative, {})])
+
+    def name_tests(self, relative: str, name: str, seen: frozenset[tuple[str, str]]) -> set[str]:
+        """The tests that reach a use of ``name``, defined at the top of ``relative`` (a kernel, a class, a constant).
+
+        Every place in the project that names it counts (``name``, ``x.name``, or what ``from m import name as
+        other`` calls it): a use inside a function by the tests that reach it, a use inside a kernel or in the
+        definition of another name by that name's tests, in turn. Coverage sees neither compiled kernels nor
+        pydantic's checks of a model's fields, so this is how their lines find their tests. A test file that names
+        it counts too: the test that does, or the whole file when a helper or a fixture does.
+        """
+        key = (relative, name)
+        if key in self.traced:
+            return self.traced[key]
+        seen = seen | {key}
+        tests: set[str] = set()
+        module_name = relative.removesuffix(".py").replace("/", ".")
+        for package in PACKAGES:
+            for path in sorted((TREE / package).rglob("*.py")):
+                other = path.relative_to(TREE).as_posix()
+                text = (WORK / f"{slug(self.module)}.original" if other == self.module else path).read_text()
+                if other != relative and (name not in text or module_name.rpartition(".")[2] not in text):
+                    continue  # does not name it, or does not import its module
+                source = self.source(other)
+                for node in source.references(source.aliases(name)):
+                    tests |= self.line_tests(other, node.lineno, seen)
+        for test_file in MODULES[self.module]:
+            text = (TREE / test_file).read_text()
+            if name not in text:
+                continue
+            source = Source(text)
+            for node in source.references(source.aliases(name)):
+                around = source.enclosing(node)
+                if around and around[-1].name.startswith("test") and isinstance(around[-1], ast.FunctionDef):
+                    named = re.compile(rf"{re.escape(test_file)}::{around[-1].name}\b")
+                    tests |= {nodeid for nodeid in self.durations if named.match(nodeid)}
+                else:  # a helper or a fixture of the test file: the whole file
+                    tests.add(test_file)
+        self.traced[key] = tests
+        return tests
+
+    def line_tests(self, relative: str, line: int, seen: frozenset[tuple[str, str]] = frozenset()) -> set[str]:
+        """The tests that reach ``line`` of ``relative`` (numbered as in the unmutated file).
+
+        - a line of a kernel: the tests that reach the uses of the kernel (see :meth:`name_tests`);
+        - a line of a function's header (decorators, signature, defaults: run at import): the tests reaching its body;
+        - a line of a class outside its methods (a field, a class attribute): the tests reaching the class's methods
+          and the uses of the class;
+        - a line at the top of the module: the tests reaching the uses of what it defines, or every test that reaches
+          the module when it defines nothing that can be traced;
+        - any other line: the tests that reach its statement.
+        """
+        source = self.source(relative)
+        statement = source.statement(line)
+        if statement is None:
+            return set()  # a blank or comment line
+        around = source.enclosing(statement)
+        kernel = next((d for d in [statement, *around] if is_kernel(d)), None)
+        if kernel is not None:
+            return set() if (relative, kernel.name) in seen else self.name_tests(relative, kernel.name, seen)
+        if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and line < statement.body[0].lineno:
+            return self.reached(relative, range(statement.body[0].lineno, (statement.end_lineno or line) + 1))
+        if any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) for d in around):
+            tests = self.reached(relative, source.own_lines(statement))
+            outermost = around[-1]
+            if self.run_at_import(relative, source.own_lines(statement)) and (relative, outermost.name) not in seen:
+                # a function called while the module is imported (a table built by a helper): what it made is used later
+                tests |= self.name_tests(relative, outermost.name, seen)
+            return tests
+        if around:  # in a class, outside its methods
+            cls = around[-1]
+            tests = self.reached(relative, range(cls.lineno, (cls.end_lineno or cls.lineno) + 1))
+            return tests | (set() if (relative, cls.name) in seen else self.name_tests(relative, cls.name, seen))
+        names = defined_names(statement)
+        if not names:
+            return self.everything(relative)
+        tests = set()
+        for name in names:
+            if (relative, name) not in seen:
+                tests |= self.name_tests(relative, name, seen)
+        return tests
+
+    def select(self, lines: list[int]) -> tuple[set[str], bool]:
+        """``(tests, compiled)``: the tests that reach ``lines`` of the module (see :meth:`line_tests`), and whether
+        compiled code may have changed: a kernel's line, or a line at the top of the module (a kernel reads a module
+        constant when it is compiled).
+        """
+        source = self.source(self.module)
+        tests: set[str] = set()
+        compiled = False
+        for line in lines:
+            statement = source.statement(line)
+            if statement is None:
+                continue
+            around = source.enclosing(statement)
+            compiled = compiled or not around or any(is_kernel(d) for d in [statement, *around])
+            tests |= self.line_tests(self.module, line)
+        return tests, compiled
+
+    def ordered(self, tests: set[str]) -> list[str]:
+        """``tests`` file by file in the order of :data:`MODULES` (the module's own tests first: they kill soonest),
+        quickest first within a file; a whole test file in its place, without its own node ids listed again.
+        """
+        files = {test for test in tests if "::" not in test}
+        chosen = [test for test in tests if "::" not in test or test.split("::")[0] not in files]
+        order = MODULES[self.module]
+
+        def place(test: str) -> tuple:
+            file = test.split("::")[0]
+            return (order.index(file) if file in order else len(order), "::" not in test, self.durations.get(test, 0.0), test)
+
+        return sorted(chosen, key=place)
+
+
+def without_function_annotations(text: str) -> str:
+    """The syntax tree of ``text`` less what Python never evaluates in a module of postponed annotations
+    (``from __future__ import annotations``): the annotations of functions' arguments, returns and local variables.
+    A class's annotations stay: dataclasses and pydantic read them.
+    """
+    tree = ast.parse(text)
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            node.returns = None
+            for argument in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]:
+                if argument is not None:
+                    argument.annotation = None
+            for inner in ast.walk(node):
+                if isinstance(inner, ast.AnnAssign) and isinstance(inner.target, ast.Name):
+                    inner.annotation = ast.Constant(None)
+    return ast.dump(tree)
+
+
+def only_annotations_changed(original: str, mutated: str) -> bool:
+    """Whether ``mutated`` differs from ``original`` in functions' annotations alone (under postponed annotations)."""
+    if "from __future__ import annotations" not in original:
+        return False
+    return without_function_annotations(original) == without_function_annotations(mutated)
+
+
+def changed_lines(original: str, mutated: str) -> list[int]:
+    """The lines of ``original`` (numbered from 1) that differ in ``mutated``."""
+    lines: set[int] = set()
+    matcher = difflib.SequenceMatcher(None, original.splitlines(), mutated.splitlines(), autojunk=False)
+    for tag, first, last, _, _ in matcher.get_opcodes():
+        if tag != "equal":
+            lines.update(range(first + 1, max(last, first + 1) + 1))
+    return sorted(lines)
+
+
+def run_module(module: str, retest_survivors: bool, restart: bool, execute_pending: bool = True) -> None:
+    """Mutate ``module`` and test every mutant not tested yet (or every survivor again; or none, only preparing)."""
     config, session = write_config(module), WORK / f"{slug(module)}.sqlite"
-    stamp = session.with_suffix(".source")
+    stamp, original = session.with_suffix(".source"), session.with_suffix(".original")
     if restart:
         session.unlink(missing_ok=True)
     if session.exists() and stamp.exists() and stamp.read_text() != source_digest(module):
@@ -159,49 +560,151 @@ def run_module(module: str, retest_survivors: bool, restart: bool) -> None:
         cosmic_ray("cosmic-ray", "init", str(config), str(session))
         cosmic_ray("cr-filter-operators", str(session), str(config))
         cosmic_ray("cr-filter-pragma", str(session))
-    if subprocess.run([sys.executable, str(ROOT / "tools" / "mutation.py"), "--run-tests", module]).returncode:
-        # Every mutant would count as killed: the tests must pass on the code as it is first.
-        raise SystemExit(f"the tests of {module} fail without any mutant: fix them first")
+    original.write_text((TREE / module).read_text())
+    recorded = load_map(module)
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    if not execute_pending:
+        return
     if retest_survivors:
-        retest(module, session)
+        items = [item for item, _ in module_results(module)["survived"]]
     else:
-        cosmic_ray("cosmic-ray", "exec", str(config), str(session))
+        with use_db(str(session), WorkDB.Mode.open) as database:
+            items = list(database.pending_work_items)
+    # A mutant that loops for ever is killed by the time limit: twice the map's run of every test, 2 minutes at least.
+    execute(module, session, items, timeout=max(120.0, 2 * recorded["seconds"]))
 
 
-def retest(module: str, session: Path) -> None:
-    """Test the survivors of ``session`` again, one by one, and keep their new results (the rest stays as it is)."""
-    from cosmic_ray.config import load_config
+def execute(module: str, session: Path, items: list, timeout: float) -> None:
+    """Test the mutants ``items`` of ``module`` one by one, each result kept in the session as soon as it is known."""
     from cosmic_ray.mutating import mutate_and_test
     from cosmic_ray.work_db import WorkDB, use_db
 
-    config = load_config(str(WORK / f"{slug(module)}.toml"))
-    survivors = [item for item, _ in module_results(module)["survived"]]
+    log = WORK / f"{slug(module)}.log.jsonl"
+    command = f"{sys.executable} {TREE / 'tools' / 'mutation.py'} --run-tests {module}"  # the copy: frozen at start
+    here = Path.cwd()
     os.chdir(TREE)  # the mutants' paths are relative to the tree
-    for number, item in enumerate(survivors, 1):
-        result = mutate_and_test(item.mutations, config.test_command, config.timeout)
-        with use_db(str(session), WorkDB.Mode.open) as database:
-            database.set_result(item.job_id, result)
-        print(f"{module}: survivor {number}/{len(survivors)} {result.test_outcome}", flush=True)
+    try:
+        for number, item in enumerate(items, 1):
+            started = time.monotonic()
+            result = mutate_and_test(item.mutations, command, timeout)
+            seconds = time.monotonic() - started
+            with use_db(str(session), WorkDB.Mode.open) as database:
+                database.set_result(item.job_id, result)
+            outcome = result.test_outcome.value if result.test_outcome else result.worker_outcome.value
+            selected = re.search(r"^mutation: (.*)$", result.output or "", re.MULTILINE)
+            with log.open("a") as out:
+                row = {"job": item.job_id, "line": item.mutations[0].start_pos[0], "outcome": outcome}
+                out.write(json.dumps(row | {"seconds": round(seconds, 2), "selected": selected and selected[1]}) + "\n")
+            print(f"{module}: {number}/{len(items)} line {row['line']} {outcome} in {seconds:.1f} s", flush=True)
+    finally:
+        os.chdir(here)
 
 
 def run_tests(module: str) -> int:
-    """The test command of one mutant of ``module``: its test files, stopped at the first failure."""
-    environment = dict(os.environ, PYTHONPATH=str(TREE), PYTHONHASHSEED="0")
+    """The test command of one mutant of ``module``: the tests that reach the changed lines, quickest first, stopped
+    at the first failure; none when no test reaches them (the mutant survives: nothing can see it).
+
+    ``YACHT_RL_MUTATION_SELECT=all`` runs every test file of the module with the usual hypothesis profile instead,
+    as each mutant was tested before the map (kept to measure the two).
+    """
+    recorded = json.loads(map_file(module).read_text())
+    original = (WORK / f"{slug(module)}.original").read_text()
+    mutated = (TREE / module).read_text()
+    lines = changed_lines(original, mutated)
+    everything = os.environ.get("YACHT_RL_MUTATION_SELECT") == "all"
+    if not everything and only_annotations_changed(original, mutated):
+        print(f"mutation: lines {lines}, an annotation never evaluated: equivalent", flush=True)
+        return 0
+    if everything:
+        tests, compiled = list(MODULES[module]), "njit" in original
+    else:
+        test_map = TestMap(module, recorded)
+        traced = map_file(module).with_suffix(".traced.json")  # the uses traced so far: the same for every mutant
+        if traced.exists():
+            test_map.traced = {tuple(key.split("\0")): set(value) for key, value in json.loads(traced.read_text()).items()}
+        known = len(test_map.traced)
+        chosen, compiled = test_map.select(lines)
+        tests = test_map.ordered(chosen)
+        if len(test_map.traced) > known:
+            kept = {"\0".join(key): sorted(value) for key, value in test_map.traced.items()}
+            staged = traced.with_suffix(f".{os.getpid()}")
+            staged.write_text(json.dumps(kept))
+            staged.replace(traced)
+        files = sum("::" not in test for test in tests)
+        print(f"mutation: lines {lines}, {len(tests) - files} tests and {files} whole test files", flush=True)
+        if not tests:
+            return 0
     solved = WORK / "solved"
-    solved.mkdir(parents=True, exist_ok=True)
-    environment["YACHT_RL_CACHE_DIR"] = str(solved)
-    before = set(solved.iterdir())
-    compiled = "njit" in (TREE / module).read_text()
-    numba_cache = tempfile.mkdtemp(prefix="numba-", dir=WORK) if compiled else str(WORK / "numba-shared")
-    environment["NUMBA_CACHE_DIR"] = numba_cache
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-p", "no:cacheprovider", "-m", "not slow", *MODULES[module]]
+    before = set(solved.iterdir()) if solved.exists() else set()
+    # A mutant of compiled code (or of a constant a kernel reads) compiles everything afresh; any other reuses the
+    # kernels compiled from the unmutated code.
+    numba_cache = tempfile.mkdtemp(prefix="numba-", dir=WORK) if compiled else WORK / f"numba-{slug(module)}"
+    environment = test_environment(module, numba_cache)
+    if everything:
+        environment.pop("YACHT_RL_HYPOTHESIS_PROFILE")
+    # Two runs: the tests of the first test file chosen, which kill most mutants, then the others; a test file that
+    # is never run is never imported (the server's tests import the whole server).
+    first = tests[0].split("::")[0]
+    stages = [[test for test in tests if test.split("::")[0] == first], [test for test in tests if test.split("::")[0] != first]]
+    listing = Path(tempfile.mkstemp(prefix="tests-", suffix=".txt", dir=WORK)[1])
     try:
-        return subprocess.run(command, cwd=TREE, env=environment).returncode
+        for stage in filter(None, stages):
+            listing.write_text("\n".join(stage) + "\n")
+            command = [sys.executable, "-m", "pytest", "-x", "-q", "-m", "not slow", *QUIET_PLUGINS, f"@{listing}"]
+            code = subprocess.run(command, cwd=TREE, env=environment).returncode
+            if code not in (0, 5):  # 5: every test chosen was deselected (marked slow since the map): none failed
+                return code
+        return 0
     finally:
+        listing.unlink(missing_ok=True)
         if compiled:
             shutil.rmtree(numba_cache, ignore_errors=True)
         for path in set(solved.iterdir()) - before:  # a mutant's own tables: never read again
             path.unlink(missing_ok=True)
+
+
+def measure(module: str, count: int, before: bool) -> None:
+    """Seconds per mutant of ``count`` mutants drawn from ``module``'s session, with the map (and without, as
+    before, when ``before``), written to ``<slug>.measure.json``; the session's results are left as they are.
+    """
+    import random
+
+    from cosmic_ray.mutating import use_mutation
+    from cosmic_ray.plugins import get_operator
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    with use_db(str(WORK / f"{slug(module)}.sqlite"), WorkDB.Mode.open) as database:
+        left_out = {item.job_id for item, result in database.completed_work_items if result.worker_outcome.value == "skipped"}
+        items = sorted((item for item in database.work_items if item.job_id not in left_out), key=lambda item: item.job_id)
+    rows = []
+    here = Path.cwd()
+    os.chdir(TREE)
+    try:
+        for item in random.Random(26).sample(items, min(count, len(items))):
+            mutation = item.mutations[0]
+            row = {"job": item.job_id, "line": mutation.start_pos[0], "operator": mutation.operator_name}
+            with use_mutation(mutation.module_path, get_operator(mutation.operator_name)(), mutation.occurrence) as (_, code):
+                if code is None:
+                    continue
+                for way in ("before", "after") if before else ("after",):
+                    environment = dict(os.environ, YACHT_RL_MUTATION_SELECT="all" if way == "before" else "map")
+                    started = time.monotonic()
+                    command = [sys.executable, str(ROOT / "tools" / "mutation.py"), "--run-tests", module]
+                    done = subprocess.run(command, env=environment, capture_output=True, text=True)
+                    row[way] = {"seconds": round(time.monotonic() - started, 2), "killed": done.returncode != 0}
+                    if way == "after":
+                        row["selected"] = (re.findall(r"^mutation: (.*)$", done.stdout, re.MULTILINE) or [""])[0]
+            rows.append(row)
+            print(json.dumps(row), flush=True)
+    finally:
+        os.chdir(here)
+    (WORK / f"{slug(module)}.measure.json").write_text(json.dumps(rows, indent=1))
+    for way in ("before", "after"):
+        timed = [row[way]["seconds"] for row in rows if way in row]
+        if timed:
+            killed = sum(row[way]["killed"] for row in rows if way in row)
+            print(f"{module} {way}: {len(timed)} mutants, {sum(timed) / len(timed):.1f} s each, {killed} killed")
 
 
 def module_results(module: str) -> dict[str, list]:
@@ -225,6 +728,18 @@ def module_results(module: str) -> dict[str, list]:
     return outcomes
 
 
+def why_survived(output: str) -> str:
+    """What a survivor's test run said of it: an annotation, a line no test reaches, or the tests it passed."""
+    said = re.search(r"^mutation: lines (\[[\d, ]*\]), (.*)$", output, re.MULTILINE)
+    if said is None:
+        return "Every test file of the module passed."
+    if re.match(r"0 tests( and 0 whole test files)?$", said[2]):
+        return f"No test reaches lines {said[1]}: nothing ran."
+    if "equivalent" in said[2]:
+        return f"Lines {said[1]}: {said[2]}."
+    return f"Lines {said[1]}: what reaches them passed ({said[2]})."
+
+
 def write_report(modules: list[str]) -> Path:
     """``.mutation/survivors.md``: each module's kill rate, then every survivor's diff."""
     lines = ["# Mutation testing", "", "| module | killed | survived | tested | kill rate | not yet run |"]
@@ -238,8 +753,8 @@ def write_report(modules: list[str]) -> Path:
         lines.append(f"| `{module}` | {killed} | {survived} | {tested} | {rate} | {len(outcomes['pending'])} |")
         for item, result in sorted(outcomes["survived"], key=lambda pair: pair[0].mutations[0].start_pos):
             mutation = item.mutations[0]
-            survivors += [f"## `{module}`:{mutation.start_pos[0]} {mutation.operator_name} ({item.job_id})", "", "```diff"]
-            survivors += [result.diff.rstrip(), "```", ""]
+            survivors += [f"## `{module}`:{mutation.start_pos[0]} {mutation.operator_name} ({item.job_id})", ""]
+            survivors += [why_survived(result.output or ""), "", "```diff", result.diff.rstrip(), "```", ""]
     report = WORK / "survivors.md"
     report.write_text("\n".join(lines + ["", *survivors]) + "\n")
     return report
@@ -252,12 +767,20 @@ def main(argv=None) -> int:
     parser.add_argument("--retest-survivors", action="store_true", help="test the survivors again (after new tests)")
     parser.add_argument("--report", action="store_true", help="only rewrite .mutation/survivors.md")
     parser.add_argument("--restart", action="store_true", help="start the modules' sessions over (after the module changed)")
+    parser.add_argument("--measure", type=int, metavar="N", help="time N mutants of each module, not kept")
+    parser.add_argument("--before", action="store_true", help="with --measure: time them as before the map too")
     parser.add_argument("--run-tests", metavar="MODULE", help=argparse.SUPPRESS)  # the test command of one mutant
     args = parser.parse_args(argv)
     if args.run_tests:
         return run_tests(check_modules([args.run_tests])[0])
     modules = check_modules(args.modules)
     WORK.mkdir(exist_ok=True)
+    if args.measure is not None:
+        refresh_tree()
+        for module in modules:
+            run_module(module, retest_survivors=False, restart=False, execute_pending=False)
+            measure(module, args.measure, args.before)
+        return 0
     if not args.report:
         refresh_tree()
         for module in modules:

@@ -24,6 +24,7 @@ from yacht_env.rules import (
     Category,
     RuleSet,
     Sheet,
+    all_alike,
     rule_set,
     total,
     upper,
@@ -267,16 +268,19 @@ def test_bad_rule_sets_are_refused_with_the_reason():
     rows = (Category("ones", upper(1), upper=True), Category("chance", total))
     with pytest.raises(ValueError, match="unknown joker rule 'sometimes'; expected one of none, free, forced"):
         RuleSet("x", rows, joker="sometimes", yahtzee_row="chance")
-    with pytest.raises(ValueError, match="needs yahtzee_row"):
-        RuleSet("x", rows, yahtzee_bonus=100)
+    for bonus in (1, 100):  # any bonus at all, the smallest too
+        with pytest.raises(ValueError, match="needs yahtzee_row"):
+            RuleSet("x", rows, yahtzee_bonus=bonus)
     with pytest.raises(ValueError, match="yahtzee_row 'yacht' is not a row"):
         RuleSet("x", rows, yahtzee_row="yacht")
-    with pytest.raises(ValueError, match="needs both bonus_threshold and bonus_points"):
-        RuleSet("x", rows, bonus_points=35)
+    for one_of_two in ({"bonus_points": 35}, {"bonus_threshold": 63}):  # either without the other
+        with pytest.raises(ValueError, match="needs both bonus_threshold and bonus_points"):
+            RuleSet("x", rows, **one_of_two)
     with pytest.raises(ValueError, match="bonus_threshold must be an integer >= 0, got -1"):
         RuleSet("x", rows, bonus_threshold=-1)
-    with pytest.raises(ValueError, match="at least one row with upper=True"):
-        RuleSet("x", rows[1:], bonus_threshold=5, bonus_points=5)
+    for bonus in (1, 5):  # any bonus at all, the smallest too
+        with pytest.raises(ValueError, match="at least one row with upper=True"):
+            RuleSet("x", rows[1:], bonus_threshold=bonus, bonus_points=bonus)
 
 
 def test_a_rule_set_carries_its_title_and_defaults_to_its_name():
@@ -287,3 +291,43 @@ def test_a_rule_set_carries_its_title_and_defaults_to_its_name():
     assert RuleSet("mine", categories=YAHTZEE.categories[:3], title="My game").title == "My game"
     with pytest.raises(ValueError, match="title must be a string, got 3"):
         RuleSet("mine", categories=YAHTZEE.categories[:3], title=3)
+
+
+@pytest.mark.parametrize("name", sorted(RULE_SETS))
+def test_face_rows_name_the_upper_row_of_five_alike_and_minus_one_for_every_other_hand(name):
+    rules = RULE_SETS[name]
+    for hand, dice in enumerate(rules.dice.hands):
+        dice = tuple(int(die) for die in dice)
+        if len(set(dice)) > 1:
+            assert rules.face_rows[hand] == -1, dice
+        else:
+            assert rules.category_names[rules.face_rows[hand]] == FACES[dice[0] - 1], dice
+
+
+def test_a_joker_rule_refuses_two_upper_rows_paying_for_one_face_and_allows_a_face_without_one():
+    twice = (Category("ones", upper(1), upper=True), Category("aces", upper(1), upper=True), Category("yahtzee", all_alike(50)))
+    rules = RuleSet("x", twice, joker="free", yahtzee_row="yahtzee")
+    with pytest.raises(ValueError, match=r"the joker rule needs one upper row per face; \['ones', 'aces'\] all pay for"):
+        rules.face_rows
+    # Only the ones have an upper row: five of any other face have none, which a joker rule allows.
+    once = RuleSet("y", twice[:1] + twice[2:], joker="free", yahtzee_row="yahtzee")
+    alike = np.flatnonzero(once.alike_hands)
+    assert sorted(once.face_rows[alike].tolist()) == [-1] * 5 + [0]
+
+
+@pytest.mark.parametrize("name", sorted(RULE_SETS))
+def test_a_sheet_given_only_its_open_rows_has_nothing_written_yet(name):
+    """``Sheet(open_bits)``: no upper points and no Yahtzee box yet, as on the rule set's own empty sheet."""
+    rules = RULE_SETS[name]
+    assert Sheet(rules.all_open) == rules.new_sheet()
+    assert Sheet(rules.all_open).upper_total == 0 and Sheet(rules.all_open).yahtzee_box is None
+
+
+def test_an_upper_bonus_alone_gives_a_sheet_a_state_beyond_its_open_rows():
+    """With only an upper bonus, the same hand in the same open row pays differently by the upper subtotal."""
+    rows = (Category("ones", upper(1), upper=True), Category("chance", total))
+    bonus_only, plain = RuleSet("x", rows, bonus_threshold=3, bonus_points=10), RuleSet("y", rows)
+    dice = (1, 1, 1, 2, 3)
+    paid = {before: bonus_only.score_on(Sheet(bonus_only.all_open, before), dice, 0).reward for before in (0, 5)}
+    assert paid == {0: 13, 5: 3} and bonus_only.has_sheet_state
+    assert not plain.has_sheet_state

@@ -562,3 +562,100 @@ def test_only_a_last_line_cut_short_is_a_tear_a_bad_line_before_it_is_corruption
     path.write_bytes(intact.replace(b"\n", b"\nnot json\n", 1))
     with pytest.raises(RecordError, match=r"game.jsonl:2: not a JSON record$"):
         read_records(path)
+
+
+def test_a_game_that_starts_before_the_one_before_it_ended_names_the_unfinished_game(tmp_path, real_records):
+    """Two finished games, an unfinished third, then a fourth header: the error names the third, on the fourth's line."""
+    finished, unfinished = real_records[0], real_records[2]
+    unfinished_id = json.loads(unfinished.split(b"\n")[0])["game_id"]
+    header = json.loads(real_records[1].split(b"\n")[0]) | {"game_id": "a-later-game"}
+    data = finished + unfinished + json.dumps(header, separators=(",", ":")).encode() + b"\n"
+    line = data.count(b"\n")
+    with pytest.raises(RecordError) as error:
+        read_records_of(tmp_path, data)
+    assert str(error.value) == (
+        f"{tmp_path / 'copy.jsonl'}:{line}: a new game starts, but game {unfinished_id} before it has no end record"
+    )
+
+
+def test_a_decision_after_its_game_ended_is_refused_on_its_line(tmp_path, real_records):
+    """The last game's end record closes it: a decision written after it is corruption, not a move of that game."""
+    lines = real_records[1].rstrip(b"\n").split(b"\n")
+    decision = json.loads(lines[-2])
+    data = b"\n".join(lines) + b"\n" + json.dumps(decision, separators=(",", ":")).encode() + b"\n"
+    with pytest.raises(RecordError) as error:
+        read_records_of(tmp_path, data)
+    where = f"{tmp_path / 'copy.jsonl'}:{len(lines) + 1}"
+    assert str(error.value) == f"{where}: decision record of game {decision['game_id']} after that game ended"
+
+
+def test_blank_lines_between_records_are_skipped_and_the_records_after_them_kept(tmp_path, real_records):
+    """A blank line is no record: every game of the file is read, the line numbers still count it."""
+    intact = real_records[0] + real_records[1]
+    spaced = intact.replace(b"\n", b"\n\n", 3)
+    games = read_records_of(tmp_path, spaced).games
+    expected = read_records_of(tmp_path, intact).games
+    assert [game.lines() for game in games] == [game.lines() for game in expected] and len(games) == 3
+    assert games[0].line_numbers[:3] == [1, 3, 5]
+
+
+def test_a_record_writer_makes_the_folders_its_file_lies_in(tmp_path, real_records):
+    path = tmp_path / "new" / "deeper" / "game.jsonl"
+    with RecordWriter(path) as writer:
+        writer.write(json.loads(real_records[0].split(b"\n")[0]))
+    assert path.read_bytes() == real_records[0].split(b"\n")[0] + b"\n"
+
+
+@pytest.mark.parametrize("length", [59, 60, 61, 200])
+def test_a_bad_value_is_shown_whole_up_to_60_characters_and_cut_to_60_after(length):
+    """The one-line error shows a wrong value's repr: whole when it fits in 60 characters, else its first 57 and '...'."""
+    value = "x" * (length - 2)  # its repr adds two quotes
+    shown = repr(value) if length <= 60 else repr(value)[:57] + "..."
+    with pytest.raises(RecordError) as error:
+        check_line({"schema": 2, "type": value}, "f:1")
+    assert str(error.value).endswith(f"got {shown}") and len(shown) == min(length, 60)
+
+
+def test_a_decision_s_seconds_may_be_zero_and_never_below(real_records):
+    """Seconds are a float: zero is allowed, half a second below it is refused, naming the bound."""
+    decision = line_of_kind(real_records[1], "decision")
+    check_line(with_value(decision, ("seconds",), 0.0), "f:1")
+    with pytest.raises(RecordError, match=r"^f:1: decision record, field 'seconds': expected >= 0, got -0\.5$"):
+        check_line(with_value(decision, ("seconds",), -0.5), "f:1")
+
+
+@pytest.mark.parametrize("sync", [True, False])
+def test_a_record_writer_syncs_each_record_to_disk_only_when_asked(tmp_path, real_records, monkeypatch, sync):
+    """``sync=True`` (a person's game) makes each record durable before the next move; agent games skip that."""
+    import yacht_play.records as records
+
+    synced = []
+    monkeypatch.setattr(records.os, "fsync", lambda descriptor: synced.append(descriptor))
+    lines = [json.loads(line) for line in real_records[0].split(b"\n")[:3]]
+    with RecordWriter(tmp_path / "game.jsonl", sync=sync) as writer:
+        for line in lines:
+            writer.write(line)
+        assert len(synced) == (len(lines) if sync else 0)
+    assert len(synced) == (len(lines) if sync else 0) + 1  # closing syncs once more
+
+
+@pytest.mark.parametrize("change", ["faces", "no seed"])
+def test_a_schema_2_header_seat_needs_its_seed_and_no_dice_stream(real_records, change):
+    """Schema 2 keeps each seat's seed in place of its dice stream ("faces", schema 1): either is refused."""
+    header = line_of_kind(real_records[1], "game")
+    assert header["schema"] == 2
+    player = header["players"][1]
+    if change == "faces":
+        player["faces"] = [[[1, 2, 3, 4, 5]]]
+    else:
+        player["seed"] = None
+    with pytest.raises(RecordError, match=r"^f:1: game record, field 'players\.1': expected a seed and no faces \(schema 2\)$"):
+        check_line(header, "f:1")
+
+
+def test_a_header_seat_below_zero_is_refused_by_its_bound(real_records):
+    """A negative seat breaks the schema's bound, named as such, before the seats' order is looked at."""
+    header = line_of_kind(real_records[1], "game")
+    header["players"][0]["seat"] = -1
+    with pytest.raises(RecordError, match=r"^f:1: game record, field 'players\.0\.seat': expected >= 0, got -1$"):
+        check_line(header, "f:1")
