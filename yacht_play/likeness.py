@@ -2,7 +2,8 @@
 agreement with the person's choice (move-matching accuracy: its most probable choice, for a policy that gives
 probabilities, else the action it plays) and, for a policy that gives probabilities (``ppo:``, ``softmax:T``,
 ``random``), the mean log-likelihood of the person's choice; overall and by skill band (people
-grouped by their fitted temperature, :mod:`yacht_play.skill`).
+grouped by their fitted temperature, :mod:`yacht_play.skill`). Each figure's 95% interval counts each person once
+(:func:`yacht_play.report_figures.estimate_over_people`): one person's decisions are not independent of each other.
 
 A choice is a row or a distinct multiset of dice kept (:mod:`agents.softmax`): a policy that keeps the same dice
 as the person by another action agrees with the person, and a policy's probability of the person's choice is the
@@ -36,6 +37,7 @@ class Positions:
     yahtzee_full: np.ndarray
     actions: np.ndarray  # the people's
     players: int  # how many people made them
+    people: np.ndarray | None = None  # who made each decision: intervals count each person once (else each decision)
 
 
 def observations(policy, positions: Positions):
@@ -69,13 +71,18 @@ def likeness_of(label: str, policy, positions: Positions, bands: np.ndarray, ban
     """One policy's figures: top-1 agreement and mean log-likelihood, overall and per skill band (``band_people``:
     each band's label and how many people it holds; ``bands``: the band of each decision's person).
     """
-    from yacht_play.report_figures import estimate
+    from yacht_play.report_figures import estimate, estimate_over_people
 
     agree, log_p = agreement_and_likelihood(policy, positions, rules)
 
+    def figure_of(values: np.ndarray, mine: np.ndarray, people: int, clip) -> dict:
+        if positions.people is None:
+            return estimate(values[mine], "decisions", people, clip=clip)
+        return estimate_over_people(values[mine], positions.people[mine], "decisions", clip=clip)
+
     def figures(mine: np.ndarray, people: int) -> dict:
-        likelihood = None if log_p is None else estimate(log_p[mine], "decisions", people, clip=(-math.inf, 0.0))
-        return {"top1": estimate(agree[mine], "decisions", people, clip=(0.0, 1.0)), "log_likelihood": likelihood}
+        likelihood = None if log_p is None else figure_of(log_p, mine, people, (-math.inf, 0.0))
+        return {"top1": figure_of(agree, mine, people, (0.0, 1.0)), "log_likelihood": likelihood}
 
     every = np.ones(len(agree), dtype=bool)
     by_band = [{"band": band, "people": people, **figures(bands == band, people)} for band, people in band_people.items()]

@@ -214,7 +214,9 @@ def skill_likeness_and_ratings(games: list[GameRecord], decisions: GradedDecisio
     if policies is None:
         agents = sorted({p["policy"] for g in games for p in g.players if p["kind"] == "agent"})
         policies = [(name, name) for name in dict.fromkeys([*likeness.DEFAULT_POLICIES, *agents])]
-    positions = likeness.Positions(decisions.q[human], **mine, players=people["population"]["people"])
+    positions = likeness.Positions(
+        decisions.q[human], **mine, players=people["population"]["people"], people=decisions.player[human]
+    )
     bands = np.array([band_of_person[name] for name in decisions.player[human]], dtype=object)
     names = list(dict.fromkeys([*policies, *((name, name) for name in extra), (likeness.FIT, likeness.FIT)]))
     table = likeness.likeness_table(names, positions, bands, band_people, rules, people["population"]["median"])

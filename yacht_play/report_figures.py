@@ -33,6 +33,31 @@ def estimate(values, unit: str, players: int | None = None, clip=None) -> dict:
     return out
 
 
+def estimate_over_people(values, people, unit: str, clip=None) -> dict:
+    """:func:`estimate` of a mean over decisions whose interval counts each person once.
+
+    One person's decisions are not independent of each other (a skill, a habit), so the interval is the
+    cluster-robust one over people: ``mean +- 1.96 * sqrt(C / (C - 1) * sum_c T_c**2) / n`` with ``T_c`` the
+    sum of person ``c``'s deviations from the mean and ``C`` the number of people; ``people`` names each
+    decision's person.
+    """
+    from agents.stats import Z95
+
+    values, people = np.asarray(values, dtype=float), np.asarray(people)
+    count = len(np.unique(people))
+    out = estimate(values, unit, count, clip)
+    if out["low"] is None:
+        return out
+    _, cluster = np.unique(people, return_inverse=True)
+    totals = np.bincount(cluster, weights=values - out["mean"])
+    half = Z95 * float(np.sqrt(count / (count - 1) * np.sum(totals**2))) / len(values)
+    low, high = out["mean"] - half, out["mean"] + half
+    if clip is not None:
+        low, high = max(low, clip[0]), min(high, clip[1])
+    out["low"], out["high"] = low, high
+    return out
+
+
 def plural(count: int, one: str, many: str | None = None) -> str:
     """``count`` and the noun that goes with it: ``1 game``, ``2 games``, ``1 person``, ``3 people``."""
     return f"{count} {one if count == 1 else many or one + 's'}"

@@ -66,3 +66,33 @@ def test_figures_overall_and_by_band():
     entry = likeness.likeness_of("optimal", make_policy("optimal"), where, bands, {"a": 1, "b": 1}, YACHT)
     assert entry["top1"]["mean"] == pytest.approx(0.5) and entry["decisions"] == 12
     assert [b["top1"]["mean"] for b in entry["by_band"]] == [1.0, 0.0]
+
+
+def test_intervals_count_each_person_once():
+    """Two people of 12 decisions each, one always playing the optimum's choice and one never: over decisions the
+    mean looks well measured, over people it is a sample of two."""
+    best = int(np.argmax(positions([(1, 1, 3, 4, 5)], [1]).q[0]))
+    where = positions([(1, 1, 3, 4, 5)] * 24, [best] * 12 + [1] * 12)
+    where.players = 2
+    bands = np.array(["a"] * 24)
+    pooled = likeness.likeness_of("optimal", make_policy("optimal"), where, bands, {"a": 2}, YACHT)["top1"]
+    where.people = np.array(["Ann"] * 12 + ["Bob"] * 12)
+    clustered = likeness.likeness_of("optimal", make_policy("optimal"), where, bands, {"a": 2}, YACHT)["top1"]
+    assert pooled["mean"] == clustered["mean"] == pytest.approx(0.5)
+    assert pooled["high"] - pooled["low"] < 0.5
+    assert (clustered["low"], clustered["high"]) == (0.0, 1.0)  # 0.5 +- 1.96 * 0.5, clipped
+
+
+def test_the_interval_over_people_is_the_cluster_robust_one():
+    agree = np.array([1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1], dtype=float)
+    people = np.array(["a"] * 4 + ["b"] * 6 + ["c"] * 4)
+    from yacht_play.report_figures import estimate_over_people
+
+    e = estimate_over_people(agree, people, "decisions")
+    mean = agree.mean()
+    sums = [np.sum(agree[people == p] - mean) for p in ("a", "b", "c")]
+    half = 1.959963984540054 * math.sqrt(3 / 2 * sum(t * t for t in sums)) / len(agree)
+    assert e["mean"] == pytest.approx(mean) and e["players"] == 3
+    assert (e["low"], e["high"]) == pytest.approx((mean - half, mean + half))
+    one = estimate_over_people(agree, np.array(["a"] * 14), "decisions")
+    assert one["low"] is None and "one person only" in one["note"]
