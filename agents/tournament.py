@@ -288,7 +288,8 @@ def run_table(
     """Play a tournament of ``policies`` (displayed as ``names``) at one table and summarize it.
 
     ``grade``: at a table of two under rules the two-player solution covers, every decision is graded in
-    chance of winning against the solved game when that solution is computed (the result says why not otherwise).
+    chance of winning against the solved game when that solution is computed (the result says how to compute it
+    otherwise); other tables are not graded, and say nothing of it.
 
     The deals are cut into slices of whole batches, played here one after the other or, with
     ``on_ray``, as Ray tasks (policies then given by name and built in the workers); the slices'
@@ -307,6 +308,7 @@ def run_table(
     batches_per_slice = math.ceil(math.ceil(deals / deals_per_batch) / (4 * cluster_cpus())) if on_ray else 1
     slices = game_slices(deals, batches_per_slice * deals_per_batch)
     grading = ""
+    grade = grade and n == 2 and not rules.has_sheet_state  # the tables the two-player solution covers
     if grade:
         from agents.two_player.grading import TwoPlayerGrader, two_player_grader
 

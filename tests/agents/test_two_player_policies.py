@@ -168,3 +168,18 @@ def test_grading_says_why_a_table_is_not_graded(small):
     assert "bonus" in two_player_grader("yahtzee", 2)
     result = play(rules, ["greedy", "optimal", "random"][:2], 40, seed=1, grade=False)
     assert result.grading == "" and result.standings[0].loss_per_game_pp is None
+
+
+def test_the_table_says_how_to_grade_only_where_the_solution_would_cover_it(tmp_path, monkeypatch):
+    import agents.two_player as two_player
+
+    monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path))
+    monkeypatch.setattr(two_player, "_solutions", type(two_player._solutions)())  # none loaded by an earlier test
+    yacht = run_table(
+        [make_table_policy(n, 2, seed=i) for i, n in enumerate(("greedy", "random"))], ["greedy", "random"], 4, grade=True
+    )[0]
+    assert "not computed yet: `python -m agents.two_player --rules yacht` computes it" in yacht.grading
+    for names, rules in ((("greedy", "random"), "yahtzee"), (("greedy", "random", "greedy"), "yacht")):
+        policies = [make_table_policy(n, len(names), rules=rules, seed=i) for i, n in enumerate(names)]
+        result = run_table(policies, list(names), 2 * len(names), rules=rules, grade=True)[0]
+        assert result.grading == "" and result.standings[0].loss_per_game_pp is None
