@@ -223,7 +223,7 @@ def record_map(module: str) -> dict:
     rc_file.write_text(f"[run]\nsource = {sources}\n")
     environment = dict(test_environment(module, shared), YACHT_RL_MUTATION_DURATIONS=str(durations_file))
     environment["COVERAGE_FILE"] = str(data_file)
-    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "mutation", "-m", "not slow"]
+    command = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-p", "mutation", "-m", "not slow"]
     command += [f"--cov-config={rc_file}", "--cov", "--cov-context=test", "--cov-report=", *MODULES[module]]
     started = time.monotonic()
     if subprocess.run(command, cwd=TREE, env=environment).returncode:
@@ -651,7 +651,7 @@ def run_tests(module: str) -> int:
     try:
         for stage in filter(None, stages):
             listing.write_text("\n".join(stage) + "\n")
-            command = [sys.executable, "-m", "pytest", "-x", "-q", "-m", "not slow", *QUIET_PLUGINS, f"@{listing}"]
+            command = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-m", "not slow", *QUIET_PLUGINS, f"@{listing}"]
             code = subprocess.run(command, cwd=TREE, env=environment).returncode
             if code not in (0, 5):  # 5: every test chosen was deselected (marked slow since the map): none failed
                 return code
