@@ -96,8 +96,9 @@ class YachtTableEnv(TableSettings, gym.Env):
     with bonuses the own part also shows the learner's sheet state (upper subtotal, Yahtzee box),
     as ``Yacht-v0``'s observation does, and each other player's block ends with that player's
     sheet state in the same layout (``dict``: ``other_upper_totals``, ``other_bonus_reached``,
-    ``other_yahtzee_box_full``), since what they can still score depends on it. The same layout as the PettingZoo env's ``observation``, so
-    a policy trained here can sit at a PettingZoo table or in a tournament.
+    ``other_yahtzee_box_full``), since what they can still score depends on it. The same layout as
+    the PettingZoo env's ``observation``, so a policy trained here can sit at a PettingZoo table or in
+    a tournament.
 
     ## Rewards
     ``reward_mode="score"`` (default): what the learner's total gains, as in solitaire
