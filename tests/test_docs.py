@@ -31,7 +31,7 @@ LONG_RUNNING = [
     ("people.md", "python examples/simulated_study.py --out study/"),
     ("people.md", "yacht serve --db sim.db --agents optimal,greedy --new-games-per-minute 0 &"),
     ("playing-to-win.md", "from agents.target import solve_target, target_probabilities"),
-    ("playing-to-win.md", "from agents.two_player import solve_two_player"),
+    ("playing-to-win.md", "from agents.two_player import load_two_player, solve_two_player"),
     ("playing-to-win.md", "python -m agents.two_player --rules yacht"),
     ("rule-sets.md", "python -m agents.evaluate --rules yahtzee --games 10000"),
     ("rule-sets.md", "python -m agents.evaluate --rules yahtzee --table optimal,greedy,random --games 6000"),
