@@ -22,6 +22,13 @@ settings.register_profile(
 )
 settings.load_profile(os.environ.get("YACHT_RL_HYPOTHESIS_PROFILE", "yacht"))
 
+# pytest-xdist's workers set COLUMNS=80 and LINES=24, which the programs the tests start would take for their
+# terminal's size (rich and shutil read them first); without them each program sizes its text to its own
+# terminal (a pseudo-terminal's dimensions, or none), as in a run without workers.
+if os.environ.get("PYTEST_XDIST_WORKER"):
+    for name in ("COLUMNS", "LINES"):
+        os.environ.pop(name, None)
+
 
 @pytest.fixture(scope="module")
 def ray_cluster():
