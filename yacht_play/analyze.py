@@ -420,42 +420,27 @@ def print_report(
         if not report.worst:
             console.print(f"{shown(report.label)}: no decision lost anything")
             continue
-        worst_table = Table(title=f"{shown(report.label)}: worst {len(report.worst)} decisions", title_justify="left")
-        for column in ("game", "turn", "roll", "dice", "chose", "optimum", "exp. final", "loss"):
-            worst_table.add_column(column, justify="right" if column in ("turn", "roll", "loss", "exp. final") else "left")
-        for entry in report.worst:
-            worst_table.add_row(
-                shown(entry["game_id"]),
-                str(entry["turn"]),
-                str(entry["roll"]),
-                dice_text(entry["dice"]),
-                entry["chosen"],
-                entry["best"],
-                f"{entry['expected_final_chosen']:.2f} / {entry['expected_final_best']:.2f}",
-                f"{entry['loss']:.3f}",
+        console.print(
+            decisions_table(
+                f"{shown(report.label)}: worst {len(report.worst)} decisions",
+                ("optimum", "exp. final", "loss"),
+                report.worst,
+                lambda e: (f"{e['expected_final_chosen']:.2f} / {e['expected_final_best']:.2f}", f"{e['loss']:.3f}"),
+                shown,
             )
-        console.print(worst_table)
+        )
     for report in reports:
         if not report.win_worst:
             continue
-        costly = Table(
-            title=f"{shown(report.label)}: costliest {len(report.win_worst)} decisions in chance of winning (two-player)",
-            title_justify="left",
-        )
-        for column in ("game", "turn", "roll", "dice", "chose", "best to win", "chance of winning", "loss, pp"):
-            costly.add_column(column, justify="left" if column in ("game", "dice", "chose", "best to win") else "right")
-        for entry in report.win_worst:
-            costly.add_row(
-                shown(entry["game_id"]),
-                str(entry["turn"]),
-                str(entry["roll"]),
-                dice_text(entry["dice"]),
-                entry["chosen"],
-                entry["best"],
-                f"{entry['chance_chosen']:.1f}% / {entry['chance_best']:.1f}%",
-                f"{entry['loss']:.2f}",
+        console.print(
+            decisions_table(
+                f"{shown(report.label)}: costliest {len(report.win_worst)} decisions in chance of winning (two-player)",
+                ("best to win", "chance of winning", "loss, pp"),
+                report.win_worst,
+                lambda entry: (f"{entry['chance_chosen']:.1f}% / {entry['chance_best']:.1f}%", f"{entry['loss']:.2f}"),
+                shown,
             )
-        console.print(costly)
+        )
     if note:
         console.print(shown(note))
 
@@ -638,3 +623,25 @@ def main(argv=None) -> int:
 
 if __name__ == "__main__":
     sys.exit(main())
+
+
+def decisions_table(title: str, columns: tuple[str, str, str], entries: list[dict], figures, shown):
+    """A table of graded decisions: where each was (game, turn, roll, dice), what was chosen, and ``columns``:
+    the best choice's name, then the two figures ``figures(entry)`` gives (its comparison and its loss).
+    """
+    from rich.table import Table
+
+    table = Table(title=title, title_justify="left")
+    for column in ("game", "turn", "roll", "dice", "chose", *columns):
+        table.add_column(column, justify="left" if column in ("game", "dice", "chose", columns[0]) else "right")
+    for entry in entries:
+        table.add_row(
+            shown(entry["game_id"]),
+            str(entry["turn"]),
+            str(entry["roll"]),
+            dice_text(entry["dice"]),
+            entry["chosen"],
+            entry["best"],
+            *figures(entry),
+        )
+    return table
