@@ -13,13 +13,11 @@ box under bonus rules), plays one rule set (the file's) and sits at a table as i
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import numpy as np
 from typing_extensions import override
 
 from agents.model_files import ModelLoadError
-from agents.plan_files import read_plan_file, value_shape
+from agents.plan_files import plan_file_path, read_plan_file, value_shape
 from agents.policy import Policy
 from agents.sheet_solver import SheetSolution
 from yacht_env.rules import RuleSet, rule_set
@@ -54,9 +52,9 @@ class PlanPolicy(Policy):
 
     @classmethod
     def load(cls, path: str, rules=None, encoding: str = "flat") -> PlanPolicy:
-        """The policy of the plan file at ``path`` (named ``plan:<path>``), for a game under ``rules``."""
+        """The policy of the plan file at ``path`` (or a shipped one by name: ``plan:yacht``), for a game under ``rules``."""
         rules = rule_set(rules)
-        meta, values = read_plan_file(Path(path))
+        meta, values = read_plan_file(plan_file_path(path))
         if meta["rules"] != rules.name or rule_set(meta["rules"]).fingerprint != rules.fingerprint:
             raise ModelLoadError(
                 f"plan file {path!r} was trained on the {meta['rules']!r} rules, but this game plays {rules.name!r}: "

@@ -9,6 +9,8 @@ header's ``__metadata__`` holds under ``"yacht_plan"`` a JSON object: ``format``
 (that rule set's ``fingerprint``), ``value_model`` (``"table"`` or ``"net"``: how ``V`` was learned) and
 ``games`` (the self-play games it learned from).
 
+A bare name (``plan:yacht``) is a file the package ships (``agents/models/plan/``).
+
 Every field, the tensor's name, dtype and shape are checked on load; so are values that are not finite,
 beyond ``MAX_VALUE`` in magnitude, or nonzero for the full sheet (``S`` = 0). Anything else is a
 :class:`agents.model_files.ModelLoadError` naming the file and the problem in one line.
@@ -21,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.model_files import SUFFIX, ModelLoadError, check_header, named_rules, read_safetensors, write_safetensors
+from agents.ppo import SHIPPED_MODELS, shipped_file_path
 from yacht_env.rules import RuleSet, rule_set
 
 FORMAT = "yacht-plan"
@@ -29,6 +32,12 @@ METADATA_KEY = "yacht_plan"
 FIELDS = ("format", "format_version", "rules", "rules_fingerprint", "value_model", "games")
 VALUE_MODELS = ("table", "net")
 MAX_VALUE = 1e6  # points still to come: no rule set's game scores within orders of magnitude of this
+SHIPPED_PLANS = SHIPPED_MODELS / "plan"  # package data: plan:yacht, plan:yahtzee, plan:yatzy
+
+
+def plan_file_path(path: str) -> Path:
+    """The file ``plan:PATH`` names: a shipped one for a bare name (``yacht``, ``yahtzee``, ``yatzy``), else the path."""
+    return shipped_file_path(path, SHIPPED_PLANS, "plan:")
 
 
 def value_shape(rules: RuleSet) -> tuple[int, int, int]:

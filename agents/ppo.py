@@ -54,28 +54,38 @@ def model_path(path: str, suffix: str) -> Path:
     return file
 
 
-def shipped_model_names() -> list[str]:
-    """The names of the models the package ships (``yacht``, ``yahtzee``, ``yatzy``), each played as ``ppo:NAME``."""
-    return sorted(file.stem for file in SHIPPED_MODELS.glob(f"*{SUFFIX}"))
+def shipped_model_names(folder: Path = SHIPPED_MODELS) -> list[str]:
+    """The names of the models the package ships in ``folder`` (for ``ppo:``: ``yacht``, ``yahtzee``, ``yatzy``)."""
+    return sorted(file.stem for file in folder.glob(f"*{SUFFIX}"))
 
 
-def model_file_path(path: str) -> Path:
-    """The inference model file that ``ppo:PATH`` names.
+def is_shipped_name(path: str) -> bool:
+    """Whether ``path`` is a bare name (no folder, no suffix): what names a shipped file rather than a path."""
+    return bool(path) and "/" not in path and "\\" not in path and not Path(path).suffix and path not in (".", "..")
 
-    A name with no folder and no suffix (``yacht``, ``yahtzee``, ``yatzy``) is a model the package ships,
-    found wherever the package is installed; an unknown one is refused in one line listing the shipped
-    names. Anything else is a path: ``path`` itself, or ``path`` + ``.safetensors`` when only that exists.
+
+def shipped_file_path(path: str, folder: Path = SHIPPED_MODELS, prefix: str = PREFIX) -> Path:
+    """The file that ``PREFIX + path`` names: a shipped one of ``folder`` for a bare name, else the path.
+
+    A name with no folder and no suffix is a file the package ships, found wherever the package is
+    installed; an unknown one is refused in one line listing the shipped names. Anything else is a path:
+    ``path`` itself, or ``path`` + ``.safetensors`` when only that exists.
     """
-    if path and "/" not in path and "\\" not in path and not Path(path).suffix and path not in (".", ".."):
-        file = SHIPPED_MODELS / f"{path}{SUFFIX}"
+    if is_shipped_name(path):
+        file = folder / f"{path}{SUFFIX}"
         if not file.is_file():
-            shipped = ", ".join(f"{PREFIX}{name}" for name in shipped_model_names()) or "none"
+            shipped = ", ".join(f"{prefix}{name}" for name in shipped_model_names(folder)) or "none"
             raise ModelLoadError(
                 f"no shipped model named {path!r}: the shipped models are {shipped}; "
-                f"a file of your own is named by its path, e.g. {PREFIX}./{path}{SUFFIX}"
+                f"a file of your own is named by its path, e.g. {prefix}./{path}{SUFFIX}"
             )
         return file
     return model_path(path, SUFFIX)
+
+
+def model_file_path(path: str) -> Path:
+    """The inference model file that ``ppo:PATH`` names (``ppo:yacht``, ``ppo:yahtzee``, ``ppo:yatzy``, or a path)."""
+    return shipped_file_path(path)
 
 
 def load_model(path: str):

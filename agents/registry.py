@@ -5,7 +5,8 @@ temperature T points: human-like play of a chosen skill, :mod:`agents.softmax`),
 (maximizes P(final score >= T)), ``win``
 (at a table of 2-5: maximizes its chance of finishing first), ``ppo:PATH`` for a trained model's
 inference file (``.safetensors``, safe to load from anyone), ``plan:PATH`` for a planning agent's
-learned sheet value (:mod:`agents.plan`, a ``.safetensors`` file too), or ``ppo-zip:PATH`` for a
+learned sheet value (:mod:`agents.plan`, a ``.safetensors`` file too), ``plan2:PATH`` for a two-player
+planner's learned chance of winning (:mod:`agents.plan2`, at a table of two), or ``ppo-zip:PATH`` for a
 stable-baselines3 zip (which runs code from the file when loaded: only for files you trust, and
 only when typed by the user, never because a record or another file names it). A model plays
 only the rule set it was trained on.
@@ -27,7 +28,9 @@ from dataclasses import dataclass
 from agents.model_files import check_model_rules, read_model_file
 from agents.plan import PREFIX as PLAN_PREFIX
 from agents.plan import PlanPolicy
-from agents.plan_files import read_plan_file
+from agents.plan2 import PREFIX as PLAN2_PREFIX
+from agents.plan2 import plan2_rules
+from agents.plan_files import plan_file_path, read_plan_file
 from agents.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPolicy
 from agents.ppo import PREFIX, ZIP_PREFIX, PPOPolicy, load_named_model, model_file_path
 from agents.softmax import PREFIX as SOFTMAX_PREFIX
@@ -55,7 +58,12 @@ def rule_sets_without_sheet_state(name: str) -> list[str]:
 
 def plan_file_rules(name: str) -> list[str]:
     """The one rule set the plan file of ``plan:PATH`` was trained on (read and checked from the file)."""
-    return [read_plan_file(name[len(PLAN_PREFIX) :])[0]["rules"]]
+    return [read_plan_file(plan_file_path(name[len(PLAN_PREFIX) :]))[0]["rules"]]
+
+
+def plan2_file_rules(name: str) -> list[str]:
+    """The one rule set the plan2 file of ``plan2:PATH`` was trained on (read and checked from the file)."""
+    return [plan2_rules(name[len(PLAN2_PREFIX) :])]
 
 
 def model_file_rules(name: str) -> list[str]:
@@ -133,6 +141,12 @@ def _two_player_at_table(name, num_players, rules, seed):
 
 def _plan(name, rules, encoding, seed):
     return PlanPolicy.load(name[len(PLAN_PREFIX) :], rules=rules, encoding=encoding)
+
+
+def _plan2_at_table(name, num_players, rules, seed):
+    from agents.plan2 import Plan2Policy
+
+    return Plan2Policy.load(name[len(PLAN2_PREFIX) :], rules=rules, num_players=num_players)
 
 
 def _model(name, rules, encoding, seed):
@@ -220,11 +234,22 @@ POLICIES: dict[str, PolicySpec] = {
         ),
         PolicySpec(
             PLAN_PREFIX,
-            "plans each turn exactly under a learned sheet value (a plan .safetensors file)",
+            "plans each turn exactly under a learned sheet value (a plan file, or plan:yacht, plan:yahtzee, plan:yatzy)",
             _plan,
             argument="PATH",
             rule_sets=plan_file_rules,
             refusal=MODEL_REFUSAL,
+        ),
+        PolicySpec(
+            PLAN2_PREFIX,
+            "at a table of 2: plans each turn exactly under a chance of winning learned in self-play (a plan2 file, plan2:yacht)",
+            solitaire=None,
+            table=_plan2_at_table,
+            argument="PATH",
+            rule_sets=plan2_file_rules,
+            refusal=MODEL_REFUSAL,
+            reads_totals=True,
+            table_sizes=(2, 2),
         ),
         PolicySpec(
             ZIP_PREFIX,
@@ -256,8 +281,9 @@ def policy_names() -> tuple[str, ...]:
 
 
 def model_prefixes() -> tuple[str, ...]:
-    """The prefixes of the names that load a model file: ``ppo:``, ``plan:``, ``ppo-zip:``."""
-    return tuple(spec.name for spec in POLICIES.values() if spec.table is _model_at_table or spec.name == PLAN_PREFIX)
+    """The prefixes of the names that load a model file: ``ppo:``, ``plan:``, ``plan2:``, ``ppo-zip:``."""
+    files = (PLAN_PREFIX, PLAN2_PREFIX)
+    return tuple(spec.name for spec in POLICIES.values() if spec.table is _model_at_table or spec.name in files)
 
 
 def find_policy(name) -> PolicySpec | None:

@@ -40,6 +40,10 @@ def test_the_wheel_installed_outside_the_repository_plays_the_shipped_models_by_
     run([sys.executable, "-m", "twine", "check", "--strict", *map(str, dist.iterdir())], tmp_path)
     names = zipfile.ZipFile(wheel).namelist()
     assert sorted(name for name in names if name.startswith("agents/models/")) == [
+        "agents/models/plan/yacht.safetensors",
+        "agents/models/plan/yahtzee.safetensors",
+        "agents/models/plan/yatzy.safetensors",
+        "agents/models/plan2/yacht.safetensors",
         "agents/models/yacht.safetensors",
         "agents/models/yahtzee.safetensors",
         "agents/models/yatzy.safetensors",
@@ -58,10 +62,14 @@ def test_the_wheel_installed_outside_the_repository_plays_the_shipped_models_by_
 
     assert "usage: yacht play" in run([str(bin_dir / "yacht"), "play", "--help"], elsewhere)
     evaluation = elsewhere / "eval.json"
-    evaluate = [str(python), "-m", "agents.evaluate", "--policy", "ppo:yacht", "--games", "100", "--no-progress"]
-    run([*evaluate, "--json", str(evaluation)], elsewhere)
+    evaluate = [str(python), "-m", "agents.evaluate", "--policy", "ppo:yacht", "--policy", "plan:yacht", "--games", "100"]
+    run([*evaluate, "--no-progress", "--json", str(evaluation)], elsewhere)
     played = {row["policy"]: row for row in json.loads(evaluation.read_text())["policies"]}
-    assert played["ppo:yacht"]["percent_of_optimal"] > 90
+    assert played["ppo:yacht"]["percent_of_optimal"] > 90 and played["plan:yacht"]["percent_of_optimal"] > 95
+    table = run(
+        [str(python), "-m", "agents.evaluate", "--table", "plan2:yacht,greedy", "--games", "20", "--no-progress"], elsewhere
+    )
+    assert "plan2:yacht" in table
 
     port = free_port()
     server = subprocess.Popen(

@@ -296,6 +296,11 @@ class PlanConfig(Section):
     value_model: Literal["auto", "table", "net"] = "auto"
     net_arch: list[int] = Field(default_factory=lambda: [64, 64], min_length=1, max_length=MAX_LAYERS)
     learning_rate: float = Field(1e-3, gt=0, allow_inf_nan=False)
+    # the rate at the run's end, reached linearly over its games or its max_wall_minutes (whichever ends it); None: constant
+    final_learning_rate: float | None = Field(None, gt=0, allow_inf_nan=False)
+    # the network's inputs: "basic" (rows, upper subtotal, bonus reached, Yahtzee box, share open); "upper" adds
+    # the open upper rows' slack toward the bonus (agents/training/plan_values.py)
+    features: Literal["basic", "upper"] = "basic"
     epochs: int = Field(2, ge=1, le=10_000)  # passes over the replay per iteration
     batch_size: int = Field(256, ge=1, le=MAX_ROLLOUT)
     replay_states: int = Field(100_000, ge=1, le=10**8)  # distinct visited states the network is fitted on
@@ -326,7 +331,8 @@ class TrainConfig(Section):
 
     name: str = "run"  # the run folder under the runs folder: a plain name, no path
     seed: int = Field(0, ge=0, lt=2**32)
-    algorithm: Literal["ppo", "plan"] = "ppo"  # plan: the planning agent; its steps are self-play games
+    # plan: the planning agent; plan2: the two-player planner (a table of two); their steps are self-play games
+    algorithm: Literal["ppo", "plan", "plan2"] = "ppo"
     env: EnvConfig = Field(default_factory=EnvConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     plan: PlanConfig = Field(default_factory=PlanConfig)
@@ -367,6 +373,22 @@ class TrainConfig(Section):
             raise ValueError(
                 f"plan.value_model 'table' fits rule sets without a sheet state; {self.env.rules!r} has bonuses: "
                 "use 'net' or 'auto'"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def plan2_plays_two(self):
+        """Check that a two-player planning run is at a table of two, under rules whose rows score on their own."""
+        if self.algorithm != "plan2":
+            return self
+        if self.env.num_players != 2:
+            raise ValueError(
+                f"algorithm 'plan2' trains a player for a table of two: needs env.num_players 2, got {self.env.num_players}"
+            )
+        if RULE_SETS[self.env.rules].has_sheet_state:
+            raise ValueError(
+                f"algorithm 'plan2' plays rules whose rows score on their own (no bonus, no joker); "
+                f"{self.env.rules!r} has a bonus or a joker: use yacht or yacht_exercism"
             )
         return self
 

@@ -6,6 +6,12 @@ Each run folder's ``learning_curve.csv`` (written by train.py at every periodic 
 two panels against wall time: the mean score as a percentage of the rule set's optimum, and the
 regret per decision (the exact expected points each decision gives away, on a log scale). Dashed
 lines mark the levels a run is judged at (98% and 99% by default).
+
+    python -m agents.training.curves --families models/curves --out docs/agent-families.png
+
+draws the two agent families side by side instead: one panel per rule set, the % of the optimum
+against wall time of every ``<family>_<rules>.csv`` curve in the folder (``ppo_yacht.csv``,
+``plan_yacht.csv``, ...).
 """
 
 from __future__ import annotations
@@ -70,19 +76,66 @@ def plot_curves(run_dirs: list[Path], out: Path, levels: tuple[float, ...] = (98
     return out
 
 
+def read_curve(path: Path) -> list[dict[str, float]]:
+    """The rows of one learning-curve CSV (``wall_seconds`` and ``percent_of_optimal`` at least); ``ValueError`` if not one."""
+    try:
+        with path.open(newline="") as handle:
+            rows = [{key: float(value) for key, value in row.items()} for row in csv.DictReader(handle)]
+    except (ValueError, TypeError, UnicodeDecodeError, csv.Error, OSError) as error:
+        raise ValueError(f"{path} is not a learning curve: {error}") from None
+    if not rows or not {"wall_seconds", "percent_of_optimal"} <= set(rows[0]):
+        raise ValueError(f"{path} has no wall_seconds and percent_of_optimal columns")
+    return rows
+
+
+def plot_families(folder: Path, out: Path, levels: tuple[float, ...] = (99.0,)) -> Path:
+    """One panel per rule set: every ``<family>_<rules>.csv`` of ``folder`` as % of the optimum against minutes, as a PNG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    panels: dict[str, dict[str, list[dict[str, float]]]] = {}
+    for path in sorted(folder.glob("*_*.csv")):
+        family, rules = path.stem.split("_", 1)
+        panels.setdefault(rules, {})[family] = read_curve(path)
+    if not panels:
+        raise ValueError(f"{folder} holds no <family>_<rules>.csv learning curves")
+    figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.0), squeeze=False)
+    for axis, (rules, families) in zip(axes[0], panels.items()):
+        for family, rows in families.items():
+            minutes = [row["wall_seconds"] / 60 for row in rows]
+            axis.plot(minutes, [row["percent_of_optimal"] for row in rows], marker=".", label=family)
+        for level in levels:
+            axis.axhline(level, color="grey", linestyle="--", linewidth=0.8)
+        axis.set(xlabel="wall time (minutes)", ylabel="mean score, % of the optimum", title=rules)
+        axis.grid(alpha=0.3)
+        axis.legend()
+    figure.tight_layout()
+    write_atomically(out, lambda handle: figure.savefig(handle, format="png", dpi=110))
+    plt.close(figure)
+    return out
+
+
 def main(argv=None) -> int:
     """``python -m agents.training.curves``: the command line (see the module docstring)."""
     parser = argparse.ArgumentParser(
         prog="python -m agents.training.curves", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
-    parser.add_argument("runs", nargs="+", type=Path, help="run folders (each with a learning_curve.csv)")
+    parser.add_argument("runs", nargs="*", type=Path, help="run folders (each with a learning_curve.csv)")
+    parser.add_argument("--families", type=Path, help="a folder of <family>_<rules>.csv curves: one panel per rule set")
     parser.add_argument("--out", type=Path, required=True, help="the PNG to write")
     parser.add_argument(
         "--level", type=float, action="append", help="a dashed line at this %% of the optimum (repeatable; default 98 and 99)"
     )
     args = parser.parse_args(argv)
+    if bool(args.runs) == bool(args.families):
+        parser.exit(2, "error: name run folders, or --families FOLDER, not both\n")
     try:
-        path = plot_curves(args.runs, args.out, tuple(args.level or (98.0, 99.0)))
+        if args.families:
+            path = plot_families(args.families, args.out, tuple(args.level or (99.0,)))
+        else:
+            path = plot_curves(args.runs, args.out, tuple(args.level or (98.0, 99.0)))
     except ValueError as error:
         parser.exit(2, f"error: {error}\n")
     print(path)

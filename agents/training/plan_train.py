@@ -51,7 +51,17 @@ def value_model(config: TrainConfig, rules: RuleSet):
     kind = plan.value_model if plan.value_model != "auto" else ("net" if rules.has_sheet_state else "table")
     if kind == "table":
         return TableValue(player)
-    return NetValue(player, plan.net_arch, plan.learning_rate, plan.epochs, plan.batch_size, plan.replay_states, config.seed)
+    return NetValue(
+        player,
+        plan.net_arch,
+        plan.learning_rate,
+        plan.epochs,
+        plan.batch_size,
+        plan.replay_states,
+        config.seed,
+        plan.final_learning_rate,
+        plan.features,
+    )
 
 
 def game_seed(seed: int, games_done: int) -> int:
@@ -59,13 +69,20 @@ def game_seed(seed: int, games_done: int) -> int:
     return int(np.random.SeedSequence([seed, games_done]).generate_state(1)[0])
 
 
-def learn(model, games: int, games_per_iteration: int, epsilon: float, seed: int, games_done: int = 0, deadline=None):
-    """Iterate: play games under the model's ``V``, learn from their turn-start sheets. Yields ``(games_done, mean score)``."""
+def learn(model, games: int, games_per_iteration: int, epsilon: float, seed: int, games_done: int = 0, deadline=None, wall=None):
+    """Iterate: play games under the model's ``V``, learn from their turn-start sheets. Yields ``(games_done, mean score)``.
+
+    The share of the run done (by games, or by wall time when ``wall`` seconds end at ``deadline``) is handed to
+    the model, whose learning rate may follow it.
+    """
     player = model.player
     while games_done < games and (deadline is None or time.perf_counter() < deadline):
         count = min(games_per_iteration, games - games_done)
         states, scores = player.play_games(model.table(), count, epsilon, game_seed(seed, games_done))
-        model.learn(states.reshape(-1))
+        progress = games_done / games
+        if deadline is not None and wall:
+            progress = max(progress, 1.0 - (deadline - time.perf_counter()) / wall)
+        model.learn(states.reshape(-1), progress)
         games_done += count
         yield games_done, float(scores.mean())
 
@@ -192,7 +209,8 @@ def train_plan(config: TrainConfig, run_dir: Path, resume: bool = False) -> None
     next_eval = (games_done // run.eval_every + 1) * run.eval_every
     next_checkpoint = (games_done // run.checkpoint_every + 1) * run.checkpoint_every
     first = games_done
-    iterations = learn(model, plan.total_games, plan.games_per_iteration, plan.epsilon, config.seed, games_done, deadline)
+    wall = None if plan.max_wall_minutes is None else 60 * plan.max_wall_minutes
+    iterations = learn(model, plan.total_games, plan.games_per_iteration, plan.epsilon, config.seed, games_done, deadline, wall)
     for games_done, mean in iterations:
         writer.add_scalar("train/self_play_mean_score", mean, games_done)
         if games_done >= next_checkpoint:

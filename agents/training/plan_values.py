@@ -12,7 +12,8 @@ own games visit (:mod:`agents.training.plan_train`): each is handed those states
 - :class:`NetValue` (bonus rule sets, a million states): an MLP regresses the backups of the states
   of a replay of recent games, then is read out on every reachable state. Its inputs
   (:func:`features`): one 0/1 per row (open), ``u / threshold``, 1 when ``u`` reached the
-  threshold, ``y``, and the share of rows still open; its output times ``VALUE_SCALE`` is ``V``.
+  threshold, ``y``, and the share of rows still open; with ``feature_set="upper"`` also the upper
+  rows' slack toward the bonus (:func:`upper_slack`); its output times ``VALUE_SCALE`` is ``V``.
 """
 
 from __future__ import annotations
@@ -24,6 +25,8 @@ from agents.training.plan_games import GamePlayer
 
 VALUE_SCALE = 100.0  # points per unit of the network's output
 EXTRA_FEATURES = 4  # after the rows: u / threshold, bonus reached, Yahtzee box full, share of rows open
+FEATURE_SETS = {"basic": 0, "upper": 2}  # the features beyond EXTRA_FEATURES each set adds
+PAR_SHARE = 0.6  # three dice of the row's face of five: the usual "par" of an upper row
 
 
 def state_parts(shape: tuple[int, int, int], states: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -33,15 +36,34 @@ def state_parts(shape: tuple[int, int, int], states: np.ndarray) -> tuple[np.nda
     return states // (num_upper * num_yahtzee), (states // num_yahtzee) % num_upper, states % num_yahtzee
 
 
-def features(shape: tuple[int, int, int], num_rows: int, states: np.ndarray) -> np.ndarray:
-    """The network's input of each flat state, (N, num_rows + EXTRA_FEATURES) float32 (see the module's docstring)."""
+def features(shape: tuple[int, int, int], num_rows: int, states: np.ndarray, upper_max: np.ndarray | None = None) -> np.ndarray:
+    """The network's input of each flat state, (N, num_rows + EXTRA_FEATURES [+ 2]) float32 (see the module's docstring).
+
+    With ``upper_max`` (each row's most points if it is an upper row, else 0) the two :func:`upper_slack` features follow.
+    """
     open_bits, upper, yahtzee = state_parts(shape, states)
     rows = ((open_bits[:, None] >> np.arange(num_rows)) & 1).astype(np.float32)
     cap = max(shape[1] - 1, 1)
-    extra = np.stack(
-        [upper / cap, (upper >= shape[1] - 1) & (shape[1] > 1), yahtzee, rows.sum(axis=1) / num_rows], axis=1
-    ).astype(np.float32)
-    return np.concatenate([rows, extra], axis=1)
+    extra = [upper / cap, (upper >= shape[1] - 1) & (shape[1] > 1), yahtzee, rows.sum(axis=1) / num_rows]
+    if upper_max is not None:
+        extra += upper_slack(rows, upper, cap, upper_max)
+    return np.concatenate([rows, np.stack(extra, axis=1).astype(np.float32)], axis=1)
+
+
+def upper_slack(rows: np.ndarray, upper: np.ndarray, cap: int, upper_max: np.ndarray) -> list[np.ndarray]:
+    """How far the open upper rows exceed the points the bonus still needs, at par (three of the face) and at most.
+
+    Both are over the threshold; the rows alone give them (each row's face), nothing learned or solved.
+    """
+    need = np.maximum(cap - upper, 0)
+    most = rows @ upper_max.astype(np.float32)
+    return [(PAR_SHARE * most - need) / cap, (most - need) / cap]
+
+
+def upper_row_maxima(rules) -> np.ndarray:
+    """Each row's most points if it is an upper row (counted toward the bonus), else 0: (C,) float."""
+    upper = (int(rules.upper_bits) >> np.arange(rules.num_categories)) & 1
+    return rules.hand_scores.max(axis=0).astype(np.float64) * upper
 
 
 class TableValue:
@@ -53,8 +75,8 @@ class TableValue:
         self.player = player
         self.values = np.zeros(player.shape)
 
-    def learn(self, states: np.ndarray) -> float:
-        """Back up the distinct ``states``, fewest open rows first; returns the mean absolute change."""
+    def learn(self, states: np.ndarray, progress: float = 0.0) -> float:
+        """Back up the distinct ``states``, fewest open rows first; returns the mean absolute change (``progress`` unused)."""
         states = np.unique(states)
         states = states[np.argsort(self.player.open_counts(states), kind="stable")]
         before = self.values.reshape(-1)[states].copy()
@@ -81,14 +103,27 @@ class NetValue:
 
     kind = "net"
 
-    def __init__(self, player: GamePlayer, net_arch, learning_rate: float, epochs: int, batch_size: int, replay: int, seed: int):
+    def __init__(
+        self,
+        player: GamePlayer,
+        net_arch,
+        learning_rate: float,
+        epochs: int,
+        batch_size: int,
+        replay: int,
+        seed: int,
+        final_learning_rate: float | None = None,
+        feature_set: str = "basic",
+    ):
         import torch
 
         torch.manual_seed(seed)
         self.player = player
         self.num_rows = player.rules.num_categories
+        self.upper_max = upper_row_maxima(player.rules) if feature_set == "upper" else None
+        self.learning_rates = (learning_rate, learning_rate if final_learning_rate is None else final_learning_rate)
         layers: list[torch.nn.Module] = []
-        width = self.num_rows + EXTRA_FEATURES
+        width = self.num_rows + EXTRA_FEATURES + FEATURE_SETS[feature_set]
         for out in net_arch:
             layers += [torch.nn.Linear(width, out), torch.nn.ReLU()]
             width = out
@@ -105,15 +140,22 @@ class NetValue:
         self.copy_from = representative[self.copies]
         self.current = self._read_table()
 
-    def learn(self, states: np.ndarray) -> float:
-        """Add ``states`` to the replay, back up every replayed state under the current ``V`` and fit; returns the loss."""
+    def learn(self, states: np.ndarray, progress: float = 0.0) -> float:
+        """Add ``states`` to the replay, back up every replayed state under the current ``V`` and fit; returns the loss.
+
+        ``progress`` (0 to 1, the share of the run done) sets the learning rate, linear from the first to the final one.
+        """
         import torch
+
+        first, final = self.learning_rates
+        for group in self.optimizer.param_groups:
+            group["lr"] = first + (final - first) * min(max(progress, 0.0), 1.0)
 
         self.replay = np.unique(np.concatenate([np.unique(states), self.replay]))
         if len(self.replay) > self.replay_size:
             self.replay = self.rng.choice(self.replay, self.replay_size, replace=False)
         targets = self.player.backups(self.current, self.replay) / VALUE_SCALE
-        inputs = torch.from_numpy(features(self.player.shape, self.num_rows, self.replay))
+        inputs = torch.from_numpy(features(self.player.shape, self.num_rows, self.replay, self.upper_max))
         wanted = torch.from_numpy(targets.astype(np.float32))[:, None]
         losses = []
         for _ in range(self.epochs):
@@ -136,7 +178,7 @@ class NetValue:
         with torch.no_grad():
             for start in range(0, len(self.read_out), 65_536):
                 chunk = self.read_out[start : start + 65_536]
-                out = self.net(torch.from_numpy(features(self.player.shape, self.num_rows, chunk)))[:, 0]
+                out = self.net(torch.from_numpy(features(self.player.shape, self.num_rows, chunk, self.upper_max)))[:, 0]
                 values[chunk] = out.numpy().astype(np.float64) * VALUE_SCALE
         values[self.copies] = values[self.copy_from]
         table = values.reshape(self.player.shape)

@@ -1,9 +1,11 @@
-"""Decisions from a solved two-player game, many at once: each action's chance of winning, compiled.
+"""Two-player decisions, many at once: each action's chance of winning, compiled.
 
 A decision is a turn-start state ``(mover, other, d)`` (open-row bit sets and the mover's lead) with the
-mover's sorted hand and rolls left. Its action values come from the layer under the turn
-(:func:`agents.two_player.kernel.block_turn` on a block that starts at ``d``): the same arithmetic as
-the solve, so a decision's best value is the state value the solve stored (to its rounding).
+mover's sorted hand and rolls left. From a solved game, its action values come from the layer under the
+turn (:func:`agents.two_player.kernel.block_turn` on a block that starts at ``d``): the same arithmetic as
+the solve, so a decision's best value is the state value the solve stored (to its rounding). From a
+learned value (:mod:`agents.plan2`), the turn's end values are given and the same turn runs on them
+(:func:`learned_action_values`).
 """
 
 from __future__ import annotations
@@ -11,7 +13,7 @@ from __future__ import annotations
 import numpy as np
 from numba import njit
 
-from agents.two_player.kernel import block_turn, new_scratch
+from agents.two_player.kernel import block_turn, new_scratch, turn_from_follow
 
 
 @njit(cache=True, fastmath=True)
@@ -23,21 +25,48 @@ def action_values_batch(t, below, policy, movers, others, differences, hands, ro
     left), then a row each (legal when open).
     """
     scratch = new_scratch(t, t.rolls, 1)  # one difference per decision
-    num_masks = keep_after_reroll.shape[1]
     for i in range(movers.shape[0]):
         block_turn(t, below, policy, movers[i], others[i], differences[i], scratch)
-        out[i, :] = -np.inf
-        hand = hands[i]
-        for slot in range(t.num_rows):
-            if (movers[i] >> slot) & 1 == 0:
-                continue
-            for j in range(t.num_rows):
-                if scratch.rows[j] == slot:
-                    out[i, first_score + slot] = scratch.follow[j, t.scores[slot, hand]]
-                    break
-        if rolls_left[i] > 0:
-            for mask in range(1, min(first_score, num_masks)):
-                out[i, mask] = scratch.keep_out[rolls_left[i], keep_after_reroll[hand, mask], 0]
+        read_actions(t, scratch, movers[i], hands[i], rolls_left[i], keep_after_reroll, first_score, out[i])
+
+
+@njit(cache=True, fastmath=True)
+def read_actions(t, scratch, mover, hand, rolls_left, keep_after_reroll, first_score, out):
+    """``out[a]``: the value of action ``a`` in a turn whose one-lane ``scratch`` holds its values (``-inf`` where illegal)."""
+    out[:] = -np.inf
+    for slot in range(t.num_rows):
+        if (mover >> slot) & 1 == 0:
+            continue
+        for j in range(t.num_rows):
+            if scratch.rows[j] == slot:
+                out[first_score + slot] = scratch.follow[j, t.scores[slot, hand]]
+                break
+    if rolls_left > 0:
+        for mask in range(1, min(first_score, keep_after_reroll.shape[1])):
+            out[mask] = scratch.keep_out[rolls_left, keep_after_reroll[hand, mask], 0]
+
+
+@njit(cache=True, fastmath=True)
+def fill_follow(t, end_values, mover, scratch):
+    """``scratch.follow`` of a one-lane turn from ``end_values[c, p]`` (``p`` points in open row ``c``); returns the rows open."""
+    count = 0
+    for c in range(t.num_rows):
+        if (mover >> c) & 1:
+            for x in range(end_values.shape[1]):
+                scratch.follow[count, x] = end_values[c, x]
+            scratch.rows[count] = c
+            count += 1
+    return count
+
+
+@njit(cache=True, fastmath=True)
+def learned_action_values(t, policy, end_values, movers, hands, rolls_left, keep_after_reroll, first_score, out):
+    """``out[i, a]``: the value of action ``a`` at decision ``i`` when ending its turn is worth ``end_values[i]`` (C, points)."""
+    scratch = new_scratch(t, t.rolls, 1)
+    for i in range(movers.shape[0]):
+        count = fill_follow(t, end_values[i], movers[i], scratch)
+        turn_from_follow(t, policy, movers[i], count, scratch)
+        read_actions(t, scratch, movers[i], hands[i], rolls_left[i], keep_after_reroll, first_score, out[i])
 
 
 def grouped_action_values(solution, movers, others, differences, hands, rolls_left) -> np.ndarray:

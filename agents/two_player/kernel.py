@@ -259,6 +259,14 @@ def block_turn(t, below, policy, mover, other, d0, scratch):
     ``scratch.turn_values``; every ``Kj`` too when wanted.
     """
     count = _follow_values(t, below, mover, other, d0, scratch)
+    turn_from_follow(t, policy, mover, count, scratch)
+
+
+@njit(cache=True, fastmath=True)
+def turn_from_follow(t, policy, mover, count, scratch):
+    """The turn of :func:`block_turn` once ``scratch.follow`` holds the end values of the mover's ``count`` open
+    rows (``scratch.rows``): whatever gave them, the solved layer below or a learned value (:mod:`agents.plan2`).
+    """
     _score_now(t, policy, mover, count, scratch)
     hand_values, keep_values = scratch.hand_values, scratch.keep_values
     hand_values[:] = scratch.score_now

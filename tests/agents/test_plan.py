@@ -17,7 +17,7 @@ from agents.training.plan_games import GamePlayer
 from agents.training.plan_train import learn
 from agents.training.plan_values import NetValue, TableValue
 from yacht_env.encoding import make_encoding
-from yacht_env.rules import UPPER_ROWS, YACHT, Category, RuleSet, rule_set, total
+from yacht_env.rules import RULE_SETS, UPPER_ROWS, YACHT, Category, RuleSet, rule_set, total
 
 TINY = RuleSet("tiny", categories=(UPPER_ROWS[0], UPPER_ROWS[5], Category("choice", total), YACHT.categories[-1]), num_dice=3)
 """3 dice, 4 rows (ones, sixes, choice, yacht), no bonus: 16 sheets, a table learns them."""
@@ -37,7 +37,7 @@ def reachable_positions(rules, count: int, seed: int = 0):
     return hands, rolls_left, chosen[:, 0], upper_totals, chosen[:, 2]
 
 
-@pytest.mark.parametrize("name", ["yacht", "yahtzee"])
+@pytest.mark.parametrize("name", list(RULE_SETS))
 def test_planner_with_the_exact_values_plays_optimal(name):
     rules = rule_set(name)
     exact = np.nan_to_num(solve(rules).state_values.reshape(value_shape(rules)))

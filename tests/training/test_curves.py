@@ -49,3 +49,24 @@ def test_a_corrupt_curve_is_refused_in_one_line_naming_the_file(tmp_path, capsys
     with pytest.raises(SystemExit):
         main([str(run), "--out", str(tmp_path / "c.png")])
     assert "has no solitaire learning curve" in capsys.readouterr().err
+
+
+def test_curves_of_two_families_make_one_panel_per_rule_set(tmp_path, capsys):
+    import matplotlib.pyplot as plt
+
+    folder = tmp_path / "curves"
+    folder.mkdir()
+    header = "steps,wall_seconds,percent_of_optimal\n"
+    (folder / "ppo_yacht.csv").write_text(header + "500000,110,95.8\n2000000,429,96.9\n")
+    (folder / "plan_yacht.csv").write_text(header + "50000,60,99.9\n")
+    (folder / "plan_yatzy.csv").write_text(header + "50000,65,98.3\n")
+    out = tmp_path / "families.png"
+    assert main(["--families", str(folder), "--out", str(out)]) == 0
+    assert plt.imread(out).shape[1] > plt.imread(out).shape[0] * 1.8  # two panels side by side
+    (folder / "ppo_yahtzee.csv").write_text("steps,mean_score\n1,2\n")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--families", str(folder), "--out", str(out)])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and "ppo_yahtzee.csv has no wall_seconds" in err and len(err.strip().splitlines()) == 1
+    with pytest.raises(SystemExit):
+        main([str(folder), "--families", str(folder), "--out", str(out)])

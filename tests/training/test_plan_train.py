@@ -13,6 +13,7 @@ from train import main as train_main
 
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = str(ROOT / "configs" / "plan_yacht.yaml")
+CONFIG2 = str(ROOT / "configs" / "plan2_yacht.yaml")
 TINY = [
     "plan.total_games=400", "plan.games_per_iteration=100", "plan.max_wall_minutes=null", "run.checkpoint_every=200",
     "run.eval_every=200", "run.eval_games=20", "run.final_eval_games=20",
@@ -28,12 +29,26 @@ TINY = [
         (["plan.net_arch=[0]"], "layer widths must be from 1 to"),
         (["plan.max_wall_minutes=-1"], "plan.max_wall_minutes: Input should be greater than 0"),
         (["plan.gamma=1"], "unknown key 'plan.gamma'"),
-        (["algorithm=dqn"], "algorithm: Input should be 'ppo' or 'plan'"),
+        (["algorithm=dqn"], "algorithm: Input should be 'ppo', 'plan' or 'plan2'"),
     ],
 )
 def test_plan_configs_are_validated(overrides, message):
     with pytest.raises(ConfigError) as error:
         load_config(CONFIG, overrides)
+    assert message in str(error.value) and "\n" not in str(error.value), str(error.value)
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["env.num_players=1", "env.opponents=[]"], "algorithm 'plan2' trains a player for a table of two"),
+        (["env.rules=yahtzee"], "'yahtzee' has a bonus or a joker"),
+        (["env.num_players=3", "env.opponents=[optimal,optimal]"], "needs env.num_players 2, got 3"),
+    ],
+)
+def test_plan2_configs_are_validated(overrides, message):
+    with pytest.raises(ConfigError) as error:
+        load_config(CONFIG2, overrides)
     assert message in str(error.value) and "\n" not in str(error.value), str(error.value)
 
 
@@ -100,3 +115,33 @@ def test_a_checkpoint_that_does_not_fit_the_run_is_refused_in_one_line(tmp_path,
     with pytest.raises(SystemExit) as error:
         train_main(["--resume", str(run)])
     assert "cannot be resumed" in str(error.value) and words in str(error.value) and "\n" not in str(error.value)
+
+
+TINY2 = [
+    "plan.total_games=60", "plan.games_per_iteration=20", "plan.max_wall_minutes=null", "plan.net_arch=[16]",
+    "run.checkpoint_every=40", "run.eval_every=40", "run.eval_games=8", "run.final_eval_games=8",
+]  # fmt: skip
+
+
+def test_a_tiny_plan2_run_writes_a_table_player_and_resumes_from_its_checkpoint(tmp_path, capsys):
+    from agents.plan2 import Plan2Policy
+    from agents.registry import make_table_policy
+
+    assert train_main(["--config", CONFIG2, "--runs-dir", str(tmp_path), "name=two", *TINY2]) is None
+    run = tmp_path / "two"
+    with (run / "learning_curve.csv").open(newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == ["steps", "wall_seconds", "win_rate", "win_rate_low", "win_rate_high", "mean_score"]
+    assert [int(row[0]) for row in rows[1:]] == [40]
+    assert sorted(path.name for path in (run / "checkpoints").iterdir()) == ["step_40.safetensors", "step_60.safetensors"]
+    assert isinstance(make_table_policy(f"plan2:{run / 'model.safetensors'}", 2), Plan2Policy)
+    result = json.loads((run / "eval.json").read_text())
+    assert result["games"] == 8 and result["table"] == [f"plan2:{run / 'model.safetensors'}", "optimal"]
+    for name in ("model.safetensors", "eval.json", "checkpoints/step_60.safetensors"):
+        (run / name).unlink()
+    capsys.readouterr()
+    assert train_main(["--resume", str(run), "plan.total_games=80"]) is None
+    assert "from step_40.safetensors (40 games done)" in capsys.readouterr().out
+    assert (run / "model.safetensors").exists()
+    assert train_main(["--resume", str(run)]) is None
+    assert "nothing to resume" in capsys.readouterr().out

@@ -1,0 +1,215 @@
+"""Training the two-player planner (``algorithm: plan2``): a chance of winning learned by self-play.
+
+Each iteration plays ``plan.games_per_iteration`` games of the planner against itself under the current
+network ``W`` (:mod:`agents.training.plan2_games`, with ``plan.epsilon`` random decisions), and keeps every
+turn-start state those games visited with its one-turn backup ``(T W)(x)``: the mover's chance of winning
+when this turn is played best under ``W``, exact through the dice probabilities. The network is then
+fitted to the backups of a replay of the most recent ``plan.replay_states`` states (binary cross-entropy
+on its logit; states the rules settle are left out, :func:`agents.plan2.Settlement.settled`). That is fitted
+value iteration on the agent's own games, as for the solitaire planner (:mod:`agents.training.plan_train`):
+no exact solution enters the targets, the features, the initialisation or the choice of checkpoint (the
+final model is the last one); the evaluations against ``env.opponents`` only measure.
+
+The run folder is a planning run's: config.yaml, tb/, checkpoints/step_<games>.safetensors, learning_curve.csv
+(steps = games; the win rate against the opponents and its interval), model.safetensors (the plan2 file,
+:mod:`agents.plan2_files`, played as ``plan2:PATH``) and eval.json (the final tournament).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents.plan2 import PREFIX, Plan2Policy, Settlement, WinValue, win_features
+from agents.plan2_files import num_features, read_plan2_file, write_plan2_file
+from agents.registry import make_table_policy
+from agents.tournament import print_tournament, run_table, save_tournament_json
+from agents.training.config import PlanConfig, TrainConfig, dump_config
+from agents.training.curves import rewind_learning_curve
+from agents.training.plan2_games import SelfPlayer
+from agents.training.plan_train import append_curve, game_seed, latest_checkpoint, load_checkpoint, save_checkpoint
+from yacht_env.atomic_files import remove_partial_files, write_atomically
+from yacht_env.rules import RuleSet, rule_set
+from yacht_env.seeding import seat_seed
+
+
+class WinNet:
+    """The network of :class:`agents.plan2.WinValue` as torch trains it, with its replay of (state, backup) pairs."""
+
+    kind = "net2"
+
+    def __init__(self, rules: RuleSet, plan: PlanConfig, seed: int = 0):
+        import torch
+
+        torch.manual_seed(seed)
+        self.rules = rules
+        self.player = SelfPlayer(rules)
+        self.settlement = Settlement(rules)
+        layers: list[torch.nn.Module] = []
+        width = num_features(rules)
+        for out in plan.net_arch:
+            layers += [torch.nn.Linear(width, out), torch.nn.ReLU()]
+            width = out
+        layers.append(torch.nn.Linear(width, 1))
+        self.net = torch.nn.Sequential(*layers)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=plan.learning_rate)
+        self.learning_rates = (plan.learning_rate, plan.final_learning_rate or plan.learning_rate)
+        self.epochs, self.batch_size, self.replay_size = plan.epochs, plan.batch_size, plan.replay_states
+        self.rng = np.random.default_rng(seed)
+        self.inputs = np.zeros((0, num_features(rules)), dtype=np.float32)
+        self.targets = np.zeros(0, dtype=np.float32)
+
+    def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The network's ``(weight, bias)`` pairs as numpy arrays (what a plan2 file holds)."""
+        import torch
+
+        linear = [module for module in self.net if isinstance(module, torch.nn.Linear)]
+        return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in linear]
+
+    def value(self) -> WinValue:
+        """The current ``W``, as the planner plays it."""
+        return WinValue(self.rules, self.layers())
+
+    def learn(self, movers, others, leads, backups, progress: float = 0.0) -> float:
+        """Add the unsettled states and their backups to the replay and fit the network to it; returns the mean loss."""
+        import torch
+
+        first, final = self.learning_rates
+        for group in self.optimizer.param_groups:
+            group["lr"] = first + (final - first) * min(max(progress, 0.0), 1.0)
+        known, _ = self.settlement.settled(movers, others, leads)
+        keep = np.flatnonzero(~known)
+        new_inputs = win_features(self.rules.num_categories, movers[keep], others[keep], leads[keep])
+        self.inputs = np.concatenate([new_inputs, self.inputs])[: self.replay_size]
+        self.targets = np.concatenate([backups[keep].astype(np.float32), self.targets])[: self.replay_size]
+        inputs, targets = torch.from_numpy(self.inputs), torch.from_numpy(self.targets)[:, None]
+        losses = []
+        for _ in range(self.epochs):
+            order = torch.from_numpy(self.rng.permutation(len(targets)))
+            for start in range(0, len(order), self.batch_size):
+                batch = order[start : start + self.batch_size]
+                loss = torch.nn.functional.binary_cross_entropy_with_logits(self.net(inputs[batch]), targets[batch])
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                losses.append(float(loss.detach()))
+        return float(np.mean(losses)) if losses else 0.0
+
+    def tensors(self) -> dict:
+        """What a checkpoint keeps of the model: the network's weights."""
+        return {f"net.{key}": value.detach().clone().contiguous() for key, value in self.net.state_dict().items()}
+
+    def restore(self, tensors: dict) -> None:
+        """Take back what :meth:`tensors` gave (the optimizer and the replay start afresh)."""
+        self.net.load_state_dict({key.removeprefix("net."): value for key, value in tensors.items() if key.startswith("net.")})
+
+
+def learn(model: WinNet, plan: PlanConfig, seed: int, games_done: int = 0, deadline=None, wall=None):
+    """Iterate: self-play under the current ``W``, then fit. Yields ``(games_done, player one's share, loss)``."""
+    while games_done < plan.total_games and (deadline is None or time.perf_counter() < deadline):
+        count = min(plan.games_per_iteration, plan.total_games - games_done)
+        played = model.player.play_games(model.value(), count, plan.epsilon, game_seed(seed, games_done))
+        progress = games_done / plan.total_games
+        if deadline is not None and wall:
+            progress = max(progress, 1.0 - (deadline - time.perf_counter()) / wall)
+        loss = model.learn(played.movers, played.others, played.leads, played.backups, progress)
+        games_done += count
+        yield games_done, float(played.first_player_shares.mean()), loss
+
+
+def opponents_of(config: TrainConfig) -> list[str]:
+    """The policy the evaluations seat against the planner: the config's opponent, or ``optimal``."""
+    return list(config.env.opponents) or ["optimal"]
+
+
+def tournament(value: WinValue, name: str, config: TrainConfig, games: int, grade: bool = False):
+    """The planner against the opponent at a table of two, every deal in both seatings, on the evaluation seeds."""
+    rules = value.rules
+    opponent = opponents_of(config)[0]
+    policies = [Plan2Policy(value, name), make_table_policy(opponent, 2, rules=rules, seed=seat_seed(config.run.eval_seed, 1))]
+    return run_table(policies, [name, opponent], games, config.run.eval_seed, rules, grade=grade)
+
+
+def periodic_figures(value: WinValue, config: TrainConfig) -> dict:
+    """The planner's win rate (and its 95% interval) and mean score against the opponent on the evaluation games."""
+    result, _ = tournament(value, "plan2", config, config.run.eval_games)
+    mine = result.standings[[s.policy for s in result.standings].index("plan2")]
+    return {
+        "win_rate": f"{mine.win_rate:.4f}",
+        "win_rate_low": f"{mine.win_rate_ci95[0]:.4f}",
+        "win_rate_high": f"{mine.win_rate_ci95[1]:.4f}",
+        "mean_score": f"{mine.mean_score:.3f}",
+    }
+
+
+def run_plan2(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
+    """train.py's two-player planning run: train (or resume), then the final tournament; a finished run is left alone."""
+    if resume and (run_dir / "model.safetensors").exists():
+        if (run_dir / "eval.json").exists():
+            print(f"{run_dir} is finished (model.safetensors, eval.json): nothing to resume")
+            return
+        print(f"{run_dir} has its final model: finishing its final evaluation, without training")
+        finish_plan2(config, run_dir)
+        return
+    train_plan2(config, run_dir, resume)
+
+
+def train_plan2(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
+    """Train the two-player planner of ``config`` in ``run_dir`` (from its last checkpoint if ``resume``), then evaluate it."""
+    import torch
+    from torch.utils.tensorboard import SummaryWriter
+
+    torch.set_num_threads(config.run.torch_threads)
+    rules = rule_set(config.env.rules)
+    model = WinNet(rules, config.plan, config.seed)
+    games_done, elapsed_before = 0, 0.0
+    checkpoint = latest_checkpoint(run_dir) if resume else None
+    if resume:
+        for stale in remove_partial_files(run_dir):
+            print(f"removed {stale}, left by a write that was killed")
+    if checkpoint is not None:
+        games_done = load_checkpoint(checkpoint, model)
+    run_dir.mkdir(parents=True, exist_ok=True)
+    write_atomically(run_dir / "config.yaml", lambda handle: handle.write(dump_config(config).encode()))
+    if checkpoint is not None:
+        elapsed_before = rewind_learning_curve(run_dir, games_done)
+        print(f"resuming {run_dir} from {checkpoint.name} ({games_done:,} games done)")
+    plan, run = config.plan, config.run
+    writer = SummaryWriter(str(run_dir / "tb" / "plan2"))
+    started = time.perf_counter()
+    wall = None if plan.max_wall_minutes is None else 60 * plan.max_wall_minutes
+    deadline = None if wall is None else started + wall - elapsed_before
+    next_eval = (games_done // run.eval_every + 1) * run.eval_every
+    next_checkpoint = (games_done // run.checkpoint_every + 1) * run.checkpoint_every
+    first = games_done
+    for games_done, first_share, loss in learn(model, plan, config.seed, games_done, deadline, wall):
+        writer.add_scalar("train/first_player_share", first_share, games_done)
+        writer.add_scalar("train/loss", loss, games_done)
+        if games_done >= next_checkpoint:
+            save_checkpoint(run_dir, model, games_done)
+            next_checkpoint = (games_done // run.checkpoint_every + 1) * run.checkpoint_every
+        if games_done >= next_eval:
+            figures = periodic_figures(model.value(), config)
+            for key, value in figures.items():
+                writer.add_scalar(f"eval/{key}", float(value), games_done)
+            append_curve(run_dir, games_done, elapsed_before + time.perf_counter() - started, figures)
+            print(f"{games_done:,} games, {elapsed_before + time.perf_counter() - started:.0f} s: {figures}")
+            next_eval = (games_done // run.eval_every + 1) * run.eval_every
+    writer.close()
+    save_checkpoint(run_dir, model, games_done)
+    print(f"trained {games_done - first:,} games in {time.perf_counter() - started:.0f} s, {games_done:,} in all")
+    write_plan2_file(run_dir / "model.safetensors", model.layers(), rules, games_done)
+    finish_plan2(config, run_dir)
+
+
+def finish_plan2(config: TrainConfig, run_dir: Path) -> None:
+    """The final tournament of the run's plan2 file against the opponent (eval.json), graded where a solution is computed."""
+    path = run_dir / "model.safetensors"
+    print(f"model: {path} (play it as {PREFIX}{path})")
+    meta, layers = read_plan2_file(path)
+    value = WinValue(meta["rules"], layers)
+    result, _ = tournament(value, f"{PREFIX}{path}", config, config.run.final_eval_games, grade=True)
+    print_tournament(result)
+    save_tournament_json(run_dir / "eval.json", result)

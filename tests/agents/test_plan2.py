@@ -1,0 +1,269 @@
+"""The two-player planner: exact planning inside a turn under a chance of winning, its learning, files and name."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import save
+
+from agents.model_files import ModelLoadError
+from agents.plan2 import Plan2Planner, Plan2Policy, Settlement, WinValue
+from agents.plan2_files import METADATA_KEY, num_features, plan2_file_path, read_plan2_file, write_plan2_file
+from agents.registry import make_policy, make_table_policy
+from agents.tournament import run_table
+from agents.training.config import PlanConfig
+from agents.training.plan2_games import SelfPlayer
+from agents.training.plan2_train import WinNet, learn
+from agents.two_player import solve_two_player
+from tests.agents.test_two_player import GAMES, bits, states
+from yacht_env.rules import YACHT, rule_set
+
+
+class ExactChances:
+    """A solved game's values in the place of a learned one: what the planner must then play exactly."""
+
+    def __init__(self, solution):
+        self.solution, self.rules, self.num_rows = solution, solution.rules, solution.rules.num_categories
+
+    def __call__(self, movers, others, leads):
+        return np.array([self.solution.value(int(m), int(o), int(d)) for m, o, d in zip(movers, others, leads)])
+
+
+@pytest.fixture(scope="module", params=sorted(GAMES))
+def solved(request, tmp_path_factory):
+    """``(rules, solution)`` of each small game of the two-player tests, solved into a fresh cache folder."""
+    rules = GAMES[request.param]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        yield rules, solve_two_player(rules)
+
+
+def decisions(rules, count: int, seed: int = 0):
+    """``count`` random decisions at turn-start states a game reaches: (movers, others, leads, hands, rolls_left)."""
+    every = [(bits(rules, m), bits(rules, o), d) for m, o, d in states(rules)]
+    rng = np.random.default_rng(seed)
+    chosen = np.array([every[i] for i in rng.integers(0, len(every), count)], dtype=np.int64)
+    hands = rng.integers(0, rules.dice.num_hands, count)
+    rolls_left = rng.integers(0, rules.rolls_per_turn, count)
+    return chosen[:, 0], chosen[:, 1], chosen[:, 2], hands, rolls_left
+
+
+def test_the_planner_under_the_solved_chances_values_every_action_as_the_solution(solved):
+    rules, solution = solved
+    movers, others, leads, hands, rolls_left = decisions(rules, 3000)
+    planned = Plan2Planner(ExactChances(solution)).action_values(movers, others, leads, hands, rolls_left)
+    exact = solution.action_values_batch(movers, others, leads, hands, rolls_left)
+    np.testing.assert_array_equal(np.isfinite(planned), np.isfinite(exact))
+    legal = np.isfinite(exact)
+    np.testing.assert_allclose(planned[legal], exact[legal], atol=2e-6)
+    # and so it chooses as the solution does wherever the best action is clear by more than the float32 noise
+    ordered = np.sort(np.where(legal, exact, -np.inf), axis=1)
+    clear = ordered[:, -1] - ordered[:, -2] > 1e-5
+    assert clear.sum() > 1000
+    np.testing.assert_array_equal(planned[clear].argmax(axis=1), exact[clear].argmax(axis=1))
+
+
+def test_self_play_backups_under_the_solved_chances_reproduce_them(solved):
+    rules, solution = solved
+    played = SelfPlayer(rules).play_games(ExactChances(solution), 400, 0.2, seed=3)
+    values = ExactChances(solution)(played.movers, played.others, played.leads)
+    np.testing.assert_allclose(played.backups, values, atol=2 * rules.num_categories / 65534 + 1e-5)
+    # player one's share of the games is the game's value, within the games' noise
+    shares = SelfPlayer(rules).play_games(ExactChances(solution), 4000, 0.0, seed=4).first_player_shares
+    assert abs(shares.mean() - solution.start_value()) < 4 * shares.std() / np.sqrt(len(shares))
+
+
+def test_the_rules_settle_only_what_is_certain(solved):
+    rules, solution = solved
+    settlement = Settlement(rules)
+    every = np.array([(bits(rules, m), bits(rules, o), d) for m, o, d in states(rules)], dtype=np.int64)
+    known, value = settlement.settled(every[:, 0], every[:, 1], every[:, 2])
+    exact = ExactChances(solution)(*every[known].T)
+    np.testing.assert_allclose(value[known], exact, atol=1e-9)
+    assert known.any() and not known.all()
+
+
+@pytest.fixture
+def one_torch_thread():
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # a tiny network: more threads only contend
+    yield
+    torch.set_num_threads(threads)
+
+
+def test_self_play_learns_the_chance_of_winning_of_a_small_game(solved, one_torch_thread):
+    rules, solution = solved
+    plan = PlanConfig(games_per_iteration=200, epsilon=0.2, net_arch=[32, 32], learning_rate=3e-3, epochs=4, batch_size=64)
+    model = WinNet(rules, plan, seed=0)
+    for _ in learn(model, plan.model_copy(update={"total_games": 6000}), seed=0):
+        pass
+    visited = SelfPlayer(rules).play_games(model.value(), 2000, 0.0, seed=9)
+    learned, exact = model.value(), ExactChances(solution)
+    start = learned(*(np.array([rules.all_open]),) * 2, np.array([0]))[0]
+    assert abs(start - solution.start_value()) < 0.02, (start, solution.start_value())
+    errors = np.abs(learned(visited.movers, visited.others, visited.leads) - exact(visited.movers, visited.others, visited.leads))
+    assert errors.mean() < 0.04, errors.mean()  # an untrained network is off by about 0.3
+
+
+# -- files and names --------------------------------------------------------------------------------
+
+
+def random_layers(rules, widths=(16, 8), seed=0):
+    rng = np.random.default_rng(seed)
+    sizes = [num_features(rules), *widths, 1]
+    return [(rng.normal(0, 0.3, (out, width)), rng.normal(0, 0.1, out)) for width, out in zip(sizes[:-1], sizes[1:])]
+
+
+def test_a_plan2_file_round_trips_and_sits_at_a_table_of_two(tmp_path):
+    layers = random_layers(YACHT)
+    path = write_plan2_file(tmp_path / "w.safetensors", layers, "yacht", 77)
+    meta, read = read_plan2_file(path)
+    assert meta["games"] == 77 and meta["rules"] == "yacht" and meta["features"] == num_features(YACHT)
+    for (w, b), (w2, b2) in zip(layers, read):
+        np.testing.assert_array_equal(w.astype(np.float32), w2)
+        np.testing.assert_array_equal(b.astype(np.float32), b2)
+    policy = make_table_policy(f"plan2:{path}", 2)
+    assert isinstance(policy, Plan2Policy) and policy.name == f"plan2:{path}"
+    result, _ = run_table([policy, make_table_policy("optimal", 2)], ["plan2", "optimal"], 8, seed=1)
+    assert sum(s.games for s in result.standings) == 16
+    with pytest.raises(ValueError, match="table of 2"):
+        make_table_policy(f"plan2:{path}", 3)
+    with pytest.raises(ValueError):
+        make_policy(f"plan2:{path}")
+
+
+def header(**changes) -> dict:
+    meta = {
+        "format": "yacht-plan2",
+        "format_version": 1,
+        "rules": "yacht",
+        "rules_fingerprint": YACHT.fingerprint,
+        "features": num_features(YACHT),
+        "games": 5,
+    }
+    meta.update(changes)
+    return meta
+
+
+def tensors_of(layers) -> dict:
+    out = {}
+    for i, (w, b) in enumerate(layers):
+        out[f"layers.{i}.weight"] = torch.tensor(np.asarray(w), dtype=torch.float32)
+        out[f"layers.{i}.bias"] = torch.tensor(np.asarray(b), dtype=torch.float32)
+    return out
+
+
+GOOD = random_layers(YACHT)
+NAN = [(w.copy(), b.copy()) for w, b in GOOD]
+NAN[1][0][0, 0] = np.nan
+HUGE = [(w.copy(), b.copy()) for w, b in GOOD]
+HUGE[0][1][0] = 1e9
+
+
+@pytest.mark.parametrize(
+    ("tensors", "metadata", "message"),
+    [
+        (tensors_of(GOOD), header(format="yacht-plan"), "format is 'yacht-plan'"),
+        (tensors_of(GOOD), header(features=5), "features must be 27"),
+        (tensors_of(GOOD), header(rules="yahtzee", rules_fingerprint=rule_set("yahtzee").fingerprint), "bonus or a joker"),
+        (tensors_of(GOOD), header(games=-1), "games must be an integer >= 0"),
+        (tensors_of(GOOD), {k: v for k, v in header().items() if k != "games"}, "lacks games"),
+        (tensors_of(GOOD), header(rules_fingerprint="0" * 16), "fingerprint"),
+        (tensors_of(GOOD[:2]), header(), "layers.1.weight has shape"),
+        (tensors_of(random_layers(YACHT)[1:]), header(), "layers.0.weight has shape"),
+        ({**tensors_of(GOOD), "extra": torch.zeros(1)}, header(), "expected tensors layers"),
+        (tensors_of(NAN), header(), "layers.1.weight holds NaN"),
+        (tensors_of(HUGE), header(), "layers.0.bias holds a value beyond"),
+        ({**tensors_of(GOOD), "layers.0.bias": torch.zeros(3)}, header(), "layers.0.bias has shape"),
+        ({**tensors_of(GOOD), "layers.0.bias": torch.zeros(16, dtype=torch.float64)}, header(), "dtype torch.float64"),
+    ],
+)
+def test_bad_plan2_files_are_refused_in_one_line(tmp_path, tensors, metadata, message):
+    path = tmp_path / "bad.safetensors"
+    path.write_bytes(save(tensors, metadata={METADATA_KEY: json.dumps(metadata)}))
+    with pytest.raises(ModelLoadError, match=message) as error:
+        read_plan2_file(path)
+    assert "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("content", "message"), [(b"PK\x03\x04zip", "is a zip"), (b"\x00" * 40, "not a readable"), (b"", "not a readable")]
+)
+def test_files_that_are_not_plan2_files_are_refused(tmp_path, content, message):
+    path = tmp_path / "x.safetensors"
+    path.write_bytes(content)
+    with pytest.raises(ModelLoadError, match=message):
+        read_plan2_file(path)
+
+
+def test_a_plan2_file_plays_only_its_own_rules(tmp_path):
+    path = write_plan2_file(tmp_path / "w.safetensors", random_layers(YACHT), "yacht", 1)
+    exercism = rule_set("yacht_exercism")
+    with pytest.raises(ModelLoadError, match="trained on the 'yacht' rules, but this game plays 'yacht_exercism'"):
+        Plan2Policy.load(str(path), rules=exercism)
+    with pytest.raises(ModelLoadError, match="no shipped model named 'nothing'"):
+        plan2_file_path("nothing")
+    with pytest.raises(ModelLoadError, match="no plan2 file at"):
+        read_plan2_file(tmp_path / "missing.safetensors")
+
+
+def test_the_features_are_as_wide_as_a_plan2_file_says():
+    from agents.plan2 import win_features
+
+    for rules in (YACHT, rule_set("yacht_exercism"), *GAMES.values()):
+        width = win_features(rules.num_categories, np.array([rules.all_open]), np.array([1]), np.array([3])).shape[1]
+        assert width == num_features(rules)
+
+
+def test_a_learned_value_is_a_chance_and_exact_where_the_rules_settle_it():
+    value = WinValue(YACHT, random_layers(YACHT, seed=4))
+    rng = np.random.default_rng(0)
+    movers, others = rng.integers(1, 1 << 12, 5000), rng.integers(0, 1 << 12, 5000)
+    leads = rng.integers(-300, 300, 5000)
+    chances = value(movers, others, leads)
+    assert ((chances >= 0) & (chances <= 1)).all()
+    # a lead of more than the other's 12 rows can pay is a win; a deficit of more than one's own can pay, a loss
+    assert value(np.array([1]), np.array([YACHT.all_open]), np.array([400]))[0] == 1.0
+    assert value(np.array([YACHT.all_open]), np.array([1]), np.array([-400]))[0] == 0.0
+    assert value(np.array([0]), np.array([0]), np.array([0]))[0] == 0.5
+
+
+def test_turns_kept_for_later_decisions_give_the_same_values(monkeypatch):
+    import agents.plan2
+
+    planner = Plan2Planner(WinValue(YACHT, random_layers(YACHT, seed=2)))
+    rng = np.random.default_rng(1)
+    n = 300
+    movers, others = rng.integers(1, 1 << 12, n), rng.integers(0, 1 << 12, n)
+    leads, hands, rolls_left = rng.integers(-40, 40, n), rng.integers(0, 252, n), rng.integers(0, 3, n)
+    half = slice(0, n // 2)
+    first = planner.action_values(movers[half], others[half], leads[half], hands[half], rolls_left[half])
+    monkeypatch.setattr(agents.plan2, "END_VALUES_KEPT", 100)  # emptied in a batch that has kept and new turns
+    both = planner.action_values(movers, others, leads, hands, rolls_left)
+    fresh = Plan2Planner(planner.value).action_values(movers, others, leads, hands, rolls_left)
+    np.testing.assert_array_equal(both[half], first)
+    np.testing.assert_allclose(both, fresh, atol=1e-6)  # a batch of other size: BLAS sums in another order
+
+
+def test_the_server_seats_a_plan2_file_at_a_table_of_two_and_plays_a_game_against_it(tmp_path):
+    from tests.yacht_play.test_two_player_grading import serve_client
+
+    path = write_plan2_file(tmp_path / "mine.safetensors", random_layers(YACHT), "yacht", 1)
+    name = f"plan2:{path}"
+    service, client = serve_client(YACHT, tmp_path, [name, "optimal"])
+    with client:
+        offer = {a["policy"]: a for a in client.get("/api/agents").json()["agents"]}
+        shown = "plan2:mine.safetensors"  # the server's folders are not shown
+        assert offer[shown]["table_sizes"] == [2, 2] and offer[shown]["alone"] is False
+        refused = client.post("/api/games", json={"name": "ann", "mode": "table", "agents": [shown, "optimal"]})
+        assert refused.status_code == 400 and "table of 2 players; this table has 3" in refused.json()["error"]
+        secret = client.post("/api/games", json={"name": "ann", "mode": "table", "agents": [shown]}).json()["secret"]
+        view = client.get(f"/api/games/{secret}").json()
+        while not view["finished"]:
+            row = next(r["name"] for r in view["rows"] if r["name"] in view["current"]["now"])
+            view = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "row": row}).json()
+    decisions = service.live(secret).match.decisions
+    assert sum(d["kind"] == "agent" for d in decisions) >= 12  # the planner played its twelve turns
