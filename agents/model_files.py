@@ -150,6 +150,15 @@ def _env_rules_name(model) -> str | None:
     return rules.name if isinstance(rules, RuleSet) and BUILT_IN_RULE_SETS.get(rules.name) is rules else None
 
 
+def check_trained_rules(kind: str, path: str, meta: dict, rules: RuleSet) -> None:
+    """``ModelLoadError`` in one line when a file's checked metadata names rules other than ``rules`` (by name or content)."""
+    if meta["rules"] != rules.name or named_rules(meta["rules"], None, kind).fingerprint != rules.fingerprint:
+        raise ModelLoadError(
+            f"{kind} {path!r} was trained on the {meta['rules']!r} rules, but this game plays {rules.name!r}: "
+            f"play it with rules {meta['rules']!r}, or train a {kind} for {rules.name!r}"
+        )
+
+
 def check_model_rules(model, name: str, rules: RuleSet | str | None) -> RuleSet:
     """The model's rule set if it is the env's ``rules``, else ``ModelLoadError`` naming both (one line)."""
     rules = rule_set(rules)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 from typing_extensions import override
 
-from agents.model_files import ModelLoadError
+from agents.model_files import check_trained_rules
 from agents.plan_files import plan_file_path, read_plan_file, value_shape
 from agents.policy import Policy
 from agents.sheet_solver import SheetSolution
@@ -55,11 +55,7 @@ class PlanPolicy(Policy):
         """The policy of the plan file at ``path`` (or a shipped one by name: ``plan:yacht``), for a game under ``rules``."""
         rules = rule_set(rules)
         meta, values = read_plan_file(plan_file_path(path))
-        if meta["rules"] != rules.name or rule_set(meta["rules"]).fingerprint != rules.fingerprint:
-            raise ModelLoadError(
-                f"plan file {path!r} was trained on the {meta['rules']!r} rules, but this game plays {rules.name!r}: "
-                f"play it with rules {meta['rules']!r}, or train a plan for {rules.name!r}"
-            )
+        check_trained_rules("plan file", path, meta, rules)
         return cls(TurnPlanner(rules, values), f"{PREFIX}{path}", rules=rules, encoding=encoding)
 
     @override

@@ -25,13 +25,13 @@ from pathlib import Path
 import numpy as np
 from typing_extensions import override
 
-from agents.model_files import ModelLoadError
+from agents.model_files import check_trained_rules
 from agents.plan2_files import plan2_file_path, read_plan2_file
 from agents.two_player import check_rules, maximizing_policy
 from agents.two_player.decide import learned_action_values
 from agents.two_player.kernel import turn_tables
 from agents.two_player.layout import PairLayout
-from agents.win import TableReadingPolicy, best_with_fallback
+from agents.win import TableReadingPolicy, best_with_fallback, kept_per_turn
 from yacht_env.actions import ActionLayout
 from yacht_env.rules import RuleSet, rule_set
 
@@ -143,22 +143,9 @@ class Plan2Planner:
     def turn_end_values(self, movers, others, leads) -> np.ndarray:
         """:class:`EndValues` of each decision's turn; the same for every decision of a turn, so kept and reused."""
         keys = list(zip(movers.tolist(), others.tolist(), leads.tolist()))
-        result = np.empty((len(keys), self.rules.num_categories, self.end_values.width), dtype=np.float32)
-        missing = []
-        for i, key in enumerate(keys):
-            kept = self._kept.get(key)
-            if kept is None:
-                missing.append(i)
-            else:
-                result[i] = kept
-        if missing:
-            index = np.array(missing)
-            result[index] = self.end_values(movers[index], others[index], leads[index])
-            if len(self._kept) + len(missing) > END_VALUES_KEPT:
-                self._kept.clear()
-            for i in missing:
-                self._kept[keys[i]] = result[i]
-        return result
+        compute = lambda index: self.end_values(movers[index], others[index], leads[index])
+        shape = (self.rules.num_categories, self.end_values.width)
+        return kept_per_turn(self._kept, keys, compute, shape, END_VALUES_KEPT, np.float32)
 
     def action_values(self, movers, others, leads, hands, rolls_left) -> np.ndarray:
         """(N, num_actions) float64: the mover's chance of winning after each action, ``-inf`` where illegal."""
@@ -190,11 +177,7 @@ class Plan2Policy(TableReadingPolicy):
         """The policy of the plan2 file at ``path`` (or a shipped one by name), for a table under ``rules``."""
         rules = rule_set(rules)
         meta, layers = read_plan2_file(plan2_file_path(path))
-        if meta["rules"] != rules.name or rule_set(meta["rules"]).fingerprint != rules.fingerprint:
-            raise ModelLoadError(
-                f"plan2 file {path!r} was trained on the {meta['rules']!r} rules, but this game plays {rules.name!r}: "
-                f"play it with rules {meta['rules']!r}, or train a plan2 file for {rules.name!r}"
-            )
+        check_trained_rules("plan2 file", path, meta, rules)
         return cls(WinValue(rules, layers), f"{PREFIX}{path}", num_players)
 
     def chances(self, observations) -> np.ndarray:

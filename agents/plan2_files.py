@@ -24,11 +24,11 @@ from agents.model_files import (
     MAX_LAYER_WIDTH,
     SUFFIX,
     ModelLoadError,
-    check_header,
     named_rules,
     read_safetensors,
     write_safetensors,
 )
+from agents.plan_files import check_plan_header
 from agents.ppo import SHIPPED_MODELS, shipped_file_path
 from yacht_env.rules import RuleSet, rule_set
 
@@ -74,19 +74,15 @@ def write_plan2_file(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray
 
 
 def _check_metadata(meta, where: str) -> dict:
-    def fail(problem: str):
-        raise ModelLoadError(f"{where}: {problem}")
-
-    check_header(meta, where, FORMAT, FORMAT_VERSION, lambda version: FIELDS)
-    if not isinstance(meta["rules_fingerprint"], str):
-        fail(f"rules_fingerprint must be a string, got {meta['rules_fingerprint']!r}")
-    rules = named_rules(meta["rules"], meta["rules_fingerprint"], where)
+    rules = check_plan_header(meta, where, FORMAT, FORMAT_VERSION, FIELDS)
     if rules.has_sheet_state:
-        fail(f"rules {meta['rules']!r} have a bonus or a joker: a plan2 file plays rules whose rows score on their own")
+        raise ModelLoadError(
+            f"{where}: rules {meta['rules']!r} have a bonus or a joker: a plan2 file plays rules whose rows score on their own"
+        )
     if type(meta["features"]) is not int or meta["features"] != num_features(rules):
-        fail(f"features must be {num_features(rules)} for the {meta['rules']} rules, got {meta['features']!r}")
-    if type(meta["games"]) is not int or meta["games"] < 0:
-        fail(f"games must be an integer >= 0, got {meta['games']!r}")
+        raise ModelLoadError(
+            f"{where}: features must be {num_features(rules)} for the {meta['rules']} rules, got {meta['features']!r}"
+        )
     return meta
 
 

@@ -65,18 +65,21 @@ def write_plan_file(path: str | Path, values: np.ndarray, rules: RuleSet | str, 
     return write_safetensors(path, {"values": torch.from_numpy(values.copy())}, METADATA_KEY, metadata)
 
 
-def _check_metadata(meta, where: str) -> dict:
-    def fail(problem: str):
-        raise ModelLoadError(f"{where}: {problem}")
-
-    check_header(meta, where, FORMAT, FORMAT_VERSION, lambda version: FIELDS)
+def check_plan_header(meta, where: str, file_format: str, version: int, fields: tuple[str, ...]) -> RuleSet:
+    """What every planning file's metadata gets: its header, its rules and their fingerprint, and ``games``; the rules."""
+    check_header(meta, where, file_format, version, lambda _: fields)
     if not isinstance(meta["rules_fingerprint"], str):
-        fail(f"rules_fingerprint must be a string, got {meta['rules_fingerprint']!r}")
-    named_rules(meta["rules"], meta["rules_fingerprint"], where)
-    if meta["value_model"] not in VALUE_MODELS:
-        fail(f"value_model must be one of {', '.join(VALUE_MODELS)}, got {meta['value_model']!r}")
+        raise ModelLoadError(f"{where}: rules_fingerprint must be a string, got {meta['rules_fingerprint']!r}")
+    rules = named_rules(meta["rules"], meta["rules_fingerprint"], where)
     if type(meta["games"]) is not int or meta["games"] < 0:
-        fail(f"games must be an integer >= 0, got {meta['games']!r}")
+        raise ModelLoadError(f"{where}: games must be an integer >= 0, got {meta['games']!r}")
+    return rules
+
+
+def _check_metadata(meta, where: str) -> dict:
+    check_plan_header(meta, where, FORMAT, FORMAT_VERSION, FIELDS)
+    if meta["value_model"] not in VALUE_MODELS:
+        raise ModelLoadError(f"{where}: value_model must be one of {', '.join(VALUE_MODELS)}, got {meta['value_model']!r}")
     return meta
 
 

@@ -158,25 +158,35 @@ class WinTables:
         """``end_values`` of each decision's turn; the table is the same for every decision of a turn, so
         they are kept (up to ``END_VALUES_KEPT`` turns) and reused.
         """
-        keys = np.column_stack((open_bits, totals, other_totals, other_open_bits))
-        key_bytes = [row.tobytes() for row in keys]
-        result = np.empty((len(key_bytes),) + self._end_shape)
-        missing = []
-        for i, key in enumerate(key_bytes):
-            kept = self._kept.get(key)
-            if kept is None:
-                missing.append(i)
-            else:
-                result[i] = kept
-        if missing:
-            decisions = np.array(missing)
+        keys = [row.tobytes() for row in np.column_stack((open_bits, totals, other_totals, other_open_bits))]
+
+        def compute(decisions):
             curves = self.opponent_curves(other_totals[decisions], other_open_bits[decisions])
-            result[decisions] = self.end_values(open_bits[decisions], totals[decisions], curves)
-            if len(self._kept) + len(decisions) > END_VALUES_KEPT:
-                self._kept.clear()
-            for decision in missing:
-                self._kept[key_bytes[decision]] = result[decision]
-        return result
+            return self.end_values(open_bits[decisions], totals[decisions], curves)
+
+        return kept_per_turn(self._kept, keys, compute, self._end_shape, END_VALUES_KEPT)
+
+
+def kept_per_turn(store: dict, keys: list, compute, shape: tuple[int, ...], limit: int, dtype=np.float64) -> np.ndarray:
+    """Rows of ``shape`` for each of ``keys`` (one per decision: its turn), from ``store`` where kept, else from
+    ``compute(indices of the decisions missing)``, which are then kept; past ``limit`` kept turns the store is emptied.
+    """
+    result = np.empty((len(keys), *shape), dtype=dtype)
+    missing = []
+    for i, key in enumerate(keys):
+        kept = store.get(key)
+        if kept is None:
+            missing.append(i)
+        else:
+            result[i] = kept
+    if missing:
+        decisions = np.array(missing)
+        result[decisions] = compute(decisions)
+        if len(store) + len(missing) > limit:
+            store.clear()
+        for i in missing:
+            store[keys[i]] = result[i]
+    return result
 
 
 def best_with_fallback(q: np.ndarray, masks: np.ndarray, fallback, tolerance: float = TIE_TOLERANCE) -> np.ndarray:

@@ -26,11 +26,9 @@ from agents.plan2 import PREFIX, Plan2Policy, Settlement, WinValue, win_features
 from agents.plan2_files import num_features, read_plan2_file, write_plan2_file
 from agents.registry import make_table_policy
 from agents.tournament import print_tournament, run_table, save_tournament_json
-from agents.training.config import PlanConfig, TrainConfig, dump_config
-from agents.training.curves import rewind_learning_curve
+from agents.training.config import PlanConfig, TrainConfig
 from agents.training.plan2_games import SelfPlayer
-from agents.training.plan_train import append_curve, game_seed, latest_checkpoint, load_checkpoint, save_checkpoint
-from yacht_env.atomic_files import remove_partial_files, write_atomically
+from agents.training.plan_train import drive_run, game_seed, run_planning
 from yacht_env.rules import RuleSet, rule_set
 from yacht_env.seeding import seat_seed
 
@@ -146,60 +144,19 @@ def periodic_figures(value: WinValue, config: TrainConfig) -> dict:
 
 def run_plan2(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
     """train.py's two-player planning run: train (or resume), then the final tournament; a finished run is left alone."""
-    if resume and (run_dir / "model.safetensors").exists():
-        if (run_dir / "eval.json").exists():
-            print(f"{run_dir} is finished (model.safetensors, eval.json): nothing to resume")
-            return
-        print(f"{run_dir} has its final model: finishing its final evaluation, without training")
-        finish_plan2(config, run_dir)
-        return
-    train_plan2(config, run_dir, resume)
+    run_planning(config, run_dir, resume, train_plan2, finish_plan2)
 
 
 def train_plan2(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
     """Train the two-player planner of ``config`` in ``run_dir`` (from its last checkpoint if ``resume``), then evaluate it."""
-    import torch
-    from torch.utils.tensorboard import SummaryWriter
-
-    torch.set_num_threads(config.run.torch_threads)
     rules = rule_set(config.env.rules)
     model = WinNet(rules, config.plan, config.seed)
-    games_done, elapsed_before = 0, 0.0
-    checkpoint = latest_checkpoint(run_dir) if resume else None
-    if resume:
-        for stale in remove_partial_files(run_dir):
-            print(f"removed {stale}, left by a write that was killed")
-    if checkpoint is not None:
-        games_done = load_checkpoint(checkpoint, model)
-    run_dir.mkdir(parents=True, exist_ok=True)
-    write_atomically(run_dir / "config.yaml", lambda handle: handle.write(dump_config(config).encode()))
-    if checkpoint is not None:
-        elapsed_before = rewind_learning_curve(run_dir, games_done)
-        print(f"resuming {run_dir} from {checkpoint.name} ({games_done:,} games done)")
-    plan, run = config.plan, config.run
-    writer = SummaryWriter(str(run_dir / "tb" / "plan2"))
-    started = time.perf_counter()
-    wall = None if plan.max_wall_minutes is None else 60 * plan.max_wall_minutes
-    deadline = None if wall is None else started + wall - elapsed_before
-    next_eval = (games_done // run.eval_every + 1) * run.eval_every
-    next_checkpoint = (games_done // run.checkpoint_every + 1) * run.checkpoint_every
-    first = games_done
-    for games_done, first_share, loss in learn(model, plan, config.seed, games_done, deadline, wall):
-        writer.add_scalar("train/first_player_share", first_share, games_done)
-        writer.add_scalar("train/loss", loss, games_done)
-        if games_done >= next_checkpoint:
-            save_checkpoint(run_dir, model, games_done)
-            next_checkpoint = (games_done // run.checkpoint_every + 1) * run.checkpoint_every
-        if games_done >= next_eval:
-            figures = periodic_figures(model.value(), config)
-            for key, value in figures.items():
-                writer.add_scalar(f"eval/{key}", float(value), games_done)
-            append_curve(run_dir, games_done, elapsed_before + time.perf_counter() - started, figures)
-            print(f"{games_done:,} games, {elapsed_before + time.perf_counter() - started:.0f} s: {figures}")
-            next_eval = (games_done // run.eval_every + 1) * run.eval_every
-    writer.close()
-    save_checkpoint(run_dir, model, games_done)
-    print(f"trained {games_done - first:,} games in {time.perf_counter() - started:.0f} s, {games_done:,} in all")
+
+    def iterate(games_done, deadline, wall):
+        played = learn(model, config.plan, config.seed, games_done, deadline, wall)
+        return ((games, {"train/first_player_share": share, "train/loss": loss}) for games, share, loss in played)
+
+    games_done = drive_run(config, run_dir, resume, model, iterate, lambda: periodic_figures(model.value(), config), "plan2")
     write_plan2_file(run_dir / "model.safetensors", model.layers(), rules, games_done)
     finish_plan2(config, run_dir)
 

@@ -172,24 +172,35 @@ def plan_run_started(run_dir: Path) -> bool:
 
 def run_plan(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
     """train.py's planning run: train (or resume), or only finish the final evaluation of a run that has its model."""
+    run_planning(config, run_dir, resume, train_plan, finish_plan)
+
+
+def run_planning(config: TrainConfig, run_dir: Path, resume: bool, train, finish) -> None:
+    """A planning run of either kind: ``train(config, run_dir, resume)``, or, for a run that has its final model,
+    only ``finish(config, run_dir)`` (its final evaluation) when that was cut short; a finished run is left alone.
+    """
     if resume and (run_dir / "model.safetensors").exists():
         if (run_dir / "eval.json").exists():
             print(f"{run_dir} is finished (model.safetensors, eval.json): nothing to resume")
             return
         print(f"{run_dir} has its final model: finishing its final evaluation, without training")
-        finish_plan(config, run_dir)
+        finish(config, run_dir)
         return
-    train_plan(config, run_dir, resume)
+    train(config, run_dir, resume)
 
 
-def train_plan(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
-    """Train the planning agent of ``config`` in ``run_dir`` (from its last checkpoint if ``resume``), then evaluate it."""
+def drive_run(config: TrainConfig, run_dir: Path, resume: bool, model, iterate, figures, board: str) -> int:
+    """The loop both planning runs share; returns the games played in all.
+
+    Restores ``model`` from the run's last checkpoint when resuming, writes the config, then runs
+    ``iterate(games_done, deadline, wall)`` (yielding ``(games_done, {scalar: value})`` after each iteration)
+    until it stops, with a checkpoint every ``run.checkpoint_every`` games and ``figures()`` (a row of the
+    learning curve) every ``run.eval_every``; TensorBoard logs go to ``tb/<board>``. A last checkpoint closes it.
+    """
     import torch
     from torch.utils.tensorboard import SummaryWriter
 
     torch.set_num_threads(config.run.torch_threads)
-    rules = rule_set(config.env.rules)
-    model = value_model(config, rules)
     games_done, elapsed_before = 0, 0.0
     checkpoint = latest_checkpoint(run_dir) if resume else None
     if resume:
@@ -203,30 +214,44 @@ def train_plan(config: TrainConfig, run_dir: Path, resume: bool = False) -> None
         elapsed_before = rewind_learning_curve(run_dir, games_done)
         print(f"resuming {run_dir} from {checkpoint.name} ({games_done:,} games done)")
     plan, run = config.plan, config.run
-    writer = SummaryWriter(str(run_dir / "tb" / "plan"))
+    writer = SummaryWriter(str(run_dir / "tb" / board))
     started = time.perf_counter()
-    deadline = None if plan.max_wall_minutes is None else started + 60 * plan.max_wall_minutes - elapsed_before
+    wall = None if plan.max_wall_minutes is None else 60 * plan.max_wall_minutes
+    deadline = None if wall is None else started + wall - elapsed_before
     next_eval = (games_done // run.eval_every + 1) * run.eval_every
     next_checkpoint = (games_done // run.checkpoint_every + 1) * run.checkpoint_every
     first = games_done
-    wall = None if plan.max_wall_minutes is None else 60 * plan.max_wall_minutes
-    iterations = learn(model, plan.total_games, plan.games_per_iteration, plan.epsilon, config.seed, games_done, deadline, wall)
-    for games_done, mean in iterations:
-        writer.add_scalar("train/self_play_mean_score", mean, games_done)
+    for games_done, scalars in iterate(games_done, deadline, wall):
+        for key, value in scalars.items():
+            writer.add_scalar(key, value, games_done)
         if games_done >= next_checkpoint:
             save_checkpoint(run_dir, model, games_done)
             next_checkpoint = (games_done // run.checkpoint_every + 1) * run.checkpoint_every
         if games_done >= next_eval:
-            figures = periodic_figures(model.table(), config, rules)
-            for key, value in figures.items():
+            row = figures()
+            for key, value in row.items():
                 writer.add_scalar(f"eval/{key}", float(value), games_done)
-            append_curve(run_dir, games_done, elapsed_before + time.perf_counter() - started, figures)
-            print(f"{games_done:,} games, {elapsed_before + time.perf_counter() - started:.0f} s: {figures}")
+            append_curve(run_dir, games_done, elapsed_before + time.perf_counter() - started, row)
+            print(f"{games_done:,} games, {elapsed_before + time.perf_counter() - started:.0f} s: {row}")
             next_eval = (games_done // run.eval_every + 1) * run.eval_every
     writer.close()
-    seconds = time.perf_counter() - started
     save_checkpoint(run_dir, model, games_done)
-    print(f"trained {games_done - first:,} games in {seconds:.0f} s, {games_done:,} in all")
+    print(f"trained {games_done - first:,} games in {time.perf_counter() - started:.0f} s, {games_done:,} in all")
+    return games_done
+
+
+def train_plan(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
+    """Train the planning agent of ``config`` in ``run_dir`` (from its last checkpoint if ``resume``), then evaluate it."""
+    rules = rule_set(config.env.rules)
+    model = value_model(config, rules)
+    plan = config.plan
+
+    def iterate(games_done, deadline, wall):
+        played = learn(model, plan.total_games, plan.games_per_iteration, plan.epsilon, config.seed, games_done, deadline, wall)
+        return ((games, {"train/self_play_mean_score": mean}) for games, mean in played)
+
+    figures = lambda: periodic_figures(model.table(), config, rules)
+    games_done = drive_run(config, run_dir, resume, model, iterate, figures, "plan")
     write_plan_file(run_dir / "model.safetensors", model.table(), rules, model.kind, games_done)
     finish_plan(config, run_dir)
 

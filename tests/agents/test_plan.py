@@ -70,14 +70,6 @@ def test_a_table_learns_the_exact_values_of_a_small_rule_set_from_its_own_games(
     np.testing.assert_allclose(model.table(), exact, atol=1e-9)  # every sheet of 4 rows is visited, and backed up exactly
 
 
-@pytest.fixture
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # a tiny network: more threads only contend
-    yield
-    torch.set_num_threads(threads)
-
-
 def test_a_network_learns_the_value_of_a_small_bonus_rule_set_within_half_a_point(one_torch_thread):
     player = GamePlayer(TINY_BONUS)
     model = NetValue(player, [32, 32], learning_rate=3e-3, epochs=20, batch_size=32, replay=10_000, seed=0)

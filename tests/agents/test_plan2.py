@@ -86,14 +86,6 @@ def test_the_rules_settle_only_what_is_certain(solved):
     assert known.any() and not known.all()
 
 
-@pytest.fixture
-def one_torch_thread():
-    threads = torch.get_num_threads()
-    torch.set_num_threads(1)  # a tiny network: more threads only contend
-    yield
-    torch.set_num_threads(threads)
-
-
 def test_self_play_learns_the_chance_of_winning_of_a_small_game(solved, one_torch_thread):
     rules, solution = solved
     plan = PlanConfig(games_per_iteration=200, epsilon=0.2, net_arch=[32, 32], learning_rate=3e-3, epochs=4, batch_size=64)

@@ -161,7 +161,17 @@ def test_other_policies_keep_their_buffer(tmp_path):
     assert type(model.rollout_buffer) is MaskableRolloutBuffer
 
 
-def test_distributions_go_unchecked_only_within_and_a_nan_still_stops_sampling():
+@pytest.fixture
+def checked_by_default():
+    """Distributions checked, as torch does by default: importing torchrl (tests/training/test_rl_stacks.py, maybe
+    earlier in the same process) turns the checks off for the whole process."""
+    before = th.distributions.Distribution._validate_args
+    th.distributions.Distribution.set_default_validate_args(True)
+    yield
+    th.distributions.Distribution.set_default_validate_args(before)
+
+
+def test_distributions_go_unchecked_only_within_and_a_nan_still_stops_sampling(checked_by_default):
     nan_logits, masks = th.tensor([[float("nan"), 0.0, 1.0]]), th.tensor([[True, True, False]])
     with pytest.raises(ValueError, match="logits"):
         MaskableCategorical(logits=nan_logits, masks=masks)
