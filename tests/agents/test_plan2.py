@@ -259,3 +259,20 @@ def test_the_server_seats_a_plan2_file_at_a_table_of_two_and_plays_a_game_agains
             view = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "row": row}).json()
     decisions = service.live(secret).match.decisions
     assert sum(d["kind"] == "agent" for d in decisions) >= 12  # the planner played its twelve turns
+
+
+def test_a_plan2_file_is_a_table_opponent_at_a_table_of_two_only(tmp_path):
+    import gymnasium as gym
+
+    from agents.registry import make_opponents
+
+    name = f"plan2:{write_plan2_file(tmp_path / 'w.safetensors', random_layers(YACHT), 'yacht', 1)}"
+    env = gym.make("YachtTable-v0", opponents=make_opponents([name]))
+    _, info = env.reset(seed=1)
+    done, turns = False, 0
+    while not done:
+        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+        done, turns = terminated or truncated, turns + 1
+    assert turns == 12 and info["turn"] == 12 and info["totals"][1] > 0  # twelve rows each; the planner scored
+    with pytest.raises(ValueError, match="plays at a table of 2 players; this table has 3"):
+        make_opponents([name, "optimal"])
