@@ -95,9 +95,9 @@ def test_self_play_learns_the_chance_of_winning_of_a_small_game(solved, one_torc
     visited = SelfPlayer(rules).play_games(model.value(), 2000, 0.0, seed=9)
     learned, exact = model.value(), ExactChances(solution)
     start = learned(*(np.array([rules.all_open]),) * 2, np.array([0]))[0]
-    assert abs(start - solution.start_value()) < 0.02, (start, solution.start_value())
+    assert abs(start - solution.start_value()) < 0.03, (start, solution.start_value())  # 0.012 and 0.019 measured
     errors = np.abs(learned(visited.movers, visited.others, visited.leads) - exact(visited.movers, visited.others, visited.leads))
-    assert errors.mean() < 0.04, errors.mean()  # an untrained network is off by about 0.3
+    assert errors.mean() < 0.04, errors.mean()  # 0.026 and 0.029 measured; an untrained network is off by 0.2 to 0.3
 
 
 # -- files and names --------------------------------------------------------------------------------
