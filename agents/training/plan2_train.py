@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.plan2 import PREFIX, Plan2Policy, Settlement, WinValue, win_features
-from agents.plan2_files import num_features, read_plan2_file, write_plan2_file
+from agents.plan2 import PREFIX, Plan2Policy, Settlement, WinValue, load_value, win_features
+from agents.plan2_files import num_features, write_plan2_file
 from agents.registry import make_table_policy
 from agents.tournament import print_tournament, run_table, save_tournament_json
 from agents.training.config import PlanConfig, TrainConfig
@@ -165,8 +165,7 @@ def finish_plan2(config: TrainConfig, run_dir: Path) -> None:
     """The final tournament of the run's plan2 file against the opponent (eval.json), graded where a solution is computed."""
     path = run_dir / "model.safetensors"
     print(f"model: {path} (play it as {PREFIX}{path})")
-    meta, layers = read_plan2_file(path)
-    value = WinValue(meta["rules"], layers)
+    value = load_value(path)
     result, _ = tournament(value, f"{PREFIX}{path}", config, config.run.final_eval_games, grade=True)
     print_tournament(result)
     save_tournament_json(run_dir / "eval.json", result)
