@@ -24,10 +24,13 @@ from yacht_env.table.encoding import policy_observations
 from yacht_env.table.outcome import win_shares
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def exact2_games(description: str, games: int = 30_000):
+    """The command line both checks take, and ``(args, rules, solution, policies, tables)``: ``--games`` tables dealt
+    from ``--seed``, where both seats play ``exact2`` on full Yacht (read from the cache) or on ``--rows`` (solved here).
+    """
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rows", default="", help="Yacht on these rows only (solved here); default all, read from the cache")
-    parser.add_argument("--games", type=int, default=30_000)
+    parser.add_argument("--games", type=int, default=games)
     parser.add_argument("--seed", type=int, default=1_000_000)
     args = parser.parse_args()
     rules = sub_game(rule_set("yacht"), args.rows) if args.rows else rule_set("yacht")
@@ -35,6 +38,11 @@ def main() -> None:
     policies = [make_table_policy("exact2", 2, rules=rules, seed=seat) for seat in (0, 1)]
     tables = GameBatch(rules, 2, args.games)
     tables.start(deal_dice(args.seed, args.games, 2, rules))
+    return args, rules, game, policies, tables
+
+
+def main() -> None:
+    args, rules, game, policies, tables = exact2_games(__doc__.splitlines()[0])
     values: dict[int, list[float]] = {}
     while not tables.over.all():
         for seat in (0, 1):

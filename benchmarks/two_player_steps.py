@@ -14,17 +14,10 @@ decisions, the mean difference, its standard error and z, then each seat's summe
 
 from __future__ import annotations
 
-import argparse
-
 import numpy as np
+from two_player_drift import exact2_games  # the script beside this one (its folder is on the path when run)
 
-from agents.registry import make_table_policy
-from agents.tournament import deal_dice
-from agents.two_player import load_two_player, solve_two_player
-from agents.two_player.__main__ import sub_game
 from yacht_env.actions import ActionLayout
-from yacht_env.game import GameBatch
-from yacht_env.rules import rule_set
 from yacht_env.table.encoding import policy_observations
 from yacht_env.table.outcome import win_shares
 
@@ -38,17 +31,8 @@ def kinds_of(actions: np.ndarray, first_score: int) -> np.ndarray:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--rows", default="", help="Yacht on these rows only (solved here); default all, read from the cache")
-    parser.add_argument("--games", type=int, default=30_000)
-    parser.add_argument("--seed", type=int, default=1_000_000)
-    args = parser.parse_args()
-    rules = sub_game(rule_set("yacht"), args.rows) if args.rows else rule_set("yacht")
-    game = solve_two_player(rules) if args.rows else load_two_player(rules)
+    args, rules, game, policies, tables = exact2_games(__doc__.splitlines()[0])
     first_score = ActionLayout(rules).first_score_action
-    policies = [make_table_policy("exact2", 2, rules=rules, seed=seat) for seat in (0, 1)]
-    tables = GameBatch(rules, 2, args.games)
-    tables.start(deal_dice(args.seed, args.games, 2, rules))
     chosen = np.full(args.games, np.nan)  # each table's last decision: its chance, its seat and its kind
     chosen_seat, chosen_kind = np.zeros(args.games, dtype=np.int64), np.zeros(args.games, dtype=np.int64)
     differences: dict[tuple[int, int], list[np.ndarray]] = {}
