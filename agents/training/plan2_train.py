@@ -28,7 +28,8 @@ from agents.registry import make_table_policy
 from agents.tournament import print_tournament, run_table, save_tournament_json
 from agents.training.config import PlanConfig, TrainConfig
 from agents.training.plan2_games import SelfPlayer
-from agents.training.plan_train import drive_run, game_seed, run_planning
+from agents.training.plan_train import drive_run, game_seed, run_planning, run_progress
+from agents.training.plan_values import follow_schedule
 from yacht_env.rules import RuleSet, rule_set
 from yacht_env.seeding import seat_seed
 
@@ -74,9 +75,7 @@ class WinNet:
         """Add the unsettled states and their backups to the replay and fit the network to it; returns the mean loss."""
         import torch
 
-        first, final = self.learning_rates
-        for group in self.optimizer.param_groups:
-            group["lr"] = first + (final - first) * min(max(progress, 0.0), 1.0)
+        follow_schedule(self.optimizer, self.learning_rates, progress)
         known, _ = self.settlement.settled(movers, others, leads)
         keep = np.flatnonzero(~known)
         new_inputs = win_features(self.rules.num_categories, movers[keep], others[keep], leads[keep])
@@ -109,9 +108,7 @@ def learn(model: WinNet, plan: PlanConfig, seed: int, games_done: int = 0, deadl
     while games_done < plan.total_games and (deadline is None or time.perf_counter() < deadline):
         count = min(plan.games_per_iteration, plan.total_games - games_done)
         played = model.player.play_games(model.value(), count, plan.epsilon, game_seed(seed, games_done))
-        progress = games_done / plan.total_games
-        if deadline is not None and wall:
-            progress = max(progress, 1.0 - (deadline - time.perf_counter()) / wall)
+        progress = run_progress(games_done, plan.total_games, deadline, wall)
         loss = model.learn(played.movers, played.others, played.leads, played.backups, progress)
         games_done += count
         yield games_done, float(played.first_player_shares.mean()), loss

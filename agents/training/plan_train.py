@@ -69,6 +69,14 @@ def game_seed(seed: int, games_done: int) -> int:
     return int(np.random.SeedSequence([seed, games_done]).generate_state(1)[0])
 
 
+def run_progress(games_done: int, games: int, deadline=None, wall=None) -> float:
+    """The share of a run done, by its games or by its wall time (``wall`` seconds ending at ``deadline``), the further."""
+    progress = games_done / games
+    if deadline is not None and wall:
+        progress = max(progress, 1.0 - (deadline - time.perf_counter()) / wall)
+    return progress
+
+
 def learn(model, games: int, games_per_iteration: int, epsilon: float, seed: int, games_done: int = 0, deadline=None, wall=None):
     """Iterate: play games under the model's ``V``, learn from their turn-start sheets. Yields ``(games_done, mean score)``.
 
@@ -79,10 +87,7 @@ def learn(model, games: int, games_per_iteration: int, epsilon: float, seed: int
     while games_done < games and (deadline is None or time.perf_counter() < deadline):
         count = min(games_per_iteration, games - games_done)
         states, scores = player.play_games(model.table(), count, epsilon, game_seed(seed, games_done))
-        progress = games_done / games
-        if deadline is not None and wall:
-            progress = max(progress, 1.0 - (deadline - time.perf_counter()) / wall)
-        model.learn(states.reshape(-1), progress)
+        model.learn(states.reshape(-1), run_progress(games_done, games, deadline, wall))
         games_done += count
         yield games_done, float(scores.mean())
 

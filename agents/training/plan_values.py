@@ -66,6 +66,13 @@ def upper_row_maxima(rules) -> np.ndarray:
     return rules.hand_scores.max(axis=0).astype(np.float64) * upper
 
 
+def follow_schedule(optimizer, rates: tuple[float, float], progress: float) -> None:
+    """Set ``optimizer``'s learning rate to the point ``progress`` (0 to 1) of the way from ``rates[0]`` to ``rates[1]``."""
+    first, final = rates
+    for group in optimizer.param_groups:
+        group["lr"] = first + (final - first) * min(max(progress, 0.0), 1.0)
+
+
 class TableValue:
     """``V`` as a table over every state, each visited state set to its one-turn backup (Gauss-Seidel)."""
 
@@ -147,9 +154,7 @@ class NetValue:
         """
         import torch
 
-        first, final = self.learning_rates
-        for group in self.optimizer.param_groups:
-            group["lr"] = first + (final - first) * min(max(progress, 0.0), 1.0)
+        follow_schedule(self.optimizer, self.learning_rates, progress)
 
         self.replay = np.unique(np.concatenate([np.unique(states), self.replay]))
         if len(self.replay) > self.replay_size:
