@@ -54,6 +54,8 @@ SUFFIX = ".safetensors"
 POLICIES = ("mlp", "lookahead")
 ACTIVATIONS = ("relu", "tanh")
 MAX_LAYER_WIDTH = 65_536
+# No file this project writes comes near it (the largest shipped one, a Yatzy plan, is 8 MB): a bigger file is refused unread.
+MAX_FILE_BYTES = 256 * 2**20
 # Trained weights are below 10; two layers of weights at 1e18 already multiply past float32's 3.4e38.
 MAX_WEIGHT = 1e18
 # Temperatures (points per logit unit) outside this range make the look-ahead's q / temperature overflow
@@ -368,9 +370,14 @@ def _check_metadata(meta, where: str) -> dict:
 def read_safetensors(path: Path, where: str, key: str, kind: str) -> tuple:
     """``(metadata, tensors)`` of a safetensors file: the JSON under ``key`` read with bounds (not yet checked).
 
-    ``ModelLoadError`` in one line if it is not such a file (``kind`` names what it should be) or the JSON is bad.
+    ``ModelLoadError`` in one line if it is not such a file (``kind`` names what it should be), if it is larger
+    than ``MAX_FILE_BYTES`` (nothing is read of it then), or if the JSON is bad.
     """
     from safetensors import SafetensorError, safe_open
+
+    size = path.stat().st_size if path.is_file() else 0
+    if size > MAX_FILE_BYTES:
+        raise ModelLoadError(f"{where} is {size:,} bytes, more than a {kind} may be ({MAX_FILE_BYTES:,}): not read")
 
     try:
         with safe_open(str(path), framework="pt") as handle:

@@ -276,3 +276,15 @@ def test_a_plan2_file_is_a_table_opponent_at_a_table_of_two_only(tmp_path):
     assert turns == 12 and info["turn"] == 12 and info["totals"][1] > 0  # twelve rows each; the planner scored
     with pytest.raises(ValueError, match="plays at a table of 2 players; this table has 3"):
         make_opponents([name, "optimal"])
+
+
+def test_an_oversized_file_is_refused_unread(tmp_path, monkeypatch):
+    import agents.model_files
+
+    path = write_plan2_file(tmp_path / "big.safetensors", random_layers(YACHT), "yacht", 1)
+    monkeypatch.setattr(agents.model_files, "MAX_FILE_BYTES", path.stat().st_size - 1)
+    with pytest.raises(ModelLoadError, match="more than a plan2 file may be") as error:
+        read_plan2_file(path)
+    assert "\n" not in str(error.value)
+    with pytest.raises(ModelLoadError, match="more than a model file may be"):
+        agents.model_files.read_model_file(path)
