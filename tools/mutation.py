@@ -10,6 +10,7 @@ never collects it).
     python tools/mutation.py                          # every module, cheapest first, resuming
     python tools/mutation.py yacht_play/records.py    # one module
     python tools/mutation.py --retest-survivors       # survivors again, after new tests
+    python tools/mutation.py --sample 60              # a random sample of 60 mutants of each module, resuming
     python tools/mutation.py --report                 # only rewrite the report
     python tools/mutation.py --restart MODULE         # start over, after the module itself changed
     python tools/mutation.py --measure 20 --before M  # seconds per mutant of 20 mutants, with and without the map
@@ -546,8 +547,24 @@ def changed_lines(original: str, mutated: str) -> list[int]:
     return sorted(lines)
 
 
-def run_module(module: str, retest_survivors: bool, restart: bool, execute_pending: bool = True) -> None:
-    """Mutate ``module`` and test every mutant not tested yet (or every survivor again; or none, only preparing)."""
+def sampled(module: str, database, size: int) -> set[str]:
+    """The job ids of a random sample of ``size`` of ``module``'s mutants (those the filters left in), the same sample
+    on every run: the first ``size`` of a shuffle seeded with the module's name, over the mutants in the order of their
+    places in the source (so it does not depend on the ids Cosmic Ray gave them). A larger sample holds a smaller one.
+    """
+    import random
+
+    left_out = {item.job_id for item, result in database.completed_work_items if result.worker_outcome.value == "skipped"}
+    kept = [item for item in database.work_items if item.job_id not in left_out]
+    kept.sort(key=lambda item: (item.mutations[0].start_pos, item.mutations[0].operator_name, item.mutations[0].occurrence))
+    random.Random(module).shuffle(kept)
+    return {item.job_id for item in kept[:size]}
+
+
+def run_module(module: str, retest_survivors: bool, restart: bool, execute_pending: bool = True, sample: int = 0) -> None:
+    """Mutate ``module`` and test every mutant not tested yet (or every survivor again; or none, only preparing);
+    with ``sample``, only the mutants of that random sample of the module (see :func:`sampled`).
+    """
     config, session = write_config(module), WORK / f"{slug(module)}.sqlite"
     stamp, original = session.with_suffix(".source"), session.with_suffix(".original")
     if restart:
@@ -571,6 +588,9 @@ def run_module(module: str, retest_survivors: bool, restart: bool, execute_pendi
     else:
         with use_db(str(session), WorkDB.Mode.open) as database:
             items = list(database.pending_work_items)
+            if sample:
+                chosen = sampled(module, database, sample)
+                items = [item for item in items if item.job_id in chosen]
     # A mutant that loops for ever is killed by the time limit: twice the map's run of every test, 2 minutes at least.
     execute(module, session, items, timeout=max(120.0, 2 * recorded["seconds"]))
 
@@ -740,9 +760,17 @@ def why_survived(output: str) -> str:
     return f"Lines {said[1]}: what reaches them passed ({said[2]})."
 
 
+def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[float, float]:
+    """The 95% Wilson score interval of a proportion: the kill rate of a module from a random sample of its mutants."""
+    share = successes / trials
+    centre = (share + z * z / (2 * trials)) / (1 + z * z / trials)
+    half = z * ((share * (1 - share) / trials + z * z / (4 * trials * trials)) ** 0.5) / (1 + z * z / trials)
+    return max(0.0, centre - half), min(1.0, centre + half)
+
+
 def write_report(modules: list[str]) -> Path:
     """``.mutation/survivors.md``: each module's kill rate, then every survivor's diff."""
-    lines = ["# Mutation testing", "", "| module | killed | survived | tested | kill rate | not yet run |"]
+    lines = ["# Mutation testing", "", "| module | killed | survived | tested | kill rate [95% CI] | not yet run |"]
     lines.append("| --- | ---: | ---: | ---: | ---: | ---: |")
     survivors = []
     for module in modules:
@@ -750,6 +778,9 @@ def write_report(modules: list[str]) -> Path:
         killed, survived = len(outcomes["killed"]), len(outcomes["survived"])
         tested = killed + survived
         rate = f"{killed / tested:.1%}" if tested else "-"
+        if tested and outcomes["pending"]:  # a sample of the module: what it says of all its mutants
+            low, high = wilson_interval(killed, tested)
+            rate += f" [{low:.1%}, {high:.1%}]"
         lines.append(f"| `{module}` | {killed} | {survived} | {tested} | {rate} | {len(outcomes['pending'])} |")
         for item, result in sorted(outcomes["survived"], key=lambda pair: pair[0].mutations[0].start_pos):
             mutation = item.mutations[0]
@@ -767,6 +798,13 @@ def main(argv=None) -> int:
     parser.add_argument("--retest-survivors", action="store_true", help="test the survivors again (after new tests)")
     parser.add_argument("--report", action="store_true", help="only rewrite .mutation/survivors.md")
     parser.add_argument("--restart", action="store_true", help="start the modules' sessions over (after the module changed)")
+    parser.add_argument(
+        "--sample",
+        type=int,
+        default=0,
+        metavar="N",
+        help="test a random sample of N mutants of each module (the same ones each run)",
+    )
     parser.add_argument("--measure", type=int, metavar="N", help="time N mutants of each module, not kept")
     parser.add_argument("--before", action="store_true", help="with --measure: time them as before the map too")
     parser.add_argument("--run-tests", metavar="MODULE", help=argparse.SUPPRESS)  # the test command of one mutant
@@ -784,7 +822,7 @@ def main(argv=None) -> int:
     if not args.report:
         refresh_tree()
         for module in modules:
-            run_module(module, args.retest_survivors, args.restart)
+            run_module(module, args.retest_survivors, args.restart, sample=args.sample)
             print(f"report: {write_report(list(MODULES))}", flush=True)
     print(f"report: {write_report(list(MODULES))}")
     return 0

@@ -62,6 +62,16 @@ def test_a_record_line_nested_too_deep_is_refused_in_one_line(tmp_path, real_rec
     one_line_refusal(code, err, line, "nested deeper")
 
 
+def test_a_last_line_nested_too_deep_is_cut_off_by_the_next_writer(tmp_path, real_records):  # noqa: F811
+    """A last line without its newline that is nested too deep is no record: a writer removes it before appending."""
+    from yacht_play.records import RecordWriter
+
+    path = tmp_path / "deep.jsonl"
+    path.write_bytes(real_records[1] + DEEP)
+    RecordWriter(path).close()
+    assert path.read_bytes() == real_records[1]
+
+
 def test_brackets_inside_strings_do_not_count_as_nesting(tmp_path, real_records, capsys):  # noqa: F811
     from yacht_env.bounded_input import load_json
 

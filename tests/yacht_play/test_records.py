@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from yacht_play.analyze import main as analyze_main
 from yacht_play.match import Match, Player, load_games, write_agent_games
-from yacht_play.records import RecordError, RecordWriter, check_line, read_records
+from yacht_play.records import GameRecord, RecordError, RecordWriter, check_line, read_records
 from yacht_play.terminal import ScriptedConsole
 from yacht_play.terminal import main as play_main
 
@@ -474,6 +474,13 @@ def test_report_prints_a_name_s_control_characters_escaped(tmp_path, capsys):
 # -- the schema's bounds, each at its edge ---------------------------------------------------------
 
 LONGEST_SEED = 2**63 - 1
+
+
+def seats(count: int) -> list[dict]:
+    """``count`` agent seats of a header, in seat order, each with its own seed."""
+    return [{"seat": seat, "name": f"agent{seat}", "kind": "agent", "policy": "greedy", "seed": seat} for seat in range(count)]
+
+
 BOUNDS = [  # (line, field path, lowest allowed, highest allowed, the value of that size)
     ("game", ("game_id",), 1, 64, "a".__mul__),
     ("game", ("time",), 0, 64, "t".__mul__),
@@ -482,6 +489,7 @@ BOUNDS = [  # (line, field path, lowest allowed, highest allowed, the value of t
     ("game", ("players", 0, "name"), 1, 100, "n".__mul__),
     ("game", ("players", 0, "policy"), 0, 4096, "p".__mul__),
     ("game", ("players", 0, "seed"), 0, LONGEST_SEED, int),
+    ("game", ("players",), 1, 5, seats),
     ("decision", ("seat",), 0, 4, int),
     ("decision", ("player",), 1, 100, "n".__mul__),
     ("decision", ("seed",), 0, LONGEST_SEED, int),
@@ -528,6 +536,22 @@ def test_every_bound_of_the_schema_holds_at_its_edge(real_records, kind, path, l
             check_line(with_value(record, path, make(value)), "f:1")
 
 
+@pytest.mark.parametrize(
+    "kind, path, allowed",
+    [
+        ("game", ("mode",), "'solitaire', 'table', 'duplicate' or 'evaluation'"),
+        ("game", ("players", 0, "kind"), "'human' or 'agent'"),
+        ("decision", ("kind",), "'human' or 'agent'"),
+    ],
+)
+def test_a_name_outside_its_list_is_refused_naming_every_name_allowed(real_records, kind, path, allowed):
+    """A mode or a player's kind the schema does not list: the one-line error names each value it would take."""
+    record = with_value(line_of_kind(real_records[1], kind), path, "robot")
+    with pytest.raises(RecordError) as error:
+        check_line(record, "f:1")
+    assert str(error.value) == f"f:1: {kind} record, field '{'.'.join(map(str, path))}': expected one of {allowed}, got 'robot'"
+
+
 def test_a_file_that_cannot_be_opened_is_named_with_the_reason_alone(tmp_path):
     missing = tmp_path / "missing.jsonl"
     with pytest.raises(RecordError) as error:
@@ -552,6 +576,32 @@ def read_records_of(folder: Path, data: bytes):
     path = folder / "copy.jsonl"
     path.write_bytes(data)
     return read_records(path)
+
+
+def test_a_torn_last_line_is_cut_off_by_the_next_writer_so_its_records_start_clean(tmp_path, real_records):
+    """A crash mid-write leaves part of a line: opening a writer removes it, and the next record is a line of its own."""
+    path = tmp_path / "game.jsonl"
+    intact = real_records[2]
+    path.write_bytes(intact + b'{"schema":2,"type":"deci')
+    RecordWriter(path).close()
+    assert path.read_bytes() == intact
+    decision = next(json.loads(line) for line in intact.split(b"\n")[::-1] if line)
+    path.write_bytes(intact + b'{"schema":2,"type":"deci')
+    with RecordWriter(path) as writer:
+        writer.write(decision | {"seconds": 9.0})
+    assert path.read_bytes() == intact + json.dumps(decision | {"seconds": 9.0}, separators=(",", ":")).encode() + b"\n"
+    assert not read_records(path).torn
+
+
+def test_a_game_read_from_a_record_file_is_not_marked_imported_and_the_report_counts_it(tmp_path, real_records):
+    """Only ``yacht import`` marks a game imported (in the database): a game read from its file, or made in the
+    program, is not, so the report's default filters keep it."""
+    from yacht_play.report import Filters
+
+    games = read_records_of(tmp_path, real_records[0]).games
+    assert [game.imported for game in games] == [False, False]
+    assert GameRecord(games[0].header).imported is False
+    assert all(Filters().keep(game) for game in games)
 
 
 def test_only_a_last_line_cut_short_is_a_tear_a_bad_line_before_it_is_corruption(tmp_path, real_records):
