@@ -1,5 +1,7 @@
 """The pure game (yacht_env.game): one transition for any number of tables and seats, no env."""
 
+import os
+
 import numpy as np
 import pytest
 from gymnasium.utils import seeding
@@ -7,9 +9,9 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from tests.reference import reference_score
-from yacht_env import CATEGORIES, YACHT
+from yacht_env import CATEGORIES, YACHT, game
 from yacht_env.actions import ActionLayout
-from yacht_env.game import GameBatch, draw_game_dice, draw_table_dice
+from yacht_env.game import GameBatch, check_game_dice, draw_game_dice, draw_table_dice, rule_arrays
 from yacht_env.rules import YAHTZEE_FORCED_JOKER
 
 LAYOUT = ActionLayout(YACHT)
@@ -159,3 +161,56 @@ def test_seat_dice_are_drawn_in_seat_order_from_one_generator():
     for seat in range(3):
         np.testing.assert_array_equal(dealt[seat], draw_game_dice(rng, YACHT))
     np.testing.assert_array_equal(draw_table_dice(seeding.np_random(7)[0], YACHT, 5)[:3], dealt)
+
+
+def test_turn_counts_each_seats_turns_from_one_and_stays_at_the_last_once_done():
+    tables = started(2)
+    assert tables.turn([0, 0], [0, 1]).tolist() == [1, 1]
+    tables.play([SCORE])  # seat 0 ends its turn 1: seat 1 plays turn 1 next, seat 0 then turn 2
+    assert tables.turn([0, 0], [0, 1]).tolist() == [2, 1]
+    while not tables.over[0]:
+        tables.play([SCORE + int(np.flatnonzero(tables.legal_masks()[0, SCORE:])[0])])
+    assert tables.turn([0, 0], [0, 1]).tolist() == [12, 12]
+
+
+@pytest.mark.parametrize(
+    "bad, first",
+    [({(0, 1, 2): 0, (11, 2, 4): 7}, 0), ({(0, 0, 4): 7, (3, 1, 0): -1}, 7)],
+    ids=["zero-then-seven", "seven-then-minus-one"],
+)
+def test_a_dice_stream_with_faces_out_of_range_names_the_first_of_them(bad, first):
+    faces = np.ones((12, 3, 5), dtype=np.int64)
+    for position, face in bad.items():
+        faces[position] = face
+    with pytest.raises(ValueError, match=rf"^face {first} in faces is not in 1\.\.6$"):
+        check_game_dice(faces, YACHT)
+
+
+@pytest.mark.parametrize("rules", [YACHT, YAHTZEE_FORCED_JOKER], ids=lambda rules: rules.name)
+def test_the_rule_arrays_every_game_of_a_rule_set_shares_are_read_only(rules):
+    """One bundle per rule set serves every batch, so a write through any of its arrays is refused."""
+    arrays = rule_arrays(rules)
+    assert GameBatch(rules).arrays is arrays
+    for name, array in arrays._asdict().items():
+        first = (0,) * array.ndim
+        with pytest.raises(ValueError, match="read-only"):
+            array[first] = array[first]
+        assert not array.flags.writeable, name
+
+
+@pytest.mark.parametrize("kernel", [game.start_games, game.advance, game.gather_masks], ids=lambda kernel: kernel.__name__)
+def test_the_compiled_transition_is_kept_on_disk_for_the_next_process(kernel):
+    """Each kernel a game calls is cached by numba, so a new process loads its machine code instead of compiling it."""
+    tables = started(2)
+    tables.play([SCORE])
+    tables.legal_masks()
+    folder = kernel.stats.cache_path
+    assert folder is not None, f"{kernel.__name__} is compiled in every process"
+    assert any(name.startswith(f"game.{kernel.__name__}-") and name.endswith(".nbi") for name in os.listdir(folder))
+
+
+def test_the_old_name_of_the_batch_warns_at_the_line_that_uses_it():
+    with pytest.warns(DeprecationWarning, match="Tables is now yacht_env.game.GameBatch") as record:
+        old = game.Tables
+    assert old is GameBatch
+    assert [warning.filename for warning in record if warning.category is DeprecationWarning] == [__file__]
