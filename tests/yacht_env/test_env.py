@@ -8,7 +8,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 from gymnasium.utils.env_checker import check_env
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 import yacht_env
@@ -317,6 +317,46 @@ def test_encodings_round_trip(name, hand, rolls_left, open_bits):
     obs = encoding.encode(hand, rolls_left, open_bits)
     assert encoding.space.contains(obs)
     assert encoding.decode(obs) == (hand, rolls_left, open_bits)
+
+
+@pytest.mark.parametrize("name", sorted(ENCODINGS))
+@given(flags=st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), min_size=12, max_size=12))
+@example(flags=[0.5] * 12)
+def test_an_open_flag_of_one_half_reads_as_closed(name, flags):
+    """Flags decode to the nearer of closed (0) and open (1); halfway is closed, so no filled row is offered."""
+    encoding = make_encoding(name, yacht_env.YACHT)
+    obs = encoding.encode(7, 1, yacht_env.YACHT.all_open)
+    if name == "dict":
+        obs["open_categories"] = np.array(flags)
+    else:
+        start = encoding.hand_width + encoding.rolls_width
+        obs[start : start + 12] = flags
+    open_rows = sum(1 << c for c, flag in enumerate(flags) if flag in (0.75, 1.0))
+    assert encoding.decode(obs) == (7, 1, open_rows)
+
+
+@settings(max_examples=60)
+@given(counts=st.lists(st.integers(0, 5), min_size=6, max_size=6))
+@example(counts=[0, 0, 0, 0, 0, 0])  # no dice at all
+@example(counts=[1, 1, 1, 1, 1, 1])  # six dice
+@example(counts=[0, 2, 0, 3, 0, 0])  # a full house: a hand
+def test_counts_that_are_no_hand_decode_to_hand_minus_one(counts):
+    """Every point of the counts space decodes to its hand, or to -1 (no hand) when it is not five dice."""
+    encoding = make_encoding("counts", yacht_env.YACHT)
+    obs = encoding.encode(0, 2, 5)
+    obs[:6] = counts
+    assert encoding.space.contains(obs)
+    dice = tuple(face for face, n in enumerate(counts, start=1) for _ in range(n))
+    hand = yacht_env.YACHT.dice.hand_index[dice] if len(dice) == 5 else -1
+    assert encoding.decode(obs) == (hand, 2, 5)
+
+
+@pytest.mark.parametrize("name", ["onehot", "features"])
+def test_onehot_and_features_spaces_are_the_unit_box(name):
+    """One-hot dice and rolls, 0/1 flags, counts / 5 and scores / 50 all lie in [0, 1], and the space says so."""
+    space = make_encoding(name, yacht_env.YACHT).space
+    assert space.low.tolist() == [0.0] * space.shape[0]
+    assert space.high.tolist() == [1.0] * space.shape[0]
 
 
 def test_dict_encoding_works_with_multi_input_policy():

@@ -8,6 +8,7 @@ bonuses happen, and the envs' observations, masks and rewards must show the same
 
 from __future__ import annotations
 
+import inspect
 import re
 
 import gymnasium as gym
@@ -20,9 +21,9 @@ from hypothesis import strategies as st
 
 from tests.yacht_env.test_vector_env import play_against_sync
 from yacht_env import IllegalActionError, YachtEnv
-from yacht_env.encoding import ENCODINGS
+from yacht_env.encoding import ENCODINGS, Encoding
 from yacht_env.render import render_position
-from yacht_env.rules import RULE_SETS, YAHTZEE, YAHTZEE_FORCED_JOKER, YATZY, rule_set
+from yacht_env.rules import RULE_SETS, YAHTZEE, YAHTZEE_FORCED_JOKER, YATZY, Category, RuleSet, rule_set
 from yacht_env.vector_env import YachtVectorEnv
 
 NAMES = list(RULE_SETS)
@@ -228,6 +229,37 @@ def test_observation_encodings_round_trip_the_sheet_state(name):
         assert [x.tolist() for x in encoding.decode_batch(obs)] == [hands.tolist(), rolls.tolist(), open_bits.tolist()]
         batched = gym.vector.utils.batch_space(encoding.space, 4)
         assert all(encoding.space.contains(o) for o in gym.vector.utils.iterate(batched, obs))
+
+
+@pytest.mark.parametrize("name", SHEET_NAMES)
+def test_a_position_given_without_sheet_state_shows_a_fresh_sheet(name):
+    """``encode`` without a subtotal or a Yahtzee box shows a fresh sheet: upper subtotal 0, Yahtzee box not full."""
+    rules = rule_set(name)
+    for encoding_name, encoding_class in ENCODINGS.items():
+        encoding = encoding_class(rules)
+        obs = encoding.encode(5, 1, rules.all_open)
+        batch = {k: np.asarray(v)[None] for k, v in obs.items()} if isinstance(obs, dict) else obs[None]
+        positions = [x.tolist() for x in encoding.decode_positions(batch)]
+        assert positions == [[5], [1], [rules.all_open], [0], [0]], encoding_name
+
+
+def test_every_encoding_documents_a_fresh_sheet_as_the_default_sheet_state():
+    """The interface and every encoding agree: a left-out subtotal is 0 and a left-out Yahtzee box is not full."""
+    for encoding_class in (Encoding, *ENCODINGS.values()):
+        parameters = inspect.signature(encoding_class.encode).parameters
+        assert parameters["upper_total"].default == 0, encoding_class.__name__
+        assert parameters["yahtzee_full"].default == 0, encoding_class.__name__
+
+
+def test_features_of_rows_that_never_score_are_zeros():
+    """A rule set may have rows that pay nothing for any dice: their score-now features are 0, not 0 / 0."""
+    blank = RuleSet("blank", categories=(Category("nothing", lambda dice, counts: 0), Category("naught", lambda dice, counts: 0)))
+    encoding = ENCODINGS["features"](blank)
+    hands = np.arange(blank.dice.num_hands)
+    obs = encoding.encode_batch(hands, np.zeros_like(hands), np.full_like(hands, blank.all_open))
+    start = encoding.hand_width + encoding.rolls_width + blank.num_categories
+    assert obs[:, start:].tolist() == [[0.0, 0.0]] * len(hands)
+    assert all(encoding.space.contains(o) for o in obs)
 
 
 @pytest.mark.parametrize("name", NAMES)
