@@ -126,8 +126,9 @@ class WinTables:
         """
         n = len(open_bits)
         values = np.zeros((n, self.rules.num_categories, self.max_row + 1))
-        # g beyond the top total is never reached with positive probability; pad so sums stay inside
-        padded = np.concatenate((curves, np.ones((n, self.max_row + 1))), axis=1)
+        # g beyond the top total is never reached from a total the filled rows can hold; the kernel reads up to
+        # total + row score + points left (numba checks no bounds), so pad for any total up to the top one
+        padded = np.concatenate((curves, np.ones((n, self.width + self.max_row))), axis=1)
         _end_values(
             values,
             np.asarray(open_bits, dtype=np.int64),
@@ -313,12 +314,24 @@ def win_probabilities(
     for value in totals:
         if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 0 <= value <= top:
             raise ValueError(f"a total must be an integer in 0..{top}, got {value!r}")
+    check_rows_score_alone(rules)
+    own_open = open_bits_from(open_categories, rules)
     other_open = [0 if len(list(categories)) == 0 else open_bits_from(categories, rules) for _, categories in opponents]
+    # Rows score alone here (no bonus), so the filled rows hold at most the sum of their best scores.
+    most = max_points_left(rules)
+    every_row = (1 << rules.num_categories) - 1
+    for value, open_bits in zip(totals, [own_open, *other_open]):
+        if value > most[every_row & ~open_bits]:
+            raise ValueError(
+                f"a total of {value} cannot be scored in the rows filled: with rows "
+                f"{', '.join(rules.category_names[c] for c in range(rules.num_categories) if open_bits >> c & 1) or 'none'} "
+                f"open it is at most {most[every_row & ~open_bits]}"
+            )
     tables = win_tables(rules)
     return tables.q_values(
         [hand],
         [rolls_left],
-        [open_bits_from(open_categories, rules)],
+        [own_open],
         np.array([total]),
         np.array([totals[1:]]),
         np.array([other_open]),

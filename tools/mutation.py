@@ -74,7 +74,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/yacht_env/test_multiplayer.py",
         "tests/yacht_env/test_vector_env.py",
     ),
-    "agents/win.py": ("tests/agents/test_target.py",),
+    "agents/win.py": ("tests/agents/test_win.py", "tests/agents/test_target.py"),
     "agents/target.py": ("tests/agents/test_target.py", "tests/agents/test_ceiling.py", "tests/agents/test_solution_cache.py"),
     "yacht_play/report.py": ("tests/yacht_play/test_store.py", "tests/yacht_play/test_serve_population.py"),
     "yacht_env/rules.py": (

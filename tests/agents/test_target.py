@@ -23,6 +23,7 @@ from agents.distribution import (
 from agents.optimal import expected_score, solve
 from agents.target import (
     cache_dir,
+    max_points_left,
     max_total,
     solve_target,
     solve_target_table,
@@ -337,7 +338,10 @@ def test_win_policy_is_exact_on_its_last_turn(opponent_open):
         open_bits = 1 << row
         dice = tuple(sorted(int(d) for d in rng.integers(1, 4, size=3)))
         rolls_left = int(rng.integers(0, 3))
-        total, opponent_total = int(rng.integers(0, 20)), int(rng.integers(0, 20))
+        # totals the filled rows can hold (the ones, twos and choice rows 3 + 6 + 9 at most, the yacht row 10)
+        most = max_points_left(MINI)
+        total = int(rng.integers(0, most[0b1111 & ~open_bits] + 1))
+        opponent_total = int(rng.integers(0, most[0b1111 & ~opponent_open] + 1))
         opponent_pmf = (
             score_distribution([c for c in range(4) if opponent_open >> c & 1] or None, rules=MINI) if opponent_open else None
         )
