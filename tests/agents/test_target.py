@@ -7,12 +7,15 @@ Monte-Carlo checks play the real envs.
 
 from __future__ import annotations
 
+import hashlib
 import itertools
 import math
 from functools import cache
 
 import numpy as np
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from agents.distribution import (
     at_least,
@@ -21,7 +24,9 @@ from agents.distribution import (
     score_distributions,
 )
 from agents.optimal import expected_score, solve
+from agents.solution_cache import source_version
 from agents.target import (
+    SOLVER_SOURCES,
     cache_dir,
     max_points_left,
     max_total,
@@ -203,6 +208,47 @@ def test_disk_cache_is_used_and_a_corrupt_file_is_rebuilt(tmp_path, monkeypatch)
         rolls_per_turn=2,
     )
     np.testing.assert_array_equal(solve_target(third).table, first.table)
+
+
+def one_die_rules() -> RuleSet:
+    """One two-faced die, one row worth its face, two rolls: a fresh object, so nothing of it is solved yet."""
+    return RuleSet(name="one-die", categories=(Category("choice", total),), num_dice=1, num_faces=2, rolls_per_turn=2)
+
+
+def test_the_table_gives_the_chance_of_at_least_the_target_by_default():
+    """Keep a 2, re-roll a 1: P(>= 2) = 1 - 1/4; 0 and 1 are certain, and with no row left only 0 is reached."""
+    assert solve_target_table(one_die_rules()).tolist() == [[1.0, 0.0, 0.0], [1.0, 1.0, 0.75]]
+
+
+def test_solve_target_stores_its_table_on_disk_named_by_the_rules_content(tmp_path, monkeypatch):
+    """By default the table goes to the cache folder, named by the rules' name, a 16-hex-digit digest and the solver's version."""
+    monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path))
+    solution = solve_target(one_die_rules())
+    content = b"1,2,2,1" + np.array([[1], [2]], dtype=np.int16).tobytes()  # dice, faces, rolls, rows; the hand scores
+    digest = hashlib.sha256(content).hexdigest()[:16]
+    name = f"target-one-die-{digest}-{source_version(*SOLVER_SOURCES)}.npy"
+    assert [path.name for path in tmp_path.iterdir()] == [name]
+    np.testing.assert_array_equal(np.load(tmp_path / name, allow_pickle=False), solution.table)
+
+
+@given(
+    value=st.integers(-1000, 1000),
+    hand=st.integers(0, len(MINI.dice.hands) - 1),
+    rolls_left=st.integers(0, MINI.rolls_per_turn - 1),
+    open_bits=st.integers(1, 15),
+)
+@example(value=-1, hand=0, rolls_left=2, open_bits=0b1111)  # every ending costs a point, re-rolls included
+@example(value=-7, hand=5, rolls_left=1, open_bits=0b0100)
+def test_a_turn_whose_every_ending_is_worth_the_same_is_worth_that_after_every_legal_action(value, hand, rolls_left, open_bits):
+    """Whatever is kept or written, the turn ends at ``value`` (integers: the averages are exact); illegal stays -inf."""
+    ends = np.full((1, MINI.num_categories, int(MINI.hand_scores.max()) + 1), float(value))
+    q = turn_q_values(MINI, [hand], [rolls_left], [open_bits], ends)[0]
+    first_score = MINI.dice.num_rerolls
+    legal = np.zeros(len(q), dtype=bool)
+    legal[1:first_score] = rolls_left > 0  # action 0 re-rolls nothing
+    legal[first_score:] = [open_bits >> c & 1 for c in range(MINI.num_categories)]
+    assert q[legal].tolist() == [float(value)] * int(legal.sum())
+    assert np.isneginf(q[~legal]).all()
 
 
 # -- exact score distributions --------------------------------------------------------------------
