@@ -7,6 +7,7 @@ import json
 import re
 import time
 
+import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
@@ -15,7 +16,16 @@ from agents import registry
 from agents.policy import RandomPolicy
 from yacht_env import YACHT
 from yacht_env.rules import RULE_SETS
-from yacht_play.match import Match, Player, dice_stream, load_games, load_policy, play_agent_games, rules_named
+from yacht_play.match import (
+    Match,
+    Player,
+    dice_stream,
+    load_games,
+    load_policy,
+    play_agent_games,
+    recorded_seat_dice,
+    rules_named,
+)
 from yacht_play.records import GameRecord, RecordError, RecordWriter
 
 OLD_TIME = "2020-01-01T00:00:00.000+00:00"
@@ -68,6 +78,33 @@ def test_every_seat_of_a_schema_2_table_records_the_match_s_seed(offset):
         Match.resume(changed)
 
 
+@pytest.mark.parametrize(
+    "kind, policy, refused",
+    [("human", "random", True), ("agent", None, True), ("human", None, False), ("agent", "random", False)],
+)
+def test_a_header_seat_names_a_policy_exactly_when_it_is_an_agent(kind, policy, refused):
+    game = Match.new([Player("ann"), Player("bo")], seed=3, mode="table").game_record()
+    changed = with_header(game, lambda header: header["players"][1].update(kind=kind, policy=policy))
+    if not refused:
+        assert Match.resume(changed, agents=False).seats[1].kind == kind
+        return
+    message = f"game {game.game_id}: field 'players.1.policy': an agent names its policy and a person none"
+    with pytest.raises(RecordError, match=re.escape(message)):
+        Match.resume(changed, agents=False)
+
+
+def test_a_schema_1_seat_is_read_only_on_the_dice_its_seed_deals_unless_taken_as_recorded():
+    header = {"schema": 1, "mode": "solitaire"}
+    dealt, other = dice_stream(5), dice_stream(6)
+    info = {"seat": 0, "seed": 5, "faces": dealt.tolist()}
+    assert np.array_equal(recorded_seat_dice(header, info, YACHT, "games/ann.jsonl:1"), dealt)
+    chosen = dict(info, faces=other.tolist())
+    message = "games/ann.jsonl:1: game record, field 'players.0.faces': not the dice seed 5 deals"
+    with pytest.raises(RecordError, match=re.escape(message)):
+        recorded_seat_dice(header, chosen, YACHT, "games/ann.jsonl:1")  # what a stored header is checked with
+    assert np.array_equal(recorded_seat_dice(header, chosen, YACHT, "games/ann.jsonl:1", as_recorded=True), other)
+
+
 # -- rule sets and where an error points ---------------------------------------------------------
 
 
@@ -113,6 +150,12 @@ def test_a_decision_records_its_seconds_to_the_millisecond():
     for seconds, kept in ((0.0126, 0.013), (2.0004, 2.0), (0.0005001, 0.001)):
         assert match.play(match.layout.score_action(len(match.decisions)), seconds)["seconds"] == kept
     assert [d["seconds"] for d in match.decisions] == [0.013, 2.0, 0.001]
+
+
+def test_a_decision_played_without_its_seconds_records_none_spent():
+    match = Match.new([Player("ann")], seed=5)
+    assert match.play(match.layout.score_action(0))["seconds"] == 0.0
+    assert match.decisions[-1]["seconds"] == 0.0
 
 
 def test_a_resumed_game_keeps_every_decision_as_recorded():
