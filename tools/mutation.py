@@ -235,8 +235,10 @@ def record_map(module: str) -> dict:
     rc_file.write_text(f"[run]\nsource = {sources}\n")
     environment = dict(test_environment(module, shared), YACHT_RL_MUTATION_DURATIONS=str(durations_file))
     environment["COVERAGE_FILE"] = str(data_file)
-    command = [sys.executable, "-m", "pytest", "-q", "-n", "0", "-p", "no:cacheprovider", "-p", "mutation", "-m", "not slow"]
-    command += [f"--cov-config={rc_file}", "--cov", "--cov-context=test", "--cov-report=", *test_files(module)]
+    # `--dist no` as well as `-n 0`: pytest-cov reads the addopts' `--dist loadfile` before xdist sees `-n 0`, takes
+    # the run for a distributed one and leaves its test contexts to workers that never start (every line: import time).
+    command = [sys.executable, "-m", "pytest", "-q", "-n", "0", "--dist", "no", "-p", "no:cacheprovider", "-p", "mutation"]
+    command += ["-m", "not slow", f"--cov-config={rc_file}", "--cov", "--cov-context=test", "--cov-report=", *test_files(module)]
     started = time.monotonic()
     if subprocess.run(command, cwd=TREE, env=environment).returncode:
         # Every mutant would count as killed: the tests must pass on the code as it is first.
@@ -260,6 +262,8 @@ def record_map(module: str) -> dict:
     for row in durations_file.read_text().splitlines():
         nodeid, _, duration = json.loads(row)
         durations[nodeid] = durations.get(nodeid, 0.0) + duration
+    if len(contexts) <= 1:
+        raise SystemExit(f"the coverage of {module}'s tests names no test (only import time): the map would select none")
     result = {
         "source": source_digest(module),
         "tests": tests_digest(module),

@@ -6,9 +6,12 @@ import csv
 
 import numpy as np
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from yacht_play import report_tables
-from yacht_play.report import Filters, build_report
+from yacht_play.records import GameRecord
+from yacht_play.report import Filters, GradedDecisions, agents_graded, build_report, text_lines
 
 
 @pytest.fixture(scope="module")
@@ -100,3 +103,45 @@ def test_yacht_report_writes_the_tables_and_refuses_bad_names_in_one_line(tmp_pa
     assert main(["report", "--db", database, "--csv", str(tmp_path / "a-file")]) == 2
     error = capsys.readouterr().err
     assert error.count("\n") == 1 and "cannot write the tables" in error and "Traceback" not in error
+
+
+def test_the_text_gives_the_people_s_loss_over_people_and_pooled_for_each_kind_of_choice(report):
+    lines = text_lines(report)
+    ann = report["people"]["players"][0]  # the one person, who always plays the optimum: no loss anywhere
+    for title, key in (("all decisions", "all"), ("re-roll choices", "reroll"), ("row choices", "row")):
+        (line,) = [line for line in lines if line.startswith(f"  {title}: over people ")]
+        n = ann[key]["n"]
+        assert line == (
+            f"  {title}: over people 0.000 (n=1; too few people for an interval (n=1 < 10)); "
+            f"pooled 0.000 (n={n}; one person only: no interval over a population (people=1 < 2))"
+        )
+    assert ann["reroll"]["n"] + ann["row"]["n"] == ann["all"]["n"] and ann["row"]["n"] == 2 * 12  # two games, 12 rows each
+
+
+@given(st.lists(st.tuples(st.booleans(), st.integers(0, 40)), min_size=1, max_size=30))
+@example([(False, 4), (False, 8), (True, 1)])  # re-rolls lose 6 on average, the one row choice 1
+def test_an_agent_s_loss_splits_into_its_re_roll_choices_and_its_row_choices(choices):
+    players = [
+        {"seat": 0, "name": "ann", "kind": "human", "policy": None, "seed": 0},
+        {"seat": 1, "name": "greedy", "kind": "agent", "policy": "greedy", "seed": 0},
+    ]
+    game = GameRecord({"game_id": "g", "mode": "table", "rules": "yacht", "time": "", "players": players}, [], None)
+    person = [(True, 100), (False, 100)]  # the person's decisions, never the agent's
+    seats = [0] * len(person) + [1] * len(choices)
+    everything = person + choices
+    decisions = GradedDecisions(
+        records=[{"game_id": "g", "seat": s} for s in seats],
+        loss=np.array([loss / 4 for _, loss in everything]),
+        kind=np.array(["human" if s == 0 else "agent" for s in seats]),
+        is_row=np.array([row for row, _ in everything], dtype=bool),
+        player=np.array([players[s]["name"] for s in seats], dtype=object),
+        game_of=np.array(["g"] * len(seats), dtype=object),
+        q=np.zeros((len(seats), 0)),
+        positions={},
+    )
+    (greedy,) = agents_graded([game], decisions)
+    assert greedy["policy"] == "greedy" and greedy["games"] == 1
+    for key, kept in (("all", lambda row: True), ("reroll", lambda row: not row), ("row", lambda row: row)):
+        losses = [loss / 4 for row, loss in choices if kept(row)]
+        assert greedy[key]["n"] == len(losses)
+        assert greedy[key]["mean"] == (pytest.approx(sum(losses) / len(losses)) if losses else None)

@@ -1,0 +1,113 @@
+"""The report's plot (:func:`yacht_play.report.save_plot`): each panel draws its figures where its title says, with
+each 95% interval from the mean down to ``low`` and up to ``high``, on a small report built here."""
+
+from __future__ import annotations
+
+import pytest
+
+from yacht_play.report import save_plot
+
+pytest.importorskip("matplotlib", reason="the plot needs matplotlib")
+
+
+def figure_of(mean, low=None, high=None, n=30) -> dict:
+    """A figure as the report holds it: a mean with its interval (none: ``low`` and ``high`` None) and ``n``."""
+    return {"mean": mean, "low": low, "high": high, "n": n, "unit": "games", "note": None}
+
+
+def rated(index: int, low=-5.0, high=7.0) -> dict:
+    """The ``index``-th rated player: greedy first (an agent), then people, each 10 points below the last."""
+    mean = 1500.0 - 10 * index
+    interval = {"low": None, "high": None} if low is None else {"low": mean + low, "high": mean + high}
+    return {
+        "name": "greedy" if index == 0 else f"person {index}",
+        "kind": "agent" if index == 0 else "human",
+        "rating": {"mean": mean, **interval, "n": 10 + index},
+    }
+
+
+REPORT = {
+    "agents_vs_people": [
+        {"policy": "greedy", "win_rate": figure_of(0.75, 0.5, 0.875, n=20)},
+        {"policy": "random", "win_rate": figure_of(0.25, n=3)},  # too few games for an interval
+    ],
+    "people": {
+        "histogram": {"edges": [0.0, 0.5, 1.0], "counts": [2, 1], "n": 3, "unit": "people"},
+        "by_games_played": [
+            {"games_played": "1", "loss_per_decision": figure_of(2.0, 1.5, 2.5, n=12)},
+            {"games_played": "2", "loss_per_decision": figure_of(1.0, n=4)},
+        ],
+        "population": {"pooled": {"all": figure_of(1.5, 1.25, 1.75)}},
+    },
+    "agents_graded": [{"policy": "greedy", "all": figure_of(3.0, 2.5, 4.0, n=24)}],
+    "skill": {"population": {"histogram": {"edges": [], "counts": [], "n": 0, "unit": "people"}}},
+    "ratings": {
+        "players": [rated(i, low=None if i == 3 else -5.0) for i in range(26)],  # person 3: no interval
+        "anchor": {"policy": "greedy", "rating": 1500.0},
+    },
+}
+
+
+@pytest.fixture()
+def panels(monkeypatch, tmp_path):
+    """The six panels of the report's figure (row by row), as drawn just before it is saved."""
+    from yacht_play.figures import pyplot
+
+    drawn = []
+    monkeypatch.setattr("yacht_play.figures.save_png", lambda path, figure, dpi: drawn.append(figure))
+    save_plot(tmp_path / "report.png", REPORT)
+    (figure,) = drawn
+    yield figure.axes
+    pyplot().close(figure)
+
+
+def bar_chart(ax):
+    """The bars of ``ax`` (their error bars in ``.errorbar``)."""
+    from matplotlib.container import BarContainer
+
+    (container,) = [c for c in ax.containers if isinstance(c, BarContainer)]
+    return container
+
+
+def bars_of(ax) -> list[tuple[float, float, float]]:
+    """Each bar of ``ax``: its height and the bottom and top of its error bar."""
+    container = bar_chart(ax)
+    (segments,) = [c.get_segments() for c in container.errorbar.lines[2]]
+    return [(bar.get_height(), s[0][1], s[1][1]) for bar, s in zip(container.patches, segments)]
+
+
+def test_each_bar_panel_draws_its_means_with_intervals_from_low_to_high(panels):
+    wins, _, _, by_games, same_games, _ = panels
+    assert bars_of(wins) == [(0.75, 0.5, 0.875), (0.25, 0.25, 0.25)]  # no interval: a bar without error
+    assert bars_of(by_games) == [(2.0, 1.5, 2.5), (1.0, 1.0, 1.0)]
+    assert bars_of(same_games) == [(1.5, 1.25, 1.75), (3.0, 2.5, 4.0)]  # the people pooled, then each agent
+    assert [t.get_text() for t in same_games.get_xticklabels()] == ["people\nn=30", "greedy\nn=24"]
+    assert [t.get_text() for t in wins.get_xticklabels()] == ["greedy\nn=20", "random\nn=3\n(no CI)"]
+    for ax in (wins, by_games, same_games):  # every interval capped (the caps' size is a matter of taste, not tested)
+        assert all(line.get_markersize() > 0 for line in bar_chart(ax).errorbar.lines[1])
+
+
+def test_the_win_rate_panel_marks_an_even_chance_and_the_by_games_panel_names_its_axis(panels):
+    wins, histogram, _, by_games, same_games, _ = panels
+    (even,) = [line for line in wins.get_lines() if list(line.get_ydata()) == [0.5, 0.5]]
+    assert list(even.get_xdata()) == [0, 1] and even.get_linestyle() == "--"
+    assert not [line for ax in (histogram, by_games, same_games) for line in ax.get_lines() if line.get_linestyle() == "--"]
+    assert wins.get_ylim() == (0, 1)
+    assert by_games.get_xlabel() == "the person's game number" and same_games.get_xlabel() == ""
+    assert histogram.get_xlabel() == "expected points lost per decision"
+
+
+def test_the_ratings_panel_shows_the_first_25_players_with_their_intervals(panels):
+    ratings = panels[5]
+    shown = REPORT["ratings"]["players"][:25]
+    assert [t.get_text() for t in ratings.get_yticklabels()] == [f"{p['name']} (n={p['rating']['n']})" for p in shown]
+    (bars,) = ratings.containers
+    (segments,) = [c.get_segments() for c in bars.lines[2]]
+    ends = [(s[0][0], s[1][0], s[0][1]) for s in segments]  # left end, right end, row
+    assert ends == [
+        (p["rating"]["mean"], p["rating"]["mean"], i) if i == 3 else (p["rating"]["mean"] - 5, p["rating"]["mean"] + 7, i)
+        for i, p in enumerate(shown)
+    ]
+    assert all(line.get_markersize() > 0 for line in bars.lines[1])  # every interval capped
+    (points,) = [c for c in ratings.collections if c is not bars.lines[2][0]]
+    assert [tuple(xy) for xy in points.get_offsets()] == [(p["rating"]["mean"], i) for i, p in enumerate(shown)]
