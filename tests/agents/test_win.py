@@ -13,8 +13,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from agents.target import max_total
-from agents.win import TargetPolicy, best_with_fallback, shifted, win_probabilities
-from yacht_env.rules import Category, RuleSet, all_alike, total, upper
+from agents.win import TargetPolicy, best_with_fallback, kept_per_turn, parse_target, shifted, win_probabilities
+from yacht_env.rules import YACHT, Category, RuleSet, all_alike, total, upper
 
 MINI = RuleSet(
     name="mini",
@@ -127,6 +127,45 @@ def test_targets_at_both_ends_of_the_score_range_are_accepted(target):
     assert policy.name == f"target:{int(target)}"
 
 
+@pytest.mark.parametrize("rules", [MINI, YACHT], ids=["mini", "yacht"])
+def test_a_target_name_reads_any_whole_score_from_zero_to_the_top_one(rules):
+    top = max_total(rules)
+    assert parse_target("target:0", rules) == 0
+    assert parse_target(f"target:{top}", rules) == top
+    assert type(parse_target(f"target:{top}", rules)) is int
+    with pytest.raises(ValueError, match=rf"policy 'target:{top + 1}': the target must be a whole score in 0\.\.{top},"):
+        parse_target(f"target:{top + 1}", rules)
+
+
+# -- end values kept per turn --------------------------------------------------------------------------
+
+
+def test_end_values_are_kept_per_turn_up_to_the_limit_then_kept_afresh():
+    """Each turn's row is computed once and reused while kept; a call that would keep more than ``limit`` turns
+    empties the store first, so only that call's new turns are kept.
+    """
+    store: dict = {}
+    asked: list = []
+
+    def rows(*turns):
+        """Each turn's row is its letter's code point, computed only for the turns not kept."""
+
+        def compute(decisions):
+            asked.append(decisions.tolist())
+            return np.array([[float(ord(turns[i]))] for i in decisions])
+
+        return kept_per_turn(store, list(turns), compute, (1,), limit=3).ravel().tolist()
+
+    assert rows("a") == [97.0] and asked == [[0]]
+    assert rows("b", "a") == [98.0, 97.0] and asked[-1] == [0]  # two turns kept: below the limit
+    assert sorted(store) == ["a", "b"]
+    assert rows("c") == [99.0] and sorted(store) == ["a", "b", "c"]  # exactly at the limit: still kept
+    asked.clear()
+    assert rows("a", "b", "c") == [97.0, 98.0, 99.0] and asked == []  # all kept: nothing computed
+    assert rows("a", "d") == [97.0, 100.0] and asked == [[1]]  # a fourth turn: the store starts again
+    assert sorted(store) == ["d"]
+
+
 # -- win probabilities for people ----------------------------------------------------------------------
 
 
@@ -170,17 +209,19 @@ def test_an_opponent_finished_on_the_top_score_can_only_be_tied():
 
 
 @pytest.mark.parametrize(
-    "total, open_rows, opponent_total, opponent_open, bad, most",
+    "total, open_rows, opponent_total, opponent_open, bad, named, most",
     [
-        (19, ["ones", "twos", "choice", "yacht"], 0, [], 19, 0),  # nothing filled yet, yet 19 points
-        (28, ["yacht"], 0, [], 28, 18),  # ones, twos and choice hold 3 + 6 + 9 at most
-        (0, ["yacht"], 11, ["choice", "yacht"], 11, 9),  # the opponent's ones and twos hold 9 at most
+        (19, ["ones", "twos", "choice", "yacht"], 0, [], 19, "ones, twos, choice, yacht", 0),  # nothing filled, 19 points
+        (28, ["yacht"], 0, [], 28, "yacht", 18),  # ones, twos and choice hold 3 + 6 + 9 at most
+        (0, ["yacht"], 11, ["choice", "yacht"], 11, "choice, yacht", 9),  # the opponent's ones and twos hold 9 at most
+        (0, ["yacht"], 13, ["twos", "yacht"], 13, "twos, yacht", 12),  # ones and choice filled: 3 + 9 at most
     ],
 )
-def test_a_total_the_filled_rows_cannot_hold_is_refused_naming_the_most_they_hold(
-    total, open_rows, opponent_total, opponent_open, bad, most
+def test_a_total_the_filled_rows_cannot_hold_is_refused_naming_the_open_rows_and_the_most_they_hold(
+    total, open_rows, opponent_total, opponent_open, bad, named, most
 ):
-    with pytest.raises(ValueError, match=rf"a total of {bad} cannot be scored in the rows filled: .* at most {most}$"):
+    message = rf"a total of {bad} cannot be scored in the rows filled: with rows {named} open it is at most {most}$"
+    with pytest.raises(ValueError, match=message):
         win_probabilities([1, 2, 3], 2, open_rows, total, [(opponent_total, opponent_open)], rules=MINI)
 
 
@@ -210,3 +251,20 @@ def test_turn_end_values_are_win_shares_for_any_totals(open_bits, total, other_o
         for points in np.unique(MINI.hand_scores[:, row]):
             want = sum(to_come[child, s] * share(total + points + s) for s in range(to_come.shape[1]))
             assert values[0, row, points] == pytest.approx(want, abs=1e-12), (row, points)
+
+
+@given(open_bits=st.integers(1, 15), total=st.integers(0, TOP))
+@example(open_bits=0b1000, total=0)  # only the last row open: the rows below it are filled
+@example(open_bits=0b0101, total=TOP)
+def test_turn_end_values_hold_nothing_for_filled_rows_or_scores_a_row_cannot_take(open_bits, total):
+    from agents.win import win_tables
+
+    tables = win_tables(MINI)
+    curves = tables.opponent_curves(np.array([[0]]), np.array([[15]]))
+    values = tables.end_values(np.array([open_bits]), np.array([total]), curves)
+    assert values.shape == (1, MINI.num_categories, int(MINI.hand_scores.max()) + 1)
+    for row in range(MINI.num_categories):
+        can_take = set(np.unique(MINI.hand_scores[:, row]).tolist()) if open_bits >> row & 1 else set()
+        for points in range(values.shape[2]):
+            if points not in can_take:
+                assert values[0, row, points] == 0.0, (row, points)
