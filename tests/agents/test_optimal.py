@@ -10,18 +10,20 @@ from __future__ import annotations
 import gc
 import itertools
 import math
+import re
 import weakref
 from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agents.optimal import clear_cache, expected_score, open_bits_from, q_values, solve, solve_myopic
+from agents.optimal import clear_cache, expected_score, keep_children, open_bits_from, q_values, solve, solve_myopic
 from tests.reference import reference_score
 from yacht_env import CATEGORIES, YACHT, YachtEnv
 from yacht_env.actions import ActionLayout
+from yacht_env.dice import DiceSpace
 from yacht_env.rules import Category, RuleSet, all_alike, of_a_kind, total, upper
 
 NUM_CATEGORIES = len(CATEGORIES)
@@ -144,6 +146,24 @@ def test_clear_cache_gives_a_fresh_identical_solution(solution):
     assert fresh is not solution
     np.testing.assert_array_equal(fresh.state_values, solution.state_values)
     np.testing.assert_array_equal(fresh.keep_values, solution.keep_values)
+
+
+# -- keep tables ----------------------------------------------------------------------------------
+
+
+@settings(max_examples=20)
+@given(num_dice=st.integers(1, 4), num_faces=st.integers(2, 5))
+@example(num_dice=2, num_faces=3)
+def test_keep_children_add_one_die_of_each_face_and_are_minus_one_for_full_keeps(num_dice, num_faces):
+    dice = DiceSpace(num_dice, num_faces)
+    children = keep_children(dice)
+    assert children.shape == (dice.num_keeps, num_faces)
+    for k, keep in enumerate(dice.keeps):
+        if len(keep) == num_dice:
+            expected = [-1] * num_faces
+        else:
+            expected = [dice.keep_index[tuple(sorted((*keep, face)))] for face in range(1, num_faces + 1)]
+        assert children[k].tolist() == expected, keep
 
 
 # -- closed forms for a lone open row on the last turn -------------------------------------------
@@ -499,6 +519,17 @@ def test_open_categories_accept_names_indices_and_masks():
     assert open_bits_from([True] + [False] * 10 + [True], YACHT) == expected
     assert open_bits_from(np.array([1] + [0] * 10 + [1], dtype=bool), YACHT) == expected
     assert open_bits_from(CATEGORIES) == ALL_OPEN
+
+
+@pytest.mark.parametrize(
+    "rolls_per_turn, rolls_left",
+    [(3, 3), (3, -1), (1, 1), (4, 4), (4, -2)],
+)
+def test_out_of_range_rolls_left_names_the_allowed_range(rolls_per_turn, rolls_left):
+    rules = RuleSet("one row", (Category("sum", total),), num_dice=2, num_faces=3, rolls_per_turn=rolls_per_turn)
+    message = f"rolls_left {rolls_left} is out of range 0..{rolls_per_turn - 1}"
+    with pytest.raises(ValueError, match=f"^{re.escape(message)}$"):
+        q_values([1, 2], rolls_left, ["sum"], rules)
 
 
 @pytest.mark.parametrize(
