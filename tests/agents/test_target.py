@@ -36,20 +36,9 @@ from agents.target import (
     turn_q_values,
 )
 from agents.win import TargetPolicy, WinPolicy, win_probabilities, win_share_curve
-from yacht_env.rules import YACHT, Category, RuleSet, all_alike, total, upper
+from tests.agents.small_games import MINI
+from yacht_env.rules import YACHT, Category, RuleSet, total
 
-MINI = RuleSet(
-    name="mini",
-    categories=(
-        Category("ones", upper(1)),
-        Category("twos", upper(2)),
-        Category("choice", total),
-        Category("yacht", all_alike(10)),
-    ),
-    num_dice=3,
-    num_faces=3,
-    rolls_per_turn=3,
-)
 FACES = range(1, 4)
 
 

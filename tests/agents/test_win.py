@@ -14,20 +14,9 @@ from hypothesis import strategies as st
 
 from agents.target import max_total
 from agents.win import TargetPolicy, best_with_fallback, kept_per_turn, parse_target, shifted, win_probabilities
-from yacht_env.rules import YACHT, Category, RuleSet, all_alike, total, upper
+from tests.agents.small_games import MINI
+from yacht_env.rules import YACHT
 
-MINI = RuleSet(
-    name="mini",
-    categories=(
-        Category("ones", upper(1)),
-        Category("twos", upper(2)),
-        Category("choice", total),
-        Category("yacht", all_alike(10)),
-    ),
-    num_dice=3,
-    num_faces=3,
-    rolls_per_turn=3,
-)
 TOP = max_total(MINI)  # 3 + 6 + 9 + 10 = 28
 YACHT_ROW = 3
 FIRST_SCORE_ACTION = MINI.dice.num_rerolls  # actions 1 .. 7 reroll the dice whose bits are set (sorted hand)
