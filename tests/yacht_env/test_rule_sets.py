@@ -5,15 +5,19 @@ Reference scores are written here from the rule books, independently of ``yacht_
 
 from __future__ import annotations
 
+import re
 from collections import Counter
 
 import numpy as np
 import pytest
-from hypothesis import given
+from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.reference import reference_score
 from yacht_env.rules import (
+    JOKER_FORCED,
+    JOKER_FREE,
+    JOKER_NONE,
     RULE_SETS,
     YACHT,
     YAHTZEE,
@@ -25,6 +29,7 @@ from yacht_env.rules import (
     RuleSet,
     Sheet,
     all_alike,
+    placement,
     rule_set,
     total,
     upper,
@@ -331,3 +336,71 @@ def test_an_upper_bonus_alone_gives_a_sheet_a_state_beyond_its_open_rows():
     paid = {before: bonus_only.score_on(Sheet(bonus_only.all_open, before), dice, 0).reward for before in (0, 5)}
     assert paid == {0: 13, 5: 3} and bonus_only.has_sheet_state
     assert not plain.has_sheet_state
+
+
+def test_an_extra_yahtzee_bonus_alone_gives_a_sheet_a_state_beyond_its_open_rows():
+    """With only an extra-Yahtzee bonus (the smallest, 1), the same hand in the same open row pays by the Yahtzee box."""
+    rows = (Category("ones", upper(1), upper=True), Category("yahtzee", all_alike(50)), Category("chance", total))
+    bonus_only = RuleSet("x", rows, yahtzee_row="yahtzee", yahtzee_bonus=1)
+    open_bits = bonus_only.all_open & ~(1 << bonus_only.category_index["yahtzee"])
+    paid = {box: bonus_only.score_on(Sheet(open_bits, 0, box), [2] * 5, "chance").reward for box in (0, 50)}
+    assert paid == {0: 10, 50: 11} and bonus_only.has_sheet_state
+
+
+@given(st.integers(1, (1 << 13) - 1), st.booleans(), st.integers(-1, 12), st.sampled_from([JOKER_NONE, JOKER_FREE, JOKER_FORCED]))
+@example(open_bits=0b11, alike=True, face_row=-1, joker_mode=JOKER_FREE)  # five alike of a face with no upper row
+@example(open_bits=1 << 8, alike=True, face_row=3, joker_mode=JOKER_FORCED)  # its upper row filled, a lower row open
+def test_without_a_yahtzee_row_no_hand_is_a_joker(open_bits, alike, face_row, joker_mode):
+    """``yahtzee_row=-1``: no Yahtzee box to have filled, so every hand goes in any open row at its usual points."""
+    assert placement(open_bits, alike, face_row, -1, YAHTZEE.lower_bits, joker_mode) == (open_bits, False)
+
+
+def test_an_upper_row_that_takes_points_away_is_not_the_upper_row_of_its_face():
+    """Only a row that pays for five of a face is that face's upper row: a penalty row beside it is not a second one."""
+    penalty = Category("ones_penalty", lambda dice, counts: -counts[0], upper=True)
+    rows = (Category("ones", upper(1), upper=True), penalty, Category("yahtzee", all_alike(50)))
+    five_ones = YAHTZEE.hand([1] * 5)
+    for joker in ("none", "free", "forced"):
+        rules = RuleSet("x", rows, joker=joker, yahtzee_row="yahtzee")
+        assert rules.score([1] * 5, "ones_penalty") == -5
+        assert rules.face_rows[five_ones] == rules.category_index["ones"], joker
+
+
+def test_without_a_joker_rule_a_face_paid_by_two_upper_rows_has_no_upper_row():
+    """A joker rule refuses two upper rows for one face; without one, neither is *the* upper row of that face."""
+    twice = (Category("ones", upper(1), upper=True), Category("aces", upper(1), upper=True), Category("yahtzee", all_alike(50)))
+    rules = RuleSet("x", twice, yahtzee_row="yahtzee", yahtzee_bonus=100)
+    alike = np.flatnonzero(rules.alike_hands)
+    assert rules.face_rows[alike].tolist() == [-1] * 6
+
+
+@pytest.mark.parametrize("rules", [YACHT, YAHTZEE], ids=lambda rules: rules.name)
+def test_scoring_options_refuse_a_sheet_with_no_open_row_or_rows_it_lacks(rules):
+    for open_bits in (0, -1, rules.all_open + 1):
+        with pytest.raises(ValueError, match=rf"open_bits {open_bits} is out of range 1\.\.{rules.all_open}"):
+            rules.scoring_options([1, 2, 3, 4, 5], open_bits)
+    assert rules.scoring_options([1, 2, 3, 4, 5], 1) == (1, False)
+    assert rules.scores_now([1, 2, 3, 4, 5], 0) == {}
+
+
+@given(dice_strategy, st.integers(1, (1 << 13) - 1), st.integers(0, 12))
+@example(dice=[1, 2, 3, 4, 5], open_bits=1 << 12, row=0)  # only the last row open: a filled row below it
+@example(dice=[6, 6, 6, 6, 6], open_bits=0b1010, row=0)  # a filled row below an open one, an extra Yahtzee
+def test_a_filled_row_is_refused_naming_the_open_ones(dice, open_bits, row):
+    yahtzee_box = None if open_bits >> YAHTZEE.category_index["yahtzee"] & 1 else 50
+    state = Sheet(open_bits, 0, yahtzee_box)
+    if open_bits >> row & 1:
+        assert YAHTZEE.score_on(state, dice, row).sheet.open_bits == open_bits & ~(1 << row)
+    else:
+        open_rows = ", ".join(name for c, name in enumerate(YAHTZEE.category_names) if open_bits >> c & 1)
+        message = f"{YAHTZEE.category_names[row]!r} cannot be scored now; allowed: {open_rows}"
+        with pytest.raises(ValueError, match=re.escape(message)):
+            YAHTZEE.score_on(state, dice, row)
+
+
+def test_forced_joker_refuses_an_open_row_below_the_upper_row_of_its_face():
+    rules = YAHTZEE_FORCED_JOKER
+    state = sheet(rules, ["ones", "fours"], 0, 50)
+    with pytest.raises(ValueError, match="'ones' cannot be scored now; allowed: fours"):
+        rules.score_on(state, [4] * 5, "ones")
+    assert rules.score_on(state, [4] * 5, "fours").reward == 120
