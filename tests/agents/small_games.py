@@ -15,3 +15,13 @@ MINI = RuleSet(
     num_faces=3,
     rolls_per_turn=3,
 )
+
+
+def keep_children_by_hand(dice) -> list[list[int]]:
+    """Each keep's children worked out from its dice: the keep with one die of each face added, -1 for a full keep."""
+    return [
+        [-1] * dice.num_faces
+        if len(keep) == dice.num_dice
+        else [dice.keep_index[tuple(sorted((*keep, face)))] for face in range(1, dice.num_faces + 1)]
+        for keep in dice.keeps
+    ]

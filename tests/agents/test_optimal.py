@@ -20,6 +20,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agents.optimal import clear_cache, expected_score, keep_children, open_bits_from, q_values, solve, solve_myopic
+from tests.agents.small_games import keep_children_by_hand
 from tests.reference import reference_score
 from yacht_env import CATEGORIES, YACHT, YachtEnv
 from yacht_env.actions import ActionLayout
@@ -158,12 +159,7 @@ def test_keep_children_add_one_die_of_each_face_and_are_minus_one_for_full_keeps
     dice = DiceSpace(num_dice, num_faces)
     children = keep_children(dice)
     assert children.shape == (dice.num_keeps, num_faces)
-    for k, keep in enumerate(dice.keeps):
-        if len(keep) == num_dice:
-            expected = [-1] * num_faces
-        else:
-            expected = [dice.keep_index[tuple(sorted((*keep, face)))] for face in range(1, num_faces + 1)]
-        assert children[k].tolist() == expected, keep
+    assert children.tolist() == keep_children_by_hand(dice)
 
 
 # -- closed forms for a lone open row on the last turn -------------------------------------------

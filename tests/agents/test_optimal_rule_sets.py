@@ -12,12 +12,13 @@ import zipfile
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
+from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agents import optimal, solution_cache
+from agents import optimal, sheet_solver, solution_cache
 from agents.optimal import PUBLISHED_OPTIMA as PUBLISHED
 from agents.optimal import expected_score, q_values, solve
+from tests.agents.small_games import keep_children_by_hand
 from yacht_env.rules import RULE_SETS, YAHTZEE, Category, RuleSet, all_alike, run, total, upper
 
 QUICK = ("yacht", "yacht_exercism", "yahtzee")
@@ -218,6 +219,108 @@ def test_q_values_match_brute_force_on_random_positions(joker, yahtzee_bonus):
             assert q[mask] == pytest.approx(expected, abs=1e-9)
         assert q[0] == -np.inf
         checked += 1
+
+
+# -- the sheet states the solver solves -----------------------------------------------------------
+
+
+def brute_reachable(joker: str, yahtzee_bonus: int) -> set[tuple[int, int, int]]:
+    """``(open bits, subtotal capped at the threshold, full Yahtzee box)`` of every sheet a reduced game reaches.
+
+    Every hand is scored in every row the rules allow, from the empty sheet on; the box counts as full
+    only where an extra-Yahtzee bonus makes it matter.
+    """
+    brute = SheetBruteForce(joker, yahtzee_bonus)
+    hands = list(itertools.combinations_with_replacement(range(1, 4), brute.num_dice))
+    start = (frozenset(ROW_NAMES), 0, None)
+    seen, frontier = {start}, [start]
+    while frontier:
+        state = frontier.pop()
+        for dice in hands:
+            allowed, _ = brute.options(dice, state[0], state[2])
+            for row in allowed:
+                _, (open_rows, subtotal, box) = brute.score(dice, row, state)
+                after = (frozenset(open_rows), min(subtotal, brute.threshold), box)
+                if after not in seen:
+                    seen.add(after)
+                    frontier.append(after)
+    return {
+        (sum(1 << ROW_NAMES.index(name) for name in open_rows), subtotal, int(box == 50 and yahtzee_bonus > 0))
+        for open_rows, subtotal, box in seen
+    }
+
+
+@pytest.mark.parametrize("joker, yahtzee_bonus", REDUCED)
+def test_reachable_states_are_the_sheets_a_game_from_the_empty_sheet_reaches(joker, yahtzee_bonus):
+    reachable = sheet_solver.reachable_states(reduced_rules(joker, yahtzee_bonus))
+    assert reachable.shape == (64, 9, 2 if yahtzee_bonus else 1)
+    found = {(int(s), int(u), int(y)) for s, u, y in zip(*np.nonzero(reachable))}
+    assert found == brute_reachable(joker, yahtzee_bonus)
+
+
+@pytest.mark.parametrize("joker, yahtzee_bonus", REDUCED[:3])
+def test_subtotals_that_can_no_longer_change_the_bonus_share_the_smallest_one(joker, yahtzee_bonus):
+    """With no upper row open, or too few points left in them to reach 8, the subtotal no longer matters."""
+    rules = reduced_rules(joker, yahtzee_bonus)
+    reachable = sheet_solver.reachable_states(rules)
+    representative = sheet_solver.equivalent_states(rules, reachable)
+    index = np.arange(reachable.size).reshape(reachable.shape)
+    for open_bits, full in itertools.product(range(64), range(reachable.shape[2])):
+        most_to_come = sum(3 * face for face in (1, 2, 3) if open_bits >> (face - 1) & 1)  # three dice of the face
+        settled = [u for u in range(9) if reachable[open_bits, u, full] and (most_to_come == 0 or u + most_to_come < 8)]
+        for subtotal in range(9):
+            shared = settled[0] if subtotal in settled else subtotal
+            assert representative[open_bits, subtotal, full] == index[open_bits, shared, full], (open_bits, subtotal, full)
+
+
+@settings(max_examples=20)
+@given(num_dice=st.integers(1, 4), num_faces=st.integers(2, 5))
+@example(num_dice=3, num_faces=3)
+def test_turn_keep_children_add_one_die_of_each_face_and_are_minus_one_for_full_keeps(num_dice, num_faces):
+    rules = RuleSet(
+        name="keep_children",
+        categories=(Category("ones", upper(1), upper=True), Category("chance", total)),
+        num_dice=num_dice,
+        num_faces=num_faces,
+        bonus_threshold=num_dice,
+        bonus_points=10,
+    )
+    dice = rules.dice
+    children = sheet_solver.TurnTables(rules).children
+    assert children.shape == (dice.num_keeps, num_faces)
+    assert children.tolist() == keep_children_by_hand(dice)
+
+
+def test_the_q_value_kernel_gives_each_group_of_positions_its_own_states_q():
+    """Positions come grouped by state, in any order of the groups: here the larger state index first."""
+    rules = reduced_rules("free", 100)
+    solution = solve(rules)
+    hands = np.array([0, 3, 9, 0, 3, 9])
+    sheets = [(0b111111, 0, 0)] * 3 + [(0b010001, 5, 1)] * 3  # all open; ones and chance open, 5 and a full box
+    open_bits, upper, full = (np.array(part) for part in zip(*sheets))
+    expected = np.concatenate(
+        [solution.q_values_batch(hands[:3], 1, *sheets[0]), solution.q_values_batch(hands[3:], 1, *sheets[3])]
+    )
+    _, num_upper, num_yahtzee = solution.state_values.shape
+    state_index = (open_bits * num_upper + upper) * num_yahtzee + full
+    order = np.argsort(-state_index, kind="stable")
+    assert state_index[order[0]] > state_index[order[-1]]
+    q = np.full(expected.shape, -np.inf)
+    positions = (order, hands.astype(np.int64), np.ones(6, dtype=np.int64), state_index)
+    keep_after_reroll = rules.dice.keep_after_reroll.astype(np.int64)
+    sheet_solver._q_values_rows(
+        solution.tables.kernel, solution.state_values.reshape(-1), True, positions, keep_after_reroll, rules.alike_hands, q
+    )
+    np.testing.assert_array_equal(q, expected)
+
+
+def test_a_negative_upper_total_is_named_in_the_error():
+    solution = solve(reduced_rules("free", 100))
+    chance = 1 << ROW_NAMES.index("chance")
+    with pytest.raises(ValueError, match="^upper total -1 is negative$"):
+        solution.state_value(chance, upper_total=-1, yahtzee_full=1)
+    with pytest.raises(ValueError, match="^upper total -1 is negative$"):
+        solution.q_values_batch(np.array([0, 3]), 1, chance, np.array([8, -1]), 1)
 
 
 # -- Q-values of the full rule sets ------------------------------------------------------------

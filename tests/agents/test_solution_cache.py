@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import os
 import warnings
 
 import numpy as np
 import pytest
+from numba.core.dispatcher import Dispatcher
 
-from agents import optimal, solution_cache, target
+from agents import optimal, sheet_solver, solution_cache, target
 from yacht_env.rules import Category, RuleSet, all_alike, total, upper
 
 # Rows that score alone: the target DP solves them. With an upper bonus: the sheet solver.
@@ -130,3 +132,22 @@ def test_a_changed_solver_never_reads_a_table_an_older_one_stored(tmp_path, no_c
 def test_a_solver_module_without_a_source_file_is_named():
     with pytest.raises(ValueError, match="solver module 'no_such_module' has no source file"):
         solution_cache.source_version("no_such_module")
+
+
+def test_the_compiled_sheet_solver_is_kept_on_disk_for_the_next_process(tmp_path, no_cache_variables):
+    """Each kernel of the sheet solver is cached by numba, so a new process loads its machine code instead of compiling it."""
+    no_cache_variables.setenv(solution_cache.CACHE_ENV, str(tmp_path))
+    optimal.clear_cache()
+    solution = optimal.solve(SHEET_RULES)  # solved here: the folder holds no table yet
+    solution.q_values_batch(np.arange(SHEET_RULES.dice.num_hands), 1, 0b1111, 0, 0)
+    kernels = [
+        value
+        for value in vars(sheet_solver).values()
+        if isinstance(value, Dispatcher) and value.py_func.__module__ == sheet_solver.__name__
+    ]
+    assert {"_solve_layer", "_q_values_rows", "_turn"} <= {kernel.__name__ for kernel in kernels}
+    compiled_each_time = [kernel.__name__ for kernel in kernels if kernel.stats.cache_path is None]
+    assert compiled_each_time == []
+    for kernel in kernels:
+        index = f"sheet_solver.{kernel.__name__}-"
+        assert any(name.startswith(index) and name.endswith(".nbi") for name in os.listdir(kernel.stats.cache_path)), index
