@@ -106,6 +106,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/yacht_play/test_rule_set_play.py",
     ),
     "yacht_play/serve/games.py": (
+        "tests/yacht_play/test_serve_games.py",
         "tests/yacht_play/test_serve_api.py",
         "tests/yacht_play/test_serve_abuse.py",
         "tests/yacht_play/test_rule_set_serve.py",
