@@ -19,6 +19,7 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from agents import sheet_solver, solution_cache
 from agents.optimal import clear_cache, expected_score, keep_children, open_bits_from, q_values, solve, solve_myopic
 from tests.agents.small_games import keep_children_by_hand
 from tests.reference import reference_score
@@ -147,6 +148,34 @@ def test_clear_cache_gives_a_fresh_identical_solution(solution):
     assert fresh is not solution
     np.testing.assert_array_equal(fresh.state_values, solution.state_values)
     np.testing.assert_array_equal(fresh.keep_values, solution.keep_values)
+
+
+def upper_bonus_only_rules() -> RuleSet:
+    """One die with faces 1 and 2, one roll, one upper row: a 1 scores 1 point and the 10-point bonus."""
+    return RuleSet(
+        "one die, upper bonus",
+        (Category("ones", upper(1), upper=True),),
+        num_dice=1,
+        num_faces=2,
+        rolls_per_turn=1,
+        bonus_threshold=1,
+        bonus_points=10,
+    )
+
+
+@pytest.mark.parametrize("solver", [solve, solve_myopic], ids=["optimal", "myopic"])
+def test_an_upper_bonus_without_an_extra_yacht_bonus_is_loaded_from_disk_by_the_next_process(tmp_path, monkeypatch, solver):
+    monkeypatch.setenv(solution_cache.CACHE_ENV, str(tmp_path))
+    rules = upper_bonus_only_rules()
+    assert rules.has_sheet_state and not rules.tracks_yahtzee_box
+    assert solver(rules).expected_score == 5.5  # a 1 half the time: (1 + 10) / 2
+    (stored,) = tmp_path.glob("values-*.npz")
+    monkeypatch.setattr(sheet_solver, "solve_sheet_values", lambda *args: pytest.fail("solved again, the stored table unread"))
+    same_rules = upper_bonus_only_rules()  # another object, as in another process: nothing held in memory
+    again = solver(same_rules)
+    assert again.state_values.shape == (2, 2, 1)  # open rows, upper subtotal 0..1, no Yacht box state
+    assert again.expected_score == 5.5 and again.state_value(1) == 5.5
+    assert list(tmp_path.glob("values-*.npz")) == [stored]
 
 
 # -- keep tables ----------------------------------------------------------------------------------
