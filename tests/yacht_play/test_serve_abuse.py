@@ -126,6 +126,12 @@ def test_a_name_over_the_limit_in_characters_is_refused(client):
     one_line(client.post("/api/games", json={"name": " \u3000\t ", "mode": "solitaire"}), 400, "name")
 
 
+@pytest.mark.parametrize("name", ["x" * (MAX_NAME + 1), "名" * (MAX_NAME + 1)])
+def test_a_history_asked_for_a_name_over_the_limit_is_refused_in_one_line(client, name):
+    error = one_line(client.get(f"/api/players/{quote(name, safe='')}"), 400, "name")
+    assert error == f"a player name is 1 to {MAX_NAME} characters"
+
+
 def test_guessed_secrets_find_nothing(client, service):
     secret = new_game(client, name="owner")
     response = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": "choice"})

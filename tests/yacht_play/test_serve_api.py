@@ -490,3 +490,66 @@ def test_each_mode_seats_its_number_of_agents_and_a_table_at_most_five_players(c
     response = client.post("/api/games", json={"name": "ann", "mode": mode, "agents": ["random"] * agents, "coach": False})
     assert response.status_code == 400 and f"mode {mode} plays with {wanted}, got {agents}" in response.text
     assert client.post("/api/games", json={"name": "ann", "mode": "table", "agents": ["random"] * 4}).status_code == 201
+
+
+def test_an_agent_that_cannot_choose_is_replaced_by_optimal_and_the_game_goes_on(client, service):
+    from agents.policy import PolicyOutputError
+
+    class Overflowing:  # a model whose outputs are not finite at this position; otherwise the agent it was
+        def __init__(self, policy):
+            self.policy = policy
+
+        def act(self, observation, mask):
+            raise PolicyOutputError("the network gave NaN outputs at this position")
+
+        def __getattr__(self, name):
+            return getattr(self.policy, name)
+
+    secret = new_game(client, "table", ["greedy"], name="replaced")
+    seat = service.live(secret).match.seats[1]
+    seat.policy = Overflowing(seat.policy)
+    response = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": "choice"})
+    assert response.status_code == 200, response.text
+    view = response.json()
+    reason = "the network gave NaN outputs at this position"
+    assert view["replaced"] == [{"seat": 1, "name": seat.name, "policy": "greedy", "by": "optimal", "reason": reason}]
+    optimal = service.policies[("optimal", "yacht")]
+    assert seat.policy is optimal  # the seat plays on with the replacement for the rest of the game
+    assert view["current"]["kind"] == "human" and view["seq"] >= 2
+    assert [d["seat"] for d in stored(service, secret).decisions][1:] == [1] * (view["seq"] - 1)  # its turn was played
+    # the replacement that cannot choose either is an error, not an endless round of replacements
+    optimal.act = Overflowing(optimal).act
+    try:
+        with pytest.raises(RuntimeError, match="the replacement agent 'optimal' cannot choose either: the network gave NaN"):
+            client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "row": "yacht"})
+    finally:
+        del optimal.act
+
+
+def test_a_decision_the_database_cannot_save_gets_503_and_the_game_goes_on_from_its_rows(client, service, monkeypatch):
+    from sqlalchemy.exc import OperationalError
+
+    secret = new_game(client, name="unsaved")
+
+    def disk_full(*args, **kwargs):
+        raise OperationalError("INSERT INTO decisions", {}, OSError("database or disk is full"))
+
+    monkeypatch.setattr(db, "append_decisions", disk_full)
+    response = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [0]})
+    assert response.status_code == 503, response.text
+    error = response.json()["error"]
+    assert error == "the decision could not be saved; reload and try again"
+    monkeypatch.undo()
+    assert stored(service, secret).decisions == []
+    assert client.get(f"/api/games/{secret}").json()["seq"] == 0  # memory is not ahead of the rows
+    retried = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [0]})
+    assert retried.status_code == 200 and retried.json()["seq"] == 1
+    assert len(stored(service, secret).decisions) == 1
+
+
+@pytest.mark.parametrize("mode, agents", [("solitaire", []), ("table", ["greedy"])])
+def test_only_a_duplicate_game_summary_lines_up_the_turns(client, service, mode, agents):
+    secret = new_game(client, mode, agents, name="no-turns")
+    play_out(client, service, secret, random.Random(6), check=False)
+    summary = client.get(f"/api/games/{secret}/summary").json()
+    assert summary["mode"] == mode and summary["turns"] is None
