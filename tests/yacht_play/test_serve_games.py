@@ -1,0 +1,136 @@
+"""What :mod:`yacht_play.serve.games` promises a person and an operator: names refused in words that say why,
+secrets of a fixed strength, agents refused at tables they do not sit at, no server path in any answer, and a
+turn's rolls counted."""
+
+from __future__ import annotations
+
+import pytest
+
+pytest.importorskip("starlette", reason="the serve tests need the serve extra: pip install 'yacht-rl[serve]'")
+pytest.importorskip("httpx", reason="the serve API tests need httpx (Starlette's TestClient)")
+
+import base64  # noqa: E402
+import unicodedata  # noqa: E402
+import warnings  # noqa: E402
+
+from hypothesis import example, given  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+with warnings.catch_warnings():  # newer Starlette suggests httpx2 for its TestClient; httpx still works
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient  # noqa: E402
+
+from agents.registry import EXACT_TABLES_REFUSAL, POLICIES, PolicySpec, make_policy, rule_sets_without_sheet_state  # noqa: E402
+from tests.yacht_play.serve_support import ROOT  # noqa: E402
+from yacht_env.rules import YAHTZEE  # noqa: E402
+from yacht_play import store as db  # noqa: E402
+from yacht_play.match import Match, Player  # noqa: E402
+from yacht_play.serve.app import create_app  # noqa: E402
+from yacht_play.serve.games import SECRET, GameService, Refused, player_name  # noqa: E402
+
+PAIR = "pair"  # an agent of a table of two only, as exact2 is, that builds in no time
+# a model by a relative path whose folder sorts after its file name: the page must see only the file name
+MODEL = "ppo:zz/ppo.safetensors"
+
+
+@pytest.fixture(scope="module")
+def service(tmp_path_factory):
+    """The server's games with random, a table-of-two agent and a model named by a path relative to the server's folder."""
+    folder = tmp_path_factory.mktemp("games")
+    (folder / "zz").mkdir()
+    (folder / "zz" / "ppo.safetensors").symlink_to(ROOT / "models" / "ppo.safetensors")
+    pair = PolicySpec(
+        PAIR,
+        "at a table of 2: plays at random",
+        solitaire=None,
+        table=lambda name, num_players, rules, seed: make_policy("random", rules=rules, seed=seed),
+        rule_sets=rule_sets_without_sheet_state,
+        refusal=EXACT_TABLES_REFUSAL,
+        reads_totals=True,
+        table_sizes=(2, 2),
+    )
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setitem(POLICIES, PAIR, pair)
+        patch.chdir(folder)
+        yield GameService(db.connect(str(folder / "yacht.db")), ["random", PAIR, MODEL])
+
+
+@pytest.fixture(scope="module")
+def client(service):
+    with TestClient(create_app(service)) as client:
+        yield client
+
+
+def new_game(client, mode="solitaire", agents=(), rules=None) -> str:
+    body = {"name": "ann", "mode": mode, "agents": list(agents), "coach": False, "rules": rules}
+    response = client.post("/api/games", json={k: v for k, v in body.items() if v is not None})
+    assert response.status_code == 201, response.text
+    return response.json()["secret"]
+
+
+# white space (a tab, a newline) is collapsed to a space, not refused
+REFUSED_CHARACTERS = [chr(c) for c in range(0xE000) if unicodedata.category(chr(c)) in ("Cc", "Cs") and not chr(c).isspace()]
+
+
+@given(st.sampled_from(REFUSED_CHARACTERS))
+@example("\x1b")
+@example("\x00")
+@example("\ud800")
+@example("\udfff")
+def test_a_name_with_a_control_character_or_a_lone_surrogate_is_refused_saying_which(char):
+    kind = "a lone surrogate" if unicodedata.category(char) == "Cs" else "a control character"
+    with pytest.raises(Refused) as refused:
+        player_name(f"an{char}n")
+    assert str(refused.value) == f"name: {ascii(char)} is {kind}; use letters, digits, spaces and punctuation"
+    assert refused.value.status == 400
+
+
+def test_a_new_game_secret_is_24_random_bytes_in_32_url_safe_characters(client):
+    made = [new_game(client) for _ in range(3)]
+    for secret in made:
+        assert len(secret) == 32 and SECRET.fullmatch(secret)
+        assert len(base64.urlsafe_b64decode(secret)) == 24
+    assert len(set(made)) == 3
+
+
+@pytest.mark.parametrize("rules", [None, "yahtzee"])
+def test_an_agent_of_a_table_of_two_is_refused_at_a_table_of_three_by_its_table_sizes_first(client, rules):
+    """The table's size is checked before the rules: the refusal names the sizes the agent sits at, in one line."""
+    body = {"name": "ann", "mode": "table", "agents": [PAIR, "random"], "coach": False}
+    response = client.post("/api/games", json=body if rules is None else {**body, "rules": rules})
+    assert response.status_code == 400
+    assert response.json()["error"] == f"agent {PAIR!r} plays at a table of 2 players; this table has 3"
+    assert client.post("/api/games", json={**body, "agents": [PAIR]}).status_code == 201  # a table of two seats it
+
+
+def test_a_model_of_other_rules_is_refused_by_its_file_name_never_its_path(client):
+    body = {"name": "ann", "mode": "table", "agents": ["ppo:ppo.safetensors"], "coach": False, "rules": "yahtzee"}
+    response = client.post("/api/games", json=body)
+    error = response.json()["error"]
+    assert response.status_code == 400 and "zz/" not in error
+    assert error.startswith("agent 'ppo:ppo.safetensors' is a model trained for the yacht rules; this game plays yahtzee")
+
+
+def test_a_stored_game_its_model_cannot_play_is_a_conflict_that_names_the_model_without_its_path(client, service):
+    """A game in the database under rules the offered model does not play: 409, and the page never sees the path."""
+    players = [Player("ann"), Player("bot", "agent", MODEL)]
+    match = Match.new(players, 5, "table", rules=YAHTZEE, policies={1: make_policy("random", rules=YAHTZEE)})
+    secret = "stored-" + "a" * 25
+    db.insert_game(service.engine, match.game_id, secret, "ann", match.header)
+    response = client.get(f"/api/games/{secret}")
+    assert response.status_code == 409
+    error = response.json()["error"]
+    assert error.startswith(f"game {match.game_id} cannot go on: agent 'ppo:ppo.safetensors' is a model trained for")
+    assert "zz/" not in error and "\n" not in error
+
+
+def test_holding_dice_after_the_last_roll_is_refused_saying_to_score_a_row(client, service):
+    secret = new_game(client)
+    for seq in (0, 1):  # the second and third rolls
+        response = client.post(f"/api/games/{secret}/actions", json={"seq": seq, "hold": [0]})
+        assert response.status_code == 200 and response.json()["current"]["rolls_left"] == 1 - seq
+    for hold in ([0], [], [1, 2, 3, 4]):
+        response = client.post(f"/api/games/{secret}/actions", json={"seq": 2, "hold": hold})
+        assert response.status_code == 400 and response.json()["error"] == "no rolls left this turn: score a row"
+    assert len(service.live(secret).match.decisions) == 2  # nothing played
+    assert client.post(f"/api/games/{secret}/actions", json={"seq": 2, "row": "choice"}).status_code == 200
