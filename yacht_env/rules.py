@@ -561,7 +561,10 @@ class RuleSet:
             raise ValueError(f"{self.category_names[row]!r} cannot be scored now; allowed: {', '.join(allowed) or 'none'}")
         points = int((self.joker_hand_scores if joker else self.hand_scores)[hand, row])
         alike = bool(self.alike_hands[hand])
-        yahtzee_bonus = int(extra_yahtzee_bonus(alike, bool(sheet.yahtzee_box), self.yahtzee_bonus))
+        # The box is full when it holds points: a 0 (or a custom row's penalty) written there earns no bonus,
+        # as in the game's transition and the solver.
+        box_full = sheet.yahtzee_box is not None and sheet.yahtzee_box > 0
+        yahtzee_bonus = int(extra_yahtzee_bonus(alike, box_full, self.yahtzee_bonus))
         bonus = 0
         upper_total = sheet.upper_total
         if self.categories[row].upper:

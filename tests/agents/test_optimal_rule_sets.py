@@ -323,6 +323,64 @@ def test_a_negative_upper_total_is_named_in_the_error():
         solution.q_values_batch(np.array([0, 3]), 1, chance, np.array([8, -1]), 1)
 
 
+@settings(max_examples=20)
+@given(totals=st.lists(st.integers(-3, 9), min_size=1, max_size=4).filter(lambda totals: min(totals) < 0))
+@example(totals=[0, -1])
+@example(totals=[5, 0, -2, -3])
+def test_the_first_negative_upper_total_is_the_one_named(totals):
+    """A zero subtotal before the negative one is fine and is not the one the message names."""
+    solution = solve(reduced_rules("free", 100))
+    chance = 1 << ROW_NAMES.index("chance")
+    first_negative = next(total for total in totals if total < 0)
+    with pytest.raises(ValueError, match=f"^upper total {first_negative} is negative$"):
+        solution.q_values_batch(np.zeros(len(totals), dtype=np.int64), 1, chance, np.array(totals), 1)
+
+
+def test_q_values_default_to_no_upper_points_and_no_full_yahtzee_box():
+    solution = solve(reduced_rules("free", 100))
+    hands = np.arange(solution.dice.num_hands)
+    every_row = (1 << len(ROW_NAMES)) - 1
+    for rolls_left in (0, 2):
+        expected = solution.q_values_batch(hands, rolls_left, every_row, 0, 0)
+        np.testing.assert_array_equal(solution.q_values_batch(hands, rolls_left, every_row), expected)
+        np.testing.assert_array_equal(solution.best_actions_batch(hands, rolls_left, every_row), expected.argmax(axis=1))
+
+
+def yahtzee_row_paying(other_points: int):
+    """The Yahtzee row of two dice: 10 for a pair, ``other_points`` (a penalty when below 0) for any other hand."""
+    return lambda dice, counts: 10 if max(counts) == len(dice) else other_points
+
+
+@settings(max_examples=20)
+@given(other_points=st.integers(-20, 20))
+@example(other_points=-1)
+@example(other_points=0)
+@example(other_points=3)
+def test_only_points_above_zero_in_the_yahtzee_box_earn_later_extra_yahtzee_bonuses(other_points):
+    """After scoring in the Yahtzee row the sheet counts the box as full only if it got more than 0 points.
+
+    A hand-made ``V`` (no solve) tells the two continuations apart: with only Chance left, 3 more
+    points with the box not full and 40 with it full.
+    """
+    rules = RuleSet(
+        name="penalty_yahtzee",
+        categories=(Category("chance", total), Category("yahtzee", yahtzee_row_paying(other_points))),
+        num_dice=2,
+        num_faces=2,
+        yahtzee_row="yahtzee",
+        yahtzee_bonus=100,
+    )
+    values = np.zeros((4, 1, 2))
+    values[0b01, 0] = [3.0, 40.0]  # Chance open: the box at 0 (or a penalty), the box full
+    solution = sheet_solver.SheetSolution(rules, values)
+    q = solution.q_values_batch(np.array([[1, 2], [2, 2]]), 0, 0b11, 0, 0)
+    chance, yahtzee = solution.first_score_action, solution.first_score_action + 1
+    assert q[0, chance] == 3  # 1 + 2, and nothing after
+    assert q[0, yahtzee] == other_points + (40 if other_points > 0 else 3)
+    assert q[1, chance] == 4
+    assert q[1, yahtzee] == 10 + 40
+
+
 # -- Q-values of the full rule sets ------------------------------------------------------------
 
 
@@ -468,3 +526,21 @@ def test_myopic_values_count_only_this_turn_and_its_bonuses():
     myopic_q = myopic.q_values_batch(np.array([[6] * 5]), 0, bits, 40, 0)[0]
     assert myopic_q[32 + YAHTZEE.category_index["sixes"]] == 65
     assert q[32 + YAHTZEE.category_index["sixes"]] > 65
+
+
+@pytest.mark.parametrize("box", [None, -1, 0, 10])
+def test_the_rules_pay_the_extra_yahtzee_bonus_only_on_a_box_holding_points(box):
+    """``RuleSet.score_on`` counts the Yahtzee box as the solver (above) and the game's transition do: full only
+    when it holds more than 0 points, so a penalty written there earns no later bonus."""
+    from yacht_env.rules import Sheet
+
+    rules = RuleSet(
+        name="penalty_yahtzee",
+        categories=(Category("chance", total), Category("yahtzee", yahtzee_row_paying(-1))),
+        num_dice=2,
+        num_faces=2,
+        yahtzee_row="yahtzee",
+        yahtzee_bonus=100,
+    )
+    scored = rules.score_on(Sheet(0b01, 0, box), (2, 2), "chance")
+    assert scored.yahtzee_bonus == (100 if box is not None and box > 0 else 0)
