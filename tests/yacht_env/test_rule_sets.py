@@ -5,6 +5,7 @@ Reference scores are written here from the rule books, independently of ``yacht_
 
 from __future__ import annotations
 
+import dataclasses
 import re
 from collections import Counter
 
@@ -404,3 +405,45 @@ def test_forced_joker_refuses_an_open_row_below_the_upper_row_of_its_face():
     with pytest.raises(ValueError, match="'ones' cannot be scored now; allowed: fours"):
         rules.score_on(state, [4] * 5, "ones")
     assert rules.score_on(state, [4] * 5, "fours").reward == 120
+
+
+def test_a_score_result_cannot_be_changed_after_the_fact_and_can_be_hashed():
+    """A result is a record of what happened: its fields cannot be rewritten, and equal results hash alike."""
+    result = YAHTZEE.score_on(sheet(YAHTZEE, ["sixes", "chance"], 45), [6, 6, 6, 1, 2], "sixes")
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        result.points = 30
+    assert (result.points, result.upper_bonus, result.reward) == (18, 35, 53)
+    again = YAHTZEE.score_on(sheet(YAHTZEE, ["sixes", "chance"], 45), [6, 6, 6, 1, 2], "sixes")
+    assert len({result, again}) == 1
+
+
+@pytest.mark.parametrize("rules", [YACHT, YAHTZEE], ids=lambda rules: rules.name)
+def test_a_hand_index_outside_the_hand_table_is_refused_naming_it(rules):
+    """Hands are numbered 0..251 (five dice of six faces): -1 is no hand, not the last one."""
+    assert rules.dice.num_hands == 252
+    state = Sheet(rules.all_open)
+    for index in (-1, 252):
+        message = rf"hand index {index} is out of range 0\.\.251"
+        with pytest.raises(ValueError, match=message):
+            rules.score_on(state, index, 0)
+        with pytest.raises(ValueError, match=message):
+            rules.scoring_options(index, rules.all_open)
+        with pytest.raises(ValueError, match=message):
+            rules.scores_now(index, rules.all_open)
+    # The first and last hands, [1, 1, 1, 1, 1] and [6, 6, 6, 6, 6], in the ones row.
+    assert (rules.score_on(state, 0, "ones").points, rules.score_on(state, 251, "ones").points) == (5, 0)
+
+
+@pytest.mark.parametrize("name", ["yacht", "yahtzee", "yatzy"])
+def test_built_in_rules_keep_the_fingerprints_their_shipped_models_record(name):
+    """A shipped model names its rule set's fingerprint: a change to the fingerprint would refuse every saved model."""
+    import json
+    from pathlib import Path
+
+    safetensors = pytest.importorskip("safetensors")
+    shipped = Path(__file__).resolve().parents[2] / "agents" / "models" / f"{name}.safetensors"
+    with safetensors.safe_open(str(shipped), "np") as model:
+        recorded = json.loads(model.metadata()["yacht_model"])["rules_fingerprint"]
+    assert RULE_SETS[name].fingerprint == recorded
+    for rules in RULE_SETS.values():
+        assert re.fullmatch(r"[0-9a-f]{32}", rules.fingerprint), rules.name
