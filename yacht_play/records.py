@@ -158,6 +158,11 @@ def _expected(item: dict) -> str:
         return words[kind]
     if kind == "literal_error":
         return f"one of {context.get('expected')}"
+    if kind in ("too_short", "too_long", "string_too_short", "string_too_long"):
+        # pydantic's own words ("List should have at least 1 item after validation, not 0") name the bound twice
+        bound = context.get("min_length") if kind.endswith("short") else context.get("max_length")
+        unit = "character" if kind.startswith("string") else "item"
+        return f"{'at least' if kind.endswith('short') else 'at most'} {bound} {unit}{'' if bound == 1 else 's'}"
     if kind in ("greater_than_equal", "less_than", "less_than_equal", "greater_than"):
         return (
             item["msg"]

@@ -709,3 +709,20 @@ def test_a_header_seat_below_zero_is_refused_by_its_bound(real_records):
     header["players"][0]["seat"] = -1
     with pytest.raises(RecordError, match=r"^f:1: game record, field 'players\.0\.seat': expected >= 0, got -1$"):
         check_line(header, "f:1")
+
+
+@pytest.mark.parametrize(
+    "path, value, expected",
+    [
+        (("game_id",), "", "at least 1 character"),
+        (("game_id",), "g" * 65, "at most 64 characters"),
+        (("players",), [], "at least 1 item"),
+        (("players", 0, "name"), "", "at least 1 character"),
+    ],
+)
+def test_a_length_out_of_bounds_is_refused_saying_the_bound_once(real_records, path, value, expected):
+    """The one-line error gives the allowed length in its own words, never pydantic's sentence around it."""
+    record = with_value(line_of_kind(real_records[1], "game"), path, value)
+    with pytest.raises(RecordError) as error:
+        check_line(record, "f:1")
+    assert str(error.value).startswith(f"f:1: game record, field '{'.'.join(map(str, path))}': expected {expected}, got ")
