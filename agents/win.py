@@ -321,11 +321,12 @@ def win_probabilities(
     most = max_points_left(rules)
     every_row = (1 << rules.num_categories) - 1
     for value, open_bits in zip(totals, [own_open, *other_open]):
-        if value > most[every_row & ~open_bits]:
+        filled_most = most[every_row & ~open_bits]
+        if value > filled_most:
+            open_names = [rules.category_names[c] for c in range(rules.num_categories) if open_bits >> c & 1]
             raise ValueError(
                 f"a total of {value} cannot be scored in the rows filled: with rows "
-                f"{', '.join(rules.category_names[c] for c in range(rules.num_categories) if open_bits >> c & 1) or 'none'} "
-                f"open it is at most {most[every_row & ~open_bits]}"
+                f"{', '.join(open_names) or 'none'} open it is at most {filled_most}"
             )
     tables = win_tables(rules)
     return tables.q_values(
