@@ -1,4 +1,6 @@
 import os
+import shutil
+import tempfile
 
 import pytest
 from hypothesis import HealthCheck, Phase, settings
@@ -28,6 +30,36 @@ settings.load_profile(os.environ.get("YACHT_RL_HYPOTHESIS_PROFILE", "yacht"))
 if os.environ.get("PYTEST_XDIST_WORKER"):
     for name in ("COLUMNS", "LINES"):
         os.environ.pop(name, None)
+
+
+# Solved tables are cached on disk by rule set and solver source digest (agents.solution_cache). The tests
+# still never read a table another run stored: the run makes a fresh cache folder, which its xdist workers
+# and every program the tests start share through the environment. YACHT_RL_TEST_CACHE_DIR names a folder
+# to keep instead (tools/mutation.py keeps one across its thousands of short runs; the digest stops a
+# mutated solver from reading a table the original solved).
+TEST_CACHE_ENV = "YACHT_RL_TEST_CACHE_DIR"
+CACHE_ENV = "YACHT_RL_CACHE_DIR"
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    if hasattr(config, "workerinput"):  # an xdist worker: its controller set the folder before starting it
+        return
+    kept = os.environ.get(TEST_CACHE_ENV)
+    if kept:
+        os.environ[CACHE_ENV] = kept
+        return
+    fresh = tempfile.mkdtemp(prefix="yacht-rl-test-cache-")
+    config.stash[fresh_cache_key] = fresh
+    os.environ[CACHE_ENV] = fresh
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    fresh = config.stash.get(fresh_cache_key, None)
+    if fresh is not None:
+        shutil.rmtree(fresh, ignore_errors=True)
+
+
+fresh_cache_key = pytest.StashKey[str]()
 
 
 @pytest.fixture(scope="module")

@@ -29,8 +29,9 @@ coverage: a kernel's lines go to the tests that reach the places naming it (thro
 call it), which is cheaper than taking the map with the JIT off, where a solver's tests would run for
 hours. A mutant of a kernel, or of a module constant (a kernel reads it when compiled), gets a fresh
 numba cache; any other reuses the kernels the map's run compiled. The solved tables live in
-``.mutation/solved``: their keys hold a digest of the solver's source, so a mutated solver solves
-again, and what it solved is deleted after its run.
+``.mutation/solved`` (``YACHT_RL_TEST_CACHE_DIR``, which the tests keep instead of a fresh folder per
+run): their keys hold a digest of the solver's source, so a mutated solver solves again, and what it
+solved is deleted after its run.
 """
 
 from __future__ import annotations
@@ -205,7 +206,7 @@ def test_environment(module: str, numba_cache: Path | str) -> dict[str, str]:
         os.environ,
         PYTHONPATH=os.pathsep.join([str(TREE), str(TREE / "tools")]),
         PYTHONHASHSEED="0",
-        YACHT_RL_CACHE_DIR=str(solved),
+        YACHT_RL_TEST_CACHE_DIR=str(solved),
         YACHT_RL_HYPOTHESIS_PROFILE="mutation",
         NUMBA_CACHE_DIR=str(numba_cache),
     )
