@@ -35,7 +35,7 @@ from yacht_env.game import GameBatch, check_game_dice, draw_game_dice, draw_tabl
 from yacht_env.rules import RULE_SETS, YACHT, RuleSet
 from yacht_env.seeding import seat_seed
 from yacht_env.table.encoding import policy_observations
-from yacht_play.records import SCHEMA, GameRecord, RecordError, RecordFile, now, read_records, write_games
+from yacht_play.records import MODES, SCHEMA, GameRecord, RecordError, RecordFile, now, read_records, write_games
 
 
 def check_table(header: dict, where: str) -> None:
@@ -324,7 +324,13 @@ class Match:
         coach: bool = False,
         policies: dict | None = None,
     ) -> Match:
-        """A fresh game. Agents' policies are built from their names unless given in ``policies`` (by seat)."""
+        """A fresh game. Agents' policies are built from their names unless given in ``policies`` (by seat).
+
+        ``mode`` is one of the record's modes (``MODES``); any other is refused here, before a record
+        that could never be read back is written.
+        """
+        if mode not in MODES:
+            raise ValueError(f"mode {mode!r} is not a game mode: expected one of {', '.join(MODES)}")
         rules = rules or YACHT
         policies = dict(policies or {})
         # The dice of every multi-player game: seat s gets draw_table_dice's seat s for the seed.

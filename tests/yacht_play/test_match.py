@@ -26,7 +26,7 @@ from yacht_play.match import (
     recorded_seat_dice,
     rules_named,
 )
-from yacht_play.records import GameRecord, RecordError, RecordWriter
+from yacht_play.records import MODES, GameRecord, RecordError, RecordWriter, check_line
 
 OLD_TIME = "2020-01-01T00:00:00.000+00:00"
 
@@ -115,6 +115,18 @@ def test_rules_named_gives_each_rule_set_and_refuses_any_other_name_listing_them
     for name in ("nope", "YACHT", ["yacht"], None):
         with pytest.raises(RecordError, match=re.escape(f"unknown rule set {name!r}; this version plays {played}")):
             rules_named(name)
+
+
+def test_a_new_match_refuses_a_mode_no_record_can_hold_naming_it_and_the_modes():
+    for mode in ("vs", "Table", ""):
+        with pytest.raises(ValueError, match=re.escape(f"mode {mode!r} is not a game mode: expected one of {', '.join(MODES)}")):
+            Match.new([Player("ana"), Player("bo")], seed=0, mode=mode)
+    for mode in MODES:  # each mode the records hold starts a game and writes a header they read back
+        players = [Player("ana")] if mode == "solitaire" else [Player("bo", "agent", "greedy")]
+        if mode in ("table", "duplicate"):
+            players = [Player("ana"), *players]
+        match = Match.new(players, seed=0, mode=mode)
+        assert check_line(match.header, "header")["mode"] == mode
 
 
 def test_a_header_error_names_the_file_and_line_or_else_the_game():

@@ -24,7 +24,7 @@ def test_every_table_deals_seat_s_the_same_dice(num_players, seed):
     np.testing.assert_array_equal(deal_dice(seed, 1, num_players, YACHT)[0], dealt)
 
     players = [Player("ana")] + [Player(f"greedy{s}", "agent", "greedy") for s in range(1, num_players)]
-    match = Match.new(players, seed=seed, mode="vs")
+    match = Match.new(players, seed=seed, mode="table")
     np.testing.assert_array_equal(np.stack([seat.faces for seat in match.seats]), dealt)
 
     solitaire = gym.make("Yacht-v0")
