@@ -80,7 +80,11 @@ class Encoding:
         raise NotImplementedError
 
     def decode_batch(self, obs) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Observations -> (hand indices, rolls left, open bit sets), each shape (N,)."""
+        """Observations -> (hand indices, rolls left, open bit sets), each shape (N,).
+
+        Dice that are no hand of the rules (which only ``flat`` and ``counts`` can hold) raise ``ValueError``
+        naming the observation.
+        """
         raise NotImplementedError
 
     def decode_sheet_batch(self, obs) -> tuple[np.ndarray, np.ndarray]:
@@ -208,8 +212,13 @@ class Flat(NumberEncoding):
     @override
     def decode_batch(self, obs):
         dice, rolls_left, open_bits = self.split_numbers(obs)
-        codes = (np.rint(dice).astype(np.int64) - 1) @ self.rules.dice.place_values
-        return self.rules.dice.hand_of_code[codes], rolls_left, open_bits
+        faces = np.rint(dice).astype(np.int64)
+        bad = ((faces < 1) | (faces > self.rules.num_faces)).any(axis=1)
+        if bad.any():  # a face out of range would index another hand, or past the table
+            first, rules = int(bad.argmax()), self.rules
+            allowed = f"{rules.num_dice} faces of 1..{rules.num_faces}"
+            raise ValueError(f"observation {first}: dice {faces[first].tolist()} are not {allowed}")
+        return self.rules.dice.hand_of_code[(faces - 1) @ self.rules.dice.place_values], rolls_left, open_bits
 
 
 class Counts(NumberEncoding):
@@ -228,7 +237,13 @@ class Counts(NumberEncoding):
     @override
     def decode_batch(self, obs):
         counts, rolls_left, open_bits = self.split_numbers(obs)
-        return self._hand_of_counts[np.rint(counts).astype(np.int64) @ self._count_weights], rolls_left, open_bits
+        counts = np.rint(counts).astype(np.int64)
+        num_dice = self.rules.num_dice
+        bad = (counts < 0).any(axis=1) | (counts.sum(axis=1) != num_dice)
+        if bad.any():  # other counts would index another hand, or past the table
+            first = int(bad.argmax())
+            raise ValueError(f"observation {first}: face counts {counts[first].tolist()} are not a hand of {num_dice} dice")
+        return self._hand_of_counts[counts @ self._count_weights], rolls_left, open_bits
 
 
 class OneHot(BoxEncoding):

@@ -231,6 +231,25 @@ def test_observation_encodings_round_trip_the_sheet_state(name):
         assert all(encoding.space.contains(o) for o in gym.vector.utils.iterate(batched, obs))
 
 
+@pytest.mark.parametrize("name", ["yacht", "yahtzee"])
+def test_decoding_dice_that_are_no_hand_is_refused_naming_the_observation(name):
+    rules = rule_set(name)
+    flat, counts = ENCODINGS["flat"](rules), ENCODINGS["counts"](rules)
+    hands = np.array([3, 7, 11])
+    rolls, open_bits = np.array([2, 1, 0]), np.full(3, rules.all_open)
+    for encoding, bad_parts, said in (
+        (flat, ([0, 1, 2, 3, 4], [2, 3, 4, 5, 7]), "dice {} are not 5 faces of 1..6"),
+        (counts, ([1, 1, 1, 1, 0, 0], [6, 0, 0, 0, 0, -1], [1, 1, 1, 1, 1, 1]), "face counts {} are not a hand of 5 dice"),
+    ):
+        obs = encoding.encode_batch(hands, rolls, open_bits)
+        assert encoding.decode_batch(obs)[0].tolist() == hands.tolist()
+        for part in bad_parts:
+            broken = obs.copy()
+            broken[1, : len(part)] = part
+            with pytest.raises(ValueError, match=re.escape("observation 1: " + said.format(part))):
+                encoding.decode_batch(broken)
+
+
 @pytest.mark.parametrize("name", SHEET_NAMES)
 def test_a_position_given_without_sheet_state_shows_a_fresh_sheet(name):
     """``encode`` without a subtotal or a Yahtzee box shows a fresh sheet: upper subtotal 0, Yahtzee box not full."""
