@@ -129,7 +129,15 @@ def test_a_name_over_the_limit_in_characters_is_refused(client):
 @pytest.mark.parametrize("name", ["x" * (MAX_NAME + 1), "名" * (MAX_NAME + 1)])
 def test_a_history_asked_for_a_name_over_the_limit_is_refused_in_one_line(client, name):
     error = one_line(client.get(f"/api/players/{quote(name, safe='')}"), 400, "name")
-    assert error == f"a player name is 1 to {MAX_NAME} characters"
+    assert error == f"name: {MAX_NAME + 1} characters is too long; at most {MAX_NAME}"
+
+
+def test_a_history_reads_a_name_as_a_game_start_does_spaces_collapsed_before_its_length_is_counted(client):
+    spaced = "ann" + " " * MAX_NAME + "lee"  # over the limit as typed, "ann lee" once its spaces are collapsed
+    new_game(client, name=spaced)
+    games = client.get(f"/api/players/{quote(spaced, safe='')}").json()["games"]
+    assert len(games) == 1
+    assert len(client.get("/api/players/ann%20lee").json()["games"]) == 1
 
 
 def test_guessed_secrets_find_nothing(client, service):

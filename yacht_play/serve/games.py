@@ -615,12 +615,11 @@ class GameService:
         """A person's games, newest first, with scores and grades; each says whether it was imported (and
         ``imported`` counts those), since the server vouches only for the games played on it.
         """
-        if not isinstance(name, str) or not name.strip() or len(name) > MAX_NAME:
-            raise Refused(f"a player name is 1 to {MAX_NAME} characters")
+        name = player_name(name)  # the same checks and the same spacing as the name a game was started under
         import json
 
         games = []
-        for row in store.player_games(self.engine, player_name(name)):
+        for row in store.player_games(self.engine, name):
             header = json.loads(row.header)
             end = json.loads(row.end_record) if row.end_record else None
             games.append(
