@@ -2,6 +2,7 @@
 
 import copy
 import io
+import re
 from contextlib import redirect_stdout
 
 import gymnasium as gym
@@ -340,15 +341,18 @@ def test_an_open_flag_of_one_half_reads_as_closed(name, flags):
 @example(counts=[0, 0, 0, 0, 0, 0])  # no dice at all
 @example(counts=[1, 1, 1, 1, 1, 1])  # six dice
 @example(counts=[0, 2, 0, 3, 0, 0])  # a full house: a hand
-def test_counts_that_are_no_hand_decode_to_hand_minus_one(counts):
-    """Every point of the counts space decodes to its hand, or to -1 (no hand) when it is not five dice."""
+def test_counts_decode_to_their_hand_and_counts_that_are_no_hand_are_refused(counts):
+    """Every point of the counts space decodes to its hand, or is refused, naming it, when it is not five dice."""
     encoding = make_encoding("counts", yacht_env.YACHT)
     obs = encoding.encode(0, 2, 5)
     obs[:6] = counts
     assert encoding.space.contains(obs)
     dice = tuple(face for face, n in enumerate(counts, start=1) for _ in range(n))
-    hand = yacht_env.YACHT.dice.hand_index[dice] if len(dice) == 5 else -1
-    assert encoding.decode(obs) == (hand, 2, 5)
+    if len(dice) == 5:
+        assert encoding.decode(obs) == (yacht_env.YACHT.dice.hand_index[dice], 2, 5)
+    else:
+        with pytest.raises(ValueError, match=re.escape(f"face counts {list(counts)} are not a hand of 5 dice")):
+            encoding.decode(obs)
 
 
 @pytest.mark.parametrize("name", ["onehot", "features"])
