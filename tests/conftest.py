@@ -39,6 +39,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
 # mutated solver from reading a table the original solved).
 TEST_CACHE_ENV = "YACHT_RL_TEST_CACHE_DIR"
 CACHE_ENV = "YACHT_RL_CACHE_DIR"
+fresh_cache_key = pytest.StashKey[str]()  # the folder this run made, for pytest_unconfigure to delete
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -57,9 +58,6 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     fresh = config.stash.get(fresh_cache_key, None)
     if fresh is not None:
         shutil.rmtree(fresh, ignore_errors=True)
-
-
-fresh_cache_key = pytest.StashKey[str]()
 
 
 @pytest.fixture(scope="module")
