@@ -104,9 +104,10 @@ class Encoding:
         column = 0
         if self.has_upper:
             threshold = self.rules.bonus_threshold
-            upper = np.minimum(np.zeros(n, dtype=np.int64) if upper_totals is None else np.asarray(upper_totals), threshold)
+            totals = np.zeros(n, dtype=np.int64) if upper_totals is None else np.asarray(upper_totals)
+            upper = np.minimum(totals, threshold)
             part[:, 0] = upper / threshold if scale else upper
-            part[:, 1] = upper >= threshold
+            part[:, 1] = totals >= threshold
             column = 2
         if self.has_yahtzee:
             part[:, column] = 0 if yahtzee_full is None else np.asarray(yahtzee_full) > 0

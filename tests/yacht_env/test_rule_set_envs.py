@@ -231,6 +231,44 @@ def test_observation_encodings_round_trip_the_sheet_state(name):
         assert all(encoding.space.contains(o) for o in gym.vector.utils.iterate(batched, obs))
 
 
+@pytest.mark.parametrize("name", [name for name in SHEET_NAMES if rule_set(name).bonus_points > 0])
+def test_every_encoding_shows_the_bonus_reached_exactly_from_the_threshold_on(name):
+    rules = rule_set(name)
+    threshold = rules.bonus_threshold
+    upper = np.array([0, threshold - 1, threshold, threshold + 1, threshold + 30])
+    n = len(upper)
+    for encoding_name, encoding_class in ENCODINGS.items():
+        encoding = encoding_class(rules)
+        obs = encoding.encode_batch(np.arange(n), np.zeros(n, np.int64), np.full(n, rules.all_open), upper, np.zeros(n, np.int64))
+        if isinstance(obs, dict):
+            shown = obs["bonus_reached"]
+        else:
+            shown = obs[:, obs.shape[1] - encoding.sheet_width + 1]
+        assert np.asarray(shown).tolist() == [0, 0, 1, 1, 1], encoding_name
+
+
+@pytest.mark.parametrize("encoding_name", ["onehot", "features"])
+@pytest.mark.parametrize("name", NAMES)
+def test_onehot_and_features_observations_lie_in_the_unit_box(name, encoding_name):
+    """Their space is exactly [0, 1] in every entry, as a network's input normalisation expects."""
+    space = ENCODINGS[encoding_name](rule_set(name)).space
+    assert space.low.tolist() == [0.0] * space.shape[0]
+    assert space.high.tolist() == [1.0] * space.shape[0]
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_features_show_each_face_count_over_the_number_of_dice(name):
+    rules = rule_set(name)
+    encoding = ENCODINGS["features"](rules)
+    hands = np.arange(rules.dice.num_hands)
+    obs = encoding.encode_batch(hands, np.zeros_like(hands), np.full_like(hands, rules.all_open))
+    dice_width = rules.num_dice * rules.num_faces
+    shown = obs[:, dice_width : dice_width + rules.num_faces]
+    for hand, row in zip(hands, shown):
+        counts = np.bincount(rules.dice.hands[hand].astype(np.int64), minlength=rules.num_faces + 1)[1:]
+        assert np.allclose(row, counts / rules.num_dice), rules.dice.hands[hand]
+
+
 @pytest.mark.parametrize("name", ["yacht", "yahtzee"])
 def test_decoding_dice_that_are_no_hand_is_refused_naming_the_observation(name):
     rules = rule_set(name)
