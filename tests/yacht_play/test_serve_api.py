@@ -201,6 +201,9 @@ def test_a_whole_game_never_shows_dice_not_rolled_yet(client, service):
         check_nothing_unrolled(service, secret, view)
         coach = view["coach"]
         assert coach is not None and coach["options"][0]["expected"] >= coach["chosen_expected"] - 1e-9
+        # the expected final scores: the best's is the top option's, and the chosen one's is that less the loss
+        assert coach["options"][0]["expected"] == pytest.approx(coach["best_expected"])
+        assert coach["best_expected"] - coach["loss"] == pytest.approx(coach["chosen_expected"])
         assert all(0 <= option["win"] <= 1 for option in coach["options"]) and 0 <= coach["chosen_win"] <= 1
         if responses == 0:  # the first decision: the chances are agents.win's for that position
             from agents.win import win_probabilities
@@ -437,6 +440,25 @@ def test_export_writes_records_that_analyze_reads_and_import_loads(client, servi
     assert "0 games added, 1 already" in capsys.readouterr().err
     back = db.all_games(db.connect(fresh))
     assert len(back) == 1 and back[0].decisions == match.decisions and back[0].end == match.end
+
+
+def test_an_imported_game_against_an_agent_is_the_person_s_with_their_score(tmp_path):
+    """The stored game belongs to the person who played it, whichever seat the agent had, and holds their result."""
+    from yacht_play.match import Player
+
+    for players in ([Player("cleo"), Player("bot", "agent", "greedy")], [Player("bot", "agent", "greedy"), Player("cleo")]):
+        match = Match.new(players, seed=11, mode="table")
+        rng = random.Random(3)
+        while not match.finished:
+            if match.current.player.kind == "agent":
+                match.play_agent()
+            else:
+                match.play(rng.choice([a for a, ok in enumerate(match.current.legal_mask()) if ok]))
+        engine = db.connect(str(tmp_path / f"import-{players[0].name}.db"))
+        assert GameService(engine, []).import_game(match.game_record())
+        row = db.game_row_by_id(engine, match.game_id)
+        person = next(seat for seat in match.seats if seat.player.kind == "human")
+        assert (row.player, row.score) == ("cleo", person.total)
 
 
 def test_the_schema_is_versioned_and_a_newer_one_refused(tmp_path):

@@ -21,6 +21,7 @@ with warnings.catch_warnings():  # newer Starlette suggests httpx2 for its TestC
     from starlette.testclient import TestClient  # noqa: E402
 
 from agents.registry import EXACT_TABLES_REFUSAL, POLICIES, PolicySpec, make_policy, rule_sets_without_sheet_state  # noqa: E402
+from agents.two_player import SolutionNotComputed  # noqa: E402
 from tests.yacht_play.serve_support import ROOT  # noqa: E402
 from yacht_env.rules import YAHTZEE  # noqa: E402
 from yacht_play import store as db  # noqa: E402
@@ -31,6 +32,15 @@ from yacht_play.serve.games import SECRET, GameService, Refused, player_name  # 
 PAIR = "pair"  # an agent of a table of two only, as exact2 is, that builds in no time
 # a model by a relative path whose folder sorts after its file name: the page must see only the file name
 MODEL = "ppo:zz/ppo.safetensors"
+
+
+TRIO = "trio"  # an agent of tables of 2 and 3 that can be built for 2 players only
+
+
+def trio_at_table(name, num_players, rules, seed):
+    if num_players == 3:
+        raise SolutionNotComputed(f"the solution of {rules.name} for 3 players is not computed yet")
+    return make_policy("random", rules=rules, seed=seed)
 
 
 @pytest.fixture(scope="module")
@@ -49,10 +59,21 @@ def service(tmp_path_factory):
         reads_totals=True,
         table_sizes=(2, 2),
     )
+    trio = PolicySpec(
+        TRIO,
+        "at a table of 2 or 3: plays at random, but its solution for 3 players is not computed",
+        solitaire=None,
+        table=trio_at_table,
+        rule_sets=rule_sets_without_sheet_state,
+        refusal=EXACT_TABLES_REFUSAL,
+        reads_totals=True,
+        table_sizes=(2, 3),
+    )
     with pytest.MonkeyPatch.context() as patch:
         patch.setitem(POLICIES, PAIR, pair)
+        patch.setitem(POLICIES, TRIO, trio)
         patch.chdir(folder)
-        yield GameService(db.connect(str(folder / "yacht.db")), ["random", PAIR, MODEL])
+        yield GameService(db.connect(str(folder / "yacht.db")), ["random", PAIR, TRIO, MODEL])
 
 
 @pytest.fixture(scope="module")
@@ -101,6 +122,15 @@ def test_an_agent_of_a_table_of_two_is_refused_at_a_table_of_three_by_its_table_
     assert response.status_code == 400
     assert response.json()["error"] == f"agent {PAIR!r} plays at a table of 2 players; this table has 3"
     assert client.post("/api/games", json={**body, "agents": [PAIR]}).status_code == 201  # a table of two seats it
+
+
+def test_a_table_agent_that_cannot_be_built_for_the_tables_size_is_refused_in_its_own_line(client):
+    """It sits at tables of 2 and 3 but has no solution for 3: creating that table answers 400 saying so, not 500."""
+    body = {"name": "ann", "mode": "table", "agents": [TRIO, "random"], "coach": False}
+    response = client.post("/api/games", json=body)
+    assert response.status_code == 400
+    assert response.json()["error"] == "the solution of yacht for 3 players is not computed yet"
+    assert client.post("/api/games", json={**body, "agents": [TRIO]}).status_code == 201
 
 
 def test_a_model_of_other_rules_is_refused_by_its_file_name_never_its_path(client):
