@@ -601,15 +601,6 @@ def check_agent_rules(name: str, rules: RuleSet) -> None:
     check_plays_rules(name, rules)
 
 
-def __getattr__(attribute: str):
-    # Read from the table of policies when asked for, so that it includes every policy registered since the import.
-    if attribute == "BUILT_IN_POLICIES":  # policies a record may name and resume rebuilds
-        from agents.registry import resumable_policies
-
-        return resumable_policies()
-    raise AttributeError(f"module {__name__!r} has no attribute {attribute!r}")
-
-
 def stack_observations(observations: list):
     """The observations stacked into one batch (a dict of arrays for dict observations)."""
     if isinstance(observations[0], dict):

@@ -157,6 +157,18 @@ def test_an_end_line_that_does_not_fit_is_named_by_its_own_line(tmp_path):
 # -- decisions ---------------------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("mode", ["table", "duplicate"])
+def test_only_the_seat_whose_turn_it_is_has_legal_actions(mode):
+    """Seats before and after the one to play see all zeros; the one to play sees the rules' mask."""
+    match = Match.new([Player("ann"), Player("bo"), Player("cy")], seed=5, mode=mode)
+    for _ in range(2 * match.rules.rolls_per_turn):  # into the second seat's turn, and then the third's
+        if match.current.index:
+            masks = [seat.legal_mask() for seat in match.seats]
+            playing = match.current.index
+            assert [int(mask.sum() > 0) for mask in masks] == [int(index == playing) for index in range(3)]
+        match.play(match.layout.score_action(match.rules.category_names.index(match.current.open_names[0])))
+
+
 def test_a_decision_records_its_seconds_to_the_millisecond():
     match = Match.new([Player("ann")], seed=5)
     for seconds, kept in ((0.0126, 0.013), (2.0004, 2.0), (0.0005001, 0.001)):
