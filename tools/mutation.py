@@ -461,7 +461,8 @@ class TestMap:
         """The tests that reach ``line`` of ``relative`` (numbered as in the unmutated file).
 
         - a line of a kernel: the tests that reach the uses of the kernel (see :meth:`name_tests`);
-        - a line of a function's header (decorators, signature, defaults: run at import): the tests reaching its body;
+        - a line of a function's header (decorators, signature, defaults: run at import): the tests reaching its body,
+          or the uses of its class when no test reaches the body;
         - a line of a class outside its methods (a field, a class attribute): the tests reaching the class's methods
           and the uses of the class;
         - a line at the top of the module: the tests reaching the uses of what it defines, or every test that reaches
@@ -477,7 +478,11 @@ class TestMap:
         if kernel is not None:
             return set() if (relative, kernel.name) in seen else self.name_tests(relative, kernel.name, seen)
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and line < statement.body[0].lineno:
-            return self.reached(relative, range(statement.body[0].lineno, (statement.end_lineno or line) + 1))
+            tests = self.reached(relative, range(statement.body[0].lineno, (statement.end_lineno or line) + 1))
+            if not tests and around and (relative, around[-1].name) not in seen:
+                # a method no test calls (an abstract one): its defaults are still read, through its class's signature
+                tests = self.name_tests(relative, around[-1].name, seen)
+            return tests
         if any(isinstance(d, (ast.FunctionDef, ast.AsyncFunctionDef)) for d in around):
             tests = self.reached(relative, source.own_lines(statement))
             outermost = around[-1]
