@@ -308,6 +308,22 @@ def is_kernel(function: ast.AST) -> bool:
     return False
 
 
+# Decorators that run a function's body once and keep what it gave: coverage names only the first test to call it.
+CACHING_DECORATORS = ("cache", "lru_cache", "cached_property", "cached_per_rules")
+
+
+def is_cached(function: ast.AST) -> bool:
+    """Whether a function definition keeps its result (``@functools.cache``, ``@cached_property``...)."""
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    for decorator in function.decorator_list:
+        target = decorator.func if isinstance(decorator, ast.Call) else decorator
+        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+        if name in CACHING_DECORATORS:
+            return True
+    return False
+
+
 def first_line(node: ast.stmt) -> int:
     """The first line of a statement, a definition's decorators included."""
     return min([node.lineno, *(decorator.lineno for decorator in getattr(node, "decorator_list", []))])
@@ -461,6 +477,7 @@ class TestMap:
         """The tests that reach ``line`` of ``relative`` (numbered as in the unmutated file).
 
         - a line of a kernel: the tests that reach the uses of the kernel (see :meth:`name_tests`);
+        - a line of a cached function (``@cache``, ``@cached_property``...): also the tests that reach its uses;
         - a line of a function's header (decorators, signature, defaults: run at import): the tests reaching its body,
           or the uses of its class when no test reaches the body;
         - a line of a class outside its methods (a field, a class attribute): the tests reaching the class's methods
@@ -477,6 +494,18 @@ class TestMap:
         kernel = next((d for d in [statement, *around] if is_kernel(d)), None)
         if kernel is not None:
             return set() if (relative, kernel.name) in seen else self.name_tests(relative, kernel.name, seen)
+        cached = next((d for d in [statement, *around] if is_cached(d)), None)
+        if cached is not None and (relative, cached.name) not in seen:
+            # its body ran for the first test only: every test that uses what it keeps may see the change
+            tests = self.uncached_line_tests(relative, line, statement, around, seen)
+            return tests | self.name_tests(relative, cached.name, seen)
+        return self.uncached_line_tests(relative, line, statement, around, seen)
+
+    def uncached_line_tests(
+        self, relative: str, line: int, statement: ast.stmt, around: list, seen: frozenset[tuple[str, str]] = frozenset()
+    ) -> set[str]:
+        """:meth:`line_tests` of a line outside kernels and cached functions."""
+        source = self.source(relative)
         if isinstance(statement, (ast.FunctionDef, ast.AsyncFunctionDef)) and line < statement.body[0].lineno:
             tests = self.reached(relative, range(statement.body[0].lineno, (statement.end_lineno or line) + 1))
             if not tests and around and (relative, around[-1].name) not in seen:
