@@ -23,8 +23,10 @@ each line's context named after its test (pytest-cov's ``--cov-context=test``), 
 (``<module>-<source>-<tests>.map.json``, taken again when the module, its tests or a conftest change).
 A mutant runs the tests reaching the line it changes (see :meth:`TestMap.select`), quickest first,
 stopped at the first failure, with the ``mutation`` hypothesis profile (fewer examples, always the
-same ones). A line no test reaches survives without a run, and so does a change to a function's
-annotations alone (never evaluated under postponed annotations). Compiled numba code is not seen by
+same ones). A mutant those tests pass then runs every test file of its module, as the map can miss
+a test (coverage names only the first caller of a result kept for later): a survivor passes them
+all. A change to a function's annotations alone survives without a run (never evaluated under
+postponed annotations). Compiled numba code is not seen by
 coverage: a kernel's lines go to the tests that reach the places naming it (through the kernels that
 call it), which is cheaper than taking the map with the JIT off, where a solver's tests would run for
 hours. A mutant of a kernel, or of a module constant (a kernel reads it when compiled), gets a fresh
@@ -675,7 +677,7 @@ def execute(module: str, session: Path, items: list, timeout: float) -> None:
 
 def run_tests(module: str) -> int:
     """The test command of one mutant of ``module``: the tests that reach the changed lines, quickest first, stopped
-    at the first failure; none when no test reaches them (the mutant survives: nothing can see it).
+    at the first failure, then, if it still lives, every test file of the module (a survivor passes them all).
 
     ``YACHT_RL_MUTATION_SELECT=all`` runs every test file of the module with the usual hypothesis profile instead,
     as each mutant was tested before the map (kept to measure the two).
@@ -705,8 +707,6 @@ def run_tests(module: str) -> int:
             staged.replace(traced)
         files = sum("::" not in test for test in tests)
         print(f"mutation: lines {lines}, {len(tests) - files} tests and {files} whole test files", flush=True)
-        if not tests:
-            return 0
     solved = WORK / "solved"
     before = set(solved.iterdir()) if solved.exists() else set()
     # A mutant of compiled code (or of a constant a kernel reads) compiles everything afresh; any other reuses the
@@ -715,10 +715,18 @@ def run_tests(module: str) -> int:
     environment = test_environment(module, numba_cache)
     if everything:
         environment.pop("YACHT_RL_HYPOTHESIS_PROFILE")
-    # Two runs: the tests of the first test file chosen, which kill most mutants, then the others; a test file that
-    # is never run is never imported (the server's tests import the whole server).
-    first = tests[0].split("::")[0]
-    stages = [[test for test in tests if test.split("::")[0] == first], [test for test in tests if test.split("::")[0] != first]]
+    # The tests of the first test file chosen, which kill most mutants, then the others; a test file that is never run
+    # is never imported (the server's tests import the whole server).
+    stages = []
+    if tests:
+        first = tests[0].split("::")[0]
+        in_first = [test for test in tests if test.split("::")[0] == first]
+        stages = [in_first, [test for test in tests if test not in in_first]]
+    if not everything:
+        # Then, for a mutant the chosen tests pass, every test file of the module: a survivor is one that all of them
+        # pass. The map can miss a test: coverage names only the first caller of a result kept for later (a table
+        # cached per rule set, an object built once), and no test at all for a line only such a result runs.
+        stages.append(list(test_files(module)))
     listing = Path(tempfile.mkstemp(prefix="tests-", suffix=".txt", dir=WORK)[1])
     try:
         for stage in filter(None, stages):
