@@ -645,8 +645,9 @@ def run_module(module: str, retest_survivors: bool, restart: bool, execute_pendi
             if sample:
                 chosen = sampled(module, database, sample)
                 items = [item for item in items if item.job_id in chosen]
-    # A mutant that loops for ever is killed by the time limit: twice the map's run of every test, 2 minutes at least.
-    execute(module, session, items, timeout=max(120.0, 2 * recorded["seconds"]))
+    # A mutant that loops for ever is killed by the time limit: four times the map's run of every test, 5 minutes at
+    # least, as a survivor runs its chosen tests, then every test file, with its kernels compiled afresh.
+    execute(module, session, items, timeout=max(300.0, 4 * recorded["seconds"]))
 
 
 def execute(module: str, session: Path, items: list, timeout: float) -> None:

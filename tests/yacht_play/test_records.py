@@ -396,6 +396,7 @@ def test_a_record_never_makes_yacht_play_load_the_model_it_names(tmp_path, capsy
         path.write_bytes(edit_line(data, 0, lambda r: r["players"][1].__setitem__("policy", policy)))
         code, out = resume(path, capsys)
         assert code == 2 and "a record never makes yacht play load a model; name the agents again with --vs" in out.err
+        assert f"names the agent {policy!r} for seat 2 (" in out.err  # the seat counted from 1, as the table shows it
         assert out.err.count("\n") == 1 and not marker.exists()
         code, out = analyze(path, capsys=capsys)  # analyze builds no policy for recorded agents either
         assert code == 0 and not marker.exists()
