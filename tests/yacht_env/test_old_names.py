@@ -38,13 +38,18 @@ def test_the_pettingzoo_env_keeps_its_versioned_name():
 
 
 def test_the_old_names_of_the_score_and_mask_lookups_warn_and_give_the_same_arrays():
+    """Each warning points at the line that used the old name (here), not at the library, so a user can find it."""
     from yacht_env import YACHT, ActionLayout, actions
 
-    with pytest.warns(DeprecationWarning, match="score_table is now RuleSet.hand_scores"):
+    with pytest.warns(DeprecationWarning, match="score_table is now RuleSet.hand_scores") as warned:
         assert YACHT.score_table is YACHT.hand_scores
-    with pytest.warns(DeprecationWarning, match="joker_score_table is now RuleSet.joker_hand_scores"):
+    assert warned[0].filename == __file__
+    with pytest.warns(DeprecationWarning, match="joker_score_table is now RuleSet.joker_hand_scores") as warned:
         assert YACHT.joker_score_table is YACHT.joker_hand_scores
-    with pytest.warns(DeprecationWarning, match="mask_table is now ActionLayout.legal_masks"):
+    assert warned[0].filename == __file__
+    with pytest.warns(DeprecationWarning, match="mask_table is now ActionLayout.legal_masks") as warned:
         assert ActionLayout(YACHT).mask_table is ActionLayout(YACHT).legal_masks
-    with pytest.warns(DeprecationWarning, match="legal_mask_table is now legal_masks"):
+    assert warned[0].filename == __file__
+    with pytest.warns(DeprecationWarning, match="legal_mask_table is now legal_masks") as warned:
         assert actions.legal_mask_table is actions.legal_masks
+    assert warned[0].filename == __file__

@@ -284,9 +284,20 @@ def test_bad_rule_sets_are_refused_with_the_reason():
             RuleSet("x", rows, **one_of_two)
     with pytest.raises(ValueError, match="bonus_threshold must be an integer >= 0, got -1"):
         RuleSet("x", rows, bonus_threshold=-1)
+    for field_name in ("bonus_threshold", "bonus_points", "yahtzee_bonus"):
+        for value in (True, 2.5, "35"):  # a bool is an int to Python, not to a rule book
+            with pytest.raises(ValueError, match=re.escape(f"{field_name} must be an integer >= 0, got {value!r}")):
+                RuleSet("x", rows, yahtzee_row="chance", **{field_name: value})
     for bonus in (1, 5):  # any bonus at all, the smallest too
         with pytest.raises(ValueError, match="at least one row with upper=True"):
             RuleSet("x", rows[1:], bonus_threshold=bonus, bonus_points=bonus)
+
+
+@pytest.mark.parametrize("bonus", [1, 50])
+def test_an_extra_yahtzee_bonus_of_any_size_makes_the_yahtzee_box_matter(bonus):
+    rows = (Category("ones", upper(1), upper=True), Category("five alike", lambda dice, counts: 50 * (max(counts) == 5)))
+    assert RuleSet("x", rows, yahtzee_row="five alike", yahtzee_bonus=bonus).tracks_yahtzee_box
+    assert not RuleSet("x", rows, yahtzee_row="five alike").tracks_yahtzee_box
 
 
 def test_a_rule_set_carries_its_title_and_defaults_to_its_name():
