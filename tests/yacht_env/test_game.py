@@ -12,7 +12,7 @@ from tests.reference import reference_score
 from yacht_env import CATEGORIES, YACHT, game
 from yacht_env.actions import ActionLayout
 from yacht_env.game import GameBatch, check_game_dice, draw_game_dice, draw_table_dice, rule_arrays
-from yacht_env.rules import YAHTZEE_FORCED_JOKER
+from yacht_env.rules import YAHTZEE, YAHTZEE_FORCED_JOKER
 
 LAYOUT = ActionLayout(YACHT)
 SCORE = LAYOUT.first_score_action
@@ -106,6 +106,27 @@ def test_a_reroll_keeps_the_dice_it_does_not_pick_up_and_adds_the_first_fresh_fa
     _, legal = tables.play([action])
     assert legal[0]
     assert YACHT.dice.hands[tables.hands[0, 0]].tolist() == sorted(kept + fresh[: len(picked)])
+
+
+def test_the_upper_bonus_is_reported_earned_from_the_threshold_on_past_it_too():
+    """Upper subtotals 30, 55, 63 (the threshold) and 83 (past it): the bonus counts from 63 on, whatever the
+    subtotal grows to after, and apart from the extra-Yahtzee bonuses."""
+    rules = YAHTZEE
+    turns = [("sixes", [6] * 5), ("fives", [5] * 5), ("twos", [2, 2, 2, 2, 1]), ("fours", [4] * 5)]
+    tables = GameBatch(rules, 1)
+    faces = np.ones((rules.num_turns, rules.rolls_per_turn, rules.num_dice), dtype=np.int8)
+    for turn, (_, dice) in enumerate(turns):
+        faces[turn, 0] = dice
+    tables.start(faces[None, None])
+    first_score = ActionLayout(rules).first_score_action
+    subtotals = []
+    for row, dice in turns:
+        points, legal = tables.play([first_score + rules.category_index[row]])
+        assert legal[0]
+        subtotals.append(sum(subtotals[-1:]) + sum(d for d in dice if d == dice[0]))
+        earned = rules.bonus_points if subtotals[-1] >= rules.bonus_threshold else 0
+        assert tables.bonuses(0, 0) == (earned, 0), subtotals
+    assert subtotals == [30, 55, 63, 83]
 
 
 def forced_joker_with_sixes_open():
