@@ -12,7 +12,7 @@ from tests.reference import reference_score
 from yacht_env import CATEGORIES, YACHT, game
 from yacht_env.actions import ActionLayout
 from yacht_env.game import GameBatch, check_game_dice, draw_game_dice, draw_table_dice, rule_arrays
-from yacht_env.rules import YAHTZEE, YAHTZEE_FORCED_JOKER
+from yacht_env.rules import YAHTZEE, YAHTZEE_FORCED_JOKER, RuleSet
 
 LAYOUT = ActionLayout(YACHT)
 SCORE = LAYOUT.first_score_action
@@ -127,6 +127,19 @@ def test_the_upper_bonus_is_reported_earned_from_the_threshold_on_past_it_too():
         earned = rules.bonus_points if subtotals[-1] >= rules.bonus_threshold else 0
         assert tables.bonuses(0, 0) == (earned, 0), subtotals
     assert subtotals == [30, 55, 63, 83]
+
+
+def test_the_yahtzee_box_shows_full_wherever_its_row_sits_the_first_row_too():
+    """A rule set whose Yahtzee row is its first: its box full of 50 is shown as full, as at the end of the sheet."""
+    five_alike = next(c for c in YAHTZEE.categories if c.name == "yahtzee")
+    rules = RuleSet("first", (five_alike, *YAHTZEE.categories[:6]), yahtzee_row="yahtzee", yahtzee_bonus=100)
+    tables = GameBatch(rules, 1)
+    faces = np.ones((rules.num_turns, rules.rolls_per_turn, rules.num_dice), dtype=np.int8)
+    tables.start(faces[None, None])
+    assert tables.sheet_state([0], [0])[1].tolist() == [0]
+    points, legal = tables.play([ActionLayout(rules).first_score_action + 0])
+    assert legal[0] and points[0] == 50
+    assert tables.sheet_state([0], [0])[1].tolist() == [1]
 
 
 def forced_joker_with_sixes_open():

@@ -256,6 +256,18 @@ def test_onehot_and_features_observations_lie_in_the_unit_box(name, encoding_nam
     assert space.high.tolist() == [1.0] * space.shape[0]
 
 
+@pytest.mark.parametrize("rolls_per_turn", [1, 3, 9])
+@pytest.mark.parametrize("encoding_name", ["flat", "counts"])
+def test_flat_and_counts_spaces_reach_exactly_the_largest_value_an_observation_holds(encoding_name, rolls_per_turn):
+    """Their Box's high is the largest die, count or rolls left there is: with 9 rolls a turn, the rolls left (8)."""
+    rules = RuleSet("rolls", categories=YAHTZEE.categories[:6], rolls_per_turn=rolls_per_turn)
+    encoding = ENCODINGS[encoding_name](rules)
+    hands = np.arange(rules.dice.num_hands)
+    obs = encoding.encode_batch(hands, np.full_like(hands, rules.rolls_per_turn - 1), np.full_like(hands, rules.all_open))
+    assert encoding.space.high.max() == obs.max()
+    assert all(encoding.space.contains(o) for o in obs)
+
+
 @pytest.mark.parametrize("name", NAMES)
 def test_features_show_each_face_count_over_the_number_of_dice(name):
     rules = rule_set(name)
