@@ -209,6 +209,35 @@ def test_the_table_gives_the_chance_of_at_least_the_target_by_default():
     assert solve_target_table(one_die_rules()).tolist() == [[1.0, 0.0, 0.0], [1.0, 1.0, 0.75]]
 
 
+@pytest.mark.parametrize("use_disk_cache", [False, True])
+def test_a_solved_target_table_is_read_only_solved_or_read_from_disk(use_disk_cache):
+    """One table per rule set serves every policy: a write through any of them is refused."""
+    table = solve_target(one_die_rules(), use_disk_cache=use_disk_cache).table
+    with pytest.raises(ValueError, match="read-only"):
+        table[0, 0] = 0.5
+
+
+def test_the_lookup_reads_the_table_up_to_the_top_total_and_nothing_past_it():
+    """MINI's top total (28: a yacht and the best of each other row) is reached with some chance; 29 never."""
+    solution = solve_target(MINI)
+    top, all_open = solution.max_total, MINI.all_open
+    assert top == max_total(MINI) and 0 < solution.table[all_open, top] < solution.table[all_open, top - 1] < 1
+    needed = np.array([-3, 0, top - 1, top, top + 1, top + 50])
+    shown = solution.lookup(np.full(len(needed), all_open), needed)
+    expected = [1.0, 1.0, solution.table[all_open, top - 1], solution.table[all_open, top], 0.0, 0.0]
+    assert shown.tolist() == expected
+
+
+@pytest.mark.parametrize(
+    "table, probabilities",
+    [([[0.0, 1.0]], True), ([[0.5, -0.01]], False), ([[1.01, 0.5]], False), ([[np.nan, 0.5]], False), ([[np.inf]], False)],
+)
+def test_a_stored_table_is_taken_only_when_every_entry_is_a_probability(table, probabilities):
+    from agents.target import is_probability_table
+
+    assert is_probability_table(np.array(table)) is probabilities
+
+
 def test_solve_target_stores_its_table_on_disk_named_by_the_rules_content(tmp_path, monkeypatch):
     """By default the table goes to the cache folder, named by the rules' name, a 16-hex-digit digest and the solver's version."""
     monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path))
