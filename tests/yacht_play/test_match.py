@@ -193,6 +193,18 @@ def test_a_resumed_game_keeps_every_decision_as_recorded():
     assert resumed.game_record().lines() == game.lines()
 
 
+@pytest.mark.parametrize("mode", ["table", "duplicate"])
+def test_a_resumed_game_of_several_seats_replays_on_each_seat_s_own_dice(mode):
+    """At a table each seat rolls its own stream; in duplicate every seat rolls the first seat's. A resumed game must
+    deal the same, or the replay of the second seat's decisions would not match its dice."""
+    match = Match.new([Player("ann"), Player("bo"), Player("cy")], seed=9, mode=mode)
+    lowest_open_rows(match)
+    dice = [[d["dice"] for d in match.decisions if d["seat"] == seat] for seat in range(3)]
+    assert (dice[0] == dice[1] == dice[2]) == (mode == "duplicate")
+    resumed = Match.resume(match.game_record())
+    assert resumed.finished and resumed.decisions == match.decisions
+
+
 def test_an_agent_s_decision_time_is_the_time_it_took():
     match = Match.new([Player("r", "agent", "random")], seed=5, mode="evaluation")
     started = time.perf_counter()
