@@ -251,6 +251,17 @@ def test_a_model_trained_for_yacht_is_refused_for_a_yahtzee_game(tmp_path):
         assert response.status_code == 201
 
 
+def test_a_server_of_yacht_offers_a_yahtzee_model_for_yahtzee_games(tmp_path):
+    """A model of other rules than the lobby's is loaded at start for its own rules, and plays games of those."""
+    pytest.importorskip("torch", reason="ppo agents need the train extra")
+    model = "ppo:models/yahtzee.safetensors"
+    service = GameService(db.connect(str(tmp_path / "other.db")), [model])
+    assert service.rules.name == "yacht" and (model, "yahtzee") in service.policies
+    with TestClient(create_app(service)) as client:
+        body = {"name": "ann", "mode": "duplicate", "agents": [model], "rules": "yahtzee"}
+        assert client.post("/api/games", json=body).status_code == 201
+
+
 def test_the_server_names_every_rule_set_and_mode_for_the_pages(client, monkeypatch):
     # the pages keep no names of their own: the lobby, the game's view and a player's games carry them
     offered = client.get("/api/agents").json()

@@ -204,6 +204,9 @@ def test_a_whole_game_never_shows_dice_not_rolled_yet(client, service):
         # the expected final scores: the best's is the top option's, and the chosen one's is that less the loss
         assert coach["options"][0]["expected"] == pytest.approx(coach["best_expected"])
         assert coach["best_expected"] - coach["loss"] == pytest.approx(coach["chosen_expected"])
+        labels = [option["label"] for option in coach["options"]]
+        marked = [option["label"] for option in coach["options"] if option["chosen"]]
+        assert marked == ([coach["chosen"]] if coach["chosen"] in labels else [])  # the one chosen, if shown
         assert all(0 <= option["win"] <= 1 for option in coach["options"]) and 0 <= coach["chosen_win"] <= 1
         if responses == 0:  # the first decision: the chances are agents.win's for that position
             from agents.win import win_probabilities
@@ -341,6 +344,45 @@ def test_duplicate_the_agent_plays_the_same_dice_after_the_person(client, servic
     assert history[0]["finished"] and history[0]["score"] == view["sheets"][0]["total"]
     assert history[0]["loss_per_decision"] == pytest.approx(summary["seats"][0]["loss_per_decision"])
     assert history[0]["link"] == f"/game/{secret}"
+    assert len(record.end["winners"]) == 1  # random play against the optimum on the same dice: one of them won
+    assert history[0]["won"] is ("dup" in record.end["winners"])  # the person's result, not the agent's
+
+
+def test_a_stored_game_whose_rows_no_longer_replay_is_a_server_error_naming_the_game(client, service):
+    """Rows changed behind the server's back (a decision's points): the rebuilt game is refused with 500 in one line."""
+    import json
+
+    secret = new_game(client, name="tampered")
+    view = client.get(f"/api/games/{secret}").json()
+    client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "row": sorted(view["current"]["now"])[0]})
+    game_id = stored(service, secret).game_id
+    with service.engine.begin() as connection:
+        row = connection.execute(db.decisions.select().where(db.decisions.c.game_id == game_id)).first()
+        record = json.loads(row.record)
+        record["points"] += 1
+        connection.execute(
+            db.decisions.update()
+            .where((db.decisions.c.game_id == game_id) & (db.decisions.c.number == row.number))
+            .values(record=json.dumps(record))
+        )
+    service.forget(service.live(secret))
+    response = client.get(f"/api/games/{secret}")
+    assert response.status_code == 500
+    error = response.json()["error"]
+    assert error.startswith(f"game {game_id} cannot be replayed: ") and "points" in error and "\n" not in error
+
+
+def test_the_games_kept_in_memory_are_the_most_recently_used(tmp_path, monkeypatch):
+    """Past the limit the least recently used game leaves memory (its next request rebuilds it from its rows)."""
+    from yacht_play.serve import games
+
+    monkeypatch.setattr(games, "CACHE_GAMES", 2)
+    service = GameService(db.connect(str(tmp_path / "lru.db")), [])
+    first, second = (service.create(name, "solitaire", [], False) for name in ("ann", "bo"))
+    service.live(first)  # used again: now the second is the least recently used
+    third = service.create("cy", "solitaire", [], False)
+    assert list(service._live) == [first, third]
+    assert service.live(second).match.game_id == stored(service, second).game_id  # rebuilt from its rows
 
 
 def test_agents_think_off_the_event_loop(client, service):
