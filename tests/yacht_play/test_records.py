@@ -174,6 +174,9 @@ def test_a_header_with_its_seats_out_of_order_is_refused_before_any_decision(tmp
     path = tmp_path / "header.jsonl"
     path.write_bytes(header)
     assert len(read_records(path).games) == 1  # as written, a header alone is a game that has not started
+    path.write_bytes(edit_line(header, 0, lambda h: h["players"][1].__setitem__("seat", 0)))  # two seats 0
+    with pytest.raises(RecordError, match=r"header.jsonl:1: game record, field 'players.1.seat': expected 1, got 0$"):
+        read_records(path)
     path.write_bytes(edit_line(header, 0, swap_first_two_seats))
     with pytest.raises(RecordError, match=r"header.jsonl:1: game record, field 'players.0.seat': expected 0, got 1$"):
         read_records(path)
@@ -259,6 +262,17 @@ def test_schema_1_records_with_dice_streams_still_read(tmp_path, real_records):
     assert play_main(["--resume", str(unfinished)], ScriptedConsole([])) == 0
     games = load_games(unfinished).games
     assert games[-1].finished and {line["schema"] for line in games[-1].lines()} == {1}
+    # a schema 1 header must write each seat's stream down, and its decisions are schema 1 too
+    no_stream = [json.loads(line) for line in old[:3]]
+    del no_stream[0]["players"][0]["faces"]
+    path.write_text("\n".join(json.dumps(record) for record in no_stream) + "\n")
+    with pytest.raises(RecordError, match=r"old.jsonl:1: game record, field 'players.0.faces': expected the dice stream"):
+        read_records(path)
+    newer = [json.loads(line) for line in old[:3]]
+    newer[1]["schema"] = 2
+    path.write_text("\n".join(json.dumps(record) for record in newer) + "\n")
+    with pytest.raises(RecordError, match=r"old.jsonl:2: field 'schema': expected 1 as in the game's header, got 2$"):
+        read_records(path)
 
 
 # -- fuzzing -------------------------------------------------------------------------------------
