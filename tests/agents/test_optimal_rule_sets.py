@@ -7,6 +7,7 @@ and takes the expectation over every ordered roll of the dice.
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 import zipfile
 
@@ -334,6 +335,34 @@ def test_the_first_negative_upper_total_is_the_one_named(totals):
     first_negative = next(total for total in totals if total < 0)
     with pytest.raises(ValueError, match=f"^upper total {first_negative} is negative$"):
         solution.q_values_batch(np.zeros(len(totals), dtype=np.int64), 1, chance, np.array(totals), 1)
+
+
+def test_a_state_value_defaults_to_a_fresh_sheet_and_takes_the_set_of_every_row():
+    rules = reduced_rules("free", 100)
+    solution = solve(rules)
+    every_row = (1 << len(ROW_NAMES)) - 1
+    assert solution.state_value(every_row) == solution.state_value(every_row, 0, 0) == expected_score(rules)
+
+
+def test_of_several_positions_no_game_reaches_the_first_is_the_one_named():
+    solution = solve(reduced_rules("free", 100))
+    every_row = (1 << len(ROW_NAMES)) - 1  # nothing filled yet: only an upper total of 0 is reached
+    with pytest.raises(ValueError, match=f"^no game reaches open rows {every_row:#b} with upper total 5:"):
+        solution.q_values_batch(np.zeros(3, dtype=np.int64), 1, every_row, np.array([0, 5, 7]), 0)
+
+
+def test_the_first_state_in_order_gets_its_own_turn_worked_out():
+    """A joker rule with no bonus: the state index is the open set, so ones alone comes first of all states; on the
+    last roll of the last turn scoring it is worth the ones showing, and nothing else is legal."""
+    rules = dataclasses.replace(reduced_rules("free", 0), name="joker_only", bonus_threshold=0, bonus_points=0)
+    solution = solve(rules)
+    assert solution.state_values.shape[1:] == (1, 1)
+    hands = np.arange(solution.dice.num_hands)
+    q = solution.q_values_batch(hands, 0, 1)
+    ones = (rules.dice.hands == 1).sum(axis=1)
+    first_score = q.shape[1] - rules.num_categories
+    assert q[:, first_score].tolist() == ones.tolist()
+    assert np.isneginf(np.delete(q, first_score, axis=1)).all()
 
 
 def test_q_values_default_to_no_upper_points_and_no_full_yahtzee_box():
