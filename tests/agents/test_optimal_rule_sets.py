@@ -365,6 +365,20 @@ def test_the_first_state_in_order_gets_its_own_turn_worked_out():
     assert np.isneginf(np.delete(q, first_score, axis=1)).all()
 
 
+def test_a_row_that_only_costs_points_is_worth_its_least_cost_not_zero():
+    """A penalty row (minus the dice) left alone: its state is worth the least the dice can cost, below zero, and
+    scoring it on the last roll costs exactly the dice."""
+    base = reduced_rules("free", 0)
+    penalty = Category("penalty", lambda dice, counts: -int(sum(dice)))
+    rules = dataclasses.replace(base, name="penalty", categories=(*base.categories, penalty), bonus_threshold=0, bonus_points=0)
+    solution = solve(rules)
+    alone = 1 << (rules.num_categories - 1)
+    dice = rules.dice
+    assert -dice.num_dice * 2 < solution.state_value(alone) < -dice.num_dice  # three re-rolls bring some 1s, not all
+    q = solution.q_values_batch(np.arange(dice.num_hands), 0, alone)
+    assert q[:, -1].tolist() == (-dice.hands.sum(axis=1)).tolist()
+
+
 def test_q_values_default_to_no_upper_points_and_no_full_yahtzee_box():
     solution = solve(reduced_rules("free", 100))
     hands = np.arange(solution.dice.num_hands)
