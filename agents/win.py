@@ -104,7 +104,6 @@ class WinTables:
         self.distributions = score_distributions(rules)
         self.width = max_total(rules) + 1
         self.max_row = int(rules.hand_scores.max())
-        self.bits = 1 << np.arange(rules.num_categories)
         self.points_left = max_points_left(rules)
         self._kept: dict[bytes, np.ndarray] = {}
         self._end_shape = (rules.num_categories, self.max_row + 1)

@@ -62,7 +62,7 @@ def reference_choice(q, mask, fallback, tolerance):
 NUM_ACTIONS = 4
 decisions = st.lists(
     st.tuples(
-        st.lists(st.sampled_from([0.0, 0.25, 0.5, 0.75, 1.0]), min_size=NUM_ACTIONS, max_size=NUM_ACTIONS),
+        st.lists(st.sampled_from([-1.0, -0.5, 0.0, 0.25, 0.5, 0.75, 1.0]), min_size=NUM_ACTIONS, max_size=NUM_ACTIONS),
         st.lists(st.integers(0, 1), min_size=NUM_ACTIONS, max_size=NUM_ACTIONS).filter(any),
         st.lists(st.integers(-3, 3), min_size=NUM_ACTIONS, max_size=NUM_ACTIONS),
     ),
@@ -73,6 +73,7 @@ decisions = st.lists(
 
 @given(rows=decisions, tolerance=st.sampled_from([0.0, 1e-12, 0.25]))
 @example(rows=[([1.0, 0.5, 0.0, 0.0], [0, 1, 1, 0], [0, 0, 0, 0])], tolerance=1e-12)  # the best q is illegal
+@example(rows=[([0.5, -1.0, -0.5, 0.0], [0, 1, 1, 0], [0, 0, 0, 0])], tolerance=0.0)  # every legal q below 0
 @example(rows=[([0.25, 0.75, 0.5, 0.0], [1, 1, 1, 1], [0, 0, 0, 0])], tolerance=0.0)  # no tolerance: the plain argmax
 @example(rows=[([1.0, 0.75, 0.0, 0.0], [1, 1, 1, 1], [0, 1, 0, 0])], tolerance=0.25)  # exactly at the tolerance
 @example(rows=[([0.0, 1.0, 1.0, 0.0], [1, 1, 1, 1], [3, -1, -2, 3])], tolerance=1e-12)  # tie-break values below 0
