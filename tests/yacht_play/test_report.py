@@ -5,6 +5,7 @@ played, the duplicate pairs, and the report's header."""
 from __future__ import annotations
 
 import dataclasses
+import re
 from datetime import datetime, timedelta
 
 import numpy as np
@@ -180,6 +181,23 @@ def report() -> dict:
         for k, rules in enumerate(["yacht", "yacht", "yatzy"])
     ]
     return build_report([game, *imported])
+
+
+def test_the_text_report_has_every_section_a_histogram_row_per_bin_and_says_when_a_section_is_empty(report):
+    from yacht_play.report import text_lines
+
+    lines = text_lines(report)
+    hist = report["people"]["histogram"]
+    rows = [line for line in lines if re.fullmatch(r"    +\d+\.\d{3}- *\d+\.\d{3} +\d+ #*", line)]
+    assert len(rows) == len(hist["counts"]) >= 1
+    bars = [len(row) - len(row.rstrip("#")) for row in rows]
+    assert [int(row.rstrip("#").split()[-1]) for row in rows] == list(hist["counts"])
+    assert bars == [round(40 * count / max(hist["counts"])) for count in hist["counts"]]  # the largest bin: 40 marks
+    assert "  (no duplicate game)" in lines  # the one game is a table game
+    graded = lines[lines.index("Agents graded on the same games (expected points lost per decision)") + 1]
+    assert graded.startswith("  softmax:1: 1 game; all ")
+    for title in ("Skill: ", "Human-likeness: ", "Ratings: "):
+        assert sum(line.startswith(title) for line in lines) == 1, title
 
 
 def test_the_report_counts_the_imported_games_left_out_under_its_own_rules_only(report):
