@@ -529,6 +529,20 @@ def test_bad_open_categories_are_rejected_by_name(open_categories, named):
         q_values([1, 2, 3, 4, 5], 2, open_categories)
 
 
+@pytest.mark.parametrize(
+    "rules, rolls_left, said",
+    [
+        ("yacht", 1.5, "rolls_left must be an integer in 0..2, got 1.5"),
+        ("yacht", True, "rolls_left must be an integer in 0..2, got True"),
+        ("yacht", 3, "rolls_left 3 is out of range 0..2"),
+        ("yahtzee", "1", "rolls_left must be an integer in 0..2, got '1'"),
+    ],
+)
+def test_bad_rolls_left_are_rejected_naming_the_range(rules, rolls_left, said):
+    with pytest.raises(ValueError, match=f"^{re.escape(said)}$"):
+        q_values([1, 2, 3, 4, 5], rolls_left, ["chance"], rules)
+
+
 @pytest.mark.parametrize("open_categories", [[], (), set(), [False] * 12, np.zeros(12, dtype=bool)])
 def test_no_open_category_means_the_game_is_over(open_categories):
     with pytest.raises(ValueError, match="no category is open"):
