@@ -94,7 +94,10 @@ def test_the_win_rate_panel_marks_an_even_chance_and_the_by_games_panel_names_it
     assert not [line for ax in (histogram, by_games, same_games) for line in ax.get_lines() if line.get_linestyle() == "--"]
     assert wins.get_ylim() == (0, 1)
     assert by_games.get_xlabel() == "the person's game number" and same_games.get_xlabel() == ""
-    assert histogram.get_xlabel() == "expected points lost per decision"
+    assert histogram.get_xlabel() == "expected points lost per decision" and histogram.get_ylabel() == "people"
+    bins = [(patch.get_x(), patch.get_width(), patch.get_height()) for patch in histogram.patches]
+    assert bins == [(0.0, 0.5, 2), (0.5, 0.5, 1)]  # one bar per bin of the people's histogram
+    assert all(ax.get_title() for ax in panels)  # every panel says what it shows
 
 
 def test_the_ratings_panel_shows_the_first_25_players_with_their_intervals(panels):
@@ -111,3 +114,5 @@ def test_the_ratings_panel_shows_the_first_25_players_with_their_intervals(panel
     assert all(line.get_markersize() > 0 for line in bars.lines[1])  # every interval capped
     (points,) = [c for c in ratings.collections if c is not bars.lines[2][0]]
     assert [tuple(xy) for xy in points.get_offsets()] == [(p["rating"]["mean"], i) for i, p in enumerate(shown)]
+    agent, person = (tuple(points.get_facecolors()[i]) for i in (0, 1))  # greedy first, then the people
+    assert agent != person and all(tuple(color) == person for color in points.get_facecolors()[1:])
