@@ -126,6 +126,8 @@ def test_the_histogram_runs_from_zero_to_the_largest_person_s_loss_and_counts_ea
     shifted = histogram_of(np.array([0.0, 0.5, 1.2]))
     assert shifted["edges"][0] == 0.0 and shifted["counts"][0] == 1 and sum(shifted["counts"]) == 3
     assert histogram_of(np.array([])) == {"edges": [], "counts": [], "n": 0, "unit": "people"}
+    perfect = histogram_of(np.zeros(3))  # everyone played the optimum: all in the first bin, from 0 up
+    assert perfect["edges"][0] == 0.0 and perfect["edges"][-1] > 0 and perfect["counts"][0] == 3
 
 
 def test_the_loss_by_games_played_bins_each_person_s_game_by_its_number_among_theirs():
@@ -198,6 +200,22 @@ def test_the_text_report_has_every_section_a_histogram_row_per_bin_and_says_when
     assert graded.startswith("  softmax:1: 1 game; all ")
     for title in ("Skill: ", "Human-likeness: ", "Ratings: "):
         assert sum(line.startswith(title) for line in lines) == 1, title
+
+
+def test_imported_games_of_rule_sets_named_before_the_report_s_are_not_counted_as_left_out():
+    """A report of a Yahtzee game: its imported Yahtzee game is counted as left out, the imported Yacht games are not."""
+    from yacht_env.rules import YAHTZEE
+
+    match = Match.new([Player("ann")], seed=6, rules=YAHTZEE)
+    while not match.finished:
+        match.play(int(np.flatnonzero(match.current.legal_mask())[0]))
+    game = match.game_record()
+    imported = [
+        dataclasses.replace(game, header={**game.header, "game_id": f"imported{k}", "rules": rules}, imported=True)
+        for k, rules in enumerate(["yahtzee", "yacht", "yacht"])
+    ]
+    report = build_report([game, *imported])
+    assert report["rules"] == "yahtzee" and report["imported_games_left_out"] == 1
 
 
 def test_the_report_counts_the_imported_games_left_out_under_its_own_rules_only(report):
