@@ -85,6 +85,7 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/yacht_play/test_report_tables.py",
         "tests/yacht_play/test_store.py",
         "tests/yacht_play/test_serve_population.py",
+        "tests/yacht_play/test_simulated_skill.py",  # a group's temperature, fitted on simulated people
     ),
     "yacht_env/rules.py": (
         "tests/yacht_env/test_rules.py",
