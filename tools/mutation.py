@@ -301,32 +301,32 @@ def load_map(module: str) -> dict:
     return json.loads(path.read_text()) if path.exists() else record_map(module)
 
 
-def is_kernel(function: ast.AST) -> bool:
-    """Whether a function definition is compiled by numba (``@njit``, ``@numba.jit(...)``, ``@vectorize``...)."""
+def decorated_with(function: ast.AST, names: tuple[str, ...]) -> bool:
+    """Whether a function definition carries one of the decorators ``names`` (called or not, by any module path)."""
     if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
     for decorator in function.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
         name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in ("njit", "jit", "vectorize", "guvectorize", "cfunc", "stencil"):
+        if name in names:
             return True
     return False
 
 
+# Decorators that compile a function with numba: coverage never sees the compiled body run.
+KERNEL_DECORATORS = ("njit", "jit", "vectorize", "guvectorize", "cfunc", "stencil")
 # Decorators that run a function's body once and keep what it gave: coverage names only the first test to call it.
 CACHING_DECORATORS = ("cache", "lru_cache", "cached_property", "cached_per_rules")
 
 
+def is_kernel(function: ast.AST) -> bool:
+    """Whether a function definition is compiled by numba (``@njit``, ``@numba.jit(...)``, ``@vectorize``...)."""
+    return decorated_with(function, KERNEL_DECORATORS)
+
+
 def is_cached(function: ast.AST) -> bool:
     """Whether a function definition keeps its result (``@functools.cache``, ``@cached_property``...)."""
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
-        return False
-    for decorator in function.decorator_list:
-        target = decorator.func if isinstance(decorator, ast.Call) else decorator
-        name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-        if name in CACHING_DECORATORS:
-            return True
-    return False
+    return decorated_with(function, CACHING_DECORATORS)
 
 
 def first_line(node: ast.stmt) -> int:

@@ -30,48 +30,40 @@ from yacht_play.serve.app import create_app  # noqa: E402
 from yacht_play.serve.games import SECRET, GameService, Refused, player_name  # noqa: E402
 
 PAIR = "pair"  # an agent of a table of two only, as exact2 is, that builds in no time
+TRIO = "trio"  # an agent of tables of 2 and 3 that can be built for 2 players only
 # a model by a relative path whose folder sorts after its file name: the page must see only the file name
 MODEL = "ppo:zz/ppo.safetensors"
 
 
-TRIO = "trio"  # an agent of tables of 2 and 3 that can be built for 2 players only
-
-
-def trio_at_table(name, num_players, rules, seed):
-    if num_players == 3:
+def random_at_table(name, num_players, rules, seed):
+    if name == TRIO and num_players == 3:
         raise SolutionNotComputed(f"the solution of {rules.name} for 3 players is not computed yet")
     return make_policy("random", rules=rules, seed=seed)
 
 
+def table_agent(name: str, table_sizes: tuple[int, int]) -> PolicySpec:
+    """A stand-in for an agent of the solved tables (exact2): it reads the totals and plays at random."""
+    return PolicySpec(
+        name,
+        f"at a table of {table_sizes[0]} to {table_sizes[1]}: plays at random",
+        solitaire=None,
+        table=random_at_table,
+        rule_sets=rule_sets_without_sheet_state,
+        refusal=EXACT_TABLES_REFUSAL,
+        reads_totals=True,
+        table_sizes=table_sizes,
+    )
+
+
 @pytest.fixture(scope="module")
 def service(tmp_path_factory):
-    """The server's games with random, a table-of-two agent and a model named by a path relative to the server's folder."""
+    """The server's games with random, two table agents and a model named by a path relative to the server's folder."""
     folder = tmp_path_factory.mktemp("games")
     (folder / "zz").mkdir()
     (folder / "zz" / "ppo.safetensors").symlink_to(ROOT / "models" / "ppo.safetensors")
-    pair = PolicySpec(
-        PAIR,
-        "at a table of 2: plays at random",
-        solitaire=None,
-        table=lambda name, num_players, rules, seed: make_policy("random", rules=rules, seed=seed),
-        rule_sets=rule_sets_without_sheet_state,
-        refusal=EXACT_TABLES_REFUSAL,
-        reads_totals=True,
-        table_sizes=(2, 2),
-    )
-    trio = PolicySpec(
-        TRIO,
-        "at a table of 2 or 3: plays at random, but its solution for 3 players is not computed",
-        solitaire=None,
-        table=trio_at_table,
-        rule_sets=rule_sets_without_sheet_state,
-        refusal=EXACT_TABLES_REFUSAL,
-        reads_totals=True,
-        table_sizes=(2, 3),
-    )
     with pytest.MonkeyPatch.context() as patch:
-        patch.setitem(POLICIES, PAIR, pair)
-        patch.setitem(POLICIES, TRIO, trio)
+        patch.setitem(POLICIES, PAIR, table_agent(PAIR, (2, 2)))
+        patch.setitem(POLICIES, TRIO, table_agent(TRIO, (2, 3)))
         patch.chdir(folder)
         yield GameService(db.connect(str(folder / "yacht.db")), ["random", PAIR, TRIO, MODEL])
 
