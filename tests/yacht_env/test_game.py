@@ -1,6 +1,7 @@
 """The pure game (yacht_env.game): one transition for any number of tables and seats, no env."""
 
 import os
+import re
 
 import numpy as np
 import pytest
@@ -140,6 +141,12 @@ def test_the_yahtzee_box_shows_full_wherever_its_row_sits_the_first_row_too():
     points, legal = tables.play([ActionLayout(rules).first_score_action + 0])
     assert legal[0] and points[0] == 50
     assert tables.sheet_state([0], [0])[1].tolist() == [1]
+
+
+@pytest.mark.parametrize("shape", [(11, 3, 5), (13, 3, 5), (12, 2, 5), (12, 4, 5), (12, 3, 6), (12, 3), (12, 3, 5, 1)])
+def test_a_dice_stream_of_any_other_shape_is_refused_naming_both_shapes(shape):
+    with pytest.raises(ValueError, match=re.escape(f"of shape (12, 3, 5), got int64 of shape {shape}")):
+        check_game_dice(np.ones(shape, dtype=np.int64), YACHT)
 
 
 def forced_joker_with_sixes_open():
