@@ -379,6 +379,13 @@ def test_a_row_that_only_costs_points_is_worth_its_least_cost_not_zero():
     assert q[:, -1].tolist() == (-dice.hands.sum(axis=1)).tolist()
 
 
+def test_q_values_of_a_fresh_sheet_need_no_sheet_state():
+    """At the first decision nothing is written: the defaults are that sheet (no upper points, the box open)."""
+    dice, every_row = [1, 2, 3, 4, 5], YAHTZEE.category_names
+    explicit = q_values(dice, 2, every_row, "yahtzee", upper_total=0, yahtzee_box=None)
+    np.testing.assert_array_equal(q_values(dice, 2, every_row, "yahtzee"), explicit)
+
+
 def test_q_values_default_to_no_upper_points_and_no_full_yahtzee_box():
     solution = solve(reduced_rules("free", 100))
     hands = np.arange(solution.dice.num_hands)
