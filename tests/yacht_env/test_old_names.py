@@ -53,3 +53,14 @@ def test_the_old_names_of_the_score_and_mask_lookups_warn_and_give_the_same_arra
     with pytest.warns(DeprecationWarning, match="legal_mask_table is now legal_masks") as warned:
         assert actions.legal_mask_table is actions.legal_masks
     assert warned[0].filename == __file__
+
+
+def test_the_old_list_of_resumable_policies_warns_and_is_the_registry_s():
+    from agents.registry import resumable_policies
+    from yacht_play import match
+
+    with pytest.warns(DeprecationWarning, match="BUILT_IN_POLICIES is now agents.registry.resumable_policies") as warned:
+        assert match.BUILT_IN_POLICIES == resumable_policies()
+    assert warned[0].filename == __file__
+    with pytest.raises(AttributeError, match="has no attribute 'BUILT_IN_POLICY'"):
+        match.BUILT_IN_POLICY  # noqa: B018
