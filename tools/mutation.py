@@ -731,7 +731,7 @@ def run_tests(module: str) -> int:
         # Then, for a mutant the chosen tests pass, every test file of the module: a survivor is one that all of them
         # pass. The map can miss a test: coverage names only the first caller of a result kept for later (a table
         # cached per rule set, an object built once), and no test at all for a line only such a result runs.
-        stages.append(list(test_files(module)))
+        stages.append([name for name in test_files(module) if name not in tests])  # a whole file chosen has run
     listing = Path(tempfile.mkstemp(prefix="tests-", suffix=".txt", dir=WORK)[1])
     try:
         for stage in filter(None, stages):
