@@ -9,7 +9,7 @@ through the dice probabilities, ending the turn in row ``c`` with ``p`` points b
 ``1 - W(other, mover - c, -(lead + p))`` to the mover: the turn of the exact solve's kernel
 (:func:`agents.two_player.kernel.turn_from_follow`), fed a learned value instead of a solved layer.
 
-Where the rules alone settle the game, nothing is learned (:func:`settled`): with no row left to either
+Where the rules alone settle the game, nothing is learned (:meth:`Settlement.settled`): with no row left to either
 player the lead decides; a lead above the most the other can still score is a certain win, and a deficit
 above the most the mover can still score a certain loss.
 

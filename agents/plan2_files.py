@@ -2,7 +2,7 @@
 
 A ``plan2:PATH`` file holds the network of :class:`agents.plan2.WinValue`: tensors ``layers.<i>.weight``
 (float32, ``(out, in)``) and ``layers.<i>.bias`` (float32, ``(out,)``) for ``i = 0 .. L-1``, the first
-reading :func:`agents.plan2.num_features` inputs and the last giving one logit. The header's
+reading :func:`num_features` inputs and the last giving one logit. The header's
 ``__metadata__`` holds under ``"yacht_plan2"`` a JSON object: ``format`` (``"yacht-plan2"``),
 ``format_version`` (1), ``rules`` (a name of :data:`yacht_env.rules.RULE_SETS` whose rows score on their
 own), ``rules_fingerprint`` (that rule set's ``fingerprint``), ``features`` (the input width) and ``games``

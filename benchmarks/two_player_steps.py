@@ -9,14 +9,14 @@ leaves zero locates a difference between the solved game and the game the env pl
 ``two_player_drift.py``, which follows player one's value from turn to turn. Prints, per seat and kind, the
 decisions, the mean difference, its standard error and z, then each seat's summed change per game.
 
-    python benchmarks/two_player_steps.py [--rows ones,twos,...] [--games 30000] [--seed 1000000]
+    python -m benchmarks.two_player_steps [--rows ones,twos,...] [--games 30000] [--seed 1000000]
 """
 
 from __future__ import annotations
 
 import numpy as np
-from two_player_drift import exact2_games  # the script beside this one (its folder is on the path when run)
 
+from benchmarks.two_player_drift import exact2_games
 from yacht_env.actions import ActionLayout
 from yacht_env.table.encoding import policy_observations
 from yacht_env.table.outcome import win_shares

@@ -16,9 +16,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from scipy.optimize import brentq
 
 from agents.softmax import choosable
+from yacht_env.extras import needs_extra
+
+with needs_extra("serve"):
+    from scipy.optimize import brentq
 
 CHI2_95 = 3.841458820694124  # the 95% quantile of chi-square with 1 degree of freedom
 T_MAX = 1000.0  # points: an interval reaching past this has no upper end

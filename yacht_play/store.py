@@ -25,33 +25,35 @@ import weakref
 from contextlib import contextmanager
 from pathlib import Path
 
-from sqlalchemy import (
-    Boolean,
-    Column,
-    Float,
-    ForeignKey,
-    Index,
-    Integer,
-    MetaData,
-    String,
-    Table,
-    Text,
-    create_engine,
-    event,
-    false,
-    func,
-    insert,
-    select,
-    text,
-    update,
-)
-from sqlalchemy.engine import Engine, make_url
-from sqlalchemy.exc import ArgumentError, SQLAlchemyError
-
 from yacht_env.bounded_input import load_json
+from yacht_env.extras import needs_extra
 from yacht_env.rules import RULE_SETS
 from yacht_play.options import DEFAULT_DB  # noqa: F401  (the default store, named here too as it was)
 from yacht_play.records import GameRecord
+
+with needs_extra("serve"):
+    from sqlalchemy import (
+        Boolean,
+        Column,
+        Float,
+        ForeignKey,
+        Index,
+        Integer,
+        MetaData,
+        String,
+        Table,
+        Text,
+        create_engine,
+        event,
+        false,
+        func,
+        insert,
+        select,
+        text,
+        update,
+    )
+    from sqlalchemy.engine import Engine, make_url
+    from sqlalchemy.exc import ArgumentError, SQLAlchemyError
 
 metadata = MetaData()
 

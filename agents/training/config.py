@@ -13,13 +13,16 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Literal
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agents.registry import check_policy_name
 from yacht_env.encoding import ENCODINGS
+from yacht_env.extras import needs_extra
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RULE_SETS
+
+with needs_extra("train"):
+    import yaml
 
 
 class ConfigError(ValueError):

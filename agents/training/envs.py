@@ -9,12 +9,15 @@ import functools
 from typing import Any
 
 import gymnasium as gym
-from stable_baselines3.common.monitor import Monitor
-from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 from agents.registry import make_opponents
 from agents.training.config import EnvConfig
+from yacht_env.extras import needs_extra
 from yacht_env.rules import rule_set
+
+with needs_extra("train"):
+    from stable_baselines3.common.monitor import Monitor
+    from stable_baselines3.common.vec_env import DummyVecEnv, VecEnv
 
 
 def make_single_env(config: EnvConfig, seat: int = 0) -> gym.Env:

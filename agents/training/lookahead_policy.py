@@ -20,19 +20,22 @@ from __future__ import annotations
 from typing import cast
 
 import numpy as np
-import torch as th
 from gymnasium import spaces
-from sb3_contrib.common.maskable.distributions import MaskableDistribution
-from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
-from stable_baselines3.common.type_aliases import PyTorchObs
 from typing_extensions import override
 
 from agents.model_files import ILLEGAL_INPUT, Q_SCALE, lookahead_inputs, one_turn_q  # noqa: F401 (shared with playing)
 from agents.optimal import solve_myopic
 from yacht_env.actions import ActionLayout
 from yacht_env.encoding import make_encoding
+from yacht_env.extras import needs_extra
 from yacht_env.rules import rule_set
+
+with needs_extra("train"):
+    import torch as th
+    from sb3_contrib.common.maskable.distributions import MaskableDistribution
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+    from stable_baselines3.common.torch_layers import BaseFeaturesExtractor
+    from stable_baselines3.common.type_aliases import PyTorchObs
 
 
 class OneTurnLookahead(BaseFeaturesExtractor):

@@ -18,9 +18,12 @@ from __future__ import annotations
 from typing import cast
 
 import numpy as np
-from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 
 from agents.training.lookahead_policy import LookaheadPolicy, OneTurnLookahead
+from yacht_env.extras import needs_extra
+
+with needs_extra("train"):
+    from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 
 
 class LookaheadRolloutBuffer(MaskableRolloutBuffer):

@@ -11,12 +11,15 @@ from __future__ import annotations
 from typing import Any, Sequence
 
 import numpy as np
-from stable_baselines3.common.vec_env import VecEnv
-from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 from typing_extensions import override
 
 from agents.training.config import EnvConfig
+from yacht_env.extras import needs_extra
 from yacht_env.vector_env import YachtVectorEnv
+
+with needs_extra("train"):
+    from stable_baselines3.common.vec_env import VecEnv
+    from stable_baselines3.common.vec_env.base_vec_env import VecEnvStepReturn
 
 
 class SB3YachtVecEnv(VecEnv):

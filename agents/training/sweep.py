@@ -32,7 +32,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agents.training.config import (
@@ -46,6 +45,10 @@ from agents.training.config import (
     shorten,
 )
 from yacht_env.atomic_files import write_atomically
+from yacht_env.extras import needs_extra
+
+with needs_extra("train"):
+    import yaml
 
 if TYPE_CHECKING:
     from ray.tune import ResultGrid

@@ -14,14 +14,17 @@ from __future__ import annotations
 import numpy as np
 from gymnasium import spaces
 from gymnasium.utils import seeding
-from pettingzoo import AECEnv
-from pettingzoo.utils import wrappers
 from typing_extensions import Unpack, override
 
 from yacht_env.env import check_action
+from yacht_env.extras import needs_extra
 from yacht_env.settings import GameArguments
 from yacht_env.table.outcome import win_rewards, win_shares
 from yacht_env.table.settings import TableSettings
+
+with needs_extra("multiplayer"):
+    from pettingzoo import AECEnv
+    from pettingzoo.utils import wrappers
 
 
 def env(**kwargs) -> AECEnv:
