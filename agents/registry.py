@@ -30,9 +30,10 @@ from agents.plan import PREFIX as PLAN_PREFIX
 from agents.plan import PlanPolicy
 from agents.plan2 import PREFIX as PLAN2_PREFIX
 from agents.plan2 import plan2_rules
-from agents.plan_files import plan_file_path, read_plan_file
+from agents.plan2_files import SHIPPED_PLAN2
+from agents.plan_files import SHIPPED_PLANS, plan_file_path, read_plan_file
 from agents.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPolicy
-from agents.ppo import PREFIX, ZIP_PREFIX, PPOPolicy, load_named_model, model_file_path
+from agents.ppo import PREFIX, SHIPPED_MODELS, ZIP_PREFIX, PPOPolicy, load_named_model, model_file_path, shipped_model_names
 from agents.softmax import PREFIX as SOFTMAX_PREFIX
 from agents.softmax import SoftmaxPolicy, parse_softmax
 from agents.table_policy import model_policy
@@ -284,6 +285,24 @@ def model_prefixes() -> tuple[str, ...]:
     """The prefixes of the names that load a model file: ``ppo:``, ``plan:``, ``plan2:``, ``ppo-zip:``."""
     files = (PLAN_PREFIX, PLAN2_PREFIX)
     return tuple(spec.name for spec in POLICIES.values() if spec.table is _model_at_table or spec.name in files)
+
+
+def shipped_policies() -> tuple[str, ...]:
+    """The models the package ships, by name: ``ppo:yacht``, ``ppo:yahtzee``, ``ppo:yatzy``, ``plan:yacht``, ...,
+    ``plan2:yacht``. Listing them reads no file; playing one needs :func:`can_read_model_files`.
+    """
+    folders = ((PREFIX, SHIPPED_MODELS), (PLAN_PREFIX, SHIPPED_PLANS), (PLAN2_PREFIX, SHIPPED_PLAN2))
+    return tuple(prefix + name for prefix, folder in folders for name in shipped_model_names(folder))
+
+
+def can_read_model_files() -> bool:
+    """Whether model files (``ppo:``, ``plan:``, ``plan2:``) can be read here: torch and safetensors, the train extra."""
+    try:
+        import safetensors  # noqa: F401
+        import torch  # noqa: F401
+    except ImportError:
+        return False
+    return True
 
 
 def find_policy(name) -> PolicySpec | None:

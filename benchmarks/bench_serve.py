@@ -41,7 +41,7 @@ sys.path.insert(0, str(ROOT))
 from tests.yacht_play.serve_support import Server, free_port  # noqa: E402
 from yacht_play.simulate import Chooser, Played, audit, person_clients, run_async  # noqa: E402
 
-PPO = "ppo:models/ppo.safetensors"
+PPO = "ppo:yacht"
 AGENTS = ["optimal", PPO]
 
 

@@ -62,7 +62,7 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--games", type=int, default=10, help="duplicate games per person (default 10)")
     parser.add_argument(
         "--agents",
-        default="optimal,ppo:models/ppo.safetensors,greedy",
+        default="optimal,ppo:yacht,greedy",
         help="the agents the people play in turn (default optimal, the shipped PPO model, greedy)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the people's choices (the dice are the server's)")

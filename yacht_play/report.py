@@ -1,7 +1,7 @@
 """The population report: how the agents compare with the people who played them, from a serve database.
 
     yacht report --db yacht.db --json report.json --plot report.png [--since 2026-01-01 --mode duplicate]
-    yacht report --db yacht.db --csv tables/ --latex tables.tex --policy ppo:models/ppo.safetensors
+    yacht report --db yacht.db --csv tables/ --latex tables.tex --policy ppo:yacht
 
 Over the finished games that pass the filters (date range on the game's start, mode, player), played on
 the server: games ``yacht import`` brought in from record files are left out (and counted, in the first
@@ -533,7 +533,8 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help="also measure this policy's likeness to the people (repeatable; e.g. ppo:models/ppo.safetensors, softmax:2)",
+        help="also measure this policy's likeness to the people (repeatable; e.g. ppo:yacht, a model of yours such as "
+        "ppo:runs/quick/model.safetensors, softmax:2)",
     )
     parser.add_argument("--csv", metavar="DIR", help="write one CSV file per table into this folder")
     parser.add_argument("--latex", metavar="FILE", help="write every table into this LaTeX file")

@@ -1,6 +1,6 @@
 """Simulated people: bots that play ``yacht serve`` through its HTTP API, with known noise.
 
-    yacht simulate-players --players 20 --games 5 --url http://127.0.0.1:8000 --temperature 2
+    yacht simulate-players --players 20 --games 5 --url http://127.0.0.1:8080 --temperature 2
 
 A simulated person sees what a browser sees (the view of ``GET /api/games/{secret}``) and chooses
 by a softmax over the optimal Q-values of its position at a ``temperature`` (in points), the rule
@@ -287,9 +287,15 @@ async def simulate(
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """The options of ``yacht simulate-players``."""
+    from yacht_play.serve.cli import DEFAULT_PORT
+
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
-    parser.add_argument("--url", default="http://127.0.0.1:8000", help="the yacht serve to play on")
+    parser.add_argument(
+        "--url",
+        default=f"http://127.0.0.1:{DEFAULT_PORT}",
+        help="the yacht serve to play on (default %(default)s, where yacht serve listens unless told)",
+    )
     parser.add_argument("--players", type=int, default=10, help="simulated people playing at once (default 10)")
     parser.add_argument("--games", type=int, default=1, help="games each plays, one after the other (default 1)")
     parser.add_argument(

@@ -1,16 +1,17 @@
 """Play Yacht in a terminal: solitaire, against agents at the same table, or duplicate against an agent.
 
     yacht play                                    # solitaire on a random seed
-    yacht play --vs optimal --vs ppo:models/ppo.safetensors
+    yacht play --vs optimal --vs ppo:yacht        # a shipped model, by name from any folder
     yacht play --duplicate optimal --seed 7 --coach
     yacht play --resume games/20261130-101500-seed7.jsonl
     yacht play --rules yahtzee --coach              # any rule set: yatzy, yahtzee_forced_joker, ...
 
 Modes:
   solitaire        you alone.
-  --vs AGENT       agents join the table (repeatable: random, greedy, optimal or ppo:PATH). Seats take
-                   whole turns in rotation, you first; seat s plays the dice of seed SEED + s. You see
-                   the agents' turns: their dice and choices. The highest total wins; ties share it.
+  --vs AGENT       agents join the table (repeatable: random, greedy, optimal, a shipped model such as
+                   ppo:yacht or plan:yacht, or ppo:PATH for a model file of yours). Seats take whole
+                   turns in rotation, you first; seat s plays the dice of seed SEED + s. You see the
+                   agents' turns: their dice and choices. The highest total wins; ties share it.
   --duplicate AGENT
                    you and the agent play the same dice (seed SEED, game SEED of
                    `python -m agents.evaluate --seed SEED`); the agent plays after you, unseen, and the
@@ -613,7 +614,7 @@ def target_value(text: str) -> int:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``yacht play`` to ``parser``."""
-    from agents.registry import listed, policy_names
+    from agents.registry import listed, policy_names, shipped_policies
 
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -623,8 +624,9 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="AGENT",
-        help=f"an agent at the table: {listed(policy_names())} (repeatable, "
-        f"up to {MAX_SEATS - 1}); with --resume, the game's agents named again in seat order",
+        help=f"an agent at the table: {listed(policy_names())}; the shipped models by name: "
+        f"{', '.join(shipped_policies())} (repeatable, up to {MAX_SEATS - 1}); with --resume, the game's agents "
+        "named again in seat order",
     )
     opponents.add_argument("--duplicate", metavar="AGENT", help="play the same dice as this agent and compare turn by turn")
     parser.add_argument("--coach", action="store_true", help="after each decision, show the optimal choice and what yours cost")

@@ -8,7 +8,8 @@ import sys
 
 from yacht_play.options import add_db_option, add_rules_option
 
-DEFAULT_AGENTS = "random,greedy,optimal"
+BASELINE_AGENTS = ("random", "greedy", "optimal")  # offered by default on every install; the shipped models too with torch
+DEFAULT_PORT = 8080  # not 8000: that is where `mkdocs serve` shows the documentation, which one may read beside the game
 NEW_GAMES_PER_MINUTE = 30  # as yacht_play.serve.app (not imported here: the extra may be missing)
 EXTRA = "pip install 'yacht-rl[serve]'"
 
@@ -21,22 +22,23 @@ def need_extra(error: ImportError) -> int:
 
 def configure_serve(parser: argparse.ArgumentParser) -> None:
     """The options of ``yacht serve``."""
-    from agents.registry import listed, policy_names
+    from agents.registry import listed, policy_names, shipped_policies
 
     parser.add_argument(
         "--host",
         default="127.0.0.1",
         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 lets other machines in)",
     )
-    parser.add_argument("--port", type=int, default=8000, help="port (default 8000)")
+    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (default %(default)s)")
     add_db_option(
         parser,
         "database: an SQLite file (default %(default)s, created on first start) or a URL such as postgresql://user:password@host/dbname",
     )
     parser.add_argument(
         "--agents",
-        default=DEFAULT_AGENTS,
-        help=f"comma-separated policies offered in the lobby: {listed(policy_names())} (default {DEFAULT_AGENTS})",
+        help=f"comma-separated policies offered in the lobby: {listed(policy_names())} (default: "
+        f"{', '.join(BASELINE_AGENTS)} and the shipped models, {', '.join(shipped_policies())}, which need the train "
+        "extra: without torch, the first three alone)",
     )
     add_rules_option(
         parser,
@@ -83,6 +85,22 @@ def parse_agents(text: str) -> list[str]:
     return [name.strip() for name in text.split(",") if name.strip()]
 
 
+def default_agents() -> list[str]:
+    """The agents offered when ``--agents`` is not given: the baselines and every shipped model, or, where the
+    models cannot be read (no torch: the serve extra without the train extra), the baselines alone, said in one line.
+    """
+    from agents.registry import can_read_model_files, shipped_policies
+
+    if can_read_model_files():
+        return [*BASELINE_AGENTS, *shipped_policies()]
+    print(
+        f"yacht serve: the shipped models ({', '.join(shipped_policies())}) need the train extra (torch): "
+        f"offering {', '.join(BASELINE_AGENTS)}; pip install 'yacht-rl[train]' adds them",
+        file=sys.stderr,
+    )
+    return list(BASELINE_AGENTS)
+
+
 def forwarded_allow_ips(text: str) -> list[str]:
     """The proxies of ``--forwarded-allow-ips``: addresses, networks or ``*``; ``ValueError`` naming a bad one."""
     import ipaddress
@@ -122,8 +140,9 @@ def run_serve(args) -> int:
         return 2
     try:
         engine = store.connect(args.db)
-        print(f"yacht serve: loading agents {', '.join(parse_agents(args.agents)) or '(none)'} ...", file=sys.stderr, flush=True)
-        service = GameService(engine, parse_agents(args.agents), rules=args.rules)
+        agents = default_agents() if args.agents is None else parse_agents(args.agents)
+        print(f"yacht serve: loading agents {', '.join(agents) or '(none)'} ...", file=sys.stderr, flush=True)
+        service = GameService(engine, agents, rules=args.rules)
     except (store.DatabaseError, ValueError) as error:
         print(f"yacht serve: {error}", file=sys.stderr)
         return 2
