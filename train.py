@@ -44,7 +44,7 @@ from pathlib import Path
 import numpy as np
 import torch
 from sb3_contrib import MaskablePPO
-from stable_baselines3.common.callbacks import BaseCallback, CallbackList
+from stable_baselines3.common.callbacks import BaseCallback, CallbackList, ProgressBarCallback
 from stable_baselines3.common.utils import set_random_seed
 
 from agents.evaluate import Summary, evaluate_policies, print_table, save_json
@@ -311,6 +311,29 @@ class EntropySchedule(BaseCallback):
         return True
 
 
+def steps_to_train(remaining: int, rollout_steps: int) -> int:
+    """The steps ``learn`` takes to do ``remaining`` more: SB3 collects whole rollouts of
+    ``rollout_steps`` (n_steps x num_envs) and stops after the one that reaches the total.
+    """
+    return -(-max(remaining, 0) // rollout_steps) * rollout_steps
+
+
+class TrainingProgress(ProgressBarCallback):
+    """SB3's progress bar, its total the steps the run will really take (see steps_to_train).
+
+    SB3's own bar counts to ``ppo.total_timesteps`` and then runs past it (602,112/600,000).
+    """
+
+    def __init__(self, total: int):
+        super().__init__()
+        self.total = total
+
+    def _on_training_start(self):
+        from tqdm.rich import tqdm
+
+        self.pbar = tqdm(total=self.total)
+
+
 # -- main -----------------------------------------------------------------------------------------
 
 
@@ -500,7 +523,9 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False, on_evaluatio
     ]
     if isinstance(config.ppo.ent_coef, Schedule):
         callbacks.append(EntropySchedule(config.ppo.ent_coef, config.ppo.total_timesteps))
-    started = time.perf_counter()
+    if config.run.progress_bar:
+        callbacks.append(TrainingProgress(steps_to_train(remaining, model.n_steps * model.n_envs)))
+    steps_before, started = model.num_timesteps, time.perf_counter()
     if remaining > 0:
         with unchecked_distributions():
             model.learn(
@@ -508,11 +533,10 @@ def train(config: TrainConfig, run_dir: Path, resume: bool = False, on_evaluatio
                 callback=CallbackList(callbacks),
                 reset_num_timesteps=checkpoint is None,
                 tb_log_name="ppo",
-                progress_bar=config.run.progress_bar,
             )
     seconds = time.perf_counter() - started
     save_model(model, run_dir / "model.zip")
-    done = max(remaining, 0)
+    done = model.num_timesteps - steps_before
     print(f"trained {done:,} steps in {seconds:.0f} s ({done / max(seconds, 1e-9):,.0f} steps/s), {model.num_timesteps:,} in all")
 
     # 5. The model to play and share, and the final evaluation.

@@ -303,13 +303,45 @@ def evaluate_model(
     return summaries
 
 
+# The widest policy name a report table shows as it is: rich cuts a wider cell to fit the terminal
+# ("ppo:runs/quick/model.safeten…"), so a longer name is listed in full under the table instead.
+POLICY_CELL_WIDTH = 20
+
+
+def policy_labels(names: list[str]) -> tuple[list[str], list[str]]:
+    """The table's label for each policy name, and the notes that give the cut names in full.
+
+    A name up to POLICY_CELL_WIDTH characters is its own label; a longer one is labelled by its
+    kind (the part before ``:``) and a note number, ``ppo [1]``, and note ``[1] ppo:PATH`` names it.
+    """
+    labels: list[str] = []
+    notes: list[str] = []
+    for name in names:
+        if len(name) <= POLICY_CELL_WIDTH:
+            labels.append(name)
+            continue
+        number = len(notes) + 1
+        kind = name.split(":", 1)[0][: POLICY_CELL_WIDTH - 6]
+        labels.append(f"{kind} [{number}]")
+        notes.append(f"[{number}] {name}")
+    return labels, notes
+
+
+def print_policy_notes(console, notes: list[str]) -> None:
+    """The long policy names in full, one a line, never cut or folded (a path is copied from here)."""
+    for note in notes:
+        console.print(note, soft_wrap=True, markup=False, highlight=False)
+
+
 def print_table(summaries: list[Summary], optimum: float, games: int, seed: int, rules: RuleSet | None = None) -> None:
-    """The summaries as a rich table on the terminal."""
+    """The summaries as a rich table on the terminal, with the policy names too long for it in full beneath."""
     from rich.table import Table
+    from rich.text import Text
 
     from yacht_env.render import report_console
 
     rules = rule_set(rules)
+    labels, notes = policy_labels([s.policy for s in summaries])
     table = Table(title=f"{rules.name}: {games:,} games, seeds {seed}..{seed + games - 1}; optimal expected score {optimum:.4f}")
     columns = (
         "policy",
@@ -322,9 +354,9 @@ def print_table(summaries: list[Summary], optimum: float, games: int, seed: int,
     )
     for column in columns:
         table.add_column(column, justify="left" if column == "policy" else "right")
-    for s in summaries:
+    for s, label in zip(summaries, labels):
         table.add_row(
-            s.policy,
+            Text(label),
             f"{s.mean:.2f} ± {s.std:.2f}",
             f"[{s.ci95[0]:.2f}, {s.ci95[1]:.2f}]",
             f"{s.percent_of_optimal:.2f}%",
@@ -334,15 +366,18 @@ def print_table(summaries: list[Summary], optimum: float, games: int, seed: int,
         )
     console = report_console()
     console.print(table)
+    print_policy_notes(console, notes)
 
 
 def print_sheet_table(summaries: list[Summary], rules: RuleSet | None = None) -> None:
     """Median, bonus and five-alike rates, and where the regret is: per kind of choice, and per turn."""
     from rich.table import Table
+    from rich.text import Text
 
     from yacht_env.render import report_console
 
     rules = rule_set(rules)
+    labels, notes = policy_labels([s.policy for s in summaries])
     alike = five_alike_row(rules)
     table = Table(title=f"{rules.name}: the sheet, and where the points are lost (regret: exact expected points given away)")
     columns = ["policy", "median"]
@@ -353,8 +388,8 @@ def print_sheet_table(summaries: list[Summary], rules: RuleSet | None = None) ->
     columns += ["regret/re-roll choice", "regret/row choice"]
     for column in columns:
         table.add_column(column, justify="left" if column == "policy" else "right")
-    for s in summaries:
-        cells = [s.policy, f"{s.median:.0f}"]
+    for s, label in zip(summaries, labels):
+        cells: list[str | Text] = [Text(label), f"{s.median:.0f}"]
         for rate, ci in ((s.upper_bonus_rate, s.upper_bonus_ci95), (s.five_alike_rate, s.five_alike_ci95)):
             if rate is not None and ci is not None:
                 cells.append(f"{100 * rate:.2f}% [{100 * ci[0]:.2f}, {100 * ci[1]:.2f}]")
@@ -363,11 +398,12 @@ def print_sheet_table(summaries: list[Summary], rules: RuleSet | None = None) ->
     by_turn.add_column("policy", justify="left")
     for turn in range(rules.num_turns):
         by_turn.add_column(str(turn + 1), justify="right")
-    for s in summaries:
-        by_turn.add_row(s.policy, *(f"{v:.3f}" for v in s.regret_by_turn))
+    for s, label in zip(summaries, labels):
+        by_turn.add_row(Text(label), *(f"{v:.3f}" for v in s.regret_by_turn))
     console = report_console()
     console.print(table)
     console.print(by_turn)
+    print_policy_notes(console, notes)
 
 
 QUANTILES = (0.1, 0.25, 0.5, 0.75, 0.9)

@@ -104,17 +104,24 @@ def _solve_with_bar(
     rules: RuleSet, opponent: str | None, seat: int, strategy: str, layout: PairLayout, start_layer: int, report: LayerReport
 ):
     from rich.console import Console
-    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+    from rich.progress import BarColumn, Progress, TextColumn, TimeElapsedColumn
 
     before = {n: sum(layer.num_values for layer in layout.layers[start_layer:n]) for n in range(layout.num_layers)}
     columns = (TextColumn("{task.description}"), BarColumn(), TextColumn("{task.percentage:>5.1f}%"))
-    with Progress(*columns, TimeElapsedColumn(), TimeRemainingColumn(), console=Console(stderr=True)) as bar:
-        task = bar.add_task("two-player solve", total=max(1, report.remaining))
+    # the time left is the report's estimate (rich's own, from the bar's speed, read the first layer's compile as the rate)
+    with Progress(*columns, TimeElapsedColumn(), TextColumn("{task.fields[left]}"), console=Console(stderr=True)) as bar:
+        task = bar.add_task("two-player solve", total=max(1, report.remaining), left="")
         report.stream = bar.console.file
 
         def update(num_open: int, done_in_layer: int, seconds: float) -> None:
-            bar.update(task, completed=before[num_open] + done_in_layer, description=f"layer {num_open}/{layout.num_layers - 1}")
             report(num_open, done_in_layer, seconds)
+            left = report.seconds_left()
+            bar.update(
+                task,
+                completed=before[num_open] + done_in_layer,
+                description=f"layer {num_open}/{layout.num_layers - 1}",
+                left="" if left is None else f"about {left / 60:.1f} min left",
+            )
 
         return solve_two_player(rules, opponent, seat, report=update, strategy=strategy)
 

@@ -163,28 +163,61 @@ def solve_all_layers(
     return [layer_values for layer_values in stored if layer_values is not None]  # every layer, by now
 
 
+# The solve time an estimate of the time left needs under it: the rate of a smaller sample swings by
+# far more than the layers' real differences (a few thousand values take a few hundredths of a second).
+MIN_TIMED_SECONDS = 2.0
+
+
+def estimate_seconds_left(values_left: int, timed_values: int, timed_seconds: float) -> float | None:
+    """The seconds to solve ``values_left`` more values at the rate of ``timed_values`` solved in
+    ``timed_seconds``; ``None`` while that rate rests on under ``MIN_TIMED_SECONDS`` of solving.
+    """
+    if timed_seconds < MIN_TIMED_SECONDS or timed_values <= 0:
+        return None
+    return max(values_left, 0) * timed_seconds / timed_values
+
+
 class LayerReport:
-    """A line per finished layer on a stream (a log file), with the values per second and the time left."""
+    """A line per finished layer on a stream (a log file), with the values per second and the time left.
+
+    The time left is the values left at the rate of the layers solved so far, the run's first layer aside:
+    its time holds the kernels' compilation (layer 1 of a fresh solve, 315 values of Yacht, takes a second
+    where the next 7,416 take a hundredth), which once made the estimate after layer 1 some 76,000 minutes.
+    """
 
     def __init__(self, layout: PairLayout, start_layer: int, stream=sys.stderr):
         self.layout = layout
         self.remaining = sum(layer.num_values for layer in layout.layers[start_layer:])
-        self.done = 0
-        self.seconds = 0.0
+        self.done = 0  # values of the layers finished
+        self.layers_done = 0
+        self.timed_values = 0  # of the layers finished after the first: what the rate is measured on
+        self.timed_seconds = 0.0
+        self.in_layer = (0, 0.0)  # the layer being solved: its values done and seconds so far
         self.stream = stream
+
+    def seconds_left(self) -> float | None:
+        """The estimated seconds left (the layer under way counted, unless it is the first), or ``None`` (too early)."""
+        done_in_layer, seconds = self.in_layer if self.layers_done > 0 else (0, 0.0)
+        values_left = self.remaining - self.done - self.in_layer[0]
+        return estimate_seconds_left(values_left, self.timed_values + done_in_layer, self.timed_seconds + seconds)
 
     def __call__(self, num_open: int, done_in_layer: int, seconds: float) -> None:
         """Called after each batch; prints once the layer is complete."""
         layer = self.layout.layers[num_open]
         if done_in_layer < layer.num_values:
+            self.in_layer = (done_in_layer, seconds)
             return
+        self.in_layer = (0, 0.0)
         self.done += layer.num_values
-        self.seconds += seconds
-        rate = self.done / self.seconds if self.seconds > 0 else float("inf")
-        left = (self.remaining - self.done) / rate if rate > 0 else 0.0
+        if self.layers_done > 0:
+            self.timed_values += layer.num_values
+            self.timed_seconds += seconds
+        self.layers_done += 1
+        left = self.seconds_left()
+        estimate = "" if left is None else f"; estimated time left {left / 60:.1f} min"
         print(
             f"layer {num_open:2d}/{self.layout.num_layers - 1}: {layer.num_values:,} values in {seconds:.1f} s "
-            f"({layer.num_values / max(seconds, 1e-9):,.0f}/s); estimated time left {left / 60:.1f} min",
+            f"({layer.num_values / max(seconds, 1e-9):,.0f}/s){estimate}",
             file=self.stream,
             flush=True,
         )

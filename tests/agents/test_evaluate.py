@@ -1,5 +1,6 @@
 """The evaluation harness: common random numbers, exact regret, the figures, the command line."""
 
+import dataclasses
 import json
 import subprocess
 import sys
@@ -8,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.evaluate import evaluate, mean_ci, play_games
+from agents.evaluate import evaluate, mean_ci, play_games, print_sheet_table, print_table
 from agents.optimal import expected_score, solve
 from agents.registry import make_policy
 from yacht_env import YachtEnv
@@ -72,6 +73,19 @@ def test_figures_are_consistent():
     # regret must agree within their confidence intervals.
     assert greedy.diff_ci95[0] - 1.0 <= -greedy.regret_per_game <= greedy.diff_ci95[1] + 1.0
     assert greedy.regret_per_game_ci95[1] - greedy.regret_per_game_ci95[0] < greedy.diff_ci95[1] - greedy.diff_ci95[0]
+
+
+def test_report_tables_give_long_policy_names_in_full(capsys):
+    """A model's path is too wide for the tables' policy column (rich cut it to ``ppo:runs/quick/model.safeten…``)."""
+    summaries, _ = evaluate(["greedy", "random"], games=20, seed=0)
+    long_name = "ppo:runs/a-run-with-a-long-name/model.safetensors"
+    summaries = [dataclasses.replace(summaries[0], policy=long_name), summaries[1]]
+    print_table(summaries, expected_score(), 20, 0)
+    print_sheet_table(summaries)
+    out = capsys.readouterr().out
+    assert "…" not in out
+    assert out.count(f"[1] {long_name}\n") == 2  # under each report, one line, ready to copy
+    assert "│ ppo [1] " in out and "│ random " in out
 
 
 def test_mean_ci_matches_the_normal_formula():

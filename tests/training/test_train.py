@@ -2,6 +2,7 @@
 
 import csv
 import json
+import re
 import signal
 import subprocess
 import sys
@@ -113,6 +114,17 @@ def test_tiny_run_writes_a_loadable_model(tiny_runs, vectorized):
     while not terminated:
         obs, reward, terminated, truncated, info = env.step(policy.act(obs, info["action_mask"]))
         assert not info["illegal_action"]
+
+
+def test_the_progress_bar_counts_to_the_steps_the_run_takes_and_the_table_names_the_model(tmp_path):
+    """SB3 trains whole rollouts (64 steps x 4 envs here): asked for 1,000 steps it takes 1,024, and the bar's total says so."""
+    overrides = [*TINY, "ppo.total_timesteps=1000", "run.progress_bar=true", "ppo.policy=mlp"]
+    result = run_train("--config", "configs/quick.yaml", "--runs-dir", str(tmp_path), "name=bar", *overrides)
+    bars = re.findall(r"([\d,]+)/([\d,]+)", result.stdout + result.stderr)
+    assert bars and bars[-1] == ("1,024", "1,024")
+    assert "trained 1,024 steps" in result.stdout
+    assert f"ppo:{tmp_path / 'bar' / 'model.safetensors'}" in result.stdout  # in full, not cut to fit the table
+    assert make_policy(f"ppo-zip:{tmp_path / 'bar' / 'model.zip'}").model.num_timesteps == 1024
 
 
 def test_resume_after_a_kill_continues_the_step_count(tmp_path):

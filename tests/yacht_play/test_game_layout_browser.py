@@ -8,6 +8,7 @@ module; screenshots go to each test's temporary folder.
 from __future__ import annotations
 
 import math
+import re
 import time
 from collections import Counter
 
@@ -260,6 +261,7 @@ def test_a_reload_keeps_the_held_dice_and_the_coachs_card(open_page, server):
     score_first_open_row(page)
     card = page.inner_text("#coach")
     assert "Coach" in card
+    assert re.fullmatch(r"Turn 1, after roll 1: scored \d+ in Ones", page.inner_text("#coach-decision"))  # what it grades
     page.click("#dice .die >> nth=1")
     page.click("#dice .die >> nth=3")
     dice = page.eval_on_selector_all("#dice .die", "dice => dice.map((d) => d.dataset.value)")

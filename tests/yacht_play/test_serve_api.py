@@ -78,6 +78,7 @@ RULES_VIEW = {
 SHEET_VIEW = dict.fromkeys(("seat", "cells", "total", "upper_subtotal", "upper_bonus", "yahtzee_bonus"), LEAF)
 COACH_VIEW = {
     **dict.fromkeys(("dice", "chosen", "chosen_expected", "chosen_win", "best", "best_expected", "loss"), LEAF),
+    **dict.fromkeys(("turn", "roll", "decision"), LEAF),  # the decision graded
     **dict.fromkeys(("win_exact", "win_best", "win_best_chance", "win_loss", "win_note"), LEAF),  # at a table of two
     "options": [dict.fromkeys(("label", "expected", "win", "chosen"), LEAF)],
 }
@@ -229,6 +230,22 @@ def test_a_whole_game_never_shows_dice_not_rolled_yet(client, service):
     # the stored game replays with the project's own rules to the same totals
     replayed = Match.resume(stored(service, secret))
     assert replayed.finished and replayed.totals == [s["total"] for s in summary["seats"]]
+
+
+def test_the_coach_names_the_turn_the_roll_and_the_decision_it_grades(client, service):
+    """The card stays up while the game moves on: without its turn and roll, a grade reads as one of the dice now."""
+    secret = new_game(client, "solitaire", coach=True, name="turns")
+    view = client.get(f"/api/games/{secret}").json()
+    first = view["current"]["dice"]
+    view = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "hold": [0, 1]}).json()
+    assert (view["coach"]["turn"], view["coach"]["roll"]) == (1, 1)
+    assert view["coach"]["decision"] == f"Turn 1, after roll 1: keep {first[0]} {first[1]}"
+    for turn, row, title, face in ((1, "sixes", "Sixes", 6), (2, "twos", "Twos", 2)):
+        dice = view["current"]["dice"]
+        view = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "row": row}).json()
+        roll = 2 if turn == 1 else 1
+        assert view["coach"]["decision"] == f"Turn {turn}, after roll {roll}: scored {face * dice.count(face)} in {title}"
+        assert view["current"]["turn"] == turn + 1  # the page has moved on to the next turn; the card has not
 
 
 def test_a_refused_request_gets_a_4xx_with_one_line_and_changes_nothing(client, service):

@@ -87,6 +87,25 @@ def test_page_requests_get_pages_and_api_requests_get_json(client):
     assert wrong_method.status_code == 405 and in_the_site_look(wrong_method)
 
 
+def test_a_server_error_is_the_sites_error_page_for_a_page_and_json_for_the_api(service, monkeypatch):
+    """A bug in a route (an exception no handler takes) was answered in Starlette's plain text, without the
+    security headers: a page request now gets the site's error page, an API request a JSON error."""
+    from yacht_play.serve import app as app_module
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug, with a /secret/path in its message")
+
+    monkeypatch.setattr(app_module, "report_page_html", broken)
+    monkeypatch.setattr(app_module, "population_report", broken)
+    with TestClient(create_app(service), raise_server_exceptions=False) as client:
+        page, api = client.get("/report"), client.get("/api/report")
+    assert page.status_code == 500 and page.headers["content-type"].startswith("text/html") and in_the_site_look(page)
+    assert "Something went wrong on the server" in page.text
+    assert api.status_code == 500 and api.json() == {"error": app_module.SERVER_ERROR}
+    for answer in (page, api):
+        assert "content-security-policy" in answer.headers and "/secret/path" not in answer.text  # the log's, not the page's
+
+
 def test_every_page_names_the_icon_and_the_icon_is_served(client):
     icon = client.get("/favicon.ico")
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")

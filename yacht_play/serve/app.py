@@ -374,6 +374,23 @@ async def on_http_error(request: Request, error: HTTPException) -> Response:
     return error_page(error.status_code, message)
 
 
+SERVER_ERROR = "the server failed on this request (its log says why); try again, or start a new game"
+
+
+async def on_server_error(request: Request, error: Exception) -> Response:
+    """The answer for an exception nothing else took (a bug): the site's error page, or JSON for the API.
+
+    Starlette answers it outside the middleware, so the security headers are added here; the server logs
+    the traceback (Starlette raises the exception again once this answer is sent).
+    """
+    from yacht_play.serve.pages import error_page
+
+    response = refused(SERVER_ERROR, 500) if wants_json(request) else error_page(500, SERVER_ERROR)
+    for name, value in SECURITY_HEADERS:
+        response.headers[name.decode()] = value.decode()
+    return response
+
+
 def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette:
     """The ASGI app serving ``service``'s games."""
     limit = RateLimit(new_games_per_minute)
@@ -440,6 +457,6 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
     ]
     return Starlette(
         routes=routes,
-        exception_handlers={Refused: on_refused, HTTPException: on_http_error},
+        exception_handlers={Refused: on_refused, HTTPException: on_http_error, Exception: on_server_error},
         middleware=[Middleware(SecurityHeaders), Middleware(ServerTiming)],
     )

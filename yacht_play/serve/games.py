@@ -376,7 +376,7 @@ class GameService:
             if match.coach:
                 grader = self.grader_for(match.rules)
                 q = grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits, *seat.sheet_state)[0]
-            dice, before, open_bits = seat.dice, seat.total, seat.open_bits
+            dice, before, open_bits, turn, roll = seat.dice, seat.total, seat.open_bits, seat.turn, seat.roll
             chances = win_grades = None
             # at a table of two, the solved game's exact chances of winning (or the line saying how to compute it)
             exact = two_player_grading(match.rules, match.mode, len(match.seats)) if match.coach else None
@@ -396,6 +396,7 @@ class GameService:
             coach = None
             if match.coach:
                 coach = coach_view(q, action, dice, before, match.rules, chances, open_bits, win_grades)
+                coach.update(turn=turn, roll=roll, decision=decision_heading(turn, roll, action, dice, match.rules, open_bits))
                 if isinstance(exact, str):
                     coach["win_note"] = exact
             moved = self._agents_move(live, [record])  # one commit: the person's decision and the agents' replies
@@ -722,6 +723,18 @@ def public_decision(record: dict, rules) -> dict:
         "row": None if record["points"] is None else rules.category_names[record["action"] - rules.dice.num_rerolls],
         "rerolled": [] if record["points"] is not None else list(rules.dice.reroll_positions[record["action"]]),
     }
+
+
+def decision_heading(turn: int, roll: int, action: int, dice, rules, open_rows=None) -> str:
+    """The decision a coach's card grades, with its turn and roll: ``Turn 5, after roll 2: keep 3 3`` or
+    ``Turn 5, after roll 3: scored 12 in Fours`` (a card left on screen while the game moves on says which it was).
+    """
+    first_score = rules.dice.num_rerolls
+    if action < first_score:
+        return f"Turn {turn}, after roll {roll}: {choice_label(action, dice, rules, open_rows)}"
+    row = action - first_score
+    points = row_points(row, dice, rules, open_rows)
+    return f"Turn {turn}, after roll {roll}: scored {points} in {rules.categories[row].title}"
 
 
 def coach_view(

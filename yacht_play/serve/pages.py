@@ -29,7 +29,12 @@ def site_page(title: str, main: str, main_class: str = "") -> str:
     return f"{HEAD.format(title=html.escape(title))}<body>\n{BAR}<main{attributes}>\n{main}\n</main>\n</body>\n</html>\n"
 
 
-ERROR_TITLES = {400: "Not a request this page takes", 404: "No such page", 405: "Not a request this page takes"}
+ERROR_TITLES = {
+    400: "Not a request this page takes",
+    404: "No such page",
+    405: "Not a request this page takes",
+    500: "Something went wrong on the server",
+}
 
 
 def error_page(status: int, message: str) -> HTMLResponse:

@@ -519,6 +519,8 @@ function showCoach(coach) {
   const span = Math.max(top - low, 1e-6);
   card.replaceChildren(...[
     el("h2", {}, "Coach"),
+    // the card stays up while the game moves on: it names the decision it grades (a card kept from before it did has none)
+    coach.decision ? el("div", { class: "decision", id: "coach-decision" }, coach.decision) : null,
     el("div", { class: `verdict ${best ? "best" : "cost"}` }, best
       ? `${coach.chosen} is the best choice: expected final score ${fmt(coach.chosen_expected)}`
       : `${coach.chosen} cost you ${fmt(coach.loss)} points: expected ${fmt(coach.chosen_expected)} against ${fmt(coach.best_expected)} for ${coach.best}`),
