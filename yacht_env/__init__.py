@@ -38,13 +38,14 @@ if "Yacht-v0" not in registry:
         vector_entry_point="yacht_env.vector_env:YachtVectorEnv",
     )
 # The Yacht family under its own names: the same env with another rule set (yacht_env.rules.RULE_SETS).
-for env_id, rules in (("Yahtzee-v0", "yahtzee"), ("Yatzy-v0", "yatzy")):
+# (The loop's names must not be a submodule's: a name bound here replaces the attribute `yacht_env.rules`.)
+for env_id, rule_set_name in (("Yahtzee-v0", "yahtzee"), ("Yatzy-v0", "yatzy")):
     if env_id not in registry:
         register(
             id=env_id,
             entry_point="yacht_env.env:YachtEnv",
             vector_entry_point="yacht_env.vector_env:YachtVectorEnv",
-            kwargs={"rules": rules},
+            kwargs={"rules": rule_set_name},
         )
 if "YachtTable-v0" not in registry:
     register(id="YachtTable-v0", entry_point="yacht_env.table.env:YachtTableEnv")

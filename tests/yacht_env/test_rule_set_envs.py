@@ -365,3 +365,19 @@ def test_features_show_what_each_row_would_score_now_jokers_included(name):
         assert all(shown[k, c] == 0 for c in range(rules.num_categories) if not bits >> c & 1)
         jokers += bool(rules.joker_now([hand], [bits])[0])
     assert jokers > 0 or rules.joker == "none"
+
+
+def test_the_package_keeps_its_submodules_as_attributes():
+    # A module-level name of yacht_env/__init__.py that is also a submodule's name hides the submodule.
+    import importlib
+    import pkgutil
+    import types
+
+    import yacht_env
+
+    for module in pkgutil.iter_modules(yacht_env.__path__):
+        importlib.import_module(f"yacht_env.{module.name}")
+        assert isinstance(getattr(yacht_env, module.name), types.ModuleType), module.name
+    import yacht_env.rules as rules
+
+    assert rules.RULE_SETS["yatzy"].name == "yatzy"
