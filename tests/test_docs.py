@@ -76,8 +76,8 @@ def test_most_examples_run():
 def test_the_readme_is_a_front_page_with_the_two_quickstart_commands():
     readme = (ROOT / "README.md").read_text()
     assert len(readme.splitlines()) <= 200
-    assert 'pip install "torch==2.13.0" -e ".[all]" && python train.py --config configs/quick.yaml' in readme
-    assert 'pip install "torch==2.13.0" -e ".[all]" && python -m pytest' in readme
+    assert 'pip install -c constraints.txt "torch==2.13.0" -e ".[all]" && python train.py --config configs/quick.yaml' in readme
+    assert 'pip install -c constraints.txt "torch==2.13.0" -e ".[all]" && python -m pytest' in readme
     assert "mkdocs serve" in readme
     for link in re.findall(r"\]\(((?:docs|models)/[^)#]+)", readme):
         assert (ROOT / link).exists(), link

@@ -120,6 +120,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
     "agents/optimal.py": ("tests/agents/test_optimal.py", "tests/agents/test_optimal_rule_sets.py"),
     "agents/sheet_solver.py": ("tests/agents/test_optimal_rule_sets.py", "tests/agents/test_solution_cache.py"),
+    "yacht_env/extras.py": ("tests/test_dependencies.py",),
 }
 
 # Mutants left out, each with why: what is left is one mutant per kind of change at every place.

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import html
 
-from starlette.responses import HTMLResponse
+from yacht_env.extras import needs_extra
+
+with needs_extra("serve"):
+    from starlette.responses import HTMLResponse
 
 HEAD = (
     "<!doctype html>\n<html lang='en'>\n<head>\n<meta charset='utf-8'>\n"
