@@ -8,7 +8,7 @@ action on ties, as ``optimal`` breaks them); the larger ``T``, the more points t
 
 One implementation serves the simulated people (:class:`yacht_play.simulate.Chooser`), the policy ``softmax:T``
 (:class:`SoftmaxPolicy`, seeded and reproducible) and the report's fit of each person's ``T``
-(:mod:`yacht_play.skill`).
+(:mod:`yacht_play.report.skill`).
 """
 
 from __future__ import annotations

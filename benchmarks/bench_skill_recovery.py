@@ -7,7 +7,7 @@ of ``tests/yacht_play/test_simulated_skill.py`` over many seeds, computed with t
 A simulated person at temperature ``T`` chooses by the softmax over Q* (:mod:`agents.softmax`); the people of a
 group face decisions that depend only on their own sheet, so a group's decisions are those of its games of
 solitaire, whoever else sits at the table. Here every person's game is played in a vector env (the same rules and
-dice as the server's), each decision's ``(x, chosen)`` is taken as the report takes it (:func:`yacht_play.skill
+dice as the server's), each decision's ``(x, chosen)`` is taken as the report takes it (:func:`yacht_play.report.skill
 .choice_gaps`), and the games are cut into disjoint groups of ``size`` games, each one draw of the test's group.
 
 The check misses a group when the put-in ``T`` is outside the fitted 95% interval *and* the fit is more than 10%
@@ -33,7 +33,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from agents import softmax  # noqa: E402
 from agents.softmax import SoftmaxPolicy  # noqa: E402
 from yacht_env.vector_env import YachtVectorEnv  # noqa: E402
-from yacht_play import skill  # noqa: E402
+from yacht_play.report import skill  # noqa: E402
 
 
 def play(temperature: float, games: int, seed: int, rules=None) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

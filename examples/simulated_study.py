@@ -38,7 +38,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.yacht_play.serve_support import Server  # noqa: E402
-from yacht_play import report as population  # noqa: E402
+from yacht_play.report import build as population  # noqa: E402
 from yacht_play.simulate import simulate  # noqa: E402
 
 
@@ -145,7 +145,7 @@ def print_findings(report: dict, put_in: dict[float, dict[str, float]], fitted: 
 
 def temperature_text(fit: dict) -> str:
     """A fitted temperature and its interval (an open upper end said so)."""
-    from yacht_play.report_sections import temperature
+    from yacht_play.report.text import temperature
 
     return temperature(fit)
 

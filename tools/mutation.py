@@ -79,7 +79,7 @@ MODULES: dict[str, tuple[str, ...]] = {
     ),
     "agents/win.py": ("tests/agents/test_win.py", "tests/agents/test_target.py"),
     "agents/target.py": ("tests/agents/test_target.py", "tests/agents/test_ceiling.py", "tests/agents/test_solution_cache.py"),
-    "yacht_play/report.py": (
+    "yacht_play/report/build.py": (
         "tests/yacht_play/test_report.py",
         "tests/yacht_play/test_report_plot.py",
         "tests/yacht_play/test_report_tables.py",

@@ -11,7 +11,7 @@ from agents import softmax
 from agents.optimal import solve
 from agents.registry import make_policy
 from yacht_env.rules import rule_set
-from yacht_play import likeness
+from yacht_play.report import likeness
 
 YACHT = rule_set("yacht")
 ALL_OPEN = (1 << YACHT.num_categories) - 1
@@ -86,7 +86,7 @@ def test_intervals_count_each_person_once():
 def test_the_interval_over_people_is_the_cluster_robust_one():
     agree = np.array([1, 1, 0, 1, 0, 0, 1, 1, 1, 0, 1, 0, 1, 1], dtype=float)
     people = np.array(["a"] * 4 + ["b"] * 6 + ["c"] * 4)
-    from yacht_play.report_figures import estimate_over_people
+    from yacht_play.report.estimates import estimate_over_people
 
     e = estimate_over_people(agree, people, "decisions")
     mean = agree.mean()

@@ -8,7 +8,7 @@ from types import SimpleNamespace
 import numpy as np
 import pytest
 
-from yacht_play import ratings
+from yacht_play.report import ratings
 
 
 def game(*seats):

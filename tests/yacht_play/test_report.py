@@ -1,4 +1,4 @@
-"""The population report's figures (:mod:`yacht_play.report`) on small games built here, checked against values
+"""The population report's figures (:mod:`yacht_play.report.build`) on small games built here, checked against values
 worked out by hand: the filters, the rule set, the people's loss per decision, the histogram, the loss by games
 played, the duplicate pairs, and the report's header."""
 
@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from yacht_play.match import Match, Player
 from yacht_play.records import GameRecord
-from yacht_play.report import (
+from yacht_play.report.build import (
     GAMES_PLAYED_BINS,
     Filters,
     GradedDecisions,
@@ -186,7 +186,7 @@ def report() -> dict:
 
 
 def test_the_text_report_has_every_section_a_histogram_row_per_bin_and_says_when_a_section_is_empty(report):
-    from yacht_play.report import text_lines
+    from yacht_play.report.build import text_lines
 
     lines = text_lines(report)
     hist = report["people"]["histogram"]

@@ -1,11 +1,11 @@
-"""The report's plot (:func:`yacht_play.report.save_plot`): each panel draws its figures where its title says, with
+"""The report's plot (:func:`yacht_play.report.build.save_plot`): each panel draws its figures where its title says, with
 each 95% interval from the mean down to ``low`` and up to ``high``, on a small report built here."""
 
 from __future__ import annotations
 
 import pytest
 
-from yacht_play.report import save_plot
+from yacht_play.report.build import save_plot
 
 pytest.importorskip("matplotlib", reason="the plot needs matplotlib")
 

@@ -9,9 +9,9 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from yacht_play import report_tables
 from yacht_play.records import GameRecord
-from yacht_play.report import Filters, GradedDecisions, agents_graded, build_report, text_lines
+from yacht_play.report import tables
+from yacht_play.report.build import Filters, GradedDecisions, agents_graded, build_report, text_lines
 
 
 @pytest.fixture(scope="module")
@@ -38,7 +38,7 @@ def report(tmp_path_factory):
 
 
 def test_one_csv_per_table_with_interval_columns_and_the_filters(tmp_path, report):
-    names = report_tables.save_csv(tmp_path / "tables", report)
+    names = tables.save_csv(tmp_path / "tables", report)
     assert set(names) >= {"ratings.csv", "likeness.csv", "skill.csv", "people.csv", "agents_vs_people.csv"}
     text = (tmp_path / "tables" / "people.csv").read_text()
     comments = [line for line in text.splitlines() if line.startswith("#")]
@@ -62,9 +62,9 @@ def test_one_csv_per_table_with_interval_columns_and_the_filters(tmp_path, repor
 
 def test_latex_escapes_names_and_gives_intervals_and_n(tmp_path, report):
     path = tmp_path / "tables.tex"
-    report_tables.save_latex(path, report)
+    tables.save_latex(path, report)
     text = path.read_text()
-    assert text.count("\\begin{tabular}") == len(report_tables.tables(report))
+    assert text.count("\\begin{tabular}") == len(tables.tables(report))
     assert "ann \\& $<$b$>$" in text and "ann & <b>" not in text.split("\n", 1)[1]  # only the % comment line is raw
     assert "player=ann \\& $<$b$>$" in text  # the caption names the filters
     rated = next(line for line in text.splitlines() if line.startswith("2 & greedy") or line.startswith("1 & greedy"))
@@ -72,14 +72,14 @@ def test_latex_escapes_names_and_gives_intervals_and_n(tmp_path, report):
 
 
 def test_a_figure_without_interval_or_mean():
-    assert report_tables.latex_figure({"mean": 0.5, "low": None, "high": None, "n": 3}, False) == ("0.500", "3")
-    assert report_tables.latex_figure({"mean": 0.5, "low": 0.4, "high": 0.6, "n": 30}, True) == (
+    assert tables.latex_figure({"mean": 0.5, "low": None, "high": None, "n": 3}, False) == ("0.500", "3")
+    assert tables.latex_figure({"mean": 0.5, "low": 0.4, "high": 0.6, "n": 30}, True) == (
         "50.0\\% [40.0\\%, 60.0\\%]",
         "30",
     )
-    assert report_tables.latex_figure({"mean": None, "low": None, "high": None, "n": 0}, False) == ("--", "0")
-    assert report_tables.latex_figure({"mean": 2.0, "low": 1.0, "high": None, "n": 30}, False) == ("2.000 [1.000, --]", "30")
-    lines = report_tables.header_lines(
+    assert tables.latex_figure({"mean": None, "low": None, "high": None, "n": 0}, False) == ("--", "0")
+    assert tables.latex_figure({"mean": 2.0, "low": 1.0, "high": None, "n": 30}, False) == ("2.000 [1.000, --]", "30")
+    lines = tables.header_lines(
         {"games": 1, "decisions": 2, "rules": "yacht", "min_n": 10, "filters": {"player": "a\nb", "include_imported": False}}
         | {"imported_games_left_out": 0, "imported_games": 0}
     )

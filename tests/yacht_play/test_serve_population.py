@@ -14,7 +14,7 @@ pytest.importorskip("httpx", reason="the simulated people need httpx")
 from tests.yacht_play.test_serve_api import TestClient  # noqa: E402
 from yacht_play import store as db  # noqa: E402
 from yacht_play.cli import main  # noqa: E402
-from yacht_play.report import Filters, build_report, estimate  # noqa: E402
+from yacht_play.report.build import Filters, build_report, estimate  # noqa: E402
 from yacht_play.serve.app import create_app  # noqa: E402
 from yacht_play.serve.games import GameService  # noqa: E402
 from yacht_play.simulate import Chooser, Played, run_sync  # noqa: E402
@@ -153,11 +153,11 @@ def test_the_report_takes_the_modes_people_play_and_names_them(client, capsys):
 
 
 def test_the_report_is_built_again_only_when_a_game_finishes(tmp_path, monkeypatch):
-    import yacht_play.report
+    import yacht_play.report.build
 
     builds = []
-    build = yacht_play.report.build_report
-    monkeypatch.setattr(yacht_play.report, "build_report", lambda *args, **kw: builds.append(1) or build(*args, **kw))
+    build = yacht_play.report.build.build_report
+    monkeypatch.setattr(yacht_play.report.build, "build_report", lambda *args, **kw: builds.append(1) or build(*args, **kw))
     service = GameService(db.connect(str(tmp_path / "yacht.db")), ["greedy"])
     with TestClient(create_app(service)) as client:
         simulate(client, ["kept-a"], 1, 1.0, "solitaire", [], seed=50)

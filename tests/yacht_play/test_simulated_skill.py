@@ -22,8 +22,8 @@ pytest.importorskip("starlette", reason="the serve tests need the serve extra: p
 httpx = pytest.importorskip("httpx", reason="the simulated people need httpx")
 
 from yacht_play import store as db  # noqa: E402
-from yacht_play.ratings import win_probability  # noqa: E402
-from yacht_play.report import build_report, temperature_of_people  # noqa: E402
+from yacht_play.report.build import build_report, temperature_of_people  # noqa: E402
+from yacht_play.report.ratings import win_probability  # noqa: E402
 from yacht_play.serve.app import create_app  # noqa: E402
 from yacht_play.serve.games import GameService  # noqa: E402
 from yacht_play.simulate import Chooser, Played, run_async  # noqa: E402

@@ -11,7 +11,7 @@ from scipy.optimize import brentq
 from agents import softmax
 from agents.optimal import solve
 from yacht_env.rules import rule_set
-from yacht_play import skill
+from yacht_play.report import skill
 
 INF = -np.inf
 

@@ -179,7 +179,7 @@ def report_filters(request: Request):
     """The report's filters from the query string, refused (400) when a date is not a date, a mode not a mode,
     or ``include_imported`` not ``1`` or ``0``.
     """
-    from yacht_play.report import Filters, check_date, check_mode
+    from yacht_play.report.build import Filters, check_date, check_mode
 
     query = request.query_params
     try:
@@ -278,12 +278,12 @@ class Reports:
 
     def report(self, games: list, filters) -> dict:
         """The report over ``games`` (as :meth:`finished_games` gave them) under ``filters``; ``ValueError`` as
-        :func:`yacht_play.report.build_report` raises it.
+        :func:`yacht_play.report.build.build_report` raises it.
         """
         import copy
         from dataclasses import astuple
 
-        from yacht_play.report import build_report
+        from yacht_play.report.build import build_report
 
         key = astuple(filters)
         with self.lock:
@@ -304,7 +304,7 @@ def likeness_policies(service: GameService) -> list[tuple[str, str]]:
     """The policies whose likeness to the people the report measures: the baselines and the agents the server offers,
     each labelled as the pages name it.
     """
-    from yacht_play.likeness import DEFAULT_POLICIES
+    from yacht_play.report.likeness import DEFAULT_POLICIES
 
     return [(service.shown_name(name) or name, name) for name in dict.fromkeys([*DEFAULT_POLICIES, *service.agents])]
 
@@ -325,7 +325,7 @@ def report_page_html(reports: Reports, request: Request) -> str:
     from collections import Counter
 
     from yacht_env.rules import RULE_SETS
-    from yacht_play.report_html import report_main, rules_picker
+    from yacht_play.report.page import report_main, rules_picker
     from yacht_play.serve.pages import site_page
 
     service = reports.service

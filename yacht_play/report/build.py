@@ -17,11 +17,11 @@ line) unless ``--include-imported`` (``?include_imported=1``) asks for them:
   decision by how many games the person had played before;
 * duplicate games, paired: person minus agent on the same dice;
 * the agents graded the same way on their own decisions in the same games;
-* each person's skill: the maximum-likelihood temperature of a softmax over Q* (:mod:`yacht_play.skill`);
-* each policy's likeness to the people, overall and by skill band (:mod:`yacht_play.likeness`);
-* one rating scale for people and agents, Bradley-Terry with bootstrap intervals (:mod:`yacht_play.ratings`).
+* each person's skill: the maximum-likelihood temperature of a softmax over Q* (:mod:`yacht_play.report.skill`);
+* each policy's likeness to the people, overall and by skill band (:mod:`yacht_play.report.likeness`);
+* one rating scale for people and agents, Bradley-Terry with bootstrap intervals (:mod:`yacht_play.report.ratings`).
 
-``--csv DIR`` and ``--latex FILE`` write the tables as a paper prints them (:mod:`yacht_play.report_tables`).
+``--csv DIR`` and ``--latex FILE`` write the tables as a paper prints them (:mod:`yacht_play.report.tables`).
 
 Every figure carries ``n`` (games, decisions or people it stands on). A figure on fewer than
 ``MIN_N`` values, or a population figure on fewer than ``MIN_PLAYERS`` people, has no interval:
@@ -40,7 +40,7 @@ import numpy as np
 
 from yacht_play.options import add_db_option, add_rules_option
 from yacht_play.records import HUMAN_MODES, GameRecord
-from yacht_play.report_figures import MIN_N, MIN_PLAYERS, estimate, figure, imported_text, plural  # noqa: F401  (report's API)
+from yacht_play.report.estimates import MIN_N, MIN_PLAYERS, estimate, figure, imported_text, plural  # noqa: F401  (report's API)
 
 GAMES_PLAYED_BINS = [(1, 1), (2, 2), (3, 4), (5, 8), (9, 16), (17, None)]
 HISTOGRAM_BINS = 12
@@ -189,7 +189,7 @@ def build_report(games: list[GameRecord], filters: Filters | None = None, grader
 
 def temperature_of_people(games: list[GameRecord], names, grader) -> dict:
     """The temperature fitted to every decision the people ``names`` made in ``games`` together (a group's skill)."""
-    from yacht_play import skill
+    from yacht_play.report import skill
 
     decisions = GradedDecisions.of(games, grader)
     mine = decisions.human & np.isin(decisions.player, list(names))
@@ -203,7 +203,7 @@ def skill_likeness_and_ratings(games: list[GameRecord], decisions: GradedDecisio
     ``policies``: ``(label, policy name)`` to measure the likeness of; None: ``random``, ``greedy``, ``optimal`` and
     the agents of the games; ``softmax:fit`` always comes last.
     """
-    from yacht_play import likeness, ratings, skill
+    from yacht_play.report import likeness, ratings, skill
 
     human = decisions.human
     mine = {k: v[human] for k, v in decisions.positions.items()}  # the people's positions
@@ -424,7 +424,7 @@ def text_lines(report: dict, max_players: int = 20) -> list[str]:
             f"all {figure(a['all'])}; re-roll {figure(a['reroll'])}; row {figure(a['row'])}"
         ),
     )
-    from yacht_play.report_sections import likeness_lines, rating_lines, skill_lines
+    from yacht_play.report.text import likeness_lines, rating_lines, skill_lines
 
     for section in (skill_lines(report, max_players), likeness_lines(report), rating_lines(report, max_players)):
         lines += ["", *section]
@@ -599,13 +599,13 @@ def run(args) -> int:
         save_json(args.json, report)
     if args.plot:
         save_plot(args.plot, report)
-    from yacht_play import report_tables
+    from yacht_play.report import tables
 
     try:
         if args.csv:
-            report_tables.save_csv(args.csv, report)
+            tables.save_csv(args.csv, report)
         if args.latex:
-            report_tables.save_latex(args.latex, report)
+            tables.save_latex(args.latex, report)
     except OSError as error:  # a folder that is a file, a path without write access: one line
         print(f"{prog}: cannot write the tables: {error.strerror or error} ({error.filename})", file=sys.stderr)
         return 2

@@ -53,7 +53,7 @@ def interval_chart(
 ) -> str:
     """One bar per ``(label, estimate)``: the estimate's mean, and its interval as a whisker when it has one (a bar
     without one is drawn pale). ``reference``: a dashed line at that value (a win rate of 1/2). ``estimate``: a dict
-    with ``mean``, ``low``, ``high``, ``n`` as :func:`yacht_play.report.estimate` makes them.
+    with ``mean``, ``low``, ``high``, ``n`` as :func:`yacht_play.report.build.estimate` makes them.
     """
     left, right, row_height, top_margin = 104, WIDTH - 50, 24, 6
     values = [e["high"] if e["high"] is not None else e["mean"] for _, e in rows if e["mean"] is not None]

@@ -13,7 +13,7 @@ import csv
 import io
 from dataclasses import dataclass
 
-from yacht_play.report_figures import imported_text, plural
+from yacht_play.report.estimates import imported_text, plural
 
 PLAIN, FIGURE, PERCENT = "plain", "figure", "percent"
 LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {"~": r"\textasciitilde{}", "^": r"\^{}", "\\": r"\textbackslash{}"}

@@ -1,8 +1,8 @@
-"""The report's text for the people's skill, each policy's likeness to them and the ratings (:mod:`yacht_play.report`)."""
+"""The report's text for the people's skill, each policy's likeness to them and the ratings (:mod:`yacht_play.report.build`)."""
 
 from __future__ import annotations
 
-from yacht_play.report_figures import figure, plural
+from yacht_play.report.estimates import figure, plural
 
 WHY_BRADLEY_TERRY = (
     "Bradley-Terry rather than TrueSkill or OpenSkill: the games are a finished batch, so one order-free "

@@ -1,13 +1,13 @@
 """The report page's cards for the people's skill, each policy's likeness to them and the ratings, in the style of
-:mod:`yacht_play.report_html` (every text from the database escaped there and here).
+:mod:`yacht_play.report.page` (every text from the database escaped there and here).
 """
 
 from __future__ import annotations
 
-from yacht_play.report_figures import plural
-from yacht_play.report_html_parts import AGENT_COLOR, PEOPLE_COLOR, card, cell, e, plain, table
-from yacht_play.report_sections import WHY_BRADLEY_TERRY
-from yacht_play.svg_charts import histogram_chart, interval_chart, range_chart
+from yacht_play.report.estimates import plural
+from yacht_play.report.page_parts import AGENT_COLOR, PEOPLE_COLOR, card, cell, e, plain, table
+from yacht_play.report.svg_charts import histogram_chart, interval_chart, range_chart
+from yacht_play.report.text import WHY_BRADLEY_TERRY
 
 
 def temperature_cell(fit: dict, label: str) -> str:

@@ -1,4 +1,4 @@
-"""The population report (:func:`yacht_play.report.build_report`) as the content of a page: cards of tables and
+"""The population report (:func:`yacht_play.report.build.build_report`) as the content of a page: cards of tables and
 charts, a picker of the rule sets to report on, every figure with its ``n``.
 
 A figure's interval and ``n`` sit on a small second line of its cell, and a missing interval says so in a few
@@ -9,9 +9,9 @@ goes through ``html.escape``.
 
 from __future__ import annotations
 
-from yacht_play.report_figures import imported_text, plural
-from yacht_play.report_html_parts import AGENT_COLOR, PEOPLE_COLOR, card, cell, e, plain, table
-from yacht_play.svg_charts import histogram_chart, interval_chart
+from yacht_play.report.estimates import imported_text, plural
+from yacht_play.report.page_parts import AGENT_COLOR, PEOPLE_COLOR, card, cell, e, plain, table
+from yacht_play.report.svg_charts import histogram_chart, interval_chart
 
 
 def rules_picker(rules: str, choices: list[tuple[str, str, int]], query: dict[str, str]) -> str:
@@ -51,7 +51,7 @@ def report_main(report: dict, picker: str = "") -> str:
 
 def skill_likeness_and_ratings(report: dict) -> list[str]:
     """The cards of the people's skill, each policy's likeness to them, and the ratings."""
-    from yacht_play.report_html_skill import likeness_section, ratings_section, skill_section
+    from yacht_play.report.page_skill import likeness_section, ratings_section, skill_section
 
     return [skill_section(report), likeness_section(report), ratings_section(report)]
 

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import html
 
-from yacht_play.report_figures import figure
+from yacht_play.report.estimates import figure
 
 e = html.escape
 AGENT_COLOR, PEOPLE_COLOR = "#2563eb", "#f59e0b"  # the site's agent blue and accent

@@ -2,8 +2,8 @@
 agreement with the person's choice (move-matching accuracy: its most probable choice, for a policy that gives
 probabilities, else the action it plays) and, for a policy that gives probabilities (``ppo:``, ``softmax:T``,
 ``random``), the mean log-likelihood of the person's choice; overall and by skill band (people
-grouped by their fitted temperature, :mod:`yacht_play.skill`). Each figure's 95% interval counts each person once
-(:func:`yacht_play.report_figures.estimate_over_people`): one person's decisions are not independent of each other.
+grouped by their fitted temperature, :mod:`yacht_play.report.skill`). Each figure's 95% interval counts each person once
+(:func:`yacht_play.report.estimates.estimate_over_people`): one person's decisions are not independent of each other.
 
 A choice is a row or a distinct multiset of dice kept (:mod:`agents.softmax`): a policy that keeps the same dice
 as the person by another action agrees with the person, and a policy's probability of the person's choice is the
@@ -71,7 +71,7 @@ def likeness_of(label: str, policy, positions: Positions, bands: np.ndarray, ban
     """One policy's figures: top-1 agreement and mean log-likelihood, overall and per skill band (``band_people``:
     each band's label and how many people it holds; ``bands``: the band of each decision's person).
     """
-    from yacht_play.report_figures import estimate, estimate_over_people
+    from yacht_play.report.estimates import estimate, estimate_over_people
 
     agree, log_p = agreement_and_likelihood(policy, positions, rules)
 
