@@ -104,6 +104,47 @@ class PolicySpec:
             return name == self.name
         return name.startswith(self.name) and len(name) > len(self.name)
 
+    @property
+    def plays_alone(self) -> bool:
+        """Whether the policy plays solitaire (``win`` plays only at a table)."""
+        return self.solitaire is not None
+
+    def check_plays_rules(self, name: str, rules: RuleSet) -> None:
+        """``ValueError`` naming the policy ``name`` (of this spec) and both rule sets when it does not play ``rules``."""
+        played = self.rule_sets(name)
+        if rules.name not in played:
+            general = ", ".join(s.name for s in POLICIES.values() if s.rule_sets is every_rule_set and not s.argument)
+            raise ValueError(self.refusal.format(name=name, trained=played[0], rules=rules.name, general=general))
+
+    def check_table_size(self, name: str, num_players: int) -> None:
+        """``ValueError`` naming the policy ``name`` (of this spec) and the table sizes it sits at when a table of
+        ``num_players`` is not one. Only tables the game allows are checked (1 to ``MAX_PLAYERS``).
+        """
+        if not 1 <= num_players <= MAX_PLAYERS:
+            return
+        fewest, most = self.table_sizes
+        if not fewest <= num_players <= most:
+            sizes = f"{fewest}" if fewest == most else f"{fewest} to {most}"
+            raise ValueError(f"agent {name!r} plays at a table of {sizes} players; this table has {num_players}")
+
+    def build(self, name: str, rules: RuleSet | None = None, encoding: str = "flat", seed: int | None = None) -> Policy:
+        """The solitaire policy ``name`` (of this spec); ``ValueError`` for one that plays only at a table."""
+        if self.solitaire is None:
+            raise ValueError(
+                f"policy {name!r} plays at a table of 2 to {MAX_PLAYERS} players (it reads the opponents' scores); "
+                f"play it at a table, e.g. python -m agents.evaluate --table {name},optimal"
+            )
+        return self.solitaire(name, rules, encoding, seed)
+
+    def build_at_table(self, name: str, num_players: int, rules: RuleSet | None = None, seed: int | None = None) -> Policy:
+        """The policy ``name`` (of this spec) for a seat at a table of ``num_players``: its table form, or the
+        solitaire one for a policy that sits at a table as it plays alone. ``ValueError`` for a table it does not sit at.
+        """
+        self.check_table_size(name, num_players)
+        if self.table is None:
+            return self.build(name, rules=rules, seed=seed)
+        return self.table(name, num_players, rules, seed)
+
 
 def _random(name, rules, encoding, seed):
     return RandomPolicy(rules, encoding, seed=seed)
@@ -357,7 +398,7 @@ def resumable_policies() -> tuple[str, ...]:
 def plays_alone(name: str) -> bool:
     """Whether the policy ``name`` plays solitaire (``win`` plays only at a table); True for a name that is no policy's."""
     spec = find_policy(name)
-    return spec is None or spec.solitaire is not None
+    return spec is None or spec.plays_alone
 
 
 def reads_totals(name: str) -> bool:
@@ -377,23 +418,13 @@ def check_plays_rules(name, rules: RuleSet) -> None:
     Nothing for a name that is not a policy's: building it says what is wrong with it.
     """
     spec = find_policy(name)
-    if spec is None:
-        return
-    played = spec.rule_sets(name)
-    if rules.name not in played:
-        general = ", ".join(s.name for s in POLICIES.values() if s.rule_sets is every_rule_set and not s.argument)
-        raise ValueError(spec.refusal.format(name=name, trained=played[0], rules=rules.name, general=general))
+    if spec is not None:
+        spec.check_plays_rules(name, rules)
 
 
 def make_policy(name: str, rules: RuleSet | None = None, encoding: str = "flat", seed: int | None = None) -> Policy:
     """Build the solitaire policy called ``name``: any of :func:`solitaire_names` (``random``, ``target:T``, ...)."""
-    spec = policy_spec(name)
-    if spec.solitaire is None:
-        raise ValueError(
-            f"policy {name!r} plays at a table of 2 to {MAX_PLAYERS} players (it reads the opponents' scores); "
-            f"play it at a table, e.g. python -m agents.evaluate --table {name},optimal"
-        )
-    return spec.solitaire(name, rules, encoding, seed)
+    return policy_spec(name).build(name, rules, encoding, seed)
 
 
 def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None, seed: int | None = None) -> Policy:
@@ -404,11 +435,7 @@ def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None,
     plays it as a table policy if it was trained at a table of ``num_players``, as a solitaire policy
     if it was trained alone.
     """
-    spec = policy_spec(name)
-    check_table_size(name, num_players)
-    if spec.table is None:
-        return make_policy(name, rules=rules, seed=seed)
-    return spec.table(name, num_players, rules, seed)
+    return policy_spec(name).build_at_table(name, num_players, rules, seed)
 
 
 def check_table_size(name, num_players: int) -> None:
@@ -417,12 +444,8 @@ def check_table_size(name, num_players: int) -> None:
     Only tables the game allows are checked here (1 to ``MAX_PLAYERS``): the table itself refuses the others.
     """
     spec = find_policy(name)
-    if spec is None or not 1 <= num_players <= MAX_PLAYERS:
-        return
-    fewest, most = spec.table_sizes
-    if not fewest <= num_players <= most:
-        sizes = f"{fewest}" if fewest == most else f"{fewest} to {most}"
-        raise ValueError(f"agent {name!r} plays at a table of {sizes} players; this table has {num_players}")
+    if spec is not None:
+        spec.check_table_size(name, num_players)
 
 
 def make_opponents(names, rules: RuleSet | None = None, seed: int | None = None) -> list[Policy]:

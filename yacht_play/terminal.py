@@ -43,7 +43,8 @@ import numpy as np
 from yacht_env.render import render_dice, render_sheet
 from yacht_env.rules import YACHT, RuleSet, rule_set
 from yacht_env.table.outcome import unique_names
-from yacht_play.commands import HELP, CommandError, choice_label, decision_label, dice_text, parse_command
+from yacht_play.coach import Coaching, Grader, coach_decision, coaching_of, two_player_grading
+from yacht_play.commands import HELP, CommandError, decision_label, dice_text, parse_command
 from yacht_play.match import Match, Player, Seat, agent_name, load_games, load_policy
 from yacht_play.options import add_rules_option
 from yacht_play.records import MAX_SEATS, RecordError, RecordWriter
@@ -218,48 +219,50 @@ def coach_text(
     open_rows=None,
     win_grades=None,
 ) -> str:
-    """The optimum's view of a decision just made: expected final scores of the choice, the best, the others.
+    """The optimum's view of a decision just made, from the position's Q-values ``q``: :func:`coaching_text` of
+    the coach's :func:`yacht_play.coach.coaching_of`.
 
-    At most three lines of ``width``: the verdict (wrapped between words) and one line of options,
-    as many as fit, never cut inside an option. ``chances``: each action's probability of winning
-    (``agents.win.win_probabilities``) or of reaching a target (``agents.target.target_probabilities``),
-    shown by its expected score after ``chances_label``. ``open_rows``: the rows open before the
-    decision, so that a joker's rows show joker values. ``win_grades``: at a table of two, the decision
-    graded against the solved two-player game (:meth:`agents.two_player.grading.TwoPlayerGrader.grade`, with
-    ``chances`` its chances of winning): a line says what it did to the chance of winning, in percentage points.
+    ``chances``: each action's probability of winning (``agents.win.win_probabilities``) or of reaching a target
+    (``agents.target.target_probabilities``), shown by its expected score after ``chances_label``. ``open_rows``:
+    the rows open before the decision, so that a joker's rows show joker values. ``win_grades``: at a table of
+    two, the decision graded against the solved two-player game
+    (:meth:`agents.two_player.grading.TwoPlayerGrader.grade`, with ``chances`` its chances of winning).
     """
-    best = int(np.argmax(q))
-    chosen = choice_label(action, dice, rules, open_rows)
-    loss = float(q[best] - q[action])
-    if loss <= 0:
-        line = f"coach: {chosen} is optimal (expected final score {total + q[action]:.2f})"
+    coaching = coaching_of(q, action, dice, total, rules, chances, chances_label, open_rows, win_grades)
+    return coaching_text(coaching, width)
+
+
+def coaching_text(coaching: Coaching, width: int = 80) -> str:
+    """The coach's verdict on a decision and its options, in at most three lines of ``width``.
+
+    The verdict (wrapped between words): the expected final scores of the choice and of the best; at a table
+    of two, a line says what the choice did to the chance of winning, in percentage points. Then one line of
+    options, as many as fit, never cut inside an option, each with its chance when there are chances.
+    """
+    chosen = coaching.chosen
+    if coaching.optimal:
+        line = f"coach: {chosen} is optimal (expected final score {coaching.chosen_expected:.2f})"
     else:
         line = (
-            f"coach: you chose {chosen}: expected final score {total + q[action]:.2f}; best was "
-            f"{choice_label(best, dice, rules, open_rows)}: {total + q[best]:.2f}; you lost {loss:.2f}"
+            f"coach: you chose {chosen}: expected final score {coaching.chosen_expected:.2f}; best was "
+            f"{coaching.best}: {coaching.best_expected:.2f}; you lost {coaching.loss:.2f}"
         )
     verdict = textwrap.wrap(line, width=width, subsequent_indent="       ")
-    if win_grades is not None:
-        win_best, win_loss, win_chosen = int(win_grades.best_action[0]), float(win_grades.loss[0]), float(win_grades.chosen[0])
-        if win_loss <= 0:
-            win_line = f"to win: {chosen} is best (chance of winning {100 * win_chosen:.1f}%)"
+    win = coaching.win_grade
+    if win is not None:
+        if win.loss <= 0:
+            win_line = f"to win: {chosen} is best (chance of winning {100 * win.chosen_chance:.1f}%)"
         else:
             win_line = (
-                f"to win: {chosen} {100 * win_chosen:.1f}% against {100 * float(win_grades.chances[0, win_best]):.1f}% for "
-                f"{choice_label(win_best, dice, rules, open_rows)}: you lost {100 * win_loss:.1f} pp of your chance of winning"
+                f"to win: {chosen} {100 * win.chosen_chance:.1f}% against {100 * win.best_chance:.1f}% for "
+                f"{win.best}: you lost {100 * win.loss:.1f} pp of your chance of winning"
             )
         verdict += textwrap.wrap(win_line, width=width, initial_indent="       ", subsequent_indent="       ")
-    digits = 1 if win_grades is not None else 0  # the solved game tells apart what whole percents would not
-    seen = {}
-    for a in np.argsort(-q, kind="stable"):
-        if np.isfinite(q[a]):
-            seen.setdefault(
-                choice_label(int(a), dice, rules, open_rows), (float(q[a]), None if chances is None else float(chances[a]))
-            )
+    digits = 1 if win is not None else 0  # the solved game tells apart what whole percents would not
     options = COACH_OPTIONS
-    for index, (label, (value, win)) in enumerate(seen.items()):
-        chance = "" if win is None else f" ({chances_label} {100 * win:.{digits}f}%)"
-        item = f"{' |' if index else ''} {label} {total + value:.2f}{chance}"
+    for index, option in enumerate(coaching.options):
+        chance = "" if option.chance is None else f" ({coaching.chances_label} {100 * option.chance:.{digits}f}%)"
+        item = f"{' |' if index else ''} {option.label} {option.expected:.2f}{chance}"
         if len(options) + len(item) > width:
             break
         options += item
@@ -291,8 +294,6 @@ def win_grade_lines(match: Match) -> list[str]:
     """At a table of two: each player's chance of winning lost against the solved two-player game, in percentage
     points (or the line saying how to compute it); nothing elsewhere.
     """
-    from yacht_play.analyze import two_player_grading
-
     exact = two_player_grading(match.rules, match.mode, len(match.seats))
     if exact is None:
         return []
@@ -336,8 +337,6 @@ def duplicate_lines(match: Match, losses: np.ndarray) -> list[str]:
 
 def end_screen(match: Match, path: Path | None) -> str:
     """The end screen's text, naming the record file ``path`` if any."""
-    from yacht_play.analyze import Grader
-
     losses = Grader(match.rules).grade(match.decisions).loss
     lines = ["=" * 72, "Game over", *sheet_lines(match.rules, match.seats), ""]
     if len(match.seats) > 1:
@@ -414,11 +413,29 @@ def human_decision(
     screen to show under its sheet, where a 24-line terminal keeps it in view; shown now if None.
     With ``target`` (solitaire), the coach shows each option's probability of finishing on at least
     ``target`` points. ``exact``: at a table of two, the grader of the solved two-player game
-    (:func:`yacht_play.analyze.two_player_grading`): the coach shows its exact chances of winning.
+    (:func:`yacht_play.coach.two_player_grading`): the coach shows its exact chances of winning.
     """
     rules = match.rules
     console.show(screen(match, seat, news, getattr(console, "height", None), getattr(console, "width", None)))
     started = time.monotonic()
+    action = ask_action(seat, console, rules)
+    coaching = coach_decision(grader, match, action, target, exact) if grader else None  # valued before it is played
+    record = match.play(action, time.monotonic() - started)
+    lines = [] if coaching is None else coaching_text(coaching, getattr(console, "width", 80)).splitlines()
+    if record["points"] is not None:
+        lines.append(f"{seat.name}: {decision_label(record, rules)}{bonus_text(record, rules)}, total {record['total']}")
+    if after is None:
+        for line in lines:
+            console.show(line)
+    else:
+        after.extend(lines)
+    return record
+
+
+def ask_action(seat: Seat, console, rules: RuleSet) -> int:
+    """Ask until the person types a legal decision for ``seat``; its action. Help is shown and asked again,
+    a mistyped command is explained; ``QuitGame`` if they quit or input is closed for good.
+    """
     ends_of_input = 0
     while True:
         text = console.ask(prompt(seat))
@@ -439,47 +456,8 @@ def human_decision(
             continue
         if command.kind == "quit":
             raise QuitGame
-        dice, total, open_bits = seat.dice, seat.total, seat.open_bits
-        q = grader.q_values(np.array([dice]), seat.rolls_left, open_bits, *seat.sheet_state)[0] if grader else None
-        chances, chances_label = None, "win"
-        if grader and exact is not None:
-            from yacht_play.analyze import seat_chances
-
-            chances = seat_chances(exact, match.seats, seat)
-        elif grader and match.mode == "table" and len(match.seats) > 1 and not rules.has_sheet_state:
-            from agents.win import win_probabilities
-
-            others = [(s.total, s.open_names) for s in match.seats if s is not seat]
-            chances = win_probabilities(dice, seat.rolls_left, seat.open_names, total, others, rules)
-        elif grader and target is not None:
-            from agents.target import target_probabilities
-
-            chances = target_probabilities(dice, seat.rolls_left, seat.open_names, target - total, rules)
-            chances_label = f">={target}"
-        record = match.play(command.action, time.monotonic() - started)
-        lines = []
-        if q is not None:
-            width = getattr(console, "width", 80)
-            lines += coach_text(
-                q,
-                command.action,
-                dice,
-                total,
-                rules,
-                width=width,
-                chances=chances,
-                chances_label=chances_label,
-                open_rows=open_bits,
-                win_grades=None if exact is None else exact.grade(chances[None], [command.action]),
-            ).splitlines()
-        if record["points"] is not None:
-            lines.append(f"{seat.name}: {decision_label(record, rules)}{bonus_text(record, rules)}, total {record['total']}")
-        if after is None:
-            for line in lines:
-                console.show(line)
-        else:
-            after.extend(lines)
-        return record
+        if command.action is not None:
+            return command.action
 
 
 def bonus_text(record: dict, rules: RuleSet) -> str:
@@ -510,8 +488,6 @@ def play_match(match: Match, console, coach: bool = False, target: int | None = 
     """
     grader = exact = None
     if coach:
-        from yacht_play.analyze import Grader, two_player_grading
-
         grader = Grader(match.rules)
         exact = two_player_grading(match.rules, match.mode, len(match.seats))  # at a table of two: the solved game
         if isinstance(exact, str):

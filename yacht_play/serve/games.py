@@ -24,6 +24,7 @@ import time
 import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 import numpy as np
 
@@ -33,12 +34,15 @@ from yacht_env.env import GameOverError
 from yacht_env.rules import RULE_SETS, rule_set
 from yacht_env.table.outcome import unique_names
 from yacht_play import store
-from yacht_play.analyze import grade_chances, seat_chances, two_player_grading
+from yacht_play.coach import Coaching, Grader, coach_decision, grade_chances, report_players, two_player_grading
 from yacht_play.commands import choice_label, decision_label, row_points
 from yacht_play.match import Match, Player, agent_name
 from yacht_play.records import AGENTS_PER_MODE, GameRecord, RecordError
-from yacht_play.serve.sheets import now_points, rule_set_title, rule_sets_of_agent, rules_from_request, rules_view, sheet_view
+from yacht_play.serve.sheets import now_points, rule_set_title, rules_from_request, rules_view, sheet_view
 from yacht_play.terminal_text import BIDI_CONTROLS
+
+if TYPE_CHECKING:
+    from agents.registry import PolicySpec
 
 MODES = AGENTS_PER_MODE  # the modes offered: mode -> (fewest, most) agents
 MAX_NAME = 40
@@ -122,7 +126,7 @@ class GameService:
     """
 
     def __init__(self, engine, agents: list[str], rules=None):
-        from agents.registry import make_table_policy
+        from agents.registry import policy_spec
 
         self.engine = engine
         self.rules = rule_set(rules)
@@ -131,13 +135,13 @@ class GameService:
         self._by_shown = {shown: policy for policy, shown in self.shown.items()}
         self.policies = {}  # (name, rules name) -> the solitaire policy (None for a table-only policy such as win)
         self._table_policies: dict[tuple, OneAtATime] = {}  # (name, players, rules name) -> a policy that reads the table
-        self._graders: dict[str, object] = {}  # rules name -> its Grader
-        self._make_table_policy = make_table_policy
+        self._graders: dict[str, Grader] = {}  # rules name -> its Grader
         self._table_lock = threading.Lock()
         self._rules_lock = threading.Lock()  # building a rule set's policies or grader (a solve) happens once
-        try:
-            self.agent_rules = {name: rule_sets_of_agent(name) for name in self.agents}  # which rule sets each plays
-        except ValueError as error:  # a model file that cannot be read
+        try:  # each name resolved once: a game reads what it needs of an agent from its spec
+            self.specs: dict[str, PolicySpec] = {name: policy_spec(name) for name in self.agents}
+            self.agent_rules = {name: self.specs[name].rule_sets(name) for name in self.agents}  # which rule sets each plays
+        except ValueError as error:  # an unknown name, a model file that cannot be read
             raise ValueError(f"--agents: {error}") from None
         for name in self.agents:  # each loaded now for the lobby's rules, or for its own if it plays other rules
             played = self.agent_rules[name]
@@ -149,7 +153,7 @@ class GameService:
         self._live: OrderedDict[str, Live] = OrderedDict()  # by secret, least recently used first
         self._guard = threading.Lock()
 
-    def grader_for(self, rules):
+    def grader_for(self, rules) -> Grader:
         """The grader of ``rules``, solved (or read from the disk cache) on first use and warmed up."""
         grader = self._graders.get(rules.name)
         if grader is not None:  # the common case takes no lock: a first solve of other rules does not hold it up
@@ -157,29 +161,36 @@ class GameService:
         with self._rules_lock:
             grader = self._graders.get(rules.name)
             if grader is None:
-                from yacht_play.analyze import Grader
-
                 grader = Grader(rules)
                 grader.q_values(np.array([list(rules.dice.hands[0])]), rules.rolls_per_turn - 1, rules.all_open)
                 self._graders[rules.name] = grader
             return grader
 
+    def spec(self, name: str) -> PolicySpec:
+        """The registry's spec of the agent ``name``: an offered one's, resolved when the server started, or the
+        replacement's, resolved on first use. ``ValueError`` for a name that is no policy's.
+        """
+        spec = self.specs.get(name)
+        if spec is None:
+            from agents.registry import policy_spec
+
+            spec = self.specs.setdefault(name, policy_spec(name))
+        return spec
+
     def _solitaire_policy(self, name: str, rules):
         """The offered agent ``name`` playing alone under ``rules`` (None for one that only plays at a table)."""
-        from agents.registry import make_policy, plays_alone
-        from yacht_play.match import check_agent_rules
-
         key = (name, rules.name)
         if key in self.policies:
             return self.policies[key]
+        spec = self.spec(name)
         with self._rules_lock:
             if key not in self.policies:
-                check_agent_rules(name, rules)
-                if not plays_alone(name):
+                spec.check_plays_rules(name, rules)
+                if not spec.plays_alone:
                     self._table_policy(name, 2, rules)  # built now, so that a bad name stops the start
                     self.policies[key] = None
                 else:
-                    policy = make_policy(name, rules=rules)
+                    policy = spec.build(name, rules=rules)
                     warm_up(policy, rules)
                     self.policies[key] = OneAtATime(policy)
             return self.policies[key]
@@ -201,11 +212,9 @@ class GameService:
         if not isinstance(coach, bool):
             raise Refused("coach: true or false")
         if mode == "table":  # an agent of the solved two-player game (exact2) sits only at a table of two
-            from agents.registry import check_table_size
-
             for policy in agents:
                 try:
-                    check_table_size(policy, len(agents) + 1)
+                    self.spec(policy).check_table_size(policy, len(agents) + 1)
                 except ValueError as error:
                     raise Refused(self.without_paths(str(error))) from None
         try:
@@ -303,14 +312,13 @@ class GameService:
         """The offered agent ``name`` for a seat in a game of ``mode`` with ``num_players`` seats, under ``rules``
         (for which :meth:`_solitaire_policy` has built it).
         """
-        from agents.registry import plays_alone, reads_totals
-
-        if reads_totals(name) and mode == "table":  # it sees every seat's total
+        spec = self.spec(name)
+        if spec.reads_totals and mode == "table":  # it sees every seat's total
             try:
                 return self._table_policy(name, num_players, rules)
             except ValueError as error:  # a table size it does not sit at, a solution not computed
                 raise Refused(self.without_paths(str(error))) from None
-        if not plays_alone(name):
+        if not spec.plays_alone:
             raise Refused(f"agent {self.shown[name]!r} plays at a table (mode table): it reads the other players' scores")
         return self.policies[(name, rules.name)]
 
@@ -318,7 +326,7 @@ class GameService:
         with self._table_lock:
             key = (name, num_players, rules.name)
             if key not in self._table_policies:
-                self._table_policies[key] = OneAtATime(self._make_table_policy(name, num_players, rules=rules))
+                self._table_policies[key] = OneAtATime(self.spec(name).build_at_table(name, num_players, rules=rules))
             return self._table_policies[key]
 
     def shown_name(self, policy: str | None) -> str | None:
@@ -349,60 +357,68 @@ class GameService:
         (score a row) or ``{"seq": N, "action": A}`` (a ``Yacht-v0`` action). ``seq`` is the number of
         decisions the page has seen: a request sent twice is answered once, and a page that is behind
         is told to reload instead of acting on a position it has not seen.
+
+        Validate, coach, play, commit: nothing changes before the decision is found legal, the coach values
+        the position before it is played, and the person's decision is committed with the agents' replies.
         """
         live = self.live(secret)
         with live.lock:
-            match = live.match
-            if not isinstance(body, dict):
-                raise Refused("the request body must be a JSON object")
-            seq = body.get("seq")
-            if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
-                raise Refused(f"seq must be the number of decisions the page has seen (an integer >= 0), got {seq!r}")
-            done = len(match.decisions)
-            if seq != done:
-                if seq < done and self._same_decision(match, seq, body):
-                    return self.view(live, since=seq, replayed=True)
-                raise Refused(f"the page is behind or ahead: it has seen {seq} decisions, the game has {done}; reload", 409)
-            seat = match.current
-            if seat is None:
-                raise Refused("the game is over", 409)
-            if seat.kind != "human":
-                raise Refused(f"it is {seat.name}'s turn, not yours", 409)
-            action = self._action(seat, body, match.rules)
-            reason = match.layout.why_illegal(action, seat.rolls_left, seat.open_bits, seat.hand)  # before any grading
-            if reason is not None:
-                raise Refused(reason)
-            q = None  # the coach's values, only when the coach is on: grading is the report's job
-            if match.coach:
-                grader = self.grader_for(match.rules)
-                q = grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits, *seat.sheet_state)[0]
-            dice, before, open_bits, turn, roll = seat.dice, seat.total, seat.open_bits, seat.turn, seat.roll
-            chances = win_grades = None
-            # at a table of two, the solved game's exact chances of winning (or the line saying how to compute it)
-            exact = two_player_grading(match.rules, match.mode, len(match.seats)) if match.coach else None
-            if exact is not None and not isinstance(exact, str):
-                chances = seat_chances(exact, match.seats, seat)
-                win_grades = exact.grade(chances[None], [action])
-            # else the chance of winning the game at hand (for rules whose rows score on their own: agents.win's tables)
-            elif match.coach and match.mode == "table" and len(match.seats) > 1 and not match.rules.has_sheet_state:
-                from agents.win import win_probabilities
-
-                others = [(s.total, s.open_names) for s in match.seats if s is not seat]
-                chances = win_probabilities(dice, seat.rolls_left, seat.open_names, before, others, match.rules)
-            try:
-                record = match.play(action, time.monotonic() - live.shown_at)
-            except (ValueError, GameOverError) as error:
-                raise Refused(str(error).splitlines()[0]) from None
-            coach = None
-            if match.coach:
-                coach = coach_view(q, action, dice, before, match.rules, chances, open_bits, win_grades)
-                coach.update(turn=turn, roll=roll, decision=decision_heading(turn, roll, action, dice, match.rules, open_bits))
-                if isinstance(exact, str):
-                    coach["win_note"] = exact
+            seq = self._seen(live.match, body)
+            if seq < len(live.match.decisions):  # the same request again: answered as the first was
+                return self.view(live, since=seq, replayed=True)
+            action = self._legal_action(live.match, body)
+            coach = self._coach_card(live.match, action)
+            record = self._play(live, action)
             moved = self._agents_move(live, [record])  # one commit: the person's decision and the agents' replies
             live.shown_at = time.monotonic()
             thinking = sum(r["seconds"] for r in moved[1:])  # the agents' own time, commits excluded
             return dict(self.view(live, since=seq, coach=coach), agent_seconds=thinking)
+
+    def _seen(self, match: Match, body) -> int:
+        """The ``seq`` of ``body``: the decisions the page has seen, the game's own count or a decision it repeats;
+        else ``Refused``.
+        """
+        if not isinstance(body, dict):
+            raise Refused("the request body must be a JSON object")
+        seq = body.get("seq")
+        if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
+            raise Refused(f"seq must be the number of decisions the page has seen (an integer >= 0), got {seq!r}")
+        done = len(match.decisions)
+        if seq != done and not (seq < done and self._same_decision(match, seq, body)):
+            raise Refused(f"the page is behind or ahead: it has seen {seq} decisions, the game has {done}; reload", 409)
+        return seq
+
+    def _legal_action(self, match: Match, body: dict) -> int:
+        """The person's decision in ``body``, as an action legal now; else ``Refused`` saying why, nothing changed."""
+        seat = match.current
+        if seat is None:
+            raise Refused("the game is over", 409)
+        if seat.kind != "human":
+            raise Refused(f"it is {seat.name}'s turn, not yours", 409)
+        action = self._action(seat, body, match.rules)
+        reason = match.layout.why_illegal(action, seat.rolls_left, seat.open_bits, seat.hand)  # before any grading
+        if reason is not None:
+            raise Refused(reason)
+        return action
+
+    def _coach_card(self, match: Match, action: int) -> dict | None:
+        """The coach's card on ``action`` (the person's decision, not played yet), or None when the coach is off:
+        grading every decision is the report's job.
+        """
+        seat = match.current
+        if not match.coach or seat is None:
+            return None
+        two_player = two_player_grading(match.rules, match.mode, len(match.seats))  # at a table of two: the solved game
+        coaching = coach_decision(self.grader_for(match.rules), match, action, two_player=two_player)
+        heading = decision_heading(seat.turn, seat.roll, action, seat.dice, match.rules, seat.open_bits)
+        return coach_view(coaching, seat.turn, seat.roll, heading)
+
+    def _play(self, live: Live, action: int) -> dict:
+        """Play the person's legal ``action``, timed from when the position was shown; its record (not committed yet)."""
+        try:
+            return live.match.play(action, time.monotonic() - live.shown_at)
+        except (ValueError, GameOverError) as error:
+            raise Refused(str(error).splitlines()[0]) from None
 
     def advance(self, secret, since: int = 0) -> dict:
         """The view of a game, after letting agents make any moves still owed (after a restart)."""
@@ -554,8 +570,6 @@ class GameService:
 
     def summary(self, secret) -> dict:
         """The game-over page: sheets, winners, each seat's grade, loss per turn, worst decisions."""
-        from yacht_play.analyze import report_players
-
         live = self.live(secret)
         with live.lock:
             match = live.match
@@ -737,48 +751,40 @@ def decision_heading(turn: int, roll: int, action: int, dice, rules, open_rows=N
     return f"Turn {turn}, after roll {roll}: scored {points} in {rules.categories[row].title}"
 
 
-def coach_view(
-    q: np.ndarray, action: int, dice, total: int, rules, chances: np.ndarray | None = None, open_rows=None, win_grades=None
-) -> dict:
-    """The optimum's view of a decision just made, as the terminal coach gives it.
+def coach_view(coaching: Coaching, turn: int, roll: int, decision: str) -> dict:
+    """The coach's card on a decision just made, as the page shows it: :func:`yacht_play.coach.coach_decision`'s
+    verdict with the first ``COACH_OPTIONS`` options, and where it was (``turn``, ``roll``, the ``decision``
+    as :func:`decision_heading` names it, for a card left on screen while the game moves on).
 
-    ``chances``: each action's probability of winning the game at hand (``agents.win.win_probabilities``,
-    or the solved two-player game's), given with each option as ``win`` (None without). ``open_rows``: the
-    rows open before it (a joker's rows are labelled with joker values). ``win_grades``: at a table of two,
-    the decision graded against the solved game (:meth:`agents.two_player.grading.TwoPlayerGrader.grade`):
+    Each option's ``win`` is its chance of winning the game at hand (None without). At a table of two:
     ``win_exact``, the best decision to win ``win_best`` and its chance ``win_best_chance``, and ``win_loss``,
-    the chance of winning the decision gave away (all in [0, 1]).
+    the chance of winning the decision gave away (all in [0, 1]); or ``win_note``, the line saying how to
+    compute the solved game.
     """
-    best = int(np.argmax(q))
-    options = {}
-    for a in np.argsort(-q, kind="stable"):
-        if np.isfinite(q[a]):
-            win = None if chances is None else float(chances[a])
-            options.setdefault(choice_label(int(a), dice, rules, open_rows), (float(total + q[a]), win))
-    chosen = choice_label(action, dice, rules, open_rows)
+    win = coaching.win_grade
     exact = {}
-    if win_grades is not None:
-        win_best = int(win_grades.best_action[0])
-        exact = {
-            "win_exact": True,
-            "win_best": choice_label(win_best, dice, rules, open_rows),
-            "win_best_chance": float(win_grades.chances[0, win_best]),
-            "win_loss": float(win_grades.loss[0]),
-        }
-    return {
+    if win is not None:
+        exact = {"win_exact": True, "win_best": win.best, "win_best_chance": win.best_chance, "win_loss": win.loss}
+    view = {
         **exact,
-        "dice": list(dice),
-        "chosen": chosen,
-        "chosen_expected": float(total + q[action]),
-        "chosen_win": None if chances is None else float(chances[action]),
-        "best": choice_label(best, dice, rules, open_rows),
-        "best_expected": float(total + q[best]),
-        "loss": float(q[best] - q[action]),
+        "dice": list(coaching.dice),
+        "chosen": coaching.chosen,
+        "chosen_expected": coaching.chosen_expected,
+        "chosen_win": coaching.chosen_chance,
+        "best": coaching.best,
+        "best_expected": coaching.best_expected,
+        "loss": coaching.loss,
         "options": [
-            {"label": label, "expected": value, "win": win, "chosen": label == chosen}
-            for label, (value, win) in list(options.items())[:COACH_OPTIONS]
+            {"label": option.label, "expected": option.expected, "win": option.chance, "chosen": option.chosen}
+            for option in coaching.options[:COACH_OPTIONS]
         ],
+        "turn": turn,
+        "roll": roll,
+        "decision": decision,
     }
+    if coaching.win_note is not None:
+        view["win_note"] = coaching.win_note
+    return view
 
 
 def duplicate_turns(match: Match, losses: np.ndarray) -> list[dict]:

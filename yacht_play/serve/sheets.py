@@ -57,13 +57,3 @@ def rules_from_request(value, default: RuleSet) -> RuleSet:
     if not isinstance(value, str) or value not in RULE_SETS:
         raise ValueError(f"rules {value!r} is not a rule set; choose one of {', '.join(RULE_SETS)}")
     return RULE_SETS[value]
-
-
-def rule_sets_of_agent(name: str) -> list[str]:
-    """The rule sets the agent ``name`` plays, as :mod:`agents.registry` says: a model's own (read from
-    its file), those without bonuses or jokers for ``win`` and ``target:T``, every one for the others.
-    ``ValueError`` for a name that is no policy's.
-    """
-    from agents.registry import rule_sets_played
-
-    return rule_sets_played(name)

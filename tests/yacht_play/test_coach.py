@@ -1,0 +1,183 @@
+"""The coach (:mod:`yacht_play.coach`): one verdict per decision for the terminal, the browser and ``yacht analyze``.
+
+The options it lists, best first and each once; a loss that is the best value minus the chosen one, as the recorded
+grades have it; the terminal and the server coaching the same position alike; the server asking the registry about
+no agent once it runs; and the server's modules standing apart from the command lines.
+"""
+
+from __future__ import annotations
+
+import ast
+import dataclasses
+
+import numpy as np
+import pytest
+
+from tests.test_layers import import_graph, project_modules
+from yacht_env.actions import ActionLayout
+from yacht_env.rules import YACHT, rule_set
+from yacht_play.coach import Coaching, Grader, coach_decision, coaching_of
+from yacht_play.match import Match, Player
+from yacht_play.terminal import ScriptedConsole, coaching_text
+from yacht_play.terminal import main as play_main
+
+LAYOUT = ActionLayout(YACHT)
+CHOICE, LITTLE_STRAIGHT = YACHT.category_names.index("choice"), YACHT.category_names.index("little_straight")
+
+
+def tied_rows_q() -> np.ndarray:
+    """Q-values after the last roll of 1 2 3 4 5: Choice and Little Straight both best (10), the other rows below."""
+    q = np.full(LAYOUT.num_actions, -np.inf)
+    for row in range(YACHT.num_categories):
+        q[LAYOUT.score_action(row)] = 10.0 if row in (CHOICE, LITTLE_STRAIGHT) else 2.0 - 0.1 * row
+    return q
+
+
+def test_where_two_options_are_optimal_either_is_optimal_and_the_first_is_listed_first():
+    q = tied_rows_q()
+    coaching = coaching_of(q, LAYOUT.score_action(LITTLE_STRAIGHT), (1, 2, 3, 4, 5), 40, YACHT)
+    assert coaching.loss == 0 and coaching.optimal
+    assert coaching.best == "score Choice (15)" and coaching.chosen == "score Little Straight (30)"
+    labels = [option.label for option in coaching.options]
+    assert labels[:2] == ["score Choice (15)", "score Little Straight (30)"]  # tied: in the order of the actions
+    assert len(labels) == len(set(labels)) == YACHT.num_categories  # each legal choice once, no illegal one
+    assert [option.chosen for option in coaching.options][:3] == [False, True, False]
+    assert [option.expected for option in coaching.options][:2] == [50.0, 50.0]
+    expected = [option.expected for option in coaching.options]
+    assert expected == sorted(expected, reverse=True)
+    text = coaching_text(coaching, width=200)
+    assert text.startswith("coach: score Little Straight (30) is optimal (expected final score 50.00)")
+    assert "options: score Choice (15) 50.00 | score Little Straight (30) 50.00 | " in text
+
+
+def test_re_rolls_that_keep_the_same_dice_are_one_option_at_their_value():
+    """Re-rolling the first or the second of two equal dice is the same choice: listed once, and either is optimal
+    where one is."""
+    rules = YACHT
+    grader = Grader(rules)
+    dice = (3, 3, 4, 5, 6)
+    q = grader.q_values(np.array([dice]), 2, rules.all_open)[0]
+    first, second = (1 << 0), (1 << 1)  # re-roll one 3, or the other
+    assert q[first] == q[second]
+    one, other = coaching_of(q, first, dice, 0, rules), coaching_of(q, second, dice, 0, rules)
+    assert one.chosen == other.chosen and one.loss == other.loss and one.options == other.options
+    labels = [option.label for option in one.options]
+    assert len(labels) == len(set(labels)) and labels.count(one.chosen) == 1
+    assert sum(option.chosen for option in one.options) == 1
+    best = coaching_of(q, int(np.argmax(q)), dice, 0, rules)
+    assert best.options[0].label == best.best and best.options[0].chosen and best.loss == 0
+
+
+@pytest.mark.parametrize("rules_name", ["yacht", "yahtzee"])
+def test_the_loss_is_the_best_value_minus_the_chosen_one_as_the_recorded_grades_have_it(rules_name):
+    rules = rule_set(rules_name)
+    grader = Grader(rules)
+    match = Match.new([Player("ann")], 12, rules=rules)
+    rng = np.random.default_rng(12)
+    coached: list[Coaching] = []
+    while not match.finished:
+        seat = match.current
+        action = int(rng.choice(np.flatnonzero(seat.legal_mask())))
+        q = grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits, *seat.sheet_state)[0]
+        coaching = coach_decision(grader, match, action)
+        assert coaching.loss == float(q.max() - q[action]) >= 0
+        assert coaching.loss == pytest.approx(coaching.best_expected - coaching.chosen_expected, abs=1e-9)
+        assert coaching.chosen_expected == seat.total + q[action] and coaching.best_expected == seat.total + q.max()
+        coached.append(coaching)
+        match.play(action)
+    graded = grader.grade(match.decisions)  # as yacht analyze, the end screen and the game-over page grade them
+    assert [c.loss for c in coached] == pytest.approx(graded.loss.tolist(), abs=1e-12)
+    assert any(c.loss > 0 for c in coached) and any(c.loss == 0 for c in coached)
+
+
+def test_the_terminal_and_the_server_coach_the_same_position_alike(tmp_path, monkeypatch):
+    """A table of two against greedy on the same seed: the person's decisions get the same coaching, chances of
+    winning included, and the page's card and the terminal's lines both say it."""
+    pytest.importorskip("sqlalchemy", reason="the server needs the serve extra: pip install 'yacht-rl[serve]'")
+    import yacht_play.serve.games as games
+    import yacht_play.terminal as terminal
+    from yacht_play import store
+
+    seen: dict[str, list[Coaching]] = {"terminal": [], "server": []}
+
+    def kept(where: str, coach):
+        def coach_and_keep(*args, **kwargs):
+            seen[where].append(coach(*args, **kwargs))
+            return seen[where][-1]
+
+        return coach_and_keep
+
+    monkeypatch.setattr(terminal, "coach_decision", kept("terminal", terminal.coach_decision))
+    monkeypatch.setattr(games, "coach_decision", kept("server", games.coach_decision))
+    seed = 21
+    console = ScriptedConsole(["r all", "s 12", "q"])
+    assert play_main(["--seed", str(seed), "--coach", "--vs", "greedy", "--record", str(tmp_path / "t.jsonl")], console) == 0
+
+    monkeypatch.setattr(games.secrets, "randbits", lambda bits: seed)
+    service = games.GameService(store.connect(str(tmp_path / "yacht.db")), ["greedy"])
+    secret = service.create("ann", "table", ["greedy"], True)
+    cards = [service.act(secret, {"seq": 0, "hold": []})["coach"]]
+    cards.append(service.act(secret, {"seq": 1, "row": "yacht"})["coach"])  # the same turn's second roll
+
+    # where the solved two-player game is not computed, the terminal says so once, the server on every card
+    notes = {coaching.win_note for coaching in seen["server"]}
+    assert len(seen["server"]) == 2 and len(notes) == 1
+    note = notes.pop()
+    if note is not None:
+        assert f"Coach: {note}" in console.text and all(card["win_note"] == note for card in cards)
+    assert seen["terminal"] == [dataclasses.replace(coaching, win_note=None) for coaching in seen["server"]]
+    for coaching, card in zip(seen["server"], cards):
+        assert coaching.options[0].chance is not None  # the chance of winning the game at hand
+        assert coaching_text(coaching) in console.text
+        assert (card["chosen"], card["best"], card["loss"]) == (coaching.chosen, coaching.best, coaching.loss)
+        assert [(o["label"], o["expected"], o["win"]) for o in card["options"]] == [
+            (o.label, o.expected, o.chance) for o in coaching.options[: games.COACH_OPTIONS]
+        ]
+
+
+def test_creating_a_game_asks_the_registry_about_no_agent_the_server_has_resolved(tmp_path, monkeypatch):
+    """The server resolves each offered name to its spec when it starts; a game reads table sizes, rule sets, what
+    the agent plays and how to build it from that spec."""
+    pytest.importorskip("sqlalchemy", reason="the server needs the serve extra: pip install 'yacht-rl[serve]'")
+    import agents.registry as registry
+    from yacht_play import store
+    from yacht_play.serve.games import GameService
+
+    service = GameService(store.connect(str(tmp_path / "yacht.db")), ["greedy", "win"])
+    asked = []
+    find_policy = registry.find_policy
+    monkeypatch.setattr(registry, "find_policy", lambda name: asked.append(name) or find_policy(name))
+    service.create("ann", "table", ["greedy", "win"], False)  # win at a table of three: a table policy built now
+    service.create("bob", "solitaire", [], False)
+    service.create("cy", "duplicate", ["greedy"], False)
+    assert asked == []
+
+
+def command_line_modules() -> set[str]:
+    """The modules that are a program: a ``main`` or ``configure`` of a command line, or a ``__main__`` block."""
+    found = set()
+    for name, path in project_modules().items():
+        for node in ast.parse(path.read_text()).body:
+            if isinstance(node, ast.FunctionDef) and node.name in ("main", "configure"):
+                found.add(name)
+            elif isinstance(node, ast.If) and "__main__" in ast.unparse(node.test):
+                found.add(name)
+    return found
+
+
+# The /report page is built by the report's builders, which share their module with ``yacht report``'s command line.
+REPORT_PAGE = ("yacht_play.serve.app", "yacht_play.report.build")
+
+
+def test_the_server_imports_no_command_line_module_and_its_games_reach_none():
+    graph, programs = import_graph(), command_line_modules()
+    assert {"yacht_play.analyze", "yacht_play.terminal", "yacht_play.cli"} <= programs
+    server = [name for name in graph if name.startswith("yacht_play.serve") and name != "yacht_play.serve.cli"]
+    wrong = sorted((name, target) for name in server for target in graph[name] & programs if (name, target) != REPORT_PAGE)
+    assert wrong == []
+    reached, todo = set(), ["yacht_play.serve.games"]  # everything a game's request runs, imported at any depth
+    while todo:
+        for target in graph[todo.pop()] - reached:
+            reached.add(target)
+            todo.append(target)
+    assert "yacht_play.coach" in reached and reached & programs == set()
