@@ -11,6 +11,9 @@ import argparse
 from yacht_env.rules import RULE_SETS
 
 DEFAULT_DB = "yacht.db"  # the store of games yacht serve creates on its first start
+# yacht serve's port, and where yacht simulate-players looks for it; not 8000: that is where `mkdocs serve` shows the
+# documentation, which one may read beside the game.
+DEFAULT_PORT = 8080
 
 
 def add_db_option(parser: argparse.ArgumentParser, help_text: str) -> None:

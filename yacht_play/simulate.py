@@ -30,7 +30,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from yacht_env.rules import rule_set
-from yacht_play.options import add_rules_option
+from yacht_play.options import DEFAULT_PORT, add_rules_option
 from yacht_play.records import HUMAN_MODES
 
 RETRY_SECONDS = 60.0  # how long a driver keeps retrying a request the server does not answer
@@ -287,8 +287,6 @@ async def simulate(
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """The options of ``yacht simulate-players``."""
-    from yacht_play.serve.cli import DEFAULT_PORT
-
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
     parser.add_argument(

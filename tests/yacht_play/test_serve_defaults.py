@@ -22,8 +22,9 @@ with warnings.catch_warnings():  # newer Starlette suggests httpx2 for its TestC
 from agents.registry import shipped_policies  # noqa: E402
 from yacht_play import simulate  # noqa: E402
 from yacht_play.cli import main  # noqa: E402
+from yacht_play.options import DEFAULT_PORT  # noqa: E402
 from yacht_play.serve import app, games  # noqa: E402
-from yacht_play.serve.cli import BASELINE_AGENTS, DEFAULT_PORT, default_agents  # noqa: E402
+from yacht_play.serve.cli import BASELINE_AGENTS, default_agents  # noqa: E402
 
 SHIPPED = ["ppo:yacht", "ppo:yahtzee", "ppo:yatzy", "plan:yacht", "plan:yahtzee", "plan:yatzy", "plan2:yacht"]
 

@@ -6,10 +6,9 @@ import argparse
 import gc
 import sys
 
-from yacht_play.options import add_db_option, add_rules_option
+from yacht_play.options import DEFAULT_PORT, add_db_option, add_rules_option
 
 BASELINE_AGENTS = ("random", "greedy", "optimal")  # offered by default on every install; the shipped models too with torch
-DEFAULT_PORT = 8080  # not 8000: that is where `mkdocs serve` shows the documentation, which one may read beside the game
 NEW_GAMES_PER_MINUTE = 30  # as yacht_play.serve.app (not imported here: the extra may be missing)
 EXTRA = "pip install 'yacht-rl[serve]'"
 
