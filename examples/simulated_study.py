@@ -38,7 +38,13 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from tests.yacht_play.serve_support import Server  # noqa: E402
-from yacht_play.report import build as population  # noqa: E402
+from yacht_play.report.build import LOSS, build_report, temperature_of_people  # noqa: E402
+from yacht_play.report.estimates import estimate  # noqa: E402
+from yacht_play.report.json_document import save_json  # noqa: E402
+from yacht_play.report.plot import save_plot  # noqa: E402
+from yacht_play.report.results import PolicyLikeness, Report, TemperatureFit  # noqa: E402
+from yacht_play.report.text import figure, text_lines  # noqa: E402
+from yacht_play.report.text import temperature as temperature_figure  # noqa: E402
 from yacht_play.simulate import simulate  # noqa: E402
 
 
@@ -109,65 +115,55 @@ def play_groups(url: str, args: argparse.Namespace, agents: list[str]) -> dict[f
     return put_in
 
 
-def print_findings(report: dict, put_in: dict[float, dict[str, float]], fitted: dict[float, dict]) -> None:
+def print_findings(report: Report, put_in: dict[float, dict[str, float]], fitted: dict[float, TemperatureFit]) -> None:
     """What the report recovered next to what was put in, per temperature; what it found of each agent; each
     policy's likeness to the people; the ratings.
     """
-    recovered = {p["name"]: p["all"]["mean"] for p in report["people"]["players"]}
+    recovered = {p.name: p.all.mean for p in report.people.players}
     print(
         "\n| temperature | people | loss put in (expected) | loss recovered by the report [95% CI over people] "
         "| T recovered [95% CI, the group's decisions] |"
     )
     print("|---|---|---|---|---|")
     for temperature, expected in put_in.items():
-        found = population.estimate([recovered[n] for n in expected], "people", players=len(expected), clip=population.LOSS)
+        found = estimate([recovered[n] for n in expected], "people", players=len(expected), clip=LOSS)
         print(
-            f"| {temperature:g} | {len(expected)} | {np.mean(list(expected.values())):.3f} | {population.figure(found)} "
-            f"| {temperature_text(fitted[temperature])} |"
+            f"| {temperature:g} | {len(expected)} | {np.mean(list(expected.values())):.3f} | {figure(found)} "
+            f"| {temperature_figure(fitted[temperature])} |"
         )
     print(
         "\n| agent | games | win rate against the people [95% CI] | person - agent, same dice [95% CI] "
         "| agent's loss per decision [95% CI] |"
     )
     print("|---|---|---|---|---|")
-    paired = {d["policy"]: d["person_minus_agent"] for d in report["duplicate"] if "person_minus_agent" in d}
-    graded = {a["policy"]: a["all"] for a in report["agents_graded"] if "all" in a}
-    for a in report["agents_vs_people"]:
-        if "win_rate" not in a:
-            continue
+    paired = {d.policy: d.person_minus_agent for d in report.duplicate}
+    graded = {a.policy: a.all for a in report.agents_graded}
+    for a in report.agents_vs_people:
         print(
-            f"| {a['policy']} | {a['games']} | {population.figure(a['win_rate'], percent=True)} | "
-            f"{population.figure(paired[a['policy']], 2) if a['policy'] in paired else '-'} | "
-            f"{population.figure(graded[a['policy']]) if a['policy'] in graded else '-'} |"
+            f"| {a.policy} | {a.games} | {figure(a.win_rate, percent=True)} | "
+            f"{figure(paired[a.policy], 2) if a.policy in paired else '-'} | "
+            f"{figure(graded[a.policy]) if a.policy in graded else '-'} |"
         )
     print_likeness_and_ratings(report, put_in)
 
 
-def temperature_text(fit: dict) -> str:
-    """A fitted temperature and its interval (an open upper end said so)."""
-    from yacht_play.report.text import temperature
-
-    return temperature(fit)
-
-
-def print_likeness_and_ratings(report: dict, put_in: dict[float, dict[str, float]]) -> None:
+def print_likeness_and_ratings(report: Report, put_in: dict[float, dict[str, float]]) -> None:
     """Each policy's top-1 agreement and log-likelihood on the people's decisions; the agents' ratings and each group's."""
     print("\n| policy | top-1 agreement with the people [95% CI] | mean log-likelihood of their choices [95% CI] |")
     print("|---|---|---|")
-    for entry in report["likeness"]:
-        if "top1" not in entry:
+    for entry in report.likeness:
+        if not isinstance(entry, PolicyLikeness):
             continue
-        name = entry["policy"] + (f" (T={entry['temperature']:.3g})" if "temperature" in entry else "")
-        likelihood = population.figure(entry["log_likelihood"]) if entry["log_likelihood"] is not None else "-"
-        print(f"| {name} | {population.figure(entry['top1'], percent=True)} | {likelihood} |")
-    ratings = {p["name"]: p["rating"] for p in report["ratings"]["players"]}
-    print(f"\n| rated (Bradley-Terry, {report['ratings']['anchor']['policy'] or 'mean'} = 1000) | rating [95% bootstrap CI] |")
+        likelihood = figure(entry.log_likelihood) if entry.log_likelihood is not None else "-"
+        print(f"| {entry.label()} | {figure(entry.top1, percent=True)} | {likelihood} |")
+    ratings = {p.name: p.rating for p in report.ratings.players}
+    print(f"\n| rated (Bradley-Terry, {report.ratings.anchor.policy or 'mean'} = 1000) | rating [95% bootstrap CI] |")
     print("|---|---|")
-    for p in report["ratings"]["players"]:
-        if p["kind"] == "agent":
-            print(f"| agent {p['name']} | {population.figure(p['rating'], 0)} |")
+    for p in report.ratings.players:
+        if p.kind == "agent":
+            print(f"| agent {p.name} | {figure(p.rating, 0)} |")
     for temperature, people in put_in.items():
-        mean = np.mean([ratings[name]["mean"] for name in people if name in ratings])
+        mean = np.mean([ratings[name].mean for name in people if name in ratings])
         print(f"| people at T = {temperature:g} (mean of {len(people)}) | {mean:.0f} |")
 
 
@@ -197,13 +193,13 @@ def main() -> int:
     from yacht_play.analyze import Grader
 
     games = store.all_games(store.connect(str(database)), finished_only=True)
-    report = population.build_report(games)
-    grader = Grader(rule_set(report["rules"]))
-    fitted = {t: population.temperature_of_people(games, list(people), grader) for t, people in put_in.items()}
-    population.save_json(args.out / "report.json", report)
-    (args.out / "report.txt").write_text("\n".join(population.text_lines(report)) + "\n")
-    population.save_plot(args.out / "report.png", report)
-    print(f"\n{report['games']} games, {report['decisions']} decisions; report in {args.out}/report.txt, .json, .png")
+    report = build_report(games)
+    grader = Grader(rule_set(report.rules))
+    fitted = {t: temperature_of_people(games, list(people), grader) for t, people in put_in.items()}
+    save_json(args.out / "report.json", report)
+    (args.out / "report.txt").write_text("\n".join(text_lines(report)) + "\n")
+    save_plot(args.out / "report.png", report)
+    print(f"\n{report.games} games, {report.decisions} decisions; report in {args.out}/report.txt, .json, .png")
     print_findings(report, put_in, fitted)
     return 0
 

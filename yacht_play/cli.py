@@ -13,7 +13,7 @@ def main(argv=None) -> int:
     """Run the ``yacht`` command; return its exit status."""
     from yacht_play import analyze, simulate
     from yacht_play import terminal as play
-    from yacht_play.report import build as report
+    from yacht_play.report import command as report
     from yacht_play.serve import cli as serve
 
     parser = argparse.ArgumentParser(

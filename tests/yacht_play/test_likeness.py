@@ -12,6 +12,7 @@ from agents.optimal import solve
 from agents.registry import make_policy
 from yacht_env.rules import rule_set
 from yacht_play.report import likeness
+from yacht_play.report.results import PolicyNotMeasured
 
 YACHT = rule_set("yacht")
 ALL_OPEN = (1 << YACHT.num_categories) - 1
@@ -54,18 +55,18 @@ def test_random_and_softmax_likelihoods_are_their_choice_probabilities():
 def test_a_policy_that_cannot_play_alone_is_noted_not_measured():
     where = positions([(1, 2, 3, 4, 5)], [32])
     table = likeness.likeness_table([("win", "win"), ("x", "no-such-policy")], where, np.array(["b"]), {"b": 1}, YACHT, 1.0)
-    assert "plays only at a table" in table[0]["note"] and "top1" not in table[0]
-    assert table[1]["note"] and "top1" not in table[1]
+    assert "plays only at a table" in table[0].note and isinstance(table[0], PolicyNotMeasured)
+    assert table[1].note and isinstance(table[1], PolicyNotMeasured)
     fit = likeness.likeness_table([(likeness.FIT, likeness.FIT)], where, np.array(["b"]), {"b": 1}, YACHT, None)
-    assert "no person with a finite fitted temperature" in fit[0]["note"]
+    assert "no person with a finite fitted temperature" in fit[0].note
 
 
 def test_figures_overall_and_by_band():
     where = positions([(1, 1, 3, 4, 5)] * 12, [int(np.argmax(positions([(1, 1, 3, 4, 5)], [1]).q[0]))] * 6 + [1] * 6)
     bands = np.array(["a"] * 6 + ["b"] * 6)
     entry = likeness.likeness_of("optimal", make_policy("optimal"), where, bands, {"a": 1, "b": 1}, YACHT)
-    assert entry["top1"]["mean"] == pytest.approx(0.5) and entry["decisions"] == 12
-    assert [b["top1"]["mean"] for b in entry["by_band"]] == [1.0, 0.0]
+    assert entry.top1.mean == pytest.approx(0.5) and entry.decisions == 12
+    assert [b.top1.mean for b in entry.by_band] == [1.0, 0.0]
 
 
 def test_intervals_count_each_person_once():
@@ -75,12 +76,12 @@ def test_intervals_count_each_person_once():
     where = positions([(1, 1, 3, 4, 5)] * 24, [best] * 12 + [1] * 12)
     where.players = 2
     bands = np.array(["a"] * 24)
-    pooled = likeness.likeness_of("optimal", make_policy("optimal"), where, bands, {"a": 2}, YACHT)["top1"]
+    pooled = likeness.likeness_of("optimal", make_policy("optimal"), where, bands, {"a": 2}, YACHT).top1
     where.people = np.array(["Ann"] * 12 + ["Bob"] * 12)
-    clustered = likeness.likeness_of("optimal", make_policy("optimal"), where, bands, {"a": 2}, YACHT)["top1"]
-    assert pooled["mean"] == clustered["mean"] == pytest.approx(0.5)
-    assert pooled["high"] - pooled["low"] < 0.5
-    assert (clustered["low"], clustered["high"]) == (0.0, 1.0)  # 0.5 +- 1.96 * 0.5, clipped
+    clustered = likeness.likeness_of("optimal", make_policy("optimal"), where, bands, {"a": 2}, YACHT).top1
+    assert pooled.mean == clustered.mean == pytest.approx(0.5)
+    assert pooled.high - pooled.low < 0.5
+    assert (clustered.low, clustered.high) == (0.0, 1.0)  # 0.5 +- 1.96 * 0.5, clipped
 
 
 def test_the_interval_over_people_is_the_cluster_robust_one():
@@ -92,7 +93,7 @@ def test_the_interval_over_people_is_the_cluster_robust_one():
     mean = agree.mean()
     sums = [np.sum(agree[people == p] - mean) for p in ("a", "b", "c")]
     half = 1.959963984540054 * math.sqrt(3 / 2 * sum(t * t for t in sums)) / len(agree)
-    assert e["mean"] == pytest.approx(mean) and e["players"] == 3
-    assert (e["low"], e["high"]) == pytest.approx((mean - half, mean + half))
+    assert e.mean == pytest.approx(mean) and e.players == 3
+    assert (e.low, e.high) == pytest.approx((mean - half, mean + half))
     one = estimate_over_people(agree, np.array(["a"] * 14), "decisions")
-    assert one["low"] is None and "one person only" in one["note"]
+    assert one.low is None and "one person only" in one.note

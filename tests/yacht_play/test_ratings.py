@@ -23,16 +23,16 @@ def game(*seats):
 def test_two_wins_in_three_is_log_two_apart():
     games = [game(("greedy", "agent", 200), ("ann", "human", 150))] * 2 + [game(("greedy", "agent", 100), ("ann", "human", 150))]
     out = ratings.rate(games, bootstrap=0)
-    by_name = {p["name"]: p["rating"]["mean"] for p in out["players"]}
+    by_name = {p.name: p.rating.mean for p in out.players}
     assert by_name["greedy"] == ratings.ANCHOR  # the anchor
     # the odds of greedy over ann are 2: 400 log10(2) Elo points (the weak prior takes a little off)
     assert by_name["greedy"] - by_name["ann"] == pytest.approx(400 * math.log10(2), rel=2e-3)
-    assert out["games"] == 3 and out["pairs"] == 3 and out["players"][0]["name"] == "greedy"
+    assert out.games == 3 and out.pairs == 3 and out.players[0].name == "greedy"
 
 
 def test_a_tie_counts_half_and_a_table_of_three_gives_three_pairs():
     games = [game(("greedy", "agent", 100), ("ann", "human", 100))]  # a tie: equal ratings
-    tied = {p["name"]: p["rating"]["mean"] for p in ratings.rate(games, bootstrap=0)["players"]}
+    tied = {p.name: p.rating.mean for p in ratings.rate(games, bootstrap=0).players}
     assert tied["ann"] == pytest.approx(tied["greedy"], abs=1e-9)
     pairs = ratings.Pairs.of([game(("optimal", "agent", 250), ("greedy", "agent", 200), ("bob", "human", 200))])
     assert sorted(pairs.s.tolist()) == [0.5, 1.0, 1.0] and len(pairs.players) == 3
@@ -51,12 +51,12 @@ def test_the_ratings_chain_and_the_bootstrap_covers_them():
         kind = lambda n: "human" if n == "ann" else "agent"  # noqa: E731
         games.append(game((names[a], kind(names[a]), 1 if wins else 0), (names[b], kind(names[b]), 0 if wins else 1)))
     out = ratings.rate(games, bootstrap=100)
-    by_name = {p["name"]: p["rating"] for p in out["players"]}
-    assert [p["name"] for p in out["players"]] == ["optimal", "greedy", "ann"]
-    assert by_name["greedy"]["low"] == by_name["greedy"]["high"] == ratings.ANCHOR  # anchored in every resample
+    by_name = {p.name: p.rating for p in out.players}
+    assert [p.name for p in out.players] == ["optimal", "greedy", "ann"]
+    assert by_name["greedy"].low == by_name["greedy"].high == ratings.ANCHOR  # anchored in every resample
     for name, logit in strength.items():
         true = ratings.ANCHOR + ratings.ELO * logit
-        assert by_name[name]["low"] <= true <= by_name[name]["high"], (name, by_name[name], true)
+        assert by_name[name].low <= true <= by_name[name].high, (name, by_name[name], true)
     again = ratings.rate(games, bootstrap=100)
     assert again == out  # seeded: the same games, the same intervals
 
@@ -64,7 +64,7 @@ def test_the_ratings_chain_and_the_bootstrap_covers_them():
 def test_an_unbeaten_player_stays_finite_and_a_table_without_greedy_averages_the_anchor():
     games = [game(("optimal", "agent", 300), ("ann", "human", 100))] * 5
     out = ratings.rate(games, bootstrap=20)
-    values = [p["rating"]["mean"] for p in out["players"]]
+    values = [p.rating.mean for p in out.players]
     assert all(math.isfinite(v) for v in values) and np.mean(values) == pytest.approx(ratings.ANCHOR)
-    assert out["anchor"]["policy"] is None
-    assert out["agents_vs_people"][0]["observed"] == 1.0 and out["agents_vs_people"][0]["predicted"] > 0.9
+    assert out.anchor.policy is None
+    assert out.agents_vs_people[0].observed == 1.0 and out.agents_vs_people[0].predicted > 0.9

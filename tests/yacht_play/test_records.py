@@ -611,7 +611,7 @@ def test_a_torn_last_line_is_cut_off_by_the_next_writer_so_its_records_start_cle
 def test_a_game_read_from_a_record_file_is_not_marked_imported_and_the_report_counts_it(tmp_path, real_records):
     """Only ``yacht import`` marks a game imported (in the database): a game read from its file, or made in the
     program, is not, so the report's default filters keep it."""
-    from yacht_play.report.build import Filters
+    from yacht_play.report.filters import Filters
 
     games = read_records_of(tmp_path, real_records[0]).games
     assert [game.imported for game in games] == [False, False]

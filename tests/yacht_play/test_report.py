@@ -17,7 +17,7 @@ from yacht_play.match import Match, Player
 from yacht_play.records import GameRecord
 from yacht_play.report.build import (
     GAMES_PLAYED_BINS,
-    Filters,
+    DecisionPositions,
     GradedDecisions,
     build_report,
     duplicate_pairs,
@@ -26,6 +26,10 @@ from yacht_play.report.build import (
     one_rule_set,
     people_on_the_dp_scale,
 )
+from yacht_play.report.filters import Filters
+from yacht_play.report.results import Histogram, Report
+
+NO_POSITIONS = DecisionPositions(*[np.zeros(0, dtype=np.int64)] * 6)  # the figures here read no position
 
 START = datetime(2026, 1, 1)
 
@@ -52,7 +56,7 @@ def graded(*decisions: tuple[str, str, bool, float]) -> GradedDecisions:
         player=np.array([p for _, p, _, _ in decisions], dtype=object),
         game_of=np.array([g for g, *_ in decisions], dtype=object),
         q=np.zeros((n, 0)),
-        positions={},
+        positions=NO_POSITIONS,
     )
 
 
@@ -97,37 +101,37 @@ DECISIONS = graded(
 
 
 def test_each_person_s_loss_splits_into_re_roll_choices_and_row_choices():
-    players = {p["name"]: p for p in people_on_the_dp_scale(DECISIONS)["players"]}
+    players = {p.name: p for p in people_on_the_dp_scale(DECISIONS).players}
     assert list(players) == ["ann", "bob"]
     expected = {"ann": (1.75, 0.5, 3.0), "bob": (3.625, 7.0, 0.25)}
     for name, (all_, reroll, row) in expected.items():
-        assert players[name]["games"] == 1
-        assert (players[name]["all"]["mean"], players[name]["all"]["n"]) == (all_, 2)
-        assert (players[name]["reroll"]["mean"], players[name]["reroll"]["n"]) == (reroll, 1)
-        assert (players[name]["row"]["mean"], players[name]["row"]["n"]) == (row, 1)
+        assert players[name].games == 1
+        assert (players[name].all.mean, players[name].all.n) == (all_, 2)
+        assert (players[name].reroll.mean, players[name].reroll.n) == (reroll, 1)
+        assert (players[name].row.mean, players[name].row.n) == (row, 1)
 
 
 def test_the_pooled_loss_counts_every_decision_of_the_people_once_and_no_agent_s():
-    population = people_on_the_dp_scale(DECISIONS)["population"]
-    assert population["people"] == 2 and population["games"] == 2
-    pooled = population["pooled"]
-    assert (pooled["all"]["mean"], pooled["all"]["n"], pooled["all"]["players"]) == (2.6875, 4, 2)
-    assert (pooled["reroll"]["mean"], pooled["reroll"]["n"], pooled["reroll"]["players"]) == (3.75, 2, 2)
-    assert (pooled["row"]["mean"], pooled["row"]["n"], pooled["row"]["players"]) == (1.625, 2, 2)
-    over_people = population["over_people"]
-    assert (over_people["all"]["mean"], over_people["all"]["n"]) == (2.6875, 2)
+    population = people_on_the_dp_scale(DECISIONS).population
+    assert population.people == 2 and population.games == 2
+    pooled = population.pooled
+    assert (pooled.all.mean, pooled.all.n, pooled.all.players) == (2.6875, 4, 2)
+    assert (pooled.reroll.mean, pooled.reroll.n, pooled.reroll.players) == (3.75, 2, 2)
+    assert (pooled.row.mean, pooled.row.n, pooled.row.players) == (1.625, 2, 2)
+    over_people = population.over_people
+    assert (over_people.all.mean, over_people.all.n) == (2.6875, 2)
 
 
 def test_the_histogram_runs_from_zero_to_the_largest_person_s_loss_and_counts_each_person():
-    histogram = people_on_the_dp_scale(DECISIONS)["histogram"]
-    assert histogram["n"] == 2 and histogram["unit"] == "people"
-    assert histogram["edges"] == pytest.approx([3.625 * k / 12 for k in range(13)]) and histogram["edges"][0] == 0.0
-    assert histogram["counts"] == [0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1]  # 1.75 and 3.625 of 0..3.625 in 12 bins
+    histogram = people_on_the_dp_scale(DECISIONS).histogram
+    assert histogram.n == 2 and histogram.unit == "people"
+    assert histogram.edges == pytest.approx([3.625 * k / 12 for k in range(13)]) and histogram.edges[0] == 0.0
+    assert histogram.counts == (0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1)  # 1.75 and 3.625 of 0..3.625 in 12 bins
     shifted = histogram_of(np.array([0.0, 0.5, 1.2]))
-    assert shifted["edges"][0] == 0.0 and shifted["counts"][0] == 1 and sum(shifted["counts"]) == 3
-    assert histogram_of(np.array([])) == {"edges": [], "counts": [], "n": 0, "unit": "people"}
+    assert shifted.edges[0] == 0.0 and shifted.counts[0] == 1 and sum(shifted.counts) == 3
+    assert histogram_of(np.array([])) == Histogram(edges=(), counts=(), n=0, unit="people")
     perfect = histogram_of(np.zeros(3))  # everyone played the optimum: all in the first bin, from 0 up
-    assert perfect["edges"][0] == 0.0 and perfect["edges"][-1] > 0 and perfect["counts"][0] == 3
+    assert perfect.edges[0] == 0.0 and perfect.edges[-1] > 0 and perfect.counts[0] == 3
 
 
 def test_the_loss_by_games_played_bins_each_person_s_game_by_its_number_among_theirs():
@@ -137,8 +141,8 @@ def test_the_loss_by_games_played_bins_each_person_s_game_by_its_number_among_th
         *(("g%d" % k, "ann", True, float(k)) for k in range(1, 18)), *(("g%d" % k, "bob", True, 10.0 * k) for k in range(1, 4))
     )
     bins = loss_by_games_played(games, decisions)
-    assert [b["games_played"] for b in bins] == ["1", "2", "3-4", "5-8", "9-16", "17+"]
-    figures = [(b["loss_per_decision"]["mean"], b["loss_per_decision"]["n"], b["loss_per_decision"]["players"]) for b in bins]
+    assert [b.games_played for b in bins] == ["1", "2", "3-4", "5-8", "9-16", "17+"]
+    figures = [(b.loss_per_decision.mean, b.loss_per_decision.n, b.loss_per_decision.players) for b in bins]
     assert figures == [
         (pytest.approx(5.5), 2, 2),  # ann's 1st (1) and bob's 1st (10), at the same table
         (pytest.approx(11.0), 2, 2),
@@ -158,8 +162,8 @@ def test_duplicate_pairs_take_every_duplicate_game_whatever_comes_before_it():
         finished("d2", seat(0, "bob"), seat(1, "greedy", "agent"), totals=[190, 180], mode="duplicate"),
     ]
     (pairs,) = duplicate_pairs(games)
-    assert (pairs["policy"], pairs["games"], pairs["people"]) == ("greedy", 2, 2)
-    assert (pairs["person_minus_agent"]["mean"], pairs["person_minus_agent"]["n"]) == (-5.0, 2)
+    assert (pairs.policy, pairs.games, pairs.people) == ("greedy", 2, 2)
+    assert (pairs.person_minus_agent.mean, pairs.person_minus_agent.n) == (-5.0, 2)
 
 
 def played(game_id: str, agent: str, seed: int) -> GameRecord:
@@ -175,7 +179,7 @@ def played(game_id: str, agent: str, seed: int) -> GameRecord:
 
 
 @pytest.fixture(scope="module")
-def report() -> dict:
+def report() -> Report:
     """The report of one game of ann against softmax:1, with three imported games: two under its rules, one not."""
     game = played("played", "softmax:1", seed=5)
     imported = [
@@ -186,15 +190,15 @@ def report() -> dict:
 
 
 def test_the_text_report_has_every_section_a_histogram_row_per_bin_and_says_when_a_section_is_empty(report):
-    from yacht_play.report.build import text_lines
+    from yacht_play.report.text import text_lines
 
     lines = text_lines(report)
-    hist = report["people"]["histogram"]
+    hist = report.people.histogram
     rows = [line for line in lines if re.fullmatch(r"    +\d+\.\d{3}- *\d+\.\d{3} +\d+ #*", line)]
-    assert len(rows) == len(hist["counts"]) >= 1
+    assert len(rows) == len(hist.counts) >= 1
     bars = [len(row) - len(row.rstrip("#")) for row in rows]
-    assert [int(row.rstrip("#").split()[-1]) for row in rows] == list(hist["counts"])
-    assert bars == [round(40 * count / max(hist["counts"])) for count in hist["counts"]]  # the largest bin: 40 marks
+    assert [int(row.rstrip("#").split()[-1]) for row in rows] == list(hist.counts)
+    assert bars == [round(40 * count / max(hist.counts)) for count in hist.counts]  # the largest bin: 40 marks
     assert "  (no duplicate game)" in lines  # the one game is a table game
     graded = lines[lines.index("Agents graded on the same games (expected points lost per decision)") + 1]
     assert graded.startswith("  softmax:1: 1 game; all ")
@@ -215,17 +219,19 @@ def test_imported_games_of_rule_sets_named_before_the_report_s_are_not_counted_a
         for k, rules in enumerate(["yahtzee", "yacht", "yacht"])
     ]
     report = build_report([game, *imported])
-    assert report["rules"] == "yahtzee" and report["imported_games_left_out"] == 1
+    assert report.rules == "yahtzee" and report.imported_games_left_out == 1
 
 
 def test_the_report_counts_the_imported_games_left_out_under_its_own_rules_only(report):
-    assert report["games"] == 1 and report["rules"] == "yacht"
-    assert report["imported_games"] == 0 and report["imported_games_left_out"] == 2
+    assert report.games == 1 and report.rules == "yacht"
+    assert report.imported_games == 0 and report.imported_games_left_out == 2
 
 
 def test_the_report_names_its_schema_and_its_filters(report):
-    assert report["schema"] == 1
-    assert report["filters"] == {
+    from yacht_play.report.json_document import report_document
+
+    assert report.schema == 1
+    assert report_document(report)["filters"] == {
         "since": None,
         "until": None,
         "mode": None,
@@ -233,7 +239,8 @@ def test_the_report_names_its_schema_and_its_filters(report):
         "rules": None,
         "include_imported": False,
     }
+    assert report.filters == Filters()
 
 
 def test_the_likeness_table_measures_the_default_policies_and_every_agent_of_the_games(report):
-    assert [row["policy"] for row in report["likeness"]] == ["random", "greedy", "optimal", "softmax:1", "softmax:fit"]
+    assert [row.policy for row in report.likeness] == ["random", "greedy", "optimal", "softmax:1", "softmax:fit"]

@@ -1,51 +1,90 @@
-"""The report's plot (:func:`yacht_play.report.build.save_plot`): each panel draws its figures where its title says, with
+"""The report's plot (:func:`yacht_play.report.plot.save_plot`): each panel draws its figures where its title says, with
 each 95% interval from the mean down to ``low`` and up to ``high``, on a small report built here."""
 
 from __future__ import annotations
 
 import pytest
 
-from yacht_play.report.build import save_plot
+from yacht_play.report.filters import Filters
+from yacht_play.report.plot import save_plot
+from yacht_play.report.results import (
+    AgentAgainstPeople,
+    AgentGraded,
+    Anchor,
+    Estimate,
+    GamesPlayedBin,
+    Histogram,
+    LossByChoice,
+    PeopleLoss,
+    PeoplePopulation,
+    RatedPlayer,
+    Ratings,
+    Report,
+    Skill,
+    SkillPopulation,
+    TemperatureFit,
+)
 
 pytest.importorskip("matplotlib", reason="the plot needs matplotlib")
 
 
-def figure_of(mean, low=None, high=None, n=30) -> dict:
+def figure_of(mean, low=None, high=None, n=30) -> Estimate:
     """A figure as the report holds it: a mean with its interval (none: ``low`` and ``high`` None) and ``n``."""
-    return {"mean": mean, "low": low, "high": high, "n": n, "unit": "games", "note": None}
+    return Estimate(mean, low, high, n, "games")
 
 
-def rated(index: int, low=-5.0, high=7.0) -> dict:
+def rated(index: int, low=-5.0, high=7.0) -> RatedPlayer:
     """The ``index``-th rated player: greedy first (an agent), then people, each 10 points below the last."""
     mean = 1500.0 - 10 * index
-    interval = {"low": None, "high": None} if low is None else {"low": mean + low, "high": mean + high}
-    return {
-        "name": "greedy" if index == 0 else f"person {index}",
-        "kind": "agent" if index == 0 else "human",
-        "rating": {"mean": mean, **interval, "n": 10 + index},
-    }
+    interval = (None, None) if low is None else (mean + low, mean + high)
+    return RatedPlayer(
+        "greedy" if index == 0 else f"person {index}",
+        "agent" if index == 0 else "human",
+        Estimate(mean, *interval, n=10 + index, unit="games"),
+    )
 
 
-REPORT = {
-    "agents_vs_people": [
-        {"policy": "greedy", "win_rate": figure_of(0.75, 0.5, 0.875, n=20)},
-        {"policy": "random", "win_rate": figure_of(0.25, n=3)},  # too few games for an interval
-    ],
-    "people": {
-        "histogram": {"edges": [0.0, 0.5, 1.0], "counts": [2, 1], "n": 3, "unit": "people"},
-        "by_games_played": [
-            {"games_played": "1", "loss_per_decision": figure_of(2.0, 1.5, 2.5, n=12)},
-            {"games_played": "2", "loss_per_decision": figure_of(1.0, n=4)},
-        ],
-        "population": {"pooled": {"all": figure_of(1.5, 1.25, 1.75)}},
-    },
-    "agents_graded": [{"policy": "greedy", "all": figure_of(3.0, 2.5, 4.0, n=24)}],
-    "skill": {"population": {"histogram": {"edges": [], "counts": [], "n": 0, "unit": "people"}}},
-    "ratings": {
-        "players": [rated(i, low=None if i == 3 else -5.0) for i in range(26)],  # person 3: no interval
-        "anchor": {"policy": "greedy", "rating": 1500.0},
-    },
-}
+NOTHING = figure_of(None, n=0)  # a figure the plot does not read
+NO_FIT = TemperatureFit(None, None, None, 0, "decisions")
+REPORT = Report(
+    schema=1,
+    filters=Filters(),
+    games=0,
+    imported_games=0,
+    imported_games_left_out=0,
+    decisions=0,
+    optimal_expected_score=0.0,
+    min_n=10,
+    agents_vs_people=(
+        AgentAgainstPeople("greedy", 20, 2, figure_of(0.75, 0.5, 0.875, n=20), NOTHING),
+        AgentAgainstPeople("random", 3, 2, figure_of(0.25, n=3), NOTHING),  # too few games for an interval
+    ),
+    people=PeopleLoss(
+        population=PeoplePopulation(
+            0, 0, LossByChoice(NOTHING, NOTHING, NOTHING), LossByChoice(figure_of(1.5, 1.25, 1.75), NOTHING, NOTHING)
+        ),
+        players=(),
+        histogram=Histogram((0.0, 0.5, 1.0), (2, 1), 3),
+        by_games_played=(
+            GamesPlayedBin("1", figure_of(2.0, 1.5, 2.5, n=12)),
+            GamesPlayedBin("2", figure_of(1.0, n=4)),
+        ),
+    ),
+    duplicate=(),
+    agents_graded=(AgentGraded("greedy", 24, figure_of(3.0, 2.5, 4.0, n=24), NOTHING, NOTHING),),
+    rules="yacht",
+    skill=Skill((), SkillPopulation(0, None, NO_FIT, 0, (), Histogram((), (), 0))),
+    likeness=(),
+    ratings=Ratings(
+        method="",
+        scale="",
+        anchor=Anchor("greedy", 1500.0),
+        games=0,
+        pairs=0,
+        bootstrap=0,
+        players=tuple(rated(i, low=None if i == 3 else -5.0) for i in range(26)),  # person 3: no interval
+    ),
+)
 
 
 @pytest.fixture()
@@ -102,17 +141,16 @@ def test_the_win_rate_panel_marks_an_even_chance_and_the_by_games_panel_names_it
 
 def test_the_ratings_panel_shows_the_first_25_players_with_their_intervals(panels):
     ratings = panels[5]
-    shown = REPORT["ratings"]["players"][:25]
-    assert [t.get_text() for t in ratings.get_yticklabels()] == [f"{p['name']} (n={p['rating']['n']})" for p in shown]
+    shown = REPORT.ratings.players[:25]
+    assert [t.get_text() for t in ratings.get_yticklabels()] == [f"{p.name} (n={p.rating.n})" for p in shown]
     (bars,) = ratings.containers
     (segments,) = [c.get_segments() for c in bars.lines[2]]
     ends = [(s[0][0], s[1][0], s[0][1]) for s in segments]  # left end, right end, row
     assert ends == [
-        (p["rating"]["mean"], p["rating"]["mean"], i) if i == 3 else (p["rating"]["mean"] - 5, p["rating"]["mean"] + 7, i)
-        for i, p in enumerate(shown)
+        (p.rating.mean, p.rating.mean, i) if i == 3 else (p.rating.mean - 5, p.rating.mean + 7, i) for i, p in enumerate(shown)
     ]
     assert all(line.get_markersize() > 0 for line in bars.lines[1])  # every interval capped
     (points,) = [c for c in ratings.collections if c is not bars.lines[2][0]]
-    assert [tuple(xy) for xy in points.get_offsets()] == [(p["rating"]["mean"], i) for i, p in enumerate(shown)]
+    assert [tuple(xy) for xy in points.get_offsets()] == [(p.rating.mean, i) for i, p in enumerate(shown)]
     agent, person = (tuple(points.get_facecolors()[i]) for i in (0, 1))  # greedy first, then the people
     assert agent != person and all(tuple(color) == person for color in points.get_facecolors()[1:])

@@ -10,8 +10,11 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from yacht_play.records import GameRecord
-from yacht_play.report import tables
-from yacht_play.report.build import Filters, GradedDecisions, agents_graded, build_report, text_lines
+from yacht_play.report import latex, tables
+from yacht_play.report.build import DecisionPositions, GradedDecisions, agents_graded, build_report
+from yacht_play.report.filters import Filters
+from yacht_play.report.results import Estimate
+from yacht_play.report.text import text_lines
 
 
 @pytest.fixture(scope="module")
@@ -46,23 +49,23 @@ def test_one_csv_per_table_with_interval_columns_and_the_filters(tmp_path, repor
     rows = list(csv.DictReader(line for line in text.splitlines() if not line.startswith("#")))
     assert rows[0]["name"] == "ann & <b>" and rows[0]["temperature"] == "0.0" and rows[0]["temperature_low"] == "0.0"
     assert {"loss", "loss_low", "loss_high", "loss_n", "temperature_high", "temperature_n"} <= set(rows[0])
-    assert int(rows[0]["temperature_n"]) == report["skill"]["players"][0]["temperature"]["n"] > 0
+    assert int(rows[0]["temperature_n"]) == report.skill.players[0].temperature.n > 0
     lines = (tmp_path / "tables" / "ratings.csv").read_text().splitlines()
     ratings = list(csv.DictReader(line for line in lines if not line.startswith("#")))
     assert {r["name"] for r in ratings} == {"ann & <b>", "greedy"} and all(r["rating_n"] == "2" for r in ratings)
-    ann = next(p["rating"] for p in report["ratings"]["players"] if p["name"] == "ann & <b>")
+    ann = next(p.rating for p in report.ratings.players if p.name == "ann & <b>")
     row = next(r for r in ratings if r["name"] == "ann & <b>")
-    assert [float(row[k]) for k in ("rating", "rating_low", "rating_high")] == [ann["mean"], ann["low"], ann["high"]]
+    assert [float(row[k]) for k in ("rating", "rating_low", "rating_high")] == [ann.mean, ann.low, ann.high]
     lines = (tmp_path / "tables" / "agents_graded.csv").read_text().splitlines()
     greedy = next(csv.DictReader(line for line in lines if not line.startswith("#")))
-    loss = report["agents_graded"][0]["all"]
-    assert [float(greedy[k]) for k in ("loss", "loss_low", "loss_high")] == [loss["mean"], loss["low"], loss["high"]]
-    assert loss["low"] < loss["mean"] < loss["high"] and int(greedy["loss_n"]) == loss["n"]
+    loss = report.agents_graded[0].all
+    assert [float(greedy[k]) for k in ("loss", "loss_low", "loss_high")] == [loss.mean, loss.low, loss.high]
+    assert loss.low < loss.mean < loss.high and int(greedy["loss_n"]) == loss.n
 
 
 def test_latex_escapes_names_and_gives_intervals_and_n(tmp_path, report):
     path = tmp_path / "tables.tex"
-    tables.save_latex(path, report)
+    latex.save_latex(path, report)
     text = path.read_text()
     assert text.count("\\begin{tabular}") == len(tables.tables(report))
     assert "ann \\& $<$b$>$" in text and "ann & <b>" not in text.split("\n", 1)[1]  # only the % comment line is raw
@@ -71,18 +74,20 @@ def test_latex_escapes_names_and_gives_intervals_and_n(tmp_path, report):
     assert rated.endswith("& 2 \\\\") and "$n$" in text  # the rating and its n (2 games)
 
 
+def figure_of(mean, low, high, n) -> Estimate:
+    return Estimate(mean, low, high, n, "games")
+
+
 def test_a_figure_without_interval_or_mean():
-    assert tables.latex_figure({"mean": 0.5, "low": None, "high": None, "n": 3}, False) == ("0.500", "3")
-    assert tables.latex_figure({"mean": 0.5, "low": 0.4, "high": 0.6, "n": 30}, True) == (
+    assert latex.latex_figure(figure_of(0.5, None, None, 3), False) == ("0.500", "3")
+    assert latex.latex_figure(figure_of(0.5, 0.4, 0.6, 30), True) == (
         "50.0\\% [40.0\\%, 60.0\\%]",
         "30",
     )
-    assert tables.latex_figure({"mean": None, "low": None, "high": None, "n": 0}, False) == ("--", "0")
-    assert tables.latex_figure({"mean": 2.0, "low": 1.0, "high": None, "n": 30}, False) == ("2.000 [1.000, --]", "30")
-    lines = tables.header_lines(
-        {"games": 1, "decisions": 2, "rules": "yacht", "min_n": 10, "filters": {"player": "a\nb", "include_imported": False}}
-        | {"imported_games_left_out": 0, "imported_games": 0}
-    )
+    assert latex.latex_figure(figure_of(None, None, None, 0), False) == ("--", "0")
+    assert latex.latex_figure(figure_of(2.0, 1.0, None, 30), False) == ("2.000 [1.000, --]", "30")
+    assert latex.latex_figure(None, False) == ("--", "")
+    lines = tables.header_lines(build_report([], Filters(player="a\nb")))
     assert "filters: player=a b;" in lines[1] and all("\n" not in line for line in lines)
 
 
@@ -107,15 +112,15 @@ def test_yacht_report_writes_the_tables_and_refuses_bad_names_in_one_line(tmp_pa
 
 def test_the_text_gives_the_people_s_loss_over_people_and_pooled_for_each_kind_of_choice(report):
     lines = text_lines(report)
-    ann = report["people"]["players"][0]  # the one person, who always plays the optimum: no loss anywhere
+    ann = report.people.players[0]  # the one person, who always plays the optimum: no loss anywhere
     for title, key in (("all decisions", "all"), ("re-roll choices", "reroll"), ("row choices", "row")):
         (line,) = [line for line in lines if line.startswith(f"  {title}: over people ")]
-        n = ann[key]["n"]
+        n = getattr(ann, key).n
         assert line == (
             f"  {title}: over people 0.000 (n=1; too few people for an interval (n=1 < 10)); "
             f"pooled 0.000 (n={n}; one person only: no interval over a population (people=1 < 2))"
         )
-    assert ann["reroll"]["n"] + ann["row"]["n"] == ann["all"]["n"] and ann["row"]["n"] == 2 * 12  # two games, 12 rows each
+    assert ann.reroll.n + ann.row.n == ann.all.n and ann.row.n == 2 * 12  # two games, 12 rows each
 
 
 @given(st.lists(st.tuples(st.booleans(), st.integers(0, 40)), min_size=1, max_size=30))
@@ -137,11 +142,11 @@ def test_an_agent_s_loss_splits_into_its_re_roll_choices_and_its_row_choices(cho
         player=np.array([players[s]["name"] for s in seats], dtype=object),
         game_of=np.array(["g"] * len(seats), dtype=object),
         q=np.zeros((len(seats), 0)),
-        positions={},
+        positions=DecisionPositions(*[np.zeros(0, dtype=np.int64)] * 6),  # agents_graded reads no position
     )
     (greedy,) = agents_graded([game], decisions)
-    assert greedy["policy"] == "greedy" and greedy["games"] == 1
+    assert greedy.policy == "greedy" and greedy.games == 1
     for key, kept in (("all", lambda row: True), ("reroll", lambda row: not row), ("row", lambda row: row)):
         losses = [loss / 4 for row, loss in choices if kept(row)]
-        assert greedy[key]["n"] == len(losses)
-        assert greedy[key]["mean"] == (pytest.approx(sum(losses) / len(losses)) if losses else None)
+        assert getattr(greedy, key).n == len(losses)
+        assert getattr(greedy, key).mean == (pytest.approx(sum(losses) / len(losses)) if losses else None)

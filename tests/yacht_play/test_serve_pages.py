@@ -14,8 +14,10 @@ pytest.importorskip("httpx", reason="the serve tests need httpx (Starlette's Tes
 from tests.yacht_play.pages_support import play_games  # noqa: E402
 from tests.yacht_play.test_serve_api import TestClient  # noqa: E402
 from yacht_play import store as db  # noqa: E402
-from yacht_play.report.build import Filters, build_report, text_lines  # noqa: E402
+from yacht_play.report.build import build_report  # noqa: E402
+from yacht_play.report.filters import Filters  # noqa: E402
 from yacht_play.report.svg_charts import nice_ticks  # noqa: E402
+from yacht_play.report.text import text_lines  # noqa: E402
 from yacht_play.serve.app import STATIC, create_app  # noqa: E402
 from yacht_play.serve.games import GameService  # noqa: E402
 

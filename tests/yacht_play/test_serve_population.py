@@ -14,7 +14,10 @@ pytest.importorskip("httpx", reason="the simulated people need httpx")
 from tests.yacht_play.test_serve_api import TestClient  # noqa: E402
 from yacht_play import store as db  # noqa: E402
 from yacht_play.cli import main  # noqa: E402
-from yacht_play.report.build import Filters, build_report, estimate  # noqa: E402
+from yacht_play.report.build import build_report  # noqa: E402
+from yacht_play.report.estimates import estimate  # noqa: E402
+from yacht_play.report.filters import Filters  # noqa: E402
+from yacht_play.report.results import Report  # noqa: E402
 from yacht_play.serve.app import create_app  # noqa: E402
 from yacht_play.serve.games import GameService  # noqa: E402
 from yacht_play.simulate import Chooser, Played, run_sync  # noqa: E402
@@ -43,7 +46,7 @@ def simulate(client, names, games, temperature, mode, agents, seed) -> list[Play
     return out
 
 
-def report_of(service, **filters) -> dict:
+def report_of(service, **filters) -> Report:
     return build_report(db.all_games(service.engine, finished_only=True), Filters(**filters), service.grader)
 
 
@@ -54,28 +57,28 @@ def test_the_report_recovers_the_simulated_loss_per_decision(client, service, mo
     monkeypatch.setattr("yacht_play.serve.games.secrets.randbits", lambda bits: int(deals.integers(0, 2**bits)))
     played = simulate(client, ["noisy-a", "noisy-b"], 2, 1.5, "duplicate", ["greedy"], seed=10)
     report = report_of(service, mode="duplicate")
-    people = {p["name"]: p for p in report["people"]["players"]}
+    people = {p.name: p for p in report.people.players}
     for name in ("noisy-a", "noisy-b"):
         mine = [p for p in played if p.name == name]
         expected = np.mean([x for p in mine for x in p.expected_losses])
-        figure = people[name]["all"]
-        assert figure["n"] == sum(len(p.acknowledged) for p in mine)  # every acknowledged decision, once
-        assert figure["low"] <= expected <= figure["high"], (name, expected, figure)
+        figure = people[name].all
+        assert figure.n == sum(len(p.acknowledged) for p in mine)  # every acknowledged decision, once
+        assert figure.low <= expected <= figure.high, (name, expected, figure)
         assert 0.2 < expected  # a temperature of 1.5 points loses something
-    pooled = report["people"]["population"]["pooled"]["all"]
+    pooled = report.people.population.pooled.all
     expected = np.mean([x for p in played for x in p.expected_losses])
-    assert pooled["low"] <= expected <= pooled["high"] and pooled["n"] == sum(len(p.acknowledged) for p in played)
+    assert pooled.low <= expected <= pooled.high and pooled.n == sum(len(p.acknowledged) for p in played)
     # two people: no interval over the population, and the note says so
-    over_people = report["people"]["population"]["over_people"]["all"]
-    assert over_people["n"] == 2 and over_people["low"] is None and "n=2 < 10" in over_people["note"]
+    over_people = report.people.population.over_people.all
+    assert over_people.n == 2 and over_people.low is None and "n=2 < 10" in over_people.note
     # the win rate is what the people saw at the end of each game (a shared first place counts 1/2)
-    greedy = next(a for a in report["agents_vs_people"] if a["policy"] == "greedy")
+    greedy = next(a for a in report.agents_vs_people if a.policy == "greedy")
     shares = [1.0 if p.totals[1] > p.totals[0] else 0.5 if p.totals[1] == p.totals[0] else 0.0 for p in played]
-    assert greedy["games"] == 4 and greedy["people"] == 2
-    assert greedy["win_rate"]["mean"] == pytest.approx(np.mean(shares))
-    assert greedy["win_rate"]["low"] is None and "n=4 < 10" in greedy["win_rate"]["note"]
-    graded = {a["policy"]: a for a in report["agents_graded"]}
-    assert graded["greedy"]["all"]["mean"] > 0 and graded["greedy"]["games"] == 4
+    assert greedy.games == 4 and greedy.people == 2
+    assert greedy.win_rate.mean == pytest.approx(np.mean(shares))
+    assert greedy.win_rate.low is None and "n=4 < 10" in greedy.win_rate.note
+    graded = {a.policy: a for a in report.agents_graded}
+    assert graded["greedy"].all.mean > 0 and graded["greedy"].games == 4
 
 
 def test_an_optimal_person_ties_the_optimum_on_the_same_dice(client, service):
@@ -83,28 +86,28 @@ def test_an_optimal_person_ties_the_optimum_on_the_same_dice(client, service):
     played = simulate(client, ["perfect-a", "perfect-b"], 5, 0.0, "duplicate", ["optimal"], seed=20)
     assert all(p.totals[0] == p.totals[1] for p in played)
     report = report_of(service, mode="duplicate")
-    optimal = next(a for a in report["agents_vs_people"] if a["policy"] == "optimal")
-    assert optimal["games"] == 10 and optimal["people"] == 2
-    assert optimal["win_rate"]["mean"] == optimal["win_rate"]["low"] == optimal["win_rate"]["high"] == 0.5
-    assert optimal["score_difference"]["mean"] == 0.0
-    paired = next(d for d in report["duplicate"] if d["policy"] == "optimal")["person_minus_agent"]
-    assert paired["n"] == 10 and paired["mean"] == paired["low"] == paired["high"] == 0.0
+    optimal = next(a for a in report.agents_vs_people if a.policy == "optimal")
+    assert optimal.games == 10 and optimal.people == 2
+    assert optimal.win_rate.mean == optimal.win_rate.low == optimal.win_rate.high == 0.5
+    assert optimal.score_difference.mean == 0.0
+    paired = next(d for d in report.duplicate if d.policy == "optimal").person_minus_agent
+    assert paired.n == 10 and paired.mean == paired.low == paired.high == 0.0
     one = report_of(service, player="perfect-a")
-    people = one["people"]["players"]
-    assert [p["name"] for p in people] == ["perfect-a"] and people[0]["all"]["mean"] == 0.0
-    optimal_one = next(a for a in one["agents_vs_people"] if a["policy"] == "optimal")
-    assert optimal_one["games"] == 5 and optimal_one["win_rate"]["low"] is None  # 5 games: too few
-    assert [b["loss_per_decision"]["n"] for b in one["people"]["by_games_played"][:4]] == [1, 1, 2, 1]
+    people = one.people.players
+    assert [p.name for p in people] == ["perfect-a"] and people[0].all.mean == 0.0
+    optimal_one = next(a for a in one.agents_vs_people if a.policy == "optimal")
+    assert optimal_one.games == 5 and optimal_one.win_rate.low is None  # 5 games: too few
+    assert [b.loss_per_decision.n for b in one.people.by_games_played[:4]] == [1, 1, 2, 1]
 
 
 def test_too_few_values_give_no_interval():
-    assert estimate([], "games")["note"] == "no games"
+    assert estimate([], "games").note == "no games"
     few = estimate([1.0, 2.0, 3.0], "games")
-    assert few["mean"] == 2.0 and few["low"] is None and "n=3 < 10" in few["note"]
+    assert few.mean == 2.0 and few.low is None and "n=3 < 10" in few.note
     lonely = estimate(np.arange(20.0), "games", players=1)
-    assert lonely["low"] is None and "one person" in lonely["note"]
+    assert lonely.low is None and "one person" in lonely.note
     enough = estimate(np.arange(20.0), "games", players=3)
-    assert enough["low"] < 9.5 < enough["high"] and enough["note"] is None and enough["n"] == 20
+    assert enough.low < 9.5 < enough.high and enough.note is None and enough.n == 20
 
 
 def test_yacht_report_writes_json_and_plot_and_refuses_bad_filters(client, service, tmp_path, capsys):

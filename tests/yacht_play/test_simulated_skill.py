@@ -24,6 +24,7 @@ httpx = pytest.importorskip("httpx", reason="the simulated people need httpx")
 from yacht_play import store as db  # noqa: E402
 from yacht_play.report.build import build_report, temperature_of_people  # noqa: E402
 from yacht_play.report.ratings import win_probability  # noqa: E402
+from yacht_play.report.results import PolicyLikeness  # noqa: E402
 from yacht_play.serve.app import create_app  # noqa: E402
 from yacht_play.serve.games import GameService  # noqa: E402
 from yacht_play.simulate import Chooser, Played, run_async  # noqa: E402
@@ -161,51 +162,52 @@ def recovery(folder):
 def test_the_optimal_people_s_temperature_is_exactly_0(study):
     games, service, report = study
     fit = temperature_of_people(games, group(0.0), service.grader)
-    assert fit["mean"] == 0.0 and fit["low"] == 0.0  # exactly: an optimal person is T = 0
-    assert all(p["temperature"]["mean"] == 0.0 for p in report["skill"]["players"] if p["name"] in group(0.0))
+    assert fit.mean == 0.0 and fit.low == 0.0  # exactly: an optimal person is T = 0
+    assert all(p.temperature.mean == 0.0 for p in report.skill.players if p.name in group(0.0))
 
 
 @pytest.mark.parametrize("temperature", list(RECOVERY_PEOPLE))
 def test_each_group_s_temperature_is_recovered(recovery, temperature):
     games, service = recovery
     fit = temperature_of_people(games, recovery_group(temperature), service.grader)
-    assert fit["n"] >= 30 * RECOVERY_PEOPLE[temperature] * RECOVERY_GAMES  # every decision of the group's games
-    inside = fit["low"] <= temperature <= (np.inf if fit["high"] is None else fit["high"])
-    assert inside or abs(fit["mean"] - temperature) <= 0.1 * temperature, (temperature, fit)
+    assert fit.n >= 30 * RECOVERY_PEOPLE[temperature] * RECOVERY_GAMES  # every decision of the group's games
+    inside = fit.low <= temperature <= (np.inf if fit.high is None else fit.high)
+    assert inside or abs(fit.mean - temperature) <= 0.1 * temperature, (temperature, fit)
 
 
 def test_optimal_matches_every_move_of_the_optimal_people(study):
     _, _, report = study
-    bands = {p["name"]: p["band"] for p in report["skill"]["players"]}
+    bands = {p.name: p.band for p in report.skill.players}
     assert {bands[name] for name in group(0.0)} == {"T < 0.25"}
     assert [name for name, band in bands.items() if band == "T < 0.25"] == group(0.0)
-    optimal = next(entry for entry in report["likeness"] if entry["policy"] == "optimal")
-    perfect = next(b for b in optimal["by_band"] if b["band"] == "T < 0.25")
-    assert perfect["top1"]["mean"] == 1.0 and perfect["people"] == PEOPLE
-    assert optimal["top1"]["mean"] < 1.0  # the others do not always play the optimum
+    optimal = next(entry for entry in report.likeness if entry.policy == "optimal")
+    assert isinstance(optimal, PolicyLikeness)
+    perfect = next(b for b in optimal.by_band if b.band == "T < 0.25")
+    assert perfect.top1.mean == 1.0 and perfect.people == PEOPLE
+    assert optimal.top1.mean < 1.0  # the others do not always play the optimum
 
 
 def test_each_softmax_is_likeliest_on_the_group_of_its_own_temperature(study):
     _, _, report = study
     likelihood = {
-        e["policy"]: {b["band"]: b["log_likelihood"]["mean"] for b in e["by_band"]}
-        for e in report["likeness"]
-        if e["policy"] in SOFTMAXES
+        e.policy: {b.band: b.log_likelihood.mean for b in e.by_band}
+        for e in report.likeness
+        if isinstance(e, PolicyLikeness) and e.policy in SOFTMAXES
     }
-    band_of = {p["name"]: p["band"] for p in report["skill"]["players"]}
+    band_of = {p.name: p.band for p in report.skill.players}
     for policy in SOFTMAXES:
         temperature = float(policy.split(":")[1])
         band = band_of[group(temperature)[0]]
         assert {band_of[name] for name in group(temperature)} == {band}  # the group is its band
         best = max(SOFTMAXES, key=lambda other: likelihood[other][band])
         assert best == policy, (band, {other: likelihood[other][band] for other in SOFTMAXES})
-    fit = next(e for e in report["likeness"] if e["policy"] == "softmax:fit")
-    assert fit["temperature"] == report["skill"]["population"]["median"] and fit["log_likelihood"]["n"] == fit["decisions"]
+    fit = next(e for e in report.likeness if e.policy == "softmax:fit")
+    assert fit.temperature == report.skill.population.median and fit.log_likelihood.n == fit.decisions
 
 
 def test_the_ratings_order_the_players_and_predict_the_win_rates(study):
     games, _, report = study
-    rating = {p["name"]: p["rating"]["mean"] for p in report["ratings"]["players"]}
+    rating = {p.name: p.rating.mean for p in report.ratings.players}
     assert rating["optimal"] > rating["greedy"] == 1000.0
     assert all(rating["greedy"] > rating[name] for name in group(5.0))
     # each agent against each group, and optimal against greedy: the rating differences predict the win rate seen

@@ -33,41 +33,41 @@ def test_two_best_choices_to_one_point_lost_give_t_one_over_log_two():
     # 200 best choices and 100 that lose 1 point, of two: l(b) = -100 b - 300 log(1 + e^-b), l'(b) = 0 at e^-b = 1/2
     x, chosen = decisions([0.0, 0.0, -1.0] * 100)
     fit = skill.fit_temperature(x, chosen)
-    assert fit["mean"] == pytest.approx(1 / math.log(2), rel=1e-9)
+    assert fit.mean == pytest.approx(1 / math.log(2), rel=1e-9)
     ell = lambda b: -100 * b - 300 * math.log1p(math.exp(-b))  # noqa: E731
     top = ell(math.log(2))
     b_low = brentq(lambda b: ell(b) - top + 3.841458820694124 / 2, 1e-12, math.log(2))
     b_high = brentq(lambda b: ell(b) - top + 3.841458820694124 / 2, math.log(2), 100.0)
-    assert fit["low"] == pytest.approx(1 / b_high, rel=1e-8) and fit["high"] == pytest.approx(1 / b_low, rel=1e-8)
+    assert fit.low == pytest.approx(1 / b_high, rel=1e-8) and fit.high == pytest.approx(1 / b_low, rel=1e-8)
     # three such decisions alone cannot rule out any large T: no upper end
     few = skill.fit_temperature(*decisions([0.0, 0.0, -1.0]), min_n=1)
-    assert few["mean"] == pytest.approx(1 / math.log(2)) and few["high"] is None and "past 1000 points" in few["note"]
+    assert few.mean == pytest.approx(1 / math.log(2)) and few.high is None and "past 1000 points" in few.note
 
 
 def test_an_always_optimal_person_has_t_zero_exactly():
     x, chosen = decisions([0.0] * 10)
     fit = skill.fit_temperature(x, chosen)
-    assert fit["mean"] == 0.0 and fit["low"] == 0.0
+    assert fit.mean == 0.0 and fit.low == 0.0
     # l(b) = -10 log(1 + e^-b) rises to 0: the interval ends where it is 1.92 below
-    assert fit["high"] == pytest.approx(-1 / math.log(math.expm1(3.841458820694124 / 20)), rel=1e-8)
+    assert fit.high == pytest.approx(-1 / math.log(math.expm1(3.841458820694124 / 20)), rel=1e-8)
 
 
 def test_no_better_than_uniform_has_no_finite_temperature():
     x, chosen = decisions([0.0, -1.0])  # the best choice half the time, of two
     fit = skill.fit_temperature(x, chosen, min_n=1)
-    assert fit["mean"] is None and "no finite temperature" in fit["note"]
+    assert fit.mean is None and "no finite temperature" in fit.note
 
 
 def test_ties_among_the_best_choices_share_the_limit():
     x, chosen = decisions([0.0] * 3, choices=(0.0, 0.0, -2.0))
     assert skill.log_likelihood(math.inf, x, chosen) == pytest.approx(3 * math.log(0.5))
-    assert skill.fit_temperature(x, chosen, min_n=1)["mean"] == 0.0
+    assert skill.fit_temperature(x, chosen, min_n=1).mean == 0.0
 
 
 def test_too_few_decisions_no_interval():
     x, chosen = decisions([0.0, 0.0, -1.0])
     fit = skill.fit_temperature(x, chosen)
-    assert fit["low"] is None and "n=3 < 10" in fit["note"]
+    assert fit.low is None and "n=3 < 10" in fit.note
 
 
 @pytest.mark.parametrize("name", ["yacht", "yahtzee"])
@@ -83,7 +83,7 @@ def test_draws_of_the_softmax_recover_its_temperature(name):
     actions = softmax.choose(q, hands, rules, 2.0, rng)
     x, chosen = skill.choice_gaps(q, hands, actions, rules)
     fit = skill.fit_temperature(x, chosen)
-    assert fit["low"] < 2.0 < fit["high"] and fit["high"] - fit["low"] < 1.5
+    assert fit.low < 2.0 < fit.high and fit.high - fit.low < 1.5
     # a keep made by the higher of two equal actions counts as the same choice
     assert np.isfinite(x[np.arange(n), softmax.choice_actions(rules)[hands, actions]]).all()
 
@@ -94,9 +94,9 @@ def test_people_are_fitted_one_by_one_and_banded():
     x, chosen = np.vstack([x1, x2]), np.concatenate([c1, c2])
     player = np.array(["ace"] * 12 + ["bob"] * 12, dtype=object)
     out = skill.skill_of_people(x, chosen, player, np.array(["g1"] * 24, dtype=object))
-    ace, bob = out["players"]
-    assert ace["temperature"]["mean"] == 0.0 and ace["band"] == "T < 0.25"
-    assert bob["temperature"]["mean"] == pytest.approx(1 / math.log(2), rel=1e-9) and bob["band"] == "1 <= T < 3"
-    population = out["population"]
-    assert population["median"] == pytest.approx(0.5 / math.log(2)) and population["people"] == 2
-    assert [b["people"] for b in population["bands"]] == [1, 0, 1, 0]
+    ace, bob = out.players
+    assert ace.temperature.mean == 0.0 and ace.band == "T < 0.25"
+    assert bob.temperature.mean == pytest.approx(1 / math.log(2), rel=1e-9) and bob.band == "1 <= T < 3"
+    population = out.population
+    assert population.median == pytest.approx(0.5 / math.log(2)) and population.people == 2
+    assert [b.people for b in population.bands] == [1, 0, 1, 0]

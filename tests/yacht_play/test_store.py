@@ -30,7 +30,7 @@ def test_the_server_the_report_and_the_simulated_people_share_one_store():
         "yacht_play.serve.games",
         "yacht_play.serve.app",
         "yacht_play.serve.cli",
-        "yacht_play.report.build",
+        "yacht_play.report.command",
         "yacht_play.simulate",
     ):
         assert "yacht_play.store" in graph[name], name

@@ -13,12 +13,14 @@ actions sit at about 1e-8), so that one decision cannot sink a policy's mean to 
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
 
 from agents.softmax import choice_actions
+from yacht_play.report.results import BandLikeness, Estimate, PolicyLikeness, PolicyNotMeasured
 
 FLOOR = 1e-9
 DEFAULT_POLICIES = ("random", "greedy", "optimal")
@@ -67,7 +69,9 @@ def agreement_and_likelihood(policy, positions: Positions, rules) -> tuple[np.nd
     return agree, np.log(np.maximum(of_choices[rows, person], FLOOR))
 
 
-def likeness_of(label: str, policy, positions: Positions, bands: np.ndarray, band_people: dict[str, int], rules) -> dict:
+def likeness_of(
+    label: str, policy, positions: Positions, bands: np.ndarray, band_people: dict[str, int], rules
+) -> PolicyLikeness:
     """One policy's figures: top-1 agreement and mean log-likelihood, overall and per skill band (``band_people``:
     each band's label and how many people it holds; ``bands``: the band of each decision's person).
     """
@@ -75,18 +79,18 @@ def likeness_of(label: str, policy, positions: Positions, bands: np.ndarray, ban
 
     agree, log_p = agreement_and_likelihood(policy, positions, rules)
 
-    def figure_of(values: np.ndarray, mine: np.ndarray, people: int, clip) -> dict:
+    def figure_of(values: np.ndarray, mine: np.ndarray, people: int, clip) -> Estimate:
         if positions.people is None:
             return estimate(values[mine], "decisions", people, clip=clip)
         return estimate_over_people(values[mine], positions.people[mine], "decisions", clip=clip)
 
-    def figures(mine: np.ndarray, people: int) -> dict:
+    def figures(mine: np.ndarray, people: int) -> tuple[Estimate, Estimate | None]:
         likelihood = None if log_p is None else figure_of(log_p, mine, people, (-math.inf, 0.0))
-        return {"top1": figure_of(agree, mine, people, (0.0, 1.0)), "log_likelihood": likelihood}
+        return figure_of(agree, mine, people, (0.0, 1.0)), likelihood
 
     every = np.ones(len(agree), dtype=bool)
-    by_band = [{"band": band, "people": people, **figures(bands == band, people)} for band, people in band_people.items()]
-    return {"policy": label, "decisions": len(agree), **figures(every, positions.players), "by_band": by_band}
+    by_band = tuple(BandLikeness(band, people, *figures(bands == band, people)) for band, people in band_people.items())
+    return PolicyLikeness(label, len(agree), *figures(every, positions.players), by_band)
 
 
 def build_policy(name: str, rules, median_t: float | None):
@@ -110,18 +114,16 @@ def build_policy(name: str, rules, median_t: float | None):
 
 def likeness_table(
     names: list[tuple[str, str]], positions: Positions, bands: np.ndarray, band_people: dict[str, int], rules, median_t
-) -> list[dict]:
+) -> tuple[PolicyLikeness | PolicyNotMeasured, ...]:
     """Every policy of ``names`` (``(label, policy name)``) on the people's decisions; a policy that cannot play them
-    has a ``note`` instead of figures.
+    is noted, with the reason, instead of measured.
     """
-    out = []
+    out: list[PolicyLikeness | PolicyNotMeasured] = []
     for label, name in names:
         policy, note = build_policy(name, rules, median_t)
         if policy is None:
-            out.append({"policy": label, "decisions": len(positions.actions), "note": note})
+            out.append(PolicyNotMeasured(label, len(positions.actions), note))
             continue
         entry = likeness_of(label, policy, positions, bands, band_people, rules)
-        if name == FIT:
-            entry["temperature"] = median_t
-        out.append(entry)
-    return out
+        out.append(dataclasses.replace(entry, temperature=median_t) if name == FIT else entry)
+    return tuple(out)

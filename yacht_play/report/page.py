@@ -9,9 +9,10 @@ goes through ``html.escape``.
 
 from __future__ import annotations
 
-from yacht_play.report.estimates import imported_text, plural
 from yacht_play.report.page_parts import AGENT_COLOR, PEOPLE_COLOR, card, cell, e, plain, table
+from yacht_play.report.results import Report
 from yacht_play.report.svg_charts import histogram_chart, interval_chart
+from yacht_play.report.text import imported_text, plural
 
 
 def rules_picker(rules: str, choices: list[tuple[str, str, int]], query: dict[str, str]) -> str:
@@ -26,16 +27,16 @@ def rules_picker(rules: str, choices: list[tuple[str, str, int]], query: dict[st
     return f"<nav class='rules-picker' aria-label='Rule set'><span class='muted'>Rules:</span> {' '.join(links)}</nav>"
 
 
-def report_main(report: dict, picker: str = "") -> str:
+def report_main(report: Report, picker: str = "") -> str:
     """The report's content: a summary card, then agents against people, people, duplicate games, agents graded."""
-    filters = ", ".join(f"{k}={v}" for k, v in report["filters"].items() if v and k != "rules") or "none"
+    filters = ", ".join(f"{k}={v}" for k, v in report.filters.named_values() if v and k != "rules") or "none"
     summary = (
-        f"<p>{plural(report['games'], 'finished game')} under the {e(report['rules'])} rules, "
-        f"{plural(report['decisions'], 'decision')} "
+        f"<p>{plural(report.games, 'finished game')} under the {e(report.rules)} rules, "
+        f"{plural(report.decisions, 'decision')} "
         f"(filters: {e(filters)}; {e(imported_text(report, '?include_imported=1'))}).</p>"
-        f"<p class='muted small'>95% intervals, normal approximation; none is shown on fewer than {report['min_n']} "
+        f"<p class='muted small'>95% intervals, normal approximation; none is shown on fewer than {report.min_n} "
         "values or over one person. Loss: expected points lost per decision against the exact optimum "
-        f"({report['optimal_expected_score']:.2f} points a game).</p>"
+        f"({report.optimal_expected_score:.2f} points a game).</p>"
     )
     return "\n".join(
         [
@@ -49,27 +50,27 @@ def report_main(report: dict, picker: str = "") -> str:
     )
 
 
-def skill_likeness_and_ratings(report: dict) -> list[str]:
+def skill_likeness_and_ratings(report: Report) -> list[str]:
     """The cards of the people's skill, each policy's likeness to them, and the ratings."""
     from yacht_play.report.page_skill import likeness_section, ratings_section, skill_section
 
     return [skill_section(report), likeness_section(report), ratings_section(report)]
 
 
-def agents_section(report: dict) -> str:
+def agents_section(report: Report) -> str:
     """Each agent's win rate against the people it sat with, and the score difference."""
-    agents = report["agents_vs_people"]
+    agents = report.agents_vs_people
     rows = [
-        plain(a["policy"], "agent")
-        + plain(f"{plural(a['games'], 'game')}, {plural(a['people'], 'person', 'people')}", "played")
-        + cell(a["win_rate"], "win rate", percent=True)
-        + cell(a["score_difference"], "agent - person", 1)
+        plain(a.policy, "agent")
+        + plain(f"{plural(a.games, 'game')}, {plural(a.people, 'person', 'people')}", "played")
+        + cell(a.win_rate, "win rate", percent=True)
+        + cell(a.score_difference, "agent - person", 1)
         for a in agents
     ]
     chart = ""
     if agents:
         chart = interval_chart(
-            [(a["policy"], a["win_rate"]) for a in agents],
+            [(a.policy, a.win_rate) for a in agents],
             "each agent's win rate against the people, with its 95% interval; the dashed line is 50%",
             AGENT_COLOR,
             percent=True,
@@ -83,35 +84,38 @@ def agents_section(report: dict) -> str:
     )
 
 
-def people_section(report: dict) -> str:
+def people_section(report: Report) -> str:
     """The people's loss per decision: over people and pooled, its histogram, by games played, per person."""
-    population = report["people"]["population"]
+    population = report.people.population
     overall = [
-        plain(title, "decisions") + cell(population["over_people"][k], "over people") + cell(population["pooled"][k], "pooled")
-        for k, title in (("all", "all"), ("reroll", "re-roll choices"), ("row", "row choices"))
+        plain(title, "decisions") + cell(over_people, "over people") + cell(pooled, "pooled")
+        for title, over_people, pooled in (
+            ("all", population.over_people.all, population.pooled.all),
+            ("re-roll choices", population.over_people.reroll, population.pooled.reroll),
+            ("row choices", population.over_people.row, population.pooled.row),
+        )
     ]
-    histogram = report["people"]["histogram"]
-    by_games = [b for b in report["people"]["by_games_played"] if b["loss_per_decision"]["n"]]  # the bins with games
-    players = report["people"]["players"]
+    histogram = report.people.histogram
+    by_games = [b for b in report.people.by_games_played if b.loss_per_decision.n]  # the bins with games
     per_person = [
-        plain(p["name"], "name")
-        + plain(p["games"], "games", number=True)
-        + cell(p["all"], "all")
-        + cell(p["reroll"], "re-roll")
-        + cell(p["row"], "row")
-        for p in players
+        plain(p.name, "name")
+        + plain(p.games, "games", number=True)
+        + cell(p.all, "all")
+        + cell(p.reroll, "re-roll")
+        + cell(p.row, "row")
+        for p in report.people.players
     ]
-    title = f"People: expected points lost per decision ({plural(population['people'], 'person', 'people')}, "
+    title = f"People: expected points lost per decision ({plural(population.people, 'person', 'people')}, "
     return card(
-        title + f"{plural(population['games'], 'game')})",
+        title + f"{plural(population.games, 'game')})",
         table("The people's loss per decision", ["decisions", "over people", "pooled over decisions"], overall, ""),
         "<h3>Each person's loss per decision</h3>",
-        histogram_chart(histogram["edges"], histogram["counts"], "a histogram of the people's loss per decision", PEOPLE_COLOR)
-        if histogram["n"]
+        histogram_chart(histogram.edges, histogram.counts, "a histogram of the people's loss per decision", PEOPLE_COLOR)
+        if histogram.n
         else "<p class='muted'>No person yet.</p>",
         "<h3>By the games played before</h3>",
         interval_chart(
-            [(f"game {b['games_played']}", b["loss_per_decision"]) for b in by_games],
+            [(f"game {b.games_played}", b.loss_per_decision) for b in by_games],
             "the loss per decision by the person's game number, with 95% intervals",
             PEOPLE_COLOR,
         )
@@ -120,7 +124,7 @@ def people_section(report: dict) -> str:
         table(
             "Loss by games played",
             ["game number", "loss per decision"],
-            [plain(b["games_played"], "game number") + cell(b["loss_per_decision"], "loss per decision") for b in by_games],
+            [plain(b.games_played, "game number") + cell(b.loss_per_decision, "loss per decision") for b in by_games],
             "No person yet.",
         ),
         "<h3>Per person</h3>",
@@ -128,13 +132,13 @@ def people_section(report: dict) -> str:
     )
 
 
-def duplicate_section(report: dict) -> str:
+def duplicate_section(report: Report) -> str:
     """Duplicate games: the person's total minus the agent's on the same dice."""
     rows = [
-        plain(d["policy"], "agent")
-        + plain(f"{plural(d['games'], 'game')}, {plural(d['people'], 'person', 'people')}", "played")
-        + cell(d["person_minus_agent"], "person - agent", 2)
-        for d in report["duplicate"]
+        plain(d.policy, "agent")
+        + plain(f"{plural(d.games, 'game')}, {plural(d.people, 'person', 'people')}", "played")
+        + cell(d.person_minus_agent, "person - agent", 2)
+        for d in report.duplicate
     ]
     return card(
         "Duplicate games, paired on the same dice",
@@ -142,20 +146,20 @@ def duplicate_section(report: dict) -> str:
     )
 
 
-def graded_section(report: dict) -> str:
+def graded_section(report: Report) -> str:
     """The agents graded on their own decisions in the same games, next to the people."""
-    graded = report["agents_graded"]
-    pooled = report["people"]["population"]["pooled"]["all"]
+    graded = report.agents_graded
+    pooled = report.people.population.pooled.all
     rows = [
-        plain(a["policy"], "agent")
-        + plain(a["games"], "games", number=True)
-        + cell(a["all"], "all")
-        + cell(a["reroll"], "re-roll")
-        + cell(a["row"], "row")
+        plain(a.policy, "agent")
+        + plain(a.games, "games", number=True)
+        + cell(a.all, "all")
+        + cell(a.reroll, "re-roll")
+        + cell(a.row, "row")
         for a in graded
     ]
     chart = interval_chart(
-        [("people", pooled)] + [(a["policy"], a["all"]) for a in graded],
+        [("people", pooled)] + [(a.policy, a.all) for a in graded],
         "the loss per decision of the people and of each agent on the same games, with 95% intervals",
         AGENT_COLOR,
     )

@@ -6,23 +6,24 @@ from __future__ import annotations
 
 import html
 
-from yacht_play.report.estimates import figure
+from yacht_play.report.results import Estimate
+from yacht_play.report.text import figure
 
 e = html.escape
 AGENT_COLOR, PEOPLE_COLOR = "#2563eb", "#f59e0b"  # the site's agent blue and accent
 
 
-def cell(estimate: dict, label: str, digits: int = 3, percent: bool = False) -> str:
+def cell(estimate: Estimate, label: str, digits: int = 3, percent: bool = False) -> str:
     """A figure's cell: its mean, then its interval and ``n`` (or why it has no interval) on a second line."""
-    if estimate["mean"] is None:
-        return f"<td class='num' data-label='{e(label)}'><span>–<small>{e(estimate['note'] or 'no data')}</small></span></td>"
+    if estimate.mean is None:
+        return f"<td class='num' data-label='{e(label)}'><span>–<small>{e(estimate.note or 'no data')}</small></span></td>"
     fmt = (lambda v: f"{v * 100:.1f}%") if percent else (lambda v: f"{v:.{digits}f}")
-    if estimate["low"] is not None:
-        detail = f"[{fmt(estimate['low'])}, {fmt(estimate['high'])}] n={estimate['n']}"
+    if estimate.low is not None:
+        detail = f"[{fmt(estimate.low)}, {fmt(estimate.high)}] n={estimate.n}"
     else:
-        detail = f"n={estimate['n']}, no interval"
+        detail = f"n={estimate.n}, no interval"
     tip = f" title='{e(figure(estimate, digits, percent))}'"
-    return f"<td class='num' data-label='{e(label)}'{tip}><span>{fmt(estimate['mean'])}<small>{e(detail)}</small></span></td>"
+    return f"<td class='num' data-label='{e(label)}'{tip}><span>{fmt(estimate.mean)}<small>{e(detail)}</small></span></td>"
 
 
 def plain(value, label: str, number: bool = False) -> str:

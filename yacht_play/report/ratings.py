@@ -14,10 +14,13 @@ an online update whose ratings depend on the order the games came in.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 from dataclasses import dataclass
 
 import numpy as np
+
+from yacht_play.report.results import AgentPrediction, Anchor, Estimate, RatedPlayer, Ratings
 
 ANCHOR_POLICY = "greedy"
 ANCHOR = 1000.0
@@ -110,21 +113,21 @@ def one_blas_thread():
     return threadpool_limits(1, user_api="blas")
 
 
-def rate(games, bootstrap: int = BOOTSTRAP, seed: int = SEED) -> dict:
+def rate(games, bootstrap: int = BOOTSTRAP, seed: int = SEED) -> Ratings:
     """Every person's and agent's rating with its 95% bootstrap interval, best first, and how it was anchored."""
     pairs = Pairs.of(games)
     anchor = pairs.players.index(("agent", ANCHOR_POLICY)) if ("agent", ANCHOR_POLICY) in pairs.players else None
-    out = {
-        "method": "Bradley-Terry (maximum likelihood), 95% percentile bootstrap over games",
-        "scale": "Elo: 400 points per factor of 10 in the odds",
-        "anchor": {"policy": ANCHOR_POLICY if anchor is not None else None, "rating": ANCHOR},
-        "games": pairs.games,
-        "pairs": len(pairs.s),
-        "bootstrap": bootstrap,
-        "players": [],
-    }
+    unrated = Ratings(
+        method="Bradley-Terry (maximum likelihood), 95% percentile bootstrap over games",
+        scale="Elo: 400 points per factor of 10 in the odds",
+        anchor=Anchor(ANCHOR_POLICY if anchor is not None else None, ANCHOR),
+        games=pairs.games,
+        pairs=len(pairs.s),
+        bootstrap=bootstrap,
+        players=(),
+    )
     if not len(pairs.s):
-        return out
+        return unrated
     rng = np.random.default_rng(seed)
     counted = np.unique(pairs.game)
     draws = []
@@ -137,18 +140,18 @@ def rate(games, bootstrap: int = BOOTSTRAP, seed: int = SEED) -> dict:
             draws.append(anchored(fit(pairs, weights, r), anchor))
     low, high = np.percentile(np.array(draws), [2.5, 97.5], axis=0) if draws else (point, point)
     games_of = [len(set(pairs.game[(pairs.i == k) | (pairs.j == k)].tolist())) for k in range(len(pairs.players))]
+    players = []
     for k in np.argsort(-point, kind="stable"):
         kind, name = pairs.players[k]
-        rating = {"mean": float(point[k]), "low": float(low[k]), "high": float(high[k]), "n": games_of[k], "unit": "games"}
-        rating["note"] = None
         if bootstrap == 0:
-            rating.update(low=None, high=None, note="no bootstrap: no interval")
-        out["players"].append({"name": name, "kind": "agent" if kind == "agent" else "human", "rating": rating})
-    out["agents_vs_people"] = predicted_against_people(pairs, point)
-    return out
+            rating = Estimate(float(point[k]), None, None, games_of[k], "games", "no bootstrap: no interval")
+        else:
+            rating = Estimate(float(point[k]), float(low[k]), float(high[k]), games_of[k], "games")
+        players.append(RatedPlayer(name, "agent" if kind == "agent" else "human", rating))
+    return dataclasses.replace(unrated, players=tuple(players), agents_vs_people=predicted_against_people(pairs, point))
 
 
-def predicted_against_people(pairs: Pairs, ratings: np.ndarray) -> list[dict]:
+def predicted_against_people(pairs: Pairs, ratings: np.ndarray) -> tuple[AgentPrediction, ...]:
     """Per agent, over its results against people: the mean score the ratings predict and the one observed."""
     out = []
     for k, (kind, name) in enumerate(pairs.players):
@@ -162,12 +165,5 @@ def predicted_against_people(pairs: Pairs, ratings: np.ndarray) -> list[dict]:
             scores = pairs.s[mine][human]
             observed += list(scores if sign > 0 else 1.0 - scores)
         if observed:
-            out.append(
-                {
-                    "policy": name,
-                    "pairs": len(observed),
-                    "predicted": float(np.mean(predicted)),
-                    "observed": float(np.mean(observed)),
-                }
-            )
-    return out
+            out.append(AgentPrediction(name, len(observed), float(np.mean(predicted)), float(np.mean(observed))))
+    return tuple(out)

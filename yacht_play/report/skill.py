@@ -19,6 +19,7 @@ import numpy as np
 
 from agents.softmax import choosable
 from yacht_env.extras import needs_extra
+from yacht_play.report.results import Histogram, PersonSkill, Skill, SkillBand, SkillPopulation, TemperatureFit
 
 with needs_extra("serve"):
     from scipy.optimize import brentq
@@ -92,33 +93,26 @@ def temperature_of(b: float) -> float:
     return math.inf if b == 0 else 0.0 if math.isinf(b) else 1.0 / b
 
 
-def fit_temperature(x: np.ndarray, chosen: np.ndarray, min_n: int = 10) -> dict:
+def fit_temperature(x: np.ndarray, chosen: np.ndarray, min_n: int = 10) -> TemperatureFit:
     """The maximum-likelihood ``T`` of decisions ``(x, chosen)`` (:func:`choice_gaps`), as the report's figures are:
     ``mean`` (the estimate), ``low``/``high`` (its 95% profile-likelihood interval), ``n`` (decisions), ``note``.
 
     No interval on fewer than ``min_n`` decisions; ``high`` is None when the interval reaches past ``T_MAX``.
     """
     n = int(len(chosen))
-    out = {"mean": None, "low": None, "high": None, "n": n, "unit": "decisions", "note": None, "method": "maximum likelihood"}
     if n == 0:
-        out["note"] = "no decisions"
-        return out
+        return TemperatureFit(None, None, None, n, "decisions", "no decisions")
     b_hat = fit_inverse_temperature(x, chosen)
     t_hat = temperature_of(b_hat)
     if math.isinf(t_hat):
-        out["note"] = "no better than uniform over the choices: no finite temperature"
-        return out
-    out["mean"] = t_hat
+        return TemperatureFit(None, None, None, n, "decisions", "no better than uniform over the choices: no finite temperature")
     if n < min_n:
-        out["note"] = f"too few decisions for an interval (n={n} < {min_n})"
-        return out
+        return TemperatureFit(t_hat, None, None, n, "decisions", f"too few decisions for an interval (n={n} < {min_n})")
     b_low, b_high = profile_interval(b_hat, x, chosen)
     t_low, t_high = temperature_of(b_high), temperature_of(b_low)
-    out["low"] = 0.0 if t_low < 1.0 / B_MAX else t_low
-    out["high"] = t_high if t_high <= T_MAX else None
-    if out["high"] is None:
-        out["note"] = f"the interval reaches past {T_MAX:g} points"
-    return out
+    high = t_high if t_high <= T_MAX else None
+    note = None if high is not None else f"the interval reaches past {T_MAX:g} points"
+    return TemperatureFit(t_hat, 0.0 if t_low < 1.0 / B_MAX else t_low, high, n, "decisions", note)
 
 
 SKILL_BANDS = ((0.0, 0.25), (0.25, 1.0), (1.0, 3.0), (3.0, math.inf))  # people grouped by their fitted T (points)
@@ -136,7 +130,7 @@ def band_labels() -> list[str]:
     return [band_of(low) for low, _ in SKILL_BANDS]
 
 
-def skill_of_people(x: np.ndarray, chosen: np.ndarray, player: np.ndarray, game_of: np.ndarray, min_n: int = 10) -> dict:
+def skill_of_people(x: np.ndarray, chosen: np.ndarray, player: np.ndarray, game_of: np.ndarray, min_n: int = 10) -> Skill:
     """Each person's fitted ``T`` (in order of first decision) and the population's: the median over people, the
     fit pooled over every decision, a histogram of the people's ``T`` and how many people each skill band holds.
 
@@ -147,20 +141,17 @@ def skill_of_people(x: np.ndarray, chosen: np.ndarray, player: np.ndarray, game_
     for name in names:
         mine = player == name
         fit = fit_temperature(x[mine], chosen[mine], min_n)
-        band = band_of(fit["mean"])
-        players.append({"name": name, "games": len(set(game_of[mine].tolist())), "temperature": fit, "band": band})
-    fitted = np.array([math.inf if p["temperature"]["mean"] is None else p["temperature"]["mean"] for p in players])
+        players.append(PersonSkill(name, len(set(game_of[mine].tolist())), fit, band_of(fit.mean)))
+    fitted = np.array([math.inf if p.temperature.mean is None else p.temperature.mean for p in players])
     median = float(np.median(fitted)) if len(fitted) else None
     finite = fitted[np.isfinite(fitted)]
     counts, edges = np.histogram(finite, bins=12, range=(0.0, max(float(finite.max()), 1e-9))) if len(finite) else ([], [])
-    return {
-        "players": players,
-        "population": {
-            "people": len(names),
-            "median": median if median is not None and math.isfinite(median) else None,
-            "pooled": fit_temperature(x, chosen, min_n),
-            "no_finite_temperature": int((~np.isfinite(fitted)).sum()),
-            "bands": [{"band": label, "people": sum(p["band"] == label for p in players)} for label in band_labels()],
-            "histogram": {"edges": list(map(float, edges)), "counts": list(map(int, counts)), "n": len(finite), "unit": "people"},
-        },
-    }
+    population = SkillPopulation(
+        people=len(names),
+        median=median if median is not None and math.isfinite(median) else None,
+        pooled=fit_temperature(x, chosen, min_n),
+        no_finite_temperature=int((~np.isfinite(fitted)).sum()),
+        bands=tuple(SkillBand(label, sum(p.band == label for p in players)) for label in band_labels()),
+        histogram=Histogram(tuple(map(float, edges)), tuple(map(int, counts)), len(finite)),
+    )
+    return Skill(tuple(players), population)

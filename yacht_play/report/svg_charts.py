@@ -9,6 +9,9 @@ from __future__ import annotations
 
 import html
 import math
+from collections.abc import Sequence
+
+from yacht_play.report.results import Estimate
 
 WIDTH = 320
 FONT = 13
@@ -49,14 +52,14 @@ def svg(height: float, description: str, parts: list[str]) -> str:
 
 
 def interval_chart(
-    rows: list[tuple[str, dict]], description: str, color: str, percent: bool = False, reference: float | None = None
+    rows: list[tuple[str, Estimate]], description: str, color: str, percent: bool = False, reference: float | None = None
 ) -> str:
     """One bar per ``(label, estimate)``: the estimate's mean, and its interval as a whisker when it has one (a bar
-    without one is drawn pale). ``reference``: a dashed line at that value (a win rate of 1/2). ``estimate``: a dict
-    with ``mean``, ``low``, ``high``, ``n`` as :func:`yacht_play.report.build.estimate` makes them.
+    without one is drawn pale). ``reference``: a dashed line at that value (a win rate of 1/2). ``estimate``: as
+    :func:`yacht_play.report.estimates.estimate` makes them.
     """
     left, right, row_height, top_margin = 104, WIDTH - 50, 24, 6
-    values = [e["high"] if e["high"] is not None else e["mean"] for _, e in rows if e["mean"] is not None]
+    values = [e.high if e.high is not None else e.mean for _, e in rows if e.mean is not None]
     ticks = nice_ticks(1.0 if percent else max([*values, reference or 0.0, 1e-9]))
     scale = (right - left) / ticks[-1]
     x = lambda value: left + max(0.0, value) * scale  # noqa: E731
@@ -67,26 +70,26 @@ def interval_chart(
     for i, (label, e) in enumerate(rows):
         middle = top_margin + row_height * i + row_height / 2
         parts.append(text(left - 6, middle + 4, short(label), "end", INK, title=label))
-        if e["mean"] is None:
+        if e.mean is None:
             parts.append(text(left + 4, middle + 4, "no data", "start", MUTED))
             continue
-        shown = f"{e['mean'] * 100:.1f}%" if percent else f"{e['mean']:.3g}"
-        tip = f"{label}: {shown}, n={e['n']}" + ("" if e["low"] is not None else ", no interval")
-        opacity = "1" if e["low"] is not None else "0.45"
+        shown = f"{e.mean * 100:.1f}%" if percent else f"{e.mean:.3g}"
+        tip = f"{label}: {shown}, n={e.n}" + ("" if e.low is not None else ", no interval")
+        opacity = "1" if e.low is not None else "0.45"
         parts.append(
-            f"<rect x='{left}' y='{middle - 7:.1f}' width='{max(x(e['mean']) - left, 1):.1f}' height='14' rx='2' "
+            f"<rect x='{left}' y='{middle - 7:.1f}' width='{max(x(e.mean) - left, 1):.1f}' height='14' rx='2' "
             f"fill='{color}' fill-opacity='{opacity}'><title>{html.escape(tip)}</title></rect>"
         )
-        if e["low"] is not None:
-            low, high = x(e["low"]), x(e["high"])
+        if e.low is not None:
+            low, high = x(e.low), x(e.high)
             parts += [line(low, middle, high, middle, INK), line(low, middle - 5, low, middle + 5, INK)]
             parts.append(line(high, middle - 5, high, middle + 5, INK))
-        end = x(e["high"] if e["high"] is not None else e["mean"])
+        end = x(e.high if e.high is not None else e.mean)
         parts.append(text(min(end + 4, right + 2), middle + 4, shown, "start", INK))
     return svg(axis_y + 20, description, parts)
 
 
-def histogram_chart(edges: list[float], counts: list[int], description: str, color: str) -> str:
+def histogram_chart(edges: Sequence[float], counts: Sequence[int], description: str, color: str) -> str:
     """Bars of ``counts`` over the bins between ``edges``, on an x axis at round numbers."""
     left, right, top_margin, height = 30, WIDTH - 12, 8, 150
     axis_y = height - 24
@@ -130,12 +133,12 @@ def text(x: float, y: float, content: str, anchor: str, color: str, title: str |
     return f"<text x='{x:.1f}' y='{y:.1f}' text-anchor='{anchor}' fill='{color}'>{tip}{html.escape(content)}</text>"
 
 
-def range_chart(rows: list[tuple[str, dict]], description: str, color: str, reference: float | None = None) -> str:
+def range_chart(rows: list[tuple[str, Estimate]], description: str, color: str, reference: float | None = None) -> str:
     """One dot per ``(label, estimate)`` at its mean, its interval as a whisker, on an axis spanning every interval
     (ratings, which may be negative). ``reference``: a dashed line at that value (the anchor's rating).
     """
     left, right, row_height, top_margin = 104, WIDTH - 50, 24, 6
-    ends = [v for _, e in rows for v in (e["low"], e["high"], e["mean"]) if v is not None] + ([reference] if reference else [])
+    ends = [v for _, e in rows for v in (e.low, e.high, e.mean) if v is not None] + ([reference] if reference else [])
     low, high = (min(ends), max(ends)) if ends else (0.0, 1.0)
     step = nice_ticks(max(high - low, 1e-9))[1]  # round ticks around the values: multiples of a round step
     ticks = [math.floor(low / step) * step]
@@ -153,19 +156,19 @@ def range_chart(rows: list[tuple[str, dict]], description: str, color: str, refe
     for i, (label, e) in enumerate(rows):
         middle = top_margin + row_height * i + row_height / 2
         parts.append(text(left - 6, middle + 4, short(label), "end", INK, title=label))
-        if e["mean"] is None:
+        if e.mean is None:
             continue
-        if e["low"] is not None:
-            parts += [line(x(e["low"]), middle, x(e["high"]), middle, INK)]
-        tip = f"{label}: {e['mean']:.0f}, n={e['n']}" + ("" if e["low"] is None else f", [{e['low']:.0f}, {e['high']:.0f}]")
+        if e.low is not None:
+            parts += [line(x(e.low), middle, x(e.high), middle, INK)]
+        tip = f"{label}: {e.mean:.0f}, n={e.n}" + ("" if e.low is None else f", [{e.low:.0f}, {e.high:.0f}]")
         parts.append(
-            f"<circle cx='{x(e['mean']):.1f}' cy='{middle:.1f}' r='5' fill='{color}'><title>{html.escape(tip)}</title></circle>"
+            f"<circle cx='{x(e.mean):.1f}' cy='{middle:.1f}' r='5' fill='{color}'><title>{html.escape(tip)}</title></circle>"
         )
         parts.append(
             text(
-                min(x(e["high"] if e["high"] is not None else e["mean"]) + 6, right + 2),
+                min(x(e.high if e.high is not None else e.mean) + 6, right + 2),
                 middle + 4,
-                f"{e['mean']:.0f}",
+                f"{e.mean:.0f}",
                 "start",
                 INK,
             )

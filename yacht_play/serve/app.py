@@ -25,6 +25,7 @@ lives in :mod:`yacht_play.serve.games`; its calls run in worker threads.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import threading
 import time
@@ -32,6 +33,8 @@ from collections import OrderedDict, deque
 from pathlib import Path
 
 from yacht_env.extras import needs_extra
+from yacht_play.report.json_document import JsonObject, report_document
+from yacht_play.report.results import Report
 from yacht_play.serve.games import MODES, GameService, Refused
 from yacht_play.serve.sheets import rule_set_title, rules_from_request
 
@@ -179,7 +182,7 @@ def report_filters(request: Request):
     """The report's filters from the query string, refused (400) when a date is not a date, a mode not a mode,
     or ``include_imported`` not ``1`` or ``0``.
     """
-    from yacht_play.report.build import Filters, check_date, check_mode
+    from yacht_play.report.filters import Filters, check_date, check_mode
 
     query = request.query_params
     try:
@@ -249,8 +252,8 @@ class Reports:
 
     A finished game is never changed or removed, so the number of finished games names their set
     (:func:`yacht_play.store.count_finished`, one count per request, whichever server process added them); when it
-    changes, everything kept is dropped. Reports are kept per filters, the ``KEEP`` last asked for; each caller gets
-    its own copy.
+    changes, everything kept is dropped. Reports are kept per filters, the ``KEEP`` last asked for; a report is
+    immutable, so every caller shares the one kept.
     """
 
     KEEP = 16
@@ -276,11 +279,10 @@ class Reports:
                 self.count, self.games, self.reports = count, games, OrderedDict()
             return self.games
 
-    def report(self, games: list, filters) -> dict:
+    def report(self, games: list, filters) -> Report:
         """The report over ``games`` (as :meth:`finished_games` gave them) under ``filters``; ``ValueError`` as
         :func:`yacht_play.report.build.build_report` raises it.
         """
-        import copy
         from dataclasses import astuple
 
         from yacht_play.report.build import build_report
@@ -290,14 +292,14 @@ class Reports:
             kept = self.reports.get(key) if games is self.games else None
             if kept is not None:
                 self.reports.move_to_end(key)
-                return copy.deepcopy(kept)
+                return kept
         report = build_report(games, filters, self.service.grader, likeness_policies(self.service))
         with self.lock:
             if games is self.games:
                 self.reports[key] = report
                 while len(self.reports) > self.KEEP:
                     self.reports.popitem(last=False)
-        return copy.deepcopy(report)
+        return report
 
 
 def likeness_policies(service: GameService) -> list[tuple[str, str]]:
@@ -309,11 +311,11 @@ def likeness_policies(service: GameService) -> list[tuple[str, str]]:
     return [(service.shown_name(name) or name, name) for name in dict.fromkeys([*DEFAULT_POLICIES, *service.agents])]
 
 
-def population_report(reports: Reports, request: Request) -> dict:
-    """The report over the finished games of the service's store, with the request's filters (refused: 400)."""
+def population_report(reports: Reports, request: Request) -> JsonObject:
+    """The report's JSON over the finished games of the service's store, with the request's filters (refused: 400)."""
     filters = report_filters(request)
     try:
-        return reports.report(reports.finished_games(), filters)
+        return report_document(reports.report(reports.finished_games(), filters))
     except ValueError as error:  # games of several rule sets and no ?rules=
         raise Refused(str(error)) from None
 
@@ -333,7 +335,8 @@ def report_page_html(reports: Reports, request: Request) -> str:
     games = reports.finished_games()
     counted = Counter(g.header["rules"] for g in games if filters.include_imported or not g.imported)
     if filters.rules is None:
-        filters.rules = service.rules.name if counted[service.rules.name] or not counted else counted.most_common(1)[0][0]
+        most_played = service.rules.name if counted[service.rules.name] or not counted else counted.most_common(1)[0][0]
+        filters = dataclasses.replace(filters, rules=most_played)
     choices = [(name, rule_set_title(name), counted[name]) for name in RULE_SETS if counted[name] or name == filters.rules]
     query = {
         key: value
@@ -341,8 +344,8 @@ def report_page_html(reports: Reports, request: Request) -> str:
         if key in ("since", "until", "mode", "player", "include_imported") and value
     }
     report = reports.report(games, filters)
-    title = f"Yacht: agents and people, {rule_set_title(report['rules'])}"
-    return site_page(title, report_main(report, rules_picker(report["rules"], choices, query)), "report-page")
+    title = f"Yacht: agents and people, {rule_set_title(report.rules)}"
+    return site_page(title, report_main(report, rules_picker(report.rules, choices, query)), "report-page")
 
 
 def page(name: str):

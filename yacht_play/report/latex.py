@@ -1,0 +1,63 @@
+"""The report's tables (:func:`yacht_play.report.tables.tables`) as one LaTeX file (``yacht report --latex FILE``),
+to ``input`` in a paper: each figure as ``mean [low, high]`` with an ``n`` column beside it, each caption naming the
+rule set, the filters applied and what the intervals are.
+"""
+
+from __future__ import annotations
+
+from yacht_play.report.results import Estimate, Report
+from yacht_play.report.tables import PERCENT, PLAIN, Table, header_lines, tables
+
+LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {"~": r"\textasciitilde{}", "^": r"\^{}", "\\": r"\textbackslash{}"}
+LATEX_SPECIAL |= {"<": "$<$", ">": "$>$"}
+
+
+def latex_escape(text) -> str:
+    """``text`` with LaTeX's special characters escaped."""
+    return "".join(LATEX_SPECIAL.get(c, c) for c in str(text))
+
+
+def latex_figure(e: Estimate | None, percent: bool) -> tuple[str, str]:
+    """A figure's two LaTeX cells: ``mean [low, high]`` (or the mean alone) and ``n``."""
+    if e is None or e.mean is None:
+        return "--", "" if e is None else str(e.n)
+    fmt = (lambda v: f"{v * 100:.1f}\\%") if percent else (lambda v: f"{v:.3f}" if abs(v) < 100 else f"{v:.0f}")
+    if e.low is None:
+        return fmt(e.mean), str(e.n)
+    high = "--" if e.high is None else fmt(e.high)
+    return f"{fmt(e.mean)} [{fmt(e.low)}, {high}]", str(e.n)
+
+
+def latex_table(report: Report, table: Table) -> str:
+    """One table as a LaTeX ``table`` with a ``tabular``, its caption naming what it stands on."""
+    heads, align = [], []
+    for header, kind in table.columns:
+        heads += [latex_escape(header)] if kind == PLAIN else [latex_escape(header), "$n$"]
+        align += ["l"] if kind == PLAIN else ["r", "r"]
+    lines = [
+        "\\begin{table}[ht]",
+        "\\centering",
+        f"\\caption{{{latex_escape(table.title)}. {latex_escape('; '.join(header_lines(report)))}.}}",
+        f"\\label{{tab:{table.name.replace('_', '-')}}}",
+        f"\\begin{{tabular}}{{{''.join(align)}}}",
+        "\\hline",
+        " & ".join(heads) + " \\\\",
+        "\\hline",
+    ]
+    for row in table.rows:
+        cells = []
+        for value, (_, kind) in zip(row, table.columns):
+            cells += (
+                [latex_escape("" if value is None else value)] if kind == PLAIN else list(latex_figure(value, kind == PERCENT))
+            )
+        lines.append(" & ".join(cells) + " \\\\")
+    lines += ["\\hline", "\\end{tabular}", "\\end{table}", ""]
+    return "\n".join(lines)
+
+
+def save_latex(path, report: Report) -> None:
+    """Write every table into one LaTeX file (to ``input`` in a paper), atomically."""
+    from yacht_env.atomic_files import write_atomically
+
+    text = f"% yacht report: {'; '.join(header_lines(report))}\n" + "\n".join(latex_table(report, t) for t in tables(report))
+    write_atomically(path, lambda handle: handle.write(text.encode()))
