@@ -24,7 +24,7 @@ never trained again: ``--resume`` only finishes a final evaluation that was cut 
 
 A run at a table (``env.num_players`` > 1, e.g. configs/win_vs_optimal.yaml) is judged on
 winning instead: its evaluations are tournaments of the model against ``env.opponents`` at that
-table (agents.tournament), and the curve and eval.json hold win rates and mean scores.
+table (agents.evaluation.tournament), and the curve and eval.json hold win rates and mean scores.
 
 A sweep (agents/training/sweep.py) runs ``train`` below once per trial, on Ray Tune: each trial is
 an ordinary run folder under runs/<sweep>/.
@@ -48,11 +48,11 @@ from stable_baselines3.common.callbacks import BaseCallback, CallbackList, Progr
 from stable_baselines3.common.utils import set_random_seed
 
 from agents.evaluate import Summary, evaluate_policies, print_table, save_json
-from agents.model_files import ModelLoadError, check_model_rules, export_model, model_rules, record_rules
-from agents.optimal import expected_score
-from agents.ppo import PPOPolicy, load_sb3_model
+from agents.evaluation.tournament import evaluate_model_at_table, print_tournament, save_tournament_json
+from agents.learned.model_files import ModelLoadError, check_model_rules, export_model, model_rules, record_rules
+from agents.learned.ppo import PPOPolicy, load_sb3_model
 from agents.registry import default_policies, make_policy
-from agents.tournament import evaluate_model_at_table, print_tournament, save_tournament_json
+from agents.solvers.optimal import expected_score
 from agents.training.config import MAX_ECHO, ConfigError, Schedule, TrainConfig, dump_config, load_config, shorten
 from agents.training.curves import rewind_learning_curve
 from agents.training.envs import make_training_env

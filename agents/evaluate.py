@@ -6,7 +6,7 @@
     python -m agents.evaluate --games 10000000 --ray                 # the games as Ray tasks (--ray-address: a cluster)
     python -m agents.evaluate --video videos/ --policy optimal          # MP4s of 3 games (video extra)
 
-``--table`` plays full games at one table instead: see :mod:`agents.tournament`.
+``--table`` plays full games at one table instead: see :mod:`agents.evaluation.tournament`.
 
 Every policy plays the same games: game ``g`` is ``Yacht-v0`` reset with seed ``seed + g``, which
 fixes its whole dice stream (for each turn and roll, the faces re-rolled dice land on, in order),
@@ -23,7 +23,7 @@ regret per decision, and mean regret per game (the sum over a game's decisions) 
 A sheet table gives the median score, how often the upper bonus is earned and the five-alike row
 (Yacht, Yahtzee, Yatzy) scores its points, and where the regret is: per re-roll and per row choice,
 and per game in each turn. A third table gives each policy's score quantiles and P(score >= t) next to the optimum's exact
-distribution (:mod:`agents.distribution`); ``--plot`` draws the histograms over it. The exact
+distribution (:mod:`agents.solvers.distribution`); ``--plot`` draws the histograms over it. The exact
 distribution covers rule sets without bonuses or jokers; for the others both show the games alone.
 """
 
@@ -38,12 +38,12 @@ from dataclasses import asdict, dataclass, fields
 
 import numpy as np
 
-from agents.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
-from agents.optimal import expected_score, solve
-from agents.option_values import whole_number
-from agents.policy import Policy
+from agents.evaluation.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
+from agents.evaluation.option_values import whole_number
+from agents.evaluation.stats import mean_ci
+from agents.policies.policy import Policy
 from agents.registry import default_policies, listed, make_policy, policy_specs, solitaire_names
-from agents.stats import mean_ci
+from agents.solvers.optimal import expected_score, solve
 from yacht_env.atomic_files import write_atomically
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RULE_SETS, RuleSet, rule_set
@@ -235,7 +235,7 @@ def evaluate_policies(
     """Play every policy on the same games; ``optimal`` is played too when absent, as the paired reference.
 
     The games are cut into slices of whole batches, played here one after the other or, with
-    ``on_ray``, as Ray tasks (:mod:`agents.distributed`; policies are then given by name and built
+    ``on_ray``, as Ray tasks (:mod:`agents.evaluation.distributed`; policies are then given by name and built
     in the workers); the slices' logs are merged in order, so both give the same figures.
     """
     rules = rule_set(rules)
@@ -294,7 +294,7 @@ def evaluate_model(
     model, encoding: str, games: int, seed: int, reference=(), name: str = "ppo", rules: RuleSet | str | None = None
 ) -> list[Summary]:
     """Evaluate an in-memory MaskablePPO model (and the named reference policies) against the optimum under ``rules``."""
-    from agents.ppo import PPOPolicy
+    from agents.learned.ppo import PPOPolicy
 
     rules = rule_set(rules)
     policies = {name: PPOPolicy(model, name, rules=rules, encoding=encoding)}
@@ -421,10 +421,10 @@ def score_thresholds(optimum: float) -> tuple[int, int, int]:
 def distribution_rows(logs: dict[str, GameLog], names: list[str], rules: RuleSet | None = None) -> list[dict]:
     """Score quantiles and P(score >= t) of each policy's games, then of the exact optimal distribution.
 
-    The exact distribution (:mod:`agents.distribution`) covers rule sets whose rows score on their
+    The exact distribution (:mod:`agents.solvers.distribution`) covers rule sets whose rows score on their
     own; under rules with bonuses or jokers the rows are the games' alone.
     """
-    from agents.distribution import at_least, quantiles, score_distribution
+    from agents.solvers.distribution import at_least, quantiles, score_distribution
 
     rules = rule_set(rules)
     thresholds = score_thresholds(expected_score(rules))
@@ -518,7 +518,7 @@ def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float, 
         axes.hist(logs[name].scores, bins=bins, histtype="step", linewidth=1.6, label=label)  # type: ignore[arg-type]
     rules = rule_set(rules)
     if not rules.has_sheet_state:  # the exact distribution covers rows that score on their own
-        from agents.distribution import score_distribution
+        from agents.solvers.distribution import score_distribution
 
         pmf = score_distribution(rules=rules)
         games = len(logs[names[0]].scores)
@@ -611,7 +611,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 def record_videos(parser: argparse.ArgumentParser, args) -> None:
     """``--video``: record games of each policy as MP4 files and print their paths."""
-    from agents.video import record_games
+    from agents.evaluation.video import record_games
 
     if args.table:
         parser.error("--video records single-player games of each --policy; it does not go with --table")
@@ -641,7 +641,7 @@ def check_run_options(parser: argparse.ArgumentParser, args) -> bool:
     if args.ray_cpus is not None and args.ray_cpus < 1:
         parser.error(f"--ray-cpus must be at least 1, got {args.ray_cpus}")
     if on_ray:
-        from agents.distributed import RayMissingError, connect
+        from agents.evaluation.distributed import RayMissingError, connect
 
         try:
             connect(args.ray_address, args.ray_cpus)
@@ -651,8 +651,8 @@ def check_run_options(parser: argparse.ArgumentParser, args) -> bool:
 
 
 def play_at_table(parser: argparse.ArgumentParser, args, on_ray: bool) -> None:
-    """``--table``: full games at one table, reported by :func:`agents.tournament.main_table`."""
-    from agents.tournament import main_table
+    """``--table``: full games at one table, reported by :func:`agents.evaluation.tournament.main_table`."""
+    from agents.evaluation.tournament import main_table
 
     if args.policy:
         parser.error("--table and --policy do not go together: the table names its policies")

@@ -1,12 +1,12 @@
 """Policies by name: the one table of policies, and the functions that build policies from it.
 
 Names: ``random``, ``greedy``, ``optimal``, ``softmax:T`` (a softmax over the optimal Q-values at
-temperature T points: human-like play of a chosen skill, :mod:`agents.softmax`), ``target:T``
+temperature T points: human-like play of a chosen skill, :mod:`agents.policies.softmax`), ``target:T``
 (maximizes P(final score >= T)), ``win``
 (at a table of 2-5: maximizes its chance of finishing first), ``ppo:PATH`` for a trained model's
 inference file (``.safetensors``, safe to load from anyone), ``plan:PATH`` for a planning agent's
-learned sheet value (:mod:`agents.plan`, a ``.safetensors`` file too), ``plan2:PATH`` for a two-player
-planner's learned chance of winning (:mod:`agents.plan2`, at a table of two), or ``ppo-zip:PATH`` for a
+learned sheet value (:mod:`agents.learned.plan`, a ``.safetensors`` file too), ``plan2:PATH`` for a two-player
+planner's learned chance of winning (:mod:`agents.learned.plan2`, at a table of two), or ``ppo-zip:PATH`` for a
 stable-baselines3 zip (which runs code from the file when loaded: only for files you trust, and
 only when typed by the user, never because a record or another file names it). A model plays
 only the rule set it was trained on.
@@ -25,19 +25,27 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from agents.model_files import check_model_rules, read_model_file
-from agents.plan import PREFIX as PLAN_PREFIX
-from agents.plan import PlanPolicy
-from agents.plan2 import PREFIX as PLAN2_PREFIX
-from agents.plan2 import plan2_rules
-from agents.plan2_files import SHIPPED_PLAN2
-from agents.plan_files import SHIPPED_PLANS, plan_file_path, read_plan_file
-from agents.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPolicy
-from agents.ppo import PREFIX, SHIPPED_MODELS, ZIP_PREFIX, PPOPolicy, load_named_model, model_file_path, shipped_model_names
-from agents.softmax import PREFIX as SOFTMAX_PREFIX
-from agents.softmax import SoftmaxPolicy, parse_softmax
-from agents.table_policy import model_policy
-from agents.win import TargetPolicy, WinPolicy, parse_target
+from agents.learned.model_files import check_model_rules, read_model_file
+from agents.learned.plan import PREFIX as PLAN_PREFIX
+from agents.learned.plan import PlanPolicy
+from agents.learned.plan2 import PREFIX as PLAN2_PREFIX
+from agents.learned.plan2 import plan2_rules
+from agents.learned.plan2_files import SHIPPED_PLAN2
+from agents.learned.plan_files import SHIPPED_PLANS, plan_file_path, read_plan_file
+from agents.learned.ppo import (
+    PREFIX,
+    SHIPPED_MODELS,
+    ZIP_PREFIX,
+    PPOPolicy,
+    load_named_model,
+    model_file_path,
+    shipped_model_names,
+)
+from agents.learned.table_policy import model_policy
+from agents.policies.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPolicy
+from agents.policies.softmax import PREFIX as SOFTMAX_PREFIX
+from agents.policies.softmax import SoftmaxPolicy, parse_softmax
+from agents.policies.win import TargetPolicy, WinPolicy, parse_target
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RULE_SETS, RuleSet
 
@@ -175,7 +183,7 @@ def _win_at_table(name, num_players, rules, seed):
 
 
 def _two_player_at_table(name, num_players, rules, seed):
-    from agents.two_player.policy import BEST_RESPONSE_PREFIX, TwoPlayerPolicy, parse_best_response
+    from agents.policies.exact2 import BEST_RESPONSE_PREFIX, TwoPlayerPolicy, parse_best_response
 
     opponent = parse_best_response(name) if name.startswith(BEST_RESPONSE_PREFIX) else None
     return TwoPlayerPolicy(rules, num_players, opponent)
@@ -186,7 +194,7 @@ def _plan(name, rules, encoding, seed):
 
 
 def _plan2_at_table(name, num_players, rules, seed):
-    from agents.plan2 import Plan2Policy
+    from agents.learned.plan2 import Plan2Policy
 
     return Plan2Policy.load(name[len(PLAN2_PREFIX) :], rules=rules, num_players=num_players)
 
@@ -431,7 +439,7 @@ def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None,
     """The policy called ``name`` for a seat at a table of ``num_players``.
 
     ``random``, ``greedy`` and ``optimal`` as :func:`make_policy` builds them; ``win``
-    (:class:`agents.win.WinPolicy`) and ``target:T`` read the table; ``ppo:PATH`` loads the model and
+    (:class:`agents.policies.win.WinPolicy`) and ``target:T`` read the table; ``ppo:PATH`` loads the model and
     plays it as a table policy if it was trained at a table of ``num_players``, as a solitaire policy
     if it was trained alone.
     """

@@ -13,8 +13,8 @@ import statistics
 import time
 
 from agents.evaluate import play_games
-from agents.optimal import solve
 from agents.registry import make_policy
+from agents.solvers.optimal import solve
 
 
 def main():

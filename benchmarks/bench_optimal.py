@@ -21,7 +21,7 @@ import time
 
 import numpy as np
 
-from agents import optimal
+from agents.solvers import optimal
 from yacht_env import CATEGORIES, YACHT
 
 

@@ -22,9 +22,9 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from agents.plan import PlanPolicy, TurnPlanner  # noqa: E402
-from agents.plan_files import value_shape  # noqa: E402
-from agents.policy import OptimalPolicy  # noqa: E402
+from agents.learned.plan import PlanPolicy, TurnPlanner  # noqa: E402
+from agents.learned.plan_files import value_shape  # noqa: E402
+from agents.policies.policy import OptimalPolicy  # noqa: E402
 from yacht_env.rules import RULE_SETS, rule_set  # noqa: E402
 from yacht_env.vector_env import YachtVectorEnv  # noqa: E402
 

@@ -23,9 +23,9 @@ import time  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from agents.policy import Policy  # noqa: E402
+from agents.evaluation.tournament import play_table  # noqa: E402
+from agents.policies.policy import Policy  # noqa: E402
 from agents.registry import make_table_policy  # noqa: E402
-from agents.tournament import play_table  # noqa: E402
 
 
 class Recorder(Policy):

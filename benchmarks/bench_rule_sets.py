@@ -2,7 +2,7 @@
 
 Usage: python benchmarks/bench_rule_sets.py [--repeats 5] [--rules yahtzee yatzy ...] [--threads N]
 
-- optimum: ``expected_score(rules)`` beside ``agents.optimal.PUBLISHED_OPTIMA``, with the difference.
+- optimum: ``expected_score(rules)`` beside ``agents.solvers.optimal.PUBLISHED_OPTIMA``, with the difference.
 - solve: a fresh solve, the disk cache bypassed (``solve_tables`` for rule sets whose rows score
   independently, ``sheet_solver.solve_sheet_values`` for the others); the compiled kernels and the
   rule set's tables are loaded before anything is timed. Median (min, max) over ``--repeats``.
@@ -23,7 +23,7 @@ import time
 
 import numba
 
-from agents import optimal, sheet_solver, solution_cache
+from agents.solvers import optimal, sheet_solver, solution_cache
 from yacht_env.rules import RULE_SETS
 
 

@@ -4,7 +4,7 @@ of ``tests/yacht_play/test_simulated_skill.py`` over many seeds, computed with t
     python benchmarks/bench_skill_recovery.py                        # T = 0.5, 2, 5; 4000 games each
     python benchmarks/bench_skill_recovery.py --games 8000 --sizes 12 24 48
 
-A simulated person at temperature ``T`` chooses by the softmax over Q* (:mod:`agents.softmax`); the people of a
+A simulated person at temperature ``T`` chooses by the softmax over Q* (:mod:`agents.policies.softmax`); the people of a
 group face decisions that depend only on their own sheet, so a group's decisions are those of its games of
 solitaire, whoever else sits at the table. Here every person's game is played in a vector env (the same rules and
 dice as the server's), each decision's ``(x, chosen)`` is taken as the report takes it (:func:`yacht_play.report.skill
@@ -30,8 +30,8 @@ from scipy.stats import norm
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from agents import softmax  # noqa: E402
-from agents.softmax import SoftmaxPolicy  # noqa: E402
+from agents.policies import softmax  # noqa: E402
+from agents.policies.softmax import SoftmaxPolicy  # noqa: E402
 from yacht_env.vector_env import YachtVectorEnv  # noqa: E402
 from yacht_play.report import skill  # noqa: E402
 

@@ -25,11 +25,11 @@ import time
 
 import numpy as np
 
-from agents import solution_cache
-from agents.distribution import ScoreDistributions
-from agents.optimal import solve
-from agents.target import _solutions, solve_target, solve_target_table
-from agents.win import WinTables
+from agents.solvers import solution_cache
+from agents.solvers.distribution import ScoreDistributions
+from agents.solvers.optimal import solve
+from agents.solvers.target import _solutions, solve_target, solve_target_table
+from agents.solvers.win_tables import WinTables
 from yacht_env import YACHT
 
 

@@ -14,8 +14,8 @@ import argparse
 
 import numpy as np
 
+from agents.evaluation.tournament import deal_dice
 from agents.registry import make_table_policy
-from agents.tournament import deal_dice
 from agents.two_player import load_two_player, solve_two_player
 from agents.two_player.__main__ import sub_game
 from yacht_env.game import GameBatch

@@ -24,9 +24,9 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.evaluation.stats import mean_ci
+from agents.evaluation.tournament import run_table
 from agents.registry import make_table_policy
-from agents.stats import mean_ci
-from agents.tournament import run_table
 from agents.two_player import SolutionNotComputed, load_two_player
 from yacht_env.atomic_files import write_atomically
 from yacht_env.seeding import seat_seed

@@ -32,7 +32,7 @@ if os.environ.get("PYTEST_XDIST_WORKER"):
         os.environ.pop(name, None)
 
 
-# Solved tables are cached on disk by rule set and solver source digest (agents.solution_cache). The tests
+# Solved tables are cached on disk by rule set and solver source digest (agents.solvers.solution_cache). The tests
 # still never read a table another run stored: the run makes a fresh cache folder, which its xdist workers
 # and every program the tests start share through the environment. YACHT_RL_TEST_CACHE_DIR names a folder
 # to keep instead (tools/mutation.py keeps one across its thousands of short runs; the digest stops a

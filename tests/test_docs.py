@@ -32,7 +32,7 @@ LONG_RUNNING = [
     ("people.md", "yacht serve --agents optimal,ppo:yacht --db study.db"),
     ("people.md", "python examples/simulated_study.py --out study/"),
     ("people.md", "yacht serve --db sim.db --agents optimal,greedy --new-games-per-minute 0 &"),
-    ("playing-to-win.md", "from agents.target import solve_target, target_probabilities"),
+    ("playing-to-win.md", "from agents.solvers.target import solve_target, target_probabilities"),
     ("playing-to-win.md", "from agents.two_player import load_two_player, solve_two_player"),
     ("playing-to-win.md", "python -m agents.two_player --rules yacht"),
     ("playing-to-win.md", "python train.py --config configs/plan2_yacht.yaml"),

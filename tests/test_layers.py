@@ -8,6 +8,17 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("yacht_env", "agents", "yacht_play")
 LAYER = {"yacht_env": 0, "agents": 1, "yacht_play": 2, "train": 3}  # a module imports only from its layer or below
+# Within agents, by job (agents/__init__.py says the same): each part imports only from its own or those before it.
+AGENTS_LAYER = {
+    "solvers": 0,
+    "two_player": 1,
+    "policies": 2,
+    "learned": 3,
+    "registry": 4,
+    "evaluation": 5,
+    "evaluate": 6,
+    "training": 7,
+}
 
 
 def project_modules() -> dict[str, Path]:
@@ -45,6 +56,45 @@ def test_no_module_imports_from_a_layer_above_it():
         for target in targets
         if LAYER[target.split(".")[0]] > LAYER[name.split(".")[0]]
     ]
+    assert wrong == []
+
+
+def agents_part(module: str) -> str | None:
+    """The part of agents a module belongs to (``agents.solvers.optimal`` -> ``solvers``); None for the package itself."""
+    parts = module.split(".")
+    return parts[1] if parts[0] == "agents" and len(parts) > 1 else None
+
+
+def test_every_part_of_agents_has_its_place_in_the_order():
+    parts = {agents_part(name) for name in project_modules()} - {None}
+    assert parts == set(AGENTS_LAYER)
+
+
+def test_no_part_of_agents_imports_from_a_part_after_it():
+    wrong = [
+        (name, target)
+        for name, targets in import_graph().items()
+        for target in targets
+        if agents_part(name) and agents_part(target) and AGENTS_LAYER[agents_part(target)] > AGENTS_LAYER[agents_part(name)]
+    ]
+    assert wrong == []
+
+
+def test_each_part_of_agents_says_what_it_holds_and_may_import():
+    for part in AGENTS_LAYER:
+        path = ROOT / "agents" / part / "__init__.py"
+        if path.exists():
+            doc = ast.get_docstring(ast.parse(path.read_text())) or ""
+            assert "import" in doc, f"agents/{part}/__init__.py: its docstring says nothing of what it may import"
+
+
+def test_no_module_imports_another_modules_private_names():
+    modules = project_modules()
+    wrong = []
+    for name, path in modules.items():
+        for node in ast.walk(ast.parse(path.read_text())):
+            if isinstance(node, ast.ImportFrom) and node.module in modules and node.module != name:
+                wrong += [(name, node.module, alias.name) for alias in node.names if alias.name.startswith("_")]
     assert wrong == []
 
 

@@ -77,8 +77,12 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/yacht_env/test_multiplayer.py",
         "tests/yacht_env/test_vector_env.py",
     ),
-    "agents/win.py": ("tests/agents/test_win.py", "tests/agents/test_target.py"),
-    "agents/target.py": ("tests/agents/test_target.py", "tests/agents/test_ceiling.py", "tests/agents/test_solution_cache.py"),
+    "agents/policies/win.py": ("tests/agents/test_win.py", "tests/agents/test_target.py"),
+    "agents/solvers/target.py": (
+        "tests/agents/test_target.py",
+        "tests/agents/test_ceiling.py",
+        "tests/agents/test_solution_cache.py",
+    ),
     "yacht_play/report/build.py": (
         "tests/yacht_play/test_report.py",
         "tests/yacht_play/test_report_json.py",  # every figure of a fixed set of games, as the JSON had it before
@@ -118,8 +122,8 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/yacht_play/test_serve_abuse.py",
         "tests/yacht_play/test_rule_set_serve.py",
     ),
-    "agents/optimal.py": ("tests/agents/test_optimal.py", "tests/agents/test_optimal_rule_sets.py"),
-    "agents/sheet_solver.py": ("tests/agents/test_optimal_rule_sets.py", "tests/agents/test_solution_cache.py"),
+    "agents/solvers/optimal.py": ("tests/agents/test_optimal.py", "tests/agents/test_optimal_rule_sets.py"),
+    "agents/solvers/sheet_solver.py": ("tests/agents/test_optimal_rule_sets.py", "tests/agents/test_solution_cache.py"),
     "yacht_env/extras.py": ("tests/test_dependencies.py",),
 }
 

@@ -3,7 +3,7 @@
     yacht analyze games/my-game.jsonl --agent optimal --agent greedy --json grades.json --plot grades.png
 
 The *loss* of a decision is ``max_a Q*(s, a) - Q*(s, chosen)``, with ``Q*`` the exact expected
-points still to come under optimal play (:func:`agents.optimal.solve`): what the choice gives away
+points still to come under optimal play (:func:`agents.solvers.optimal.solve`): what the choice gives away
 in expectation, whatever the dice do afterwards. It is the scale of the published Yahtzee
 proficiency tests, which ask players to stay below about 0.2 points lost per choice. An optimal
 player loses exactly 0.

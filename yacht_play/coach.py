@@ -1,7 +1,7 @@
 """The coach: decisions graded against the exact optimum, for the terminal, the browser and ``yacht analyze``.
 
 The *loss* of a decision is ``max_a Q*(s, a) - Q*(s, chosen)``, with ``Q*`` the exact expected points still to
-come under optimal play (:func:`agents.optimal.solve`): what the choice gives away in expectation, whatever the
+come under optimal play (:func:`agents.solvers.optimal.solve`): what the choice gives away in expectation, whatever the
 dice do afterwards. An optimal player loses exactly 0.
 
 - A decision as it is made: :func:`coach_decision` gives its :class:`Coaching` (every option with its expected
@@ -50,14 +50,14 @@ class Grader:
     """Q-values of the DP optimum for recorded positions; solves the rules once, on creation."""
 
     def __init__(self, rules: RuleSet | None = None):
-        from agents.optimal import solve
+        from agents.solvers.optimal import solve
 
         self.rules = rules or YACHT
         self.solution = solve(self.rules)
 
     def open_bits(self, names) -> int:
         """The bit set of the open categories ``names``."""
-        from agents.optimal import open_bits_from
+        from agents.solvers.optimal import open_bits_from
 
         return open_bits_from(names, self.rules)
 
@@ -112,7 +112,7 @@ def sheet_states(decisions: list[dict], rules: RuleSet) -> tuple[np.ndarray, np.
     full = np.zeros(len(decisions), dtype=np.int64)
     if not rules.has_sheet_state:
         return upper, full
-    from agents.optimal import open_bits_from
+    from agents.solvers.optimal import open_bits_from
 
     layout = ActionLayout(rules)
     sheets: dict[tuple, Sheet] = {}
@@ -272,8 +272,8 @@ def coach_decision(
     ``grader`` (of the match's rules) values the options. The chances shown with them: at a table of two,
     ``two_player``'s (:func:`two_player_grading`), exact, and the decision graded in them; else at a table of
     several under rules without bonuses or jokers, the chance of winning the game at hand
-    (:func:`agents.win.win_probabilities`); else, with ``target`` (solitaire), the chance of finishing on at
-    least ``target`` points (:func:`agents.target.target_probabilities`). A ``two_player`` line (its solved game
+    (:func:`agents.solvers.win_tables.win_probabilities`); else, with ``target`` (solitaire), the chance of finishing on at
+    least ``target`` points (:func:`agents.solvers.target.target_probabilities`). A ``two_player`` line (its solved game
     not computed) comes back as the coaching's ``win_note``.
     """
     seat, rules = match.current, match.rules
@@ -285,12 +285,12 @@ def coach_decision(
         chances = seat_chances(two_player, match.seats, seat)
         win_grades = two_player.grade(chances[None], [action])
     elif match.mode == "table" and len(match.seats) > 1 and not rules.has_sheet_state:
-        from agents.win import win_probabilities
+        from agents.solvers.win_tables import win_probabilities
 
         others = [(s.total, s.open_names) for s in match.seats if s is not seat]
         chances = win_probabilities(seat.dice, seat.rolls_left, seat.open_names, seat.total, others, rules)
     elif target is not None:
-        from agents.target import target_probabilities
+        from agents.solvers.target import target_probabilities
 
         chances = target_probabilities(seat.dice, seat.rolls_left, seat.open_names, target - seat.total, rules)
         chances_label = f">={target}"

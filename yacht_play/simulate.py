@@ -4,7 +4,7 @@
 
 A simulated person sees what a browser sees (the view of ``GET /api/games/{secret}``) and chooses
 by a softmax over the optimal Q-values of its position at a ``temperature`` (in points), the rule
-of the policy ``softmax:T`` (:mod:`agents.softmax`): choice ``c`` (a row, or a distinct multiset of
+of the policy ``softmax:T`` (:mod:`agents.policies.softmax`): choice ``c`` (a row, or a distinct multiset of
 dice to keep) with probability proportional to ``exp((Q*(c) - max Q*) / T)``. Temperature 0 is the
 optimum (ties to the lowest action index, as ``optimal`` breaks them). Since the bot knows its
 choice probabilities, it knows its *expected* loss per decision exactly, ``sum_a p(a) (max Q* -
@@ -60,7 +60,7 @@ class Chooser:
     """The softmax-over-Q* choice of a simulated person; ``rng`` draws its noise."""
 
     def __init__(self, temperature: float, rng: np.random.Generator, rules=None):
-        from agents.softmax import check_temperature
+        from agents.policies.softmax import check_temperature
         from yacht_play.analyze import Grader
 
         self.temperature = check_temperature(temperature)
@@ -92,7 +92,7 @@ class Chooser:
         else:
             open_bits = sum(1 << rules.category_names.index(name) for name in current["now"])
         q = self.grader.q_values(np.array([current["dice"]]), current["rolls_left"], open_bits, upper_total, yahtzee_full)[0]
-        from agents import softmax
+        from agents.policies import softmax
 
         hand = np.array([rules.hand(current["dice"])])
         p = softmax.probabilities(q[None], hand, rules, self.temperature)[0]

@@ -222,8 +222,8 @@ def coach_text(
     """The optimum's view of a decision just made, from the position's Q-values ``q``: :func:`coaching_text` of
     the coach's :func:`yacht_play.coach.coaching_of`.
 
-    ``chances``: each action's probability of winning (``agents.win.win_probabilities``) or of reaching a target
-    (``agents.target.target_probabilities``), shown by its expected score after ``chances_label``. ``open_rows``:
+    ``chances``: each action's probability of winning (``agents.solvers.win_tables.win_probabilities``) or of reaching a target
+    (``agents.solvers.target.target_probabilities``), shown by its expected score after ``chances_label``. ``open_rows``:
     the rows open before the decision, so that a joker's rows show joker values. ``win_grades``: at a table of
     two, the decision graded against the solved two-player game
     (:meth:`agents.two_player.grading.TwoPlayerGrader.grade`, with ``chances`` its chances of winning).
@@ -576,14 +576,14 @@ def resumed_match(args) -> tuple[Match, Path]:
 
 def seed_value(text: str) -> int:
     """``--seed``: an integer 0 .. 2**32 - 1 (argparse names the option in its message)."""
-    from agents.option_values import whole_number
+    from agents.evaluation.option_values import whole_number
 
     return whole_number(text, most=2**32 - MAX_SEATS - 1)  # every seat's seed + seat must stay a 32-bit seed
 
 
 def target_value(text: str) -> int:
     """``--target``: a whole number of points, 0 or more."""
-    from agents.option_values import whole_number
+    from agents.evaluation.option_values import whole_number
 
     return whole_number(text, "a whole number of points,")
 
@@ -624,7 +624,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args, console=None) -> int:
     """Run ``yacht play`` with the parsed ``args``; return the exit status."""
-    from agents.policy import PolicyOutputError  # here, not at the top: importing the terminal stays light
+    from agents.policies.policy import PolicyOutputError  # here, not at the top: importing the terminal stays light
 
     if args.resume and (args.duplicate or args.seed is not None or args.record or args.name):
         print(

@@ -406,7 +406,7 @@ class TrainConfig(Section):
         return self
 
 
-def _describe(error: ValidationError, source: str, overrides: dict[str, str] | None = None) -> str:
+def describe_invalid(error: ValidationError, source: str, overrides: dict[str, str] | None = None) -> str:
     """One line for every problem; a key set on the command line is blamed on its override."""
     lines = []
     for item in error.errors():
@@ -468,7 +468,7 @@ def load_config(path: str | Path | None, overrides: Sequence[str] = ()) -> Train
     try:
         return TrainConfig.model_validate(data)
     except ValidationError as error:
-        raise ConfigError(_describe(error, repr(str(path)) if path else "(defaults)", named)) from None
+        raise ConfigError(describe_invalid(error, repr(str(path)) if path else "(defaults)", named)) from None
 
 
 def dump_config(config: TrainConfig) -> str:

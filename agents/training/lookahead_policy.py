@@ -2,7 +2,7 @@
 
 For every action, ``q`` is the expected points of this turn if the action is taken and the rest of
 the turn is played as well as possible: the one-turn expectimax behind the ``greedy`` baseline
-(:func:`agents.optimal.solve_myopic`). It knows nothing of later turns: it never saves a row for
+(:func:`agents.solvers.optimal.solve_myopic`). It knows nothing of later turns: it never saves a row for
 later. The policy's action logits are
 
     logits = MLP(observation, q / 50) + q / temperature
@@ -23,8 +23,8 @@ import numpy as np
 from gymnasium import spaces
 from typing_extensions import override
 
-from agents.model_files import ILLEGAL_INPUT, Q_SCALE, lookahead_inputs, one_turn_q  # noqa: F401 (shared with playing)
-from agents.optimal import solve_myopic
+from agents.learned.model_files import ILLEGAL_INPUT, Q_SCALE, lookahead_inputs, one_turn_q  # noqa: F401 (shared with playing)
+from agents.solvers.optimal import solve_myopic
 from yacht_env.actions import ActionLayout
 from yacht_env.encoding import make_encoding
 from yacht_env.extras import needs_extra

@@ -1,6 +1,6 @@
 """Self-play games of the two-player planner, and the one-turn backups its chance of winning learns from.
 
-Both players are the same planner (:mod:`agents.plan2`) under the current learned value ``W``. At every turn
+Both players are the same planner (:mod:`agents.learned.plan2`) under the current learned value ``W``. At every turn
 start the turn is planned exactly through the dice probabilities (the two-player kernel's turn,
 :func:`agents.two_player.kernel.turn_from_follow`, on the end values ``W`` gives); its value is the backup
 ``(T W)(x)``: the mover's chance of winning from ``x`` when this turn is played best under ``W``. Then the
@@ -15,8 +15,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.plan2 import EndValues, WinValue
-from agents.training.plan_games import _roll, dice_moves
+from agents.learned.plan2 import EndValues, WinValue
+from agents.training.plan_games import dice_moves, roll_hand
 from agents.two_player import maximizing_policy
 from agents.two_player.decide import fill_follow
 from agents.two_player.kernel import new_scratch, turn_from_follow, turn_tables
@@ -70,12 +70,12 @@ def _play_turns(t, moves, policy, end_values, movers, epsilon, seed, backups_out
         count = fill_follow(t, end_values[i], movers[i], scratch)
         turn_from_follow(t, policy, movers[i], count, scratch)
         backups_out[i] = scratch.turn_values[0]
-        hand = _roll(t, moves, moves.empty_keep)
+        hand = roll_hand(t, moves, moves.empty_keep)
         for rerolls_left in range(t.rolls - 1, 0, -1):
             keep = _choose_keep(t, moves, scratch, hand, rerolls_left, epsilon)
             if keep < 0:
                 break
-            hand = _roll(t, moves, keep)
+            hand = roll_hand(t, moves, keep)
         row = _choose_row(t, scratch, count, hand, epsilon)
         rows_out[i] = row
         points_out[i] = t.scores[row, hand]

@@ -5,14 +5,14 @@ network ``W`` (:mod:`agents.training.plan2_games`, with ``plan.epsilon`` random 
 turn-start state those games visited with its one-turn backup ``(T W)(x)``: the mover's chance of winning
 when this turn is played best under ``W``, exact through the dice probabilities. The network is then
 fitted to the backups of a replay of the most recent ``plan.replay_states`` states (binary cross-entropy
-on its logit; states the rules settle are left out, :func:`agents.plan2.Settlement.settled`). That is fitted
+on its logit; states the rules settle are left out, :func:`agents.learned.plan2.Settlement.settled`). That is fitted
 value iteration on the agent's own games, as for the solitaire planner (:mod:`agents.training.plan_train`):
 no exact solution enters the targets, the features, the initialisation or the choice of checkpoint (the
 final model is the last one); the evaluations against ``env.opponents`` only measure.
 
 The run folder is a planning run's: config.yaml, tb/, checkpoints/step_<games>.safetensors, learning_curve.csv
 (steps = games; the win rate against the opponents and its interval), model.safetensors (the plan2 file,
-:mod:`agents.plan2_files`, played as ``plan2:PATH``) and eval.json (the final tournament).
+:mod:`agents.learned.plan2_files`, played as ``plan2:PATH``) and eval.json (the final tournament).
 """
 
 from __future__ import annotations
@@ -22,10 +22,10 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.plan2 import PREFIX, Plan2Policy, Settlement, WinValue, load_value, win_features
-from agents.plan2_files import num_features, write_plan2_file
+from agents.evaluation.tournament import print_tournament, run_table, save_tournament_json
+from agents.learned.plan2 import PREFIX, Plan2Policy, Settlement, WinValue, load_value, win_features
+from agents.learned.plan2_files import num_features, write_plan2_file
 from agents.registry import make_table_policy
-from agents.tournament import print_tournament, run_table, save_tournament_json
 from agents.training.config import PlanConfig, TrainConfig
 from agents.training.plan2_games import SelfPlayer
 from agents.training.plan_train import drive_run, game_seed, run_planning, run_progress
@@ -35,7 +35,7 @@ from yacht_env.seeding import seat_seed
 
 
 class WinNet:
-    """The network of :class:`agents.plan2.WinValue` as torch trains it, with its replay of (state, backup) pairs."""
+    """The network of :class:`agents.learned.plan2.WinValue` as torch trains it, with its replay of (state, backup) pairs."""
 
     kind = "net2"
 

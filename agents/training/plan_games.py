@@ -1,6 +1,6 @@
 """Self-play games of the planning agent and the one-turn backups its value learns from, compiled.
 
-Both run the turn of :mod:`agents.sheet_solver` (``_turn``: the exact within-turn values of every keep
+Both run the turn of :mod:`agents.solvers.sheet_solver` (``solve_turn``: the exact within-turn values of every keep
 and row, given the value ``V`` of the sheet at the turn's end), with ``V`` the agent's own, learned
 value table: nothing here reads the exact solution.
 
@@ -21,7 +21,7 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.sheet_solver import TurnTables, _row_values, _scratch, _turn
+from agents.solvers.sheet_solver import TurnTables, score_row_values, solve_turn, turn_scratch
 from yacht_env.rules import RuleSet, extra_yahtzee_bonus, placement, upper_bonus
 
 
@@ -53,7 +53,7 @@ def dice_moves(rules: RuleSet) -> DiceMoves:
 
 
 @njit(cache=True)
-def _roll(t, moves, keep):
+def roll_hand(t, moves, keep):
     """The hand after rolling the dice ``keep`` leaves out: one uniform die at a time."""
     while moves.keep_sizes[keep] < moves.num_dice:
         keep = t.children[keep, np.random.randint(0, t.children.shape[1])]
@@ -104,7 +104,7 @@ def _score(t, moves, state_parts, hand, row):
 def _play(t, moves, values, num_games, epsilon, seed, states_out, scores_out):
     """Plays ``num_games`` games into ``states_out`` (games, rows: flat turn-start states) and ``scores_out``."""
     np.random.seed(seed)
-    scratch = _scratch(t, t.rolls)
+    scratch = turn_scratch(t, t.rolls)
     row_q = np.empty(t.num_rows)
     for game in range(num_games):
         open_bits, upper, yahtzee = (1 << t.num_rows) - 1, 0, 0
@@ -112,14 +112,14 @@ def _play(t, moves, values, num_games, epsilon, seed, states_out, scores_out):
         for turn in range(t.num_rows):
             state = (open_bits * t.num_upper + upper) * t.num_yahtzee + yahtzee
             states_out[game, turn] = state
-            _turn(t, values, True, state, scratch)
-            hand = _roll(t, moves, moves.empty_keep)
+            solve_turn(t, values, True, state, scratch)
+            hand = roll_hand(t, moves, moves.empty_keep)
             for rerolls_left in range(t.rolls - 1, 0, -1):
                 keep = _choose_keep(t, moves, scratch, hand, rerolls_left, epsilon)
                 if keep < 0:
                     break
-                hand = _roll(t, moves, keep)
-            _row_values(t, open_bits, yahtzee, scratch.after, hand, moves.alike[hand], row_q)
+                hand = roll_hand(t, moves, keep)
+            score_row_values(t, open_bits, yahtzee, scratch.after, hand, moves.alike[hand], row_q)
             row = _choose_row(row_q, epsilon)
             gain, open_bits, upper, yahtzee = _score(t, moves, (open_bits, upper, yahtzee), hand, row)
             total += gain
@@ -129,9 +129,9 @@ def _play(t, moves, values, num_games, epsilon, seed, states_out, scores_out):
 @njit(cache=True)
 def _backups(t, values, states, in_place, out):
     """``out[i] = (T V)(states[i])``; written into ``values`` as it goes when ``in_place``."""
-    scratch = _scratch(t, 0)
+    scratch = turn_scratch(t, 0)
     for i in range(states.shape[0]):
-        out[i] = _turn(t, values, True, states[i], scratch)
+        out[i] = solve_turn(t, values, True, states[i], scratch)
         if in_place:
             values[states[i]] = out[i]
 

@@ -13,7 +13,7 @@ final model is the last one); the evaluations against the optimum only measure.
 
 The run folder is a PPO run's (train.py): config.yaml, tb/ (TensorBoard), checkpoints/step_<N>.safetensors
 (N: games played; the value model's tensors), learning_curve.csv (steps = games), model.safetensors (the
-plan file, :mod:`agents.plan_files`, played as ``plan:PATH``) and eval.json. ``--resume`` continues from the
+plan file, :mod:`agents.learned.plan_files`, played as ``plan:PATH``) and eval.json. ``--resume`` continues from the
 last checkpoint (the network's optimizer and the replay start afresh; the games' seeds follow from the
 run's seed and the games played, so they do not repeat).
 """
@@ -29,11 +29,11 @@ from pathlib import Path
 import numpy as np
 
 from agents.evaluate import evaluate_policies, print_table, save_json
-from agents.model_files import ModelLoadError
-from agents.optimal import expected_score
-from agents.plan import PREFIX, PlanPolicy, TurnPlanner
-from agents.plan_files import read_plan_file, write_plan_file
+from agents.learned.model_files import ModelLoadError
+from agents.learned.plan import PREFIX, PlanPolicy, TurnPlanner
+from agents.learned.plan_files import read_plan_file, write_plan_file
 from agents.registry import default_policies, make_policy
+from agents.solvers.optimal import expected_score
 from agents.training.config import ConfigError, TrainConfig, dump_config, shorten
 from agents.training.curves import rewind_learning_curve
 from agents.training.plan_games import GamePlayer

@@ -2,7 +2,7 @@
 
 ``x = (S, u, y)`` is the sheet at the start of a turn (open rows ``S``, upper subtotal ``u`` capped at
 the bonus threshold, ``y`` = 1 when the Yahtzee box holds its full points), flat-indexed as in
-:mod:`agents.sheet_solver`. Both models learn by fitted value iteration on the states the agent's
+:mod:`agents.solvers.sheet_solver`. Both models learn by fitted value iteration on the states the agent's
 own games visit (:mod:`agents.training.plan_train`): each is handed those states and gives back, in
 ``table()``, ``V`` of every state as the float64 array the planner reads. ``V`` of the full sheet
 (no row open) is 0 by definition, never learned.
@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents.sheet_solver import equivalent_states, reachable_states
+from agents.solvers.sheet_solver import equivalent_states, reachable_states
 from agents.training.plan_games import GamePlayer
 
 VALUE_SCALE = 100.0  # points per unit of the network's output

@@ -37,8 +37,8 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_valida
 from agents.training.config import (
     ConfigError,
     TrainConfig,
-    _describe,
     apply_override,
+    describe_invalid,
     dump_config,
     load_config,
     read_yaml,
@@ -174,7 +174,7 @@ def load_sweep(path: str | Path, extra_overrides: Sequence[str] = ()) -> Sweep:
     try:
         spec = SweepSpec.model_validate(data)
     except ValidationError as error:
-        raise ConfigError(_describe(error, repr(str(path))).replace("invalid config", "invalid sweep file")) from None
+        raise ConfigError(describe_invalid(error, repr(str(path))).replace("invalid config", "invalid sweep file")) from None
     base = (path.parent / spec.base).resolve()
     if not base.is_file():
         raise ConfigError(f"sweep file {str(path)!r}: base config {spec.base!r} does not exist (looked for {str(base)!r})")
@@ -202,7 +202,7 @@ def load_sweep(path: str | Path, extra_overrides: Sequence[str] = ()) -> Sweep:
     try:
         sweep.trial_config(example, trial_name(spec.trial_count() - 1, example))
     except ValidationError as error:
-        raise ConfigError(f"sweep file {str(path)!r}: a trial's config is invalid: {_describe(error, 'trial')}") from None
+        raise ConfigError(f"sweep file {str(path)!r}: a trial's config is invalid: {describe_invalid(error, 'trial')}") from None
     return sweep
 
 
@@ -519,7 +519,7 @@ def main_sweep(
     path: str, train: Callable, runs_dir: str, overrides: list[str], ray_address: str | None, ray_cpus: int | None
 ) -> None:
     """``python train.py --sweep FILE``: check, run or resume on Ray, then print and write the ranking."""
-    from agents.distributed import RayMissingError, connect, import_ray
+    from agents.evaluation.distributed import RayMissingError, connect, import_ray
 
     try:
         sweep = load_sweep(path, overrides)

@@ -4,7 +4,8 @@ For a rule set whose rows score on their own (no bonus, no joker: ``yacht``, ``y
 own ``RuleSet``), the state at the start of a turn is the two open-row sets and the score difference
 (:mod:`agents.two_player.layout`); :mod:`agents.two_player.kernel` values one turn exactly through the
 dice probabilities, and :mod:`agents.two_player.solve` runs the turns layer by layer from the end of the
-game, resumable, into the cache folder.
+game, resumable, into the cache folder. It may import ``yacht_env`` and :mod:`agents.solvers` only; the
+policies that play the solution (``exact2``, ``br:``) are :mod:`agents.policies.exact2`.
 
 Typical use::
 

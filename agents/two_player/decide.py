@@ -4,7 +4,7 @@ A decision is a turn-start state ``(mover, other, d)`` (open-row bit sets and th
 mover's sorted hand and rolls left. From a solved game, its action values come from the layer under the
 turn (:func:`agents.two_player.kernel.block_turn` on a block that starts at ``d``): the same arithmetic as
 the solve, so a decision's best value is the state value the solve stored (to its rounding). From a
-learned value (:mod:`agents.plan2`), the turn's end values are given and the same turn runs on them
+learned value (:mod:`agents.learned.plan2`), the turn's end values are given and the same turn runs on them
 (:func:`learned_action_values`).
 """
 

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.optimal import open_bits_from
+from agents.solvers.optimal import open_bits_from
 from agents.two_player import SolutionNotComputed, load_two_player
 from yacht_env.rules import RuleSet
 

@@ -8,7 +8,7 @@ keep's and each hand's value is a short vector over ``d`` and the inner loops ar
   it is worth ``g_r(d + p) = 1 - V(B, A - r, -(d + p))`` to the mover; ``g_r`` is gathered once per block
   from the layer below (:func:`_follow_values`), and scoring hand ``h`` now is worth
   ``W0[h] = max_r g_r(d + score(h, r))``.
-- Re-rolls are valued as the solitaire solver does (:mod:`agents.sheet_solver`): a keep's value is the
+- Re-rolls are valued as the solitaire solver does (:mod:`agents.solvers.sheet_solver`): a keep's value is the
   mean over faces of the keep one die larger, and a hand's the better of scoring now and its best proper
   sub-keep.
 - A mover with fixed decisions (``fixed``: a best response's opponent) takes its policy's row and keeps
@@ -67,7 +67,7 @@ class Policy(NamedTuple):
 
 def turn_tables(rules, layout) -> TurnTables:
     """The kernel's tables for ``rules`` and its :class:`~agents.two_player.layout.PairLayout`."""
-    from agents.sheet_solver import TurnTables as SolitaireTables
+    from agents.solvers.sheet_solver import TurnTables as SolitaireTables
 
     solitaire = SolitaireTables(rules)  # the keep orders and links, shared with the solitaire solver
     return TurnTables(
@@ -265,7 +265,7 @@ def block_turn(t, below, policy, mover, other, d0, scratch):
 @njit(cache=True, fastmath=True)
 def turn_from_follow(t, policy, mover, count, scratch):
     """The turn of :func:`block_turn` once ``scratch.follow`` holds the end values of the mover's ``count`` open
-    rows (``scratch.rows``): whatever gave them, the solved layer below or a learned value (:mod:`agents.plan2`).
+    rows (``scratch.rows``): whatever gave them, the solved layer below or a learned value (:mod:`agents.learned.plan2`).
     """
     _score_now(t, policy, mover, count, scratch)
     hand_values, keep_values = scratch.hand_values, scratch.keep_values

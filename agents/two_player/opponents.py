@@ -1,7 +1,7 @@
 """Fixed opponents for a best response: a solitaire policy's decisions, read from its own sheet and dice only.
 
 ``optimal`` (the expected-score optimum) and ``greedy`` (this turn's expected score) are argmaxes of
-:mod:`agents.optimal`'s Q-values, ties to the lowest action, as :class:`agents.policy.QPolicy` plays them;
+:mod:`agents.solvers.optimal`'s Q-values, ties to the lowest action, as :class:`agents.policies.policy.QPolicy` plays them;
 here they are tabulated for every open-row set, hand and roll, in the form the kernel reads
 (:class:`agents.two_player.kernel.Policy`).
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from agents import optimal
+from agents.solvers import optimal
 from agents.two_player.kernel import Policy
 from yacht_env.actions import ActionLayout
 from yacht_env.rules import RuleSet

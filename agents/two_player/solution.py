@@ -6,7 +6,7 @@ import numbers
 
 import numpy as np
 
-from agents.optimal import open_bits_from
+from agents.solvers.optimal import open_bits_from
 from agents.two_player.decide import grouped_action_values
 from agents.two_player.kernel import SCALE, Policy, turn_tables
 from agents.two_player.layout import PairLayout

@@ -1,7 +1,7 @@
 """The layered solve of the two-player game: from the end of the game back to its first turn, resumable.
 
 Layer ``n`` (``n`` rows open in all) reads only layer ``n - 1``, so only those two are in memory. Each
-finished layer is written atomically to the cache folder (:mod:`agents.solution_cache`) as a ``.npy``
+finished layer is written atomically to the cache folder (:mod:`agents.solvers.solution_cache`) as a ``.npy``
 of ``uint16`` fixed-point values (see :data:`agents.two_player.kernel.SCALE`); a solve that finds layers
 on disk continues from the last one written. As every layer is computed from the stored (rounded) layer
 under it, a resumed solve writes the same bytes as one that ran through.
@@ -19,7 +19,7 @@ from typing import Callable
 import numba
 import numpy as np
 
-from agents import solution_cache
+from agents.solvers import solution_cache
 from agents.two_player.kernel import SCALE, LayerArrays, Policy, solve_pairs, solve_pairs_following, turn_tables
 from agents.two_player.layout import Layer, PairLayout
 from yacht_env.atomic_files import remove_partial_files, write_atomically

@@ -1,14 +1,14 @@
-"""The reference ceiling (agents.ceiling): a player told the optimum's final score, against the optimum."""
+"""The reference ceiling (agents.evaluation.ceiling): a player told the optimum's final score, against the optimum."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from agents.ceiling import ceiling_match, main
-from agents.optimal import solve
-from agents.target import solve_target
-from agents.tournament import deal_dice
+from agents.evaluation.ceiling import ceiling_match, main
+from agents.evaluation.tournament import deal_dice
+from agents.solvers.optimal import solve
+from agents.solvers.target import solve_target
 from tests.agents.test_target import MINI
 from yacht_env.game import GameBatch
 

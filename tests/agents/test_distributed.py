@@ -11,7 +11,7 @@ import pytest
 
 from agents.evaluate import evaluate
 from agents.evaluate import main as evaluate_main
-from agents.tournament import tournament
+from agents.evaluation.tournament import tournament
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = f"ppo:{ROOT / 'models' / 'ppo.safetensors'}"

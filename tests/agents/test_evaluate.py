@@ -10,8 +10,8 @@ import numpy as np
 import pytest
 
 from agents.evaluate import evaluate, mean_ci, play_games, print_sheet_table, print_table
-from agents.optimal import expected_score, solve
 from agents.registry import make_policy
+from agents.solvers.optimal import expected_score, solve
 from yacht_env import YachtEnv
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -12,7 +12,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.model_files import METADATA_KEY, ModelLoadError, export_model, load_model_file
+from agents.learned.model_files import METADATA_KEY, ModelLoadError, export_model, load_model_file
 from agents.registry import make_policy
 from yacht_env.actions import legal_masks
 from yacht_env.encoding import ENCODINGS, make_encoding
@@ -86,7 +86,7 @@ def test_exported_lookahead_models_choose_the_sb3_actions(tmp_path, encoding):
 
 
 def test_the_shipped_model_file_is_the_shipped_zip_and_plays_its_actions():
-    from agents.ppo import load_sb3_model
+    from agents.learned.ppo import load_sb3_model
 
     exported = load_model_file(SHIPPED)
     assert exported.metadata["policy"] == "lookahead" and exported.metadata["net_arch"] == [256, 256]
@@ -233,7 +233,10 @@ def test_cut_model_files_give_one_line(tmp_path, capsys):
 def test_export_command_converts_a_zip(tmp_path):
     out = tmp_path / "converted.safetensors"
     result = subprocess.run(
-        [sys.executable, "-m", "agents.export_model", str(SHIPPED_ZIP), str(out)], capture_output=True, text=True, cwd=ROOT
+        [sys.executable, "-m", "agents.learned.export_model", str(SHIPPED_ZIP), str(out)],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )
     assert result.returncode == 0, result.stderr
     converted, shipped = load_model_file(out), load_model_file(SHIPPED)

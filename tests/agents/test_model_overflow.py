@@ -18,10 +18,10 @@ with warnings.catch_warnings():  # newer Starlette suggests httpx2 for its TestC
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-import agents.model_files as model_files
-from agents.model_files import ModelLoadError, load_model_file
-from agents.policy import PolicyOutputError
-from agents.ppo import PPOPolicy
+import agents.learned.model_files as model_files
+from agents.learned.model_files import ModelLoadError, load_model_file
+from agents.learned.ppo import PPOPolicy
+from agents.policies.policy import PolicyOutputError
 from tests.agents.test_model_files import set_field, tampered
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT

@@ -11,7 +11,7 @@ import numpy as np
 import pytest
 import torch
 
-from agents.model_files import (
+from agents.learned.model_files import (
     METADATA_KEY,
     ModelLoadError,
     check_model_rules,
@@ -20,7 +20,7 @@ from agents.model_files import (
     model_rules,
     record_rules,
 )
-from agents.ppo import load_sb3_model
+from agents.learned.ppo import load_sb3_model
 from agents.registry import make_policy, make_table_policy
 from tests.training.test_lookahead_rule_sets import played_positions
 from yacht_env.rules import RULE_SETS, YACHT, YAHTZEE, YAHTZEE_FORCED_JOKER, YATZY, rule_set

@@ -19,8 +19,8 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agents import sheet_solver, solution_cache
-from agents.optimal import clear_cache, expected_score, keep_children, open_bits_from, q_values, solve, solve_myopic
+from agents.solvers import sheet_solver, solution_cache
+from agents.solvers.optimal import clear_cache, expected_score, keep_children, open_bits_from, q_values, solve, solve_myopic
 from tests.agents.small_games import keep_children_by_hand
 from tests.reference import reference_score
 from yacht_env import CATEGORIES, YACHT, YachtEnv

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
-from agents import optimal, sheet_solver, solution_cache
-from agents.optimal import PUBLISHED_OPTIMA as PUBLISHED
-from agents.optimal import expected_score, q_values, solve
+from agents.solvers import optimal, sheet_solver, solution_cache
+from agents.solvers.optimal import PUBLISHED_OPTIMA as PUBLISHED
+from agents.solvers.optimal import expected_score, q_values, solve
 from tests.agents.small_games import keep_children_by_hand
 from yacht_env.rules import RULE_SETS, YAHTZEE, Category, RuleSet, all_alike, run, total, upper
 
@@ -509,7 +509,7 @@ def test_a_second_process_loads_the_solution_from_disk(tmp_path, monkeypatch):
     assert len(files) == 1 and rules.fingerprint in files[0].name
     optimal.clear_cache()
     calls = []
-    monkeypatch.setattr("agents.sheet_solver.solve_sheet_values", lambda *a: calls.append(a))
+    monkeypatch.setattr("agents.solvers.sheet_solver.solve_sheet_values", lambda *a: calls.append(a))
     again = solve(rules).state_values
     assert calls == [] and np.array_equal(first, again, equal_nan=True)
 

@@ -7,12 +7,12 @@ import pytest
 import torch
 from safetensors.torch import save
 
-from agents.model_files import ModelLoadError
-from agents.optimal import solve
-from agents.plan import PlanPolicy, TurnPlanner
-from agents.plan_files import METADATA_KEY, read_plan_file, value_shape, write_plan_file
-from agents.policy import OptimalPolicy
+from agents.learned.model_files import ModelLoadError
+from agents.learned.plan import PlanPolicy, TurnPlanner
+from agents.learned.plan_files import METADATA_KEY, read_plan_file, value_shape, write_plan_file
+from agents.policies.policy import OptimalPolicy
 from agents.registry import check_plays_rules, make_policy
+from agents.solvers.optimal import solve
 from agents.training.plan_games import GamePlayer
 from agents.training.plan_train import learn
 from agents.training.plan_values import NetValue, TableValue

@@ -9,11 +9,11 @@ import pytest
 import torch
 from safetensors.torch import save
 
-from agents.model_files import ModelLoadError
-from agents.plan2 import Plan2Planner, Plan2Policy, Settlement, WinValue
-from agents.plan2_files import METADATA_KEY, num_features, plan2_file_path, read_plan2_file, write_plan2_file
+from agents.evaluation.tournament import run_table
+from agents.learned.model_files import ModelLoadError
+from agents.learned.plan2 import Plan2Planner, Plan2Policy, Settlement, WinValue
+from agents.learned.plan2_files import METADATA_KEY, num_features, plan2_file_path, read_plan2_file, write_plan2_file
 from agents.registry import make_policy, make_table_policy
-from agents.tournament import run_table
 from agents.training.config import PlanConfig
 from agents.training.plan2_games import SelfPlayer
 from agents.training.plan2_train import WinNet, learn
@@ -203,7 +203,7 @@ def test_a_plan2_file_plays_only_its_own_rules(tmp_path):
 
 
 def test_the_features_are_as_wide_as_a_plan2_file_says():
-    from agents.plan2 import win_features
+    from agents.learned.plan2 import win_features
 
     for rules in (YACHT, rule_set("yacht_exercism"), *GAMES.values()):
         width = win_features(rules.num_categories, np.array([rules.all_open]), np.array([1]), np.array([3])).shape[1]
@@ -224,7 +224,7 @@ def test_a_learned_value_is_a_chance_and_exact_where_the_rules_settle_it():
 
 
 def test_turns_kept_for_later_decisions_give_the_same_values(monkeypatch):
-    import agents.plan2
+    import agents.learned.plan2
 
     planner = Plan2Planner(WinValue(YACHT, random_layers(YACHT, seed=2)))
     rng = np.random.default_rng(1)
@@ -233,7 +233,7 @@ def test_turns_kept_for_later_decisions_give_the_same_values(monkeypatch):
     leads, hands, rolls_left = rng.integers(-40, 40, n), rng.integers(0, 252, n), rng.integers(0, 3, n)
     half = slice(0, n // 2)
     first = planner.action_values(movers[half], others[half], leads[half], hands[half], rolls_left[half])
-    monkeypatch.setattr(agents.plan2, "END_VALUES_KEPT", 100)  # emptied in a batch that has kept and new turns
+    monkeypatch.setattr(agents.learned.plan2, "END_VALUES_KEPT", 100)  # emptied in a batch that has kept and new turns
     both = planner.action_values(movers, others, leads, hands, rolls_left)
     fresh = Plan2Planner(planner.value).action_values(movers, others, leads, hands, rolls_left)
     np.testing.assert_array_equal(both[half], first)
@@ -279,12 +279,12 @@ def test_a_plan2_file_is_a_table_opponent_at_a_table_of_two_only(tmp_path):
 
 
 def test_an_oversized_file_is_refused_unread(tmp_path, monkeypatch):
-    import agents.model_files
+    import agents.learned.model_files
 
     path = write_plan2_file(tmp_path / "big.safetensors", random_layers(YACHT), "yacht", 1)
-    monkeypatch.setattr(agents.model_files, "MAX_FILE_BYTES", path.stat().st_size - 1)
+    monkeypatch.setattr(agents.learned.model_files, "MAX_FILE_BYTES", path.stat().st_size - 1)
     with pytest.raises(ModelLoadError, match="more than a plan2 file may be") as error:
         read_plan2_file(path)
     assert "\n" not in str(error.value)
     with pytest.raises(ModelLoadError, match="more than a model file may be"):
-        agents.model_files.read_model_file(path)
+        agents.learned.model_files.read_model_file(path)

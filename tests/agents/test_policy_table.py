@@ -11,7 +11,7 @@ import pytest
 
 from agents import registry
 from agents.evaluate import main as evaluate_main
-from agents.policy import Policy
+from agents.policies.policy import Policy
 from agents.registry import PolicySpec, register
 from agents.training.config import ConfigError, load_config
 from yacht_play.records import read_records

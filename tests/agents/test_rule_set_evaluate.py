@@ -11,9 +11,9 @@ import numpy as np
 import pytest
 
 from agents.evaluate import evaluate, play_games
-from agents.optimal import expected_score, solve
+from agents.evaluation.tournament import play_table, tournament
 from agents.registry import make_policy
-from agents.tournament import play_table, tournament
+from agents.solvers.optimal import expected_score, solve
 from tests.yacht_env.test_multiplayer import play_pettingzoo
 from tests.yacht_env.test_rule_set_tables import OWN_RULES
 from yacht_env import YachtEnv
@@ -184,7 +184,7 @@ def test_a_model_is_evaluated_under_its_rules_alone_and_at_a_table():
     from sb3_contrib import MaskablePPO
 
     from agents.evaluate import evaluate_model
-    from agents.tournament import evaluate_model_at_table
+    from agents.evaluation.tournament import evaluate_model_at_table
 
     model = MaskablePPO("MlpPolicy", YachtEnv(rules="yatzy"), n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
     summaries = evaluate_model(model, "flat", games=40, seed=0, reference=["greedy"], rules="yatzy")
@@ -198,7 +198,7 @@ def test_videos_are_recorded_under_the_rules(tmp_path, monkeypatch):
     pytest.importorskip("moviepy")
     import gymnasium as gym
 
-    from agents import video
+    from agents.evaluation import video
 
     played = []
     make = gym.make

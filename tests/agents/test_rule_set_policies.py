@@ -5,8 +5,8 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from agents import optimal
 from agents.registry import make_policy
+from agents.solvers import optimal
 from yacht_env.rules import RULE_SETS, rule_set
 from yacht_env.vector_env import YachtVectorEnv
 

@@ -17,9 +17,9 @@ import pytest
 pytest.importorskip("torch", reason="ppo models need the train extra")
 
 from agents.evaluate import play_games  # noqa: E402
-from agents.model_files import read_model_file  # noqa: E402
+from agents.evaluation.stats import mean_ci  # noqa: E402
+from agents.learned.model_files import read_model_file  # noqa: E402
 from agents.registry import make_policy  # noqa: E402
-from agents.stats import mean_ci  # noqa: E402
 from yacht_env import YachtEnv  # noqa: E402
 from yacht_env.rules import rule_set  # noqa: E402
 

@@ -17,8 +17,8 @@ import pytest
 
 pytest.importorskip("torch", reason="ppo models need the train extra")
 
-from agents.model_files import ModelLoadError, read_model_file  # noqa: E402
-from agents.ppo import model_file_path, shipped_model_names  # noqa: E402
+from agents.learned.model_files import ModelLoadError, read_model_file  # noqa: E402
+from agents.learned.ppo import model_file_path, shipped_model_names  # noqa: E402
 from agents.registry import make_policy  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from agents import softmax
-from agents.optimal import solve
+from agents.policies import softmax
 from agents.registry import make_policy, make_table_policy, policy_names
+from agents.solvers.optimal import solve
 from yacht_env.actions import ActionLayout
 from yacht_env.rules import rule_set
 

@@ -1,4 +1,4 @@
-"""One cache folder and one variable for every solver's tables (agents.solution_cache)."""
+"""One cache folder and one variable for every solver's tables (agents.solvers.solution_cache)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 import pytest
 from numba.core.dispatcher import Dispatcher
 
-from agents import optimal, sheet_solver, solution_cache, target
+from agents.solvers import optimal, sheet_solver, solution_cache, target
 from yacht_env.rules import Category, RuleSet, all_alike, total, upper
 
 # Rows that score alone: the target DP solves them. With an upper bonus: the sheet solver.
@@ -121,8 +121,8 @@ def test_a_changed_solver_never_reads_a_table_an_older_one_stored(tmp_path, no_c
     np.savez(sheet_file, values=np.full(values.shape, 1e6))
     stale_table, stale_values = solve_both()
     assert (stale_table == 0.25).all() and (stale_values == 1e6).all()  # the same solver reads its files
-    no_cache_variables.setattr(target, "SOLVER_SOURCES", ("agents.target",))  # as if the solvers' source changed
-    no_cache_variables.setattr(optimal, "SHEET_SOLVER_SOURCES", ("agents.sheet_solver",))
+    no_cache_variables.setattr(target, "SOLVER_SOURCES", ("agents.solvers.target",))  # as if the solvers' source changed
+    no_cache_variables.setattr(optimal, "SHEET_SOLVER_SOURCES", ("agents.solvers.sheet_solver",))
     fresh_table, fresh_values = solve_both()
     np.testing.assert_array_equal(fresh_table, table)
     np.testing.assert_array_equal(fresh_values, values)

@@ -17,15 +17,16 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from agents.distribution import (
+from agents.policies.win import TargetPolicy, WinPolicy
+from agents.solvers.distribution import (
     at_least,
     quantiles,
     score_distribution,
     score_distributions,
 )
-from agents.optimal import expected_score, solve
-from agents.solution_cache import source_version
-from agents.target import (
+from agents.solvers.optimal import expected_score, solve
+from agents.solvers.solution_cache import source_version
+from agents.solvers.target import (
     SOLVER_SOURCES,
     cache_dir,
     max_points_left,
@@ -35,7 +36,7 @@ from agents.target import (
     target_probabilities,
     turn_q_values,
 )
-from agents.win import TargetPolicy, WinPolicy, win_probabilities, win_share_curve
+from agents.solvers.win_tables import win_probabilities, win_share_curve
 from tests.agents.small_games import MINI
 from yacht_env.rules import YACHT, Category, RuleSet, total
 
@@ -233,7 +234,7 @@ def test_the_lookup_reads_the_table_up_to_the_top_total_and_nothing_past_it():
     [([[0.0, 1.0]], True), ([[0.5, -0.01]], False), ([[1.01, 0.5]], False), ([[np.nan, 0.5]], False), ([[np.inf]], False)],
 )
 def test_a_stored_table_is_taken_only_when_every_entry_is_a_probability(table, probabilities):
-    from agents.target import is_probability_table
+    from agents.solvers.target import is_probability_table
 
     assert is_probability_table(np.array(table)) is probabilities
 
@@ -444,7 +445,7 @@ def test_win_policy_is_exact_on_its_last_turn(opponent_open):
 
 def test_win_beats_optimal_at_a_small_table():
     """Paired deals of the reduced game: the win policy never does worse than the optimum it rolls out."""
-    from agents.tournament import tournament
+    from agents.evaluation.tournament import tournament
 
     result, _ = tournament(["win", "optimal"], games=8000, seed=5, rules=MINI)
     assert result.standings[0].win_rate > 0.5
@@ -559,9 +560,9 @@ def test_evaluate_prints_the_exact_distribution_beside_the_policies(tmp_path):
 
 @pytest.mark.parametrize("name", ["yahtzee", "yahtzee_no_joker", "yatzy"])
 def test_rule_sets_with_a_bonus_or_a_joker_are_refused_naming_why(name):
-    from agents.distribution import score_distribution
     from agents.registry import make_policy, make_table_policy
-    from agents.target import solve_target_table
+    from agents.solvers.distribution import score_distribution
+    from agents.solvers.target import solve_target_table
     from yacht_env.rules import RULE_SETS
 
     rules = RULE_SETS[name]

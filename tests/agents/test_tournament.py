@@ -5,8 +5,8 @@ import json
 import numpy as np
 import pytest
 
+from agents.evaluation.tournament import play_table, run_table, tournament
 from agents.registry import make_policy
-from agents.tournament import play_table, run_table, tournament
 from agents.training.config import ConfigError, load_config
 from tests.yacht_env.test_multiplayer import FLAT, SCORE, play_pettingzoo, table_env
 from yacht_env.table import pettingzoo_env as multiplayer
@@ -19,7 +19,7 @@ pytestmark = [pytest.mark.filterwarnings("ignore:Observation space for each agen
 def table_model_path(tmp_path_factory):
     from sb3_contrib import MaskablePPO
 
-    from agents.model_files import export_model, load_model_file
+    from agents.learned.model_files import export_model, load_model_file
 
     env = table_env(["greedy"], reward_mode="win", observation_encoding="onehot")
     model = MaskablePPO("MlpPolicy", env, n_steps=64, batch_size=64, n_epochs=1, seed=0, device="cpu")
@@ -31,8 +31,8 @@ def table_model_path(tmp_path_factory):
 
 
 def test_a_model_trained_at_a_table_plays_opponent_and_tournament(table_model_path):
+    from agents.learned.table_policy import TablePPOPolicy
     from agents.registry import make_table_policy
-    from agents.table_policy import TablePPOPolicy
 
     policy = make_table_policy(f"ppo:{table_model_path}", 2)
     assert isinstance(policy, TablePPOPolicy) and policy.table_encoding.name == "onehot"

@@ -12,7 +12,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from agents import optimal
+from agents.solvers import optimal
 from agents.two_player import check_rules, solve_two_player
 from agents.two_player.kernel import SCALE
 from yacht_env.rules import YACHT, Category, RuleSet, all_alike, total, upper

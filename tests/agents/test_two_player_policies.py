@@ -9,12 +9,12 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
+from agents.evaluation.tournament import run_table
+from agents.policies.exact2 import TIE_TOLERANCE
 from agents.registry import make_table_policy, policy_spec
-from agents.tournament import run_table
 from agents.two_player import SolutionNotComputed, load_two_player, solve_two_player
 from agents.two_player.__main__ import sub_game
 from agents.two_player.grading import TwoPlayerGrader, two_player_grader
-from agents.two_player.policy import TIE_TOLERANCE
 from yacht_env.rules import YACHT
 
 ROWS = "ones,threes,fives,full_house"

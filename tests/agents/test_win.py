@@ -12,8 +12,10 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from agents.target import max_total
-from agents.win import TargetPolicy, best_with_fallback, kept_per_turn, parse_target, shifted, win_probabilities
+from agents.policies.table_reading import best_with_fallback
+from agents.policies.win import TargetPolicy, parse_target
+from agents.solvers.target import max_total
+from agents.solvers.win_tables import kept_per_turn, shifted, win_probabilities
 from tests.agents.small_games import MINI
 from yacht_env.rules import YACHT
 
@@ -227,7 +229,7 @@ def test_turn_end_values_are_win_shares_for_any_totals(open_bits, total, other_o
     """Ending the turn with ``p`` in row ``c`` is worth the chance-weighted win share of each final score, a final
     score above the top one winning outright: the tables read nothing outside the scores they hold, whatever the totals.
     """
-    from agents.win import win_tables
+    from agents.solvers.win_tables import win_tables
 
     tables = win_tables(MINI)
     curves = tables.opponent_curves(np.array([[other_total]]), np.array([[other_open]]))
@@ -247,7 +249,7 @@ def test_turn_end_values_are_win_shares_for_any_totals(open_bits, total, other_o
 @example(open_bits=0b1000, total=0)  # only the last row open: the rows below it are filled
 @example(open_bits=0b0101, total=TOP)
 def test_turn_end_values_hold_nothing_for_filled_rows_or_scores_a_row_cannot_take(open_bits, total):
-    from agents.win import win_tables
+    from agents.solvers.win_tables import win_tables
 
     tables = win_tables(MINI)
     curves = tables.opponent_curves(np.array([[0]]), np.array([[15]]))

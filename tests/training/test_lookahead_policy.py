@@ -6,8 +6,8 @@ import torch as th
 from gymnasium import spaces
 from sb3_contrib import MaskablePPO
 
-from agents.optimal import solve_myopic
 from agents.registry import make_policy
+from agents.solvers.optimal import solve_myopic
 from agents.training.lookahead_policy import ILLEGAL_INPUT, Q_SCALE, LookaheadPolicy, OneTurnLookahead
 from tests.training.test_train import TINY, run_train
 from yacht_env.encoding import make_encoding

@@ -11,7 +11,7 @@ import torch as th
 from sb3_contrib.common.maskable.buffers import MaskableRolloutBuffer
 from sb3_contrib.common.maskable.distributions import MaskableCategorical
 
-import agents.model_files
+import agents.learned.model_files
 import agents.training.lookahead_policy as lookahead_policy
 from agents.training.config import load_config
 from agents.training.envs import make_training_env
@@ -74,7 +74,7 @@ def test_features_of_stored_rows_are_those_of_the_observations():
     inputs = extractor.lookahead_inputs(obs)
     rows = th.as_tensor(np.concatenate([obs, inputs], axis=1))
     assert th.equal(extractor(rows), features)
-    expected = agents.model_files.lookahead_inputs(extractor.one_turn_q(th.as_tensor(obs)))
+    expected = agents.learned.model_files.lookahead_inputs(extractor.one_turn_q(th.as_tensor(obs)))
     assert th.equal(features[:, obs.shape[1] :], th.as_tensor(expected))
 
 
@@ -121,7 +121,7 @@ def test_the_lookahead_is_computed_once_per_collected_observation(tmp_path, monk
 
     def counting_one_turn_q(turn, encoding, observations, num_actions):
         rows.append(len(observations))
-        return agents.model_files.one_turn_q(turn, encoding, observations, num_actions)
+        return agents.learned.model_files.one_turn_q(turn, encoding, observations, num_actions)
 
     monkeypatch.setattr(lookahead_policy, "one_turn_q", counting_one_turn_q)
     config = small_config("yacht", vectorized)

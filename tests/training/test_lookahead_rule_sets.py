@@ -12,9 +12,9 @@ import pytest
 import torch as th
 from gymnasium import spaces
 
-from agents.model_files import ModelLoadError
-from agents.optimal import solve_myopic
+from agents.learned.model_files import ModelLoadError
 from agents.registry import make_policy
+from agents.solvers.optimal import solve_myopic
 from agents.training.lookahead_policy import LookaheadPolicy, OneTurnLookahead
 from tests.training.test_train import TINY, run_train, train_main
 from tests.yacht_env.test_rule_set_envs import rigged_faces
@@ -204,7 +204,7 @@ def test_the_rules_the_policy_reads_are_its_envs():
 
 
 def test_tiny_yahtzee_run_trains_evaluates_and_saves_a_yahtzee_model(tmp_path):
-    from agents.optimal import expected_score
+    from agents.solvers.optimal import expected_score
 
     run_train("--config", "configs/yahtzee_quick.yaml", "--runs-dir", str(tmp_path), "name=tiny", *TINY)
     run = tmp_path / "tiny"

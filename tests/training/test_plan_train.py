@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.plan import PlanPolicy
+from agents.learned.plan import PlanPolicy
 from agents.registry import make_policy
 from agents.training.config import ConfigError, load_config
 from train import main as train_main
@@ -124,7 +124,7 @@ TINY2 = [
 
 
 def test_a_tiny_plan2_run_writes_a_table_player_and_resumes_from_its_checkpoint(tmp_path, capsys):
-    from agents.plan2 import Plan2Policy
+    from agents.learned.plan2 import Plan2Policy
     from agents.registry import make_table_policy
 
     assert train_main(["--config", CONFIG2, "--runs-dir", str(tmp_path), "name=two", *TINY2]) is None

@@ -13,7 +13,7 @@ import gymnasium as gym
 import pytest
 import yaml
 
-from agents.ppo import ModelLoadError
+from agents.learned.ppo import ModelLoadError
 from agents.registry import make_policy
 from agents.training.config import ConfigError, load_config
 

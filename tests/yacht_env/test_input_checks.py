@@ -6,7 +6,7 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
-from agents.optimal import open_bits_from, q_values
+from agents.solvers.optimal import open_bits_from, q_values
 from yacht_env import YACHT, yacht_v0
 from yacht_env.encoding import make_encoding
 from yacht_env.env import YachtEnv

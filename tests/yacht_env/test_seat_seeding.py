@@ -2,7 +2,7 @@
 
 import numpy as np
 
-from agents.tournament import play_table
+from agents.evaluation.tournament import play_table
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT
 from yacht_env.seeding import seat_seed

@@ -7,9 +7,9 @@ import math
 import numpy as np
 import pytest
 
-from agents import softmax
-from agents.optimal import solve
+from agents.policies import softmax
 from agents.registry import make_policy
+from agents.solvers.optimal import solve
 from yacht_env.rules import rule_set
 from yacht_play.report import likeness
 from yacht_play.report.results import PolicyNotMeasured
@@ -27,7 +27,7 @@ def positions(dice_list, actions, rolls_left=2):
 
 
 def test_keeping_the_same_dice_by_another_action_agrees():
-    from agents.policy import OptimalPolicy
+    from agents.policies.policy import OptimalPolicy
 
     class RerollsDieZero(OptimalPolicy):
         def act_batch(self, observations, action_masks):

@@ -13,7 +13,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from agents import registry
-from agents.policy import RandomPolicy
+from agents.policies.policy import RandomPolicy
 from yacht_env import YACHT
 from yacht_env.rules import RULE_SETS
 from yacht_play.match import (

@@ -18,9 +18,9 @@ import pexpect
 import pytest
 from gymnasium.utils import seeding
 
-from agents.model_files import export_model
-from agents.optimal import q_values, solve
+from agents.learned.model_files import export_model
 from agents.registry import make_policy
+from agents.solvers.optimal import q_values, solve
 from yacht_env import CATEGORIES, YACHT, YachtEnv
 from yacht_env.game import draw_table_dice
 from yacht_play.analyze import Grader, report_players
@@ -502,7 +502,7 @@ def test_importing_the_terminal_modules_stays_light():
 
 
 def test_solitaire_coach_shows_the_chance_of_reaching_a_target(tmp_path, capsys):
-    from agents.target import target_probabilities
+    from agents.solvers.target import target_probabilities
 
     console = ScriptedConsole(["s 12", "q"])  # score the first roll in Yacht, then stop
     assert play_main(["--seed", "9", "--coach", "--target", "150", "--record", str(tmp_path / "t.jsonl")], console) == 0

@@ -20,7 +20,7 @@ import numpy as np
 import pexpect
 import pytest
 
-from agents.optimal import q_values
+from agents.solvers.optimal import q_values
 from yacht_env.rules import RULE_SETS, YACHT, YAHTZEE, YAHTZEE_FORCED_JOKER, YATZY, rule_set
 from yacht_play.analyze import Grader, sheet_states
 from yacht_play.commands import CommandError, parse_command

@@ -4,7 +4,7 @@ Games are played to the end through the HTTP API by a simulated person who plays
 (``Chooser`` at temperature 0), on dice dealt from a chosen seed (the server's seed generator is
 patched): Yahtzee game 3 earns the upper bonus and two extra Yahtzees, one of them a joker in the
 large straight. Every total is checked against ``RuleSet.score_on`` over the stored decisions,
-and every coach value against ``agents.optimal.q_values`` given the sheet state.
+and every coach value against ``agents.solvers.optimal.q_values`` given the sheet state.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ import pytest
 pytest.importorskip("starlette", reason="the serve tests need the serve extra: pip install 'yacht-rl[serve]'")
 pytest.importorskip("httpx", reason="the serve API tests need httpx (Starlette's TestClient)")
 
-from agents.optimal import q_values  # noqa: E402
+from agents.solvers.optimal import q_values  # noqa: E402
 from tests.yacht_play.test_serve_api import TestClient  # noqa: E402
 from yacht_env.rules import RULE_SETS, rule_set  # noqa: E402
 from yacht_play import store as db  # noqa: E402
@@ -103,7 +103,7 @@ def test_a_yahtzee_game_over_http_plays_every_bonus_and_grades_every_decision(cl
     assert joker["dice"] == [5] * 5 and joker["points"] == 140  # a joker's large straight (40) and its 100
     events = client.get(f"/api/games/{secret}?since=0").json()["events"]
     assert next(e for e in events if e["turn"] == 9 and e["row"])["row_points"] == 40
-    # the coach values each option with the sheet state, as agents.optimal.q_values does
+    # the coach values each option with the sheet state, as agents.solvers.optimal.q_values does
     for before, coach in coached:
         current, cells = before["current"], before["sheets"][0]["cells"]
         open_rows = [row["name"] for row, points in zip(before["rows"], cells) if points is None]

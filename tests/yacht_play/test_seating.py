@@ -4,8 +4,8 @@ import gymnasium as gym
 import numpy as np
 import pytest
 
+from agents.evaluation.tournament import deal_dice
 from agents.registry import make_opponents
-from agents.tournament import deal_dice
 from yacht_env import YACHT, yacht_v0
 from yacht_play.match import Match, Player
 

@@ -209,8 +209,8 @@ def test_a_whole_game_never_shows_dice_not_rolled_yet(client, service):
         marked = [option["label"] for option in coach["options"] if option["chosen"]]
         assert marked == ([coach["chosen"]] if coach["chosen"] in labels else [])  # the one chosen, if shown
         assert all(0 <= option["win"] <= 1 for option in coach["options"]) and 0 <= coach["chosen_win"] <= 1
-        if responses == 0:  # the first decision: the chances are agents.win's for that position
-            from agents.win import win_probabilities
+        if responses == 0:  # the first decision: the chances are agents.policies.win's for that position
+            from agents.solvers.win_tables import win_probabilities
 
             first = stored(service, secret).decisions[0]
             chances = win_probabilities(first["dice"], first["rolls_left"], first["open"], 0, [(0, list(first["open"]))] * 2)
@@ -574,7 +574,7 @@ def test_each_mode_seats_its_number_of_agents_and_a_table_at_most_five_players(c
 
 
 def test_an_agent_that_cannot_choose_is_replaced_by_optimal_and_the_game_goes_on(client, service):
-    from agents.policy import PolicyOutputError
+    from agents.policies.policy import PolicyOutputError
 
     class Overflowing:  # a model whose outputs are not finite at this position; otherwise the agent it was
         def __init__(self, policy):

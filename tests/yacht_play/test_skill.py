@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from scipy.optimize import brentq
 
-from agents import softmax
-from agents.optimal import solve
+from agents.policies import softmax
+from agents.solvers.optimal import solve
 from yacht_env.rules import rule_set
 from yacht_play.report import skill
 
@@ -72,7 +72,7 @@ def test_too_few_decisions_no_interval():
 
 @pytest.mark.parametrize("name", ["yacht", "yahtzee"])
 def test_draws_of_the_softmax_recover_its_temperature(name):
-    """Positions of a new sheet, choices drawn by agents.softmax at T = 2: the fit's interval holds 2."""
+    """Positions of a new sheet, choices drawn by agents.policies.softmax at T = 2: the fit's interval holds 2."""
     rules = rule_set(name)
     rng = np.random.default_rng(7)
     n = 400

@@ -12,11 +12,11 @@ import json
 import numpy as np
 import pytest
 
+from agents.policies.exact2 import TIE_TOLERANCE
 from agents.registry import make_opponents
 from agents.two_player import solve_two_player
 from agents.two_player.__main__ import sub_game
 from agents.two_player.grading import TwoPlayerGrader
-from agents.two_player.policy import TIE_TOLERANCE
 from yacht_env.rules import RULE_SETS, YACHT
 from yacht_play.analyze import main as analyze_main
 from yacht_play.match import Match, Player

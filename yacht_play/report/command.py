@@ -26,7 +26,7 @@ line) unless ``--include-imported`` (``?include_imported=1``) asks for them:
 
 Every figure carries ``n`` (games, decisions or people it stands on). A figure on fewer than
 ``MIN_N`` values, or a population figure on fewer than ``MIN_PLAYERS`` people, has no interval:
-its ``note`` says why. Intervals come from :func:`agents.stats.mean_ci` (normal approximation).
+its ``note`` says why. Intervals come from :func:`agents.evaluation.stats.mean_ci` (normal approximation).
 """
 
 from __future__ import annotations

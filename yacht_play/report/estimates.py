@@ -16,7 +16,7 @@ MIN_PLAYERS = 2  # a population figure on fewer people: no interval
 
 def estimate(values, unit: str, players: int | None = None, clip=None) -> Estimate:
     """A mean with its 95% interval and ``n``; no interval (and a ``note``) on too few values or people."""
-    from agents.stats import mean_ci
+    from agents.evaluation.stats import mean_ci
 
     values = np.asarray(values, dtype=float)
     n = int(len(values))
@@ -39,7 +39,7 @@ def estimate_over_people(values, people, unit: str, clip=None) -> Estimate:
     sum of person ``c``'s deviations from the mean and ``C`` the number of people; ``people`` names each
     decision's person.
     """
-    from agents.stats import Z95
+    from agents.evaluation.stats import Z95
 
     values, people = np.asarray(values, dtype=float), np.asarray(people)
     count = len(np.unique(people))

@@ -5,7 +5,7 @@ probabilities, else the action it plays) and, for a policy that gives probabilit
 grouped by their fitted temperature, :mod:`yacht_play.report.skill`). Each figure's 95% interval counts each person once
 (:func:`yacht_play.report.estimates.estimate_over_people`): one person's decisions are not independent of each other.
 
-A choice is a row or a distinct multiset of dice kept (:mod:`agents.softmax`): a policy that keeps the same dice
+A choice is a row or a distinct multiset of dice kept (:mod:`agents.policies.softmax`): a policy that keeps the same dice
 as the person by another action agrees with the person, and a policy's probability of the person's choice is the
 sum over the actions that make it. A probability below ``FLOOR`` counts as ``FLOOR`` (a model's masked-out
 actions sit at about 1e-8), so that one decision cannot sink a policy's mean to minus infinity.
@@ -19,7 +19,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.softmax import choice_actions
+from agents.policies.softmax import choice_actions
 from yacht_play.report.results import BandLikeness, Estimate, PolicyLikeness, PolicyNotMeasured
 
 FLOOR = 1e-9
@@ -95,8 +95,8 @@ def likeness_of(
 
 def build_policy(name: str, rules, median_t: float | None):
     """The policy ``name`` for solitaire positions under ``rules`` (``softmax:fit``: at ``median_t``), or a note why not."""
+    from agents.policies.softmax import SoftmaxPolicy
     from agents.registry import check_plays_rules, make_policy, policy_spec
-    from agents.softmax import SoftmaxPolicy
 
     if name == FIT:
         if median_t is None:

@@ -1,4 +1,4 @@
-"""A person's skill as a temperature: the maximum-likelihood ``T`` of the softmax over Q* (:mod:`agents.softmax`).
+"""A person's skill as a temperature: the maximum-likelihood ``T`` of the softmax over Q* (:mod:`agents.policies.softmax`).
 
 A person who chooses by that softmax at temperature ``T`` (points) takes the choice ``c`` of a decision with
 probability ``exp(x_c / T) / sum_d exp(x_d / T)``, where ``x = Q* - max Q*`` over the decision's distinct choices
@@ -17,7 +17,7 @@ import math
 
 import numpy as np
 
-from agents.softmax import choosable
+from agents.policies.softmax import choosable
 from yacht_env.extras import needs_extra
 from yacht_play.report.results import Histogram, PersonSkill, Skill, SkillBand, SkillPopulation, TemperatureFit
 

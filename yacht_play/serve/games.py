@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agents.policy import PolicyOutputError
+from agents.policies.policy import PolicyOutputError
 from yacht_env.actions import ActionLayout
 from yacht_env.env import GameOverError
 from yacht_env.rules import RULE_SETS, rule_set

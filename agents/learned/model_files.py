@@ -25,12 +25,12 @@ Tensors: ``policy.<i>.weight`` / ``policy.<i>.bias`` for each hidden layer ``i``
 else is a :class:`ModelLoadError` naming the file and the problem, in one line. So are weights above
 ``MAX_WEIGHT``, a ``lookahead_temperature`` outside ``MIN_TEMPERATURE..MAX_TEMPERATURE``, and a network
 whose logits overflow (NaN, infinite, beyond ``MAX_LOGIT``) on any of :func:`probe_positions`; a
-position the probe missed still fails in play as a one-line :class:`agents.policy.PolicyOutputError`.
+position the probe missed still fails in play as a one-line :class:`agents.policies.policy.PolicyOutputError`.
 
 :func:`export_model` writes a MaskablePPO (in memory) in this format; :func:`load_model_file`
 reads it into :class:`InferenceModel`, a small torch network that picks the same actions as the
 MaskablePPO policy (the argmax of the masked logits; the same probabilities when sampling), with
-no stable-baselines3 and no unpickling. ``python -m agents.export_model`` converts a saved zip.
+no stable-baselines3 and no unpickling. ``python -m agents.learned.export_model`` converts a saved zip.
 """
 
 from __future__ import annotations
@@ -40,7 +40,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.policy import PolicyOutputError, describe_position
+from agents.policies.policy import PolicyOutputError, describe_position
 from yacht_env.actions import ActionLayout
 from yacht_env.bounded_input import InputBoundsError, load_json
 from yacht_env.encoding import ENCODINGS, make_encoding
@@ -179,7 +179,7 @@ def check_model_rules(model, name: str, rules: RuleSet | str | None) -> RuleSet:
 def one_turn_q(turn_solution, encoding, observations: np.ndarray, num_actions: int) -> np.ndarray:
     """The one-turn look-ahead ``q`` in points, (N, num_actions); -inf where illegal or the game is over.
 
-    ``turn_solution`` is :func:`agents.optimal.solve_myopic` of the encoding's rules. Under rules with
+    ``turn_solution`` is :func:`agents.solvers.optimal.solve_myopic` of the encoding's rules. Under rules with
     a sheet state it is given the upper subtotal and the Yahtzee box read from the observation, so a
     row's ``q`` counts the bonuses that scoring it earns this turn (the upper bonus when the points
     reach the threshold, the extra-Yahtzee bonus), scores jokers at joker values and is -inf for the
@@ -404,13 +404,13 @@ def read_model_file(path: str | Path) -> tuple[dict, dict]:
     where = f"model {str(path)!r}"
     if not path.is_file():
         raise ModelLoadError(
-            f"no model file at {str(path)!r}: expected a {SUFFIX} file written by train.py or agents.export_model"
+            f"no model file at {str(path)!r}: expected a {SUFFIX} file written by train.py or agents.learned.export_model"
         )
     with open(path, "rb") as handle:
         if handle.read(2) == b"PK":
             raise ModelLoadError(
                 f"{where} is a stable-baselines3 zip, which runs code when loaded: convert it with "
-                f"python -m agents.export_model {path} OUT{SUFFIX}, or play it as ppo-zip:{path} if you trust its source"
+                f"python -m agents.learned.export_model {path} OUT{SUFFIX}, or play it as ppo-zip:{path} if you trust its source"
             )
     raw, tensors = read_safetensors(path, where, METADATA_KEY, "model file")
     meta = _check_metadata(raw, where)
@@ -524,7 +524,7 @@ class InferenceModel:
     """A saved policy network, played in torch: ``predict`` as MaskablePPO's, with no stable-baselines3.
 
     ``observation_space`` and ``action_space`` are those of the env the model was trained in, so the
-    policies of :mod:`agents.ppo` and :mod:`agents.table_policy` play it as they would the SB3 model.
+    policies of :mod:`agents.learned.ppo` and :mod:`agents.learned.table_policy` play it as they would the SB3 model.
     """
 
     def __init__(self, metadata: dict, tensors: dict):
@@ -540,7 +540,7 @@ class InferenceModel:
         self.head = (tensors["action.weight"], tensors["action.bias"])
         self.lookahead = metadata["policy"] == "lookahead"
         if self.lookahead:
-            from agents.optimal import solve_myopic
+            from agents.solvers.optimal import solve_myopic
 
             self.temperature = float(metadata["lookahead_temperature"])
             self.encoding = make_encoding(metadata["observation_encoding"], rules)

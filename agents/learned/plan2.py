@@ -25,13 +25,14 @@ from pathlib import Path
 import numpy as np
 from typing_extensions import override
 
-from agents.model_files import check_trained_rules
-from agents.plan2_files import plan2_file_path, read_plan2_file
+from agents.learned.model_files import check_trained_rules
+from agents.learned.plan2_files import plan2_file_path, read_plan2_file
+from agents.policies.table_reading import TableReadingPolicy, best_with_fallback
+from agents.solvers.win_tables import kept_per_turn
 from agents.two_player import check_rules, maximizing_policy
 from agents.two_player.decide import learned_action_values
 from agents.two_player.kernel import turn_tables
 from agents.two_player.layout import PairLayout
-from agents.win import TableReadingPolicy, best_with_fallback, kept_per_turn
 from yacht_env.actions import ActionLayout
 from yacht_env.rules import RuleSet, rule_set
 

@@ -15,9 +15,9 @@ the exact values:
 
 That holds for rule sets whose rows score independently (:data:`yacht_env.rules.YACHT`). An upper
 bonus, an extra-Yahtzee bonus or a joker rule (Yahtzee, Yatzy) make the state larger than the open
-rows: :func:`solve` hands those to :mod:`agents.sheet_solver` (the same recurrences over open rows,
+rows: :func:`solve` hands those to :mod:`agents.solvers.sheet_solver` (the same recurrences over open rows,
 capped upper subtotal and the Yahtzee box's state, in compiled kernels), whose solutions are also
-kept on disk (:mod:`agents.solution_cache`), so that a second process loads them instead of solving.
+kept on disk (:mod:`agents.solvers.solution_cache`), so that a second process loads them instead of solving.
 
 Q-values follow the flat action layout of :mod:`yacht_env.actions`: action ``a`` in
 ``1 .. 2**num_dice - 1`` re-rolls the dice of the *sorted* hand whose bit is set, action
@@ -25,7 +25,7 @@ Q-values follow the flat action layout of :mod:`yacht_env.actions`: action ``a``
 
 Typical use::
 
-    from agents.optimal import expected_score, q_values, solve
+    from agents.solvers.optimal import expected_score, q_values, solve
     expected_score()                                   # V(all rows open) for the default rules
     expected_score(rules="yahtzee")                    # 254.5896...
     q_values([6, 6, 2, 6, 1], 2, ["sixes", "yacht"])   # (44,) Q of every action
@@ -42,7 +42,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.exact_solution import ExactSolution
+from agents.solvers.exact_solution import ExactSolution
 from yacht_env.dice import DiceSpace
 from yacht_env.rules import RuleSet, rule_set
 
@@ -329,7 +329,7 @@ def solve(rules: RuleSet | str | None = None):
     """The optimal policy's values for ``rules`` (a ``RuleSet`` or a name of ``RULE_SETS``; default ``YACHT``).
 
     A :class:`Solution` for rule sets whose rows score independently, else an
-    :class:`agents.sheet_solver.SheetSolution`. Solved on first use (or loaded from the disk
+    :class:`agents.solvers.sheet_solver.SheetSolution`. Solved on first use (or loaded from the disk
     cache, for the latter) and kept for the life of the rule set object in this process.
     """
     rules = rule_set(rules)
@@ -357,14 +357,20 @@ def solve_myopic(rules: RuleSet | str | None = None):
     return solution
 
 
-SHEET_SOLVER_SOURCES = ("agents.sheet_solver", "agents.optimal", "agents.exact_solution", "yacht_env.rules", "yacht_env.dice")
+SHEET_SOLVER_SOURCES = (
+    "agents.solvers.sheet_solver",
+    "agents.solvers.optimal",
+    "agents.solvers.exact_solution",
+    "yacht_env.rules",
+    "yacht_env.dice",
+)
 """The modules the sheet solver's tables are computed by (their digest is part of each table's key)."""
 
 
 def _solve_sheet(rules: RuleSet, plan_ahead: bool):
     # Rule sets with a sheet state take seconds to solve: their values live on disk as well. The
     # others solve faster than their keep values (43 MiB for Yacht) would load.
-    from agents import sheet_solver, solution_cache
+    from agents.solvers import sheet_solver, solution_cache
 
     version = solution_cache.source_version(*SHEET_SOLVER_SOURCES)  # a changed solver solves again
     key = f"{rules.fingerprint}-{'optimal' if plan_ahead else 'myopic'}-{version}"
@@ -378,7 +384,7 @@ def _solve_sheet(rules: RuleSet, plan_ahead: bool):
 
 def clear_cache() -> None:
     """Forget every solved rule set in this process: the next :func:`solve` solves again (or, for a rule
-    set with a sheet state, reads the disk cache; see :mod:`agents.solution_cache`).
+    set with a sheet state, reads the disk cache; see :mod:`agents.solvers.solution_cache`).
     """
     _solutions.clear()
     _myopic_solutions.clear()

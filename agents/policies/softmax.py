@@ -18,7 +18,7 @@ import math
 import numpy as np
 from typing_extensions import override
 
-from agents.policy import QPolicy
+from agents.policies.policy import QPolicy
 from yacht_env.rules import RuleSet, cached_per_rules
 
 PREFIX = "softmax:"

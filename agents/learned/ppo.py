@@ -1,6 +1,6 @@
 """Trained MaskablePPO agents behind the policy interface.
 
-``ppo:PATH`` plays an inference model file (``.safetensors``, :mod:`agents.model_files`): tensors and
+``ppo:PATH`` plays an inference model file (``.safetensors``, :mod:`agents.learned.model_files`): tensors and
 plain metadata, which loading cannot make run code. ``ppo-zip:PATH`` plays a stable-baselines3 zip,
 which is unpickled on load and can run code from the file: only for a zip the user names and trusts.
 A model plays only the rule set it was trained on: :class:`PPOPolicy` refuses another, naming both.
@@ -13,8 +13,8 @@ from pathlib import Path
 import numpy as np
 from typing_extensions import override
 
-from agents.model_files import SUFFIX, ModelLoadError, check_model_rules, model_rules
-from agents.policy import Policy, PolicyOutputError, describe_position
+from agents.learned.model_files import SUFFIX, ModelLoadError, check_model_rules, model_rules
+from agents.policies.policy import Policy, PolicyOutputError, describe_position
 from yacht_env.actions import ActionLayout
 from yacht_env.encoding import ENCODINGS, make_encoding
 
@@ -89,13 +89,13 @@ def model_file_path(path: str) -> Path:
 
 
 def load_model(path: str):
-    """The inference model (``.safetensors``, :mod:`agents.model_files`) at ``path``: loading it runs no code.
+    """The inference model (``.safetensors``, :mod:`agents.learned.model_files`) at ``path``: loading it runs no code.
 
     ``path`` may also name a shipped model (``yacht``, ``yahtzee``, ``yatzy``: see :func:`model_file_path`).
     ``ModelLoadError`` in one line if it is missing or not such a file (a stable-baselines3 zip included).
     """
     try:
-        from agents.model_files import load_model_file
+        from agents.learned.model_files import load_model_file
     except ImportError as error:  # pragma: no cover - depends on the install
         raise ModelLoadError(
             f"loading ppo: models needs torch and safetensors: pip install 'yacht-rl[train]' ({error})"

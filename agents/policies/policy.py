@@ -98,7 +98,7 @@ class RandomPolicy(Policy):
 class QPolicy(Policy):
     """Plays the legal action of highest value under a DP solution's Q-values (lowest action on ties).
 
-    Subclasses name the solver of :mod:`agents.optimal` that builds their solution (solved once per
+    Subclasses name the solver of :mod:`agents.solvers.optimal` that builds their solution (solved once per
     process and rule set, then shared).
     """
 
@@ -106,7 +106,7 @@ class QPolicy(Policy):
 
     def __init__(self, rules=None, encoding="flat"):
         super().__init__(rules, encoding)
-        from agents import optimal
+        from agents.solvers import optimal
 
         self.solution = getattr(optimal, self.solver)(self.rules)
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from typing_extensions import override
 
-from agents.policy import Policy
-from agents.ppo import ModelLoadError, PPOPolicy, predict_actions
+from agents.learned.ppo import ModelLoadError, PPOPolicy, predict_actions
+from agents.policies.policy import Policy
 from yacht_env.encoding import ENCODINGS, make_encoding
 from yacht_env.rules import RuleSet, rule_set
 from yacht_env.table.encoding import TableEncoding, make_table_encoding

@@ -1,8 +1,8 @@
 """The reference ceiling: a player who knows the opponent's final score, against the optimum.
 
-``python -m agents.ceiling --games 100000`` plays it at a table of two, deals and seatings as in
-:mod:`agents.tournament`: how much any player could gain over the expected-score optimum by
-knowing what the opponent will score, an upper bound for :class:`agents.win.WinPolicy`.
+``python -m agents.evaluation.ceiling --games 100000`` plays it at a table of two, deals and seatings as in
+:mod:`agents.evaluation.tournament`: how much any player could gain over the expected-score optimum by
+knowing what the opponent will score, an upper bound for :class:`agents.policies.win.WinPolicy`.
 """
 
 from __future__ import annotations
@@ -12,10 +12,10 @@ import math
 
 import numpy as np
 
-from agents.optimal import solve
-from agents.target import solve_target
-from agents.tournament import TableLog, deal_dice, print_tournament, save_tournament_json, summarize_table
-from agents.win import best_with_fallback
+from agents.evaluation.tournament import TableLog, deal_dice, print_tournament, save_tournament_json, summarize_table
+from agents.policies.table_reading import best_with_fallback
+from agents.solvers.optimal import solve
+from agents.solvers.target import solve_target
 from yacht_env.actions import legal_masks
 from yacht_env.game import GameBatch
 from yacht_env.rules import YACHT, RuleSet
@@ -37,10 +37,10 @@ def _play_solitaire(rules: RuleSet, faces: np.ndarray, choose) -> np.ndarray:
 
 
 def ceiling_match(games: int, seed: int = 0, rules: RuleSet | None = None, batch_size: int = 4096):
-    """``knows-final`` against ``optimal`` at a table of two, deals and seatings as in :mod:`agents.tournament`.
+    """``knows-final`` against ``optimal`` at a table of two, deals and seatings as in :mod:`agents.evaluation.tournament`.
 
     ``knows-final`` is told the optimum's final score ``y`` before it starts and maximizes its exact
-    share of the win, ``max E[1{F > y - x} + 1{F = y - x} / 2]`` (:func:`agents.target.solve_target`
+    share of the win, ``max E[1{F > y - x} + 1{F = y - x} / 2]`` (:func:`agents.solvers.target.solve_target`
     with ``tie=0.5``). The opponent never reacts to anyone, so each seat's total depends on its own
     dice only and the games can be played as solitaires. Returns ``(TournamentResult, TableLog)``.
     """
@@ -78,7 +78,7 @@ def ceiling_match(games: int, seed: int = 0, rules: RuleSet | None = None, batch
 def main(argv=None) -> None:
     """Run the command line: parse ``argv`` and print (or write) the ceiling figures."""
     parser = argparse.ArgumentParser(
-        prog="python -m agents.ceiling",
+        prog="python -m agents.evaluation.ceiling",
         description="The reference ceiling: a player who knows the "
         "optimum's final score in advance, against the optimum at a table of two.",
     )

@@ -1,6 +1,6 @@
 """Two-player planning files: a learned chance of winning as safetensors tensors and plain metadata (loading runs no code).
 
-A ``plan2:PATH`` file holds the network of :class:`agents.plan2.WinValue`: tensors ``layers.<i>.weight``
+A ``plan2:PATH`` file holds the network of :class:`agents.learned.plan2.WinValue`: tensors ``layers.<i>.weight``
 (float32, ``(out, in)``) and ``layers.<i>.bias`` (float32, ``(out,)``) for ``i = 0 .. L-1``, the first
 reading :func:`num_features` inputs and the last giving one logit. The header's
 ``__metadata__`` holds under ``"yacht_plan2"`` a JSON object: ``format`` (``"yacht-plan2"``),
@@ -10,7 +10,7 @@ own), ``rules_fingerprint`` (that rule set's ``fingerprint``), ``features`` (the
 
 Every field, every tensor's name, dtype and shape (the layers must chain), and weights that are not finite
 or beyond ``MAX_WEIGHT`` in magnitude are checked on load; anything else is a
-:class:`agents.model_files.ModelLoadError` naming the file and the problem in one line. A bare name
+:class:`agents.learned.model_files.ModelLoadError` naming the file and the problem in one line. A bare name
 (``plan2:yacht``) is a file the package ships (``agents/models/plan2/``).
 """
 
@@ -20,7 +20,7 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.model_files import (
+from agents.learned.model_files import (
     MAX_LAYER_WIDTH,
     SUFFIX,
     ModelLoadError,
@@ -28,8 +28,8 @@ from agents.model_files import (
     read_safetensors,
     write_safetensors,
 )
-from agents.plan_files import check_plan_header
-from agents.ppo import SHIPPED_MODELS, shipped_file_path
+from agents.learned.plan_files import check_plan_header
+from agents.learned.ppo import SHIPPED_MODELS, shipped_file_path
 from yacht_env.rules import RuleSet, rule_set
 
 FORMAT = "yacht-plan2"
@@ -39,7 +39,7 @@ FIELDS = ("format", "format_version", "rules", "rules_fingerprint", "features", 
 MAX_LAYERS = 8
 MAX_WEIGHT = 1e4  # a logit network's weights: far beyond anything training gives
 SHIPPED_PLAN2 = SHIPPED_MODELS / "plan2"  # package data: plan2:yacht
-EXTRA_FEATURES = 3  # inputs after the two players' rows (agents.plan2.win_features)
+EXTRA_FEATURES = 3  # inputs after the two players' rows (agents.learned.plan2.win_features)
 
 
 def num_features(rules: RuleSet) -> int:

@@ -1,10 +1,10 @@
 """Convert a MaskablePPO zip saved by train.py into an inference model file (``.safetensors``).
 
-    python -m agents.export_model runs/quick/model.zip runs/quick/model.safetensors
+    python -m agents.learned.export_model runs/quick/model.zip runs/quick/model.safetensors
 
 The zip is loaded with stable-baselines3, which unpickles parts of it and can run code from it:
 convert only zips you trust (your own runs). The file written holds only tensors and plain
-metadata (:mod:`agents.model_files`), is played as ``ppo:PATH`` and is safe to share.
+metadata (:mod:`agents.learned.model_files`), is played as ``ppo:PATH`` and is safe to share.
 """
 
 from __future__ import annotations
@@ -13,13 +13,13 @@ import argparse
 import sys
 from pathlib import Path
 
-from agents.model_files import SUFFIX, ModelLoadError, export_model, load_model_file
+from agents.learned.model_files import SUFFIX, ModelLoadError, export_model, load_model_file
 
 
 def main(argv=None) -> int:
     """Run the command line: export the model in ``argv``, read it back, and return the exit status."""
     parser = argparse.ArgumentParser(
-        prog="python -m agents.export_model", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+        prog="python -m agents.learned.export_model", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("zip", metavar="MODEL.zip", help="a MaskablePPO model saved by train.py (you trust it)")
     parser.add_argument("out", nargs="?", metavar=f"OUT{SUFFIX}", help=f"where to write (default: next to the zip, {SUFFIX})")
@@ -27,7 +27,7 @@ def main(argv=None) -> int:
     out = Path(args.out) if args.out else Path(args.zip).with_suffix(SUFFIX)
     if out.suffix != SUFFIX:
         parser.error(f"the output file must end in {SUFFIX}, got {str(out)!r}")
-    from agents.ppo import load_sb3_model
+    from agents.learned.ppo import load_sb3_model
 
     try:
         export_model(load_sb3_model(args.zip), out)

@@ -3,7 +3,7 @@
 For a solitaire turn-start position with open-row set ``S`` let ``A[S, t]`` be the highest
 probability, over all strategies, that the points still to come reach ``t``. One strategy per
 ``t``: a player who needs 150 more plays differently from one who needs 50. The recurrences are
-those of :mod:`agents.optimal` with a vector in ``t`` in place of a number and the max taken
+those of :mod:`agents.solvers.optimal` with a vector in ``t`` in place of a number and the max taken
 elementwise over ``t``:
 
 - ``W0[S, h, t] = max_{c in S} A[S - c, t - score(h, c)]``: score hand ``h`` in row ``c`` now.
@@ -16,7 +16,7 @@ elementwise over ``t``:
 Within a turn the values are recomputed on demand from it (:func:`turn_q_values`): with the turn's
 end valued by any ``end_values[c, p]`` (the worth of writing ``p`` points in row ``c``) the same
 max-over-keeps recursion gives each action's value. The table is solved once per rule set and
-cached on disk with the other solvers' tables (:mod:`agents.solution_cache`: ``$YACHT_RL_CACHE_DIR``,
+cached on disk with the other solvers' tables (:mod:`agents.solvers.solution_cache`: ``$YACHT_RL_CACHE_DIR``,
 default ``~/.cache/yacht-rl``; the former ``$YACHT_CACHE_DIR`` is still read, with a
 ``DeprecationWarning``), keyed by the rules' content.
 
@@ -25,7 +25,7 @@ no bonus row whose value depends on other rows), so every rule set is solved exa
 
 Typical use::
 
-    from agents.target import solve_target, target_probabilities
+    from agents.solvers.target import solve_target, target_probabilities
     solve_target().at_least(150)                                 # P(final >= 150), best play
     target_probabilities([6, 6, 2, 6, 1], 2, ["sixes", "yacht"], needed=60)  # per action
 """
@@ -39,10 +39,10 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents import solution_cache
-from agents.array_checks import check_rolls_left
-from agents.optimal import KeepTables, open_bits_from, open_sets_by_count
-from agents.solution_cache import CACHE_ENV, cache_dir  # noqa: F401 (importable from here, as before)
+from agents.solvers import solution_cache
+from agents.solvers.array_checks import check_rolls_left
+from agents.solvers.optimal import KeepTables, open_bits_from, open_sets_by_count
+from agents.solvers.solution_cache import CACHE_ENV, cache_dir  # noqa: F401 (importable from here, as before)
 from yacht_env.actions import ActionLayout
 from yacht_env.rules import RULE_SETS, YACHT, RuleSet
 from yacht_env.table.encoding import max_total
@@ -299,7 +299,7 @@ class TargetSolution:
 # -- cache ----------------------------------------------------------------------------------------
 
 
-SOLVER_SOURCES = ("agents.target", "agents.optimal", "yacht_env.dice")
+SOLVER_SOURCES = ("agents.solvers.target", "agents.solvers.optimal", "yacht_env.dice")
 """The modules the target table is computed by: a stored table is read only by the code that solved it."""
 
 
@@ -317,10 +317,10 @@ def is_probability_table(table: np.ndarray) -> bool:
 
 
 def cached_table(kind: str, rules: RuleSet, shape: tuple[int, ...], build) -> np.ndarray:
-    """``build(rules)`` read from / written to the disk cache of :mod:`agents.solution_cache`.
+    """``build(rules)`` read from / written to the disk cache of :mod:`agents.solvers.solution_cache`.
 
     A missing, corrupt or foreign file is rebuilt; the file name holds the solver's version
-    (:func:`agents.solution_cache.source_version` of :data:`SOLVER_SOURCES`).
+    (:func:`agents.solvers.solution_cache.source_version` of :data:`SOLVER_SOURCES`).
     """
     version = solution_cache.source_version(*SOLVER_SOURCES)
     file_name = f"{kind}-{rules_key(rules)}-{version}.npy"
@@ -371,7 +371,7 @@ def target_probabilities(dice, rolls_left: int, open_categories, needed: int, ru
     """For one position, the max probability of scoring at least ``needed`` more points after each action.
 
     ``dice`` in any order, ``rolls_left`` in ``0 .. rolls_per_turn - 1``, ``open_categories`` as for
-    :func:`agents.optimal.open_bits_from`. Shape (num_actions,), ``-inf`` for illegal actions.
+    :func:`agents.solvers.optimal.open_bits_from`. Shape (num_actions,), ``-inf`` for illegal actions.
     """
     rules = rules or YACHT
     hand = rules.hand(dice)

@@ -2,8 +2,8 @@
 
 The optimal player's turn from open set ``S`` ends in row ``c`` with ``p`` points with a
 probability ``O[S, c, p]`` found by pushing probability mass forward through the turn: the first
-roll's hand distribution, the optimal action of every hand (:mod:`agents.optimal`, lowest action
-on ties, as :class:`agents.policy.OptimalPolicy` plays), the hands each keep re-rolls into, and
+roll's hand distribution, the optimal action of every hand (:mod:`agents.solvers.optimal`, lowest action
+on ties, as :class:`agents.policies.policy.OptimalPolicy` plays), the hands each keep re-rolls into, and
 so on until the mass is written into rows. What one turn passes to the next is only the open
 set, so the distribution of the points still to come from a turn start is
 
@@ -15,7 +15,7 @@ pass starts from that hand instead of the first roll. Tables: ``O`` (2**C, C, ma
 
 Typical use::
 
-    from agents.distribution import score_distribution, quantiles
+    from agents.solvers.distribution import score_distribution, quantiles
     pmf = score_distribution()                     # P(final score = s), s = 0 .. 303, from a new game
     quantiles(pmf, [0.1, 0.5, 0.9])
 """
@@ -26,9 +26,9 @@ import weakref
 
 import numpy as np
 
-from agents.array_checks import check_rolls_left
-from agents.optimal import Solution, open_bits_from, open_sets_by_count, solve
-from agents.target import check_rows_score_alone, max_total
+from agents.solvers.array_checks import check_rolls_left
+from agents.solvers.optimal import Solution, open_bits_from, open_sets_by_count, solve
+from agents.solvers.target import check_rows_score_alone, max_total
 from yacht_env.rules import YACHT, RuleSet
 
 SETS_PER_CHUNK = 64
@@ -158,7 +158,7 @@ def score_distribution(
 ) -> np.ndarray:
     """P(final score = s) under optimal play from a position; shape (max_total + 1,).
 
-    Default: a new game. ``open_categories`` as for :func:`agents.optimal.open_bits_from`;
+    Default: a new game. ``open_categories`` as for :func:`agents.solvers.optimal.open_bits_from`;
     ``total``: points already written; ``dice`` and ``rolls_left`` for a position inside a turn.
     """
     rules = rules or YACHT

@@ -1,7 +1,7 @@
 """Solved value tables kept on disk, so that a second process loads what the first one solved.
 
-Every solver that keeps its tables (the sheet solver behind :func:`agents.optimal.solve`, the target
-DP of :mod:`agents.target`) keeps them here, in one folder: ``$YACHT_RL_CACHE_DIR`` or else
+Every solver that keeps its tables (the sheet solver behind :func:`agents.solvers.optimal.solve`, the target
+DP of :mod:`agents.solvers.target`) keeps them here, in one folder: ``$YACHT_RL_CACHE_DIR`` or else
 ``$XDG_CACHE_HOME/yacht-rl`` (``~/.cache/yacht-rl``). Setting ``YACHT_RL_CACHE_DIR`` to an empty
 string turns the cache off. ``YACHT_CACHE_DIR``, the target DP's own variable before, is still read
 when ``YACHT_RL_CACHE_DIR`` is not set, with a ``DeprecationWarning``.

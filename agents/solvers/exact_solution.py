@@ -1,15 +1,15 @@
 """What every exact solution of a rule set shares: its facts about the game, its checked positions, its best actions.
 
-:class:`agents.optimal.Solution` (rule sets whose rows score on their own) and
-:class:`agents.sheet_solver.SheetSolution` (rule sets with bonuses or jokers) both derive from
-:class:`ExactSolution`; :func:`agents.optimal.solve` returns one or the other.
+:class:`agents.solvers.optimal.Solution` (rule sets whose rows score on their own) and
+:class:`agents.solvers.sheet_solver.SheetSolution` (rule sets with bonuses or jokers) both derive from
+:class:`ExactSolution`; :func:`agents.solvers.optimal.solve` returns one or the other.
 """
 
 from __future__ import annotations
 
 import numpy as np
 
-from agents.array_checks import check_range, hand_indices, integer_array
+from agents.solvers.array_checks import check_range, hand_indices, integer_array
 from yacht_env.actions import ActionLayout
 from yacht_env.rules import RuleSet
 
@@ -18,10 +18,10 @@ class ExactSolution:
     """The values of the optimal (or, with ``plan_ahead`` False, the myopic) player of one rule set.
 
     ``state_values[S, ...]`` holds ``V``, the expected points still to come at the start of a turn with
-    open rows ``S`` (and, for :class:`~agents.sheet_solver.SheetSolution`, the rest of the sheet's
+    open rows ``S`` (and, for :class:`~agents.solvers.sheet_solver.SheetSolution`, the rest of the sheet's
     state). Subclasses give :meth:`q_values_batch`: the Q of every action in the layout of
     :mod:`yacht_env.actions`, ``-inf`` where illegal. The object keeps no reference to its
-    ``RuleSet``, so the per-rules cache of :mod:`agents.optimal` can let go of both.
+    ``RuleSet``, so the per-rules cache of :mod:`agents.solvers.optimal` can let go of both.
     """
 
     def __init__(self, rules: RuleSet, state_values: np.ndarray, plan_ahead: bool = True):

@@ -1,25 +1,24 @@
-"""Playing to win: the ``win`` policy for tables of 2 to 5, and ``target:T`` for a score target.
+"""The chance of winning against players of the expected-score optimum: the tables the ``win`` policy reads.
 
-``win``. At each decision the opponents sit at the start of a turn (or have finished), so what
+At each decision the opponents sit at the start of a turn (or have finished), so what
 the table shows of them (total and open rows) fixes the distribution of each one's final score
 if they play the expected-score optimum: their total plus the exact points-to-come
-distribution of :mod:`agents.distribution`. Opponents' dice are their own, so their finals are
+distribution of :mod:`agents.solvers.distribution`. Opponents' dice are their own, so their finals are
 independent of each other and of us, and our share of the win with a final total ``z`` is
 
     ``g(z) = E[1 / (1 + #opponents on z) ; no opponent above z]
            = integral_0^1 prod_j (P(Y_j < z) + P(Y_j = z) u) du``
 
-(a first place shared by ``k`` counts ``1/k``). The policy chooses, within the turn, the
+(a first place shared by ``k`` counts ``1/k``). The ``win`` policy chooses, within the turn, the
 actions that maximize ``E[g(final total)]`` when every later turn of its own is played as the
 expected-score optimum: the end of the turn (``p`` points in row ``c``) is worth
-``sum_s D[S - c, s] g(x + p + s)``, and :func:`agents.target.turn_q_values` maximizes over the
+``sum_s D[S - c, s] g(x + p + s)``, and :func:`agents.solvers.target.turn_q_values` maximizes over the
 rest of the turn. This is a rollout of the optimal policy: against opponents who play the
 optimum it wins at least as often as the optimum does. On its last turn (every opponent
 finished or not) it maximizes the exact probability of winning. Among actions of equal win
 probability it takes the one of highest expected score.
 
-``target:T``. Maximizes P(final score >= T) with the exact table of :mod:`agents.target`; it
-needs its points so far, so it reads table observations (its own total), also in solitaire.
+The policy itself is :class:`agents.policies.win.WinPolicy`.
 """
 
 from __future__ import annotations
@@ -28,19 +27,17 @@ import weakref
 
 import numpy as np
 from numba import njit
-from typing_extensions import override
 
-from agents.array_checks import check_rolls_left
-from agents.distribution import score_distributions
-from agents.optimal import solve
-from agents.policy import Policy
-from agents.target import check_rows_score_alone, max_points_left, max_total, solve_target, turn_q_values
+from agents.solvers.array_checks import check_rolls_left
+from agents.solvers.distribution import score_distributions
+from agents.solvers.optimal import solve
+from agents.solvers.target import check_rows_score_alone, max_points_left, max_total, turn_q_values
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import YACHT, RuleSet
-from yacht_env.table.encoding import make_table_encoding
 
-TIE_TOLERANCE = 1e-12  # win probabilities this close count as equal; the expected score decides
 END_VALUES_KEPT = 20_000  # turns whose end values are kept for the turn's later decisions (~100 MB)
+
+
 DECISIONS_PER_CHUNK = 512  # bounds the (decisions, points, scores) work array to ~60 MB
 
 
@@ -189,103 +186,6 @@ def kept_per_turn(store: dict, keys: list, compute, shape: tuple[int, ...], limi
     return result
 
 
-def best_with_fallback(q: np.ndarray, masks: np.ndarray, fallback, tolerance: float = TIE_TOLERANCE) -> np.ndarray:
-    """Argmax of ``q`` over legal actions; among actions within ``tolerance`` of the best, that of highest
-    ``fallback(decisions)`` (a function giving the (len(decisions), num_actions) tie-break values of those decisions).
-    """
-    legal = np.asarray(masks) != 0
-    q = np.where(legal, q, -np.inf)
-    near_best = legal & (q >= q.max(axis=1, keepdims=True) - tolerance)
-    actions = near_best.argmax(axis=1).astype(np.int64)
-    tied = np.flatnonzero(near_best.sum(axis=1) > 1)
-    if tied.size:
-        actions[tied] = np.where(near_best[tied], fallback(tied), -np.inf).argmax(axis=1)
-    return actions
-
-
-class TableReadingPolicy(Policy):
-    """A policy fed ``dict`` table observations of ``num_players`` (own position, totals, open rows)."""
-
-    def __init__(self, rules: RuleSet | None, num_players: int):
-        super().__init__(rules, "dict")
-        self.num_players = num_players
-        self.table_encoding = make_table_encoding("dict", num_players, self.rules)
-        self._open_weights = 1 << np.arange(self.rules.num_categories, dtype=np.int64)
-
-    def read(self, observations):
-        """The hands, rolls left, open categories and totals read from table observations."""
-        hands, rolls_left, open_bits = self.table_encoding.decode_batch(observations)
-        totals = np.asarray(observations["total"], dtype=np.int64).reshape(-1)
-        return hands, rolls_left, open_bits, totals
-
-
-class WinPolicy(TableReadingPolicy):
-    """Maximizes the share of the win at a table of 2 to 5 (see the module doc)."""
-
-    name = "win"
-
-    def __init__(self, rules: RuleSet | None = None, num_players: int = 2):
-        if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= MAX_PLAYERS:
-            raise ValueError(f"the win policy plays at tables of 2 to {MAX_PLAYERS} players, got {num_players!r}")
-        super().__init__(rules, int(num_players))
-        self.tables = win_tables(self.rules)
-
-    @override
-    def act_batch(self, observations, action_masks):
-        hands, rolls_left, open_bits, totals = self.read(observations)
-        other_totals = np.asarray(observations["other_totals"], dtype=np.int64).reshape(len(hands), -1)
-        other_open = np.asarray(observations["other_open_categories"], dtype=np.int64) @ self._open_weights
-        masks = np.asarray(action_masks)
-        actions = np.empty(len(hands), dtype=np.int64)
-        for start in range(0, len(hands), DECISIONS_PER_CHUNK):
-            chunk = slice(start, start + DECISIONS_PER_CHUNK)
-            q = self.tables.q_values(
-                hands[chunk],
-                rolls_left[chunk],
-                open_bits[chunk],
-                totals[chunk],
-                other_totals[chunk],
-                other_open[chunk],
-            )
-            positions = (hands[chunk], rolls_left[chunk], open_bits[chunk])
-            expected = lambda tied, positions=positions: self.tables.solution.q_values_batch(*(part[tied] for part in positions))
-            actions[chunk] = best_with_fallback(q, masks[chunk], expected)
-        return actions
-
-
-class TargetPolicy(TableReadingPolicy):
-    """Maximizes P(final score >= ``target``); the expected score decides between equal chances."""
-
-    def __init__(self, target: int, rules: RuleSet | None = None, num_players: int = 1):
-        super().__init__(rules, num_players)
-        top = max_total(self.rules)
-        if isinstance(target, bool) or not isinstance(target, (int, np.integer)) or not 0 <= target <= top:
-            raise ValueError(f"a target must be a whole score in 0..{top}, got {target!r}")
-        self.target = int(target)
-        self.name = f"target:{self.target}"
-        self.solution = solve_target(self.rules)
-        self.optimal = solve(self.rules)
-
-    @override
-    def act_batch(self, observations, action_masks):
-        hands, rolls_left, open_bits, totals = self.read(observations)
-        q = self.solution.q_values_batch(hands, rolls_left, open_bits, self.target - totals)
-        expected = lambda tied: self.optimal.q_values_batch(hands[tied], rolls_left[tied], open_bits[tied])
-        return best_with_fallback(q, action_masks, expected)
-
-
-def parse_target(name: str, rules: RuleSet | None = None) -> int:
-    """``target:T`` -> T, or ``ValueError`` naming the bad value and the allowed range."""
-    text = name[len("target:") :]
-    top = max_total(rules or YACHT)
-    if not text.isdigit() or not 0 <= int(text) <= top:
-        raise ValueError(f"policy {name!r}: the target must be a whole score in 0..{top}, e.g. target:200")
-    return int(text)
-
-
-# -- for people: per-action chances in one position --------------------------------------------------
-
-
 def win_probabilities(
     dice,
     rolls_left: int,
@@ -300,7 +200,7 @@ def win_probabilities(
     turn (an empty collection of open rows for a player who has finished). Shape
     (num_actions,), ``-inf`` for illegal actions.
     """
-    from agents.optimal import open_bits_from
+    from agents.solvers.optimal import open_bits_from
 
     rules = rules or YACHT
     hand = rules.hand(dice)

@@ -32,11 +32,11 @@ from dataclasses import asdict, dataclass
 import numpy as np
 from gymnasium.utils import seeding
 
-from agents.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
-from agents.policy import Policy
+from agents.evaluation.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
+from agents.evaluation.stats import mean_ci
+from agents.learned.table_policy import model_policy
+from agents.policies.policy import Policy
 from agents.registry import make_table_policy
-from agents.stats import mean_ci
-from agents.table_policy import model_policy
 from yacht_env.atomic_files import write_atomically
 from yacht_env.rules import RuleSet, rule_set
 from yacht_env.seeding import seat_seed

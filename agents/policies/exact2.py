@@ -13,11 +13,11 @@ from __future__ import annotations
 import numpy as np
 from typing_extensions import override
 
-from agents.optimal import solve
+from agents.policies.table_reading import TableReadingPolicy, best_with_fallback
+from agents.solvers.optimal import solve
 from agents.two_player import load_two_player
 from agents.two_player.kernel import SCALE
 from agents.two_player.opponents import OPPONENTS
-from agents.win import TableReadingPolicy, best_with_fallback
 from yacht_env.rules import RuleSet, rule_set
 
 EXACT_NAME = "exact2"

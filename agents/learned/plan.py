@@ -2,8 +2,8 @@
 
 At every decision the planner values each keep and each row of the current turn exactly, through the
 dice probabilities, with the learned value ``V`` of the sheet the turn leaves (a plan file,
-:mod:`agents.plan_files`). The turn's values are those of the exact solver's within-turn routine
-(:class:`agents.sheet_solver.SheetSolution`, whose recurrences take any ``V``): given the exact
+:mod:`agents.learned.plan_files`). The turn's values are those of the exact solver's within-turn routine
+(:class:`agents.solvers.sheet_solver.SheetSolution`, whose recurrences take any ``V``): given the exact
 ``V`` it plays exactly as ``optimal``; given a learned one, it plays best under that value. Ties go to
 the lowest action index, as for ``optimal``.
 
@@ -16,10 +16,10 @@ from __future__ import annotations
 import numpy as np
 from typing_extensions import override
 
-from agents.model_files import check_trained_rules
-from agents.plan_files import plan_file_path, read_plan_file, value_shape
-from agents.policy import Policy
-from agents.sheet_solver import SheetSolution
+from agents.learned.model_files import check_trained_rules
+from agents.learned.plan_files import plan_file_path, read_plan_file, value_shape
+from agents.policies.policy import Policy
+from agents.solvers.sheet_solver import SheetSolution
 from yacht_env.rules import RuleSet, rule_set
 
 PREFIX = "plan:"
@@ -28,7 +28,7 @@ PREFIX = "plan:"
 class TurnPlanner(SheetSolution):
     """The Q-values of a turn under end-of-turn sheet values ``V`` (any ``V``; every state must be finite).
 
-    ``values`` has the shape :func:`agents.plan_files.value_shape` of ``rules``; ``V`` of the full sheet is 0.
+    ``values`` has the shape :func:`agents.learned.plan_files.value_shape` of ``rules``; ``V`` of the full sheet is 0.
     """
 
     def __init__(self, rules: RuleSet | str, values: np.ndarray):

@@ -3,7 +3,7 @@
 A ``plan:PATH`` file holds the tensor ``values``, float32 of shape ``(2**C, U, Y)``: ``V(S, u, y)``, the
 points still to come at the start of a turn with open rows ``S``, upper subtotal ``u`` (capped at the bonus
 threshold; ``U = rules.upper_cap + 1``) and ``y`` (1 when the Yahtzee box holds its full points; ``Y`` = 2
-with an extra-Yahtzee bonus, else 1), as :class:`agents.sheet_solver.SheetSolution` indexes it. The
+with an extra-Yahtzee bonus, else 1), as :class:`agents.solvers.sheet_solver.SheetSolution` indexes it. The
 header's ``__metadata__`` holds under ``"yacht_plan"`` a JSON object: ``format`` (``"yacht-plan"``),
 ``format_version`` (1), ``rules`` (a name of :data:`yacht_env.rules.RULE_SETS`), ``rules_fingerprint``
 (that rule set's ``fingerprint``), ``value_model`` (``"table"`` or ``"net"``: how ``V`` was learned) and
@@ -13,7 +13,7 @@ A bare name (``plan:yacht``) is a file the package ships (``agents/models/plan/`
 
 Every field, the tensor's name, dtype and shape are checked on load; so are values that are not finite,
 beyond ``MAX_VALUE`` in magnitude, or nonzero for the full sheet (``S`` = 0). Anything else is a
-:class:`agents.model_files.ModelLoadError` naming the file and the problem in one line.
+:class:`agents.learned.model_files.ModelLoadError` naming the file and the problem in one line.
 """
 
 from __future__ import annotations
@@ -22,8 +22,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.model_files import SUFFIX, ModelLoadError, check_header, named_rules, read_safetensors, write_safetensors
-from agents.ppo import SHIPPED_MODELS, shipped_file_path
+from agents.learned.model_files import SUFFIX, ModelLoadError, check_header, named_rules, read_safetensors, write_safetensors
+from agents.learned.ppo import SHIPPED_MODELS, shipped_file_path
 from yacht_env.rules import RuleSet, rule_set
 
 FORMAT = "yacht-plan"

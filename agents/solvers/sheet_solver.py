@@ -11,7 +11,7 @@ the state passed from one turn to the next grows to what the rules need, and onl
   extra-Yahtzee bonus). Whether the box is open is bit ``yahtzee_row`` of ``S``; a joker depends
   on nothing else, so ``(S, y)`` is the box's three states: open, 50, 0.
 
-With ``x = (S, u, y)`` the recurrences are those of :mod:`agents.optimal` with the score-now term
+With ``x = (S, u, y)`` the recurrences are those of :mod:`agents.solvers.optimal` with the score-now term
 taken over the rows the rules allow and the bonuses added:
 
 - ``W0[x, h] = max_{c in legal(h, S)} pts(h, c) + upper_bonus(u, pts) + extra_bonus(h, y) + V(x')``
@@ -29,7 +29,7 @@ solved (the subtotal must be a sum of points the filled upper rows can hold; ``y
 Yahtzee box filled); the others hold NaN. Only ``V`` is kept (8 MiB for Yahtzee): the Q-values of
 a position re-run that one state's turn (microseconds).
 
-The turn (``_turn``) takes ``V`` at the turn's end as an input: :mod:`agents.plan` plays it with a
+The turn (``solve_turn``) takes ``V`` at the turn's end as an input: :mod:`agents.learned.plan` plays it with a
 learned ``V`` (the planning agent) and :mod:`agents.training.plan_games` learns that ``V`` with it.
 """
 
@@ -40,8 +40,8 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit, prange
 
-from agents.array_checks import check_range
-from agents.exact_solution import ExactSolution, best_actions
+from agents.solvers.array_checks import check_range
+from agents.solvers.exact_solution import ExactSolution, best_actions
 from yacht_env.rules import RuleSet, extra_yahtzee_bonus, placement, upper_bonus
 
 # -- the game's constants, packed once per rule set ---------------------------------------------
@@ -221,7 +221,7 @@ def _state_parts(t, state):
 
 
 @njit(cache=True)
-def _scratch(t, keep_rows):
+def turn_scratch(t, keep_rows):
     """Fresh work arrays for the turns of one thread; ``keep_rows`` 0 keeps no ``Kj`` of a turn."""
     num_hands, num_keeps = t.scores_by_row.shape[1], t.children.shape[0]
     return Scratch(
@@ -323,7 +323,7 @@ def _best_reroll(t, keep_values, score_now, out):
 
 
 @njit(cache=True)
-def _turn(t, values, later, state, scratch):
+def solve_turn(t, values, later, state, scratch):
     """Expected value of the turn of flat ``state`` before its first roll; ``later`` False values no later turn.
 
     Leaves ``W0`` in ``scratch.score_now``, the rows' ``after`` values in ``scratch.after`` and, when
@@ -352,9 +352,9 @@ def _solve_layer(t, values, later, states, num_chunks):
     for part in prange(num_chunks):
         # Only calls take the scratch arrays here: numba (0.68) miscompiled a slice assignment into a
         # named tuple's array written directly in a prange body.
-        scratch = _scratch(t, 0)
+        scratch = turn_scratch(t, 0)
         for i in range(part * chunk, min(states.shape[0], (part + 1) * chunk)):
-            values[states[i]] = _turn(t, values, later, states[i], scratch)
+            values[states[i]] = solve_turn(t, values, later, states[i], scratch)
 
 
 def solve_sheet_values(rules: RuleSet, plan_ahead: bool = True) -> np.ndarray:
@@ -417,7 +417,7 @@ def equivalent_states(rules: RuleSet, reachable: np.ndarray) -> np.ndarray:
 
 
 @njit(cache=True)
-def _row_values(t, open_bits, yahtzee, after, hand, alike, out):
+def score_row_values(t, open_bits, yahtzee, after, hand, alike, out):
     """Q of scoring ``hand`` in each row (``-inf`` where the rules forbid it), from the rows' ``after`` values, into ``out``."""
     legal, joker = placement(open_bits, alike, t.face_rows[hand], t.yahtzee_row, t.lower_bits, t.joker_mode)
     extra = extra_yahtzee_bonus(alike, yahtzee == 1, t.yahtzee_bonus)
@@ -440,17 +440,17 @@ def _q_values_rows(t, values, later, positions, keep_after_reroll, alike, q):
     """
     order, hands, rolls_left, state_index = positions
     first_score_action = keep_after_reroll.shape[1]
-    scratch = _scratch(t, t.rolls)
+    scratch = turn_scratch(t, t.rolls)
     previous = -1
     for i in range(order.shape[0]):
         row = order[i]
         state = state_index[row]
         if state != previous:
-            _turn(t, values, later, state, scratch)
+            solve_turn(t, values, later, state, scratch)
             previous = state
         open_bits, _, yahtzee = _state_parts(t, state)
         h = hands[row]
-        _row_values(t, open_bits, yahtzee, scratch.after, h, alike[h], q[row, first_score_action:])
+        score_row_values(t, open_bits, yahtzee, scratch.after, h, alike[h], q[row, first_score_action:])
         if rolls_left[row] > 0:
             for action in range(1, first_score_action):
                 q[row, action] = scratch.keep_out[rolls_left[row], keep_after_reroll[h, action]]
@@ -468,7 +468,7 @@ class SheetSolution(ExactSolution):
       box holds its full points (``Y`` = 2 with an extra-Yahtzee bonus, else 1). NaN for states no
       game reaches. 8 MiB for Yahtzee, 16 MiB for Yatzy.
 
-    Q-values follow the action layout of :mod:`yacht_env.actions`, as :class:`agents.optimal.Solution`'s,
+    Q-values follow the action layout of :mod:`yacht_env.actions`, as :class:`agents.solvers.optimal.Solution`'s,
     and take the sheet beyond the open rows as ``upper_totals`` (the upper subtotal, capped here)
     and ``yahtzee_full`` (1 where the Yahtzee box holds its full points); each distinct state's
     turn is recomputed from ``V`` (tens of microseconds), as the keep values of a million states
