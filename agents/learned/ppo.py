@@ -20,7 +20,7 @@ from yacht_env.encoding import ENCODINGS, make_encoding
 
 PREFIX = "ppo:"  # an inference model file: safe to load from anyone
 ZIP_PREFIX = "ppo-zip:"  # a stable-baselines3 zip: runs code from the file, only for files the user trusts
-SHIPPED_MODELS = Path(__file__).parent / "models"  # package data: the trained models the package ships
+SHIPPED_MODELS = Path(__file__).parent.parent / "models"  # package data (agents/models/): the trained models the package ships
 
 __all__ = [
     "ModelLoadError",

@@ -145,7 +145,7 @@ def test_the_compiled_sheet_solver_is_kept_on_disk_for_the_next_process(tmp_path
         for value in vars(sheet_solver).values()
         if isinstance(value, Dispatcher) and value.py_func.__module__ == sheet_solver.__name__
     ]
-    assert {"_solve_layer", "_q_values_rows", "_turn"} <= {kernel.__name__ for kernel in kernels}
+    assert {"_solve_layer", "_q_values_rows", "solve_turn"} <= {kernel.__name__ for kernel in kernels}
     compiled_each_time = [kernel.__name__ for kernel in kernels if kernel.stats.cache_path is None]
     assert compiled_each_time == []
     for kernel in kernels:
