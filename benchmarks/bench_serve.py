@@ -35,11 +35,8 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.yacht_play.serve_support import Server, free_port  # noqa: E402
-from yacht_play.simulate import Chooser, Played, audit, person_clients, run_async  # noqa: E402
+from yacht_play.serve.local_server import LocalServer, free_port, postgres_bindir
+from yacht_play.simulate import Chooser, Played, audit, person_clients, run_async
 
 PPO = "ppo:yacht"
 AGENTS = ["optimal", PPO]
@@ -48,8 +45,6 @@ AGENTS = ["optimal", PPO]
 @contextlib.contextmanager
 def throwaway_postgres():
     """A PostgreSQL cluster in a temp folder on a free port of 127.0.0.1 (as ``postgres`` when run as root)."""
-    from tests.yacht_play.test_serve_postgres import postgres_bindir
-
     bindir = postgres_bindir()
     if bindir is None:
         raise SystemExit("no PostgreSQL server binaries (initdb, pg_ctl): apt-get install postgresql")
@@ -140,13 +135,7 @@ def percentiles(values) -> str:
 def bench(db_url: str, label: str, players: int, games: int, time_limit: float, think: float, folder: Path) -> None:
     from yacht_play import store
 
-    server = Server(
-        Path(db_url) if "://" not in db_url else folder / "unused.db",
-        agents=",".join(AGENTS),
-        log=folder / f"{label}.log",
-        options=("--new-games-per-minute", "0"),
-    )
-    server.db = db_url
+    server = LocalServer(db_url, agents=",".join(AGENTS), log=folder / f"{label}.log", options=("--new-games-per-minute", "0"))
     server.start(timeout=300)
     try:
         server_cpu = cpu_seconds(server.process.pid)

@@ -34,18 +34,15 @@ from pathlib import Path
 
 import numpy as np
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-
-from tests.yacht_play.serve_support import Server  # noqa: E402
-from yacht_play.report.build import LOSS, build_report, temperature_of_people  # noqa: E402
-from yacht_play.report.estimates import estimate  # noqa: E402
-from yacht_play.report.json_document import save_json  # noqa: E402
-from yacht_play.report.plot import save_plot  # noqa: E402
-from yacht_play.report.results import PolicyLikeness, Report, TemperatureFit  # noqa: E402
-from yacht_play.report.text import figure, text_lines  # noqa: E402
-from yacht_play.report.text import temperature as temperature_figure  # noqa: E402
-from yacht_play.simulate import simulate  # noqa: E402
+from yacht_play.report.build import LOSS, build_report, temperature_of_people
+from yacht_play.report.estimates import estimate
+from yacht_play.report.json_document import save_json
+from yacht_play.report.plot import save_plot
+from yacht_play.report.results import PolicyLikeness, Report, TemperatureFit
+from yacht_play.report.text import figure, text_lines
+from yacht_play.report.text import temperature as temperature_figure
+from yacht_play.serve.local_server import LocalServer
+from yacht_play.simulate import simulate
 
 
 def group_prefix(temperature: float) -> str:
@@ -174,7 +171,7 @@ def main() -> int:
     agents = [a.strip() for a in args.agents.split(",") if a.strip()]
     database = args.out / "study.db"
     try:
-        server = Server(
+        server = LocalServer(
             database, agents=",".join(agents), log=args.out / "serve.log", options=("--new-games-per-minute", "0")
         ).start(timeout=300)
     except RuntimeError:  # yacht serve refused to start: its own one-line reason is the log's last line
@@ -190,7 +187,7 @@ def main() -> int:
 
     from yacht_env.rules import rule_set
     from yacht_play import store
-    from yacht_play.analyze import Grader
+    from yacht_play.coach import Grader
 
     games = store.all_games(store.connect(str(database)), finished_only=True)
     report = build_report(games)

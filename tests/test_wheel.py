@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.yacht_play.serve_support import free_port
+from yacht_play.serve.local_server import free_port
 
 ROOT = Path(__file__).resolve().parents[1]
 TORCH = "torch==2.13.0"  # the CPU build kept on the project's machines: an unpinned torch pulls a CUDA build

@@ -98,7 +98,6 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/yacht_env/test_rule_set_envs.py",
         "tests/agents/test_optimal_rule_sets.py",
         "tests/yacht_env/test_input_checks.py",  # rule sets pickle by name
-        "tests/yacht_env/test_old_names.py",  # the old names of the score tables
     ),
     "yacht_env/game.py": (
         "tests/yacht_env/test_game.py",
@@ -114,7 +113,6 @@ MODULES: dict[str, tuple[str, ...]] = {
         "tests/yacht_play/test_records.py",
         "tests/yacht_play/test_play.py",
         "tests/yacht_play/test_rule_set_play.py",
-        "tests/yacht_env/test_old_names.py",  # the old name of the resumable policies
     ),
     "yacht_play/serve/games.py": (
         "tests/yacht_play/test_serve_games.py",

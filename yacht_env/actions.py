@@ -7,8 +7,6 @@ dice in category ``c``. For the default rules that is ``Discrete(44)``: 1..31 re
 
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 
 from yacht_env.rules import RuleSet, cached_per_rules
@@ -44,12 +42,6 @@ class ActionLayout:
     def legal_masks(self) -> np.ndarray:
         """Legal-action masks, int8, indexed ``[rolls_left > 0, open_bits]``; shape (2, 2**C, num_actions)."""
         return legal_masks(self.rules)
-
-    @property
-    def mask_table(self) -> np.ndarray:
-        """The old name of :attr:`legal_masks`."""
-        warnings.warn("ActionLayout.mask_table is now ActionLayout.legal_masks", DeprecationWarning, stacklevel=2)
-        return self.legal_masks
 
     def legal_mask(self, rolls_left: int, open_bits: int, hand: int | None = None) -> np.ndarray:
         """The legal actions of a position, int8 of shape (num_actions,).
@@ -107,11 +99,3 @@ def legal_masks(rules: RuleSet) -> np.ndarray:
     table[:, :, first_score_action:] = (np.arange(num_open_sets)[:, None] >> np.arange(rules.num_categories)) & 1
     table.setflags(write=False)
     return table
-
-
-def __getattr__(name: str):
-    # The old name of legal_masks stays importable for code written against it.
-    if name == "legal_mask_table":
-        warnings.warn("yacht_env.actions.legal_mask_table is now legal_masks", DeprecationWarning, stacklevel=2)
-        return legal_masks
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

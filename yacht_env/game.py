@@ -27,7 +27,6 @@ has no legal action. A finished game keeps its last state and refuses every acti
 
 from __future__ import annotations
 
-import warnings
 from typing import NamedTuple
 
 import numpy as np
@@ -491,11 +490,3 @@ class GameBatch:
 
     def _indices(self, tables) -> np.ndarray:
         return self.all_tables if tables is None else np.ascontiguousarray(np.asarray(tables, dtype=np.int64).reshape(-1))
-
-
-def __getattr__(name: str):
-    # The old name of GameBatch stays importable for code written against it.
-    if name == "Tables":
-        warnings.warn("yacht_env.game.Tables is now yacht_env.game.GameBatch", DeprecationWarning, stacklevel=2)
-        return GameBatch
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -21,7 +21,6 @@ import functools
 import hashlib
 import json
 import numbers
-import warnings
 import weakref
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -479,18 +478,6 @@ class RuleSet:
             if category.joker_points is not None:
                 table[self.alike_hands, c] = category.joker_points
         return _read_only(table)
-
-    @property
-    def score_table(self) -> np.ndarray:
-        """The old name of :attr:`hand_scores`."""
-        warnings.warn("RuleSet.score_table is now RuleSet.hand_scores", DeprecationWarning, stacklevel=2)
-        return self.hand_scores
-
-    @property
-    def joker_score_table(self) -> np.ndarray:
-        """The old name of :attr:`joker_hand_scores`."""
-        warnings.warn("RuleSet.joker_score_table is now RuleSet.joker_hand_scores", DeprecationWarning, stacklevel=2)
-        return self.joker_hand_scores
 
     def new_sheet(self) -> Sheet:
         """The empty score sheet: every row open."""

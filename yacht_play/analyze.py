@@ -33,19 +33,7 @@ import numpy as np
 
 from yacht_env.atomic_files import write_atomically
 from yacht_env.rules import RuleSet, rule_set
-from yacht_play.coach import (  # noqa: F401  (grading lives in the coach; its names stay importable from here)
-    Graded,
-    Grader,
-    PlayerReport,
-    fill,
-    grade_chances,
-    mean,
-    report_players,
-    seat_chances,
-    sheet_states,
-    two_player_grading,
-    worst_entry,
-)
+from yacht_play.coach import Grader, PlayerReport, grade_chances, report_players
 from yacht_play.commands import dice_text
 from yacht_play.options import add_rules_option
 from yacht_play.records import GameRecord, RecordError

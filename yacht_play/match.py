@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import time
 import uuid
-import warnings
 from dataclasses import dataclass
 
 import numpy as np
@@ -600,18 +599,6 @@ def check_agent_rules(name: str, rules: RuleSet) -> None:
     from agents.registry import check_plays_rules
 
     check_plays_rules(name, rules)
-
-
-def __getattr__(name: str):
-    # The old constant stays importable for code written against it, read from the one table of policies.
-    if name == "BUILT_IN_POLICIES":
-        from agents.registry import resumable_policies
-
-        warnings.warn(
-            "yacht_play.match.BUILT_IN_POLICIES is now agents.registry.resumable_policies()", DeprecationWarning, stacklevel=2
-        )
-        return resumable_policies()
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def stack_observations(observations: list):

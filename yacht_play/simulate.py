@@ -61,7 +61,7 @@ class Chooser:
 
     def __init__(self, temperature: float, rng: np.random.Generator, rules=None):
         from agents.policies.softmax import check_temperature
-        from yacht_play.analyze import Grader
+        from yacht_play.coach import Grader
 
         self.temperature = check_temperature(temperature)
         self.rng = rng
@@ -77,7 +77,7 @@ class Chooser:
         ``current["now"]`` (all the open rows, except where a forced joker narrows them).
         """
         if view is not None and view.get("rules") and view["rules"]["name"] != self.rules.name:
-            from yacht_play.analyze import Grader
+            from yacht_play.coach import Grader
 
             self.rules = rule_set(view["rules"]["name"])
             self.grader = Grader(self.rules)

@@ -1,7 +1,7 @@
 """The store of games: every game and its decisions, in SQLite (the default) or PostgreSQL.
 
 ``yacht serve`` and ``yacht import`` write it; ``yacht report``, ``yacht export`` and the simulated people's
-audit read it; each stands on this module, none on another (``yacht_play.serve.db`` is its old name).
+audit read it; each stands on this module, none on another.
 
 One schema through SQLAlchemy Core, so both engines run the same statements. A game row holds the
 game's header record (:mod:`yacht_play.records`, with the dice stream: never sent to a browser) and
@@ -28,7 +28,6 @@ from pathlib import Path
 from yacht_env.bounded_input import load_json
 from yacht_env.extras import needs_extra
 from yacht_env.rules import RULE_SETS
-from yacht_play.options import DEFAULT_DB  # noqa: F401  (the default store, named here too as it was)
 from yacht_play.records import GameRecord
 
 with needs_extra("serve"):

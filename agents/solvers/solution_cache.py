@@ -3,8 +3,7 @@
 Every solver that keeps its tables (the sheet solver behind :func:`agents.solvers.optimal.solve`, the target
 DP of :mod:`agents.solvers.target`) keeps them here, in one folder: ``$YACHT_RL_CACHE_DIR`` or else
 ``$XDG_CACHE_HOME/yacht-rl`` (``~/.cache/yacht-rl``). Setting ``YACHT_RL_CACHE_DIR`` to an empty
-string turns the cache off. ``YACHT_CACHE_DIR``, the target DP's own variable before, is still read
-when ``YACHT_RL_CACHE_DIR`` is not set, with a ``DeprecationWarning``.
+string turns the cache off.
 
 A file per rule set, solution kind and solver version, named by what the rules do, not by their names,
 and by a digest of the solver's source (:func:`source_version`), so that a changed solver never reads a
@@ -30,26 +29,14 @@ import numpy as np
 from yacht_env.atomic_files import write_atomically
 
 CACHE_ENV = "YACHT_RL_CACHE_DIR"
-DEPRECATED_CACHE_ENV = "YACHT_CACHE_DIR"  # the target DP's variable until both solvers shared one folder
 FORMAT = 1  # bump when the meaning of a stored table changes
 
 
 def cache_dir() -> Path | None:
-    """The cache folder, or ``None`` when ``YACHT_RL_CACHE_DIR`` is set empty (no disk cache).
-
-    Without ``YACHT_RL_CACHE_DIR``, a non-empty ``YACHT_CACHE_DIR`` (deprecated) names the folder.
-    """
+    """The cache folder, or ``None`` when ``YACHT_RL_CACHE_DIR`` is set empty (no disk cache)."""
     if CACHE_ENV in os.environ:
         configured = os.environ[CACHE_ENV]
         return Path(configured).expanduser() if configured else None
-    deprecated = os.environ.get(DEPRECATED_CACHE_ENV)
-    if deprecated:  # empty meant the default folder, as it still does
-        warnings.warn(
-            f"{DEPRECATED_CACHE_ENV} is deprecated: set {CACHE_ENV} instead, the one cache folder of every solver",
-            DeprecationWarning,
-            stacklevel=2,
-        )
-        return Path(deprecated).expanduser()
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "yacht-rl"
 

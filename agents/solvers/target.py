@@ -17,8 +17,7 @@ Within a turn the values are recomputed on demand from it (:func:`turn_q_values`
 end valued by any ``end_values[c, p]`` (the worth of writing ``p`` points in row ``c``) the same
 max-over-keeps recursion gives each action's value. The table is solved once per rule set and
 cached on disk with the other solvers' tables (:mod:`agents.solvers.solution_cache`: ``$YACHT_RL_CACHE_DIR``,
-default ``~/.cache/yacht-rl``; the former ``$YACHT_CACHE_DIR`` is still read, with a
-``DeprecationWarning``), keyed by the rules' content.
+default ``~/.cache/yacht-rl``), keyed by the rules' content.
 
 Every :class:`~yacht_env.rules.RuleSet` of this project scores each row on its own (there is
 no bonus row whose value depends on other rows), so every rule set is solved exactly here.
@@ -42,7 +41,6 @@ from numba import njit
 from agents.solvers import solution_cache
 from agents.solvers.array_checks import check_rolls_left
 from agents.solvers.optimal import KeepTables, open_bits_from, open_sets_by_count
-from agents.solvers.solution_cache import CACHE_ENV, cache_dir  # noqa: F401 (importable from here, as before)
 from yacht_env.actions import ActionLayout
 from yacht_env.rules import RULE_SETS, YACHT, RuleSet
 from yacht_env.table.encoding import max_total

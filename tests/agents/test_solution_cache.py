@@ -40,7 +40,6 @@ SHEET_RULES = RuleSet(
 @pytest.fixture
 def no_cache_variables(monkeypatch):
     monkeypatch.delenv(solution_cache.CACHE_ENV, raising=False)
-    monkeypatch.delenv(solution_cache.DEPRECATED_CACHE_ENV, raising=False)
     return monkeypatch
 
 
@@ -49,7 +48,7 @@ def test_every_solver_keeps_its_tables_in_the_one_default_folder(tmp_path, no_ca
     optimal.clear_cache()
     target._solutions.clear()
     with warnings.catch_warnings():
-        warnings.simplefilter("error")  # no variable set: nothing is deprecated
+        warnings.simplefilter("error")  # no variable set: the default folder, written without a warning
         assert solution_cache.cache_dir() == tmp_path / "yacht-rl"
         table = target.solve_target(TARGET_RULES).table
         values = optimal.solve(SHEET_RULES).state_values
@@ -79,28 +78,6 @@ def test_the_one_variable_moves_and_turns_off_every_solver_cache(tmp_path, no_ca
     target.solve_target(TARGET_RULES)
     optimal.solve(SHEET_RULES)
     assert list(tmp_path.rglob("*")) == []
-
-
-def test_the_deprecated_variable_is_still_read_with_a_warning(tmp_path, no_cache_variables):
-    no_cache_variables.setenv(solution_cache.DEPRECATED_CACHE_ENV, str(tmp_path))
-    target._solutions.clear()
-    with pytest.warns(DeprecationWarning, match="YACHT_CACHE_DIR is deprecated: set YACHT_RL_CACHE_DIR"):
-        target.solve_target(TARGET_RULES)
-    assert len(list(tmp_path.glob("target-cache_target-*.npy"))) == 1
-
-
-def test_the_new_variable_wins_over_the_deprecated_one_without_a_warning(tmp_path, no_cache_variables):
-    no_cache_variables.setenv(solution_cache.DEPRECATED_CACHE_ENV, str(tmp_path / "old"))
-    no_cache_variables.setenv(solution_cache.CACHE_ENV, str(tmp_path / "new"))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert solution_cache.cache_dir() == tmp_path / "new"
-    no_cache_variables.setenv(solution_cache.DEPRECATED_CACHE_ENV, "")  # empty meant the default folder
-    no_cache_variables.delenv(solution_cache.CACHE_ENV)
-    no_cache_variables.setenv("XDG_CACHE_HOME", str(tmp_path))
-    with warnings.catch_warnings():
-        warnings.simplefilter("error")
-        assert solution_cache.cache_dir() == tmp_path / "yacht-rl"
 
 
 def solve_both():

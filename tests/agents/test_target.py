@@ -25,10 +25,9 @@ from agents.solvers.distribution import (
     score_distributions,
 )
 from agents.solvers.optimal import expected_score, solve
-from agents.solvers.solution_cache import source_version
+from agents.solvers.solution_cache import cache_dir, source_version
 from agents.solvers.target import (
     SOLVER_SOURCES,
-    cache_dir,
     max_points_left,
     max_total,
     solve_target,

@@ -90,7 +90,7 @@ def tiny_runs(tmp_path_factory):
     def run(vectorized: bool) -> Path:
         if vectorized not in runs:
             runs_dir = tmp_path_factory.mktemp("tiny")
-            # the plain network here; tests/test_lookahead_policy.py runs the look-ahead policy quick.yaml uses
+            # the plain network here; tests/training/test_lookahead_policy.py runs the look-ahead policy quick.yaml uses
             args = ["--config", "configs/quick.yaml", "--runs-dir", str(runs_dir), "name=tiny", f"env.vectorized={vectorized}"]
             run_train(*args, *TINY, "ppo.policy=mlp")
             runs[vectorized] = runs_dir

@@ -248,10 +248,3 @@ def test_the_compiled_transition_is_kept_on_disk_for_the_next_process(kernel):
     folder = kernel.stats.cache_path
     assert folder is not None, f"{kernel.__name__} is compiled in every process"
     assert any(name.startswith(f"game.{kernel.__name__}-") and name.endswith(".nbi") for name in os.listdir(folder))
-
-
-def test_the_old_name_of_the_batch_warns_at_the_line_that_uses_it():
-    with pytest.warns(DeprecationWarning, match="Tables is now yacht_env.game.GameBatch") as record:
-        old = game.Tables
-    assert old is GameBatch
-    assert [warning.filename for warning in record if warning.category is DeprecationWarning] == [__file__]

@@ -272,7 +272,7 @@ def test_table_env_passes_check_env(encoding):
         ({"opponents": make_opponents(["optimal"]), "num_players": 3}, "needs 2 opponent"),
         ({"opponents": []}, "opponents must be a list of 1 to 4 policies, got 0"),
         ({"opponents": make_opponents(["random"] * 5)}, "opponents must be a list of 1 to 4 policies, got 5"),
-        ({"opponents": ["optimal"]}, "is a policy name; YachtTable-v0 takes policy objects"),
+        ({"opponents": ["optimal"]}, r"is a policy name; YachtTable-v0 takes policy objects: .*agents\.registry\.make_opponents"),
         ({"opponents": "optimal"}, "opponents must be a list"),
         ({"opponents": [42]}, "is not a policy"),
         ({"opponents": make_opponents(["optimal"]), "seat": 2}, "seat must be an integer in 0..1"),

@@ -173,7 +173,7 @@ def test_rule_set_lookup():
         rule_set(3)
 
 
-def test_default_rules_keep_their_score_table():
+def test_default_rules_keep_their_hand_scores():
     for h, hand in enumerate(YACHT.dice.hands):
         for c, row in enumerate(YACHT.category_names):
             assert YACHT.hand_scores[h, c] == reference_score(tuple(int(d) for d in hand), row)

@@ -72,7 +72,7 @@ def test_row_maxima_match_the_rule_book():
     assert table.min() == 0
 
 
-def test_score_table_covers_every_hand_once():
+def test_hand_scores_cover_every_hand_once():
     assert YACHT.dice.num_hands == 252
     assert YACHT.dice.num_keeps == 462
     assert len({tuple(h) for h in YACHT.dice.hands.tolist()}) == 252

@@ -23,7 +23,7 @@ from agents.registry import make_policy
 from agents.solvers.optimal import q_values, solve
 from yacht_env import CATEGORIES, YACHT, YachtEnv
 from yacht_env.game import draw_table_dice
-from yacht_play.analyze import Grader, report_players
+from yacht_play.coach import Grader, report_players
 from yacht_play.commands import CommandError, parse_command
 from yacht_play.match import Match, Player, dice_stream, play_agent_games, write_agent_games
 from yacht_play.records import RecordError, RecordWriter, read_records

@@ -22,7 +22,7 @@ import pytest
 
 from agents.solvers.optimal import q_values
 from yacht_env.rules import RULE_SETS, YACHT, YAHTZEE, YAHTZEE_FORCED_JOKER, YATZY, rule_set
-from yacht_play.analyze import Grader, sheet_states
+from yacht_play.coach import Grader, sheet_states
 from yacht_play.commands import CommandError, parse_command
 from yacht_play.match import load_games, write_agent_games
 from yacht_play.records import RecordError, read_records

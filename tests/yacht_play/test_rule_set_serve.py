@@ -19,7 +19,7 @@ from agents.solvers.optimal import q_values  # noqa: E402
 from tests.yacht_play.test_serve_api import TestClient  # noqa: E402
 from yacht_env.rules import RULE_SETS, rule_set  # noqa: E402
 from yacht_play import store as db  # noqa: E402
-from yacht_play.analyze import Grader  # noqa: E402
+from yacht_play.coach import Grader  # noqa: E402
 from yacht_play.match import Match  # noqa: E402
 from yacht_play.serve import games  # noqa: E402
 from yacht_play.serve.app import create_app  # noqa: E402

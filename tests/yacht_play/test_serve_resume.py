@@ -1,7 +1,7 @@
 """Nothing lost: SIGKILL ``yacht serve`` while players are acting, start it again on the same database,
 and every acknowledged decision is there and every game continues from its exact position.
 
-Run with ``pytest -m slow tests/test_serve_resume.py -s`` to see the counts (acknowledged vs found).
+Run with ``pytest -m slow tests/yacht_play/test_serve_resume.py -s`` to see the counts (acknowledged vs found).
 """
 
 from __future__ import annotations

@@ -15,8 +15,8 @@ pytest.importorskip("starlette", reason="the serve tests need the serve extra: p
 uvicorn = pytest.importorskip("uvicorn", reason="the serve tests need uvicorn")
 
 from tests.yacht_play import test_serve_browser as browser_tests  # noqa: E402
-from tests.yacht_play.serve_support import free_port  # noqa: E402
 from tests.yacht_play.test_two_player_grading import small  # noqa: E402, F401  (a fixture)
+from yacht_play.serve.local_server import free_port  # noqa: E402
 
 browser = browser_tests.browser  # the fixture: one Chromium per module
 settle = browser_tests.settle

@@ -31,7 +31,7 @@ class RandomOpponent:
     """A player who picks uniformly among the legal actions: ``YachtTable-v0``'s default opponent.
 
     The env's own stand-in, so that the env builds with no arguments; ``agents`` has the
-    project's policies (``agents.registry.make_opponents``).
+    project's policies (:func:`agents.registry.make_opponents`).
     """
 
     name = "random"
@@ -55,7 +55,7 @@ def check_opponents(opponents, rules: RuleSet) -> list:
 
     A policy is any object with ``act_batch(observations, action_masks)`` and ``reset(seed)``
     (the interface of :class:`agents.policies.policy.Policy`); names such as ``"optimal"`` or
-    ``"ppo:PATH"`` are turned into policies by ``agents`` (``agents.learned.table_policy.make_opponents``).
+    ``"ppo:PATH"`` are turned into policies by ``agents`` (:func:`agents.registry.make_opponents`).
     """
     if isinstance(opponents, (str, bytes)) or not hasattr(opponents, "__len__"):
         raise ValueError(f"opponents must be a list of 1 to {MAX_PLAYERS - 1} policies, got {opponents!r}")
@@ -66,7 +66,7 @@ def check_opponents(opponents, rules: RuleSet) -> list:
         if isinstance(opponent, str):
             raise ValueError(
                 f"opponent {opponent!r} is a policy name; YachtTable-v0 takes policy objects: build them with "
-                "agents.learned.table_policy.make_opponents(names, rules=...)"
+                "agents.registry.make_opponents(names, rules=...)"
             )
         if not callable(getattr(opponent, "act_batch", None)) or not callable(getattr(opponent, "reset", None)):
             raise ValueError(f"opponent {opponent!r} is not a policy (an object with act_batch and reset)")
@@ -131,7 +131,7 @@ class YachtTableEnv(TableSettings, gym.Env):
     - ``opponents``: by default one :class:`RandomOpponent` (a two-player table against a
       uniformly random player); else 1 to 4 policy objects (``act_batch`` and ``reset``, the interface of
       ``agents.policies.policy.Policy``), seated in order in the seats other than the learner's;
-      ``agents.learned.table_policy.make_opponents`` builds them from names (``random``, ``greedy``,
+      :func:`agents.registry.make_opponents` builds them from names (``random``, ``greedy``,
       ``optimal``, ``ppo:PATH``).
     - ``num_players``: 2 to 5, ``len(opponents) + 1`` by default (given, it must agree).
     - ``seat``: the learner's seat, 0 (default, plays first) to ``num_players - 1``.
