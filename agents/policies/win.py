@@ -1,21 +1,10 @@
 """Playing to win: the ``win`` policy for tables of 2 to 5, and ``target:T`` for a score target.
 
-``win``. At each decision the opponents sit at the start of a turn (or have finished), so what
-the table shows of them (total and open rows) fixes the distribution of each one's final score
-if they play the expected-score optimum: their total plus the exact points-to-come
-distribution of :mod:`agents.solvers.distribution`. Opponents' dice are their own, so their finals are
-independent of each other and of us, and our share of the win with a final total ``z`` is
-
-    ``g(z) = E[1 / (1 + #opponents on z) ; no opponent above z]
-           = integral_0^1 prod_j (P(Y_j < z) + P(Y_j = z) u) du``
-
-(a first place shared by ``k`` counts ``1/k``). The policy chooses, within the turn, the
-actions that maximize ``E[g(final total)]`` when every later turn of its own is played as the
-expected-score optimum: the end of the turn (``p`` points in row ``c``) is worth
-``sum_s D[S - c, s] g(x + p + s)`` (the tables of :mod:`agents.solvers.win_tables`), and
-:func:`agents.solvers.target.turn_q_values` maximizes over the rest of the turn. This is a rollout of the
-optimal policy: against opponents who play the optimum it wins at least as often as the optimum does.
-On its last turn (every opponent finished or not) it maximizes the exact probability of winning. Among
+``win``. At each decision the share of the win of each action is read from the tables of
+:mod:`agents.solvers.win_tables` (which state the recurrence): the opponents, who sit at the start of a turn,
+are taken to play the expected-score optimum, and every later turn of the policy's own is played as that
+optimum too, so this is a rollout of the optimal policy: against opponents who play the optimum it wins at
+least as often as the optimum does. On its last turn it maximizes the exact probability of winning. Among
 actions of equal win probability it takes the one of highest expected score.
 
 ``target:T``. Maximizes P(final score >= T) with the exact table of :mod:`agents.solvers.target`; it
