@@ -222,17 +222,17 @@ def test_the_phone_viewport(browser, server, tmp_path):
 
 @pytest.mark.slow
 def test_docs_screenshots(browser, tmp_path):
-    """The pictures of docs/people.md: the lobby, a game against ppo:models/ppo.safetensors with the coach, the game over."""
+    """The pictures of docs/people.md: the lobby, a game against the shipped ppo:yacht with the coach, the game over."""
     docs = ROOT / "docs"
     docs.mkdir(exist_ok=True)
-    server = Server(tmp_path / "yacht.db", agents="random,greedy,optimal,ppo:models/ppo.safetensors").start(timeout=600)
+    server = Server(tmp_path / "yacht.db", agents="random,greedy,optimal,ppo:yacht").start(timeout=600)
     context = browser.new_context(viewport=DESKTOP)
     page = context.new_page()
     try:
         page.goto(server.url + "/")
         page.fill("#name", "Ada")
         page.check("input[name=mode][value=table]", force=True)
-        page.select_option(".agent-select >> nth=0", "ppo:ppo.safetensors")  # the lobby shows a model by its file name
+        page.select_option(".agent-select >> nth=0", "ppo:yacht")
         page.check("#coach")
         page.screenshot(path=docs / "serve-lobby.png")
         page.click("#start")
