@@ -123,6 +123,12 @@ MODULES: dict[str, tuple[str, ...]] = {
     "agents/solvers/optimal.py": ("tests/agents/test_optimal.py", "tests/agents/test_optimal_rule_sets.py"),
     "agents/solvers/sheet_solver.py": ("tests/agents/test_optimal_rule_sets.py", "tests/agents/test_solution_cache.py"),
     "yacht_env/extras.py": ("tests/test_dependencies.py",),
+    "yacht_play/coach.py": (
+        "tests/yacht_play/test_coach.py",
+        "tests/yacht_play/test_two_player_grading.py",
+        "tests/yacht_play/test_records.py",
+        "tests/yacht_play/test_rule_set_play.py",
+    ),
 }
 
 # Mutants left out, each with why: what is left is one mutant per kind of change at every place.
