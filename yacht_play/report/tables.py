@@ -3,8 +3,9 @@ the LaTeX of them all is :mod:`yacht_play.report.latex`).
 
 Every figure comes with its interval and ``n``: in a CSV as four columns (``X``, ``X_low``, ``X_high``, ``X_n``),
 in LaTeX as ``mean [low, high]`` and an ``n`` column beside it. Each CSV opens with ``#`` comment lines naming the
-report's rule set, the filters applied and what the intervals are (``pandas.read_csv(path, comment="#")`` reads it);
-each LaTeX table says the same in its caption.
+report's rule set, the filters applied and what the intervals are; its text cells are quoted and safe to open in a
+spreadsheet (:func:`yacht_env.safe_text.csv_text`), and :func:`read_table` reads every cell back as it was. Each
+LaTeX table says the same in its caption.
 """
 
 from __future__ import annotations
