@@ -66,3 +66,13 @@ def test_a_symbolic_link_keeps_pointing_at_its_file_which_gets_the_output(tmp_pa
     link.symlink_to("target.txt")
     assert main(command(kind, option, link, inputs)) == 0, capsys.readouterr().err
     assert os.readlink(link) == "target.txt" and (tmp_path / "target.txt").read_text() != "old"
+
+
+def test_a_name_that_looks_like_mathtext_is_drawn_as_written(tmp_path):
+    pytest.importorskip("matplotlib")
+    from yacht_play.figures import pyplot, save_png
+
+    figure, axes = pyplot().subplots()
+    axes.set_yticks([0], ["ann$\\frac{\\undefined}{x}$"])  # a name of 24 characters the browser accepts
+    save_png(tmp_path / "plot.png", figure, dpi=50)
+    assert (tmp_path / "plot.png").read_bytes()[:4] == b"\x89PNG"
