@@ -630,6 +630,12 @@ def check_run_options(parser: argparse.ArgumentParser, args) -> bool:
         parser.error(f"--games must be at least 2 (for a confidence interval), got {args.games}")
     if args.batch_size < 1:
         parser.error(f"--batch-size must be at least 1, got {args.batch_size}")
+    from yacht_env.atomic_files import OutputError, check_outputs
+
+    try:
+        check_outputs([args.json, args.plot])  # a device, FIFO or folder: refused before the games, not after
+    except OutputError as error:
+        parser.exit(2, f"error: {error}\n")
     if args.plot:
         try:
             import matplotlib  # noqa: F401

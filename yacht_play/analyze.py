@@ -31,7 +31,7 @@ from dataclasses import asdict
 
 import numpy as np
 
-from yacht_env.atomic_files import write_atomically
+from yacht_env.atomic_files import OutputError, check_outputs, write_atomically
 from yacht_env.rules import RuleSet, rule_set
 from yacht_play.coach import Grader, PlayerReport, grade_chances, report_players
 from yacht_play.commands import dice_text
@@ -292,6 +292,7 @@ def run(args) -> int:
         print(f"{prog}: error: argument --agent: {refusal}", file=sys.stderr)
         return 2
     try:
+        check_outputs([args.json, args.plot])  # before the grading, which may take minutes
         games = read_all(args.files, rule_set(args.rules) if args.rules else None)
         if not games:
             raise RecordError(f"no game in {', '.join(args.files)}")
@@ -300,15 +301,19 @@ def run(args) -> int:
         note = grade_chances(reports, games, grader.rules, args.worst)
         if args.agent:
             reports += report_players(replay_agents(args.agent, games, grader.rules), grader, "replay", args.worst)
-    except (RecordError, ValueError) as error:
+    except (RecordError, ValueError, OutputError) as error:
         print(f"{prog}: error: {error}", file=sys.stderr)
         return 2
     optimum = grader.solution.expected_score
     print_report(reports, args.files, optimum, args.worst, grader.rules.name, note)
-    if args.json:
-        save_json(args.json, reports, args.files, optimum, grader.rules.name, note)
-    if args.plot:
-        save_plot(args.plot, reports)
+    try:
+        if args.json:
+            save_json(args.json, reports, args.files, optimum, grader.rules.name, note)
+        if args.plot:
+            save_plot(args.plot, reports)
+    except OutputError as error:  # a device, a folder, no permission: one line
+        print(f"{prog}: error: {error}", file=sys.stderr)
+        return 2
     return 0
 
 

@@ -28,7 +28,13 @@ def main(argv=None) -> int:
     report.configure(commands.add_parser("report", help="how the agents compare with the people in a serve database"))
     simulate.configure(commands.add_parser("simulate-players", help="simulated people playing a yacht serve through its API"))
     args = parser.parse_args(argv)
-    return args.run(args)
+    from yacht_env.atomic_files import OutputError
+
+    try:
+        return args.run(args)
+    except OutputError as error:  # every output file goes through the one writer, whose refusals are one line
+        print(f"yacht {args.command}: {error}", file=sys.stderr)
+        return 2
 
 
 if __name__ == "__main__":

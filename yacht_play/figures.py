@@ -8,6 +8,8 @@ def pyplot():
     import matplotlib
 
     matplotlib.use("Agg")
+    # Labels hold names people typed: "$...$" in one is a name, not mathtext (a bad formula stopped the save).
+    matplotlib.rcParams["text.parse_math"] = False
     import matplotlib.pyplot as plt
 
     return plt

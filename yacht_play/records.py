@@ -49,12 +49,14 @@ import os
 from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Literal
+from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError
 
+from yacht_env.atomic_files import output_target
 from yacht_env.bounded_input import InputBoundsError, bounded_lines, load_json, open_regular_file
 from yacht_env.game import MAX_PLAYERS
+from yacht_env.safe_text import unsafe_character
 
 SCHEMA = 2
 READABLE_SCHEMAS = (1, 2)  # 1: headers held every seat's whole dice stream ("faces"); 2: only seeds
@@ -70,6 +72,20 @@ NAME_LENGTH = 100
 
 class RecordError(ValueError):
     """A record file that cannot be read, or a game in it that cannot be replayed."""
+
+
+def safe_text(text: str) -> str:
+    """``text`` if it holds no control character, bidirectional override or lone surrogate; else ``ValueError``.
+
+    Names and labels reach terminals, spreadsheets and TeX: refused here as the browser's name field refuses them.
+    """
+    problem = unsafe_character(text)
+    if problem:
+        raise ValueError(f"text without control characters ({problem})")
+    return text
+
+
+SafeText = Annotated[str, AfterValidator(safe_text)]
 
 
 # -- the schema: every line is checked field by field, strictly (no "1" for 1, no true for 1) ----
@@ -89,9 +105,9 @@ class PlayerLine(BaseModel):
     model_config = ConfigDict(strict=True, extra="forbid")
 
     seat: int = Field(ge=0, lt=MAX_SEATS)
-    name: str = Field(min_length=1, max_length=NAME_LENGTH)
+    name: SafeText = Field(min_length=1, max_length=NAME_LENGTH)
     kind: Literal[KINDS]  # type: ignore[valid-type]  # built from the tuple, so that the names are written once
-    policy: str | None = Field(max_length=4096)
+    policy: SafeText | None = Field(max_length=4096)
     seed: int | None = Field(ge=0, lt=2**63)
     faces: list[list[list[int]]] | None = None  # schema 1 only
 
@@ -112,7 +128,7 @@ class DecisionLine(_Line):
 
     type: Literal["decision"]
     seat: int = Field(ge=0, lt=MAX_SEATS)
-    player: str = Field(min_length=1, max_length=NAME_LENGTH)
+    player: SafeText = Field(min_length=1, max_length=NAME_LENGTH)
     kind: Literal[KINDS]  # type: ignore[valid-type]  # built from the tuple, so that the names are written once
     seed: int | None = Field(ge=0, lt=2**63)
     turn: int = Field(ge=1, le=64)
@@ -132,7 +148,7 @@ class EndLine(_Line):
 
     type: Literal["end"]
     totals: list[int] = Field(min_length=1, max_length=MAX_SEATS)
-    winners: list[str] = Field(min_length=1, max_length=MAX_SEATS)
+    winners: list[SafeText] = Field(min_length=1, max_length=MAX_SEATS)
 
 
 LINE_MODELS = {"game": GameLine, "decision": DecisionLine, "end": EndLine}
@@ -270,9 +286,10 @@ class RecordWriter:
     def __init__(self, path: str | Path, sync: bool = True):
         self.path = Path(path)
         self.sync = sync
-        self.path.parent.mkdir(parents=True, exist_ok=True)
-        cut_torn_tail(self.path)
-        self._file = open(self.path, "ab")
+        target = output_target(self.path)  # a device, FIFO or folder is refused, a link appends to its file
+        target.parent.mkdir(parents=True, exist_ok=True)
+        cut_torn_tail(target)
+        self._file = open(target, "ab")
 
     def write(self, record: dict) -> None:
         """Append ``record`` to the file as one JSON line."""

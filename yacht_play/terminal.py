@@ -42,12 +42,13 @@ import numpy as np
 
 from yacht_env.render import render_dice, render_sheet
 from yacht_env.rules import YACHT, RuleSet, rule_set
+from yacht_env.safe_text import unsafe_character
 from yacht_env.table.outcome import unique_names
 from yacht_play.coach import Coaching, Grader, coach_decision, coaching_of, two_player_grading
 from yacht_play.commands import HELP, CommandError, decision_label, dice_text, parse_command
 from yacht_play.match import Match, Player, Seat, agent_name, load_games, load_policy
 from yacht_play.options import add_rules_option
-from yacht_play.records import MAX_SEATS, RecordError, RecordWriter
+from yacht_play.records import MAX_SEATS, NAME_LENGTH, RecordError, RecordWriter
 
 RULE = "-" * 72
 COACH_OPTIONS = "       options:"  # how the coach's line of options starts
@@ -526,6 +527,9 @@ def default_record_path(seed: int) -> Path:
 def new_match(args) -> tuple[Match, Path]:
     """A new match from the command-line ``args``, and its record file."""
     seed = args.seed if args.seed is not None else secrets.randbelow(1_000_000)
+    problem = unsafe_character(args.name or "") or (len(args.name or "") > NAME_LENGTH and f"at most {NAME_LENGTH} characters")
+    if problem:  # the record's reader would refuse the name: refused before the game, as the browser refuses it
+        raise RecordError(f"--name {ascii(args.name)[:80]}: {problem}; use letters, digits, spaces and punctuation")
     human = Player(args.name or "you", "human")
     policies = [args.duplicate] if args.duplicate else args.vs
     names = unique_names([human.name, *(agent_name(p) for p in policies)])

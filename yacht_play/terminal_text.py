@@ -7,15 +7,6 @@ cursor or rewrite what is on screen), a lone surrogate would stop the print with
 
 from __future__ import annotations
 
-import unicodedata
+from yacht_env.safe_text import BIDI_CONTROLS, escaped_controls
 
-BIDI_CONTROLS = frozenset("\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069")  # reorder the text shown
-
-
-def escaped_controls(text: str) -> str:
-    r"""``text`` with every control character (C0, DEL, C1), bidirectional override and lone surrogate written as
-    its Python escape (``\x1b``, ``\u202e``, ``\ud800``); everything else, accents and emoji too, as it is.
-    """
-    return "".join(
-        ascii(char)[1:-1] if unicodedata.category(char) in ("Cc", "Cs") or char in BIDI_CONTROLS else char for char in text
-    )
+__all__ = ["BIDI_CONTROLS", "escaped_controls"]

@@ -46,6 +46,7 @@ from agents.training.config import (
 )
 from yacht_env.atomic_files import write_atomically
 from yacht_env.extras import needs_extra
+from yacht_env.safe_text import csv_text
 
 with needs_extra("train"):
     import yaml
@@ -441,12 +442,11 @@ def print_trials(rows: list[TrialRow], name: str, keys: list[str]) -> None:
 def save_trials_csv(path: Path, rows: list[TrialRow], keys: list[str]) -> None:
     """Write the ranked trials to ``path`` as CSV, with the swept ``keys``."""
     fields = [field for field in asdict(rows[0]) if field != "params"] if rows else []
-    lines: list[list[Any]] = [["rank", "trial", *keys, *fields[2:]]]
+    lines: list[list[Any]] = []
     for row in rows:
         record = asdict(row)
-        values = ["" if record[f] is None else record[f] for f in fields[2:]]
-        lines.append([row.rank, row.trial, *[row.params[key] for key in keys], *values])
-    text = "".join(",".join(str(cell) for cell in line) + "\n" for line in lines)
+        lines.append([row.rank, row.trial, *[row.params[key] for key in keys], *[record[f] for f in fields[2:]]])
+    text = csv_text(["rank", "trial", *keys, *fields[2:]], lines)  # a swept choice is text from a sweep file
     write_atomically(path, lambda handle: handle.write(text.encode()))
 
 

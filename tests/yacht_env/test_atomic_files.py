@@ -46,3 +46,100 @@ def test_files_get_the_permissions_a_plain_open_gives(tmp_path, umask):
         os.umask(old)
     mode = stat.S_IMODE((tmp_path / "atomic.json").stat().st_mode)
     assert mode == stat.S_IMODE((tmp_path / "plain.json").stat().st_mode) == 0o666 & ~umask
+
+
+# -- only a regular file is ever replaced ---------------------------------------------------------
+
+
+def refused(path) -> str:
+    """What ``write_atomically`` says when it refuses ``path``: one line, naming the path asked for."""
+    from yacht_env.atomic_files import OutputError
+
+    with pytest.raises(OutputError) as error:
+        write_atomically(path, lambda handle: handle.write(b"new"))
+    message = str(error.value)
+    assert "\n" not in message and message.startswith(f"cannot write {path}: ") and ".partial" not in message
+    return message
+
+
+def no_partial_left(folder) -> bool:
+    return not [p for p in folder.iterdir() if p.name.endswith(".partial")]
+
+
+def test_a_fifo_is_refused_and_stays_a_fifo(tmp_path):
+    import os
+    import stat
+
+    fifo = tmp_path / "out.tex"
+    os.mkfifo(fifo)
+    assert "a FIFO, not a regular file" in refused(fifo)
+    assert stat.S_ISFIFO(os.lstat(fifo).st_mode) and no_partial_left(tmp_path)
+
+
+def test_a_device_is_refused_and_stays_a_device(tmp_path):
+    """/dev/full, /dev/null, /dev/stdout: a rename over one turned the device into a regular file (as root)."""
+    import os
+    import stat
+
+    device = tmp_path / "full"
+    try:
+        os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 7))  # /dev/full's numbers, made where a test may
+    except PermissionError:
+        pytest.skip("making a device node needs root")
+    assert "a character device, not a regular file" in refused(device)
+    assert stat.S_ISCHR(os.lstat(device).st_mode) and no_partial_left(tmp_path)
+
+
+def test_a_pipe_named_through_proc_is_refused(tmp_path):
+    import os
+
+    if not os.path.isdir("/proc/self/fd"):
+        pytest.skip("no /proc here")
+    read, write = os.pipe()
+    try:
+        assert "a FIFO, not a regular file" in refused(f"/proc/self/fd/{write}")
+        os.write(write, b"still a pipe")
+        assert os.read(read, 100) == b"still a pipe"
+    finally:
+        os.close(read)
+        os.close(write)
+
+
+def test_a_folder_is_refused_by_its_own_name(tmp_path):
+    folder = tmp_path / "tables"
+    folder.mkdir()
+    assert "a folder" in refused(folder)
+    assert folder.is_dir() and no_partial_left(folder) and no_partial_left(tmp_path)
+
+
+def test_a_symbolic_link_stays_a_link_and_its_file_is_replaced(tmp_path):
+    """Documented policy: the link is followed and the regular file it names replaced atomically."""
+    import os
+
+    (tmp_path / "target.txt").write_bytes(b"old")
+    link = tmp_path / "link.tex"
+    link.symlink_to("target.txt")
+    chained = tmp_path / "chained.tex"
+    chained.symlink_to(link)
+    write_atomically(chained, lambda handle: handle.write(b"new"))
+    assert os.readlink(chained) == str(link) and os.readlink(link) == "target.txt"
+    assert (tmp_path / "target.txt").read_bytes() == b"new" and no_partial_left(tmp_path)
+
+
+def test_a_link_to_nothing_or_to_a_fifo_is_refused(tmp_path):
+    import os
+
+    dangling = tmp_path / "dangling.json"
+    dangling.symlink_to("nowhere.json")
+    assert "a symbolic link to nowhere.json, which does not exist" in refused(dangling)
+    assert os.path.islink(dangling) and not (tmp_path / "nowhere.json").exists()
+    os.mkfifo(tmp_path / "fifo")
+    to_fifo = tmp_path / "to_fifo.json"
+    to_fifo.symlink_to("fifo")
+    assert "a FIFO" in refused(to_fifo)
+    assert os.path.islink(to_fifo)
+
+
+def test_a_path_under_a_file_names_the_path(tmp_path):
+    (tmp_path / "a-file").write_bytes(b"")
+    assert "Not a directory" in refused(tmp_path / "a-file" / "out.json")

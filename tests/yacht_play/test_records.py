@@ -454,33 +454,43 @@ def test_evaluate_seed_names_the_option():
 HOSTILE_NAME = "ann\x1b]0;owned\x07\x1b[2J\u202e\x00"  # retitles the terminal, clears it, reverses the text
 
 
-def with_hostile_name(tmp_path: Path) -> Path:
-    """A finished table game whose person is named :data:`HOSTILE_NAME`, as a file someone sent."""
-    data = table_game(tmp_path / "clean.jsonl").read_bytes().replace(b'"ann"', json.dumps(HOSTILE_NAME).encode())
-    path = tmp_path / "hostile.jsonl"
-    path.write_bytes(data)
-    return path
-
-
 def assert_escaped(out: str) -> None:
     assert "\x1b]" not in out and "\x07" not in out and "\x1b[2J" not in out and "\u202e" not in out and "\x00" not in out
     assert "ann\\x1b]0;owned\\x07\\x1b[2J\\u202e\\x00" in out.replace("\n", "")
 
 
-def test_analyze_prints_a_name_s_control_characters_escaped(tmp_path, capsys):
-    code, out = analyze(with_hostile_name(tmp_path), "--worst", "2", capsys=capsys)
-    assert code == 0, out.err
-    assert_escaped(out.out)
+@pytest.mark.parametrize("name", [HOSTILE_NAME, "cr\rname", "del\x7f", "c1\x9b", "bidi\u202etxt", "nul\x00"])
+def test_a_record_whose_name_holds_a_control_character_is_refused_by_analyze_and_import(tmp_path, capsys, name):
+    """As the browser's name field refuses it: the one check of :func:`yacht_env.safe_text.unsafe_character`."""
+    from yacht_env.safe_text import unsafe_character
+
+    path = tmp_path / "hostile.jsonl"
+    path.write_bytes(table_game(tmp_path / "clean.jsonl").read_bytes().replace(b'"ann"', json.dumps(name).encode()))
+    expected = (
+        f"{path}:1: game record, field 'players.0.name': expected text without control characters "
+        f"({unsafe_character(name)}), got {name!r}"
+    )
+    code, out = analyze(path, capsys=capsys)
+    assert code == 2 and out.err == f"yacht analyze: error: {expected}\n"
+    pytest.importorskip("sqlalchemy", reason="yacht import needs the serve extra")
+    from yacht_play.cli import main
+
+    assert main(["import", str(path), "--db", str(tmp_path / "yacht.db")]) == 2
+    assert capsys.readouterr().err == f"yacht import: {expected}; nothing was imported\n"
 
 
 def test_report_prints_a_name_s_control_characters_escaped(tmp_path, capsys):
+    """A database from before names were checked may hold one: the report escapes it on the terminal."""
     pytest.importorskip("sqlalchemy", reason="yacht report needs the serve extra")
     from yacht_play import store
     from yacht_play.cli import main
     from yacht_play.serve.games import GameService
 
     engine = store.connect(str(tmp_path / "yacht.db"))
-    assert GameService(engine, []).import_game(read_records(with_hostile_name(tmp_path)).games[0])
+    game = read_records(table_game(tmp_path / "clean.jsonl")).games[0]
+    renamed = json.loads(json.dumps(game.lines()).replace('"ann"', json.dumps(HOSTILE_NAME)))
+    game = GameRecord(renamed[0], renamed[1:-1], renamed[-1])
+    assert GameService(engine, []).import_game(game)
     capsys.readouterr()
     assert main(["report", "--db", str(tmp_path / "yacht.db"), "--include-imported"]) == 0  # an imported game
     assert_escaped(capsys.readouterr().out)

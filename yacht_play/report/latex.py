@@ -5,16 +5,22 @@ rule set, the filters applied and what the intervals are.
 
 from __future__ import annotations
 
+from yacht_env.safe_text import escaped_controls
 from yacht_play.report.results import Estimate, Report
 from yacht_play.report.tables import PERCENT, PLAIN, Table, header_lines, tables
 
 LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {"~": r"\textasciitilde{}", "^": r"\^{}", "\\": r"\textbackslash{}"}
 LATEX_SPECIAL |= {"<": "$<$", ">": "$>$"}
+# After a row's \\ (and after \item, \\*), TeX reads on for an optional [length] or a *: braced, a cell that
+# starts with one stays text wherever it stands.
+LATEX_SPECIAL |= {c: "{" + c + "}" for c in "[]*"}
 
 
 def latex_escape(text) -> str:
-    """``text`` with LaTeX's special characters escaped."""
-    return "".join(LATEX_SPECIAL.get(c, c) for c in str(text))
+    """``text`` as LaTeX that prints it: control characters written as their escapes first (a CR would end TeX's
+    line, an ESC is invalid input), then every character TeX reads as markup escaped.
+    """
+    return "".join(LATEX_SPECIAL.get(c, c) for c in escaped_controls(str(text)))
 
 
 def latex_figure(e: Estimate | None, percent: bool) -> tuple[str, str]:
@@ -59,5 +65,6 @@ def save_latex(path, report: Report) -> None:
     """Write every table into one LaTeX file (to ``input`` in a paper), atomically."""
     from yacht_env.atomic_files import write_atomically
 
-    text = f"% yacht report: {'; '.join(header_lines(report))}\n" + "\n".join(latex_table(report, t) for t in tables(report))
+    comment = escaped_controls("; ".join(header_lines(report)))  # a CR or NUL would end or spoil the % line
+    text = f"% yacht report: {comment}\n" + "\n".join(latex_table(report, t) for t in tables(report))
     write_atomically(path, lambda handle: handle.write(text.encode()))

@@ -3,16 +3,17 @@ the LaTeX of them all is :mod:`yacht_play.report.latex`).
 
 Every figure comes with its interval and ``n``: in a CSV as four columns (``X``, ``X_low``, ``X_high``, ``X_n``),
 in LaTeX as ``mean [low, high]`` and an ``n`` column beside it. Each CSV opens with ``#`` comment lines naming the
-report's rule set, the filters applied and what the intervals are (``pandas.read_csv(path, comment="#")`` reads it);
-each LaTeX table says the same in its caption.
+report's rule set, the filters applied and what the intervals are; its text cells are quoted and safe to open in a
+spreadsheet (:func:`yacht_env.safe_text.csv_text`), and :func:`read_table` reads every cell back as it was. Each
+LaTeX table says the same in its caption.
 """
 
 from __future__ import annotations
 
-import csv
-import io
 from dataclasses import dataclass
+from functools import partial
 
+from yacht_env.safe_text import CsvFile, csv_text, read_csv_text
 from yacht_play.report.results import Estimate, PolicyLikeness, Report
 from yacht_play.report.text import filters_text, imported_text, plural
 
@@ -127,44 +128,45 @@ def skill_tables(report: Report) -> list[Table]:
 
 
 def figure_cells(e: Estimate | None) -> list:
-    """A figure's four CSV cells: its mean, interval and ``n`` (empty where it has none)."""
+    """A figure's four CSV cells: its mean, interval and ``n`` (None, an empty cell, where it has none)."""
     if e is None:
-        return ["", "", "", ""]
-    return ["" if value is None else value for value in (e.mean, e.low, e.high, e.n)]
+        return [None, None, None, None]
+    return [e.mean, e.low, e.high, e.n]
 
 
-def csv_text(report: Report, table: Table) -> str:
-    """One table as CSV, its header comment first."""
-    buffer = io.StringIO()
-    for line in [table.title, *header_lines(report)]:
-        buffer.write(f"# {line}\n")
-    writer = csv.writer(buffer, lineterminator="\n")
-    heads = []
+def csv_file_text(report: Report, table: Table) -> str:
+    """One table as CSV (:func:`yacht_env.safe_text.csv_text`), its title and what it stands on as comments first."""
+    heads: list[str] = []
     for header, kind in table.columns:
         heads += [header] if kind == PLAIN else [header, f"{header}_low", f"{header}_high", f"{header}_n"]
-    writer.writerow(heads)
+    rows = []
     for row in table.rows:
-        cells = []
+        cells: list = []
         for value, (_, kind) in zip(row, table.columns):
-            if kind == PLAIN:
-                cells.append("" if value is None else value)
-            else:
-                cells += figure_cells(value)
-        writer.writerow(cells)
-    return buffer.getvalue()
+            cells += [value] if kind == PLAIN else figure_cells(value)
+        rows.append(cells)
+    return csv_text(heads, rows, [table.title, *header_lines(report)])
 
 
 def save_csv(folder, report: Report) -> list[str]:
     """Write one CSV per table into ``folder`` (made if missing), each atomically; the file names written."""
-    from pathlib import Path
+    from yacht_env.atomic_files import output_folder, write_atomically
 
-    from yacht_env.atomic_files import write_atomically
-
-    folder = Path(folder)
-    folder.mkdir(parents=True, exist_ok=True)
+    folder = output_folder(folder)
     names = []
     for table in tables(report):
-        text = csv_text(report, table)
-        write_atomically(folder / f"{table.name}.csv", lambda handle, text=text: handle.write(text.encode()))
+        write_atomically(folder / f"{table.name}.csv", partial(write_bytes, csv_file_text(report, table).encode()))
         names.append(f"{table.name}.csv")
     return names
+
+
+def write_bytes(data: bytes, handle) -> None:
+    """Write ``data`` to the open binary file ``handle``."""
+    handle.write(data)
+
+
+def read_table(path) -> CsvFile:
+    """A table ``yacht report --csv`` wrote, every cell as it was (:func:`yacht_env.safe_text.read_csv_text`)."""
+    from pathlib import Path
+
+    return read_csv_text(Path(path).read_text(encoding="utf-8"))

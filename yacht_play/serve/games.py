@@ -21,7 +21,6 @@ import re
 import secrets
 import threading
 import time
-import unicodedata
 from collections import OrderedDict
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
@@ -32,6 +31,7 @@ from agents.policies.policy import PolicyOutputError
 from yacht_env.actions import ActionLayout
 from yacht_env.env import GameOverError
 from yacht_env.rules import RULE_SETS, rule_set
+from yacht_env.safe_text import unsafe_character
 from yacht_env.table.outcome import unique_names
 from yacht_play import store
 from yacht_play.coach import Coaching, Grader, coach_decision, grade_chances, report_players, two_player_grading
@@ -39,7 +39,6 @@ from yacht_play.commands import choice_label, decision_label, row_points
 from yacht_play.match import Match, Player, agent_name
 from yacht_play.records import AGENTS_PER_MODE, GameRecord, RecordError
 from yacht_play.serve.sheets import now_points, rule_set_title, rules_from_request, rules_view, sheet_view
-from yacht_play.terminal_text import BIDI_CONTROLS
 
 if TYPE_CHECKING:
     from agents.registry import PolicySpec
@@ -65,10 +64,9 @@ def player_name(value) -> str:
     name = " ".join(value.split())
     if len(name) > MAX_NAME:
         raise Refused(f"name: {len(name)} characters is too long; at most {MAX_NAME}")
-    for char in name:
-        if unicodedata.category(char) in ("Cc", "Cs") or char in BIDI_CONTROLS:  # reorders what a page or terminal shows
-            kind = "a lone surrogate" if unicodedata.category(char) == "Cs" else "a control character"
-            raise Refused(f"name: {ascii(char)} is {kind}; use letters, digits, spaces and punctuation")
+    problem = unsafe_character(name)  # the check every record file's names pass too (yacht import)
+    if problem:
+        raise Refused(f"name: {problem}; use letters, digits, spaces and punctuation")
     return name
 
 
