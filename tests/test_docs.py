@@ -30,7 +30,7 @@ LONG_RUNNING = [
     ("people.md", 'pip install -e ".[serve]" && yacht serve'),
     ("people.md", "yacht serve --agents random,greedy,optimal,ppo:yacht"),
     ("people.md", "yacht serve --agents optimal,ppo:yacht --db study.db"),
-    ("people.md", "from yacht_play.report.tables import read_table"),
+    ("people.md", "from yacht_play.report.tabulations import read_csv_file"),
     ("people.md", "python examples/simulated_study.py --out study/"),
     ("people.md", "yacht serve --db sim.db --agents optimal,greedy --new-games-per-minute 0 &"),
     ("playing-to-win.md", "from agents.solvers.target import solve_target, target_probabilities"),

@@ -21,7 +21,7 @@ line) unless ``--include-imported`` (``?include_imported=1``) asks for them:
 * each policy's likeness to the people, overall and by skill band (:mod:`yacht_play.report.likeness`);
 * one rating scale for people and agents, Bradley-Terry with bootstrap intervals (:mod:`yacht_play.report.ratings`).
 
-``--csv DIR`` and ``--latex FILE`` write the tables as a paper prints them (:mod:`yacht_play.report.tables`,
+``--csv DIR`` and ``--latex FILE`` write the tables as a paper prints them (:mod:`yacht_play.report.tabulations`,
 :mod:`yacht_play.report.latex`).
 
 Every figure carries ``n`` (games, decisions or people it stands on). A figure on fewer than
@@ -109,7 +109,7 @@ def run(args) -> int:
     from yacht_play.terminal_text import escaped_controls
 
     print("\n".join(escaped_controls(line) for line in text_lines(report)))  # names come from browsers
-    from yacht_play.report import latex, tables
+    from yacht_play.report import latex, tabulations
 
     try:
         if args.json:
@@ -117,7 +117,7 @@ def run(args) -> int:
         if args.plot:
             save_plot(args.plot, report)
         if args.csv:
-            tables.save_csv(args.csv, report)
+            tabulations.save_csv(args.csv, report)
         if args.latex:
             latex.save_latex(args.latex, report)
     except OutputError as error:  # a device, a folder that is a file, a path without write access: one line

@@ -1,4 +1,4 @@
-"""The report's tables (:func:`yacht_play.report.tables.tables`) as one LaTeX file (``yacht report --latex FILE``),
+"""The report's tabulations (:func:`yacht_play.report.tabulations.tabulations`) as one LaTeX file (``yacht report --latex FILE``),
 to ``input`` in a paper: each figure as ``mean [low, high]`` with an ``n`` column beside it, each caption naming the
 rule set, the filters applied and what the intervals are.
 """
@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from yacht_env.safe_text import escaped_controls
 from yacht_play.report.results import Estimate, Report
-from yacht_play.report.tables import PERCENT, PLAIN, Table, header_lines, tables
+from yacht_play.report.tabulations import PERCENT, PLAIN, Tabulation, header_lines, tabulations
 
 LATEX_SPECIAL = {c: "\\" + c for c in "&%$#_{}"} | {"~": r"\textasciitilde{}", "^": r"\^{}", "\\": r"\textbackslash{}"}
 LATEX_SPECIAL |= {"<": "$<$", ">": "$>$"}
@@ -34,25 +34,25 @@ def latex_figure(e: Estimate | None, percent: bool) -> tuple[str, str]:
     return f"{fmt(e.mean)} [{fmt(e.low)}, {high}]", str(e.n)
 
 
-def latex_table(report: Report, table: Table) -> str:
-    """One table as a LaTeX ``table`` with a ``tabular``, its caption naming what it stands on."""
+def latex_tabulation(report: Report, tabulation: Tabulation) -> str:
+    """One tabulation as a LaTeX ``table`` with a ``tabular``, its caption naming what it stands on."""
     heads, align = [], []
-    for header, kind in table.columns:
+    for header, kind in tabulation.columns:
         heads += [latex_escape(header)] if kind == PLAIN else [latex_escape(header), "$n$"]
         align += ["l"] if kind == PLAIN else ["r", "r"]
     lines = [
         "\\begin{table}[ht]",
         "\\centering",
-        f"\\caption{{{latex_escape(table.title)}. {latex_escape('; '.join(header_lines(report)))}.}}",
-        f"\\label{{tab:{table.name.replace('_', '-')}}}",
+        f"\\caption{{{latex_escape(tabulation.title)}. {latex_escape('; '.join(header_lines(report)))}.}}",
+        f"\\label{{tab:{tabulation.name.replace('_', '-')}}}",
         f"\\begin{{tabular}}{{{''.join(align)}}}",
         "\\hline",
         " & ".join(heads) + " \\\\",
         "\\hline",
     ]
-    for row in table.rows:
+    for row in tabulation.rows:
         cells = []
-        for value, (_, kind) in zip(row, table.columns):
+        for value, (_, kind) in zip(row, tabulation.columns):
             cells += (
                 [latex_escape("" if value is None else value)] if kind == PLAIN else list(latex_figure(value, kind == PERCENT))
             )
@@ -62,9 +62,9 @@ def latex_table(report: Report, table: Table) -> str:
 
 
 def save_latex(path, report: Report) -> None:
-    """Write every table into one LaTeX file (to ``input`` in a paper), atomically."""
+    """Write every tabulation into one LaTeX file (to ``input`` in a paper), atomically."""
     from yacht_env.atomic_files import write_atomically
 
     comment = escaped_controls("; ".join(header_lines(report)))  # a CR or NUL would end or spoil the % line
-    text = f"% yacht report: {comment}\n" + "\n".join(latex_table(report, t) for t in tables(report))
+    text = f"% yacht report: {comment}\n" + "\n".join(latex_tabulation(report, t) for t in tabulations(report))
     write_atomically(path, lambda handle: handle.write(text.encode()))

@@ -9,7 +9,7 @@ goes through ``html.escape``.
 
 from __future__ import annotations
 
-from yacht_play.report.page_parts import AGENT_COLOR, PEOPLE_COLOR, card, cell, e, plain, table
+from yacht_play.report.page_parts import AGENT_COLOR, PEOPLE_COLOR, card, cell, e, html_table, plain
 from yacht_play.report.results import Report
 from yacht_play.report.svg_charts import histogram_chart, interval_chart
 from yacht_play.report.text import imported_text, plural
@@ -80,7 +80,7 @@ def agents_section(report: Report) -> str:
     return card(
         "Agents against the people they sat with",
         chart,
-        table("Agents against people", headers, rows, "No game with an agent."),
+        html_table("Agents against people", headers, rows, "No game with an agent."),
     )
 
 
@@ -108,7 +108,7 @@ def people_section(report: Report) -> str:
     title = f"People: expected points lost per decision ({plural(population.people, 'person', 'people')}, "
     return card(
         title + f"{plural(population.games, 'game')})",
-        table("The people's loss per decision", ["decisions", "over people", "pooled over decisions"], overall, ""),
+        html_table("The people's loss per decision", ["decisions", "over people", "pooled over decisions"], overall, ""),
         "<h3>Each person's loss per decision</h3>",
         histogram_chart(histogram.edges, histogram.counts, "a histogram of the people's loss per decision", PEOPLE_COLOR)
         if histogram.n
@@ -121,14 +121,14 @@ def people_section(report: Report) -> str:
         )
         if by_games
         else "",
-        table(
+        html_table(
             "Loss by games played",
             ["game number", "loss per decision"],
             [plain(b.games_played, "game number") + cell(b.loss_per_decision, "loss per decision") for b in by_games],
             "No person yet.",
         ),
         "<h3>Per person</h3>",
-        table("Per person", ["name", "games", "all", "re-roll", "row"], per_person, "No person yet."),
+        html_table("Per person", ["name", "games", "all", "re-roll", "row"], per_person, "No person yet."),
     )
 
 
@@ -142,7 +142,7 @@ def duplicate_section(report: Report) -> str:
     ]
     return card(
         "Duplicate games, paired on the same dice",
-        table("Duplicate games", ["agent", "played", "person - agent"], rows, "No duplicate game."),
+        html_table("Duplicate games", ["agent", "played", "person - agent"], rows, "No duplicate game."),
     )
 
 
@@ -166,5 +166,5 @@ def graded_section(report: Report) -> str:
     return card(
         "Agents graded on the same games",
         chart,
-        table("Agents graded", ["agent", "games", "all", "re-roll", "row"], rows, "No agent decision."),
+        html_table("Agents graded", ["agent", "games", "all", "re-roll", "row"], rows, "No agent decision."),
     )

@@ -31,7 +31,7 @@ def plain(value, label: str, number: bool = False) -> str:
     return f"<td{' class=num' if number else ''} data-label='{e(label)}'><span>{e(str(value))}</span></td>"
 
 
-def table(caption: str, headers: list[str], rows: list[str], empty: str) -> str:
+def html_table(caption: str, headers: list[str], rows: list[str], empty: str) -> str:
     """A table (its rows already made of cells), or the ``empty`` line when it has no rows."""
     if not rows:
         return f"<p class='muted'>{e(empty)}</p>"

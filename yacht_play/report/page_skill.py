@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from yacht_play.report.page_parts import AGENT_COLOR, PEOPLE_COLOR, card, cell, e, plain, table
+from yacht_play.report.page_parts import AGENT_COLOR, PEOPLE_COLOR, card, cell, e, html_table, plain
 from yacht_play.report.results import Estimate, PolicyLikeness, Report
 from yacht_play.report.svg_charts import histogram_chart, interval_chart, range_chart
 from yacht_play.report.text import WHY_BRADLEY_TERRY, plural
@@ -42,13 +42,13 @@ def skill_section(report: Report) -> str:
         f"Skill: each person's temperature T ({plural(population.people, 'person', 'people')})",
         "<p class='muted small'>The maximum-likelihood temperature (points) of a softmax over the optimal Q-values of "
         "the person's choices: 0 always plays the optimum. 95% profile-likelihood intervals.</p>",
-        table("The population's temperature", ["figure", "T (points)"], summary, ""),
+        html_table("The population's temperature", ["figure", "T (points)"], summary, ""),
         histogram_chart(histogram.edges, histogram.counts, "a histogram of the people's fitted temperature", PEOPLE_COLOR)
         if histogram.n
         else "",
-        table("People per skill band", ["band", "people"], bands, "No person yet."),
+        html_table("People per skill band", ["band", "people"], bands, "No person yet."),
         "<h3>Per person</h3>",
-        table("Each person's temperature", ["name", "games", "T (points)", "band"], per_person, "No person yet."),
+        html_table("Each person's temperature", ["name", "games", "T (points)", "band"], per_person, "No person yet."),
     )
 
 
@@ -78,7 +78,9 @@ def likeness_section(report: Report) -> str:
     return card(
         "Human-likeness: each policy on the people's decisions",
         chart if measured else "",
-        table("Human-likeness", ["policy", "band", "top-1 agreement", "mean log-likelihood"], rows, "No decision of a person."),
+        html_table(
+            "Human-likeness", ["policy", "band", "top-1 agreement", "mean log-likelihood"], rows, "No decision of a person."
+        ),
         skipped,
     )
 
@@ -107,5 +109,5 @@ def ratings_section(report: Report) -> str:
         f"<p class='muted small'>Bradley-Terry on the Elo scale, {e(anchored)}; 95% bootstrap intervals over "
         f"{plural(ratings.games, 'game')} ({ratings.bootstrap} resamples). {e(WHY_BRADLEY_TERRY)}.</p>",
         chart if players else "",
-        table("Ratings", ["rank", "name", "kind", "rating"], rows, "No game at a table yet."),
+        html_table("Ratings", ["rank", "name", "kind", "rating"], rows, "No game at a table yet."),
     )

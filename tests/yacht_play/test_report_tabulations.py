@@ -10,7 +10,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from yacht_play.records import GameRecord
-from yacht_play.report import latex, tables
+from yacht_play.report import latex, tabulations
 from yacht_play.report.build import DecisionPositions, GradedDecisions, agents_graded, build_report
 from yacht_play.report.filters import Filters
 from yacht_play.report.results import Estimate
@@ -41,7 +41,7 @@ def report(tmp_path_factory):
 
 
 def test_one_csv_per_table_with_interval_columns_and_the_filters(tmp_path, report):
-    names = tables.save_csv(tmp_path / "tables", report)
+    names = tabulations.save_csv(tmp_path / "tables", report)
     assert set(names) >= {"ratings.csv", "likeness.csv", "skill.csv", "people.csv", "agents_vs_people.csv"}
     text = (tmp_path / "tables" / "people.csv").read_text()
     comments = [line for line in text.splitlines() if line.startswith("#")]
@@ -67,7 +67,7 @@ def test_latex_escapes_names_and_gives_intervals_and_n(tmp_path, report):
     path = tmp_path / "tables.tex"
     latex.save_latex(path, report)
     text = path.read_text()
-    assert text.count("\\begin{tabular}") == len(tables.tables(report))
+    assert text.count("\\begin{tabular}") == len(tabulations.tabulations(report))
     assert "ann \\& $<$b$>$" in text and "ann & <b>" not in text.split("\n", 1)[1]  # only the % comment line is raw
     assert "player=ann \\& $<$b$>$" in text  # the caption names the filters
     rated = next(line for line in text.splitlines() if line.startswith("2 & greedy") or line.startswith("1 & greedy"))
@@ -87,7 +87,7 @@ def test_a_figure_without_interval_or_mean():
     assert latex.latex_figure(figure_of(None, None, None, 0), False) == ("--", "0")
     assert latex.latex_figure(figure_of(2.0, 1.0, None, 30), False) == ("2.000 [1.000, --]", "30")
     assert latex.latex_figure(None, False) == ("--", "")
-    lines = tables.header_lines(build_report([], Filters(player="a\nb")))
+    lines = tabulations.header_lines(build_report([], Filters(player="a\nb")))
     assert "filters: player=a b;" in lines[1] and all("\n" not in line for line in lines)
 
 
@@ -187,7 +187,7 @@ def named_tables(tmp_path_factory):
 @pytest.mark.parametrize("table, column", [("people", "name"), ("ratings", "name")])
 def test_every_name_reads_back_exactly_and_none_is_a_live_formula(named_tables, table, column):
     path = named_tables / "csv" / f"{table}.csv"
-    names = [row[column] for row in tables.read_table(path).rows]
+    names = [row[column] for row in tabulations.read_csv_file(path).rows]
     assert sorted(set(names) - {"greedy"}) == sorted(ISSUE_NAMES)
     for line in path.read_text().splitlines():
         if not line.startswith("#") and column == "name" and table == "people":
@@ -255,6 +255,6 @@ def test_a_player_filter_that_is_not_utf8_is_refused_in_one_line(tmp_path, capsy
     assert error == f"yacht report: {said}\n"
     assert not (tmp_path / "t.tex").exists()
     report = build_report([], Filters(player=player))
-    text = tables.csv_file_text(report, tables.tables(report)[0])  # the writers escape it anyway
+    text = tabulations.csv_file_text(report, tabulations.tabulations(report)[0])  # the writers escape it anyway
     assert "player=a\\udcffb" in text.encode("utf-8").decode()
     assert latex.latex_escape(player) == "a\\textbackslash{}udcffb"

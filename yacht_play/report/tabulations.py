@@ -1,11 +1,11 @@
-"""The report's tables as a paper prints them (:func:`tables`), and each as a CSV file (``yacht report --csv DIR``;
-the LaTeX of them all is :mod:`yacht_play.report.latex`).
+"""The report's tabulations, its grids of figures as a paper prints them (:func:`tabulations`), and each as a CSV
+file (``yacht report --csv DIR``; the LaTeX of them all is :mod:`yacht_play.report.latex`).
 
 Every figure comes with its interval and ``n``: in a CSV as four columns (``X``, ``X_low``, ``X_high``, ``X_n``),
 in LaTeX as ``mean [low, high]`` and an ``n`` column beside it. Each CSV opens with ``#`` comment lines naming the
 report's rule set, the filters applied and what the intervals are; its text cells are quoted and safe to open in a
-spreadsheet (:func:`yacht_env.safe_text.csv_text`), and :func:`read_table` reads every cell back as it was. Each
-LaTeX table says the same in its caption.
+spreadsheet (:func:`yacht_env.safe_text.csv_text`), and :func:`read_csv_file` reads every cell back as it was. Each
+LaTeX tabulation says the same in its caption.
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ Cell = str | int | float | Estimate | None  # a plain value, or a figure (None: 
 
 
 @dataclass(frozen=True)
-class Table:
-    """One table: its file name, title, columns (``(header, kind)``) and rows of cells (a figure is an
+class Tabulation:
+    """One tabulation: its file name, title, columns (``(header, kind)``) and rows of cells (a figure is an
     :class:`~yacht_play.report.results.Estimate`).
     """
 
@@ -35,7 +35,7 @@ class Table:
 
 
 def header_lines(report: Report) -> list[str]:
-    """What every table stands on: the games, the rule set, the filters applied, the intervals."""
+    """What every tabulation stands on: the games, the rule set, the filters applied, the intervals."""
     filters = " ".join(filters_text(report).split())  # a name from a browser may hold line breaks: one line each
     return [
         f"{plural(report.games, 'finished game')} under the {report.rules} rules, {plural(report.decisions, 'decision')}",
@@ -45,18 +45,18 @@ def header_lines(report: Report) -> list[str]:
     ]
 
 
-def tables(report: Report) -> list[Table]:
-    """Every table of ``report``."""
+def tabulations(report: Report) -> list[Tabulation]:
+    """Every tabulation of ``report``."""
     temperature_of = {p.name: p for p in report.skill.players}
     population = report.people.population
     return [
-        Table(
+        Tabulation(
             "agents_vs_people",
             "Agents against the people they sat with (a tie counts 1/2)",
             [("policy", PLAIN), ("games", PLAIN), ("people", PLAIN), ("win_rate", PERCENT), ("agent_minus_person", FIGURE)],
             [[a.policy, a.games, a.people, a.win_rate, a.score_difference] for a in report.agents_vs_people],
         ),
-        Table(
+        Tabulation(
             "people_loss",
             "The people's expected points lost per decision",
             [("decisions", PLAIN), ("over_people", FIGURE), ("pooled", FIGURE)],
@@ -66,7 +66,7 @@ def tables(report: Report) -> list[Table]:
                 ["row", population.over_people.row, population.pooled.row],
             ],
         ),
-        Table(
+        Tabulation(
             "people",
             "Each person: loss per decision and fitted temperature T (points)",
             [("name", PLAIN), ("games", PLAIN), ("loss", FIGURE), ("loss_reroll", FIGURE), ("loss_row", FIGURE)]
@@ -77,23 +77,23 @@ def tables(report: Report) -> list[Table]:
                 if p.name in temperature_of
             ],
         ),
-        Table(
+        Tabulation(
             "duplicate",
             "Duplicate games, paired on the same dice (person - agent)",
             [("policy", PLAIN), ("games", PLAIN), ("people", PLAIN), ("person_minus_agent", FIGURE)],
             [[d.policy, d.games, d.people, d.person_minus_agent] for d in report.duplicate],
         ),
-        Table(
+        Tabulation(
             "agents_graded",
             "Agents graded on the same games (expected points lost per decision)",
             [("policy", PLAIN), ("games", PLAIN), ("loss", FIGURE), ("loss_reroll", FIGURE), ("loss_row", FIGURE)],
             [[a.policy, a.games, a.all, a.reroll, a.row] for a in report.agents_graded],
         ),
-        *skill_tables(report),
+        *skill_tabulations(report),
     ]
 
 
-def skill_tables(report: Report) -> list[Table]:
+def skill_tabulations(report: Report) -> list[Tabulation]:
     """The skill bands, the likeness of each policy (overall and per band) and the ratings."""
     population = report.skill.population
     likeness_rows: list[list[Cell]] = []
@@ -104,20 +104,20 @@ def skill_tables(report: Report) -> list[Table]:
         likeness_rows += [[entry.label(), b.band, b.people, b.top1, b.log_likelihood] for b in entry.by_band if b.people]
     ratings = report.ratings
     return [
-        Table(
+        Tabulation(
             "skill",
             "The people's fitted temperature T (points): pooled over decisions, median over people, people per band",
             [("band", PLAIN), ("people", PLAIN), ("pooled_temperature", FIGURE), ("median_temperature", PLAIN)],
             [["all", population.people, population.pooled, population.median]]
             + [[b.band, b.people, None, None] for b in population.bands],
         ),
-        Table(
+        Tabulation(
             "likeness",
             "Human-likeness: each policy's top-1 agreement with the people and mean log-likelihood of their choices",
             [("policy", PLAIN), ("band", PLAIN), ("people", PLAIN), ("top1", PERCENT), ("log_likelihood", FIGURE)],
             likeness_rows,
         ),
-        Table(
+        Tabulation(
             "ratings",
             f"Ratings: Bradley-Terry, Elo scale, {ratings.anchor.policy or 'mean'} = {ratings.anchor.rating:g}; "
             f"95% bootstrap intervals over games ({ratings.bootstrap} resamples)",
@@ -134,29 +134,29 @@ def figure_cells(e: Estimate | None) -> list:
     return [e.mean, e.low, e.high, e.n]
 
 
-def csv_file_text(report: Report, table: Table) -> str:
-    """One table as CSV (:func:`yacht_env.safe_text.csv_text`), its title and what it stands on as comments first."""
+def csv_file_text(report: Report, tabulation: Tabulation) -> str:
+    """One tabulation as CSV (:func:`yacht_env.safe_text.csv_text`), its title and what it stands on as comments first."""
     heads: list[str] = []
-    for header, kind in table.columns:
+    for header, kind in tabulation.columns:
         heads += [header] if kind == PLAIN else [header, f"{header}_low", f"{header}_high", f"{header}_n"]
     rows = []
-    for row in table.rows:
+    for row in tabulation.rows:
         cells: list = []
-        for value, (_, kind) in zip(row, table.columns):
+        for value, (_, kind) in zip(row, tabulation.columns):
             cells += [value] if kind == PLAIN else figure_cells(value)
         rows.append(cells)
-    return csv_text(heads, rows, [table.title, *header_lines(report)])
+    return csv_text(heads, rows, [tabulation.title, *header_lines(report)])
 
 
 def save_csv(folder, report: Report) -> list[str]:
-    """Write one CSV per table into ``folder`` (made if missing), each atomically; the file names written."""
+    """Write one CSV per tabulation into ``folder`` (made if missing), each atomically; the file names written."""
     from yacht_env.atomic_files import output_folder, write_atomically
 
     folder = output_folder(folder)
     names = []
-    for table in tables(report):
-        write_atomically(folder / f"{table.name}.csv", partial(write_bytes, csv_file_text(report, table).encode()))
-        names.append(f"{table.name}.csv")
+    for tabulation in tabulations(report):
+        write_atomically(folder / f"{tabulation.name}.csv", partial(write_bytes, csv_file_text(report, tabulation).encode()))
+        names.append(f"{tabulation.name}.csv")
     return names
 
 
@@ -165,8 +165,8 @@ def write_bytes(data: bytes, handle) -> None:
     handle.write(data)
 
 
-def read_table(path) -> CsvFile:
-    """A table ``yacht report --csv`` wrote, every cell as it was (:func:`yacht_env.safe_text.read_csv_text`)."""
+def read_csv_file(path) -> CsvFile:
+    """A file ``yacht report --csv`` wrote, every cell as it was (:func:`yacht_env.safe_text.read_csv_text`)."""
     from pathlib import Path
 
     return read_csv_text(Path(path).read_text(encoding="utf-8"))
