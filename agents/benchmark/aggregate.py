@@ -6,7 +6,8 @@ Each run's score is its *normalized score*, ``1 - normalized regret`` (the share
 optimal play). For every track, and for every budget's suite (the tracks of that budget that every method there
 has run, each a task of rliable's score matrices, runs x tasks), it computes with ``rliable`` (Agarwal et al.,
 NeurIPS 2021): the interquartile mean (IQM), the mean, the median and the optimality gap (the mean shortfall from
-the optimum, here the mean normalized regret) with 95% stratified bootstrap intervals, the probability of
+the optimum, here the mean normalized regret) with 95% stratified bootstrap intervals (rliable's mean and median
+are over tasks, of each task's mean over runs), the probability of
 improvement of each method over each other, and the performance profiles. It writes ``aggregates.csv`` and
 ``aggregates.md`` (the tables), ``aggregates.json`` and the plots ``<scope>-intervals.png``,
 ``<scope>-profile.png`` and ``<scope>-improvement.png`` to ``--out``, and prints the tables.
@@ -20,6 +21,7 @@ import io
 import itertools
 import json
 import sys
+import warnings
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -126,7 +128,7 @@ def aggregate_scope(scope: str, tracks: list[str], runs: list[RunResult], reps: 
     for method, matrix in matrices.items():
         triple = [(float(points[method][i]), float(intervals[method][0][i]), float(intervals[method][1][i])) for i in range(4)]
         rows.append(Row(scope, method, matrix.shape[0], ",".join(tracks), *triple, *training_means(runs, method, tracks)))
-    pairs = {f"{x},{y}": (matrices[x], matrices[y]) for x, y in itertools.permutations(matrices, 2)}
+    pairs = {f"{x},{y}": (matrices[x], matrices[y]) for x, y in itertools.combinations(matrices, 2)}
     improvement: dict[str, tuple[float, float, float]] = {}
     if pairs:
         from rliable import metrics
@@ -134,7 +136,7 @@ def aggregate_scope(scope: str, tracks: list[str], runs: list[RunResult], reps: 
         estimates, bounds = library.get_interval_estimates(
             pairs, metrics.probability_of_improvement, reps=reps, random_state=np.random.RandomState(seed)
         )
-        improvement = {key: (float(estimates[key]), float(bounds[key][0]), float(bounds[key][1])) for key in pairs}
+        improvement = {key: (float(estimates[key]), *map(float, np.ravel(bounds[key]))) for key in pairs}
     return rows, improvement, (matrices, points, intervals)
 
 
@@ -190,20 +192,41 @@ def plot_scope(out: Path, scope: str, plotted, improvement: dict[str, tuple[floa
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
+    from matplotlib.lines import Line2D
     from rliable import library, plot_utils
 
     matrices, points, intervals = plotted
+    palette = plt.get_cmap("tab10").colors
+    colors = {method: palette[i % len(palette)] for i, method in enumerate(matrices)}
     written = []
-    figure, _ = plot_utils.plot_interval_estimates(points, intervals, metric_names=list(METRICS), xlabel="normalized score (share of the optimum)")
+    # rliable draws one row of height row_height per method; the label goes below the tick labels (about 0.45 inch)
+    height = 0.45 * len(matrices)
+    figure, _ = plot_utils.plot_interval_estimates(
+        points,
+        intervals,
+        metric_names=list(METRICS),
+        colors=colors,
+        row_height=0.45,
+        xlabel_y_coordinate=-0.5 / height,
+        xlabel="normalized score (share of the optimum)",
+    )
     save_png(out / f"{scope}-intervals.png", figure)
     written.append(out / f"{scope}-intervals.png")
     low = min(float(matrix.min()) for matrix in matrices.values())
     taus = np.linspace(max(0.0, low - 0.02), 1.0, 101)
     profiles, profile_cis = library.create_performance_profile(matrices, taus, reps=reps)
     figure, axis = plt.subplots(figsize=(7, 4.5))
-    plot_utils.plot_performance_profiles(profiles, taus, performance_profile_cis=profile_cis, ax=axis, xlabel=r"normalized score $\tau$", ylabel=r"fraction of runs with score $> \tau$")
+    plot_utils.plot_performance_profiles(
+        profiles,
+        taus,
+        performance_profile_cis=profile_cis,
+        colors=colors,
+        ax=axis,
+        xlabel=r"normalized score $\tau$",
+        ylabel=r"fraction of runs with score $> \tau$",
+    )
     axis.set_title(f"{scope}: performance profiles")
-    axis.legend(list(profiles), loc="lower left")
+    axis.legend(handles=[Line2D([0], [0], color=colors[method], label=method) for method in profiles], loc="lower left")
     save_png(out / f"{scope}-profile.png", figure)
     written.append(out / f"{scope}-profile.png")
     if improvement:
@@ -227,7 +250,9 @@ def aggregate(paths: list[str], out: Path, reps: int = 2_000, seed: int = 0, plo
     improvement: dict[str, dict[str, tuple[float, float, float]]] = {}
     out.mkdir(parents=True, exist_ok=True)
     for scope, tracks in scopes(runs).items():
-        scope_rows, scope_improvement, plotted = aggregate_scope(scope, tracks, runs, reps, seed)
+        with warnings.catch_warnings():  # arch asks for a Generator where rliable passes its RandomState: nothing to act on
+            warnings.filterwarnings("ignore", message="random_state is deprecated", category=FutureWarning)
+            scope_rows, scope_improvement, plotted = aggregate_scope(scope, tracks, runs, reps, seed)
         rows += scope_rows
         improvement[scope] = scope_improvement
         if plots and plotted is not None:

@@ -103,7 +103,8 @@ def track_overrides(config_path: str, fixed: Track, seed: int, extra: list[str])
     budget, unit, units, steps = budget_overrides(config, fixed)
     every = max(units // 10, 1)
     low = 2 * fixed.seats  # the fewest games train.py evaluates: the track's evaluation is the one that counts
-    run = [f"run.checkpoint_every={every}", f"run.eval_every={units}", f"run.eval_games={low}", f"run.final_eval_games={low}"]
+    # an evaluation row at every checkpoint: a resumed run's learning curve keeps the wall time of the part before
+    run = [f"run.checkpoint_every={every}", f"run.eval_every={every}", f"run.eval_games={low}", f"run.final_eval_games={low}"]
     overrides += [*budget, *run, "run.progress_bar=false"]
     final = load_config(config_path, overrides)  # the whole config checked before anything runs
     return overrides, unit, units, steps, final.algorithm
