@@ -126,8 +126,12 @@ def aggregate_scope(scope: str, tracks: list[str], runs: list[RunResult], reps: 
     points, intervals = library.get_interval_estimates(matrices, aggregates, reps=reps, random_state=np.random.RandomState(seed))
     rows = []
     for method, matrix in matrices.items():
-        triple = [(float(points[method][i]), float(intervals[method][0][i]), float(intervals[method][1][i])) for i in range(4)]
-        rows.append(Row(scope, method, matrix.shape[0], ",".join(tracks), *triple, *training_means(runs, method, tracks)))
+        iqm, mean, median, gap = [
+            (float(points[method][i]), float(intervals[method][0][i]), float(intervals[method][1][i])) for i in range(4)
+        ]
+        rows.append(
+            Row(scope, method, matrix.shape[0], ",".join(tracks), iqm, mean, median, gap, *training_means(runs, method, tracks))
+        )
     pairs = {f"{x},{y}": (matrices[x], matrices[y]) for x, y in itertools.combinations(matrices, 2)}
     improvement: dict[str, tuple[float, float, float]] = {}
     if pairs:
@@ -136,7 +140,9 @@ def aggregate_scope(scope: str, tracks: list[str], runs: list[RunResult], reps: 
         estimates, bounds = library.get_interval_estimates(
             pairs, metrics.probability_of_improvement, reps=reps, random_state=np.random.RandomState(seed)
         )
-        improvement = {key: (float(estimates[key]), *map(float, np.ravel(bounds[key]))) for key in pairs}
+        for key in pairs:
+            low, high = np.ravel(bounds[key])
+            improvement[key] = (float(estimates[key]), float(low), float(high))
     return rows, improvement, (matrices, points, intervals)
 
 
@@ -172,7 +178,8 @@ def csv_text(rows: list[Row]) -> str:
     writer.writerow(["scope", "method", "runs", "tracks", *bounds, "regret_per_game", "wall_seconds", "cpu_seconds"])
     for row in rows:
         figures = [value for triple in (row.iqm, row.mean, row.median, row.optimality_gap) for value in triple]
-        writer.writerow([row.scope, row.method, row.runs, row.tasks, *figures, row.regret_per_game, row.wall_seconds, row.cpu_seconds])
+        training = [row.regret_per_game, row.wall_seconds, row.cpu_seconds]
+        writer.writerow([row.scope, row.method, row.runs, row.tasks, *figures, *training])
     return buffer.getvalue()
 
 
@@ -196,7 +203,7 @@ def plot_scope(out: Path, scope: str, plotted, improvement: dict[str, tuple[floa
     from rliable import library, plot_utils
 
     matrices, points, intervals = plotted
-    palette = plt.get_cmap("tab10").colors
+    palette = [plt.get_cmap("tab10")(i) for i in range(10)]
     colors = {method: palette[i % len(palette)] for i, method in enumerate(matrices)}
     written = []
     # rliable draws one row of height row_height per method; the label goes below the tick labels (about 0.45 inch)
@@ -243,6 +250,7 @@ def aggregate(paths: list[str], out: Path, reps: int = 2_000, seed: int = 0, plo
     """Read the results files at ``paths``, aggregate every scope, write the tables (and plots) to ``out``."""
     with needs_extra("benchmark"):
         import rliable  # noqa: F401  (the aggregates below import its modules)
+
         if plots:
             import matplotlib  # noqa: F401
     runs = load_results(paths)
@@ -260,18 +268,21 @@ def aggregate(paths: list[str], out: Path, reps: int = 2_000, seed: int = 0, plo
     text = markdown(rows, improvement)
     write_atomically(out / "aggregates.md", lambda handle: handle.write(text.encode()))
     write_atomically(out / "aggregates.csv", lambda handle: handle.write(csv_text(rows).encode()))
-    document = {"runs": len(runs), "reps": reps, "bootstrap_seed": seed, "rows": [asdict(row) for row in rows], "improvement": improvement}
+    document = {"runs": len(runs), "reps": reps, "bootstrap_seed": seed, "improvement": improvement}
+    document["rows"] = [asdict(row) for row in rows]
     write_atomically(out / "aggregates.json", lambda handle: handle.write(json.dumps(document, indent=2).encode()))
     return rows, improvement
 
 
 def parser() -> argparse.ArgumentParser:
     """The command line of ``aggregate``."""
-    parser = argparse.ArgumentParser(prog="python -m agents.benchmark aggregate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.benchmark aggregate", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("results", nargs="+", help="results files, or folders searched for *.json")
     parser.add_argument("--out", default="results/aggregate", help="where the tables and plots go (default results/aggregate)")
     parser.add_argument("--reps", type=int, default=2_000, help="bootstrap replications (default 2,000)")
-    parser.add_argument("--bootstrap-seed", type=int, default=0, help="the bootstrap's seed (default 0): the same files give the same intervals")
+    parser.add_argument("--bootstrap-seed", type=int, default=0, help="the bootstrap's seed (default 0)")
     parser.add_argument("--no-plots", action="store_true", help="the tables alone")
     return parser
 

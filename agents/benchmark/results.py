@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 from agents.benchmark.tracks import TRACKS, TRAINING_SEEDS, track
 from yacht_env.atomic_files import write_atomically
 
-FORMAT = "yacht-rl-benchmark-results"
+FORMAT: Literal["yacht-rl-benchmark-results"] = "yacht-rl-benchmark-results"
 VERSION = 1
 MAX_BYTES = 1_000_000
 MAX_FILES = 100_000
@@ -31,6 +31,7 @@ TOLERANCE = 1e-9
 
 Finite = Annotated[float, Field(allow_inf_nan=False)]
 Text = Annotated[str, Field(max_length=4_096)]
+Unit = Literal["env_steps", "games"]
 
 
 class ResultsError(ValueError):
@@ -47,7 +48,7 @@ class Training(Strict):
     """How the policy was trained: ``algorithm`` None for a policy evaluated as given (no training in the run)."""
 
     algorithm: Text | None
-    unit: Literal["env_steps", "games"]  # what ``done`` counts: PPO's env steps, a planning agent's self-play games
+    unit: Unit  # what ``done`` counts: PPO's env steps, a planning agent's self-play games
     done: int = Field(ge=0)
     env_steps_at_most: int = Field(ge=0)  # the env steps of ``done``, or the most they can be (games x steps per game)
     wall_seconds: Finite | None = Field(ge=0)
@@ -130,7 +131,8 @@ class RunResult(Strict):
             raise ValueError("evaluation.regret_per_game is given for a solitaire track and only there")
         expected = normalized_regret(evaluation.metric, evaluation.mean, evaluation.regret_per_game, evaluation.optimum)
         if not math.isclose(evaluation.normalized_regret, expected, rel_tol=TOLERANCE, abs_tol=TOLERANCE):
-            raise ValueError(f"evaluation.normalized_regret is {evaluation.normalized_regret!r}, its figures make it {expected!r}")
+            given = evaluation.normalized_regret
+            raise ValueError(f"evaluation.normalized_regret is {given!r}, its figures make it {expected!r}")
         pairs = [("mean", evaluation.mean, evaluation.mean_ci95)]
         pairs.append(("normalized_regret", evaluation.normalized_regret, evaluation.normalized_regret_ci95))
         if evaluation.regret_per_game is not None and evaluation.regret_per_game_ci95 is not None:

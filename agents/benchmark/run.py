@@ -29,10 +29,22 @@ from datetime import datetime, timezone
 from importlib.metadata import PackageNotFoundError, version
 from pathlib import Path
 
-from agents.benchmark.results import METHOD_PATTERN, FORMAT, VERSION, Evaluation, ResultsError, RunResult, Training
-from agents.benchmark.results import normalized_regret, read_results, write_results
+from agents.benchmark.results import (
+    FORMAT,
+    METHOD_PATTERN,
+    VERSION,
+    Evaluation,
+    ResultsError,
+    RunResult,
+    Training,
+    Unit,
+    normalized_regret,
+    read_results,
+    write_results,
+)
 from agents.benchmark.tracks import TRACKS, TRAINING_SEEDS, Track, track
 from agents.training.config import ConfigError, TrainConfig, load_config
+from yacht_env.rules import rule_set
 
 TRAIN_PY = Path(__file__).resolve().parents[2] / "train.py"
 # The model file each algorithm's run folder ends with, and the policy prefix that plays it.
@@ -50,7 +62,7 @@ def evaluate_on_track(fixed: Track, policy: str) -> Evaluation:
     if fixed.seats == 1:
         from agents.evaluate import evaluate
 
-        summary = evaluate([policy], fixed.games, fixed.eval_seed, fixed.rules)[0][0]
+        summary = evaluate([policy], fixed.games, fixed.eval_seed, rule_set(fixed.rules))[0][0]
         mean, mean_ci = summary.mean, summary.ci95
         regret, regret_ci = summary.regret_per_game, summary.regret_per_game_ci95
         scaled = (regret_ci[0] / optimum, regret_ci[1] / optimum)
@@ -77,14 +89,15 @@ def evaluate_on_track(fixed: Track, policy: str) -> Evaluation:
     )
 
 
-def budget_overrides(config: TrainConfig, fixed: Track) -> tuple[list[str], str, int, int]:
+def budget_overrides(config: TrainConfig, fixed: Track) -> tuple[list[str], Unit, int, int]:
     """The overrides that fit a config to the track's budget: (overrides, unit, units, most env steps)."""
     per_game = fixed.max_steps_per_game()
     if config.algorithm == "ppo":
         rollout = config.ppo.n_steps * config.env.num_envs
         steps = fixed.budget // rollout * rollout
         if steps == 0:
-            raise BenchmarkError(f"one rollout ({rollout:,} env steps: ppo.n_steps x env.num_envs) exceeds the budget {fixed.budget:,}")
+            what = f"one rollout ({rollout:,} env steps: ppo.n_steps x env.num_envs)"
+            raise BenchmarkError(f"{what} exceeds the budget {fixed.budget:,}")
         return [f"ppo.total_timesteps={steps}"], "env_steps", steps, steps
     seats = 1 if config.algorithm == "plan" else 2  # plan2 plays both seats of its self-play games
     games = fixed.budget // (per_game * seats)
@@ -93,7 +106,7 @@ def budget_overrides(config: TrainConfig, fixed: Track) -> tuple[list[str], str,
     return overrides, "games", games, games * per_game * seats
 
 
-def track_overrides(config_path: str, fixed: Track, seed: int, extra: list[str]) -> tuple[list[str], str, int, int, str]:
+def track_overrides(config_path: str, fixed: Track, seed: int, extra: list[str]) -> tuple[list[str], Unit, int, int, str]:
     """Every override of a track's run of the config: (overrides, unit, units, most env steps, algorithm)."""
     table = ["env.num_players=1", "env.opponents=[]"]
     if fixed.seats > 1:
@@ -138,7 +151,8 @@ def train_seed(config_path: str, fixed: Track, seed: int, method: str, runs_dir:
     finished = subprocess.run(command, cwd=Path.cwd())
     after, wall = resource.getrusage(resource.RUSAGE_CHILDREN), time.perf_counter() - started
     if finished.returncode != 0:
-        raise BenchmarkError(f"training {fixed.name} {method} seed {seed} failed (train.py exit {finished.returncode}; see above)")
+        what = f"training {fixed.name} {method} seed {seed}"
+        raise BenchmarkError(f"{what} failed (train.py exit {finished.returncode}; see above)")
     end = curve_end(run_dir)
     training = Training(
         algorithm=algorithm,
@@ -168,10 +182,13 @@ def run_seed(args: argparse.Namespace, fixed: Track, seed: int) -> Path:
         print(f"{out} exists: seed {seed} is done")
         return out
     if args.config:
-        training, policy = train_seed(args.config, fixed, seed, args.method, Path(args.runs_dir), args.overrides, args.trust_pickles)
+        runs_dir = Path(args.runs_dir)
+        training, policy = train_seed(args.config, fixed, seed, args.method, runs_dir, args.overrides, args.trust_pickles)
         source = args.config
     else:
-        training = Training(algorithm=None, unit="env_steps", done=0, env_steps_at_most=0, wall_seconds=None, cpu_seconds=None, cores=None)
+        training = Training(
+            algorithm=None, unit="env_steps", done=0, env_steps_at_most=0, wall_seconds=None, cpu_seconds=None, cores=None
+        )
         policy = source = args.policy
     evaluation = evaluate_on_track(fixed, policy)
     given = ["--config", args.config] if args.config else ["--policy", args.policy]
@@ -191,7 +208,8 @@ def run_seed(args: argparse.Namespace, fixed: Track, seed: int) -> Path:
         project_version=project_version(),
     )
     write_results(out, run)
-    figure = f"normalized regret {evaluation.normalized_regret:.4f} {list(map(lambda v: round(v, 4), evaluation.normalized_regret_ci95))}"
+    low, high = evaluation.normalized_regret_ci95
+    figure = f"normalized regret {evaluation.normalized_regret:.4f} [{low:.4f}, {high:.4f}]"
     print(f"{out}: {fixed.name} {args.method} seed {seed}: {evaluation.metric} {evaluation.mean:.4f}, {figure}", flush=True)
     return out
 
@@ -210,13 +228,15 @@ def parse_seeds(text: str) -> list[int]:
 
 def parser() -> argparse.ArgumentParser:
     """The command line of ``run``."""
-    parser = argparse.ArgumentParser(prog="python -m agents.benchmark run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        prog="python -m agents.benchmark run", description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--track", required=True, help=f"one of {', '.join(TRACKS)}")
     source = parser.add_mutually_exclusive_group(required=True)
     source.add_argument("--config", help="a training config (train.py's YAML), trained once per seed")
     source.add_argument("--policy", help="a policy name (optimal, ppo:PATH, plan:PATH, ...), evaluated as it is")
     parser.add_argument("--method", required=True, help="the method's name in the results and the tables (letters, digits, ._+-)")
-    parser.add_argument("--seeds", type=parse_seeds, default=list(TRAINING_SEEDS), help="training seeds to run (default: all five)")
+    parser.add_argument("--seeds", type=parse_seeds, default=list(TRAINING_SEEDS), help="training seeds (default: all five)")
     parser.add_argument("--out", default="results/benchmark", help="the results folder (default results/benchmark)")
     parser.add_argument("--runs-dir", default="runs/benchmark", help="where training runs go (default runs/benchmark)")
     parser.add_argument("--trust-pickles", action="store_true", help="passed to train.py: the config may name pickled models")
@@ -230,7 +250,8 @@ def main(argv: list[str] | None = None) -> None:
     try:
         fixed = track(args.track)
         if not re.fullmatch(METHOD_PATTERN, args.method):
-            raise BenchmarkError(f"--method {args.method[:80]!r} is 1 to 64 letters, digits and ._+- (starting with a letter or digit)")
+            rule = "1 to 64 letters, digits and ._+- (starting with a letter or digit)"
+            raise BenchmarkError(f"--method {args.method[:80]!r} is {rule}")
         if args.policy and args.overrides:
             raise BenchmarkError("config overrides go with --config, not --policy")
         if args.config:

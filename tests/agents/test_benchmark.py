@@ -236,4 +236,5 @@ def test_aggregating_without_rliable_names_the_extra_in_one_line(evaluated, tmp_
     monkeypatch.setitem(__import__("sys").modules, "rliable", None)  # as if it were not installed
     with pytest.raises(SystemExit) as exit:
         main([str(evaluated), "--out", str(tmp_path)])
-    assert exit.value.code == "error: rliable is not installed; it comes with the benchmark extra: pip install 'yacht-rl[benchmark]'"
+    extra = "it comes with the benchmark extra: pip install 'yacht-rl[benchmark]'"
+    assert exit.value.code == f"error: rliable is not installed; {extra}"
