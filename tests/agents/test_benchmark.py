@@ -238,3 +238,13 @@ def test_aggregating_without_rliable_names_the_extra_in_one_line(evaluated, tmp_
         main([str(evaluated), "--out", str(tmp_path)])
     extra = "it comes with the benchmark extra: pip install 'yacht-rl[benchmark]'"
     assert exit.value.code == f"error: rliable is not installed; {extra}"
+
+
+def test_optimal_against_itself_at_the_duel_wins_half_exactly(tmp_path):
+    # Each deal is played in both seatings with the same dice: the two games' shares of the win sum to one.
+    bench_run.main(["--track", "yacht-duel-20k", "--policy", "optimal", "--method", "optimal", "--out", str(tmp_path)])
+    evaluation = read_results(tmp_path / "yacht-duel-20k" / "optimal" / "seed0.json").evaluation
+    assert evaluation.metric == "win_share" and evaluation.mean == 0.5 and evaluation.regret_per_game is None
+    assert math.isclose(evaluation.normalized_regret, 1 - 0.5 / ((0.516114 + 0.522202) / 2))
+    low, high = evaluation.normalized_regret_ci95
+    assert low <= evaluation.normalized_regret <= high
