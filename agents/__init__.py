@@ -10,5 +10,6 @@ The subpackages, each importing only from those before it (``tests/test_layers.p
 - :mod:`agents.registry`: every policy by name (``make_policy("optimal")``);
 - :mod:`agents.evaluation`: tables of agents, intervals, videos, Ray; :mod:`agents.evaluate`, the solitaire
   harness and its command line;
-- :mod:`agents.training`: MaskablePPO and the planning agents' self-play.
+- :mod:`agents.training`: MaskablePPO and the planning agents' self-play;
+- :mod:`agents.benchmark`: the benchmark protocol (tracks, results files, rliable aggregates), over all of them.
 """

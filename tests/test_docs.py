@@ -26,6 +26,8 @@ LONG_RUNNING = [
     ("index.md", 'pip install -c constraints.txt "torch==2.13.0" -e ".[all]" && python train.py --config configs/quick.yaml'),
     ("index.md", 'pip install -c constraints.txt "torch==2.13.0" -e ".[all]" && python -m pytest'),
     ("index.md", 'pip install "torch==2.13.0" --index-url https://download.pytorch.org/whl/cpu'),
+    ("leaderboard.md", "python -m agents.benchmark run --track yacht-solo-1m --config my_method.yaml --method my-method"),
+    ("leaderboard.md", "OUT=docs/leaderboard/results nice -n 19 nohup tools/benchmark_baselines.sh > benchmark.log 2>&1 &"),
     ("people.md", "yacht play"),
     ("people.md", 'pip install -e ".[serve]" && yacht serve'),
     ("people.md", "yacht serve --agents random,greedy,optimal,ppo:yacht"),

@@ -18,6 +18,7 @@ AGENTS_LAYER = {
     "evaluation": 5,
     "evaluate": 6,
     "training": 7,
+    "benchmark": 8,
 }
 
 

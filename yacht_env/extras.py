@@ -17,7 +17,20 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 
 # The optional-dependencies of pyproject.toml (tests/test_dependencies.py holds the two lists together).
-EXTRAS = ("train", "multiplayer", "distributed", "render", "video", "torchrl", "serve", "test", "docs", "mutation", "all")
+EXTRAS = (
+    "train",
+    "multiplayer",
+    "distributed",
+    "render",
+    "video",
+    "torchrl",
+    "serve",
+    "benchmark",
+    "test",
+    "docs",
+    "mutation",
+    "all",
+)
 PROJECT_PACKAGES = ("yacht_env", "agents", "yacht_play")
 
 

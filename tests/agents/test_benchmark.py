@@ -1,0 +1,250 @@
+"""The benchmark protocol: tracks, the results file and its checks, the run command, and the aggregates."""
+
+from __future__ import annotations
+
+import json
+import math
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from agents.benchmark import run as bench_run
+from agents.benchmark.results import MAX_BYTES, ResultsError, RunResult, load_results, read_results, write_results
+from agents.benchmark.tracks import EVAL_SEED, TRACKS, TRAINING_SEEDS, track
+from agents.solvers.optimal import expected_score
+from agents.training.config import load_config
+
+
+@pytest.fixture(scope="module")
+def evaluated(tmp_path_factory):
+    """`optimal` and `greedy` run on the smoke track by the command itself: their results files."""
+    out = tmp_path_factory.mktemp("results")
+    for policy in ("optimal", "greedy"):
+        bench_run.main(["--track", "yacht-solo-20k", "--policy", policy, "--method", policy, "--out", str(out)])
+    return out
+
+
+def test_the_tracks_are_the_rules_at_each_budget_with_five_seeds_and_deals_no_training_seed_reaches():
+    ranked = {name for name, fixed in TRACKS.items() if fixed.ranked}
+    assert ranked == {f"{r}-solo-{b}" for r in ("yacht", "yahtzee", "yatzy") for b in ("1m", "10m")} | {
+        "yacht-duel-1m",
+        "yacht-duel-10m",
+    }
+    assert TRAINING_SEEDS == (0, 1, 2, 3, 4)
+    assert EVAL_SEED >= 2**32  # training's seeds are 32-bit: no evaluation deal is dealt in training
+    assert track("yatzy-solo-10m").budget == 10_000_000 and track("yacht-duel-1m").seats == 2
+    assert track("yahtzee-solo-1m").max_steps_per_game() == 13 * 3
+
+
+def test_an_unknown_track_is_refused_in_one_line_naming_the_tracks():
+    with pytest.raises(ValueError, match=r"^unknown track 'yacht-solo-2m': one of yacht-solo-1m, ") as error:
+        track("yacht-solo-2m")
+    assert "\n" not in str(error.value)
+
+
+@settings(max_examples=30, deadline=None)
+@given(n_steps=st.integers(1, 4096), num_envs=st.integers(1, 64), name=st.sampled_from(sorted(TRACKS)))
+def test_a_ppo_run_stays_within_the_budget_by_whole_rollouts(n_steps, num_envs, name):
+    fixed = track(name)
+    config = load_config("configs/benchmark/ppo_plain.yaml", [f"ppo.n_steps={n_steps}", f"env.num_envs={num_envs}"])
+    rollout = n_steps * num_envs
+    if rollout > fixed.budget:
+        with pytest.raises(bench_run.BenchmarkError, match="exceeds the budget"):
+            bench_run.budget_overrides(config, fixed)
+        return
+    overrides, unit, steps, most = bench_run.budget_overrides(config, fixed)
+    assert unit == "env_steps" and steps == most and steps % rollout == 0
+    assert fixed.budget - rollout < steps <= fixed.budget  # the most whole rollouts that fit
+    assert overrides == [f"ppo.total_timesteps={steps}"]
+
+
+@pytest.mark.parametrize("name", ["yacht-solo-1m", "yahtzee-solo-10m", "yatzy-solo-20k"])
+def test_a_planning_run_plays_the_games_whose_most_steps_fit_the_budget(name):
+    fixed = track(name)
+    _, unit, games, most = bench_run.budget_overrides(load_config("configs/benchmark/plan.yaml"), fixed)
+    per_game = fixed.max_steps_per_game()
+    assert unit == "games" and most == games * per_game
+    assert most <= fixed.budget < (games + 1) * per_game
+
+
+def test_a_track_run_of_a_config_is_set_to_the_track(tmp_path):
+    overrides, _, _, _, algorithm = bench_run.track_overrides("configs/benchmark/ppo_duel.yaml", track("yacht-duel-1m"), 3, [])
+    config = load_config("configs/benchmark/ppo_duel.yaml", overrides)
+    assert algorithm == "ppo" and config.seed == 3 and config.env.rules == "yacht"
+    assert config.env.num_players == 2 and config.env.opponents == ["optimal"]
+    assert config.run.eval_seed < EVAL_SEED  # the run's own evaluations never see the track's deals
+
+
+def test_optimal_play_has_no_regret_and_greedy_the_regret_its_score_falls_short_by(evaluated):
+    optimal = read_results(evaluated / "yacht-solo-20k" / "optimal" / "seed0.json")
+    assert optimal.evaluation.regret_per_game == 0.0 and optimal.evaluation.normalized_regret == 0.0
+    assert optimal.evaluation.normalized_regret_ci95 == (0.0, 0.0)
+    assert optimal.evaluation.optimum == expected_score("yacht") and optimal.evaluation.games == 1_000
+    greedy = read_results(evaluated / "yacht-solo-20k" / "greedy" / "seed0.json").evaluation
+    assert math.isclose(greedy.normalized_regret, greedy.regret_per_game / expected_score("yacht"))
+    # Regret per game is an unbiased estimate of the optimum minus the expected score, on the same deals: the
+    # paired difference of greedy's and optimal's scores, minus the regret, is zero but for the dice.
+    low, high = greedy.regret_per_game_ci95
+    assert 0 < low < greedy.regret_per_game < high
+    assert abs((optimal.evaluation.mean - greedy.mean) - greedy.regret_per_game) < 3 * (high - low)
+
+
+def test_a_finished_seed_is_skipped_and_its_file_left_as_it_was(evaluated, capsys):
+    path = evaluated / "yacht-solo-20k" / "greedy" / "seed0.json"
+    before = path.read_bytes()
+    bench_run.main(["--track", "yacht-solo-20k", "--policy", "greedy", "--method", "greedy", "--out", str(evaluated)])
+    assert path.read_bytes() == before and "seed 0 is done" in capsys.readouterr().out
+
+
+def tampered(evaluated, tmp_path, change) -> str:
+    """The message of reading the greedy results file after ``change(data)``."""
+    data = json.loads((evaluated / "yacht-solo-20k" / "greedy" / "seed0.json").read_text())
+    change(data)
+    path = tmp_path / "run.json"
+    path.write_text(json.dumps(data))
+    with pytest.raises(ResultsError) as error:
+        read_results(path)
+    message = str(error.value)
+    assert "\n" not in message and message.startswith(f"results file {str(path)!r}")
+    return message
+
+
+def setter(*keys_and_value):
+    *keys, value = keys_and_value
+
+    def change(data):
+        node = data
+        for key in keys[:-1]:
+            node = node[key]
+        node[keys[-1]] = value
+
+    return change
+
+
+BAD = [
+    (setter("version", 2), "format version 2 is not read here"),
+    (setter("track", "yacht-solo-2m"), "unknown track"),
+    (setter("format", "other"), "is not a benchmark results file"),
+    (setter("evaluation", "games", 999), "evaluation.games is 999, track yacht-solo-20k fixes 1000"),
+    (setter("evaluation", "seed", 0), "evaluation.seed is 0"),
+    (setter("evaluation", "rules", "yahtzee"), "evaluation.rules is 'yahtzee'"),
+    (setter("evaluation", "optimum", 170.0), "evaluation.optimum is 170.0"),
+    (setter("evaluation", "normalized_regret", 0.01), "evaluation.normalized_regret is 0.01, its figures make it"),
+    (setter("evaluation", "mean_ci95", [0.0, 1.0]), "evaluation.mean_ci95 [0.0, 1.0] does not hold"),
+    (setter("training", "env_steps_at_most", 20_001), "exceeds the budget 20,000"),
+    (setter("training", "done", "3"), "training.done: Input should be a valid integer"),
+    (setter("evaluation", "extra", 1), "evaluation.extra: unknown key"),
+    (setter("method", "a b"), "method: String should match pattern"),
+    (lambda data: data.pop("evaluation"), "evaluation: missing"),
+]
+
+
+@pytest.mark.parametrize("change,problem", BAD)
+def test_a_results_file_that_disagrees_with_its_track_or_itself_is_refused_naming_the_field(evaluated, tmp_path, change, problem):
+    assert problem in tampered(evaluated, tmp_path, change)
+
+
+def test_a_results_file_that_is_not_json_or_too_large_is_refused_in_one_line(tmp_path):
+    cases = {"nan.json": '{"format": NaN}', "text.json": "not json", "bytes.json": b"\xff\xfe"}
+    for name, content in cases.items():
+        path = tmp_path / name
+        path.write_bytes(content if isinstance(content, bytes) else content.encode())
+        with pytest.raises(ResultsError, match="is not JSON text") as error:
+            read_results(path)
+        assert "\n" not in str(error.value)
+    big = tmp_path / "big.json"
+    big.write_bytes(b" " * (MAX_BYTES + 1))
+    with pytest.raises(ResultsError, match=f"a results file is at most {MAX_BYTES:,}"):
+        read_results(big)
+
+
+def test_two_files_of_one_run_are_refused_and_a_folder_is_read_whole(evaluated, tmp_path):
+    runs = load_results([evaluated])
+    assert sorted(run.method for run in runs) == ["greedy", "optimal"]
+    copy = tmp_path / "copy.json"
+    copy.write_bytes((evaluated / "yacht-solo-20k" / "greedy" / "seed0.json").read_bytes())
+    with pytest.raises(ResultsError, match="both hold track yacht-solo-20k, method greedy, seed 0: keep one"):
+        load_results([evaluated, copy])
+
+
+@pytest.mark.parametrize(
+    "argv,problem",
+    [
+        (["--track", "nope", "--policy", "greedy", "--method", "m"], "error: unknown track 'nope'"),
+        (["--track", "yacht-solo-1m", "--policy", "greedy", "--method", "a/b"], "error: --method 'a/b' is 1 to 64"),
+        (["--track", "yacht-solo-1m", "--policy", "nope", "--method", "m"], "error: unknown policy"),
+        (
+            ["--track", "yacht-solo-20k", "--config", "configs/benchmark/ppo_plain.yaml", "--method", "m", "ppo.n_steps=4096"],
+            "error: one rollout (262,144 env steps",
+        ),
+    ],
+)
+def test_a_bad_command_is_refused_in_one_line_before_anything_runs(argv, problem, tmp_path):
+    with pytest.raises(SystemExit) as exit:
+        bench_run.main([*argv, "--out", str(tmp_path / "out"), "--runs-dir", str(tmp_path / "runs")])
+    message = str(exit.value.code)
+    assert message.startswith(problem) and "\n" not in message, message
+    assert not (tmp_path / "out").exists() and not (tmp_path / "runs").exists()
+
+
+def with_regret(run: RunResult, method: str, seed: int, regret: float) -> RunResult:
+    """The run as another method's seed, its regret per game set to ``regret`` (its figures kept in agreement)."""
+    optimum = run.evaluation.optimum
+    evaluation = run.evaluation.model_copy(
+        update={
+            "regret_per_game": regret,
+            "regret_per_game_ci95": (regret, regret),
+            "normalized_regret": regret / optimum,
+            "normalized_regret_ci95": (regret / optimum, regret / optimum),
+        }
+    )
+    return RunResult.model_validate({**run.model_dump(), "method": method, "seed": seed, "evaluation": evaluation.model_dump()})
+
+
+def test_the_aggregates_are_rliables_on_the_normalized_scores(evaluated, tmp_path):
+    pytest.importorskip("rliable")
+    from agents.benchmark.aggregate import aggregate
+
+    base = read_results(evaluated / "yacht-solo-20k" / "greedy" / "seed0.json")
+    regrets = {"good": [1.0, 2.0, 3.0, 4.0, 30.0], "bad": [10.0, 11.0, 12.0, 13.0, 14.0]}
+    for method, values in regrets.items():
+        for seed, regret in enumerate(values):
+            write_results(tmp_path / "in" / method / f"{seed}.json", with_regret(base, method, seed, regret))
+    rows, improvement = aggregate([str(tmp_path / "in")], tmp_path / "out", reps=200, plots=False)
+    optimum = base.evaluation.optimum
+    by_method = {row.method: row for row in rows}
+    for method, values in regrets.items():
+        scores = sorted(1 - value / optimum for value in values)
+        row = by_method[method]
+        assert row.runs == 5 and row.scope == "yacht-solo-20k"
+        assert math.isclose(row.iqm[0], np.mean(scores[1:4]))  # 25% cut from each end of five runs: one each
+        assert math.isclose(row.optimality_gap[0], np.mean(values) / optimum)  # the mean normalized regret
+        # rliable's median is over tasks, of each task's mean over runs: one task, the mean
+        assert math.isclose(row.median[0], np.mean(scores)) and math.isclose(row.regret_per_game, np.mean(values))
+        for triple in (row.iqm, row.mean, row.median, row.optimality_gap):
+            assert triple[1] <= triple[0] <= triple[2]
+    # good beats bad in 4 of 5 runs each against each of bad's five: P(good > bad) = 20 / 25
+    assert math.isclose(improvement["yacht-solo-20k"]["bad,good"][0], 5 / 25)  # pairs in name order
+    assert (tmp_path / "out" / "aggregates.csv").read_text().startswith("scope,method,runs,tracks,iqm,iqm_low,iqm_high")
+
+
+def test_aggregating_without_rliable_names_the_extra_in_one_line(evaluated, tmp_path, monkeypatch):
+    from agents.benchmark.aggregate import main
+
+    monkeypatch.setitem(__import__("sys").modules, "rliable", None)  # as if it were not installed
+    with pytest.raises(SystemExit) as exit:
+        main([str(evaluated), "--out", str(tmp_path)])
+    extra = "it comes with the benchmark extra: pip install 'yacht-rl[benchmark]'"
+    assert exit.value.code == f"error: rliable is not installed; {extra}"
+
+
+def test_optimal_against_itself_at_the_duel_wins_half_exactly(tmp_path):
+    # Each deal is played in both seatings with the same dice: the two games' shares of the win sum to one.
+    bench_run.main(["--track", "yacht-duel-20k", "--policy", "optimal", "--method", "optimal", "--out", str(tmp_path)])
+    evaluation = read_results(tmp_path / "yacht-duel-20k" / "optimal" / "seed0.json").evaluation
+    assert evaluation.metric == "win_share" and evaluation.mean == 0.5 and evaluation.regret_per_game is None
+    assert math.isclose(evaluation.normalized_regret, 1 - 0.5 / ((0.516114 + 0.522202) / 2))
+    low, high = evaluation.normalized_regret_ci95
+    assert low <= evaluation.normalized_regret <= high
