@@ -98,7 +98,7 @@ class Grader:
             )
         from agents.solvers.exact_solution import best_actions, gaps_to_best
 
-        return Graded(q, chosen, best_actions(q), -gaps_to_best(q)[rows, actions])
+        return Graded(q, chosen, best_actions(q), 0.0 - gaps_to_best(q)[rows, actions])  # 0.0 - 0.0: no "-0.00"
 
 
 def sheet_states(decisions: list[dict], rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
@@ -261,7 +261,7 @@ def coaching_of(
         best_action=best,
         best=label(best),
         best_expected=float(total + q[best]),
-        loss=float(-gaps[action]),
+        loss=float(0.0 - gaps[action]),  # a tie's gap is 0.0, and -0.0 would print as "-0.00"
         options=tuple(options.values()),
         chances_label=chances_label,
         win_grade=win_grade,

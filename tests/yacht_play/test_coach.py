@@ -62,10 +62,12 @@ def test_choices_of_equal_value_rounded_apart_lose_nothing_and_list_in_action_or
     for action in (little, big):
         coaching = coaching_of(q, action, dice, 0, YACHT)
         assert coaching.loss == 0.0 and coaching.optimal and coaching.best_action == little
+        assert f"{coaching.loss:.2f}" == "0.00"  # not "-0.00"
         assert [option.label for option in coaching.options] == ["score Little Straight (0)", "score Big Straight (0)"]
     decisions = [{"dice": list(dice), "rolls_left": 0, "open": rows, "action": action} for action in (little, big)]
     graded = grader.grade(decisions)
     assert graded.loss.tolist() == [0.0, 0.0] and graded.best_action.tolist() == [little, little]
+    assert [f"{loss:.3f}" for loss in graded.loss] == ["0.000", "0.000"]
 
 
 def test_re_rolls_that_keep_the_same_dice_are_one_option_at_their_value():
