@@ -13,7 +13,8 @@ fixes its whole dice stream (for each turn and roll, the faces re-rolled dice la
 so the differences between policies are paired and far less noisy than independent runs. Games
 are played in batches on the vector env; with ``--ray``, slices of batches run as Ray tasks and
 merge into exactly the figures of the local run. Each decision is graded with the DP: its *regret* is
-Q*(best action) - Q*(chosen action), the exact expected points that decision gives away. Under rules
+Q*(best action) - Q*(chosen action), the exact expected points that decision gives away (0 for a choice tied with
+the best: :func:`agents.solvers.exact_solution.gaps_to_best`, the ties ``optimal`` breaks by its lowest action). Under rules
 with bonuses (``--rules yahtzee``, ``yatzy``, ...) the DP's state includes the upper subtotal and the
 Yahtzee box, read from the game at every decision, so regret counts the bonuses a decision forgoes.
 
@@ -43,6 +44,7 @@ from agents.evaluation.option_values import whole_number
 from agents.evaluation.stats import mean_ci
 from agents.policies.policy import Policy
 from agents.registry import default_policies, listed, make_policy, policy_specs, solitaire_names
+from agents.solvers.exact_solution import gaps_to_best
 from agents.solvers.optimal import expected_score, solve
 from yacht_env.atomic_files import write_atomically
 from yacht_env.game import MAX_PLAYERS
@@ -162,7 +164,7 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
         # The sheet state (upper subtotal, Yahtzee box) is the game's own, whatever the policy reads.
         q = solution.q_values_batch(*position, *env.sheet_state) if rules.has_sheet_state else solution.q_values_batch(*position)
         actions = np.asarray(actions)
-        lost = np.where(playing, q.max(axis=1) - q[every_game, actions], 0.0)
+        lost = np.where(playing, 0.0 - gaps_to_best(q)[every_game, actions], 0.0)
         is_row = actions >= first_row_action
         regret_by_kind[every_game, is_row.astype(np.int64)] += lost
         decisions_by_kind[every_game, is_row.astype(np.int64)] += playing

@@ -2,7 +2,8 @@
 
 The *loss* of a decision is ``max_a Q*(s, a) - Q*(s, chosen)``, with ``Q*`` the exact expected points still to
 come under optimal play (:func:`agents.solvers.optimal.solve`): what the choice gives away in expectation, whatever the
-dice do afterwards. An optimal player loses exactly 0.
+dice do afterwards. An optimal player loses exactly 0: a choice tied with the best within the solver's rounding
+(:func:`agents.solvers.exact_solution.gaps_to_best`) is a best one, and the best action is the lowest of them.
 
 - A decision as it is made: :func:`coach_decision` gives its :class:`Coaching` (every option with its expected
   final score and chance, the best, the loss), which ``yacht play --coach`` writes as text and ``yacht serve``
@@ -42,8 +43,8 @@ class Graded:
 
     q: np.ndarray  # (N, num_actions) Q* of every action, -inf where illegal
     chosen: np.ndarray  # (N,) Q* of the chosen action
-    best_action: np.ndarray  # (N,) the optimal action (lowest index on ties)
-    loss: np.ndarray  # (N,) Q*(best) - Q*(chosen) >= 0
+    best_action: np.ndarray  # (N,) the optimal action (lowest index on ties, agents.solvers.exact_solution.best_actions)
+    loss: np.ndarray  # (N,) Q*(best) - Q*(chosen) >= 0: exactly 0 for a choice tied with the best
 
 
 class Grader:
@@ -95,8 +96,9 @@ class Grader:
                 f"game {bad.get('game_id')}: turn {bad.get('turn')}, roll {bad.get('roll')} "
                 f"records the illegal action {bad.get('action')}"
             )
-        best_action = q.argmax(axis=1)
-        return Graded(q, chosen, best_action, q[rows, best_action] - chosen)
+        from agents.solvers.exact_solution import best_actions, gaps_to_best
+
+        return Graded(q, chosen, best_actions(q), 0.0 - gaps_to_best(q)[rows, actions])  # 0.0 - 0.0: no "-0.00"
 
 
 def sheet_states(decisions: list[dict], rules: RuleSet) -> tuple[np.ndarray, np.ndarray]:
@@ -230,10 +232,13 @@ def coaching_of(
     def label(a: int) -> str:
         return choice_label(a, dice, rules, open_rows)
 
-    best = int(np.argmax(q))
+    from agents.solvers.exact_solution import best_actions, gaps_to_best
+
+    gaps = gaps_to_best(q[None])[0]  # ties within the solver's rounding are ties: in action order, and lose nothing
+    best = int(best_actions(q[None])[0])
     chosen = label(action)
     options: dict[str, Option] = {}
-    for a in np.argsort(-q, kind="stable"):  # best first; actions of one label are one option, at its best value
+    for a in np.argsort(-gaps, kind="stable"):  # best first; actions of one label are one option, at its best value
         if np.isfinite(q[a]) and label(int(a)) not in options:
             chance = None if chances is None else float(chances[a])
             options[label(int(a))] = Option(label(int(a)), float(total + q[a]), chance, label(int(a)) == chosen)
@@ -256,7 +261,7 @@ def coaching_of(
         best_action=best,
         best=label(best),
         best_expected=float(total + q[best]),
-        loss=float(q[best] - q[action]),
+        loss=float(0.0 - gaps[action]),  # a tie's gap is 0.0, and -0.0 would print as "-0.00"
         options=tuple(options.values()),
         chances_label=chances_label,
         win_grade=win_grade,

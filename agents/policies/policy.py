@@ -96,7 +96,8 @@ class RandomPolicy(Policy):
 
 
 class QPolicy(Policy):
-    """Plays the legal action of highest value under a DP solution's Q-values (lowest action on ties).
+    """Plays the legal action of highest value under a DP solution's Q-values: on ties, the lowest action among those
+    within :data:`agents.solvers.exact_solution.TIE_RELATIVE` of the best (:func:`~agents.solvers.exact_solution.best_actions`).
 
     Subclasses name the solver of :mod:`agents.solvers.optimal` that builds their solution (solved once per
     process and rule set, then shared).
@@ -119,7 +120,9 @@ class QPolicy(Policy):
 
     @override
     def act_batch(self, observations, action_masks):
-        return self.q_values(observations, action_masks).argmax(axis=1)
+        from agents.solvers.exact_solution import best_actions
+
+        return best_actions(self.q_values(observations, action_masks))
 
 
 class OptimalPolicy(QPolicy):

@@ -3,8 +3,11 @@
 A position's *choices* are what can come of it: each row it may score, and each distinct multiset of dice it may
 keep (two re-roll actions that keep the same dice, such as keeping either of two equal dice, are one choice). At a
 *temperature* ``T`` (points) the rule takes choice ``c`` with probability proportional to
-``exp((Q*(c) - max Q*) / T)`` and plays it by the lowest action that makes it. ``T = 0`` is the optimum (the lowest
-action on ties, as ``optimal`` breaks them); the larger ``T``, the more points the rule gives away.
+``exp((Q*(c) - max Q*) / T)`` and plays it by the lowest action that makes it. A position's *best choices* are those
+of the best ``Q*``, ties counted within :data:`agents.solvers.exact_solution.TIE_RELATIVE` (equal values whose sums
+rounded apart are equal: :func:`best_choices`). ``T = 0`` is the optimum: the limit of the rule as ``T`` falls to 0,
+an equal probability on each best choice, played by the lowest action of them, as ``optimal`` breaks ties; the
+larger ``T``, the more points the rule gives away.
 
 One implementation serves the simulated people (:class:`yacht_play.simulate.Chooser`), the policy ``softmax:T``
 (:class:`SoftmaxPolicy`, seeded and reproducible) and the report's fit of each person's ``T``
@@ -19,6 +22,7 @@ import numpy as np
 from typing_extensions import override
 
 from agents.policies.policy import QPolicy
+from agents.solvers.exact_solution import best_actions, gaps_to_best
 from yacht_env.rules import RuleSet, cached_per_rules
 
 PREFIX = "softmax:"
@@ -46,6 +50,11 @@ def choosable(q: np.ndarray, hands: np.ndarray, rules: RuleSet) -> np.ndarray:
     return np.isfinite(q) & (lowest == np.arange(q.shape[1]))
 
 
+def best_choices(q: np.ndarray, hands: np.ndarray, rules: RuleSet) -> np.ndarray:
+    """Which actions stand for a best choice (:func:`choosable`, and tied with the best ``Q*``): bool like ``q``."""
+    return choosable(q, hands, rules) & (gaps_to_best(q) == 0)
+
+
 def check_temperature(temperature) -> float:
     """``temperature`` as a float if it is a number >= 0 (points), else ``ValueError`` naming it."""
     try:
@@ -64,12 +73,11 @@ def probabilities(q: np.ndarray, hands: np.ndarray, rules: RuleSet, temperature:
     """
     q = np.asarray(q, dtype=float)
     stands = choosable(q, hands, rules)
-    p = np.zeros_like(q)
+    gaps = gaps_to_best(q)
     if temperature == 0:
-        p[np.arange(len(q)), np.argmax(q, axis=1)] = 1.0  # the lowest best action stands for its choice
-        return p
-    best = np.max(q, axis=1, keepdims=True)
-    weights = np.where(stands, np.exp((np.where(stands, q, best) - best) / temperature), 0.0)
+        weights = (stands & (gaps == 0)).astype(float)
+    else:
+        weights = np.where(stands, np.exp(np.where(stands, gaps, 0.0) / temperature), 0.0)
     return weights / weights.sum(axis=1, keepdims=True)
 
 
@@ -81,11 +89,12 @@ def sample(p: np.ndarray, rng: np.random.Generator) -> np.ndarray:
 
 
 def choose(q: np.ndarray, hands: np.ndarray, rules: RuleSet, temperature: float, rng: np.random.Generator) -> np.ndarray:
-    """The rule's actions, (N,) int64: the optimum at ``T = 0`` (no draw), else one draw per position."""
-    p = probabilities(q, hands, rules, temperature)
+    """The rule's actions, (N,) int64: the optimum at ``T = 0`` (no draw: the lowest best action), else one draw per
+    position.
+    """
     if temperature == 0:
-        return np.argmax(p, axis=1).astype(np.int64)
-    return sample(p, rng)
+        return best_actions(q)
+    return sample(probabilities(q, hands, rules, temperature), rng)
 
 
 def parse_softmax(name: str) -> float:

@@ -49,7 +49,8 @@ class ExactSolution:
     def best_actions_batch(self, hands, rolls_left, open_bits) -> np.ndarray:
         """The optimal action of each position, shape (N,) int64.
 
-        Exact ties (e.g. two re-roll masks that leave the same keep) go to the lowest action index.
+        Ties (two re-roll masks that leave the same keep, or two choices of equal value within
+        :data:`TIE_RELATIVE`) go to the lowest action index.
         """
         return best_actions(self.q_values_batch(hands, rolls_left, open_bits))
 
@@ -67,6 +68,26 @@ class ExactSolution:
         return arrays
 
 
+TIE_RELATIVE = 1e-12
+"""Two Q-values of one position closer than this, relative to the position's value scale (the larger of its best
+``|Q|`` and one point), are equal. Equal values summed in another order differ in the last bits: keeping 2 2 or
+5 5 toward a Yacht, or scratching Little or Big Straight, differ by 2e-16 to 9e-16 points, and no such difference
+over 200,000 random positions of Yacht and of Yahtzee exceeds 5e-14 points, while the smallest true difference
+among them is 2.1e-7 points (relative 2.3e-9)."""
+
+
+def gaps_to_best(q: np.ndarray) -> np.ndarray:
+    """``Q - max Q`` of every action in each row of ``q`` (N, num_actions): exactly 0 for every action tied with the
+    best (within :data:`TIE_RELATIVE`), ``-inf`` where illegal.
+    """
+    q = np.asarray(q, dtype=float)
+    best = q.max(axis=1, keepdims=True)
+    gaps = q - best
+    return np.where(gaps >= -TIE_RELATIVE * np.maximum(np.abs(best), 1.0), 0.0, gaps)
+
+
 def best_actions(q: np.ndarray) -> np.ndarray:
-    """The action of highest Q in each row of ``q``, shape (N,) int64; ties go to the lowest action index."""
-    return np.argmax(q, axis=1).astype(np.int64)
+    """The action of highest Q in each row of ``q``, shape (N,) int64: the lowest action index among those tied with
+    the best (within :data:`TIE_RELATIVE`), so that the last bits of a sum never pick among equal choices.
+    """
+    return np.argmax(gaps_to_best(q) == 0, axis=1).astype(np.int64)

@@ -509,7 +509,9 @@ class SheetSolution(ExactSolution):
         return q
 
     def best_actions_batch(self, hands, rolls_left, open_bits, upper_totals=0, yahtzee_full=0) -> np.ndarray:
-        """The optimal action of each position, shape (N,) int64; ties go to the lowest action index."""
+        """The optimal action of each position, shape (N,) int64; ties (within
+        :data:`agents.solvers.exact_solution.TIE_RELATIVE`) go to the lowest action index.
+        """
         return best_actions(self.q_values_batch(hands, rolls_left, open_bits, upper_totals, yahtzee_full))
 
     def _check_state(self, open_bits, upper_totals, yahtzee_full):

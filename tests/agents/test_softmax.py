@@ -43,6 +43,24 @@ def test_probabilities_are_the_softmax_over_the_distinct_choices():
     assert softmax.choose(q, hands, YACHT, 0.0, np.random.default_rng(0))[0] == int(np.argmax(q[0]))
 
 
+def test_at_temperature_zero_the_best_choices_share_the_probability_and_the_lowest_is_played():
+    """Only Yacht open, 2 2 5 5 6: keeping the 2s or the 5s is worth the same (any two faces are), though the sums
+    round apart; the limit of the softmax as T falls to 0 gives each half, and the rule plays the lower action, as
+    ``optimal`` does."""
+    hand = YACHT.hand((2, 2, 5, 5, 6))
+    q = solve(YACHT).q_values_batch(np.array([hand]), 2, 1 << YACHT.category_names.index("yacht"))
+    keep_fives, keep_twos = 0b10011, 0b11100  # re-roll dice 0, 1, 4 or 2, 3, 4 of the sorted dice
+    assert q[0, keep_fives] != q[0, keep_twos]
+    p = softmax.probabilities(q, np.array([hand]), YACHT, 0.0)[0]
+    assert p[keep_fives] == p[keep_twos] == 0.5 and p.sum() == 1.0
+    for temperature in (1e-3, 1e-6):  # the limit it is: the same split just above 0
+        p = softmax.probabilities(q, np.array([hand]), YACHT, temperature)[0]
+        assert p[[keep_fives, keep_twos]] == pytest.approx([0.5, 0.5])
+    assert softmax.choose(q, np.array([hand]), YACHT, 0.0, np.random.default_rng(0))[0] == keep_fives
+    best = softmax.best_choices(q, np.array([hand]), YACHT)[0]
+    assert np.flatnonzero(best).tolist() == [keep_fives, keep_twos]
+
+
 def test_the_draws_follow_the_probabilities():
     q, hands = position()
     p = softmax.probabilities(q, hands, YACHT, 3.0)

@@ -50,6 +50,26 @@ def test_where_two_options_are_optimal_either_is_optimal_and_the_first_is_listed
     assert "options: score Choice (15) 50.00 | score Little Straight (30) 50.00 | " in text
 
 
+def test_choices_of_equal_value_rounded_apart_lose_nothing_and_list_in_action_order():
+    """Scratching Little or Big Straight leaves mirror-image games of the same value, though the sums round apart
+    (Big 9e-16 higher): scratching Little loses exactly 0, is optimal, is the best (the lower action) and is listed
+    first, in the coach and in the recorded grades alike."""
+    grader = Grader(YACHT)
+    dice, rows = (1, 1, 3, 3, 6), ["little_straight", "big_straight"]
+    q = grader.q_values(np.array([dice]), 0, grader.open_bits(rows))[0]
+    little, big = LAYOUT.score_action(LITTLE_STRAIGHT), LAYOUT.score_action(LITTLE_STRAIGHT + 1)
+    assert q[little] < q[big] == q.max()
+    for action in (little, big):
+        coaching = coaching_of(q, action, dice, 0, YACHT)
+        assert coaching.loss == 0.0 and coaching.optimal and coaching.best_action == little
+        assert f"{coaching.loss:.2f}" == "0.00"  # not "-0.00"
+        assert [option.label for option in coaching.options] == ["score Little Straight (0)", "score Big Straight (0)"]
+    decisions = [{"dice": list(dice), "rolls_left": 0, "open": rows, "action": action} for action in (little, big)]
+    graded = grader.grade(decisions)
+    assert graded.loss.tolist() == [0.0, 0.0] and graded.best_action.tolist() == [little, little]
+    assert [f"{loss:.3f}" for loss in graded.loss] == ["0.000", "0.000"]
+
+
 def test_re_rolls_that_keep_the_same_dice_are_one_option_at_their_value():
     """Re-rolling the first or the second of two equal dice is the same choice: listed once, and either is optimal
     where one is."""

@@ -27,9 +27,9 @@ def positions(dice_list, actions, rolls_left=2):
 
 
 def test_keeping_the_same_dice_by_another_action_agrees():
-    from agents.policies.policy import OptimalPolicy
+    from agents.policies.policy import Policy
 
-    class RerollsDieZero(OptimalPolicy):
+    class RerollsDieZero(Policy):  # plays one action, gives no values or probabilities: judged by that action's choice
         def act_batch(self, observations, action_masks):
             return np.ones(len(action_masks), dtype=np.int64)
 
@@ -37,6 +37,86 @@ def test_keeping_the_same_dice_by_another_action_agrees():
     where = positions([(1, 1, 3, 4, 5)] * 3, [2, 1, 4])
     agree, log_p = likeness.agreement_and_likelihood(RerollsDieZero(), where, YACHT)
     assert agree.tolist() == [1.0, 1.0, 0.0] and log_p is None  # it gives no probabilities
+
+
+def action_keeping(hand: int, kept: tuple[int, ...]) -> int:
+    """The highest re-roll action of ``hand`` that keeps the dice ``kept``: another action than the lowest where two
+    make the same keep, as a person with other habits may press."""
+    dice = YACHT.dice
+    keep = dice.keep_index[tuple(sorted(kept))]
+    return int(np.flatnonzero(dice.keep_after_reroll[hand] == keep)[-1])
+
+
+def symmetric_people() -> likeness.Positions:
+    """A person who always plays a best choice, breaking ties unlike ``optimal``: at every position, the image of
+    ``optimal``'s choice at a mirror position of the same value. Only Yacht open, any two faces swapped (the value of
+    a keep depends on how many dice show each face, not on which faces); Little and Big Straight open (and Yacht or
+    not), the mirror f <-> 7 - f, which swaps the two straights."""
+    optimal = solve(YACHT)
+    straights = [YACHT.category_names.index(name) for name in ("little_straight", "big_straight")]
+    yacht = 1 << YACHT.category_names.index("yacht")
+    mirrors = [(yacht, dict(zip(range(1, 7), swapped))) for swapped in swaps()]
+    mirror = {f: 7 - f for f in range(1, 7)}
+    mirrors += [((1 << straights[0]) | (1 << straights[1]) | extra, mirror) for extra in (0, yacht)]
+    decisions: set[tuple[int, int, int, int]] = set()
+    for open_bits, faces in mirrors:
+        for hand, dice in enumerate(YACHT.dice.hands):
+            for rolls_left in range(3):
+                action = int(optimal.best_actions_batch(np.array([hand]), rolls_left, open_bits)[0])
+                image = YACHT.hand([faces[int(d)] for d in dice])
+                if action >= 32:
+                    row = action - 32
+                    image_row = straights[1 - straights.index(row)] if row in straights and faces == mirror else row
+                    decisions.add((image, rolls_left, open_bits, 32 + image_row))
+                else:
+                    kept = YACHT.dice.keeps[YACHT.dice.keep_after_reroll[hand, action]]
+                    decisions.add((image, rolls_left, open_bits, action_keeping(image, tuple(faces[d] for d in kept))))
+    hands, rolls_left, open_bits, actions = (np.array(column) for column in zip(*sorted(decisions)))
+    q = optimal.q_values_batch(hands, rolls_left, open_bits)
+    zeros = np.zeros(len(hands), dtype=np.int64)
+    return likeness.Positions(q, hands, rolls_left, open_bits, zeros, zeros, actions, 1)
+
+
+def swaps():
+    """Every transposition of two faces, as the faces 1..6 become."""
+    for a in range(1, 7):
+        for b in range(a + 1, 7):
+            faces = list(range(1, 7))
+            faces[a - 1], faces[b - 1] = b, a
+            yield faces
+
+
+def test_a_person_who_always_plays_a_best_choice_matches_the_optimum_everywhere_and_fits_t_zero():
+    """Choices equal by a symmetry of the game are tied however their sums round (2 2 or 5 5 toward a Yacht differ
+    by 2e-16; scratching Little or Big Straight by 9e-16): ``optimal`` and ``softmax:0`` agree with every decision
+    of a person who takes the mirror image of the optimum's choice, and the person's fitted temperature is 0."""
+    from yacht_play.report import skill
+
+    where = symmetric_people()
+    assert len(where.actions) > 1000
+    for name in ("optimal", "softmax:0"):
+        agree, log_p = likeness.agreement_and_likelihood(make_policy(name), where, YACHT)
+        assert agree.mean() == 1.0, name
+    assert (log_p > math.log(0.1)).all()  # softmax:0 splits its probability among the best choices only
+    x, chosen = skill.choice_gaps(where.q, where.hands, where.actions, YACHT)
+    assert (chosen == 0).all()
+    fit = skill.fit_temperature(x, chosen)
+    assert fit.mean == 0.0 and fit.low == 0.0
+
+
+def test_a_probability_tie_for_the_most_probable_choice_counts_one_over_its_size():
+    """``random`` is uniform over the actions: after the last roll each of the 12 rows is one action of twelve, so it
+    has no single most probable choice, and each person's row counts 1/12 rather than whichever row comes first.
+    With two rolls left on sorted 1 1 3 4 5, the keeps holding one 1 are made by two actions each (re-roll either 1):
+    those 8 keeps (one 1 and any of 3, 4, 5) tie, at 2/43."""
+    rows = positions([(1, 2, 3, 4, 6)] * 12, list(range(32, 44)), rolls_left=0)
+    agree, _ = likeness.agreement_and_likelihood(make_policy("random", seed=0), rows, YACHT)
+    assert agree.tolist() == [1 / 12] * 12
+    hand = YACHT.hand((1, 1, 3, 4, 5))
+    keeps = [(1,), (1, 3), (1, 4), (1, 5), (1, 3, 4), (1, 3, 5), (1, 4, 5), (1, 3, 4, 5), (1, 1), (3, 4, 5)]
+    rerolls = positions([(1, 1, 3, 4, 5)] * len(keeps) + [(1, 1, 3, 4, 5)], [action_keeping(hand, k) for k in keeps] + [32])
+    agree, _ = likeness.agreement_and_likelihood(make_policy("random", seed=0), rerolls, YACHT)
+    assert agree.tolist() == [1 / 8] * 8 + [0.0, 0.0, 0.0]
 
 
 def test_random_and_softmax_likelihoods_are_their_choice_probabilities():

@@ -11,13 +11,13 @@ import pytest
 from yacht_play.report import ratings
 
 
-def game(*seats):
+def game(*seats, mode="table"):
     """A finished game: ``seats`` are ``(name or policy, kind, total)``."""
     players = [
         {"seat": k, "kind": kind, "name": name, "policy": name if kind == "agent" else None}
         for k, (name, kind, _) in enumerate(seats)
     ]
-    return SimpleNamespace(players=players, end={"totals": [total for _, _, total in seats]})
+    return SimpleNamespace(header={"mode": mode}, players=players, end={"totals": [total for _, _, total in seats]})
 
 
 def test_two_wins_in_three_is_log_two_apart():
@@ -36,7 +36,7 @@ def test_a_tie_counts_half_and_a_table_of_three_gives_three_pairs():
     assert tied["ann"] == pytest.approx(tied["greedy"], abs=1e-9)
     pairs = ratings.Pairs.of([game(("optimal", "agent", 250), ("greedy", "agent", 200), ("bob", "human", 200))])
     assert sorted(pairs.s.tolist()) == [0.5, 1.0, 1.0] and len(pairs.players) == 3
-    solo = ratings.Pairs.of([SimpleNamespace(players=[{"seat": 0, "kind": "human", "name": "x"}], end={"totals": [10]})])
+    solo = ratings.Pairs.of([game(("x", "human", 10), mode="solitaire")])
     assert solo.games == 0 and len(solo.s) == 0  # solitaire: no result
 
 
@@ -68,3 +68,24 @@ def test_an_unbeaten_player_stays_finite_and_a_table_without_greedy_averages_the
     assert all(math.isfinite(v) for v in values) and np.mean(values) == pytest.approx(ratings.ANCHOR)
     assert out.anchor.policy is None
     assert out.agents_vs_people[0].observed == 1.0 and out.agents_vs_people[0].predicted > 0.9
+
+
+def test_the_ratings_say_how_many_games_of_each_mode_they_pool_wherever_they_are_shown():
+    """Duplicate games (the same dice) and table games (dice of one's own) share one fit: the text and the page say
+    so, with the games of each mode; a report of one mode says only how many games it rated."""
+    from yacht_play.report.page_skill import ratings_section
+    from yacht_play.report.text import rating_lines
+
+    duplicate = [game(("greedy", "agent", 200), ("ann", "human", 150), mode="duplicate")] * 2
+    table = [game(("greedy", "agent", 100), ("ann", "human", 150), ("optimal", "agent", 180))] * 3
+    solo = [game(("ann", "human", 120), mode="solitaire")]
+    both = ratings.rate(duplicate + table + solo, bootstrap=0)
+    assert [(m.mode, m.games) for m in both.games_by_mode] == [("duplicate", 2), ("table", 3)]
+    text = "\n".join(rating_lines(SimpleNamespace(ratings=both)))
+    page = ratings_section(SimpleNamespace(ratings=both))
+    assert f"(games rated: 2 duplicate, 3 table; {ratings.POOLED})" in text
+    assert "Games rated: 2 duplicate, 3 table; the modes are pooled in one fit" in page
+    one = ratings.rate(table, bootstrap=0)
+    text = "\n".join(rating_lines(SimpleNamespace(ratings=one)))
+    assert "  (games rated: 3 table)" in text.splitlines()
+    assert "pooled" not in text + ratings_section(SimpleNamespace(ratings=one))

@@ -1,6 +1,8 @@
 """The report's JSON keeps its documented shape and values: the report of a fixed set of games, built here from first
 principles (seeded matches; ann always takes the first legal action, bob a seeded random one), against the JSON the
-report wrote for the same games before its results were typed (``report_of_fixed_games.json``, from commit b4be456).
+report wrote for the same games before its results were typed (``report_of_fixed_games.json``, from commit b4be456),
+but for what changed on purpose since: top-1 agreement judged against the policy's best choices, ties included
+(:mod:`yacht_play.report.likeness`), and the rated games of each mode (``ratings.games_by_mode``).
 
 Keys, their order, strings, integers, booleans and nulls must be the same; a float may differ only in its last digits
 (``exp`` and ``log`` round differently on other processors)."""

@@ -52,6 +52,24 @@ def test_an_always_optimal_person_has_t_zero_exactly():
     assert fit.high == pytest.approx(-1 / math.log(math.expm1(3.841458820694124 / 20)), rel=1e-8)
 
 
+def test_best_choices_whose_values_round_apart_fit_t_zero():
+    """Scratching Little or Big Straight (mirror images) leaves the same value, and keeping 2 2 or 5 5 toward a Yacht
+    is worth the same, though the sums round apart (by 9e-16 and 2e-16): a person who always takes the one that
+    rounded lower played a best choice every time, and fits T = 0 exactly, not a tiny T."""
+    rules = rule_set("yacht")
+    straights = sum(1 << rules.category_names.index(name) for name in ("little_straight", "big_straight"))
+    yacht = 1 << rules.category_names.index("yacht")
+    hands = np.array([rules.hand((1, 1, 3, 3, 6)), rules.hand((2, 2, 5, 5, 6))] * 6)
+    rolls_left, open_bits = np.array([0, 2] * 6), np.array([straights, yacht] * 6)
+    q = solve(rules).q_values_batch(hands, rolls_left, open_bits)
+    actions = np.array([32 + rules.category_names.index("little_straight"), 0b10011] * 6)  # 0b10011 keeps 5 5
+    assert (q[np.arange(12), actions] < q.max(axis=1)).all()  # below the best in the last bits
+    x, chosen = skill.choice_gaps(q, hands, actions, rules)
+    assert (chosen == 0).all() and ((x == 0).sum(axis=1) == 2).all()
+    fit = skill.fit_temperature(x, chosen)
+    assert fit.mean == 0.0 and fit.low == 0.0
+
+
 def test_no_better_than_uniform_has_no_finite_temperature():
     x, chosen = decisions([0.0, -1.0])  # the best choice half the time, of two
     fit = skill.fit_temperature(x, chosen, min_n=1)

@@ -1,14 +1,26 @@
 """How much each policy plays like the people: on every stored decision of a person, offline, the policy's top-1
-agreement with the person's choice (move-matching accuracy: its most probable choice, for a policy that gives
-probabilities, else the action it plays) and, for a policy that gives probabilities (``ppo:``, ``softmax:T``,
-``random``), the mean log-likelihood of the person's choice; overall and by skill band (people
-grouped by their fitted temperature, :mod:`yacht_play.report.skill`). Each figure's 95% interval counts each person once
-(:func:`yacht_play.report.estimates.estimate_over_people`): one person's decisions are not independent of each other.
+agreement with the person's choice (move-matching accuracy, :func:`agreement_and_likelihood`) and, for a policy that
+gives probabilities (``ppo:``, ``softmax:T``, ``random``), the mean log-likelihood of the person's choice; overall and
+by skill band (people grouped by their fitted temperature, :mod:`yacht_play.report.skill`). Each figure's 95% interval
+counts each person once (:func:`yacht_play.report.estimates.estimate_over_people`): one person's decisions are not
+independent of each other.
 
 A choice is a row or a distinct multiset of dice kept (:mod:`agents.policies.softmax`): a policy that keeps the same dice
 as the person by another action agrees with the person, and a policy's probability of the person's choice is the
-sum over the actions that make it. A probability below ``FLOOR`` counts as ``FLOOR`` (a model's masked-out
-actions sit at about 1e-8), so that one decision cannot sink a policy's mean to minus infinity.
+sum over the actions that make it. The policy's top choices, which the person's must be among to agree:
+
+- a policy that plays the best of its Q-values (``optimal``, ``greedy``, ``softmax:T``): its best choices, every
+  choice tied with its best value within :data:`agents.solvers.exact_solution.TIE_RELATIVE`
+  (:func:`agents.policies.softmax.best_choices`). Whichever of them it plays gives up nothing by its values, so a
+  person who takes another agrees with it: ``optimal`` matches every decision of a person who always plays a best
+  choice, however that person breaks ties;
+- another policy that gives probabilities (``random``, ``ppo:``): its most probable choice; where ``k`` choices tie
+  for it (within the same relative tolerance), each counts ``1/k``, the agreement of a tie-break drawn at random,
+  rather than whichever the action layout lists first;
+- any other: the choice of the action it plays.
+
+A probability below ``FLOOR`` counts as ``FLOOR`` (a model's masked-out actions sit at about 1e-8), so that one
+decision cannot sink a policy's mean to minus infinity.
 """
 
 from __future__ import annotations
@@ -19,7 +31,9 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from agents.policies.softmax import choice_actions
+from agents.policies.policy import QPolicy
+from agents.policies.softmax import best_choices, choice_actions
+from agents.solvers.exact_solution import TIE_RELATIVE
 from yacht_play.report.results import BandLikeness, Estimate, PolicyLikeness, PolicyNotMeasured
 
 FLOOR = 1e-9
@@ -51,22 +65,28 @@ def observations(policy, positions: Positions):
 
 
 def agreement_and_likelihood(policy, positions: Positions, rules) -> tuple[np.ndarray, np.ndarray | None]:
-    """Per decision: whether the policy makes the person's choice (0/1), and the log of its probability (None when
-    the policy gives no probabilities).
+    """Per decision: the policy's top-1 agreement with the person's choice (1, 0, or ``1/k`` where ``k`` most
+    probable choices tie), and the log of its probability of that choice (None when the policy gives no
+    probabilities). The module says what the policy's top choices are.
     """
     encoded, masks = observations(policy, positions)
     lowest = choice_actions(rules)[positions.hands]
     rows = np.arange(len(positions.actions))
     person = lowest[rows, positions.actions]
     probabilities = getattr(policy, "action_probabilities", None)
-    p = probabilities(encoded, masks) if probabilities is not None else None
-    if p is None:
-        played = np.asarray(policy.act_batch(encoded, masks), dtype=np.int64)
-        return (lowest[rows, played] == person).astype(float), None
-    of_choices = np.zeros_like(np.asarray(p, dtype=float))  # each choice's probability, on its lowest action
-    np.add.at(of_choices, (np.repeat(rows, lowest.shape[1]), lowest.reshape(-1)), np.asarray(p, dtype=float).reshape(-1))
-    agree = (np.argmax(of_choices, axis=1) == person).astype(float)  # its most probable choice (lowest on ties)
-    return agree, np.log(np.maximum(of_choices[rows, person], FLOOR))
+    log_p = of_choices = None
+    if probabilities is not None:
+        p = np.asarray(probabilities(encoded, masks), dtype=float)
+        of_choices = np.zeros_like(p)  # each choice's probability, on its lowest action
+        np.add.at(of_choices, (np.repeat(rows, lowest.shape[1]), lowest.reshape(-1)), p.reshape(-1))
+        log_p = np.log(np.maximum(of_choices[rows, person], FLOOR))
+    if isinstance(policy, QPolicy):
+        return best_choices(policy.q_values(encoded, masks), positions.hands, rules)[rows, person].astype(float), log_p
+    if of_choices is not None:
+        top = of_choices >= of_choices.max(axis=1, keepdims=True) * (1.0 - TIE_RELATIVE)
+        return top[rows, person] / top.sum(axis=1), log_p
+    played = np.asarray(policy.act_batch(encoded, masks), dtype=np.int64)
+    return (lowest[rows, played] == person).astype(float), None
 
 
 def likeness_of(

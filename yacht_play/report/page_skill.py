@@ -7,7 +7,7 @@ from __future__ import annotations
 from yacht_play.report.page_parts import AGENT_COLOR, PEOPLE_COLOR, card, cell, e, html_table, plain
 from yacht_play.report.results import Estimate, PolicyLikeness, Report
 from yacht_play.report.svg_charts import histogram_chart, interval_chart, range_chart
-from yacht_play.report.text import WHY_BRADLEY_TERRY, plural
+from yacht_play.report.text import WHY_BRADLEY_TERRY, plural, rated_modes
 
 
 def temperature_cell(fit: Estimate, label: str) -> str:
@@ -104,10 +104,13 @@ def ratings_section(report: Report) -> str:
         AGENT_COLOR,
         reference=anchor.rating if anchor.policy else None,
     )
+    modes = rated_modes(ratings)
     return card(
         "Ratings: people and agents on one scale",
         f"<p class='muted small'>Bradley-Terry on the Elo scale, {e(anchored)}; 95% bootstrap intervals over "
-        f"{plural(ratings.games, 'game')} ({ratings.bootstrap} resamples). {e(WHY_BRADLEY_TERRY)}.</p>",
+        f"{plural(ratings.games, 'game')} ({ratings.bootstrap} resamples). {e(WHY_BRADLEY_TERRY)}."
+        + ("" if modes is None else f" {e(modes[0].upper() + modes[1:])}.")
+        + "</p>",
         chart if players else "",
         html_table("Ratings", ["rank", "name", "kind", "rating"], rows, "No game at a table yet."),
     )

@@ -7,6 +7,14 @@ on a tie); solitaire games give none. Player ``i`` beats ``j`` with probability 
 precision) keeps the rating of a player who won or lost every game finite. The intervals are percentiles of
 ``BOOTSTRAP`` refits on the games resampled with replacement (seeded: the same games give the same intervals).
 
+Duplicate games (an agent on the person's dice) and games at a table (each seat its own dice) are pooled in the one
+fit, which assumes one chance of winning per rating gap: on the same dice the better player wins more often than on
+dice of its own, so the gap fitted is a mix of the two, weighted by the results of each. The report says how many
+games of each mode it pooled (``games_by_mode``, :data:`POOLED`); a report filtered to one mode (``--mode``,
+``?mode=`` on ``/report``) rates that mode alone. They stay pooled rather than split because a split gives each
+agent two ratings on scales that cannot be compared, and a person who played one mode only a place on one of them:
+the filter already gives either scale, with every other figure filtered alike.
+
 Bradley-Terry rather than TrueSkill or OpenSkill: the games are a finished batch, so one maximum-likelihood fit,
 which no order of the games changes, with intervals resampled over games (as Chatbot Arena does), fits better than
 an online update whose ratings depend on the order the games came in.
@@ -20,7 +28,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
-from yacht_play.report.results import AgentPrediction, Anchor, Estimate, RatedPlayer, Ratings
+from yacht_play.report.results import AgentPrediction, Anchor, Estimate, GamesOfMode, RatedPlayer, Ratings
 
 ANCHOR_POLICY = "greedy"
 ANCHOR = 1000.0
@@ -28,6 +36,10 @@ ELO = 400.0 / math.log(10.0)  # rating points per logit of the odds
 PRIOR = 1e-3  # the prior's precision, per logit squared: a standard deviation of about 30 logits
 BOOTSTRAP = 200
 SEED = 0
+POOLED = (
+    "the modes are pooled in one fit: on the same dice (duplicate) the better player wins more often than with dice "
+    "of its own (table), and one rating gap is fitted to both; a report filtered to one mode rates it alone"
+)
 
 
 @dataclass
@@ -40,6 +52,7 @@ class Pairs:
     s: np.ndarray
     game: np.ndarray
     games: int
+    modes: dict[str, int]  # the games counted, per mode
 
     @classmethod
     def of(cls, games) -> Pairs:
@@ -47,6 +60,7 @@ class Pairs:
         index: dict[tuple[str, str], int] = {}
         i, j, s, game = [], [], [], []
         counted = 0
+        modes: dict[str, int] = {}
         for number, record in enumerate(games):
             seats = [
                 (("agent", p["policy"]) if p["kind"] == "agent" else ("human", p["name"]), p["seat"]) for p in record.players
@@ -54,6 +68,7 @@ class Pairs:
             if len(seats) < 2:
                 continue
             counted += 1
+            modes[record.header["mode"]] = modes.get(record.header["mode"], 0) + 1
             totals = record.end["totals"]
             for a in range(len(seats)):
                 for b in range(a + 1, len(seats)):
@@ -66,7 +81,7 @@ class Pairs:
                     s.append(1.0 if difference > 0 else 0.5 if difference == 0 else 0.0)
                     game.append(number)
         as_int = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
-        return cls(list(index), as_int(i), as_int(j), np.array(s, dtype=float), as_int(game), counted)
+        return cls(list(index), as_int(i), as_int(j), np.array(s, dtype=float), as_int(game), counted, modes)
 
 
 def fit(pairs: Pairs, weights: np.ndarray | None = None, start: np.ndarray | None = None) -> np.ndarray:
@@ -125,6 +140,7 @@ def rate(games, bootstrap: int = BOOTSTRAP, seed: int = SEED) -> Ratings:
         pairs=len(pairs.s),
         bootstrap=bootstrap,
         players=(),
+        games_by_mode=tuple(GamesOfMode(mode, n) for mode, n in sorted(pairs.modes.items())),
     )
     if not len(pairs.s):
         return unrated

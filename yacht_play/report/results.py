@@ -235,8 +235,19 @@ class AgentPrediction:
 
 
 @dataclass(frozen=True)
+class GamesOfMode:
+    """How many of the rated games were played in one mode (``table`` or ``duplicate``)."""
+
+    mode: str
+    games: int
+
+
+@dataclass(frozen=True)
 class Ratings:
-    """One rating scale for people and agents, best first; ``agents_vs_people`` is None when no game had a table."""
+    """One rating scale for people and agents, best first; ``agents_vs_people`` is None when no game had a table.
+
+    ``games_by_mode``: the rated games of each mode, pooled in the one fit (:mod:`yacht_play.report.ratings`).
+    """
 
     method: str
     scale: str
@@ -245,6 +256,7 @@ class Ratings:
     pairs: int
     bootstrap: int
     players: tuple[RatedPlayer, ...]
+    games_by_mode: tuple[GamesOfMode, ...] = ()
     agents_vs_people: tuple[AgentPrediction, ...] | None = field(default=None, metadata=OMITTED_WHEN_NONE)
 
 

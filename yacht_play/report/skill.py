@@ -7,8 +7,11 @@ probability ``exp(x_c / T) / sum_d exp(x_d / T)``, where ``x = Q* - max Q*`` ove
 maximum is the one root of ``l'(b) = sum_i (x_i,chosen - E_b[x_i])`` and the 95% profile-likelihood interval is the
 one interval where ``l`` stays within ``CHI2_95 / 2`` of its maximum.
 
-A person who always played a best choice has ``T = 0`` (``l`` grows all the way to ``b = infinity``); one who
-played no better than uniform over the choices has no finite ``T`` (the estimate is None, with a note).
+A person who always played a best choice has ``T = 0`` exactly (``l`` grows all the way to ``b = infinity``): a
+best choice is any of those tied with the best ``Q*`` within :data:`agents.solvers.exact_solution.TIE_RELATIVE`
+(:func:`agents.policies.softmax.best_choices`), so keeping 5 5 rather than 2 2 toward a Yacht, whose values differ
+in their last bits, is one. One who played no better than uniform over the choices has no finite ``T`` (the
+estimate is None, with a note).
 """
 
 from __future__ import annotations
@@ -18,6 +21,7 @@ import math
 import numpy as np
 
 from agents.policies.softmax import choosable
+from agents.solvers.exact_solution import gaps_to_best
 from yacht_env.extras import needs_extra
 from yacht_play.report.results import Histogram, PersonSkill, Skill, SkillBand, SkillPopulation, TemperatureFit
 
@@ -31,12 +35,12 @@ B_MAX = 1e6  # 1/points: an interval reaching past this starts at T = 0
 
 def choice_gaps(q: np.ndarray, hands: np.ndarray, actions: np.ndarray, rules) -> tuple[np.ndarray, np.ndarray]:
     """``(x, chosen)``: each decision's ``Q* - max Q*`` per choice, (N, num_actions) with -inf where no choice
-    stands, and the chosen action's, (N,).
+    stands, and the chosen action's, (N,); exactly 0 for every best choice
+    (:func:`agents.solvers.exact_solution.gaps_to_best`), so that equal values rounded apart fit no temperature.
     """
-    q = np.asarray(q, dtype=float)
-    best = np.max(q, axis=1, keepdims=True)
-    x = np.where(choosable(q, hands, rules), q - best, -np.inf)
-    return x, q[np.arange(len(q)), np.asarray(actions, dtype=np.int64)] - best[:, 0]
+    gaps = gaps_to_best(q)
+    x = np.where(choosable(q, hands, rules), gaps, -np.inf)
+    return x, gaps[np.arange(len(gaps)), np.asarray(actions, dtype=np.int64)]
 
 
 def log_likelihood(b: float, x: np.ndarray, chosen: np.ndarray) -> float:

@@ -5,7 +5,7 @@ imported-games line.
 
 from __future__ import annotations
 
-from yacht_play.report.results import Estimate, PolicyLikeness, Report
+from yacht_play.report.results import Estimate, PolicyLikeness, Ratings, Report
 
 WHY_BRADLEY_TERRY = (
     "Bradley-Terry rather than TrueSkill or OpenSkill: the games are a finished batch, so one order-free "
@@ -162,6 +162,16 @@ def likeness_lines(report: Report) -> list[str]:
     return lines if report.likeness else [*lines, "  (no decision of a person)"]
 
 
+def rated_modes(ratings: Ratings) -> str | None:
+    """How many games of each mode the ratings were fitted to, and, where there are two, that they share one fit."""
+    from yacht_play.report.ratings import POOLED
+
+    if not ratings.games_by_mode:
+        return None
+    counts = ", ".join(f"{m.games} {m.mode}" for m in ratings.games_by_mode)
+    return f"games rated: {counts}" + (f"; {POOLED}" if len(ratings.games_by_mode) > 1 else "")
+
+
 def rating_lines(report: Report, max_players: int = 20) -> list[str]:
     """The rating of every person and agent, best first (every agent shown, and the first people)."""
     ratings = report.ratings
@@ -172,6 +182,9 @@ def rating_lines(report: Report, max_players: int = 20) -> list[str]:
         f"({ratings.bootstrap} resamples; {plural(ratings.games, 'game')}, {plural(ratings.pairs, 'pairwise result')})",
         f"  ({WHY_BRADLEY_TERRY})",
     ]
+    modes = rated_modes(ratings)
+    if modes is not None:
+        lines.append(f"  ({modes})")
     shown_people = 0
     for rank, p in enumerate(ratings.players, 1):
         if p.kind == "human":
