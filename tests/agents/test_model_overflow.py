@@ -21,14 +21,14 @@ with warnings.catch_warnings():  # newer Starlette suggests httpx2 for its TestC
 import agents.learned.model_files as model_files
 from agents.learned.model_files import ModelLoadError, load_model_file
 from agents.learned.ppo import PPOPolicy
+from agents.policies.guard import FALLBACK
 from agents.policies.policy import PolicyOutputError
+from agents.registry import make_policy
 from tests.agents.test_model_files import set_field, tampered
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT
 from yacht_play import store as db
 from yacht_play.serve.app import create_app
-from agents.policies.guard import FALLBACK
-from agents.registry import make_policy
 from yacht_play.serve.games import GameService, shown_policy
 
 FEW_ROLLS_LEFT = slice(36, 38)  # the shipped model's "features" inputs for 0 and 1 rolls left
