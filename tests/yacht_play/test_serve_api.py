@@ -404,23 +404,23 @@ def test_the_games_kept_in_memory_are_the_most_recently_used(tmp_path, monkeypat
 
 def test_agents_think_off_the_event_loop(client, service):
     seen = []
-    policy = service.policies[("random", "yacht")]  # by (name, rules)
-    original = policy.act
+    policy = service.policies[("random", "yacht")]  # by (name, rules); each game's guard asks it for a batch
+    original = policy.act_batch
 
-    def act(observation, mask):
+    def act_batch(observations, masks):
         try:
             asyncio.get_running_loop()
             seen.append("event loop")
         except RuntimeError:
             seen.append("worker thread")
-        return original(observation, mask)
+        return original(observations, masks)
 
-    policy.act = act
+    policy.act_batch = act_batch
     try:
         secret = new_game(client, "table", ["random"])
         client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": "yacht"})
     finally:
-        del policy.act
+        del policy.act_batch
     assert seen and set(seen) == {"worker thread"}
 
 
@@ -428,18 +428,18 @@ def test_the_server_answers_others_while_an_agent_thinks(client, service):
     import threading
 
     policy = service.policies[("random", "yacht")]
-    original = policy.act
+    original = policy.act_batch
     thinking, release = threading.Event(), threading.Event()
 
-    def act(observation, mask):  # an agent that thinks until the test lets it go
+    def act_batch(observations, masks):  # an agent that thinks until the test lets it go
         thinking.set()
         assert release.wait(30), "the agent was never released"
-        return original(observation, mask)
+        return original(observations, masks)
 
     answers = {}
     secret = new_game(client, "table", ["random"], name="waits")
     other = new_game(client, name="meanwhile")
-    policy.act = act
+    policy.act_batch = act_batch
     try:
         moving = threading.Thread(
             target=lambda: answers.setdefault(
@@ -457,7 +457,7 @@ def test_the_server_answers_others_while_an_agent_thinks(client, service):
         moving.join(30)
     finally:
         release.set()
-        del policy.act
+        del policy.act_batch
     assert answers["move"].status_code == 200 and answers["move"].json()["seq"] > 1  # the agent's moves came back
 
 
