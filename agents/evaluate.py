@@ -42,6 +42,7 @@ import numpy as np
 from agents.evaluation.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
 from agents.evaluation.option_values import whole_number
 from agents.evaluation.stats import mean_ci
+from agents.policies.guard import guard
 from agents.policies.policy import Policy
 from agents.registry import default_policies, listed, make_policy, policy_specs, solitaire_names
 from agents.solvers.exact_solution import gaps_to_best
@@ -146,6 +147,7 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
     first_row_action, alike_row = rules.dice.num_rerolls, five_alike_row(rules)
     upper_rows = np.array([category.upper for category in rules.categories])
     every_game = np.arange(games)
+    policy = guard(policy)  # a policy that cannot choose is replaced by optimal for these games, and the log says so
     policy.reset(seed)
     reads_table = getattr(policy, "table_encoding", None)
     if reads_table is not None and reads_table.num_players != 1:

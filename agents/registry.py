@@ -15,7 +15,8 @@ Each policy is one :class:`PolicySpec` in :data:`POLICIES`: its name (or the pre
 such as ``target:T``), how it is built alone and at a table, the rule sets it plays, whether a
 record may name it, its help line. Everything that accepts a policy name (``agents.evaluate``,
 tournaments, training configs, ``YachtTable-v0`` opponents through :func:`make_opponents`,
-``yacht play``, ``yacht serve``) resolves it here, so a new policy is one :func:`register` call::
+``yacht play``, ``yacht serve``) resolves it here, behind the one guard of :mod:`agents.policies.guard` (a policy
+that cannot choose is replaced by ``optimal`` for the rest of the game), so a new policy is one :func:`register` call::
 
     register(PolicySpec("first-legal", "the lowest legal action", lambda name, rules, encoding, seed: FirstLegal(rules)))
 """
@@ -42,6 +43,7 @@ from agents.learned.ppo import (
     shipped_model_names,
 )
 from agents.learned.table_policy import model_policy
+from agents.policies.guard import guard
 from agents.policies.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPolicy
 from agents.policies.softmax import PREFIX as SOFTMAX_PREFIX
 from agents.policies.softmax import SoftmaxPolicy, parse_softmax
@@ -136,7 +138,10 @@ class PolicySpec:
             raise ValueError(f"agent {name!r} plays at a table of {sizes} players; this table has {num_players}")
 
     def build(self, name: str, rules: RuleSet | None = None, encoding: str = "flat", seed: int | None = None) -> Policy:
-        """The solitaire policy ``name`` (of this spec); ``ValueError`` for one that plays only at a table."""
+        """The solitaire policy ``name`` (of this spec); ``ValueError`` for one that plays only at a table.
+
+        Not guarded: :func:`make_policy` guards it, and the server guards each seat of each game.
+        """
         if self.solitaire is None:
             raise ValueError(
                 f"policy {name!r} plays at a table of 2 to {MAX_PLAYERS} players (it reads the opponents' scores); "
@@ -431,8 +436,10 @@ def check_plays_rules(name, rules: RuleSet) -> None:
 
 
 def make_policy(name: str, rules: RuleSet | None = None, encoding: str = "flat", seed: int | None = None) -> Policy:
-    """Build the solitaire policy called ``name``: any of :func:`solitaire_names` (``random``, ``target:T``, ...)."""
-    return policy_spec(name).build(name, rules, encoding, seed)
+    """Build the solitaire policy called ``name``: any of :func:`solitaire_names` (``random``, ``target:T``, ...),
+    behind the guard (:mod:`agents.policies.guard`: a policy that cannot choose is replaced by ``optimal``, once told).
+    """
+    return guard(policy_spec(name).build(name, rules, encoding, seed))
 
 
 def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None, seed: int | None = None) -> Policy:
@@ -441,9 +448,9 @@ def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None,
     ``random``, ``greedy`` and ``optimal`` as :func:`make_policy` builds them; ``win``
     (:class:`agents.policies.win.WinPolicy`) and ``target:T`` read the table; ``ppo:PATH`` loads the model and
     plays it as a table policy if it was trained at a table of ``num_players``, as a solitaire policy
-    if it was trained alone.
+    if it was trained alone. Behind the guard, as :func:`make_policy` builds them.
     """
-    return policy_spec(name).build_at_table(name, num_players, rules, seed)
+    return guard(policy_spec(name).build_at_table(name, num_players, rules, seed))
 
 
 def check_table_size(name, num_players: int) -> None:

@@ -36,6 +36,7 @@ import sys
 import textwrap
 import time
 from datetime import datetime
+from functools import partial
 from pathlib import Path
 
 import numpy as np
@@ -494,6 +495,14 @@ def play_match(match: Match, console, coach: bool = False, target: int | None = 
         if isinstance(exact, str):
             console.show(f"Coach: {exact}")
             exact = None
+    from agents.policies.guard import Replacement, guard  # here, not at the top: importing the terminal stays light
+
+    def replaced(name: str, replacement: Replacement) -> None:
+        console.show(f"{name}: {replacement.message}")
+
+    for agent in match.seats:  # an agent that cannot choose is replaced for the rest of the game, and the person told
+        if agent.policy is not None:
+            agent.policy = guard(agent.policy, partial(replaced, agent.name))
     agent_turn: list[dict] = []
     news: list[str] = []  # what the person has not seen yet: the coach on their last decision, agents' turns
     while not match.finished:
@@ -628,8 +637,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 
 def run(args, console=None) -> int:
     """Run ``yacht play`` with the parsed ``args``; return the exit status."""
-    from agents.policies.policy import PolicyOutputError  # here, not at the top: importing the terminal stays light
-
     if args.resume and (args.duplicate or args.seed is not None or args.record or args.name):
         print(
             "yacht play: error: --resume continues the recorded game as it was; it takes no --duplicate, "
@@ -671,11 +678,6 @@ def run(args, console=None) -> int:
         console.show(intro(match, path, bool(args.resume)))
         try:
             play_match(match, console, match.coach, target=args.target)
-        except PolicyOutputError as error:  # an agent's model cannot choose here; every decision so far is saved
-            console.show()
-            print(f"yacht play: error: {error}", file=sys.stderr)
-            console.show(saved_text(path, match))
-            return 2
         except QuitGame:
             console.show(saved_text(path, match))
             return 0

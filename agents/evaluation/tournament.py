@@ -35,6 +35,7 @@ from gymnasium.utils import seeding
 from agents.evaluation.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
 from agents.evaluation.stats import mean_ci
 from agents.learned.table_policy import model_policy
+from agents.policies.guard import guard
 from agents.policies.policy import Policy
 from agents.registry import make_table_policy
 from yacht_env.atomic_files import write_atomically
@@ -162,6 +163,7 @@ def play_deals(
     rules = rule_set(rules)
     n = len(policies)
     seating = np.arange(n)
+    policies = [guard(policy) for policy in policies]  # one that cannot choose is replaced by optimal for these deals
     for i, policy in enumerate(policies):
         policy.reset(seat_seed(seed, i))
     faces = np.repeat(deal_dice(seed, deals, n, rules), n, axis=0)

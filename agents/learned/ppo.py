@@ -14,7 +14,7 @@ import numpy as np
 from typing_extensions import override
 
 from agents.learned.model_files import SUFFIX, ModelLoadError, check_model_rules, model_rules
-from agents.policies.policy import Policy, PolicyOutputError, describe_position
+from agents.policies.policy import Policy, PolicyOutputError
 from yacht_env.actions import ActionLayout
 from yacht_env.encoding import ENCODINGS, make_encoding
 
@@ -132,27 +132,19 @@ def load_named_model(name: str):
     return load_model(name[len(PREFIX) :])
 
 
-def predict_actions(model, name: str, encoding, observations, action_masks, deterministic: bool) -> np.ndarray:
-    """The model's legal actions, (N,) int64; ``PolicyOutputError`` in one line naming the model and the position
-    where its outputs are NaN, infinite or pick an illegal action (``encoding`` reads ``observations`` for the message).
+def predict_actions(model, name: str, observations, action_masks, deterministic: bool) -> np.ndarray:
+    """The model's actions, (N,) int64; ``PolicyOutputError`` in one line where its outputs are NaN.
+
+    Whether they are legal is the guard's to check, as for every policy (:mod:`agents.policies.guard`).
     """
     masks = np.asarray(action_masks) != 0
     try:
         actions, _ = model.predict(observations, action_masks=masks, deterministic=deterministic)
-    except PolicyOutputError as error:
-        where = describe_position(encoding, observations, error.row) if error.row is not None else "a position"
-        raise PolicyOutputError(f"model {name} cannot choose at {where}: {error}", error.row) from None
     except ValueError as error:  # torch's distributions refuse NaN logits with a dump of the tensor
         if "invalid values" not in str(error):
             raise
-        raise PolicyOutputError(f"model {name} cannot choose at one of {len(masks)} positions: its outputs are NaN") from None
-    actions = np.asarray(actions, dtype=np.int64).reshape(-1)
-    illegal = np.flatnonzero(~masks[np.arange(len(actions)), actions])
-    if len(illegal):  # NaN probabilities let argmax pick anything
-        row = int(illegal[0])
-        where = describe_position(encoding, observations, row)
-        raise PolicyOutputError(f"model {name} chose the illegal action {actions[row]} at {where}: its outputs are unusable", row)
-    return actions
+        raise PolicyOutputError(f"model {name}'s outputs are NaN") from None
+    return np.asarray(actions, dtype=np.int64).reshape(-1)
 
 
 class PPOPolicy(Policy):
@@ -196,4 +188,4 @@ class PPOPolicy(Policy):
     def act_batch(self, observations, action_masks):
         if self.model_encoding is not self.encoding:
             observations = self.model_encoding.encode_batch(*self.encoding.decode_positions(observations))
-        return predict_actions(self.model, self.name, self.model_encoding, observations, action_masks, self.deterministic)
+        return predict_actions(self.model, self.name, observations, action_masks, self.deterministic)

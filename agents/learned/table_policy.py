@@ -54,7 +54,7 @@ class TablePPOPolicy(Policy):
 
     @override
     def act_batch(self, observations, action_masks):
-        return predict_actions(self.model, self.name, self.table_encoding, observations, action_masks, self.deterministic)
+        return predict_actions(self.model, self.name, observations, action_masks, self.deterministic)
 
 
 def model_policy(model, name: str, num_players: int, rules: RuleSet | None = None) -> Policy:

@@ -1,4 +1,4 @@
-"""Model files whose finite weights overflow float32 at some positions only: refused on load, and never a 500 in play.
+"""Model files whose finite weights overflow float32 at some positions only: refused on load, and replaced in play.
 
 The hostile file is the shipped model with 40 hidden units rewired to read only the "0 or 1 rolls left" inputs,
 at weights of 1e18 in two layers: every position with 2 rolls left (where the server's warm-up plays) gives the
@@ -21,13 +21,15 @@ with warnings.catch_warnings():  # newer Starlette suggests httpx2 for its TestC
 import agents.learned.model_files as model_files
 from agents.learned.model_files import ModelLoadError, load_model_file
 from agents.learned.ppo import PPOPolicy
+from agents.policies.guard import FALLBACK
 from agents.policies.policy import PolicyOutputError
+from agents.registry import make_policy
 from tests.agents.test_model_files import set_field, tampered
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import YACHT
 from yacht_play import store as db
 from yacht_play.serve.app import create_app
-from yacht_play.serve.games import REPLACEMENT, GameService, shown_policy
+from yacht_play.serve.games import GameService, shown_policy
 
 FEW_ROLLS_LEFT = slice(36, 38)  # the shipped model's "features" inputs for 0 and 1 rolls left
 HIDDEN = slice(0, 40)
@@ -85,46 +87,50 @@ def test_the_shipped_models_pass_the_overflow_probe():
         load_model_file(model_files.Path(__file__).resolve().parents[2] / "models" / f"{name}.safetensors")
 
 
-def test_at_play_time_a_policy_refuses_an_overflowing_position_in_one_line(overflowing, unchecked):
-    policy = PPOPolicy.load(str(overflowing))
+def test_at_play_time_the_model_refuses_an_overflowing_position_and_the_guard_replaces_it(overflowing, unchecked, caplog):
     encoding = make_encoding("flat", YACHT)
     fine = encoding.encode_batch(np.array([3]), np.array([2]), np.array([YACHT.all_open]))
-    assert policy.act_batch(fine, np.ones((1, 44), dtype=bool)).shape == (1,)  # 2 rolls left: the shipped logits
     hands = np.array([3, 100, 200])
     observations = encoding.encode_batch(hands, np.array([2, 1, 0]), np.full(3, YACHT.all_open))
+    masks = np.ones((3, 44), dtype=bool)
+    raw = PPOPolicy.load(str(overflowing))
+    assert raw.act_batch(fine, np.ones((1, 44), dtype=bool)).shape == (1,)  # 2 rolls left: the shipped logits
     with pytest.raises(PolicyOutputError) as error:
-        policy.act_batch(observations, np.ones((3, 44), dtype=bool))
-    message = str(error.value)
-    assert "\n" not in message and "tensor(" not in message
+        raw.act_batch(observations, masks)
+    assert "\n" not in str(error.value) and "tensor(" not in str(error.value) and error.value.row == 1
+    guarded = make_policy(f"ppo:{overflowing}")
+    np.testing.assert_array_equal(guarded.act_batch(observations, masks), make_policy(FALLBACK).act_batch(observations, masks))
+    (line,) = [record.getMessage() for record in caplog.records if record.name == "agents.policies.guard"]
     dice = " ".join(map(str, YACHT.dice.hands[100]))
-    assert message.startswith(f"model ppo:{overflowing} cannot choose at dice {dice}, 1 rolls left, open rows ones,")
-    assert error.value.row == 1
+    assert line.startswith(f"policy ppo:{overflowing} could not choose at dice {dice}, 1 rolls left, open rows ones,")
+    assert "\n" not in line and line.endswith(f"{FALLBACK} plays in its place for the rest of the game")
 
 
-def test_evaluate_and_tournaments_exit_2_in_one_line_naming_the_model(overflowing, unchecked, capsys):
+def test_evaluate_and_tournaments_play_on_and_name_the_model_once(overflowing, unchecked, capsys, caplog):
     from agents.evaluate import main as evaluate_main
 
     for argv in (["--policy", f"ppo:{overflowing}"], ["--table", f"ppo:{overflowing},greedy"]):
-        with pytest.raises(SystemExit) as exit_:
-            evaluate_main([*argv, "--games", "4", "--no-progress"])
-        assert exit_.value.code == 2
-        err = capsys.readouterr().err.strip()
-        assert "\n" not in err and "Traceback" not in err and "tensor(" not in err, err
-        assert f"model ppo:{overflowing} cannot choose at dice" in err and "rolls left" in err
+        caplog.clear()
+        evaluate_main([*argv, "--games", "4", "--no-progress"])
+        assert "Traceback" not in capsys.readouterr().err
+        lines = [record.getMessage() for record in caplog.records if record.name == "agents.policies.guard"]
+        assert len(lines) == 1 and lines[0].startswith(f"policy ppo:{overflowing} could not choose at dice"), lines
 
 
-def test_yacht_play_vs_exits_2_in_one_line_with_the_game_saved(overflowing, unchecked, tmp_path, capsys):
+def test_yacht_play_vs_plays_on_with_the_agent_replaced_and_says_so_once(overflowing, unchecked, tmp_path, capsys):
     from yacht_play.records import read_records
     from yacht_play.terminal import ScriptedConsole
     from yacht_play.terminal import main as play_main
 
     record = tmp_path / "game.jsonl"
     argv = ["--seed", "5", "--vs", f"ppo:{overflowing}", "--record", str(record)]
-    assert play_main(argv, ScriptedConsole([f"s {row}" for row in range(1, 13)])) == 2
-    err = capsys.readouterr().err.strip()
-    assert err.startswith(f"yacht play: error: model ppo:{overflowing} cannot choose at dice") and "\n" not in err
-    decisions = read_records(record).games[0].decisions
-    assert decisions and decisions[0]["kind"] == "human"  # what was played is kept; it resumes with another agent
+    console = ScriptedConsole([f"s {row}" for row in range(1, 13)])
+    assert play_main(argv, console) == 0
+    said = [line for line in console.output if "could not choose" in line]
+    assert len(said) == 1 and said[0].startswith(f"ppo: policy ppo:{overflowing} could not choose at dice"), said
+    assert "Traceback" not in capsys.readouterr().err
+    game = read_records(record).games[0]
+    assert game.finished and len([d for d in game.decisions if d["points"] is not None]) == 2 * YACHT.num_turns
 
 
 def test_a_table_game_never_answers_500_and_plays_on_with_the_agent_replaced(overflowing, unchecked, tmp_path):
@@ -152,7 +158,15 @@ def test_a_table_game_never_answers_500_and_plays_on_with_the_agent_replaced(ove
         assert view["finished"] and len(view["winners"]) >= 1
     replaced = view["replaced"]
     assert replaced and replaced[0]["seat"] == 1 and replaced[0]["policy"] == shown_policy(model)
-    assert replaced[0]["by"] == REPLACEMENT and str(overflowing.parent) not in str(replaced)  # no server path shown
+    assert replaced[0]["by"] == FALLBACK and str(overflowing.parent) not in str(replaced)  # no server path shown
     assert "rolls left" in replaced[0]["reason"] and "\n" not in replaced[0]["reason"]
     stored = db.load_record(service.engine, db.game_row(service.engine, secret))
     assert stored.finished and len(stored.decisions) == view["seq"]
+    # Before: the report over this game answered 400 (/api/report) and 500 (/report) without naming the model.
+    with TestClient(create_app(service), raise_server_exceptions=False) as client:
+        document = client.get("/api/report")
+        assert document.status_code == 200, document.text
+        assert client.get("/report").status_code == 200
+    (entry,) = [e for e in document.json()["likeness"] if e["policy"] == shown_policy(model)]
+    assert entry["note"].startswith(f"policy {shown_policy(model)} gives no probabilities at dice"), entry
+    assert "\n" not in entry["note"] and str(overflowing.parent) not in entry["note"]

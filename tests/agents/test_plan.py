@@ -10,6 +10,7 @@ from safetensors.torch import save
 from agents.learned.model_files import ModelLoadError
 from agents.learned.plan import PlanPolicy, TurnPlanner
 from agents.learned.plan_files import METADATA_KEY, read_plan_file, value_shape, write_plan_file
+from agents.policies.guard import unguarded
 from agents.policies.policy import OptimalPolicy
 from agents.registry import check_plays_rules, make_policy
 from agents.solvers.optimal import solve
@@ -93,7 +94,7 @@ def test_a_plan_file_round_trips_and_plays_by_name(tmp_path, yacht_values):
     assert meta["rules"] == "yacht" and meta["games"] == 123 and meta["value_model"] == "table"
     np.testing.assert_allclose(values, yacht_values, rtol=1e-6)
     policy = make_policy(f"plan:{path}", rules=YACHT)
-    assert isinstance(policy, PlanPolicy) and policy.name == f"plan:{path}"
+    assert isinstance(unguarded(policy), PlanPolicy) and policy.name == f"plan:{path}"
 
 
 def write_raw(path, tensors, metadata):
@@ -179,5 +180,5 @@ def test_a_plan_sits_at_a_table_and_the_server_shows_no_path(tmp_path, yacht_val
 
     path = write_plan_file(tmp_path / "plan.safetensors", yacht_values, "yacht", "table", 0)
     (opponent,) = make_opponents([f"plan:{path}"], rules=YACHT)
-    assert isinstance(opponent, PlanPolicy)
+    assert isinstance(unguarded(opponent), PlanPolicy)
     assert shown_policy(f"plan:{path}") == "plan:plan.safetensors"

@@ -13,6 +13,7 @@ from agents.evaluation.tournament import run_table
 from agents.learned.model_files import ModelLoadError
 from agents.learned.plan2 import Plan2Planner, Plan2Policy, Settlement, WinValue
 from agents.learned.plan2_files import METADATA_KEY, num_features, plan2_file_path, read_plan2_file, write_plan2_file
+from agents.policies.guard import unguarded
 from agents.registry import make_policy, make_table_policy
 from agents.training.config import PlanConfig
 from agents.training.plan2_games import SelfPlayer
@@ -118,7 +119,7 @@ def test_a_plan2_file_round_trips_and_sits_at_a_table_of_two(tmp_path):
         np.testing.assert_array_equal(w.astype(np.float32), w2)
         np.testing.assert_array_equal(b.astype(np.float32), b2)
     policy = make_table_policy(f"plan2:{path}", 2)
-    assert isinstance(policy, Plan2Policy) and policy.name == f"plan2:{path}"
+    assert isinstance(unguarded(policy), Plan2Policy) and policy.name == f"plan2:{path}"
     result, _ = run_table([policy, make_table_policy("optimal", 2)], ["plan2", "optimal"], 8, seed=1)
     assert sum(s.games for s in result.standings) == 16
     with pytest.raises(ValueError, match="table of 2"):

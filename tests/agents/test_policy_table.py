@@ -11,6 +11,7 @@ import pytest
 
 from agents import registry
 from agents.evaluate import main as evaluate_main
+from agents.policies.guard import unguarded
 from agents.policies.policy import Policy
 from agents.registry import PolicySpec, register
 from agents.training.config import ConfigError, load_config
@@ -51,8 +52,8 @@ def first_legal():
 def test_the_new_entry_is_a_policy_name_and_builds_alone_and_at_a_table(first_legal):
     assert NAME in registry.POLICY_NAMES
     assert registry.check_policy_name(NAME) == NAME
-    assert isinstance(registry.make_policy(NAME), FirstLegalPolicy)
-    assert all(isinstance(p, FirstLegalPolicy) for p in registry.make_opponents([NAME, NAME]))
+    assert isinstance(unguarded(registry.make_policy(NAME)), FirstLegalPolicy)
+    assert all(isinstance(unguarded(p), FirstLegalPolicy) for p in registry.make_opponents([NAME, NAME]))
     with pytest.raises(ValueError, match="registered already"):
         register(SPEC)
 

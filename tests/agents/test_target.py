@@ -17,6 +17,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
+from agents.policies.guard import unguarded
 from agents.policies.win import TargetPolicy, WinPolicy
 from agents.solvers.distribution import (
     at_least,
@@ -456,7 +457,7 @@ def test_policy_names_everywhere():
 
     assert make_policy("target:150").name == "target:150"
     assert make_table_policy("target:150", 3).table_encoding.num_players == 3
-    assert isinstance(make_table_policy("win", 5), WinPolicy)
+    assert isinstance(unguarded(make_table_policy("win", 5)), WinPolicy)
     with pytest.raises(ValueError, match="'target:abc'.*0..303"):
         make_policy("target:abc")
     with pytest.raises(ValueError, match="0..303"):
@@ -497,7 +498,7 @@ def test_win_and_target_play_in_a_terminal_match_and_the_coach_shows_chances():
         Player("o", "agent", "optimal"),
     ]
     match = Match.new(players, seed=4, mode="table")
-    assert isinstance(match.seats[0].policy, WinPolicy) and isinstance(match.seats[1].policy, TargetPolicy)
+    assert isinstance(unguarded(match.seats[0].policy), WinPolicy) and isinstance(unguarded(match.seats[1].policy), TargetPolicy)
     while not match.finished:
         match.play_agent()
     assert all(seat.finished for seat in match.seats)

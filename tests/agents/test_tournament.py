@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from agents.evaluation.tournament import play_table, run_table, tournament
+from agents.policies.guard import unguarded
 from agents.registry import make_policy
 from agents.training.config import ConfigError, load_config
 from tests.yacht_env.test_multiplayer import FLAT, SCORE, play_pettingzoo, table_env
@@ -35,7 +36,7 @@ def test_a_model_trained_at_a_table_plays_opponent_and_tournament(table_model_pa
     from agents.registry import make_table_policy
 
     policy = make_table_policy(f"ppo:{table_model_path}", 2)
-    assert isinstance(policy, TablePPOPolicy) and policy.table_encoding.name == "onehot"
+    assert isinstance(unguarded(policy), TablePPOPolicy) and policy.table_encoding.name == "onehot"
     env = table_env([f"ppo:{table_model_path}"])
     obs, info = env.reset(seed=0)
     terminated = False

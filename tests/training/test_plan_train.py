@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 
 from agents.learned.plan import PlanPolicy
+from agents.policies.guard import unguarded
 from agents.registry import make_policy
 from agents.training.config import ConfigError, load_config
 from train import main as train_main
@@ -70,7 +71,7 @@ def test_a_tiny_plan_run_writes_a_playable_model_and_resumes_from_its_checkpoint
     run = tmp_path / "tiny"
     assert curve_steps(run) == [200, 400]
     assert sorted(path.name for path in (run / "checkpoints").iterdir()) == ["step_200.safetensors", "step_400.safetensors"]
-    assert isinstance(make_policy(f"plan:{run / 'model.safetensors'}", rules="yacht"), PlanPolicy)
+    assert isinstance(unguarded(make_policy(f"plan:{run / 'model.safetensors'}", rules="yacht")), PlanPolicy)
     assert json.loads((run / "eval.json").read_text())["games"] == 20
     with pytest.raises(SystemExit, match="already holds a run"):
         train_main(["--config", CONFIG, "--runs-dir", str(tmp_path), "name=tiny", *TINY])
@@ -134,7 +135,7 @@ def test_a_tiny_plan2_run_writes_a_table_player_and_resumes_from_its_checkpoint(
     assert rows[0] == ["steps", "wall_seconds", "win_rate", "win_rate_low", "win_rate_high", "mean_score"]
     assert [int(row[0]) for row in rows[1:]] == [40]
     assert sorted(path.name for path in (run / "checkpoints").iterdir()) == ["step_40.safetensors", "step_60.safetensors"]
-    assert isinstance(make_table_policy(f"plan2:{run / 'model.safetensors'}", 2), Plan2Policy)
+    assert isinstance(unguarded(make_table_policy(f"plan2:{run / 'model.safetensors'}", 2)), Plan2Policy)
     result = json.loads((run / "eval.json").read_text())
     assert result["games"] == 8 and result["table"] == [f"plan2:{run / 'model.safetensors'}", "optimal"]
     for name in ("model.safetensors", "eval.json", "checkpoints/step_60.safetensors"):

@@ -404,23 +404,23 @@ def test_the_games_kept_in_memory_are_the_most_recently_used(tmp_path, monkeypat
 
 def test_agents_think_off_the_event_loop(client, service):
     seen = []
-    policy = service.policies[("random", "yacht")]  # by (name, rules)
-    original = policy.act
+    policy = service.policies[("random", "yacht")]  # by (name, rules); each game's guard asks it for a batch
+    original = policy.act_batch
 
-    def act(observation, mask):
+    def act_batch(observations, masks):
         try:
             asyncio.get_running_loop()
             seen.append("event loop")
         except RuntimeError:
             seen.append("worker thread")
-        return original(observation, mask)
+        return original(observations, masks)
 
-    policy.act = act
+    policy.act_batch = act_batch
     try:
         secret = new_game(client, "table", ["random"])
         client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": "yacht"})
     finally:
-        del policy.act
+        del policy.act_batch
     assert seen and set(seen) == {"worker thread"}
 
 
@@ -428,18 +428,18 @@ def test_the_server_answers_others_while_an_agent_thinks(client, service):
     import threading
 
     policy = service.policies[("random", "yacht")]
-    original = policy.act
+    original = policy.act_batch
     thinking, release = threading.Event(), threading.Event()
 
-    def act(observation, mask):  # an agent that thinks until the test lets it go
+    def act_batch(observations, masks):  # an agent that thinks until the test lets it go
         thinking.set()
         assert release.wait(30), "the agent was never released"
-        return original(observation, mask)
+        return original(observations, masks)
 
     answers = {}
     secret = new_game(client, "table", ["random"], name="waits")
     other = new_game(client, name="meanwhile")
-    policy.act = act
+    policy.act_batch = act_batch
     try:
         moving = threading.Thread(
             target=lambda: answers.setdefault(
@@ -457,7 +457,7 @@ def test_the_server_answers_others_while_an_agent_thinks(client, service):
         moving.join(30)
     finally:
         release.set()
-        del policy.act
+        del policy.act_batch
     assert answers["move"].status_code == 200 and answers["move"].json()["seq"] > 1  # the agent's moves came back
 
 
@@ -580,7 +580,7 @@ def test_an_agent_that_cannot_choose_is_replaced_by_optimal_and_the_game_goes_on
         def __init__(self, policy):
             self.policy = policy
 
-        def act(self, observation, mask):
+        def act_batch(self, observations, masks):
             raise PolicyOutputError("the network gave NaN outputs at this position")
 
         def __getattr__(self, name):
@@ -588,23 +588,26 @@ def test_an_agent_that_cannot_choose_is_replaced_by_optimal_and_the_game_goes_on
 
     secret = new_game(client, "table", ["greedy"], name="replaced")
     seat = service.live(secret).match.seats[1]
-    seat.policy = Overflowing(seat.policy)
+    seat.policy.policy = Overflowing(seat.policy.policy)  # behind the game's own guard
     response = client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": "choice"})
     assert response.status_code == 200, response.text
     view = response.json()
-    reason = "the network gave NaN outputs at this position"
-    assert view["replaced"] == [{"seat": 1, "name": seat.name, "policy": "greedy", "by": "optimal", "reason": reason}]
-    optimal = service.policies[("optimal", "yacht")]
-    assert seat.policy is optimal  # the seat plays on with the replacement for the rest of the game
+    (note,) = view["replaced"]
+    assert {key: note[key] for key in ("seat", "name", "policy", "by")} == {
+        "seat": 1,
+        "name": seat.name,
+        "policy": "greedy",
+        "by": "optimal",
+    }
+    assert note["reason"].startswith("dice ") and note["reason"].endswith(": the network gave NaN outputs at this position")
     assert view["current"]["kind"] == "human" and view["seq"] >= 2
     assert [d["seat"] for d in stored(service, secret).decisions][1:] == [1] * (view["seq"] - 1)  # its turn was played
+    other = new_game(client, "table", ["greedy"], name="unreplaced")  # the same shared agent, in another game: its own
+    assert service.live(other).match.seats[1].policy.replaced is None
     # the replacement that cannot choose either is an error, not an endless round of replacements
-    optimal.act = Overflowing(optimal).act
-    try:
-        with pytest.raises(RuntimeError, match="the replacement agent 'optimal' cannot choose either: the network gave NaN"):
-            client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "row": "yacht"})
-    finally:
-        del optimal.act
+    seat.policy.fallback = Overflowing(seat.policy.fallback)
+    with pytest.raises(PolicyOutputError, match="the network gave NaN"):
+        client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "row": "yacht"})
 
 
 def test_a_decision_the_database_cannot_save_gets_503_and_the_game_goes_on_from_its_rows(client, service, monkeypatch):

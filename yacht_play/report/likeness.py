@@ -115,13 +115,14 @@ def likeness_of(
 
 def build_policy(name: str, rules, median_t: float | None):
     """The policy ``name`` for solitaire positions under ``rules`` (``softmax:fit``: at ``median_t``), or a note why not."""
+    from agents.policies.guard import guard
     from agents.policies.softmax import SoftmaxPolicy
     from agents.registry import check_plays_rules, make_policy, policy_spec
 
     if name == FIT:
         if median_t is None:
             return None, "no person with a finite fitted temperature"
-        return SoftmaxPolicy(median_t, rules, seed=0), None
+        return guard(SoftmaxPolicy(median_t, rules, seed=0)), None
     try:
         spec = policy_spec(name)
         if spec.solitaire is None or spec.reads_totals:
@@ -136,14 +137,26 @@ def likeness_table(
     names: list[tuple[str, str]], positions: Positions, bands: np.ndarray, band_people: dict[str, int], rules, median_t
 ) -> tuple[PolicyLikeness | PolicyNotMeasured, ...]:
     """Every policy of ``names`` (``(label, policy name)``) on the people's decisions; a policy that cannot play them
-    is noted, with the reason, instead of measured.
+    is noted, with the reason, instead of measured: one that cannot be built, whose outputs are no probabilities, or
+    that could not choose at a decision (the guard's fallback played there, so the figures would not be its own).
     """
+    from agents.policies.policy import PolicyOutputError
+
     out: list[PolicyLikeness | PolicyNotMeasured] = []
     for label, name in names:
         policy, note = build_policy(name, rules, median_t)
         if policy is None:
             out.append(PolicyNotMeasured(label, len(positions.actions), note))
             continue
-        entry = likeness_of(label, policy, positions, bands, band_people, rules)
+        try:
+            entry = likeness_of(label, policy, positions, bands, band_people, rules)
+        except PolicyOutputError as error:
+            note = str(error)
+        else:
+            replaced = getattr(policy, "replaced", None)
+            note = None if replaced is None else f"policy {name} could not choose at {replaced.reason}"
+        if note is not None:  # named as the report names it (a server's label never shows its path)
+            out.append(PolicyNotMeasured(label, len(positions.actions), note.replace(name, label)))
+            continue
         out.append(dataclasses.replace(entry, temperature=median_t) if name == FIT else entry)
     return tuple(out)

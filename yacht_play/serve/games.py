@@ -23,11 +23,12 @@ import threading
 import time
 from collections import OrderedDict
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from agents.policies.policy import PolicyOutputError
+from agents.policies.guard import GuardedPolicy, Replacement
 from yacht_env.actions import ActionLayout
 from yacht_env.env import GameOverError
 from yacht_env.rules import RULE_SETS, rule_set
@@ -47,9 +48,6 @@ MODES = AGENTS_PER_MODE  # the modes offered: mode -> (fewest, most) agents
 MAX_NAME = 40
 COACH_OPTIONS = 6
 CACHE_GAMES = 2000
-# An agent whose model cannot choose at some position (outputs that overflow) is replaced by this one, which
-# plays every rule set and cannot fail: the game goes on instead of stalling on the same error at every request.
-REPLACEMENT = "optimal"
 LOG = logging.getLogger("yacht_play.serve")
 SECRET = re.compile(r"[A-Za-z0-9_-]{1,64}")  # what secrets.token_urlsafe makes; anything else finds no game
 
@@ -115,6 +113,25 @@ class Live:
     shown_at: float  # when the position to decide was last shown, for each decision's seconds
     lock: threading.Lock
     replaced: list = field(default_factory=list)  # agents replaced in this game because they could not choose
+
+    def guard_agents(self, shown) -> Live:
+        """Put each agent seat behind a guard of this game's own: an agent that cannot choose (a model whose outputs
+        overflow, a policy that raises or picks an illegal action) is replaced for the rest of this game alone, and
+        ``replaced`` (the view's) and the log say so once. ``shown``: a policy name as pages may show it.
+        """
+        for seat in self.match.seats:
+            if seat.policy is not None and not isinstance(seat.policy, GuardedPolicy):
+                seat.policy = GuardedPolicy(seat.policy, partial(self.note, seat, shown=shown))
+        return self
+
+    def note(self, seat, replacement: Replacement, shown) -> None:
+        """Say in the view and the log that ``seat``'s agent was replaced (pages never see a server's path)."""
+        reason = shown(replacement.reason)
+        policy = shown(seat.player.policy)
+        self.replaced.append(
+            {"seat": seat.index, "name": seat.name, "policy": policy, "by": replacement.fallback, "reason": reason}
+        )
+        LOG.warning("game %s: seat %d (%s): %s", self.game_id, seat.index, seat.player.policy, replacement.message)
 
 
 class GameService:
@@ -229,7 +246,7 @@ class GameService:
         match = Match.new(players, seed, mode, rules=rules, coach=coach, policies=policies)
         secret = secrets.token_urlsafe(24)
         store.insert_game(self.engine, match.game_id, secret, name, match.header)
-        self._keep(Live(match.game_id, secret, match, time.monotonic(), threading.Lock()))
+        self._keep(Live(match.game_id, secret, match, time.monotonic(), threading.Lock()).guard_agents(self.without_paths))
         return secret
 
     def offered_policy(self, name: str) -> str:
@@ -304,7 +321,7 @@ class GameService:
             policies[player["seat"]] = self._policy(player["policy"], mode, len(players), rules)
         # The server's own database names the agents; the server plays them with the policies it loaded.
         match = resume(game, policies=policies, dice_as_recorded=True)  # its own rows: import checked any from a file
-        return self._keep(Live(row.game_id, secret, match, time.monotonic(), threading.Lock()))
+        return self._keep(Live(row.game_id, secret, match, time.monotonic(), threading.Lock()).guard_agents(self.without_paths))
 
     def _policy(self, name: str, mode: str, num_players: int, rules):
         """The offered agent ``name`` for a seat in a game of ``mode`` with ``num_players`` seats, under ``rules``
@@ -478,32 +495,13 @@ class GameService:
         first = len(match.decisions) - len(records)
         try:
             while not match.finished and match.current.kind == "agent":
-                try:
-                    records.append(match.play_agent())
-                except PolicyOutputError as error:  # nothing was played: the seat goes on with a policy that can choose
-                    self._replace_agent(live, match.current, str(error))
+                records.append(match.play_agent())  # an agent that cannot choose is replaced (Live.guard_agents)
         except Exception:
             self.forget(live)  # memory is ahead of the database: rebuild from the rows next time
             raise
         if records:
             self._commit(live, first, records)
         return records
-
-    def _replace_agent(self, live: Live, seat, reason: str) -> None:
-        """Give ``seat`` the ``REPLACEMENT`` policy for the rest of the game, and say so in the view and the log.
-
-        A model whose outputs overflow at this position would fail the same way on every retry; replaced, the
-        game goes on (the person's decisions so far stand) and the table shows who plays the seat now.
-        """
-        if seat.policy is self._solitaire_policy(REPLACEMENT, live.match.rules):
-            raise RuntimeError(f"the replacement agent {REPLACEMENT!r} cannot choose either: {reason}")
-        seat.policy = self._solitaire_policy(REPLACEMENT, live.match.rules)
-        shown = self.shown.get(seat.player.policy, shown_policy(seat.player.policy))  # pages never see a path
-        note = {"seat": seat.index, "name": seat.name, "policy": shown, "by": REPLACEMENT, "reason": self.without_paths(reason)}
-        live.replaced.append(note)
-        LOG.warning(
-            "game %s: seat %d (%s) now played by %s: %s", live.game_id, seat.index, seat.player.policy, REPLACEMENT, reason
-        )
 
     def _commit(self, live: Live, first: int, records: list[dict]) -> None:
         match = live.match
