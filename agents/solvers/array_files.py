@@ -28,6 +28,7 @@ from typing import Callable
 import numpy as np
 
 from yacht_env.atomic_files import write_atomically
+from yacht_env.bounded_input import InputBoundsError, open_regular_file
 
 CHECKSUM_SUFFIX = ".sha256"
 MAX_HEADER_BYTES = 10_000  # numpy's own bound on a .npy header
@@ -84,18 +85,15 @@ def read_array(
     path = Path(path)
     where = f"{path}"
     try:
-        descriptor = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO opens at once, and is refused below
-    except FileNotFoundError:
-        return None
-    except NotADirectoryError:
-        return None  # a parent is a file: nothing is stored there
+        handle = open_regular_file(path)
+    except (FileNotFoundError, NotADirectoryError):
+        return None  # nothing stored there (or a parent is a file)
+    except InputBoundsError:
+        raise ArrayFileError(f"{where} is not a regular file (a folder, FIFO or device): not read") from None
     except OSError as error:
         raise ArrayFileError(f"{where} cannot be read: {error.strerror or error}") from None
-    info = os.fstat(descriptor)
-    if not stat.S_ISREG(info.st_mode):
-        os.close(descriptor)
-        raise ArrayFileError(f"{where} is not a regular file (a folder, FIFO or device): not read")
-    with os.fdopen(descriptor, "rb") as handle:
+    with handle:
+        info = os.fstat(handle.fileno())
         if info.st_size == 0:
             raise ArrayFileError(f"{where} is empty (0 bytes): a write was cut short or the disk was full")
         data_offset = _check_header(handle, where, np.dtype(dtype), shape)
