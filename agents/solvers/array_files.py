@@ -59,6 +59,8 @@ def write_array(path: str | Path, values: np.ndarray) -> Path:
     header = _npy_header(values)
     digest.update(header)
     digest.update(data)
+    for target in (checksum_path(path), path):
+        _clear_non_file(target)
     write_atomically(checksum_path(path), lambda handle: handle.write(f"{digest.hexdigest()}  {path.name}\n".encode()))
 
     def write(handle) -> None:
@@ -67,6 +69,16 @@ def write_array(path: str | Path, values: np.ndarray) -> Path:
 
     write_atomically(path, write)
     return path
+
+
+def _clear_non_file(path: Path) -> None:
+    """Remove a FIFO, a device's node or a link to one (or to nothing) found where a stored array belongs.
+
+    The cache folder is the project's own: such a thing there is damage, never a file someone wants written
+    through, and an atomic write (which replaces only regular files) would otherwise be refused at every solve.
+    """
+    if (os.path.islink(path) or path.exists()) and not path.is_file() and not path.is_dir():
+        path.unlink()
 
 
 def _npy_header(values: np.ndarray) -> bytes:
