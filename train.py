@@ -12,7 +12,8 @@ A config is read as data (bounded YAML, every field checked), but a config that 
 file (a ``ppo.init_from`` model, a ``ppo-zip:`` opponent) is refused unless ``--trust-pickles`` is
 given: loading a stable-baselines3 zip unpickles it, which can run any code. The same paths given
 as overrides on the command line are yours, and allowed. ``--resume`` loads the checkpoints of the
-run folder you name.
+run folder you name. A config whose estimated memory or time exceeds the machine (agents/training/budget.py)
+is refused in one line naming the field; ``--allow-large`` starts it anyway.
 
 A run folder holds the resolved config (config.yaml), TensorBoard logs (tb/), checkpoints
 (checkpoints/step_<N>.zip, every run.checkpoint_every steps, written atomically), the learning
@@ -53,6 +54,7 @@ from agents.learned.model_files import ModelLoadError, check_model_rules, export
 from agents.learned.ppo import PPOPolicy, load_sb3_model
 from agents.registry import default_policies, make_policy
 from agents.solvers.optimal import expected_score
+from agents.training.budget import check_budget
 from agents.training.config import MAX_ECHO, ConfigError, Schedule, TrainConfig, dump_config, load_config, shorten
 from agents.training.curves import rewind_learning_curve
 from agents.training.envs import make_training_env
@@ -61,6 +63,7 @@ from agents.training.lookahead_rollouts import keep_lookahead_in_rollouts
 from agents.training.plan2_train import run_plan2
 from agents.training.plan_train import plan_run_started, run_plan
 from yacht_env.atomic_files import remove_partial_files, write_atomically
+from yacht_env.bounded_input import InputBoundsError, check_regular_file
 from yacht_env.rules import rule_set
 
 # -- command line --------------------------------------------------------------------------------
@@ -76,6 +79,11 @@ def parse_args(argv=None):
         "--sweep",
         metavar="SWEEP_YAML",
         help="a sweep over configs on Ray Tune (see configs/sweep_quick.yaml); run it again to resume",
+    )
+    parser.add_argument(
+        "--allow-large",
+        action="store_true",
+        help="start a run whose estimated memory or time exceeds this machine (agents/training/budget.py)",
     )
     parser.add_argument("--runs-dir", default="runs", help="where new run folders go (default runs/)")
     parser.add_argument(
@@ -337,8 +345,18 @@ class TrainingProgress(ProgressBarCallback):
 # -- main -----------------------------------------------------------------------------------------
 
 
+MAX_CHECKPOINT_BYTES = 4 * 2**30  # a checkpoint of the widest network the budget lets a machine train is far smaller
+
+
 def load_checkpoint(path: Path, config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
-    """A checkpoint of this run (a zip the run wrote itself), with its learning rate rebuilt from the config."""
+    """A checkpoint of this run (a zip the run wrote itself), with its learning rate rebuilt from the config.
+
+    A FIFO, a device or a file over ``MAX_CHECKPOINT_BYTES`` in its place is refused before it is opened.
+    """
+    try:
+        check_regular_file(path, MAX_CHECKPOINT_BYTES)
+    except (InputBoundsError, OSError) as error:
+        raise ModelLoadError(f"checkpoint {str(path)!r} cannot be resumed: {first_line(error)}") from None
     try:
         model = MaskablePPO.load(
             path,
@@ -407,7 +425,7 @@ def main(argv=None):
     if args.sweep:  # one `train` per trial, on Ray Tune
         from agents.training.sweep import main_sweep
 
-        return main_sweep(args.sweep, train, args.runs_dir, args.overrides, args.ray_address, args.ray_cpus)
+        return main_sweep(args.sweep, train, args.runs_dir, args.overrides, args.ray_address, args.ray_cpus, args.allow_large)
     if args.ray_address or args.ray_cpus is not None:
         sys.exit("error: --ray-address and --ray-cpus go with --sweep")
 
@@ -434,6 +452,8 @@ def main(argv=None):
         check_init_from(config)
         if not args.trust_pickles:
             check_no_pickles(config, args.overrides)
+        if not args.allow_large:
+            check_budget(config)
     except ConfigError as error:
         sys.exit(f"error: {error}")
     if config.algorithm in ("plan", "plan2"):

@@ -65,12 +65,24 @@ def nested_deeper_than(raw: bytes, limit: int) -> bool:
     return False
 
 
-def open_regular_file(path: str | Path) -> BinaryIO:
-    """``path`` opened for reading in binary; ``InputBoundsError`` for a device, FIFO, socket or folder (never opened)."""
-    mode = os.stat(path).st_mode
-    if not stat.S_ISREG(mode):
-        raise InputBoundsError(f"{path} is not a regular file ({_file_kind(mode)}): give a file")
+def open_regular_file(path: str | Path, max_bytes: int | None = None) -> BinaryIO:
+    """``path`` opened for reading in binary; ``InputBoundsError`` for a device, FIFO, socket or folder, or a file
+    over ``max_bytes`` (never opened). ``FileNotFoundError`` (an ``OSError``) if there is nothing there.
+    """
+    check_regular_file(path, max_bytes)
     return open(path, "rb")
+
+
+def check_regular_file(path: str | Path, max_bytes: int | None = None) -> int:
+    """The size of the regular file at ``path``; ``InputBoundsError`` (one line) for a device, FIFO, socket or
+    folder (a link counts as what it points to), or a file over ``max_bytes``: what to check before opening it.
+    """
+    info = os.stat(path)
+    if not stat.S_ISREG(info.st_mode):
+        raise InputBoundsError(f"{path} is not a regular file ({_file_kind(info.st_mode)}): give a file")
+    if max_bytes is not None and info.st_size > max_bytes:
+        raise InputBoundsError(f"{path} is {info.st_size:,} bytes, more than the {max_bytes:,} allowed: not read")
+    return info.st_size
 
 
 def _file_kind(mode: int) -> str:

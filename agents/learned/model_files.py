@@ -42,7 +42,7 @@ import numpy as np
 
 from agents.policies.policy import PolicyOutputError, describe_position
 from yacht_env.actions import ActionLayout
-from yacht_env.bounded_input import InputBoundsError, load_json
+from yacht_env.bounded_input import InputBoundsError, check_regular_file, load_json
 from yacht_env.encoding import ENCODINGS, make_encoding
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import BUILT_IN_RULE_SETS, RULE_SETS, RuleSet, rule_set
@@ -375,7 +375,12 @@ def read_safetensors(path: Path, where: str, key: str, kind: str) -> tuple:
     """
     from safetensors import SafetensorError, safe_open
 
-    size = path.stat().st_size if path.is_file() else 0
+    try:
+        size = check_regular_file(path)
+    except InputBoundsError:
+        raise ModelLoadError(f"{where} is not a regular file (a folder, FIFO or device): not read") from None
+    except OSError as error:
+        raise ModelLoadError(f"{where} cannot be read: {error.strerror or error}") from None
     if size > MAX_FILE_BYTES:
         raise ModelLoadError(f"{where} is {size:,} bytes, more than a {kind} may be ({MAX_FILE_BYTES:,}): not read")
 

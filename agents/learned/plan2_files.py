@@ -86,8 +86,11 @@ def _check_metadata(meta, where: str) -> dict:
     return meta
 
 
-def _check_layers(tensors: dict, width: int, where: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The ``(weight, bias)`` pairs of the tensors, checked to chain from ``width`` inputs to one logit."""
+def check_layers(tensors: dict, width: int, where: str) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ``(weight, bias)`` pairs of the tensors, checked to chain from ``width`` inputs to one logit.
+
+    What a plan2 file is held to when it loads, and a two-player planning run's network when it resumes.
+    """
     import torch
 
     count = len(tensors) // 2
@@ -133,4 +136,4 @@ def read_plan2_file(path: str | Path) -> tuple[dict, list[tuple[np.ndarray, np.n
             raise ModelLoadError(f"{where} is a zip, not a {SUFFIX} plan2 file written by train.py")
     raw, tensors = read_safetensors(path, where, METADATA_KEY, "plan2 file")
     meta = _check_metadata(raw, where)
-    return meta, _check_layers(tensors, meta["features"], where)
+    return meta, check_layers(tensors, meta["features"], where)

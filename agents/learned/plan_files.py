@@ -32,6 +32,7 @@ METADATA_KEY = "yacht_plan"
 FIELDS = ("format", "format_version", "rules", "rules_fingerprint", "value_model", "games")
 VALUE_MODELS = ("table", "net")
 MAX_VALUE = 1e6  # points still to come: no rule set's game scores within orders of magnitude of this
+MAX_GAMES = 10**15  # a checkpoint's name holds at most 15 digits of games
 SHIPPED_PLANS = SHIPPED_MODELS / "plan"  # package data: plan:yacht, plan:yahtzee, plan:yatzy
 
 
@@ -71,9 +72,30 @@ def check_plan_header(meta, where: str, file_format: str, version: int, fields: 
     if not isinstance(meta["rules_fingerprint"], str):
         raise ModelLoadError(f"{where}: rules_fingerprint must be a string, got {meta['rules_fingerprint']!r}")
     rules = named_rules(meta["rules"], meta["rules_fingerprint"], where)
-    if type(meta["games"]) is not int or meta["games"] < 0:
-        raise ModelLoadError(f"{where}: games must be an integer >= 0, got {meta['games']!r}")
+    check_games(meta["games"], where)
     return rules
+
+
+def check_games(games, where: str) -> int:
+    """``games`` (the self-play games a file or a run's checkpoint learned from) if an integer 0..``MAX_GAMES``."""
+    if type(games) is not int or not 0 <= games <= MAX_GAMES:
+        raise ModelLoadError(f"{where}: games must be an integer >= 0 and at most {MAX_GAMES:,}, got {repr(games)[:60]}")
+    return games
+
+
+def check_values(values: np.ndarray, where: str) -> np.ndarray:
+    """``values`` (a value table of :func:`value_shape`) if finite, within ``MAX_VALUE`` and 0 for the full sheet.
+
+    What a plan file is held to when it loads, and a planning run's model when it resumes from a checkpoint.
+    """
+    if not np.isfinite(values).all():
+        raise ModelLoadError(f"{where}: tensor values holds NaN or infinite values")
+    largest = float(np.abs(values).max())
+    if largest > MAX_VALUE:
+        raise ModelLoadError(f"{where}: tensor values holds a value of magnitude {largest:.3g}, above {MAX_VALUE:g} points")
+    if np.any(values[0] != 0):
+        raise ModelLoadError(f"{where}: the value of the full sheet (no row open) must be 0, got {float(values[0].flat[0])!r}")
+    return values
 
 
 def _check_metadata(meta, where: str) -> dict:
@@ -112,12 +134,4 @@ def read_plan_file(path: str | Path) -> tuple[dict, np.ndarray]:
         raise ModelLoadError(f"{where}: tensor values has dtype {tensor.dtype}, expected float32")
     if tuple(tensor.shape) != shape:
         raise ModelLoadError(f"{where}: tensor values has shape {tuple(tensor.shape)}, the {meta['rules']} rules need {shape}")
-    values = tensor.numpy().astype(np.float64)
-    if not np.isfinite(values).all():
-        raise ModelLoadError(f"{where}: tensor values holds NaN or infinite values")
-    largest = float(np.abs(values).max())
-    if largest > MAX_VALUE:
-        raise ModelLoadError(f"{where}: tensor values holds a value of magnitude {largest:.3g}, above {MAX_VALUE:g} points")
-    if np.any(values[0] != 0):
-        raise ModelLoadError(f"{where}: the value of the full sheet (no row open) must be 0, got {float(values[0].flat[0])!r}")
-    return meta, values
+    return meta, check_values(tensor.numpy().astype(np.float64), where)

@@ -7,10 +7,12 @@ string turns the cache off.
 
 A file per rule set, solution kind and solver version, named by what the rules do, not by their names,
 and by a digest of the solver's source (:func:`source_version`), so that a changed solver never reads a
-table an older one stored. Files are
-written atomically (:mod:`yacht_env.atomic_files`) and read as plain arrays (``allow_pickle=False``);
-a file that does not hold the expected array is ignored and solved again, and a folder that cannot
-be written only costs the next process a solve.
+table an older one stored. Files are ``.npy`` arrays with a SHA-256 beside them, written atomically and
+read only through :mod:`agents.solvers.array_files` (a regular file of exactly the array's size, the
+expected header, the checksum, the values in range); a file that fails a check is solved again and
+overwritten (a warning says which and why), and a folder that cannot be written only costs the next
+process a solve (a warning again). :func:`check_folder` is the check of a folder before a long solve
+is stored in it (the two-player solution's layers).
 """
 
 from __future__ import annotations
@@ -19,17 +21,17 @@ import functools
 import hashlib
 import importlib.util
 import os
+import shutil
 import warnings
-import zipfile
 from pathlib import Path
 from typing import Callable
 
 import numpy as np
 
-from yacht_env.atomic_files import write_atomically
+from agents.solvers.array_files import ArrayFileError, Check, read_array, write_array
 
 CACHE_ENV = "YACHT_RL_CACHE_DIR"
-FORMAT = 1  # bump when the meaning of a stored table changes
+FORMAT = 2  # bump when the meaning or the layout of a stored table changes (2: .npy with a checksum, was .npz)
 
 
 def cache_dir() -> Path | None:
@@ -57,15 +59,51 @@ def source_version(*modules: str) -> str:
     return digest.hexdigest()[:12]
 
 
+class CacheFolderError(OSError):
+    """The cache folder cannot take what is to be stored; the message says why and what to do, in one line."""
+
+
+def check_folder(folder: Path, needed_bytes: int, what: str) -> None:
+    """Make ``folder`` if need be and check that it is a writable folder with ``needed_bytes`` free for ``what``.
+
+    ``CacheFolderError`` (one line) if not: a path that is a file, a folder that cannot be written, a full disk.
+    """
+    advice = f"set {CACHE_ENV} to a writable folder with room for it"
+    for path in (folder, *folder.parents):
+        if path.exists():
+            if not path.is_dir():
+                raise CacheFolderError(f"cannot store {what} in {folder}: {path} is a file, not a folder ({advice})")
+            break
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+    except OSError as error:
+        raise CacheFolderError(f"cannot store {what} in {folder}: {error.strerror or error} ({advice})") from None
+    if not os.access(folder, os.W_OK | os.X_OK):
+        raise CacheFolderError(f"cannot store {what} in {folder}: the folder is not writable ({advice})")
+    free = shutil.disk_usage(folder).free
+    if free < needed_bytes:
+        raise CacheFolderError(
+            f"cannot store {what} in {folder}: it needs {needed_bytes / 2**30:.2f} GiB, "
+            f"the disk has {free / 2**30:.2f} GiB free ({advice})"
+        )
+
+
 def cache_path(key: str) -> Path | None:
     """The file that holds the values stored under ``key`` (``None`` when the cache is off)."""
     folder = cache_dir()
-    return None if folder is None else folder / f"values-v{FORMAT}-{key}.npz"
+    return None if folder is None else folder / f"values-v{FORMAT}-{key}.npy"
+
+
+def solved_values(values: np.ndarray) -> str | None:
+    """The range check of a sheet solver's table: points still to come, so >= 0 and finite (NaN: a state no game reaches)."""
+    if np.isinf(values).any() or (values < 0).any():
+        return "holds negative or infinite points: not a solved table"
+    return None
 
 
 def load_values(key: str, shape: tuple[int, ...]) -> np.ndarray | None:
-    """The float64 array of ``shape`` stored under ``key``, or ``None`` if absent or not readable as such."""
-    return _load(cache_path(key), shape)
+    """The float64 array of ``shape`` stored under ``key``, or ``None`` if absent or not that (damaged: said in a warning)."""
+    return _load(cache_path(key), shape, solved_values)
 
 
 def store_values(key: str, values: np.ndarray) -> Path | None:
@@ -81,45 +119,34 @@ def cached_array(
 ) -> np.ndarray:
     """The float64 array of ``shape`` in ``file_name`` (``.npy``) of the cache folder, else ``build()``, then stored.
 
-    A file whose array has another shape or type, or that ``accept`` refuses, is built again and
-    overwritten; with the cache off every call builds.
+    A file that fails the checks of :func:`agents.solvers.array_files.read_array`, or whose values ``accept``
+    refuses, is built again and overwritten; with the cache off every call builds.
     """
     folder = cache_dir()
     path = None if folder is None else folder / file_name
-    values = _load(path, shape)
-    if values is not None and accept(values):
+    values = _load(path, shape, lambda values: None if accept(values) else "holds values out of range: not a solved table")
+    if values is not None:
         return values
     values = build()
     _store(path, values)
     return values
 
 
-def _load(path: Path | None, shape: tuple[int, ...]) -> np.ndarray | None:
-    if path is None or not path.is_file():
+def _load(path: Path | None, shape: tuple[int, ...], check: Check) -> np.ndarray | None:
+    if path is None:
         return None
     try:
-        if path.suffix == ".npz":
-            with np.load(path, allow_pickle=False) as stored:
-                values = stored["values"]
-        else:
-            values = np.load(path, allow_pickle=False)
-    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile):
+        return read_array(path, np.float64, shape, check)
+    except ArrayFileError as error:
+        warnings.warn(f"{error}: solving it again", stacklevel=3)
         return None
-    if values.shape != shape or values.dtype != np.float64:
-        return None
-    values.setflags(write=False)
-    return values
 
 
 def _store(path: Path | None, values: np.ndarray) -> Path | None:
     if path is None:
         return None
-    if path.suffix == ".npz":
-        write = lambda handle: np.savez(handle, values=values)
-    else:
-        write = lambda handle: np.save(handle, np.ascontiguousarray(values), allow_pickle=False)
     try:
-        write_atomically(path, write)
+        write_array(path, np.asarray(values, dtype=np.float64))
     except OSError as error:
         warnings.warn(f"could not cache solved values in {path.parent}: {error}", stacklevel=3)
         return None

@@ -29,9 +29,10 @@ from pathlib import Path
 import numpy as np
 
 from agents.evaluate import evaluate_policies, print_table, save_json
-from agents.learned.model_files import ModelLoadError
+from agents.learned.model_files import ModelLoadError, read_safetensors
 from agents.learned.plan import PREFIX, PlanPolicy, TurnPlanner
-from agents.learned.plan_files import read_plan_file, write_plan_file
+from agents.learned.plan2_files import check_layers, num_features
+from agents.learned.plan_files import check_games, check_values, read_plan_file, write_plan_file
 from agents.registry import default_policies, make_policy
 from agents.solvers.optimal import expected_score
 from agents.training.config import ConfigError, TrainConfig, dump_config, shorten
@@ -117,23 +118,44 @@ def latest_checkpoint(run_dir: Path) -> Path | None:
 def load_checkpoint(path: Path, model) -> int:
     """Restore ``model`` from a checkpoint of this run; returns the games it had played.
 
-    ``ModelLoadError`` in one line if the file does not fit the run.
+    The file is read as a model file is (:func:`agents.learned.model_files.read_safetensors`: a regular file
+    within the size bound, bounded JSON), its games as a plan file's, and the restored model is held to the
+    checks of the file it will be saved as (a plan file's values, a plan2 file's layers). ``ModelLoadError``
+    in one line if anything does not fit the run.
     """
-    from safetensors import SafetensorError, safe_open
-
-    from yacht_env.bounded_input import load_json
-
     try:
-        with safe_open(str(path), framework="pt") as handle:
-            meta = load_json((handle.metadata() or {})[CHECKPOINT_KEY], f"checkpoint {path.name}")
-            tensors = {key: handle.get_tensor(key) for key in handle.keys()}
-        if meta["value_model"] != model.kind:
-            raise ValueError(f"it holds a {meta['value_model']!r} value model, this run's is {model.kind!r}")
+        return _restore(path, model, "the file")
+    except ModelLoadError as error:
+        raise ModelLoadError(f"checkpoint {str(path)!r} cannot be resumed: {error}") from None
+
+
+def _restore(path: Path, model, where: str) -> int:
+    meta, tensors = read_safetensors(path, where, CHECKPOINT_KEY, "checkpoint")
+    if not isinstance(meta, dict) or set(meta) != {"games", "value_model"}:
+        raise ModelLoadError(f"{where}: its metadata must hold games and value_model, got {shorten(meta)}")
+    games = check_games(meta["games"], where)
+    if meta["value_model"] != model.kind:
+        raise ModelLoadError(f"it holds a {shorten(meta['value_model'])} value model, this run's is {model.kind!r}")
+    try:
         model.restore(tensors)
-        return int(meta["games"])
-    except (SafetensorError, OSError, KeyError, ValueError, RuntimeError, TypeError) as error:
+    except (KeyError, ValueError, RuntimeError, TypeError) as error:
         detail = str(error).splitlines()[0] if str(error) else type(error).__name__
-        raise ModelLoadError(f"checkpoint {str(path)!r} cannot be resumed: {detail}") from None
+        raise ModelLoadError(f"its tensors do not fit this run's model ({shorten(detail, 300)})") from None
+    check_restored(model, where)
+    return games
+
+
+def check_restored(model, where: str) -> None:
+    """``ModelLoadError`` if the restored model would not pass as the file it is saved as at the run's end."""
+    if model.kind == "net2":
+        import torch
+
+        tensors = {}
+        for i, (weight, bias) in enumerate(model.layers()):
+            tensors[f"layers.{i}.weight"], tensors[f"layers.{i}.bias"] = torch.from_numpy(weight), torch.from_numpy(bias)
+        check_layers(tensors, num_features(model.rules), where)
+    else:
+        check_values(model.table(), where)
 
 
 # -- evaluation and the learning curve ------------------------------------------------------------------

@@ -34,6 +34,7 @@ from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
+from agents.training.budget import check_budget
 from agents.training.config import (
     ConfigError,
     TrainConfig,
@@ -163,8 +164,12 @@ class Sweep:
         return TrainConfig.model_validate(data)
 
 
-def load_sweep(path: str | Path, extra_overrides: Sequence[str] = ()) -> Sweep:
-    """Read and check a sweep file; ``ConfigError`` (one line) naming the bad key, value or path."""
+def load_sweep(path: str | Path, extra_overrides: Sequence[str] = (), allow_large: bool = False) -> Sweep:
+    """Read and check a sweep file; ``ConfigError`` (one line) naming the bad key, value or path.
+
+    Unless ``allow_large``, the base config and each listed value are held to the machine's budget too
+    (:func:`agents.training.budget.check_budget`).
+    """
     path = Path(path)
     data = read_yaml(path, "sweep file")
     if not isinstance(data, dict):
@@ -181,6 +186,8 @@ def load_sweep(path: str | Path, extra_overrides: Sequence[str] = ()) -> Sweep:
         raise ConfigError(f"sweep file {str(path)!r}: base config {spec.base!r} does not exist (looked for {str(base)!r})")
     overrides = [*spec.overrides, *extra_overrides, *TRIAL_OVERRIDES]
     base_config = load_config(base, overrides)
+    budget = (lambda config: None) if allow_large else check_budget
+    budget(base_config)
     if base_config.env.num_players != 1:
         raise ConfigError(
             f"sweep file {str(path)!r}: trials are ranked on percent_of_optimal, "
@@ -193,7 +200,7 @@ def load_sweep(path: str | Path, extra_overrides: Sequence[str] = ()) -> Sweep:
     for key, dimension in spec.space.items():  # every listed value (or both ends of a range) must make a valid config
         for value in dimension.examples():
             try:
-                load_config(base, [*overrides, f"{key}={json.dumps(value)}"])
+                budget(load_config(base, [*overrides, f"{key}={json.dumps(value)}"]))
             except ConfigError as error:
                 raise ConfigError(f"sweep file {str(path)!r}: space key {key!r} value {shorten(value)}: {error}") from None
     check_grace_period(spec, base_config, str(path))
@@ -516,13 +523,19 @@ def check_same_sweep(sweep_dir: Path, sweep: Sweep) -> None:
 
 
 def main_sweep(
-    path: str, train: Callable, runs_dir: str, overrides: list[str], ray_address: str | None, ray_cpus: int | None
+    path: str,
+    train: Callable,
+    runs_dir: str,
+    overrides: list[str],
+    ray_address: str | None,
+    ray_cpus: int | None,
+    allow_large: bool = False,
 ) -> None:
     """``python train.py --sweep FILE``: check, run or resume on Ray, then print and write the ranking."""
     from agents.evaluation.distributed import RayMissingError, connect, import_ray
 
     try:
-        sweep = load_sweep(path, overrides)
+        sweep = load_sweep(path, overrides, allow_large)
         import_ray()
         from ray import tune  # noqa: F401  (the tune extra: ray[tune])
     except ConfigError as error:

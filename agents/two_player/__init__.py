@@ -23,6 +23,7 @@ import weakref
 
 import numpy as np
 
+from agents.solvers.array_files import ArrayFileError
 from agents.two_player.kernel import Policy
 from agents.two_player.layout import PairLayout
 from agents.two_player.opponents import OPPONENTS, fixed_policy
@@ -31,6 +32,7 @@ from agents.two_player.solve import Report, solution_folder, solve_all_layers, s
 from yacht_env.rules import RULE_SETS, RuleSet, rule_set
 
 __all__ = [
+    "SolutionDamaged",
     "SolutionNotComputed",
     "TwoPlayerSolution",
     "check_rules",
@@ -88,21 +90,29 @@ def solve_two_player(
     cached = _solutions.setdefault(rules, {})
     if label not in cached:
         layout = PairLayout(rules)
-        guide = None
-        if opponent is None:
-            policies = (maximizing_policy(), maximizing_policy())
-        else:
-            fixed = fixed_policy(rules, opponent)
-            policies = (maximizing_policy(), fixed) if seat == 0 else (fixed, maximizing_policy())
-            if strategy == "exact2":
-                guide = solve_two_player(rules, report=report).layers
+        policies = movers_policies(rules, opponent, seat)
+        guide = solve_two_player(rules, report=report).layers if strategy == "exact2" and opponent is not None else None
         layers = solve_all_layers(rules, layout, policies, solution_folder(rules, label), report, guide)
         cached[label] = TwoPlayerSolution(rules, layout, layers, policies, label, decides=guide is None)
     return cached[label]
 
 
+def movers_policies(rules: RuleSet, opponent: str | None, seat: int) -> tuple[Policy, Policy]:
+    """The decision rules of player one's and player two's turns: both maximize, or ``opponent`` in the seat not ``seat``."""
+    if opponent is None:
+        return maximizing_policy(), maximizing_policy()
+    fixed = fixed_policy(rules, opponent)
+    return (maximizing_policy(), fixed) if seat == 0 else (fixed, maximizing_policy())
+
+
 class SolutionNotComputed(ValueError):
     """A two-player solution is not in the cache folder; the message names the command that computes it and its time."""
+
+
+class SolutionDamaged(SolutionNotComputed):
+    """A layer file of a two-player solution fails its checks (size, header, checksum, range); the message names
+    the file, the problem and the command that solves it again.
+    """
 
 
 def solve_command(rules: RuleSet, opponent: str | None, seat: int, strategy: str = "best") -> str:
@@ -132,20 +142,28 @@ def load_two_player(
     if label in cached:
         return cached[label]
     layout = PairLayout(rules)
-    layers = stored_layers(solution_folder(rules, label), layout)
+    minutes = max(1, round(layout.total_values / SOLVE_VALUES_PER_SECOND / 60))
+    try:
+        layers = stored_layers(solution_folder(rules, label), layout)
+    except ArrayFileError as error:
+        raise SolutionDamaged(
+            f"the two-player solution of {rules.name} cannot be used: {error}; "
+            f"`{solve_command(rules, opponent, seat, strategy)}` solves it again (about {minutes} min on 2 free cores)"
+        ) from None
     if layers is None:
         what = (
             "both play to win"
             if opponent is None
             else f"player {seat + 1}'s {'best response' if strategy == 'best' else 'exact2 chances'} against {opponent}"
         )
-        minutes = max(1, round(layout.total_values / SOLVE_VALUES_PER_SECOND / 60))
         raise SolutionNotComputed(
             f"the two-player solution of {rules.name} ({what}) is not computed yet: "
             f"`{solve_command(rules, opponent, seat, strategy)}` computes it (about {minutes} min on 2 free cores, "
             f"{layout.total_values * 2 / 2**30:.1f} GiB on disk)"
         )
-    return solve_two_player(rules, opponent, seat, strategy=strategy)
+    decides = opponent is None or strategy == "best"
+    solution = TwoPlayerSolution(rules, layout, layers, movers_policies(rules, opponent, seat), label, decides=decides)
+    return _solutions.setdefault(rules, {}).setdefault(label, solution)
 
 
 def solution_label(opponent: str | None, seat: int = 0, strategy: str = "best") -> str:

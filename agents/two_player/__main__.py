@@ -15,6 +15,7 @@ import resource
 import sys
 import time
 
+from agents.solvers.solution_cache import CacheFolderError
 from agents.two_player import STRATEGIES, check_rules, solution_label, solve_two_player
 from agents.two_player.layout import PairLayout
 from agents.two_player.opponents import OPPONENTS
@@ -82,10 +83,14 @@ def main(argv: list[str] | None = None) -> int:
     )
     started = time.perf_counter()
     report = LayerReport(layout, start_layer)
-    if args.no_progress or not sys.stderr.isatty():
-        solution = solve_two_player(rules, args.opponent, seat, report=report, strategy=args.strategy)
-    else:
-        solution = _solve_with_bar(rules, args.opponent, seat, args.strategy, layout, start_layer, report)
+    try:
+        if args.no_progress or not sys.stderr.isatty():
+            solution = solve_two_player(rules, args.opponent, seat, report=report, strategy=args.strategy)
+        else:
+            solution = _solve_with_bar(rules, args.opponent, seat, args.strategy, layout, start_layer, report)
+    except CacheFolderError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 1
     seconds = time.perf_counter() - started
     peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 2**20  # KiB on Linux
     size = 0 if folder is None else sum(path.stat().st_size for path in folder.glob("layer-*.npy"))

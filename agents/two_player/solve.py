@@ -20,9 +20,11 @@ import numba
 import numpy as np
 
 from agents.solvers import solution_cache
+from agents.solvers.array_files import ArrayFileError, read_array, write_array
+from agents.solvers.solution_cache import CacheFolderError
 from agents.two_player.kernel import SCALE, LayerArrays, Policy, solve_pairs, solve_pairs_following, turn_tables
 from agents.two_player.layout import Layer, PairLayout
-from yacht_env.atomic_files import remove_partial_files, write_atomically
+from yacht_env.atomic_files import remove_partial_files
 from yacht_env.rules import RuleSet
 
 FORMAT = 1  # bump when the meaning of a stored layer changes
@@ -42,26 +44,73 @@ def layer_path(folder: Path, num_open: int) -> Path:
     return folder / f"layer-{num_open:02d}.npy"
 
 
-def load_layer(folder: Path | None, layer: Layer) -> np.ndarray | None:
-    """Layer ``layer``'s stored values, memory-mapped read-only, or ``None`` when absent or not that layer's array."""
+def layer_check(layout: PairLayout, layer: Layer):
+    """The range check of layer ``layer``'s stored values (:func:`agents.solvers.array_files.read_array`).
+
+    Every value is a chance, at most ``SCALE``; and at the ends of a pair's stored range the sign of the
+    game is settled whatever is played: at ``d = -M(A)`` (the mover behind by all it can still score) the
+    mover ends level at best, at most 1/2; at ``d = M(B)`` it ends level at worst, at least 1/2. A layer of
+    zeros, or of ones, breaks the one or the other.
+    """
+    half = round(0.5 * SCALE)
+    movers = np.repeat(layer.mover_sets, len(layer.other_sets))
+    others = np.tile(layer.other_sets, len(layer.mover_sets))
+    stored = layer.width > 0
+    low_ends = layer.offset[:-1][stored & (layer.lo == -layout.most_to_come[movers])]
+    high_ends = layer.offset[1:][stored & (layer.lo + layer.width - 1 == layout.most_to_come[others])] - 1
+
+    def check(values: np.ndarray) -> str | None:
+        largest = max((int(values[i : i + (1 << 24)].max()) for i in range(0, len(values), 1 << 24)), default=0)
+        if largest > SCALE:
+            return f"holds {largest}, above {int(SCALE)} (a chance of 1): not a solved layer"
+        if (np.asarray(values[low_ends]) > half).any() or (np.asarray(values[high_ends]) < half).any():
+            return "holds chances on the wrong side of 1/2 where the game is settled: not a solved layer"
+        return None
+
+    return check
+
+
+def load_layer(folder: Path | None, layout: PairLayout, layer: Layer) -> np.ndarray | None:
+    """Layer ``layer``'s stored values, memory-mapped read-only, or ``None`` when the file is absent.
+
+    ``ArrayFileError`` (one line) for a file that is there but is not the layer: its size, header, checksum
+    and range are checked (:mod:`agents.solvers.array_files`).
+    """
     if folder is None:
         return None
-    path = layer_path(folder, layer.num_open)
-    if not path.is_file():
-        return None
+    return read_array(layer_path(folder, layer.num_open), np.uint16, (layer.num_values,), layer_check(layout, layer), mmap=True)
+
+
+def usable_layer(folder: Path | None, layout: PairLayout, layer: Layer) -> np.ndarray | None:
+    """:func:`load_layer`, with a damaged file counted as absent (said on stderr): what a solve does, writing it again."""
     try:
-        values = np.load(path, mmap_mode="r", allow_pickle=False)
-    except (OSError, ValueError):
+        return load_layer(folder, layout, layer)
+    except ArrayFileError as error:
+        print(f"{error}: solved again", file=sys.stderr, flush=True)
         return None
-    if values.dtype != np.uint16 or values.shape != (layer.num_values,):
-        return None
-    return values
+
+
+def write_layer(folder: Path, num_open: int, values: np.ndarray) -> None:
+    """Write layer ``num_open`` and its checksum; ``CacheFolderError`` (one line) when the folder cannot take it."""
+    try:
+        write_array(layer_path(folder, num_open), values)
+    except OSError as error:
+        raise CacheFolderError(
+            f"cannot write the two-player solution in {folder}: {error.strerror or error} "
+            f"(set {solution_cache.CACHE_ENV} to a writable folder with room for it)"
+        ) from None
 
 
 def first_missing_layer(folder: Path | None, layout: PairLayout) -> int:
-    """The first layer not stored in ``folder`` (``layout.num_layers`` when all are): where a solve starts."""
+    """The first layer not stored in ``folder`` (``layout.num_layers`` when all are): where a solve starts.
+
+    A damaged layer counts as missing.
+    """
     for layer in layout.layers[1:]:
-        if load_layer(folder, layer) is None:
+        try:
+            if load_layer(folder, layout, layer) is None:
+                return layer.num_open
+        except ArrayFileError:
             return layer.num_open
     return layout.num_layers
 
@@ -119,11 +168,17 @@ def worker_count() -> int:
 
 
 def stored_layers(folder: Path | None, layout: PairLayout) -> list[np.ndarray] | None:
-    """Every layer's values as stored in ``folder`` (memory maps), or ``None`` when one is missing: nothing is solved."""
-    if first_missing_layer(folder, layout) < layout.num_layers:
-        return None
-    stored = [load_layer(folder, layer) for layer in layout.layers[1:]]
-    return [terminal_layer()] + [values for values in stored if values is not None]
+    """Every layer's values as stored in ``folder`` (memory maps), or ``None`` when one is missing: nothing is solved.
+
+    ``ArrayFileError`` (one line) for a layer file that is damaged.
+    """
+    stored = [terminal_layer()]
+    for layer in layout.layers[1:]:
+        values = load_layer(folder, layout, layer)
+        if values is None:
+            return None
+        stored.append(values)
+    return stored
 
 
 def solve_all_layers(
@@ -145,9 +200,13 @@ def solve_all_layers(
     if folder is not None and folder.is_dir():
         remove_partial_files(folder)  # what a killed write left behind
     stored: list[np.ndarray | None] = [terminal_layer()]
-    stored += [load_layer(folder, layer) for layer in layout.layers[1:]]
+    stored += [usable_layer(folder, layout, layer) for layer in layout.layers[1:]]
     # Resume after the last layer of an unbroken run from the end of the game.
     first_missing = next((n for n, values in enumerate(stored) if values is None), len(stored))
+    if folder is not None and first_missing < layout.num_layers:
+        # refused before hours of solving rather than at the first layer that does not fit
+        needed = sum(2 * layer.num_values + 4_096 for layer in layout.layers[first_missing:])
+        solution_cache.check_folder(folder, needed, "the two-player solution")
     below = stored[first_missing - 1]
     assert below is not None
     for num_open in range(first_missing, layout.num_layers):
@@ -155,8 +214,8 @@ def solve_all_layers(
         guide_below = None if guide is None else guide[num_open - 1]
         values = solve_layer(tables, layout, num_open, below, policy, report, guide_below)
         if folder is not None:
-            write_atomically(layer_path(folder, num_open), lambda handle: np.save(handle, values, allow_pickle=False))
-            stored[num_open] = load_layer(folder, layout.layers[num_open])
+            write_layer(folder, num_open, values)
+            stored[num_open] = load_layer(folder, layout, layout.layers[num_open])
         else:
             stored[num_open] = values
         below = values  # only this layer and the next are in memory at once

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import itertools
-import zipfile
+import os
 
 import numpy as np
 import pytest
@@ -17,6 +17,7 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from agents.solvers import optimal, sheet_solver, solution_cache
+from agents.solvers.array_files import read_array, write_array
 from agents.solvers.optimal import PUBLISHED_OPTIMA as PUBLISHED
 from agents.solvers.optimal import expected_score, q_values, solve
 from tests.agents.small_games import keep_children_by_hand
@@ -505,7 +506,7 @@ def test_a_second_process_loads_the_solution_from_disk(tmp_path, monkeypatch):
     monkeypatch.setenv(solution_cache.CACHE_ENV, str(tmp_path))
     rules = reduced_rules("free", 100)
     first = solve(rules).state_values
-    files = list(tmp_path.glob("values-*.npz"))
+    files = list(tmp_path.glob("values-*.npy"))
     assert len(files) == 1 and rules.fingerprint in files[0].name
     optimal.clear_cache()
     calls = []
@@ -514,27 +515,44 @@ def test_a_second_process_loads_the_solution_from_disk(tmp_path, monkeypatch):
     assert calls == [] and np.array_equal(first, again, equal_nan=True)
 
 
+def flip_a_value(path):
+    """One stored value changed, the checksum beside it left as it was: what a bad disk sector does."""
+    values = np.load(path).copy()
+    values.flat[np.flatnonzero(np.isfinite(values))[-1]] += 1.0
+    np.save(path, values)
+
+
+def replace_with(path, make):
+    path.unlink()
+    make(path)
+
+
 @pytest.mark.parametrize(
     "damage",
     [
-        lambda path: path.write_bytes(b"not a zip file"),
+        lambda path: path.write_bytes(b"not an array file"),
         lambda path: path.write_bytes(path.read_bytes()[:1000]),
-        lambda path: np.savez(path, values=np.zeros(3)),
-        lambda path: np.savez(path, other=np.zeros(3)),
-        lambda path: np.savez(path, values=np.array([object()], dtype=object)),
+        lambda path: path.write_bytes(b""),
+        lambda path: np.save(path, np.zeros(3)),
+        lambda path: np.save(path, np.array([object()], dtype=object), allow_pickle=True),
+        flip_a_value,
+        lambda path: write_array(path, np.where(np.isnan(np.load(path)), np.nan, -np.inf)),
+        lambda path: replace_with(path, os.mkfifo),
+        lambda path: replace_with(path, lambda link: link.symlink_to("/dev/zero")),
     ],
-    ids=["garbage", "truncated", "wrong shape", "wrong name", "pickled objects"],
+    ids=["garbage", "truncated", "empty", "wrong shape", "pickled objects", "checksum", "out of range", "fifo", "device"],
 )
 def test_a_damaged_cache_file_is_solved_again_and_rewritten(tmp_path, monkeypatch, damage):
     monkeypatch.setenv(solution_cache.CACHE_ENV, str(tmp_path))
     rules = reduced_rules("forced", 100)
     expected = solve(rules).state_values
-    (path,) = tmp_path.glob("values-*.npz")
+    (path,) = tmp_path.glob("values-*.npy")
     damage(path)
     optimal.clear_cache()
-    assert np.array_equal(solve(rules).state_values, expected, equal_nan=True)
-    with zipfile.ZipFile(path) as archive:
-        assert archive.namelist() == ["values.npy"]
+    with pytest.warns(UserWarning, match=f"{path.name}.*: solving it again"):
+        assert np.array_equal(solve(rules).state_values, expected, equal_nan=True)
+    assert path.is_file() and not path.is_symlink()
+    assert np.array_equal(read_array(path, np.float64, expected.shape), expected, equal_nan=True)
     assert np.array_equal(solution_cache.load_values(path.name.split("-", 2)[2][:-4], expected.shape), expected, equal_nan=True)
 
 

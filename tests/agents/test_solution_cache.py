@@ -10,6 +10,7 @@ import pytest
 from numba.core.dispatcher import Dispatcher
 
 from agents.solvers import optimal, sheet_solver, solution_cache, target
+from agents.solvers.array_files import write_array
 from yacht_env.rules import Category, RuleSet, all_alike, total, upper
 
 # Rows that score alone: the target DP solves them. With an upper bonus: the sheet solver.
@@ -54,11 +55,10 @@ def test_every_solver_keeps_its_tables_in_the_one_default_folder(tmp_path, no_ca
         values = optimal.solve(SHEET_RULES).state_values
     folder = tmp_path / "yacht-rl"
     (target_file,) = folder.glob("target-cache_target-*.npy")
-    (sheet_file,) = folder.glob(f"values-*{SHEET_RULES.fingerprint}*.npz")
+    (sheet_file,) = folder.glob(f"values-*{SHEET_RULES.fingerprint}*.npy")
     assert sorted(path.name for path in tmp_path.rglob("*.np[yz]")) == sorted([target_file.name, sheet_file.name])
     np.testing.assert_array_equal(np.load(target_file, allow_pickle=False), table)
-    with np.load(sheet_file, allow_pickle=False) as stored:
-        np.testing.assert_array_equal(stored["values"], values)
+    np.testing.assert_array_equal(np.load(sheet_file, allow_pickle=False), values)
 
 
 def test_the_one_variable_moves_and_turns_off_every_solver_cache(tmp_path, no_cache_variables):
@@ -67,7 +67,7 @@ def test_the_one_variable_moves_and_turns_off_every_solver_cache(tmp_path, no_ca
     target._solutions.clear()
     target.solve_target(TARGET_RULES)
     optimal.solve(SHEET_RULES)
-    assert len(list(tmp_path.glob("target-*.npy"))) == 1 and len(list(tmp_path.glob("values-*.npz"))) == 1
+    assert len(list(tmp_path.glob("target-*.npy"))) == 1 and len(list(tmp_path.glob("values-*.npy"))) == 1
     for path in tmp_path.iterdir():
         path.unlink()
     no_cache_variables.setenv(solution_cache.CACHE_ENV, "")
@@ -93,9 +93,10 @@ def test_a_changed_solver_never_reads_a_table_an_older_one_stored(tmp_path, no_c
     table, values = solve_both()
     versions = [solution_cache.source_version(*sources) for sources in (target.SOLVER_SOURCES, optimal.SHEET_SOLVER_SOURCES)]
     (target_file,) = tmp_path.glob(f"target-*-{versions[0]}.npy")
-    (sheet_file,) = tmp_path.glob(f"values-*-{versions[1]}.npz")
-    np.save(target_file, np.full(table.shape, 0.25))  # tables of the right shapes, all wrong: what an older solver left
-    np.savez(sheet_file, values=np.full(values.shape, 1e6))
+    (sheet_file,) = tmp_path.glob(f"values-*-{versions[1]}.npy")
+    # tables of the right shapes, all wrong, with their checksums: what an older solver left
+    write_array(target_file, np.full(table.shape, 0.25))
+    write_array(sheet_file, np.full(values.shape, 1e6))
     stale_table, stale_values = solve_both()
     assert (stale_table == 0.25).all() and (stale_values == 1e6).all()  # the same solver reads its files
     no_cache_variables.setattr(target, "SOLVER_SOURCES", ("agents.solvers.target",))  # as if the solvers' source changed
@@ -103,7 +104,7 @@ def test_a_changed_solver_never_reads_a_table_an_older_one_stored(tmp_path, no_c
     fresh_table, fresh_values = solve_both()
     np.testing.assert_array_equal(fresh_table, table)
     np.testing.assert_array_equal(fresh_values, values)
-    assert len(list(tmp_path.iterdir())) == 4  # the old files stay, unread
+    assert len(list(tmp_path.glob("*.npy"))) == 4  # the old files stay, unread
 
 
 def test_a_solver_module_without_a_source_file_is_named():

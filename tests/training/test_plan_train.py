@@ -2,10 +2,14 @@
 
 import csv
 import json
+import os
+import re
+import shutil
 from pathlib import Path
 
 import pytest
 
+from agents.learned.model_files import MAX_FILE_BYTES
 from agents.learned.plan import PlanPolicy
 from agents.policies.guard import unguarded
 from agents.registry import make_policy
@@ -146,3 +150,95 @@ def test_a_tiny_plan2_run_writes_a_table_player_and_resumes_from_its_checkpoint(
     assert (run / "model.safetensors").exists()
     assert train_main(["--resume", str(run)]) is None
     assert "nothing to resume" in capsys.readouterr().out
+
+
+# -- a checkpoint is held to the checks of the file the run ends in ------------------------------------------------
+
+TRAINED = {
+    "table": (CONFIG, TINY, "step_400.safetensors"),
+    "net": (CONFIG, [*TINY, "plan.value_model=net", "plan.net_arch=[16]"], "step_400.safetensors"),
+    "net2": (CONFIG2, TINY2, "step_60.safetensors"),
+}
+
+
+@pytest.fixture(scope="module")
+def trained(tmp_path_factory):
+    """A finished tiny run of each value model, its final model and evaluation taken away: a run killed at its end."""
+    runs = {}
+    for kind, (config, overrides, _) in TRAINED.items():
+        folder = tmp_path_factory.mktemp(kind)
+        assert train_main(["--config", config, "--runs-dir", str(folder), f"name={kind}", *overrides]) is None
+        for name in ("model.safetensors", "eval.json"):
+            (folder / kind / name).unlink()
+        runs[kind] = folder / kind
+    return runs
+
+
+def with_metadata(change):
+    def damage(path):
+        from safetensors import safe_open
+        from safetensors.torch import load_file, save_file
+
+        with safe_open(str(path), framework="pt") as handle:
+            meta = json.loads(handle.metadata()["yacht_plan_checkpoint"])
+        change(meta)
+        save_file(load_file(str(path)), str(path), metadata={"yacht_plan_checkpoint": json.dumps(meta)})
+
+    return damage
+
+
+def with_value(value):
+    """The first tensor's first entry set to ``value``: a table's value, or a network's first weight."""
+
+    def damage(path):
+        from safetensors import safe_open
+        from safetensors.torch import load_file, save_file
+
+        with safe_open(str(path), framework="pt") as handle:
+            metadata = handle.metadata()
+        tensors = load_file(str(path))
+        name = sorted(tensors)[0]
+        tensors[name].view(-1)[1] = value
+        save_file(tensors, str(path), metadata=metadata)
+
+    return damage
+
+
+def replaced_by(make):
+    def damage(path):
+        path.unlink()
+        make(path)
+
+    return damage
+
+
+CHECKPOINT_DAMAGES = {
+    "games -1000": (with_metadata(lambda meta: meta.update(games=-1000)), "games must be an integer >= 0 and at most"),
+    "games 1e308": (with_metadata(lambda meta: meta.update(games=1e308)), "games must be an integer >= 0 and at most"),
+    "no games": (with_metadata(lambda meta: meta.pop("games")), "its metadata must hold games and value_model"),
+    "NaN": (with_value(float("nan")), "NaN or infinite"),
+    "3e38": (with_value(3e38), "NaN or infinite|above 1e\\+06 points|beyond 10000 in magnitude"),
+    "fifo": (replaced_by(os.mkfifo), "is not a regular file"),
+    "device": (replaced_by(lambda path: path.symlink_to("/dev/zero")), "is not a regular file"),
+    "huge": (lambda path: os.truncate(path, MAX_FILE_BYTES + 1), "more than a checkpoint may be"),
+}
+
+
+def files_of(run: Path) -> dict[str, bytes]:
+    return {str(path.relative_to(run)): path.read_bytes() for path in sorted(run.rglob("*")) if path.is_file()}
+
+
+@pytest.mark.parametrize("kind", sorted(TRAINED))
+@pytest.mark.parametrize("damage", sorted(CHECKPOINT_DAMAGES))
+def test_a_damaged_checkpoint_is_refused_in_one_line_and_the_run_left_as_it_was(trained, tmp_path, kind, damage):
+    run = tmp_path / kind
+    shutil.copytree(trained[kind], run)
+    make, words = CHECKPOINT_DAMAGES[damage]
+    make(run / "checkpoints" / TRAINED[kind][2])
+    before = files_of(run)
+    with pytest.raises(SystemExit) as refused:
+        train_main(["--resume", str(run)])
+    message = str(refused.value)
+    assert "\n" not in message and f"{TRAINED[kind][2]}' cannot be resumed: " in message
+    assert re.search(words, message), message
+    assert files_of(run) == before
