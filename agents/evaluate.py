@@ -42,12 +42,12 @@ import numpy as np
 from agents.evaluation.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
 from agents.evaluation.option_values import whole_number
 from agents.evaluation.stats import mean_ci
-from agents.policies.guard import guard
+from agents.policies.guard import guard, replacement_note, warn_replaced
 from agents.policies.policy import Policy
 from agents.registry import default_policies, listed, make_policy, policy_specs, solitaire_names
 from agents.solvers.exact_solution import gaps_to_best
 from agents.solvers.optimal import expected_score, solve
-from yacht_env.atomic_files import write_atomically
+from yacht_env.atomic_files import OutputError, write_atomically
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RULE_SETS, RuleSet, rule_set
 
@@ -62,6 +62,14 @@ class GameLog:
     regret_by_turn: np.ndarray  # (games, turns): summed regret of each turn's decisions
     upper_total: np.ndarray  # the upper rows' points at the end of each game
     five_alike_scored: np.ndarray  # whether the five-alike row (Yacht, Yahtzee) scored its points
+    # Decisions of each game that optimal made for the policy: the guard replaces a policy that cannot choose for the
+    # rest of its batch, so these games' figures are partly optimal's.
+    replaced_decisions: np.ndarray
+
+    @property
+    def replaced_games(self) -> int:
+        """Games in which optimal made some of the policy's decisions."""
+        return int((self.replaced_decisions > 0).sum())
 
     @property
     def regret(self) -> np.ndarray:
@@ -98,6 +106,8 @@ class Summary:
     upper_bonus_ci95: tuple[float, float] | None
     five_alike_rate: float | None  # None where the rules have no row for five alike
     five_alike_ci95: tuple[float, float] | None
+    replaced_games: int = 0  # games in which the policy could not choose and optimal played for it: figures partly optimal's
+    replaced_decisions: int = 0  # the decisions optimal made in its place
 
 
 def five_alike_row(rules: RuleSet) -> int:
@@ -147,6 +157,7 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
     first_row_action, alike_row = rules.dice.num_rerolls, five_alike_row(rules)
     upper_rows = np.array([category.upper for category in rules.categories])
     every_game = np.arange(games)
+    replaced_decisions = np.zeros(games, dtype=np.int64)
     policy = guard(policy)  # a policy that cannot choose is replaced by optimal for these games, and the log says so
     policy.reset(seed)
     reads_table = getattr(policy, "table_encoding", None)
@@ -163,6 +174,8 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
         else:  # a policy that reads its own total (target:T) sees a table of one
             totals = scores.astype(np.int64)[:, None]
             actions = policy.act_batch(reads_table.encode_batch(*position, totals, position[2][:, None]), masks)
+        if policy.replaced is not None:  # the fallback chose this step's actions (and will choose the rest)
+            replaced_decisions += playing
         # The sheet state (upper subtotal, Yahtzee box) is the game's own, whatever the policy reads.
         q = solution.q_values_batch(*position, *env.sheet_state) if rules.has_sheet_state else solution.q_values_batch(*position)
         actions = np.asarray(actions)
@@ -183,7 +196,7 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
     env.close()
     if progress is not None:
         progress.update(games)
-    return GameLog(scores, regret_by_kind, decisions_by_kind, regret_by_turn, upper_total, five_alike_scored)
+    return GameLog(scores, regret_by_kind, decisions_by_kind, regret_by_turn, upper_total, five_alike_scored, replaced_decisions)
 
 
 def summarize(name: str, log: GameLog, optimal: GameLog, optimum: float, rules: RuleSet | None = None) -> Summary:
@@ -224,6 +237,8 @@ def summarize(name: str, log: GameLog, optimal: GameLog, optimum: float, rules: 
         upper_bonus_ci95=bonus_ci,
         five_alike_rate=alike_rate,
         five_alike_ci95=alike_ci,
+        replaced_games=log.replaced_games,
+        replaced_decisions=int(log.replaced_decisions.sum()),
     )
 
 
@@ -370,7 +385,12 @@ def print_table(summaries: list[Summary], optimum: float, games: int, seed: int,
         )
     console = report_console()
     console.print(table)
-    print_policy_notes(console, notes)
+    print_policy_notes(console, notes + replacement_notes(summaries))
+
+
+def replacement_notes(summaries: list[Summary]) -> list[str]:
+    """A line for each policy that optimal played for in some games (its figures are partly optimal's)."""
+    return [replacement_note(s.policy, s.replaced_games, s.games, s.replaced_decisions) for s in summaries if s.replaced_games]
 
 
 def print_sheet_table(summaries: list[Summary], rules: RuleSet | None = None) -> None:
@@ -634,7 +654,7 @@ def check_run_options(parser: argparse.ArgumentParser, args) -> bool:
         parser.error(f"--games must be at least 2 (for a confidence interval), got {args.games}")
     if args.batch_size < 1:
         parser.error(f"--batch-size must be at least 1, got {args.batch_size}")
-    from yacht_env.atomic_files import OutputError, check_outputs
+    from yacht_env.atomic_files import check_outputs
 
     try:
         check_outputs([args.json, args.plot])  # a device, FIFO or folder: refused before the games, not after
@@ -679,7 +699,7 @@ def play_at_table(parser: argparse.ArgumentParser, args, on_ray: bool) -> None:
             rules=args.rules,
             grade=not args.no_grade,
         )
-    except ValueError as error:
+    except (ValueError, OutputError) as error:  # an output that changed since the check, or a full disk: one line
         parser.exit(2, f"error: {error}\n")
 
 
@@ -712,10 +732,14 @@ def main(argv=None):
     print_sheet_table(summaries, args.rules)
     distribution = distribution_rows(logs, list(dict.fromkeys(names)), args.rules)
     print_distribution_table(distribution, args.games, args.rules)
-    if args.json:
-        save_json(args.json, summaries, optimum, args.games, args.seed, distribution, args.rules)
-    if args.plot:
-        save_plot(args.plot, logs, list(dict.fromkeys(names)), optimum, args.rules)
+    warn_replaced(replacement_notes(summaries))
+    try:
+        if args.json:
+            save_json(args.json, summaries, optimum, args.games, args.seed, distribution, args.rules)
+        if args.plot:
+            save_plot(args.plot, logs, list(dict.fromkeys(names)), optimum, args.rules)
+    except OutputError as error:  # an output that changed since the check, or a full disk: one line
+        parser.exit(2, f"error: {error}\n")
 
 
 if __name__ == "__main__":

@@ -72,6 +72,9 @@ class Evaluation(Strict):
     normalized_regret: Finite
     normalized_regret_ci95: tuple[Finite, Finite]
     wall_seconds: Finite = Field(ge=0)
+    # Evaluation games in which the policy could not choose and optimal played for it (agents.policies.guard): the
+    # figures are then partly optimal's, so such a run is kept as evidence and never aggregated.
+    replaced_games: int = Field(default=0, ge=0)
 
 
 class RunResult(Strict):
@@ -117,6 +120,8 @@ class RunResult(Strict):
             raise ValueError(f"evaluation.metric is {evaluation.metric!r}, track {fixed.name} scores {fixed.metric!r}")
         if not math.isclose(evaluation.optimum, fixed.optimum(), rel_tol=1e-6):
             raise ValueError(f"evaluation.optimum is {evaluation.optimum!r}, track {fixed.name}'s is {fixed.optimum():.6f}")
+        if evaluation.replaced_games > evaluation.games:
+            raise ValueError(f"evaluation.replaced_games {evaluation.replaced_games:,} exceeds its games {evaluation.games:,}")
         if training.env_steps_at_most > fixed.budget:
             raise ValueError(f"training.env_steps_at_most {training.env_steps_at_most:,} exceeds the budget {fixed.budget:,}")
         if training.algorithm is not None and self.seed not in TRAINING_SEEDS:
@@ -216,10 +221,17 @@ def results_files(paths: Iterable[str | Path]) -> list[Path]:
 
 
 def load_results(paths: Iterable[str | Path]) -> list[RunResult]:
-    """Every run of the results files at ``paths`` (files or folders), each read and checked; no run twice."""
+    """Every run of the results files at ``paths`` (files or folders), each read and checked; no run twice, and none
+    whose policy was replaced by optimal in an evaluation game (its figures would be partly optimal's).
+    """
     runs: dict[tuple[str, str, int], tuple[Path, RunResult]] = {}
     for path in results_files(paths):
         run = read_results(path)
+        if run.evaluation.replaced_games:
+            raise ResultsError(
+                f"results file {str(path)[:300]!r}: its policy was replaced by optimal in {run.evaluation.replaced_games:,} "
+                f"of {run.evaluation.games:,} evaluation games, so its figures are partly optimal's: not aggregated"
+            )
         if run.key in runs:
             first = runs[run.key][0]
             raise ResultsError(

@@ -65,12 +65,14 @@ def evaluate_on_track(fixed: Track, policy: str) -> Evaluation:
         summary = evaluate([policy], fixed.games, fixed.eval_seed, rule_set(fixed.rules))[0][0]
         mean, mean_ci = summary.mean, summary.ci95
         regret, regret_ci = summary.regret_per_game, summary.regret_per_game_ci95
+        replaced = summary.replaced_games
         scaled = (regret_ci[0] / optimum, regret_ci[1] / optimum)
     else:
         from agents.evaluation.tournament import tournament
 
         standing = tournament([policy, "optimal"], fixed.games, fixed.eval_seed, fixed.rules)[0].standings[0]
         mean, mean_ci, regret, regret_ci = standing.win_rate, standing.win_rate_ci95, None, None
+        replaced = standing.replaced_games
         scaled = (1.0 - mean_ci[1] / optimum, 1.0 - mean_ci[0] / optimum)
     return Evaluation(
         rules=fixed.rules,
@@ -86,6 +88,7 @@ def evaluate_on_track(fixed: Track, policy: str) -> Evaluation:
         normalized_regret=normalized_regret(fixed.metric, mean, regret, optimum),
         normalized_regret_ci95=scaled,
         wall_seconds=time.perf_counter() - started,
+        replaced_games=replaced,
     )
 
 
@@ -211,6 +214,9 @@ def run_seed(args: argparse.Namespace, fixed: Track, seed: int) -> Path:
     low, high = evaluation.normalized_regret_ci95
     figure = f"normalized regret {evaluation.normalized_regret:.4f} [{low:.4f}, {high:.4f}]"
     print(f"{out}: {fixed.name} {args.method} seed {seed}: {evaluation.metric} {evaluation.mean:.4f}, {figure}", flush=True)
+    if evaluation.replaced_games:
+        replaced = f"{policy} was replaced by optimal in {evaluation.replaced_games:,} of {evaluation.games:,} games"
+        print(f"warning: {replaced}; {out} says so, and aggregate refuses it", file=sys.stderr, flush=True)
     return out
 
 

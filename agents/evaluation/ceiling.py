@@ -93,10 +93,19 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     if args.games < 4:
         parser.error(f"--games must be at least 4 (two deals, for a confidence interval), got {args.games}")
+    from yacht_env.atomic_files import OutputError, check_outputs
+
+    try:
+        check_outputs([args.json])  # a folder, FIFO or device: refused before the games, not after
+    except OutputError as error:
+        parser.exit(2, f"error: {error}\n")
     result, _ = ceiling_match(args.games, args.seed)
     print_tournament(result)
     if args.json:
-        save_tournament_json(args.json, result)
+        try:
+            save_tournament_json(args.json, result)
+        except OutputError as error:  # what changed since the check, or a full disk: still one line
+            parser.exit(2, f"error: {error}\n")
 
 
 if __name__ == "__main__":

@@ -35,7 +35,7 @@ from gymnasium.utils import seeding
 from agents.evaluation.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
 from agents.evaluation.stats import mean_ci
 from agents.learned.table_policy import model_policy
-from agents.policies.guard import guard
+from agents.policies.guard import guard, replacement_note, warn_replaced
 from agents.policies.policy import Policy
 from agents.registry import make_table_policy
 from yacht_env.atomic_files import write_atomically
@@ -55,6 +55,7 @@ class TableLog:
     rules: str = "yacht"  # the rule set's name
     losses: np.ndarray | None = None  # (games, policies): summed loss in chance of winning, when graded
     decisions: np.ndarray | None = None  # (games, policies): decisions made, when graded
+    replaced: np.ndarray | None = None  # (games, policies): decisions optimal made for a policy that could not choose
 
 
 @dataclass
@@ -64,6 +65,7 @@ class TableGames:
     totals: np.ndarray  # (games, policies) int64
     losses: np.ndarray | None = None  # (games, policies) float64: the summed drop in chance of winning of its decisions
     decisions: np.ndarray | None = None  # (games, policies) int64: how many decisions it made
+    replaced: np.ndarray | None = None  # (games, policies) int64: its decisions that optimal made in its place
 
 
 @dataclass
@@ -85,6 +87,8 @@ class Standing:
     loss_per_decision_pp: float | None = None
     loss_per_game_pp: float | None = None
     loss_per_game_pp_ci95: tuple[float, float] | None = None
+    replaced_games: int = 0  # games in which the policy could not choose and optimal played for it: figures partly optimal's
+    replaced_decisions: int = 0  # the decisions optimal made in its place
 
 
 @dataclass
@@ -140,19 +144,18 @@ def play_table_games(
     n = len(policies)
     deals = math.ceil(games / n)
     batches = game_slices(deals, max(1, batch_size // n))
-    parts = [play_deals(policies, size, seed + first, rules, progress, grader) for first, size in batches]
-    if grader is None:
-        return TableGames(np.concatenate([part.totals for part in parts]))
-    return merge_games(parts)
+    return merge_games([play_deals(policies, size, seed + first, rules, progress, grader) for first, size in batches])
 
 
 def merge_games(parts: list[TableGames]) -> TableGames:
     """Batches of games, one after the other."""
     graded = all(part.losses is not None for part in parts)
+    counted = all(part.replaced is not None for part in parts)
     return TableGames(
         np.concatenate([part.totals for part in parts]),
         np.concatenate([part.losses for part in parts]) if graded else None,
         np.concatenate([part.decisions for part in parts]) if graded else None,
+        np.concatenate([part.replaced for part in parts]) if counted else None,
     )
 
 
@@ -171,22 +174,18 @@ def play_deals(
     policy_in_seat = (seating[None, :] - rotation[:, None]) % n  # (tables, seats)
     tables = GameBatch(rules, n, len(faces))
     tables.start(faces)
-    graded = None if grader is None else TableGames(np.zeros((len(faces), n), np.int64), np.zeros((len(faces), n)))
-    if graded is not None:
-        graded.decisions = np.zeros((len(faces), n), dtype=np.int64)
-    _play_to_the_end(tables, policies, policy_in_seat, grader, graded)
+    games = TableGames(np.zeros((len(faces), n), np.int64), replaced=np.zeros((len(faces), n), np.int64))
+    if grader is not None:
+        games.losses, games.decisions = np.zeros((len(faces), n)), np.zeros((len(faces), n), dtype=np.int64)
+    _play_to_the_end(tables, policies, policy_in_seat, grader, games)
     seat_of_policy = (seating[None, :] + rotation[:, None]) % n
     if progress is not None:
         progress.update(deals * n)
-    totals = np.take_along_axis(tables.totals, seat_of_policy, axis=1).astype(np.int64)
-    if graded is None:
-        return TableGames(totals)
-    return TableGames(totals, graded.losses, graded.decisions)
+    games.totals = np.take_along_axis(tables.totals, seat_of_policy, axis=1).astype(np.int64)
+    return games
 
 
-def _play_to_the_end(
-    tables: GameBatch, policies: list[Policy], policy_in_seat: np.ndarray, grader=None, graded: TableGames | None = None
-) -> None:
+def _play_to_the_end(tables: GameBatch, policies: list[Policy], policy_in_seat: np.ndarray, grader, games: TableGames) -> None:
     all_tables = np.arange(tables.num_tables)
     while not tables.over.all():
         acting = policy_in_seat[all_tables, tables.seat]
@@ -197,9 +196,11 @@ def _play_to_the_end(
             masks = tables.legal_masks(rows)
             observations = policy_observations(policy, tables, rows, tables.seat[rows])
             actions = np.asarray(policy.act_batch(observations, masks), dtype=np.int64)
-            if grader is not None and graded is not None and _all_legal(masks, actions):
-                graded.losses[rows, index] += grader.table_losses(tables, rows, actions)  # type: ignore[index]
-                graded.decisions[rows, index] += 1  # type: ignore[index]
+            if getattr(policy, "replaced", None) is not None:  # optimal chose these (and chooses the rest of the batch)
+                games.replaced[rows, index] += 1  # type: ignore[index]
+            if grader is not None and _all_legal(masks, actions):
+                games.losses[rows, index] += grader.table_losses(tables, rows, actions)  # type: ignore[index]
+                games.decisions[rows, index] += 1  # type: ignore[index]
             _, legal = tables.play(actions, rows)
             if not legal.all():
                 raise ValueError(f"policy {getattr(policy, 'name', policy)!r} chose illegal action {int(actions[~legal][0])}")
@@ -242,6 +243,7 @@ def summarize_table(log: TableLog, seed: int, grading: str = "") -> TournamentRe
                 mean_score=mean_score,
                 mean_score_ci95=score_ci,
                 **_loss_figures(log, i),
+                **_replaced_figures(log, i),
             )
         )
     matrix: list[list[float | None]] = [[None] * n for _ in range(n)]
@@ -252,6 +254,16 @@ def summarize_table(log: TableLog, seed: int, grading: str = "") -> TournamentRe
                 above = (totals[:, i] > totals[:, j]) + 0.5 * (totals[:, i] == totals[:, j])
                 matrix[i][j], matrix_ci[i][j] = _deal_mean_ci(above, n, is_rate=True)
     return TournamentResult(list(log.names), len(totals), log.deals, seed, standings, matrix, matrix_ci, log.rules, grading)
+
+
+def _replaced_figures(log: TableLog, policy: int) -> dict:
+    """The games (and decisions) in which optimal played for a policy that could not choose."""
+    if log.replaced is None:
+        return {}
+    return {
+        "replaced_games": int((log.replaced[:, policy] > 0).sum()),
+        "replaced_decisions": int(log.replaced[:, policy].sum()),
+    }
 
 
 def _loss_figures(log: TableLog, policy: int) -> dict:
@@ -330,7 +342,15 @@ def run_table(
     finally:
         if progress is not None:
             progress.close()
-    log = TableLog(unique_names(names), games_played.totals, deals, rules.name, games_played.losses, games_played.decisions)
+    log = TableLog(
+        unique_names(names),
+        games_played.totals,
+        deals,
+        rules.name,
+        games_played.losses,
+        games_played.decisions,
+        games_played.replaced,
+    )
     return summarize_table(log, seed, grading), log
 
 
@@ -433,6 +453,15 @@ def print_tournament(result: TournamentResult) -> None:
             cells.append("—" if rate is None or ci is None else f"{100 * rate:.1f}% [{100 * ci[0]:.1f}, {100 * ci[1]:.1f}]")
         matrix.add_row(name, *cells)
     console.print(matrix)
+    for note in tournament_replacement_notes(result):
+        console.print(note, soft_wrap=True, markup=False, highlight=False)
+
+
+def tournament_replacement_notes(result: TournamentResult) -> list[str]:
+    """A line for each policy that optimal played for in some games (its figures are partly optimal's)."""
+    return [
+        replacement_note(s.policy, s.replaced_games, s.games, s.replaced_decisions) for s in result.standings if s.replaced_games
+    ]
 
 
 def save_tournament_json(path, result: TournamentResult) -> None:
@@ -493,6 +522,7 @@ def main_table(
         names, games, seed, rules=rules, batch_size=batch_size, show_progress=show_progress, on_ray=on_ray, grade=grade
     )
     print_tournament(result)
+    warn_replaced(tournament_replacement_notes(result))
     if json_path:
         save_tournament_json(json_path, result)
     if plot_path:

@@ -14,6 +14,7 @@ import sys
 from pathlib import Path
 
 from agents.learned.model_files import SUFFIX, ModelLoadError, export_model, load_model_file
+from yacht_env.atomic_files import OutputError, check_outputs
 
 
 def main(argv=None) -> int:
@@ -27,12 +28,17 @@ def main(argv=None) -> int:
     out = Path(args.out) if args.out else Path(args.zip).with_suffix(SUFFIX)
     if out.suffix != SUFFIX:
         parser.error(f"the output file must end in {SUFFIX}, got {str(out)!r}")
+    try:
+        check_outputs([out])  # a folder, FIFO or device: refused before loading the zip, not after
+    except OutputError as error:
+        print(f"error: {error}", file=sys.stderr)
+        return 2
     from agents.learned.ppo import load_sb3_model
 
     try:
         export_model(load_sb3_model(args.zip), out)
         load_model_file(out)  # read back: every field and tensor checked
-    except (ModelLoadError, ValueError) as error:
+    except (ModelLoadError, ValueError, OutputError) as error:
         print(f"error: {error}", file=sys.stderr)
         return 2
     print(f"wrote {out}")

@@ -18,6 +18,7 @@ A zero-length batch gets a zero-length answer without asking the policy: a repor
 from __future__ import annotations
 
 import logging
+import sys
 from collections.abc import Callable
 from dataclasses import dataclass
 
@@ -45,6 +46,22 @@ class Replacement:
         return (
             f"policy {self.policy} could not choose at {self.reason}; {self.fallback} plays in its place for the rest of the game"
         )
+
+
+def replacement_note(policy: str, games: int, of_games: int, decisions: int) -> str:
+    """One line under a results table whose ``policy`` was replaced in ``games`` of its ``of_games``: its figures
+    are then partly the fallback's, which no reader should miss.
+    """
+    return (
+        f"{policy} was replaced by {FALLBACK} in {games:,} of {of_games:,} games ({decisions:,} decisions): "
+        f"its figures include {FALLBACK}'s play"
+    )
+
+
+def warn_replaced(notes: list[str]) -> None:
+    """The replacement notes once more, on stderr, after the tables: where a log or a pipe still shows them."""
+    for note in notes:
+        print(f"warning: {note}", file=sys.stderr)
 
 
 def log_replacement(replacement: Replacement) -> None:

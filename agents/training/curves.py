@@ -21,7 +21,7 @@ import csv
 from pathlib import Path
 
 from agents.training.sweep import curve_rows
-from yacht_env.atomic_files import write_atomically
+from yacht_env.atomic_files import OutputError, check_outputs, write_atomically
 
 COLUMNS = ("wall_seconds", "percent_of_optimal", "regret_per_decision")
 
@@ -132,11 +132,12 @@ def main(argv=None) -> int:
     if bool(args.runs) == bool(args.families):
         parser.exit(2, "error: name run folders, or --families FOLDER, not both\n")
     try:
+        check_outputs([args.out])  # a folder, FIFO or device: refused before reading and drawing, not after
         if args.families:
             path = plot_families(args.families, args.out, tuple(args.level or (99.0,)))
         else:
             path = plot_curves(args.runs, args.out, tuple(args.level or (98.0, 99.0)))
-    except ValueError as error:
+    except (ValueError, OutputError) as error:
         parser.exit(2, f"error: {error}\n")
     print(path)
     return 0
