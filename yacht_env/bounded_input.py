@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from yacht_env.echo import echoed_path
+
 MAX_JSON_BYTES = 1_000_000
 MAX_JSON_DEPTH = 64  # records and model metadata nest 6 levels at most
 MAX_LINE_BYTES = 1_000_000
@@ -69,7 +71,7 @@ def open_regular_file(path: str | Path) -> BinaryIO:
     """``path`` opened for reading in binary; ``InputBoundsError`` for a device, FIFO, socket or folder (never opened)."""
     mode = os.stat(path).st_mode
     if not stat.S_ISREG(mode):
-        raise InputBoundsError(f"{path} is not a regular file ({_file_kind(mode)}): give a file")
+        raise InputBoundsError(f"{echoed_path(path)} is not a regular file ({_file_kind(mode)}): give a file")
     return open(path, "rb")
 
 
