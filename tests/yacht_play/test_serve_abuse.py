@@ -345,7 +345,8 @@ def test_a_model_agent_is_shown_by_its_name_never_its_path(tmp_path):
 
 def bad_database(folder, kind: str) -> str:
     """A --db that no command can use: a text file, a corrupted SQLite file (its header, or pages only a read
-    reaches), a schema_version of 'abc', an SQLite database in memory, a PostgreSQL URL with a password."""
+    reaches), a schema_version of 'abc', an SQLite database in memory, a PostgreSQL URL with a password (after the
+    user, or in the query string), a URL SQLAlchemy cannot read, a file name of 100,000 characters with an ESC."""
     path = folder / f"{kind}.db"
     if kind == "text":
         path.write_text("not a database\n")
@@ -372,10 +373,29 @@ def bad_database(folder, kind: str) -> str:
         return "sqlite://"
     elif kind == "password":
         return "postgresql://ann:s3cret-pw@127.0.0.1:1/yacht"
+    elif kind == "query-password":
+        return "postgresql://ann@127.0.0.1:1/yacht?host=127.0.0.1&password=s3cret-pw"
+    elif kind == "unreadable-url":
+        return "postgresql://ann:s3cret-pw@[::1/yacht"
+    elif kind == "huge-name":
+        return str(folder / ("\x1b]0;x\x07" + "y" * 100_000))
     return str(path)
 
 
-@pytest.mark.parametrize("kind", ["text", "corrupt-header", "corrupt-pages", "schema-abc", "memory", "password"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "text",
+        "corrupt-header",
+        "corrupt-pages",
+        "schema-abc",
+        "memory",
+        "password",
+        "query-password",
+        "unreadable-url",
+        "huge-name",
+    ],
+)
 @pytest.mark.parametrize("command", ["serve", "report", "export", "import"])
 def test_a_database_no_command_can_use_is_refused_in_one_line(tmp_path, capsys, command, kind):
     from yacht_play.cli import main
@@ -389,6 +409,7 @@ def test_a_database_no_command_can_use_is_refused_in_one_line(tmp_path, capsys, 
     error = capsys.readouterr().err
     lines = [line for line in error.splitlines() if not line.startswith("yacht serve: loading agents")]
     assert len(lines) == 1 and "Traceback" not in error and "s3cret-pw" not in error, error
+    assert len(lines[0]) < 700 and "\x1b" not in lines[0], lines[0][:700]
     expected = {
         "text": "file is not a database",
         "corrupt-header": "malformed",
@@ -396,5 +417,8 @@ def test_a_database_no_command_can_use_is_refused_in_one_line(tmp_path, capsys, 
         "schema-abc": "schema_version holds 'abc', not a version number",
         "memory": "in memory",
         "password": "ann:***@127.0.0.1:1",
+        "query-password": "host=127.0.0.1&password=***",
+        "unreadable-url": "cannot be read: give an SQLite file path or a URL",
+        "huge-name": "... (1",
     }[kind]
     assert expected in lines[0]

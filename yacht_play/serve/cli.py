@@ -196,7 +196,7 @@ def run_serve(args) -> int:
     gc.freeze()
     where = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     print(
-        f"yacht serve: database {engine.url.render_as_string(hide_password=True)}; "
+        f"yacht serve: database {store.shown_url(engine.url.render_as_string(hide_password=False))}; "
         f"open http://{where}:{args.port}/ in a browser (Ctrl-C stops)",
         file=sys.stderr,
         flush=True,
@@ -222,10 +222,10 @@ def run_export(args) -> int:
     except ImportError as error:
         return need_extra(error)
     import json
-    from pathlib import Path
 
-    if "://" not in args.db and not Path(args.db).exists():
-        print(f"yacht export: no database at {args.db!r} (yacht serve --db {args.db} creates it)", file=sys.stderr)
+    missing = store.missing_database(args.db)
+    if missing:
+        print(f"yacht export: {missing}", file=sys.stderr)
         return 2
     try:
         with store.database_errors(store.database_url(args.db)):  # a corrupted file: one line, not a traceback
