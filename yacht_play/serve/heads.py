@@ -129,7 +129,7 @@ class HeadLimitedProtocol(H11Protocol):
         self.refuse()
 
     def refuse(self) -> None:
-        """Answer the head refused (:attr:`_BoundedConnection.refusal`) in one line, and close the connection."""
+        """Answer the head refused (its connection's ``refusal``: the status and one line), and close the connection."""
         status, line = self.bounded.refusal
         body = (line + "\n").encode()
         headers = [
