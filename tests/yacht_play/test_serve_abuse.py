@@ -292,6 +292,26 @@ def test_serve_says_which_forwarded_headers_it_believes():
     )
 
 
+def test_a_refusal_repeats_a_huge_or_odd_value_shortened_and_escaped(client):
+    """A 10,000-character mode, row, hold or date was repeated whole in the refusal."""
+    secret = new_game(client, name="echo")
+    huge = "m" * 10_000
+    answers = [
+        client.post("/api/games", json={"name": "x", "mode": huge}),
+        client.post("/api/games", json={"name": "x", "mode": "solitaire", "rules": huge}),
+        client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": huge}),
+        client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [huge]}),
+        client.post(f"/api/games/{secret}/actions", json={"seq": huge, "row": "chance"}),
+        client.get("/api/report", params={"since": huge}),
+        client.get("/api/report", params={"mode": huge}),
+    ]
+    for answer in answers:
+        error = one_line(answer, 400, "")
+        assert len(error) < 400 and "characters)" in error, error
+    error = one_line(client.post("/api/games", json={"name": "x", "mode": "a\x1b]0;t\x07"}), 400, "not offered")
+    assert "\x1b" not in error and "\\x1b" in error
+
+
 def test_every_answer_carries_the_security_headers(client):
     secret = new_game(client, name="headers")
     for method, path in [

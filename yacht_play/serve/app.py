@@ -32,6 +32,7 @@ import time
 from collections import OrderedDict, deque
 from pathlib import Path
 
+from yacht_env.echo import MAX_ECHO, echoed
 from yacht_env.extras import needs_extra
 from yacht_play.report.json_document import JsonObject, report_document
 from yacht_play.report.results import Report
@@ -61,9 +62,9 @@ def decimal(text: str) -> bool:
     return 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()
 
 
-def shown(text: str, limit: int = 40) -> str:
-    """``text`` quoted for a one-line message, cut to ``limit`` characters."""
-    return ascii(text) if len(text) <= limit else f"{ascii(text[:limit])}... ({len(text)} characters)"
+def shown(text: str, limit: int = MAX_ECHO) -> str:
+    """``text`` as a refusal repeats it (:func:`yacht_env.echo.echoed`): quoted, escaped, at most ``limit`` characters."""
+    return echoed(text, limit)
 
 
 def refused(message: str, status: int = 400) -> JSONResponse:
