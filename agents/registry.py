@@ -48,6 +48,7 @@ from agents.policies.policy import GreedyPolicy, OptimalPolicy, Policy, RandomPo
 from agents.policies.softmax import PREFIX as SOFTMAX_PREFIX
 from agents.policies.softmax import SoftmaxPolicy, parse_softmax
 from agents.policies.win import TargetPolicy, WinPolicy, parse_target
+from yacht_env.echo import MAX_ECHO, echoed
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RULE_SETS, RuleSet
 
@@ -87,8 +88,8 @@ class PolicySpec:
     """One policy of the table: everything the programs need to know about it.
 
     ``refusal`` is what a game under rules the policy does not play says; it is formatted with
-    ``name`` (the policy's name), ``trained`` (the first rule set it plays), ``rules`` (the
-    game's) and ``general`` (the policies that play every rule set).
+    ``name`` (the policy's name, quoted and shortened as errors echo input), ``trained`` (the first rule set it
+    plays), ``rules`` (the game's) and ``general`` (the policies that play every rule set).
     """
 
     name: str  # the exact name, or a pattern's prefix ending in ':' (target:, ppo:)
@@ -115,6 +116,12 @@ class PolicySpec:
         return name.startswith(self.name) and len(name) > len(self.name)
 
     @property
+    def table_sizes_shown(self) -> str:
+        """The tables it sits at as messages say it: ``2`` or ``2 to 5`` (players)."""
+        fewest, most = self.table_sizes
+        return f"{fewest}" if fewest == most else f"{fewest} to {most}"
+
+    @property
     def plays_alone(self) -> bool:
         """Whether the policy plays solitaire (``win`` plays only at a table)."""
         return self.solitaire is not None
@@ -124,7 +131,7 @@ class PolicySpec:
         played = self.rule_sets(name)
         if rules.name not in played:
             general = ", ".join(s.name for s in POLICIES.values() if s.rule_sets is every_rule_set and not s.argument)
-            raise ValueError(self.refusal.format(name=name, trained=played[0], rules=rules.name, general=general))
+            raise ValueError(self.refusal.format(name=echoed(name), trained=played[0], rules=rules.name, general=general))
 
     def check_table_size(self, name: str, num_players: int) -> None:
         """``ValueError`` naming the policy ``name`` (of this spec) and the table sizes it sits at when a table of
@@ -134,8 +141,8 @@ class PolicySpec:
             return
         fewest, most = self.table_sizes
         if not fewest <= num_players <= most:
-            sizes = f"{fewest}" if fewest == most else f"{fewest} to {most}"
-            raise ValueError(f"agent {name!r} plays at a table of {sizes} players; this table has {num_players}")
+            sizes = self.table_sizes_shown
+            raise ValueError(f"agent {echoed(name)} plays at a table of {sizes} players; this table has {num_players}")
 
     def build(self, name: str, rules: RuleSet | None = None, encoding: str = "flat", seed: int | None = None) -> Policy:
         """The solitaire policy ``name`` (of this spec); ``ValueError`` for one that plays only at a table.
@@ -143,9 +150,10 @@ class PolicySpec:
         Not guarded: :func:`make_policy` guards it, and the server guards each seat of each game.
         """
         if self.solitaire is None:
+            example = name if len(name) <= MAX_ECHO and name.isprintable() else self.shown
             raise ValueError(
-                f"policy {name!r} plays at a table of 2 to {MAX_PLAYERS} players (it reads the opponents' scores); "
-                f"play it at a table, e.g. python -m agents.evaluate --table {name},optimal"
+                f"policy {echoed(name)} plays at a table of {self.table_sizes_shown} players (it reads the opponents' "
+                f"scores); play it at a table, e.g. python -m agents.evaluate --table {example},optimal"
             )
         return self.solitaire(name, rules, encoding, seed)
 
@@ -216,11 +224,11 @@ def _model_at_table(name, num_players, rules, seed):
 
 
 MODEL_REFUSAL = (
-    "agent {name!r} is a model trained for the {trained} rules; this game plays {rules}: "
+    "agent {name} is a model trained for the {trained} rules; this game plays {rules}: "
     "choose {general} or a model trained for {rules}"
 )
 EXACT_TABLES_REFUSAL = (
-    "agent {name!r} plays rule sets without bonuses or jokers (its exact tables cover only those); "
+    "agent {name} plays rule sets without bonuses or jokers (its exact tables cover only those); "
     "this game plays {rules}: choose {general} or a ppo model"
 )
 
@@ -373,8 +381,8 @@ def policy_spec(name) -> PolicySpec:
         return spec
     names = ", ".join(policy_names())
     if not isinstance(name, str):
-        raise ValueError(f"policy name must be a string, got {name!r}; expected one of {names}")
-    raise ValueError(f"unknown policy {name!r}; expected one of {names}")
+        raise ValueError(f"policy name must be a string, got {echoed(name)}; expected one of {names}")
+    raise ValueError(f"unknown policy {echoed(name)}; expected one of {names}")
 
 
 def check_policy_name(name) -> str:
@@ -469,7 +477,7 @@ def make_opponents(names, rules: RuleSet | None = None, seed: int | None = None)
     >>> gym.make("YachtTable-v0", opponents=make_opponents(["optimal", "greedy"]))
     """
     if isinstance(names, (str, bytes)) or not hasattr(names, "__len__"):
-        raise ValueError(f"opponents must be a list of policy names, got {names!r}")
+        raise ValueError(f"opponents must be a list of policy names, got {echoed(names)}")
     num_players = len(names) + 1
     return [make_table_policy(name, num_players, rules=rules, seed=seed) for name in names]
 

@@ -31,6 +31,7 @@ LONG_RUNNING = [
     ("people.md", "yacht play"),
     ("people.md", 'pip install -e ".[serve]" && yacht serve'),
     ("people.md", "yacht serve --agents random,greedy,optimal,ppo:yacht"),
+    ("people.md", "yacht serve --host 127.0.0.1 --port 8080 --forwarded-allow-ips 127.0.0.1"),
     ("people.md", "yacht serve --agents optimal,ppo:yacht --db study.db"),
     ("people.md", "from yacht_play.report.tabulations import read_csv_file"),
     ("people.md", "python examples/simulated_study.py --out study/"),

@@ -15,6 +15,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import BinaryIO
 
+from yacht_env.echo import echoed_path
+
 MAX_JSON_BYTES = 1_000_000
 MAX_JSON_DEPTH = 64  # records and model metadata nest 6 levels at most
 MAX_LINE_BYTES = 1_000_000
@@ -79,9 +81,9 @@ def check_regular_file(path: str | Path, max_bytes: int | None = None) -> int:
     """
     info = os.stat(path)
     if not stat.S_ISREG(info.st_mode):
-        raise InputBoundsError(f"{path} is not a regular file ({_file_kind(info.st_mode)}): give a file")
+        raise InputBoundsError(f"{echoed_path(path)} is not a regular file ({_file_kind(info.st_mode)}): give a file")
     if max_bytes is not None and info.st_size > max_bytes:
-        raise InputBoundsError(f"{path} is {info.st_size:,} bytes, more than the {max_bytes:,} allowed: not read")
+        raise InputBoundsError(f"{echoed_path(path)} is {info.st_size:,} bytes, more than the {max_bytes:,} allowed: not read")
     return info.st_size
 
 

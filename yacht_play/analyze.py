@@ -32,6 +32,7 @@ from dataclasses import asdict
 import numpy as np
 
 from yacht_env.atomic_files import OutputError, check_outputs, write_atomically
+from yacht_env.echo import echoed, echoed_path
 from yacht_env.rules import RuleSet, rule_set
 from yacht_play.coach import Grader, PlayerReport, grade_chances, report_players
 from yacht_play.commands import dice_text
@@ -238,11 +239,14 @@ def read_all(paths: list[str], rules: RuleSet | None = None) -> list[GameRecord]
         except OSError:
             key = path
         if key in seen_files:
-            raise RecordError(f"{path} is given twice (as {seen_files[key]!r} already): each game counts once")
+            raise RecordError(f"{echoed_path(path)} is given twice (as {echoed(seen_files[key])} already): each game counts once")
         seen_files[key] = path
         for game in load_games(path, rules).games:
             if game.game_id in seen_games:
-                raise RecordError(f"{path}: game {game.game_id} is already in {seen_games[game.game_id]}: each game counts once")
+                raise RecordError(
+                    f"{echoed_path(path)}: game {game.game_id} is already in {echoed_path(seen_games[game.game_id])}: "
+                    "each game counts once"
+                )
             seen_games[game.game_id] = path
             games.append(game)
     return games
@@ -295,7 +299,7 @@ def run(args) -> int:
         check_outputs([args.json, args.plot])  # before the grading, which may take minutes
         games = read_all(args.files, rule_set(args.rules) if args.rules else None)
         if not games:
-            raise RecordError(f"no game in {', '.join(args.files)}")
+            raise RecordError(f"no game in {', '.join(echoed_path(path) for path in args.files)}")
         grader = Grader(rules_of(games))
         reports = report_players(games, grader, worst=args.worst)
         note = grade_chances(reports, games, grader.rules, args.worst)

@@ -30,6 +30,7 @@ import numpy as np
 from gymnasium.utils import seeding
 
 from yacht_env.actions import ActionLayout, IllegalActionError
+from yacht_env.echo import echoed_path
 from yacht_env.env import GameOverError, check_action
 from yacht_env.game import GameBatch, check_game_dice, draw_game_dice, draw_table_dice
 from yacht_env.rules import RULE_SETS, YACHT, RuleSet
@@ -573,7 +574,7 @@ def load_games(path, rules: RuleSet | None = None) -> "RecordFile":
     """
     records = read_records(path)
     for game in records.games:
-        Match.resume(game, agents=False, source=str(records.path), rules=rules)
+        Match.resume(game, agents=False, source=echoed_path(records.path), rules=rules)
     return records
 
 

@@ -55,6 +55,7 @@ from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationErr
 
 from yacht_env.atomic_files import output_target
 from yacht_env.bounded_input import InputBoundsError, bounded_lines, load_json, open_regular_file
+from yacht_env.echo import echoed, echoed_path
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.safe_text import unsafe_character
 
@@ -227,9 +228,8 @@ def check_line(record, where: str) -> dict:
 
 
 def short(value) -> str:
-    """``repr(value)``, cut to 60 characters."""
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    """``value`` as an error message repeats it (:func:`yacht_env.echo.echoed`)."""
+    return echoed(value)
 
 
 def now() -> str:
@@ -340,16 +340,17 @@ def read_records(path: str | Path) -> RecordFile:
     within the bounds of :mod:`yacht_env.bounded_input` (its length, its JSON's depth).
     """
     path = Path(path)
+    where = echoed_path(path)  # a file name may hold an ESC, or be 100,000 characters long
     try:
         with open_regular_file(path) as handle:
-            return _read_games(path, bounded_lines(handle, str(path)))
+            return _read_games(path, where, bounded_lines(handle, where))
     except InputBoundsError as error:
         raise RecordError(str(error)) from None
     except OSError as error:
-        raise RecordError(f"cannot read {path}: {error.strerror or error}") from error
+        raise RecordError(f"cannot read {where}: {error.strerror or error}") from error
 
 
-def _read_games(path: Path, lines) -> RecordFile:
+def _read_games(path: Path, where: str, lines) -> RecordFile:
     torn = False
     games: list[GameRecord] = []
     by_id: dict[str, GameRecord] = {}
@@ -357,33 +358,35 @@ def _read_games(path: Path, lines) -> RecordFile:
         if not line.strip():
             continue
         try:
-            record = load_json(line, f"{path}:{number}")
+            record = load_json(line, f"{where}:{number}")
         except InputBoundsError:
             raise
         except ValueError:
             if not line.endswith(b"\n"):  # the last line, cut short by a crash
                 torn = True
                 break
-            raise RecordError(f"{path}:{number}: not a JSON record") from None
-        check_line(record, f"{path}:{number}")
+            raise RecordError(f"{where}:{number}: not a JSON record") from None
+        check_line(record, f"{where}:{number}")
         kind = record["type"]
         if kind == "game":
             if record["game_id"] in by_id:
-                raise RecordError(f"{path}:{number}: game {record['game_id']} appears twice")
+                raise RecordError(f"{where}:{number}: game {record['game_id']} appears twice")
             if games and games[-1].end is None:  # writers refuse to append after an unfinished game
-                raise RecordError(f"{path}:{number}: a new game starts, but game {games[-1].game_id} before it has no end record")
+                raise RecordError(
+                    f"{where}:{number}: a new game starts, but game {games[-1].game_id} before it has no end record"
+                )
             game = GameRecord(record, line_numbers=[number])
             games.append(game)
             by_id[record["game_id"]] = game
             continue
         game = by_id.get(record["game_id"])
         if game is None:
-            raise RecordError(f"{path}:{number}: {kind} record of game {record['game_id']} comes before its header")
+            raise RecordError(f"{where}:{number}: {kind} record of game {record['game_id']} comes before its header")
         if game is not games[-1] or game.end is not None:
-            raise RecordError(f"{path}:{number}: {kind} record of game {record['game_id']} after that game ended")
+            raise RecordError(f"{where}:{number}: {kind} record of game {record['game_id']} after that game ended")
         if record["schema"] != game.header["schema"]:
             raise RecordError(
-                f"{path}:{number}: field 'schema': expected {game.header['schema']} as in the game's header, "
+                f"{where}:{number}: field 'schema': expected {game.header['schema']} as in the game's header, "
                 f"got {record['schema']}"
             )
         game.line_numbers.append(number)

@@ -26,6 +26,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from yacht_env.bounded_input import load_json
+from yacht_env.echo import MAX_PATH_ECHO, echoed
 from yacht_env.extras import needs_extra
 from yacht_env.rules import RULE_SETS
 from yacht_play.records import GameRecord
@@ -162,20 +163,57 @@ def database_url(text: str) -> str:
     return "sqlite:///" + str(Path(text).expanduser())
 
 
-def hidden_password(url: str) -> str:
-    """``url`` with its password, if any, shown as ``***`` (as every message about a database writes it)."""
+# A password sits in a URL as user:PASSWORD@ or as a query parameter (libpq reads ?password= and ?sslpassword=).
+_USER_PASSWORD = re.compile(r"(://[^/@:]*:)[^/@]*@")
+_QUERY_PASSWORD = re.compile(r"(?i)([?&][^=&#]*password=)[^&#]*")
+
+
+def missing_database(text: str) -> str | None:
+    """Why ``--db`` ``text`` names no database to read, one line (None for a URL, or a file that is there)."""
+    if "://" in text:
+        return None
     try:
-        return make_url(url).render_as_string(hide_password=True)
+        there = Path(text).expanduser().exists()
+    except OSError:  # e.g. a name longer than the system allows
+        there = False
+    return None if there else f"no database at {echoed(text, MAX_PATH_ECHO)} (yacht serve --db FILE creates it)"
+
+
+def hidden_password(url: str) -> str:
+    """``url`` with each password in it (``user:pw@``, ``?password=``) shown as ``***``: the one masking step."""
+    try:
+        url = make_url(url).render_as_string(hide_password=True)
     except (ArgumentError, ValueError):  # not a URL SQLAlchemy reads: mask whatever sits between ":" and "@"
-        return re.sub(r"(://[^/@:]*:)[^/@]*@", r"\1***@", url)
+        url = _USER_PASSWORD.sub(r"\1***@", url)
+    return _QUERY_PASSWORD.sub(r"\1***", url)
+
+
+def shown_url(url: str) -> str:
+    """``url`` as every message about a database shows it: passwords hidden (:func:`hidden_password`), quoted,
+    control characters escaped and cut to a line (:func:`yacht_env.echo.echoed`).
+    """
+    return echoed(hidden_password(url), MAX_PATH_ECHO)
+
+
+def _passwords(url: str) -> list[str]:
+    """The passwords written in ``url``, as its parts hold them (decoded), and as written."""
+    found = [match.group(0).split("=", 1)[1] for match in _QUERY_PASSWORD.finditer(url)]
+    try:
+        parsed = make_url(url)
+    except (ArgumentError, ValueError):
+        return [secret for secret in found if secret]
+    found.append(str(parsed.password or ""))
+    for key, value in parsed.query.items():
+        if "password" in key.lower():
+            found += [value] if isinstance(value, str) else list(value)
+    return [secret for secret in found if secret]
 
 
 def _without_password(message: str, url: str) -> str:
-    try:
-        password = make_url(url).password
-    except (ArgumentError, ValueError):
-        password = None
-    return message.replace(url, hidden_password(url)).replace(str(password), "***") if password else message
+    message = message.replace(url, hidden_password(url))
+    for secret in _passwords(url):
+        message = message.replace(secret, "***")
+    return message
 
 
 @contextmanager
@@ -189,7 +227,7 @@ def database_errors(url: str, doing: str = "read"):
         raise DatabaseError(_without_password(str(error), url)) from None
     except (SQLAlchemyError, ImportError) as error:
         first = str(error).strip().splitlines()[0] if str(error).strip() else type(error).__name__
-        raise DatabaseError(_without_password(f"cannot {doing} database {hidden_password(url)!r}: {first}", url)) from None
+        raise DatabaseError(_without_password(f"cannot {doing} database {shown_url(url)}: {first}", url)) from None
 
 
 def in_memory(url: str) -> bool:
@@ -209,9 +247,16 @@ def connect(url: str) -> Engine:
     else :class:`DatabaseError` with one line (the URL's password hidden).
     """
     url = database_url(url)
+    try:
+        make_url(url)
+    except (ArgumentError, ValueError):  # e.g. "postgresql://[::1", whose port SQLAlchemy reads as ":1"
+        raise DatabaseError(
+            f"database URL {shown_url(url)} cannot be read: give an SQLite file path or a URL such as "
+            "postgresql://user:password@host:5432/dbname"
+        ) from None
     if in_memory(url):
         raise DatabaseError(
-            f"database {url!r} is in memory: each connection would see its own empty one and every game would be "
+            f"database {shown_url(url)} is in memory: each connection would see its own empty one and every game would be "
             "lost; name an SQLite file or a PostgreSQL URL"
         )
     with database_errors(url, "open"):

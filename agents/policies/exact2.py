@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 from typing_extensions import override
 
+from agents.policies.arguments import refusal
 from agents.policies.table_reading import TableReadingPolicy, best_with_fallback
 from agents.solvers.optimal import solve
 from agents.two_player import load_two_player
@@ -30,7 +31,7 @@ def parse_best_response(name: str) -> str:
     opponent = name[len(BEST_RESPONSE_PREFIX) :]
     if opponent not in OPPONENTS:
         raise ValueError(
-            f"policy {name!r}: a best response is solved against {', '.join(OPPONENTS)}, e.g. {BEST_RESPONSE_PREFIX}optimal"
+            refusal(name, f"a best response is solved against {', '.join(OPPONENTS)}, e.g. {BEST_RESPONSE_PREFIX}optimal")
         )
     return opponent
 

@@ -21,11 +21,13 @@ import math
 import numpy as np
 from typing_extensions import override
 
+from agents.policies.arguments import DECIMAL_FORMS, name_number, refusal
 from agents.policies.policy import QPolicy
 from agents.solvers.exact_solution import best_actions, gaps_to_best
 from yacht_env.rules import RuleSet, cached_per_rules
 
 PREFIX = "softmax:"
+EXP_ZERO = 800.0  # exp(-800) is 0 in float64 (the smallest positive double is exp(-744.4))
 
 
 @cached_per_rules
@@ -77,7 +79,10 @@ def probabilities(q: np.ndarray, hands: np.ndarray, rules: RuleSet, temperature:
     if temperature == 0:
         weights = (stands & (gaps == 0)).astype(float)
     else:
-        weights = np.where(stands, np.exp(np.where(stands, gaps, 0.0) / temperature), 0.0)
+        # exp(gap / T) is 0 in float64 once gap / T falls below ~-745; capping the gap at -EXP_ZERO * T leaves every
+        # weight as it was and keeps the quotient finite, which a tiny T (1e-320: gap / T = -inf) would not.
+        capped = np.maximum(np.where(stands, gaps, 0.0), -EXP_ZERO * temperature)
+        weights = np.where(stands, np.exp(capped / temperature), 0.0)
     return weights / weights.sum(axis=1, keepdims=True)
 
 
@@ -105,10 +110,11 @@ def parse_softmax(name: str) -> float:
             "softmax:fit is the people's median fitted temperature, known only inside yacht report; "
             "elsewhere give a number, e.g. softmax:1.5"
         )
+    allowed = f"T must be a temperature in points >= 0 {DECIMAL_FORMS}, e.g. softmax:1.5 or softmax:2e-3"
     try:
-        return check_temperature(float(text))
-    except ValueError:
-        raise ValueError(f"policy {name!r}: T must be a temperature in points >= 0, e.g. softmax:1.5") from None
+        return check_temperature(name_number(name, PREFIX, whole=False, allowed=allowed))
+    except ValueError:  # also a number too large to be finite, such as 1e999
+        raise ValueError(refusal(name, allowed)) from None
 
 
 class SoftmaxPolicy(QPolicy):

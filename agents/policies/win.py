@@ -16,6 +16,7 @@ from __future__ import annotations
 import numpy as np
 from typing_extensions import override
 
+from agents.policies.arguments import name_number, refusal
 from agents.policies.table_reading import TableReadingPolicy, best_with_fallback
 from agents.solvers.optimal import solve
 from agents.solvers.target import max_total, solve_target
@@ -81,8 +82,9 @@ class TargetPolicy(TableReadingPolicy):
 
 def parse_target(name: str, rules: RuleSet | None = None) -> int:
     """``target:T`` -> T, or ``ValueError`` naming the bad value and the allowed range."""
-    text = name[len("target:") :]
     top = max_total(rules or YACHT)
-    if not text.isdigit() or not 0 <= int(text) <= top:
-        raise ValueError(f"policy {name!r}: the target must be a whole score in 0..{top}, e.g. target:200")
-    return int(text)
+    allowed = f"the target must be a whole score in 0..{top}, in digits 0-9, e.g. target:200"
+    target = name_number(name, "target:", whole=True, allowed=allowed)
+    if not 0 <= target <= top:
+        raise ValueError(refusal(name, allowed))
+    return int(target)

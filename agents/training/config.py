@@ -16,6 +16,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agents.registry import check_policy_name
+from yacht_env.echo import MAX_ECHO, echoed
 from yacht_env.encoding import ENCODINGS
 from yacht_env.extras import needs_extra
 from yacht_env.game import MAX_PLAYERS
@@ -33,7 +34,6 @@ MAX_YAML_BYTES = 1_000_000  # a config is a page of text; a bigger file is refus
 MAX_YAML_NODES = 100_000  # scalars, lists and mappings once aliases are expanded (a YAML alias bomb stops here)
 MAX_YAML_DEPTH = 50  # lists in lists: PyYAML composes recursively
 MAX_INT_DIGITS = 30  # no setting needs more; a 5,000-digit number would stall Python's int conversion
-MAX_ECHO = 60  # characters of an input value repeated in an error message
 MAX_NAME = 100  # characters of a run name (a folder name; filesystems stop at 255 bytes)
 MAX_LAYER_WIDTH = 65_536
 MAX_LAYERS = 64
@@ -50,8 +50,8 @@ def clip(text: str, limit: int = MAX_ECHO) -> str:
 
 
 def shorten(value, limit: int = MAX_ECHO) -> str:
-    """``repr(value)`` cut to ``limit`` characters: error messages never repeat a huge input."""
-    return clip(repr(value), limit)
+    """``value`` as an error message repeats it, at most ``limit`` characters of it (:func:`yacht_env.echo.echoed`)."""
+    return echoed(value, limit)
 
 
 class BoundedLoader(yaml.SafeLoader):

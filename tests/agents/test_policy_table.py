@@ -36,7 +36,7 @@ SPEC = PolicySpec(
     "the lowest legal action",
     lambda name, rules, encoding, seed: FirstLegalPolicy(rules, encoding),
     rule_sets=lambda name: ["yacht"],
-    refusal="agent {name!r} plays only the yacht rules; this game plays {rules}: choose {general}",
+    refusal="agent {name} plays only the yacht rules; this game plays {rules}: choose {general}",
     resumable=True,
 )
 

@@ -91,6 +91,29 @@ def test_a_device_is_refused_before_it_is_read(tmp_path, device, command):
 
 
 @pytest.mark.parametrize("command", ["analyze", "import"])
+@pytest.mark.parametrize("kind", ["missing", "bad-line", "fifo"])
+def test_a_file_name_with_an_escape_is_echoed_escaped(tmp_path, command, kind):
+    """A file name holding ESC (which retitles a terminal, \\x1b]0;...\\x07) was echoed raw in the refusal."""
+    path = tmp_path / "games\x1b]0;owned\x07.jsonl"
+    if kind == "bad-line":
+        path.write_text("not json\nnor this\n")
+    elif kind == "fifo":
+        os.mkfifo(path)
+    extra = ["--db", str(tmp_path / "x.db")] if command == "import" else []
+    result = yacht(command, str(path), *extra, seconds=30)
+    assert "\x1b" not in result.stderr and "\x07" not in result.stderr
+    one_line_refusal(result.returncode, result.stderr, str(tmp_path / "games\\x1b]0;owned\\x07.jsonl"))
+
+
+@pytest.mark.parametrize("command", ["analyze", "import"])
+def test_a_file_name_of_100_000_characters_is_echoed_cut(tmp_path, command):
+    extra = ["--db", str(tmp_path / "x.db")] if command == "import" else []
+    result = yacht(command, "a" * 100_000, *extra, seconds=30)
+    one_line_refusal(result.returncode, result.stderr, "... (100,000 characters)")
+    assert len(result.stderr) < 600
+
+
+@pytest.mark.parametrize("command", ["analyze", "import"])
 def test_a_fifo_is_refused_never_opened(tmp_path, command):
     fifo = tmp_path / "records.jsonl"
     os.mkfifo(fifo)

@@ -292,6 +292,26 @@ def test_serve_says_which_forwarded_headers_it_believes():
     )
 
 
+def test_a_refusal_repeats_a_huge_or_odd_value_shortened_and_escaped(client):
+    """A 10,000-character mode, row, hold or date was repeated whole in the refusal."""
+    secret = new_game(client, name="echo")
+    huge = "m" * 10_000
+    answers = [
+        client.post("/api/games", json={"name": "x", "mode": huge}),
+        client.post("/api/games", json={"name": "x", "mode": "solitaire", "rules": huge}),
+        client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": huge}),
+        client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [huge]}),
+        client.post(f"/api/games/{secret}/actions", json={"seq": huge, "row": "chance"}),
+        client.get("/api/report", params={"since": huge}),
+        client.get("/api/report", params={"mode": huge}),
+    ]
+    for answer in answers:
+        error = one_line(answer, 400, "")
+        assert len(error) < 400 and "characters)" in error, error
+    error = one_line(client.post("/api/games", json={"name": "x", "mode": "a\x1b]0;t\x07"}), 400, "not offered")
+    assert "\x1b" not in error and "\\x1b" in error
+
+
 def test_every_answer_carries_the_security_headers(client):
     secret = new_game(client, name="headers")
     for method, path in [
@@ -345,7 +365,8 @@ def test_a_model_agent_is_shown_by_its_name_never_its_path(tmp_path):
 
 def bad_database(folder, kind: str) -> str:
     """A --db that no command can use: a text file, a corrupted SQLite file (its header, or pages only a read
-    reaches), a schema_version of 'abc', an SQLite database in memory, a PostgreSQL URL with a password."""
+    reaches), a schema_version of 'abc', an SQLite database in memory, a PostgreSQL URL with a password (after the
+    user, or in the query string), a URL SQLAlchemy cannot read, a file name of 100,000 characters with an ESC."""
     path = folder / f"{kind}.db"
     if kind == "text":
         path.write_text("not a database\n")
@@ -372,10 +393,29 @@ def bad_database(folder, kind: str) -> str:
         return "sqlite://"
     elif kind == "password":
         return "postgresql://ann:s3cret-pw@127.0.0.1:1/yacht"
+    elif kind == "query-password":
+        return "postgresql://ann@127.0.0.1:1/yacht?host=127.0.0.1&password=s3cret-pw"
+    elif kind == "unreadable-url":
+        return "postgresql://ann:s3cret-pw@[::1/yacht"
+    elif kind == "huge-name":
+        return str(folder / ("\x1b]0;x\x07" + "y" * 100_000))
     return str(path)
 
 
-@pytest.mark.parametrize("kind", ["text", "corrupt-header", "corrupt-pages", "schema-abc", "memory", "password"])
+@pytest.mark.parametrize(
+    "kind",
+    [
+        "text",
+        "corrupt-header",
+        "corrupt-pages",
+        "schema-abc",
+        "memory",
+        "password",
+        "query-password",
+        "unreadable-url",
+        "huge-name",
+    ],
+)
 @pytest.mark.parametrize("command", ["serve", "report", "export", "import"])
 def test_a_database_no_command_can_use_is_refused_in_one_line(tmp_path, capsys, command, kind):
     from yacht_play.cli import main
@@ -389,6 +429,7 @@ def test_a_database_no_command_can_use_is_refused_in_one_line(tmp_path, capsys, 
     error = capsys.readouterr().err
     lines = [line for line in error.splitlines() if not line.startswith("yacht serve: loading agents")]
     assert len(lines) == 1 and "Traceback" not in error and "s3cret-pw" not in error, error
+    assert len(lines[0]) < 700 and "\x1b" not in lines[0], lines[0][:700]
     expected = {
         "text": "file is not a database",
         "corrupt-header": "malformed",
@@ -396,5 +437,8 @@ def test_a_database_no_command_can_use_is_refused_in_one_line(tmp_path, capsys, 
         "schema-abc": "schema_version holds 'abc', not a version number",
         "memory": "in memory",
         "password": "ann:***@127.0.0.1:1",
+        "query-password": "host=127.0.0.1&password=***",
+        "unreadable-url": "cannot be read: give an SQLite file path or a URL",
+        "huge-name": "... (1",
     }[kind]
     assert expected in lines[0]

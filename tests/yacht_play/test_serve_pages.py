@@ -108,6 +108,29 @@ def test_a_server_error_is_the_sites_error_page_for_a_page_and_json_for_the_api(
         assert "content-security-policy" in answer.headers and "/secret/path" not in answer.text  # the log's, not the page's
 
 
+def test_every_server_error_passes_the_security_headers_even_when_the_error_page_fails(service, monkeypatch):
+    """The security headers were added to a 500 by its handler, by hand: an error page that failed in turn
+    went out bare (no headers, no body), and no 500 carried Server-Timing. Now one middleware wraps everything."""
+    from yacht_play.serve import app as app_module
+    from yacht_play.serve import pages
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(app_module, "report_page_html", broken)
+    monkeypatch.setattr(app_module, "population_report", broken)
+    with TestClient(create_app(service), raise_server_exceptions=False) as client:
+        handled = [client.get("/report"), client.get("/api/report")]
+        monkeypatch.setattr(pages, "error_page", broken)  # the error page itself fails
+        bare = client.get("/report")
+    assert bare.status_code == 500 and bare.text == app_module.SERVER_ERROR + "\n"
+    for answer in (*handled, bare):
+        assert answer.status_code == 500
+        for name, value in app_module.SECURITY_HEADERS:
+            assert answer.headers.get(name.decode()) == value.decode()
+    assert all(answer.headers["server-timing"].startswith("app;dur=") for answer in handled)
+
+
 def test_every_page_names_the_icon_and_the_icon_is_served(client):
     icon = client.get("/favicon.ico")
     assert icon.status_code == 200 and icon.headers["content-type"].startswith("image/svg+xml")

@@ -77,7 +77,6 @@ def configure(parser: argparse.ArgumentParser) -> None:
 def run(args) -> int:
     """Print the report of a database; write its JSON and plot when asked."""
     prog = "yacht report"
-    from pathlib import Path
 
     try:
         from yacht_play import store
@@ -94,8 +93,9 @@ def run(args) -> int:
             args.include_imported,
         )
         check_outputs([args.json, args.plot, args.latex], [args.csv])  # before the minutes the report may take
-        if "://" not in args.db and not Path(args.db).exists():
-            raise ValueError(f"no database at {args.db!r} (yacht serve --db {args.db} creates it)")
+        missing = store.missing_database(args.db)
+        if missing:
+            raise ValueError(missing)
         with store.database_errors(store.database_url(args.db)):  # a corrupted file: one line, not a traceback
             games = store.all_games(store.connect(args.db), finished_only=True)
         from agents.registry import check_policy_name

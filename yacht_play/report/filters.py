@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, fields
 
+from yacht_env.echo import echoed
 from yacht_env.safe_text import unsafe_character
 from yacht_play.records import HUMAN_MODES, GameRecord
 
@@ -54,14 +55,14 @@ def check_date(option: str, text: str | None) -> str | None:
     try:
         datetime.fromisoformat(text)
     except ValueError:
-        raise ValueError(f"{option} {text!r} is not a date; use ISO 8601, e.g. 2026-11-01 or 2026-11-01T14:00") from None
+        raise ValueError(f"{option} {echoed(text)} is not a date; use ISO 8601, e.g. 2026-11-01 or 2026-11-01T14:00") from None
     return text
 
 
 def check_mode(option: str, text: str | None) -> str | None:
     """``text`` if it is a mode a person plays (or None), else ``ValueError`` naming ``option`` and the modes."""
     if text is not None and text not in HUMAN_MODES:
-        raise ValueError(f"{option} {text!r} is not a mode; choose one of {', '.join(HUMAN_MODES)}")
+        raise ValueError(f"{option} {echoed(text)} is not a mode; choose one of {', '.join(HUMAN_MODES)}")
     return text
 
 
@@ -71,5 +72,5 @@ def check_player(option: str, text: str | None) -> str | None:
     """
     problem = None if text is None else unsafe_character(text)
     if problem:
-        raise ValueError(f"{option} {ascii(text)}: {problem}, which no player's name holds (names are UTF-8 text)")
+        raise ValueError(f"{option} {echoed(text)}: {problem}, which no player's name holds (names are UTF-8 text)")
     return text

@@ -32,6 +32,7 @@ import time
 from collections import OrderedDict, deque
 from pathlib import Path
 
+from yacht_env.echo import MAX_ECHO, echoed
 from yacht_env.extras import needs_extra
 from yacht_play.report.json_document import JsonObject, report_document
 from yacht_play.report.results import Report
@@ -42,7 +43,6 @@ with needs_extra("serve"):
     from starlette.applications import Starlette
     from starlette.concurrency import run_in_threadpool
     from starlette.exceptions import HTTPException
-    from starlette.middleware import Middleware
     from starlette.requests import Request
     from starlette.responses import FileResponse, HTMLResponse, JSONResponse, Response
     from starlette.routing import Mount, Route
@@ -51,6 +51,7 @@ with needs_extra("serve"):
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024  # bytes; a decision is a few dozen
 MAX_DIGITS = 18  # of a number in a request: more than any count of decisions or bytes
+SERVER_ERROR = "the server failed on this request (its log says why); try again, or start a new game"
 NEW_GAMES_PER_MINUTE = 30  # yacht serve's default, per client address (create_app: 0, no limit, for tests)
 
 
@@ -61,9 +62,9 @@ def decimal(text: str) -> bool:
     return 0 < len(text) <= MAX_DIGITS and text.isascii() and text.isdigit()
 
 
-def shown(text: str, limit: int = 40) -> str:
-    """``text`` quoted for a one-line message, cut to ``limit`` characters."""
-    return ascii(text) if len(text) <= limit else f"{ascii(text[:limit])}... ({len(text)} characters)"
+def shown(text: str, limit: int = MAX_ECHO) -> str:
+    """``text`` as a refusal repeats it (:func:`yacht_env.echo.echoed`): quoted, escaped, at most ``limit`` characters."""
+    return echoed(text, limit)
 
 
 def refused(message: str, status: int = 400) -> JSONResponse:
@@ -160,7 +161,11 @@ SECURITY_HEADERS = [
 
 
 class SecurityHeaders:
-    """ASGI middleware: :data:`SECURITY_HEADERS` on every answer (pages, the API, static files, refusals)."""
+    """ASGI middleware: :data:`SECURITY_HEADERS` on every answer (pages, the API, static files, refusals, server errors).
+
+    It wraps the whole app (:class:`Site`), so every answer passes it; an exception that escapes before any answer
+    began (a bug in the error page itself) is answered here, a 500 in one line, and raised on for the server's log.
+    """
 
     def __init__(self, app):
         self.app = app
@@ -169,13 +174,36 @@ class SecurityHeaders:
         """Pass the request on; add the headers to the answer's."""
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        started = False
 
         async def secured(message):
+            nonlocal started
             if message["type"] == "http.response.start":
+                started = True
                 message["headers"] = [*message.get("headers", ()), *SECURITY_HEADERS]
             await send(message)
 
-        await self.app(scope, receive, secured)
+        try:
+            await self.app(scope, receive, secured)
+        except Exception:
+            if not started:
+                body = (SERVER_ERROR + "\n").encode()
+                plain = [(b"content-type", b"text/plain; charset=utf-8"), (b"content-length", str(len(body)).encode())]
+                await secured({"type": "http.response.start", "status": 500, "headers": plain})
+                await secured({"type": "http.response.body", "body": body})
+            raise
+
+
+class Site(Starlette):
+    """The app: Starlette, with :class:`SecurityHeaders` and :class:`ServerTiming` around all of it.
+
+    Starlette puts its own error handler (the one that answers 500) outside every middleware it is given, so a
+    server error's answer skipped them; here they wrap the whole stack instead.
+    """
+
+    def build_middleware_stack(self):
+        """Starlette's stack, inside the two."""
+        return SecurityHeaders(ServerTiming(super().build_middleware_stack()))
 
 
 def report_filters(request: Request):
@@ -379,24 +407,17 @@ async def on_http_error(request: Request, error: HTTPException) -> Response:
     return error_page(error.status_code, message)
 
 
-SERVER_ERROR = "the server failed on this request (its log says why); try again, or start a new game"
-
-
 async def on_server_error(request: Request, error: Exception) -> Response:
     """The answer for an exception nothing else took (a bug): the site's error page, or JSON for the API.
 
-    Starlette answers it outside the middleware, so the security headers are added here; the server logs
-    the traceback (Starlette raises the exception again once this answer is sent).
+    The server logs the traceback (Starlette raises the exception again once this answer is sent).
     """
     from yacht_play.serve.pages import error_page
 
-    response = refused(SERVER_ERROR, 500) if wants_json(request) else error_page(500, SERVER_ERROR)
-    for name, value in SECURITY_HEADERS:
-        response.headers[name.decode()] = value.decode()
-    return response
+    return refused(SERVER_ERROR, 500) if wants_json(request) else error_page(500, SERVER_ERROR)
 
 
-def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette:
+def create_app(service: GameService, new_games_per_minute: int = 0) -> Site:
     """The ASGI app serving ``service``'s games."""
     limit = RateLimit(new_games_per_minute)
     reports = Reports(service)
@@ -460,8 +481,4 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Starlette
         Route("/api/report", report_json),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Starlette(
-        routes=routes,
-        exception_handlers={Refused: on_refused, HTTPException: on_http_error, Exception: on_server_error},
-        middleware=[Middleware(SecurityHeaders), Middleware(ServerTiming)],
-    )
+    return Site(routes=routes, exception_handlers={Refused: on_refused, HTTPException: on_http_error, Exception: on_server_error})

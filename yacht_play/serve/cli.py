@@ -10,6 +10,8 @@ from yacht_play.options import DEFAULT_PORT, add_db_option, add_rules_option
 
 BASELINE_AGENTS = ("random", "greedy", "optimal")  # offered by default on every install; the shipped models too with torch
 NEW_GAMES_PER_MINUTE = 30  # as yacht_play.serve.app (not imported here: the extra may be missing)
+# As yacht_play.serve.heads, which imports uvicorn: the bounds of a request's line and headers.
+MAX_HEADER_BYTES, MAX_HEADERS, HEADER_TIMEOUT = 16 * 1024, 100, 10.0
 EXTRA = "pip install 'yacht-rl[serve]'"
 
 
@@ -51,6 +53,28 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
         default=NEW_GAMES_PER_MINUTE,
         metavar="N",
         help="new games a client address may start in any minute; more get 429 (default %(default)s; 0: no limit)",
+    )
+    parser.add_argument(
+        "--max-header-bytes",
+        type=int,
+        default=MAX_HEADER_BYTES,
+        metavar="N",
+        help="most bytes of a request's line and headers; more gets 431 (default %(default)s)",
+    )
+    parser.add_argument(
+        "--max-headers",
+        type=int,
+        default=MAX_HEADERS,
+        metavar="N",
+        help="most headers of a request; more gets 431 (default %(default)s)",
+    )
+    parser.add_argument(
+        "--header-timeout",
+        type=float,
+        default=HEADER_TIMEOUT,
+        metavar="SECONDS",
+        help="seconds a request's line and headers may take to arrive; a slower client gets 408 and is let go "
+        "(default %(default)g)",
     )
     parser.add_argument(
         "--forwarded-allow-ips",
@@ -116,14 +140,33 @@ def forwarded_allow_ips(text: str) -> list[str]:
     return proxies
 
 
+def head_limits(args):
+    """The request-head bounds of ``--max-header-bytes``, ``--max-headers`` and ``--header-timeout``; ``ValueError``
+    naming a bad one.
+    """
+    import math
+
+    from yacht_play.serve.heads import HeadLimits
+
+    for option, value in (
+        ("--max-header-bytes", args.max_header_bytes),
+        ("--max-headers", args.max_headers),
+        ("--header-timeout", args.header_timeout),
+    ):
+        if not value > 0 or math.isinf(value):
+            raise ValueError(f"{option} {value:g} is not above 0 (and finite)")
+    return HeadLimits(args.max_header_bytes, args.max_headers, args.header_timeout)
+
+
 def run_serve(args) -> int:
     """Open the database, load the agents, serve until Ctrl-C."""
     try:
         import uvicorn
 
         from yacht_play import store
-        from yacht_play.serve.app import create_app
+        from yacht_play.serve.app import SECURITY_HEADERS, create_app
         from yacht_play.serve.games import GameService
+        from yacht_play.serve.heads import head_limited
     except ImportError as error:
         return need_extra(error)
     if not 0 <= args.port <= 65535:
@@ -134,6 +177,7 @@ def run_serve(args) -> int:
         return 2
     try:
         proxies = forwarded_allow_ips(args.forwarded_allow_ips)
+        limits = head_limits(args)
     except ValueError as error:
         print(f"yacht serve: {error}", file=sys.stderr)
         return 2
@@ -152,7 +196,7 @@ def run_serve(args) -> int:
     gc.freeze()
     where = "127.0.0.1" if args.host in ("0.0.0.0", "::") else args.host
     print(
-        f"yacht serve: database {engine.url.render_as_string(hide_password=True)}; "
+        f"yacht serve: database {store.shown_url(engine.url.render_as_string(hide_password=False))}; "
         f"open http://{where}:{args.port}/ in a browser (Ctrl-C stops)",
         file=sys.stderr,
         flush=True,
@@ -166,6 +210,7 @@ def run_serve(args) -> int:
         log_level="warning",
         proxy_headers=bool(proxies),
         forwarded_allow_ips=proxies or None,
+        http=head_limited(limits, SECURITY_HEADERS),
     )
     return 0
 
@@ -177,10 +222,10 @@ def run_export(args) -> int:
     except ImportError as error:
         return need_extra(error)
     import json
-    from pathlib import Path
 
-    if "://" not in args.db and not Path(args.db).exists():
-        print(f"yacht export: no database at {args.db!r} (yacht serve --db {args.db} creates it)", file=sys.stderr)
+    missing = store.missing_database(args.db)
+    if missing:
+        print(f"yacht export: {missing}", file=sys.stderr)
         return 2
     try:
         with store.database_errors(store.database_url(args.db)):  # a corrupted file: one line, not a traceback

@@ -30,6 +30,7 @@ import numpy as np
 
 from agents.policies.guard import GuardedPolicy, Replacement
 from yacht_env.actions import ActionLayout
+from yacht_env.echo import echoed
 from yacht_env.env import GameOverError
 from yacht_env.rules import RULE_SETS, rule_set
 from yacht_env.safe_text import unsafe_character
@@ -216,7 +217,7 @@ class GameService:
         """A new game for the person ``name`` under ``rules`` (a name of ``RULE_SETS``; default the server's); its secret."""
         name = player_name(name)
         if not isinstance(mode, str) or mode not in MODES:  # a list or object is not hashable: check first
-            raise Refused(f"mode {mode!r} is not offered; choose one of {', '.join(MODES)}")
+            raise Refused(f"mode {echoed(mode)} is not offered; choose one of {', '.join(MODES)}")
         if not isinstance(agents, list) or not all(isinstance(a, str) for a in agents):
             raise Refused("agents: a list of agent names is expected")
         fewest, most = MODES[mode]
@@ -254,7 +255,7 @@ class GameService:
         policy = self._by_shown.get(name, name if name in self.shown else None)
         if policy is None:
             offered = ", ".join(self.shown.values()) or "none"
-            raise Refused(f"agent {shown_policy(name)!r} is not offered here; choose from {offered}")
+            raise Refused(f"agent {echoed(shown_policy(name))} is not offered here; choose from {offered}")
         return policy
 
     def without_paths(self, message: str) -> str:
@@ -397,7 +398,7 @@ class GameService:
             raise Refused("the request body must be a JSON object")
         seq = body.get("seq")
         if not isinstance(seq, int) or isinstance(seq, bool) or seq < 0:
-            raise Refused(f"seq must be the number of decisions the page has seen (an integer >= 0), got {seq!r}")
+            raise Refused(f"seq must be the number of decisions the page has seen (an integer >= 0), got {echoed(seq)}")
         done = len(match.decisions)
         if seq != done and not (seq < done and self._same_decision(match, seq, body)):
             raise Refused(f"the page is behind or ahead: it has seen {seq} decisions, the game has {done}; reload", 409)
@@ -465,7 +466,7 @@ class GameService:
         if "hold" in body:
             hold = body["hold"]
             if not isinstance(hold, list) or not all(isinstance(p, int) and not isinstance(p, bool) for p in hold):
-                raise Refused(f"hold must be a list of dice positions 0..{num_dice - 1}, got {hold!r}")
+                raise Refused(f"hold must be a list of dice positions 0..{num_dice - 1}, got {echoed(hold)}")
             if any(not 0 <= p < num_dice for p in hold) or len(set(hold)) != len(hold):
                 raise Refused(f"hold must name distinct dice positions 0..{num_dice - 1}, got {hold}")
             if len(hold) == num_dice:
@@ -476,12 +477,12 @@ class GameService:
         if "row" in body:
             row = body["row"]
             if row not in rules.category_names:
-                raise Refused(f"row {row!r} does not exist; rows are {', '.join(rules.category_names)}")
+                raise Refused(f"row {echoed(row)} does not exist; rows are {', '.join(rules.category_names)}")
             return ActionLayout(rules).score_action(rules.category_names.index(row))
         action = body["action"]
         num_actions = ActionLayout(rules).num_actions
         if not isinstance(action, int) or isinstance(action, bool) or not 0 <= action < num_actions:
-            raise Refused(f"action must be an integer 0..{num_actions - 1}, got {action!r}")
+            raise Refused(f"action must be an integer 0..{num_actions - 1}, got {echoed(action)}")
         return action
 
     def _agents_move(self, live: Live, pending: list[dict] = ()) -> list[dict]:

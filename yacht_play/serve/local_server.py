@@ -47,7 +47,9 @@ class LocalServer:
         cwd: Path | None = None,
     ):
         if log is None and "://" in str(db):
-            raise ValueError(f"a server on the database URL {db} needs log=FILE for its output")
+            from yacht_play.store import shown_url
+
+            raise ValueError(f"a server on the database URL {shown_url(str(db))} needs log=FILE for its output")
         self.db = db
         self.agents = agents
         self.port = port or free_port()

@@ -8,6 +8,7 @@ the page only draws.
 
 from __future__ import annotations
 
+from yacht_env.echo import echoed
 from yacht_env.rules import RULE_SETS, RuleSet
 
 
@@ -55,5 +56,5 @@ def rules_from_request(value, default: RuleSet) -> RuleSet:
     if value is None:
         return default
     if not isinstance(value, str) or value not in RULE_SETS:
-        raise ValueError(f"rules {value!r} is not a rule set; choose one of {', '.join(RULE_SETS)}")
+        raise ValueError(f"rules {echoed(value)} is not a rule set; choose one of {', '.join(RULE_SETS)}")
     return RULE_SETS[value]

@@ -1,0 +1,140 @@
+"""Request heads over ``yacht serve``'s bounds, sent over a socket to a real server: too many bytes, too many
+headers, too slow. Each gets its status and one line, and the server goes on answering everyone else."""
+
+from __future__ import annotations
+
+import socket
+import subprocess
+import sys
+import threading
+import time
+
+import pytest
+
+pytest.importorskip("uvicorn", reason="the serve tests need the serve extra: pip install 'yacht-rl[serve]'")
+httpx = pytest.importorskip("httpx")
+
+from tests.yacht_play.serve_support import ROOT, Server  # noqa: E402
+from yacht_play.serve.heads import MAX_HEADER_BYTES, MAX_HEADERS  # noqa: E402
+
+TIMEOUT = 2  # --header-timeout of the server under test: seconds
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory):
+    folder = tmp_path_factory.mktemp("heads")
+    server = Server(folder / "yacht.db", agents="random", options=("--header-timeout", str(TIMEOUT))).start()
+    yield server
+    server.stop()
+
+
+def exchange(server, head: bytes, timeout: float = 30) -> bytes:
+    """Send ``head`` on a new connection and read the answer until the server closes it."""
+    with socket.create_connection(("127.0.0.1", server.port), timeout=timeout) as connection:
+        try:
+            connection.sendall(head)
+        except OSError:  # the server refused and closed while the rest was on its way
+            pass
+        answer = b""
+        try:
+            while chunk := connection.recv(65536):
+                answer += chunk
+        except ConnectionResetError:  # what was unread when it closed: the answer came first
+            pass
+    return answer
+
+
+def request(headers: list[bytes]) -> bytes:
+    return b"GET /api/agents HTTP/1.1\r\nHost: test\r\n" + b"".join(h + b"\r\n" for h in headers) + b"Connection: close\r\n\r\n"
+
+
+def status_and_line(answer: bytes) -> tuple[int, str]:
+    head, _, body = answer.partition(b"\r\n\r\n")
+    return int(head.split(b" ", 2)[1]), body.decode()
+
+
+def still_answers(server) -> bool:
+    return httpx.get(server.url + "/api/agents", timeout=5).status_code == 200
+
+
+@pytest.mark.parametrize("size", [MAX_HEADER_BYTES, 1_000_000])
+def test_a_head_over_the_byte_bound_gets_431_in_one_line(server, size):
+    status, line = status_and_line(exchange(server, request([b"X-Big: " + b"a" * size])))
+    assert status == 431 and line == f"the request line and headers are over {MAX_HEADER_BYTES:,} bytes\n"
+    assert still_answers(server)
+
+
+def test_headers_up_to_the_bounds_are_read_and_one_more_is_refused(server):
+    # Host and Connection are two of the headers; the rest fill the count to the bound exactly.
+    fill = [b"X-%d: 1" % i for i in range(MAX_HEADERS - 2)]
+    assert status_and_line(exchange(server, request(fill)))[0] == 200
+    status, line = status_and_line(exchange(server, request([*fill, b"X-one-more: 1"])))
+    assert status == 431 and line == f"the request has {MAX_HEADERS + 1} headers, more than {MAX_HEADERS}\n"
+    near = b"X-Near: " + b"a" * (MAX_HEADER_BYTES - len(request([b"X-Near: "])))  # the whole head at the bound
+    assert len(request([near])) == MAX_HEADER_BYTES and status_and_line(exchange(server, request([near])))[0] == 200
+
+
+def test_ten_thousand_headers_are_refused(server):
+    status, _ = status_and_line(exchange(server, request([b"X-%d: 1" % i for i in range(10_000)])))
+    assert status == 431
+
+
+def test_a_head_that_does_not_arrive_in_time_gets_408_and_others_are_answered_meanwhile(server):
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as slow:
+        started = time.monotonic()
+        slow.sendall(b"GET /api/agents HTTP/1.1\r\nHost: test\r\n")
+        assert still_answers(server)
+        slow.sendall(b"X-Slow: 1\r\n")  # bytes keep coming, but not the end of the head
+        answer = slow.recv(65536)
+        waited = time.monotonic() - started
+    status, line = status_and_line(answer)
+    assert status == 408 and line == f"the request line and headers did not arrive within {TIMEOUT} s\n"
+    assert TIMEOUT - 0.5 < waited < TIMEOUT + 5
+
+
+def test_a_streaming_header_neither_stalls_other_requests_nor_grows_the_server(server):
+    """One connection streams a header of up to 150 MB: the others are answered as fast as ever."""
+    sent = []
+
+    def stream():
+        with socket.create_connection(("127.0.0.1", server.port), timeout=30) as connection:
+            connection.sendall(b"GET / HTTP/1.1\r\nHost: test\r\nX-Stream: ")
+            chunk, total = b"a" * 65536, 0
+            try:
+                while total < 150_000_000:
+                    connection.sendall(chunk)
+                    total += len(chunk)
+            except OSError:  # refused and closed
+                pass
+            sent.append(total)
+
+    streamer = threading.Thread(target=stream)
+    streamer.start()
+    slowest = 0.0
+    for _ in range(20):
+        started = time.monotonic()
+        assert still_answers(server)
+        slowest = max(slowest, time.monotonic() - started)
+    streamer.join(60)
+    # cut off at the bound: what got through is the bound and the sockets' buffers (a few MB), not 150 MB
+    assert not streamer.is_alive() and sent[0] < 20_000_000
+    assert slowest < 1.0
+
+
+def test_the_bounds_are_options(tmp_path):
+    server = Server(tmp_path / "yacht.db", agents="random", options=("--max-header-bytes", "65536", "--max-headers", "5"))
+    server.start()
+    try:
+        assert status_and_line(exchange(server, request([b"X-Big: " + b"a" * 40_000])))[0] == 200
+        status, line = status_and_line(exchange(server, request([b"X-A: 1", b"X-B: 1", b"X-C: 1", b"X-D: 1"])))
+        assert status == 431 and line == "the request has 6 headers, more than 5\n"
+    finally:
+        server.stop()
+
+
+@pytest.mark.parametrize("option, value", [("--max-header-bytes", "0"), ("--max-headers", "-1"), ("--header-timeout", "inf")])
+def test_a_bound_that_is_no_bound_is_refused_in_one_line(option, value):
+    refused = subprocess.run(
+        [sys.executable, "-m", "yacht_play.cli", "serve", option, value, "--db", "x.db"], cwd=ROOT, capture_output=True, text=True
+    )
+    assert refused.returncode == 2 and refused.stderr.count("\n") == 1 and f"{option} {value}" in refused.stderr
