@@ -31,6 +31,7 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from agents.policies.guard import unguarded
 from agents.policies.policy import QPolicy
 from agents.policies.softmax import best_choices, choice_actions
 from agents.solvers.exact_solution import TIE_RELATIVE
@@ -74,14 +75,16 @@ def agreement_and_likelihood(policy, positions: Positions, rules) -> tuple[np.nd
     rows = np.arange(len(positions.actions))
     person = lowest[rows, positions.actions]
     probabilities = getattr(policy, "action_probabilities", None)
+    given = probabilities(encoded, masks) if probabilities is not None else None  # None: the policy gives none
     log_p = of_choices = None
-    if probabilities is not None:
-        p = np.asarray(probabilities(encoded, masks), dtype=float)
+    if given is not None:
+        p = np.asarray(given, dtype=float)
         of_choices = np.zeros_like(p)  # each choice's probability, on its lowest action
         np.add.at(of_choices, (np.repeat(rows, lowest.shape[1]), lowest.reshape(-1)), p.reshape(-1))
         log_p = np.log(np.maximum(of_choices[rows, person], FLOOR))
-    if isinstance(policy, QPolicy):
-        return best_choices(policy.q_values(encoded, masks), positions.hands, rules)[rows, person].astype(float), log_p
+    measured = unguarded(policy)  # Q-values are read from the policy itself: a guard stands in for its actions only
+    if isinstance(measured, QPolicy):
+        return best_choices(measured.q_values(encoded, masks), positions.hands, rules)[rows, person].astype(float), log_p
     if of_choices is not None:
         top = of_choices >= of_choices.max(axis=1, keepdims=True) * (1.0 - TIE_RELATIVE)
         return top[rows, person] / top.sum(axis=1), log_p
