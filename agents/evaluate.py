@@ -44,7 +44,7 @@ from agents.evaluation.option_values import whole_number
 from agents.evaluation.stats import mean_ci
 from agents.policies.guard import guard, replacement_note, warn_replaced
 from agents.policies.policy import Policy
-from agents.registry import default_policies, listed, make_policy, policy_specs, solitaire_names
+from agents.registry import default_policies, make_policy, or_list, policy_specs, solitaire_names
 from agents.solvers.exact_solution import gaps_to_best
 from agents.solvers.optimal import expected_score, solve
 from yacht_env.atomic_files import OutputError, write_atomically
@@ -113,7 +113,7 @@ class Summary:
 def five_alike_row(rules: RuleSet) -> int:
     """The row that pays for five alike and nothing else (Yacht, Yahtzee, Yatzy), or -1."""
     alike = rules.alike_hands
-    for row in range(rules.num_categories):
+    for row in range(rules.num_rows):
         column = rules.hand_scores[:, row]
         if (column[alike] > 0).all() and (column[~alike] == 0).all():
             return row
@@ -177,7 +177,11 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
         if policy.replaced is not None:  # the fallback chose this step's actions (and will choose the rest)
             replaced_decisions += playing
         # The sheet state (upper subtotal, Yahtzee box) is the game's own, whatever the policy reads.
-        q = solution.q_values_batch(*position, *env.sheet_state) if rules.has_sheet_state else solution.q_values_batch(*position)
+        q = (
+            solution.q_values_batch(*position, *env.sheet_state)
+            if rules.has_bonus_or_joker
+            else solution.q_values_batch(*position)
+        )
         actions = np.asarray(actions)
         lost = np.where(playing, 0.0 - gaps_to_best(q)[every_game, actions], 0.0)
         is_row = actions >= first_row_action
@@ -463,7 +467,7 @@ def distribution_rows(logs: dict[str, GameLog], names: list[str], rules: RuleSet
                 "at_least": {str(t): float((scores >= t).mean()) for t in thresholds},
             }
         )
-    if rules.has_sheet_state:
+    if rules.has_bonus_or_joker:
         return rows
     pmf = score_distribution(rules=rules)
     rows.append(
@@ -541,7 +545,7 @@ def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float, 
         # matplotlib's hints leave out the arrays hist documents and takes for bins
         axes.hist(logs[name].scores, bins=bins, histtype="step", linewidth=1.6, label=label)  # type: ignore[arg-type]
     rules = rule_set(rules)
-    if not rules.has_sheet_state:  # the exact distribution covers rows that score on their own
+    if not rules.has_bonus_or_joker:  # the exact distribution covers rows that score on their own
         from agents.solvers.distribution import score_distribution
 
         pmf = score_distribution(rules=rules)
@@ -575,8 +579,8 @@ def rules_value(text: str) -> RuleSet:
 def policies_help() -> str:
     """The epilog of ``--help``: every policy of :mod:`agents.registry` with its help line."""
     specs = policy_specs()
-    width = max(len(spec.shown) for spec in specs)
-    return "policies (--policy, --table):\n" + "\n".join(f"  {spec.shown:<{width}}  {spec.help}" for spec in specs)
+    width = max(len(spec.help_name) for spec in specs)
+    return "policies (--policy, --table):\n" + "\n".join(f"  {spec.help_name:<{width}}  {spec.help}" for spec in specs)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -590,7 +594,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--policy",
         action="append",
-        help=f"{listed(solitaire_names())} (repeatable; default: {', '.join(default_policies())})",
+        help=f"{or_list(solitaire_names())} (repeatable; default: {', '.join(default_policies())})",
     )
     parser.add_argument(
         "--table",

@@ -1,6 +1,6 @@
 """The one reader and writer of every solved array kept on disk (``.npy``), checked before a byte of it is trusted.
 
-The single-player tables (:mod:`agents.solvers.solution_cache`) and the two-player layers
+The single-player arrays (:mod:`agents.solvers.solution_cache`) and the two-player layers
 (:mod:`agents.two_player.solve`) are read here, and a file is taken only if all of this holds:
 
 - it is a regular file (a FIFO, a device such as ``/dev/zero`` or a folder is refused before it is opened

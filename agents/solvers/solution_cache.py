@@ -1,13 +1,13 @@
-"""Solved value tables kept on disk, so that a second process loads what the first one solved.
+"""Solved value arrays kept on disk, so that a second process loads what the first one solved.
 
-Every solver that keeps its tables (the sheet solver behind :func:`agents.solvers.optimal.solve`, the target
+Every solver that keeps its arrays (the sheet solver behind :func:`agents.solvers.optimal.solve`, the target
 DP of :mod:`agents.solvers.target`) keeps them here, in one folder: ``$YACHT_RL_CACHE_DIR`` or else
 ``$XDG_CACHE_HOME/yacht-rl`` (``~/.cache/yacht-rl``). Setting ``YACHT_RL_CACHE_DIR`` to an empty
 string turns the cache off.
 
 A file per rule set, solution kind and solver version, named by what the rules do, not by their names,
 and by a digest of the solver's source (:func:`source_version`), so that a changed solver never reads a
-table an older one stored. Files are ``.npy`` arrays with a SHA-256 beside them, written atomically and
+array an older one stored. Files are ``.npy`` arrays with a SHA-256 beside them, written atomically and
 read only through :mod:`agents.solvers.array_files` (a regular file of exactly the array's size, the
 expected header, the checksum, the values in range); a file that fails a check is solved again and
 overwritten (a warning says which and why), and a folder that cannot be written only costs the next
@@ -31,7 +31,7 @@ import numpy as np
 from agents.solvers.array_files import ArrayFileError, Check, read_array, write_array
 
 CACHE_ENV = "YACHT_RL_CACHE_DIR"
-FORMAT = 2  # bump when the meaning or the layout of a stored table changes (2: .npy with a checksum, was .npz)
+FORMAT = 2  # bump when the meaning or the layout of a stored array changes (2: .npy with a checksum, was .npz)
 
 
 def cache_dir() -> Path | None:
@@ -47,14 +47,14 @@ def cache_dir() -> Path | None:
 def source_version(*modules: str) -> str:
     """A short digest of the source files of ``modules`` (dotted names): the version of a solver built from them.
 
-    Any edit to those files gives another version, so a table solved before the edit is never read after it.
+    Any edit to those files gives another version, so a array solved before the edit is never read after it.
     """
     digest = hashlib.sha256()
     for name in modules:
         spec = importlib.util.find_spec(name)
         origin = None if spec is None else spec.origin
         if origin is None or not Path(origin).is_file():
-            raise ValueError(f"solver module {name!r} has no source file to version its tables by")
+            raise ValueError(f"solver module {name!r} has no source file to version its arrays by")
         digest.update(name.encode() + b"\0" + Path(origin).read_bytes())
     return digest.hexdigest()[:12]
 
@@ -95,9 +95,9 @@ def cache_path(key: str) -> Path | None:
 
 
 def solved_values(values: np.ndarray) -> str | None:
-    """The range check of a sheet solver's table: points still to come, so >= 0 and finite (NaN: a state no game reaches)."""
+    """The range check of a sheet solver's array: points still to come, so >= 0 and finite (NaN: a state no game reaches)."""
     if np.isinf(values).any() or (values < 0).any():
-        return "holds negative or infinite points: not a solved table"
+        return "holds negative or infinite points: not a solved array"
     return None
 
 
@@ -124,7 +124,7 @@ def cached_array(
     """
     folder = cache_dir()
     path = None if folder is None else folder / file_name
-    values = _load(path, shape, lambda values: None if accept(values) else "holds values out of range: not a solved table")
+    values = _load(path, shape, lambda values: None if accept(values) else "holds values out of range: not a solved array")
     if values is not None:
         return values
     values = build()

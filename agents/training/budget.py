@@ -85,10 +85,10 @@ def plan_memory(config: TrainConfig) -> list[Need]:
     from agents.training.plan_values import EXTRA_FEATURES, FEATURE_SETS
 
     rules, plan = RULE_SETS[config.env.rules], config.plan
-    rows, table = rules.num_categories, (1 << rules.num_categories) * (rules.upper_cap + 1) * 2
+    rows, table = rules.num_rows, (1 << rules.num_rows) * (rules.upper_cap + 1) * 2
     games = plan.games_per_iteration
     needs = [Need("plan.games_per_iteration", 2 * games * (rows + 1) * INT64, f"{games:,} games' turn-start states")]
-    if plan.value_model == "table" or (plan.value_model == "auto" and not rules.has_sheet_state):
+    if plan.value_model == "table" or (plan.value_model == "auto" and not rules.has_bonus_or_joker):
         return needs
     inputs = rows + EXTRA_FEATURES + FEATURE_SETS[plan.features]
     weights = mlp_weights(inputs, plan.net_arch, 1)
@@ -105,7 +105,7 @@ def plan2_memory(config: TrainConfig) -> list[Need]:
     from agents.learned.plan2_files import num_features
 
     rules, plan = RULE_SETS[config.env.rules], config.plan
-    inputs, turns = num_features(rules), 2 * rules.num_categories
+    inputs, turns = num_features(rules), 2 * rules.num_rows
     games = plan.games_per_iteration
     weights = mlp_weights(inputs, plan.net_arch, 1)
     activations = 4 * plan.batch_size * sum(plan.net_arch) * FLOAT

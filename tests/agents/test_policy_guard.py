@@ -39,7 +39,7 @@ def hostile_layers() -> list[tuple[np.ndarray, np.ndarray]]:
     +MAX_WEIGHT and half -MAX_WEIGHT, so it is inf - inf = NaN at every state, in any order of summing.
     """
     width, layers = num_features(YACHT), []
-    rows = 2 * YACHT.num_categories
+    rows = 2 * YACHT.num_rows
     for i in range(MAX_LAYERS):
         out = 1 if i == MAX_LAYERS - 1 else HIDDEN
         weight = np.full((out, width), MAX_WEIGHT, dtype=np.float32)
@@ -73,7 +73,7 @@ def test_the_hostile_file_gives_nan_at_every_state_and_alone_picks_an_illegal_ac
     value = WinValue(YACHT, layers)
     movers = np.array([1, YACHT.all_open, 0b101])
     with np.errstate(all="ignore"):
-        assert np.isnan(value.logits(win_features(YACHT.num_categories, movers, movers, np.array([-300, 0, 300])))).all()
+        assert np.isnan(value.logits(win_features(YACHT.num_rows, movers, movers, np.array([-300, 0, 300])))).all()
         raw = unguarded(make_table_policy(hostile, 2))
         observations, masks = first_position(raw)
         action = int(raw.act_batch(observations, masks)[0])

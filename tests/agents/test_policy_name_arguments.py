@@ -18,7 +18,7 @@ from yacht_env.echo import echoed
 from yacht_env.rules import YACHT
 
 TOP = max_total(YACHT)
-ACTIONS = YACHT.dice.keep_after_reroll.shape[1] + YACHT.num_categories  # re-rolls, then rows
+ACTIONS = YACHT.dice.keep_after_reroll.shape[1] + YACHT.num_rows  # re-rolls, then rows
 NON_ASCII_DIGITS = st.characters(categories=["Nd", "No"]).filter(lambda char: char not in "0123456789")
 
 

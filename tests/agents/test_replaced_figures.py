@@ -69,7 +69,7 @@ def test_an_evaluation_counts_exactly_the_games_and_decisions_optimal_played(cap
     failing = (seed + np.arange(games)) % EVERY == 0  # each game is its own batch, re-seeded with its seed
     assert summary.replaced_games == failing.sum() == 10
     assert ((log.replaced_decisions > 0) == failing).all()
-    assert (log.replaced_decisions[failing] >= YACHT.num_categories - OPEN_ROWS + 1).all()  # a decision a turn, at least
+    assert (log.replaced_decisions[failing] >= YACHT.num_rows - OPEN_ROWS + 1).all()  # a decision a turn, at least
     assert (log.replaced_decisions[failing] < log.decisions[failing]).all()  # it chose until then
     assert summary.replaced_decisions == log.replaced_decisions.sum()
     np.testing.assert_array_equal(log.scores, logs["optimal"].scores)  # what makes it look optimal

@@ -29,7 +29,7 @@ RULES = RuleSet(
     num_faces=3,
     rolls_per_turn=2,
 )
-LAYERS = range(1, 2 * RULES.num_categories + 1)
+LAYERS = range(1, 2 * RULES.num_rows + 1)
 
 arrays = st.sampled_from([np.uint16, np.float64]).flatmap(
     lambda dtype: st.lists(st.integers(1, 6), min_size=1, max_size=3).flatmap(

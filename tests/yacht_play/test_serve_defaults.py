@@ -88,3 +88,19 @@ def test_the_lobby_offers_every_default_agent_under_the_rules_its_file_names(tmp
     for name in SHIPPED:
         assert offered[name]["rules"] == [name.split(":")[1]], name
     assert not offered["plan2:yacht"]["alone"] and offered["plan2:yacht"]["table_sizes"] == [2, 2]
+
+
+def test_the_lobby_says_what_each_agent_is_in_the_words_of_help(tmp_path):
+    """Names such as exact2, br:optimal and plan2:yacht are not explanations: each offered agent carries its one line."""
+    from agents.registry import policy_spec
+    from yacht_play import store
+
+    names = ["optimal", "win", "softmax:2"]  # agents that need no solved two-player game, which CI does not have
+    service = games.GameService(store.connect(str(tmp_path / "yacht.db")), names)
+    with TestClient(app.create_app(service)) as client:
+        offered = {agent["policy"]: agent for agent in client.get("/api/agents").json()["agents"]}
+    for name in names:
+        assert offered[name]["about"] == policy_spec(name).help and offered[name]["about"], name
+    assert "chance of finishing first" in offered["win"]["about"]
+    # the names the lobby shows without saying what they are get the same one line
+    assert "solved two-player game" in policy_spec("exact2").help and "best response" in policy_spec("br:optimal").help

@@ -43,19 +43,21 @@ POOLED = (
 
 
 @dataclass
-class Pairs:
-    """The pairwise results of the games: player ``i[k]`` against ``j[k]`` scored ``s[k]`` (1, 1/2 or 0) in game ``game[k]``."""
+class PairResults:
+    """The pairwise results of the games: player ``first[k]`` against ``second[k]`` scored ``result[k]`` (1, 1/2 or 0)
+    in game ``game[k]`` (players by their index in ``players``).
+    """
 
     players: list[tuple[str, str]]  # (kind, name): ("agent", policy) or ("human", name)
-    i: np.ndarray
-    j: np.ndarray
-    s: np.ndarray
+    first: np.ndarray
+    second: np.ndarray
+    result: np.ndarray  # the first player's score: 1 a win, 1/2 a tie, 0 a loss
     game: np.ndarray
     games: int
     modes: dict[str, int]  # the games counted, per mode
 
     @classmethod
-    def of(cls, games) -> Pairs:
+    def of(cls, games) -> PairResults:
         """The pairs of every game with two seats or more (:class:`yacht_play.records.GameRecord`, finished)."""
         index: dict[tuple[str, str], int] = {}
         i, j, s, game = [], [], [], []
@@ -77,25 +79,27 @@ class Pairs:
                         continue
                     i.append(index.setdefault(first, len(index)))
                     j.append(index.setdefault(second, len(index)))
-                    difference = totals[seat_a] - totals[seat_b]
-                    s.append(1.0 if difference > 0 else 0.5 if difference == 0 else 0.0)
+                    margin = totals[seat_a] - totals[seat_b]
+                    s.append(1.0 if margin > 0 else 0.5 if margin == 0 else 0.0)
                     game.append(number)
         as_int = lambda values: np.array(values, dtype=np.int64)  # noqa: E731
         return cls(list(index), as_int(i), as_int(j), np.array(s, dtype=float), as_int(game), counted, modes)
 
 
-def fit(pairs: Pairs, weights: np.ndarray | None = None, start: np.ndarray | None = None) -> np.ndarray:
+def fit(pairs: PairResults, weights: np.ndarray | None = None, start: np.ndarray | None = None) -> np.ndarray:
     """The ratings in logits (mean-free up to the prior), by Newton's method on the penalized log-likelihood."""
     n = len(pairs.players)
-    w = np.ones(len(pairs.s)) if weights is None else weights
+    w = np.ones(len(pairs.result)) if weights is None else weights
     r = np.zeros(n) if start is None else start.copy()
     for _ in range(100):
-        p = 1.0 / (1.0 + np.exp(r[pairs.j] - r[pairs.i]))
-        residual = w * (pairs.s - p)
-        gradient = np.bincount(pairs.i, residual, n) - np.bincount(pairs.j, residual, n) - PRIOR * r
+        p = 1.0 / (1.0 + np.exp(r[pairs.second] - r[pairs.first]))
+        residual = w * (pairs.result - p)
+        gradient = np.bincount(pairs.first, residual, n) - np.bincount(pairs.second, residual, n) - PRIOR * r
         curvature = w * p * (1.0 - p)
-        off_diagonal = np.bincount(pairs.i * n + pairs.j, curvature, n * n) + np.bincount(pairs.j * n + pairs.i, curvature, n * n)
-        hessian = np.diag(np.bincount(pairs.i, curvature, n) + np.bincount(pairs.j, curvature, n) + PRIOR)
+        off_diagonal = np.bincount(pairs.first * n + pairs.second, curvature, n * n) + np.bincount(
+            pairs.second * n + pairs.first, curvature, n * n
+        )
+        hessian = np.diag(np.bincount(pairs.first, curvature, n) + np.bincount(pairs.second, curvature, n) + PRIOR)
         hessian -= off_diagonal.reshape(n, n)
         step = np.clip(np.linalg.solve(hessian, gradient), -4.0, 4.0)  # far from the optimum, steps of a few logits
         r += step
@@ -130,19 +134,19 @@ def one_blas_thread():
 
 def rate(games, bootstrap: int = BOOTSTRAP, seed: int = SEED) -> Ratings:
     """Every person's and agent's rating with its 95% bootstrap interval, best first, and how it was anchored."""
-    pairs = Pairs.of(games)
+    pairs = PairResults.of(games)
     anchor = pairs.players.index(("agent", ANCHOR_POLICY)) if ("agent", ANCHOR_POLICY) in pairs.players else None
     unrated = Ratings(
         method="Bradley-Terry (maximum likelihood), 95% percentile bootstrap over games",
         scale="Elo: 400 points per factor of 10 in the odds",
         anchor=Anchor(ANCHOR_POLICY if anchor is not None else None, ANCHOR),
         games=pairs.games,
-        pairs=len(pairs.s),
+        pairs=len(pairs.result),
         bootstrap=bootstrap,
         players=(),
         games_by_mode=tuple(GamesOfMode(mode, n) for mode, n in sorted(pairs.modes.items())),
     )
-    if not len(pairs.s):
+    if not len(pairs.result):
         return unrated
     rng = np.random.default_rng(seed)
     counted = np.unique(pairs.game)
@@ -155,7 +159,7 @@ def rate(games, bootstrap: int = BOOTSTRAP, seed: int = SEED) -> Ratings:
             weights = picked[np.searchsorted(counted, pairs.game)]
             draws.append(anchored(fit(pairs, weights, r), anchor))
     low, high = np.percentile(np.array(draws), [2.5, 97.5], axis=0) if draws else (point, point)
-    games_of = [len(set(pairs.game[(pairs.i == k) | (pairs.j == k)].tolist())) for k in range(len(pairs.players))]
+    games_of = [len(set(pairs.game[(pairs.first == k) | (pairs.second == k)].tolist())) for k in range(len(pairs.players))]
     players = []
     for k in np.argsort(-point, kind="stable"):
         kind, name = pairs.players[k]
@@ -167,18 +171,18 @@ def rate(games, bootstrap: int = BOOTSTRAP, seed: int = SEED) -> Ratings:
     return dataclasses.replace(unrated, players=tuple(players), agents_vs_people=predicted_against_people(pairs, point))
 
 
-def predicted_against_people(pairs: Pairs, ratings: np.ndarray) -> tuple[AgentPrediction, ...]:
+def predicted_against_people(pairs: PairResults, ratings: np.ndarray) -> tuple[AgentPrediction, ...]:
     """Per agent, over its results against people: the mean score the ratings predict and the one observed."""
     out = []
     for k, (kind, name) in enumerate(pairs.players):
         if kind != "agent":
             continue
         predicted, observed = [], []
-        for mine, other, sign in ((pairs.i == k, pairs.j, 1.0), (pairs.j == k, pairs.i, -1.0)):
+        for mine, other, sign in ((pairs.first == k, pairs.second, 1.0), (pairs.second == k, pairs.first, -1.0)):
             human = np.array([pairs.players[o][0] == "human" for o in other[mine]], dtype=bool)
             opponents = other[mine][human]
             predicted += [win_probability(ratings[k], ratings[o]) for o in opponents]
-            scores = pairs.s[mine][human]
+            scores = pairs.result[mine][human]
             observed += list(scores if sign > 0 else 1.0 - scores)
         if observed:
             out.append(AgentPrediction(name, len(observed), float(np.mean(predicted)), float(np.mean(observed))))

@@ -248,11 +248,12 @@ def lobby_offer(service: GameService) -> dict:
     return {
         "agents": [
             {
-                "policy": service.shown[name],
+                "policy": service.lobby_names[name],
                 "name": name.split(":", 1)[0],
                 "rules": service.agent_rules[name],
                 "alone": plays_alone(name),  # False: it plays only at a table (not alone, not duplicate)
                 "table_sizes": list(policy_spec(name).table_sizes),  # the fewest and most players of its tables
+                "about": policy_spec(name).help,  # what it is, in the one line --help gives it
             }
             for name in service.agents
         ],

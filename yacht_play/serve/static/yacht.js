@@ -148,11 +148,19 @@ async function lobby() {
     for (let i = 0; i < count; i += 1) {
       const select = el("select", { "aria-label": `agent ${i + 1}`, class: "agent-select" });
       if (mode === "table" && i > 0) select.append(el("option", { value: "" }, "–"));
-      playable.filter((agent) => fits(agent, i)).forEach((agent) => select.append(el("option", { value: agent.policy }, agent.name === agent.policy ? agent.name : `${agent.name} (${agent.policy.split(":")[1]})`)));
+      playable.filter((agent) => fits(agent, i)).forEach((agent) => select.append(el("option", { value: agent.policy, title: agent.about || "" }, agent.name === agent.policy ? agent.name : `${agent.name} (${agent.policy.split(":")[1]})`)));
       if (mode === "table" && i > 0) select.value = "";
       pick.append(select);
       selects.push(select);
     }
+    // what each chosen agent is (exact2, br:optimal, plan2: ... are names, not explanations), in --help's words
+    const about = el("div", { class: "muted small", id: "agents-about" });
+    pick.append(about);
+    const describe = () => {
+      const chosen = selects.map((select) => playable.find((agent) => agent.policy === select.value)).filter(Boolean);
+      about.replaceChildren(...[...new Set(chosen)].map((agent) => el("div", {}, `${agent.name}: ${agent.about || ""}`)));
+    };
+    selects.forEach((select) => select.addEventListener("change", describe));
     const seatsFit = () => {
       const first = playable.find((agent) => agent.policy === selects[0].value);
       const two = mode === "table" && first && most(first) <= 2;
@@ -164,6 +172,7 @@ async function lobby() {
     };
     if (selects.length) selects[0].addEventListener("change", seatsFit);
     seatsFit();
+    describe();
     if (!agents.length) $("agents-help").textContent = "This server offers no agents (yacht serve --agents ...).";
     else if (!playable.length) $("agents-help").textContent = `No agent here plays ${titleOf(rulesSelect.value)}.`;
   }
