@@ -59,8 +59,8 @@ from agents.training.envs import make_training_env
 from agents.training.lookahead_policy import LookaheadPolicy
 from agents.training.lookahead_rollouts import keep_lookahead_in_rollouts
 from agents.training.plan2_train import run_plan2
-from agents.training.planN_train import run_planN
 from agents.training.plan_train import plan_run_started, run_plan
+from agents.training.planN_train import run_planN
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.rules import rule_set
 

@@ -32,10 +32,10 @@ from agents.learned.plan import PlanPolicy
 from agents.learned.plan2 import PREFIX as PLAN2_PREFIX
 from agents.learned.plan2 import plan2_rules
 from agents.learned.plan2_files import SHIPPED_PLAN2
+from agents.learned.plan_files import SHIPPED_PLANS, plan_file_path, read_plan_file
 from agents.learned.planN import PREFIX as PLANN_PREFIX
 from agents.learned.planN import planN_rules
 from agents.learned.planN_files import SHIPPED_PLANN
-from agents.learned.plan_files import SHIPPED_PLANS, plan_file_path, read_plan_file
 from agents.learned.ppo import (
     PREFIX,
     SHIPPED_MODELS,
@@ -367,12 +367,19 @@ def shipped_policies() -> tuple[str, ...]:
     """The models the package ships, by name: ``ppo:yacht``, ``ppo:yahtzee``, ``ppo:yatzy``, ``plan:yacht``, ...,
     ``plan2:yacht``. Listing them reads no file; playing one needs :func:`can_read_model_files`.
     """
-    folders = ((PREFIX, SHIPPED_MODELS), (PLAN_PREFIX, SHIPPED_PLANS), (PLAN2_PREFIX, SHIPPED_PLAN2), (PLANN_PREFIX, SHIPPED_PLANN))
+    folders = (
+        (PREFIX, SHIPPED_MODELS),
+        (PLAN_PREFIX, SHIPPED_PLANS),
+        (PLAN2_PREFIX, SHIPPED_PLAN2),
+        (PLANN_PREFIX, SHIPPED_PLANN),
+    )
     return tuple(prefix + name for prefix, folder in folders for name in shipped_model_names(folder))
 
 
 def can_read_model_files() -> bool:
-    """Whether model files (``ppo:``, ``plan:``, ``plan2:``, ``planN:``) can be read here: torch and safetensors, the train extra."""
+    """Whether model files (``ppo:``, ``plan:``, ``plan2:``, ``planN:``) can be read here: torch and safetensors (the train
+    extra).
+    """
     try:
         import safetensors  # noqa: F401
         import torch  # noqa: F401

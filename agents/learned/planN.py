@@ -171,15 +171,16 @@ class TurnEnds:
         count = len(tables.open_bits)
         rules = self.value.rules
         out_index = np.empty((count, rules.num_categories, rules.dice.num_hands), dtype=np.int64)
-        parts = [np.zeros((count, self.key_space), dtype=np.int64) for _ in range(4)]
-        mover = [np.ascontiguousarray(part[:, 0]) for part in (tables.open_bits, tables.upper, tables.yahtzee)]
-        counts = turn_outcomes(self.kernel, self.alike, *mover, out_index, *parts)
+        rows, gains, uppers, yahtzees = parts = [np.zeros((count, self.key_space), dtype=np.int64) for _ in range(4)]
+        open_bits, upper, yahtzee = (np.ascontiguousarray(part[:, 0]) for part in tables[:3])  # the mover's sheet
+        counts = turn_outcomes(self.kernel, self.alike, open_bits, upper, yahtzee, out_index, rows, gains, uppers, yahtzees)
         width = int(counts.max()) if count else 0
         return out_index, counts, *(np.ascontiguousarray(part[:, :width]) for part in parts)
 
     def __call__(self, tables: Tables):
         """``(out_index, ends (B, M, n), outcomes)``: ``ends[i, m]`` is every seat's share (the mover's first) after
-        turn ``i`` ends in its outcome ``m``; ``outcomes`` is :meth:`outcomes`' tuple."""
+        turn ``i`` ends in its outcome ``m``; ``outcomes`` is :meth:`outcomes`' tuple.
+        """
         outcomes = self.outcomes(tables)
         out_index, counts, rows, gains, uppers, yahtzees = outcomes
         count, n = tables.open_bits.shape
@@ -288,6 +289,30 @@ class PlanNPolicy(TableReadingPolicy):
     def act_batch(self, observations, action_masks):
         lowest = lambda tied: np.zeros((len(tied), self.planner.num_actions))  # argmax keeps the lowest index
         return best_with_fallback(self.chances(observations), action_masks, lowest, TIE_TOLERANCE)
+
+
+def shipped_planner(rules: RuleSet, num_players: int) -> PlanNPlanner | None:
+    """The planner of the shipped ``planN:<rules>`` file for a table of ``num_players`` under ``rules``, kept once loaded;
+    None where none is shipped for those rules (by name and content) or it did not learn that table size.
+    """
+    from agents.learned.planN_files import SHIPPED_PLANN
+
+    path = SHIPPED_PLANN / f"{rules.name}.safetensors"
+    if not path.is_file():
+        return None
+    if path not in _shipped:
+        meta, layers = read_planN_file(path)
+        _shipped[path] = (
+            None if meta["rules_fingerprint"] != rules.fingerprint else ShareValue(rules, layers, meta["table_sizes"])
+        )
+    value = _shipped[path]
+    if value is None or value.rules.fingerprint != rules.fingerprint or num_players not in value.table_sizes:
+        return None
+    return _planners.setdefault(path, PlanNPlanner(value))
+
+
+_shipped: dict[Path, ShareValue | None] = {}
+_planners: dict[Path, PlanNPlanner] = {}
 
 
 def planN_rules(path: str) -> str:

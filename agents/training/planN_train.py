@@ -167,9 +167,7 @@ def train_planN(config: TrainConfig, run_dir: Path, resume: bool = False) -> Non
 
     def iterate(games_done, deadline, wall):
         played = learn(model, config.plan, config.seed, games_done, deadline, wall)
-        return (
-            (games, {f"train/first_player_share_{size}": share, "train/loss": loss}) for games, size, share, loss in played
-        )
+        return ((games, {f"train/first_player_share_{size}": share, "train/loss": loss}) for games, size, share, loss in played)
 
     games_done = drive_run(config, run_dir, resume, model, iterate, lambda: periodic_figures(model.value(), config), "planN")
     write_planN_file(run_dir / "model.safetensors", model.layers(), rules, model.table_sizes, games_done)
