@@ -273,3 +273,28 @@ def test_the_last_turn_of_the_game_is_planned_with_the_exact_chance_of_winning(n
         planned = planner.action_values(tables, [YACHT.hand(dice)], [rolls_left])[0]
         np.testing.assert_array_equal(np.isfinite(planned), np.isfinite(exact))
         np.testing.assert_allclose(planned[np.isfinite(exact)], exact[np.isfinite(exact)], atol=1e-6)
+
+
+def test_the_server_seats_a_planN_file_at_a_table_of_three_and_coaches_with_its_learned_chances(tmp_path, monkeypatch):
+    import agents.learned.planN_files
+    from tests.yacht_play.test_two_player_grading import serve_client
+
+    monkeypatch.setattr(agents.learned.planN_files, "SHIPPED_PLANN", tmp_path)  # the coach reads the shipped planner
+    path = write_planN_file(tmp_path / "yahtzee.safetensors", random_layers(YAHTZEE), "yahtzee", [2, 3, 4, 5], 1)
+    service, client = serve_client(YAHTZEE, tmp_path, [f"planN:{path}", "optimal"])
+    shown = "planN:yahtzee.safetensors"  # the server's folders are not shown
+    with client:
+        offer = {a["policy"]: a for a in client.get("/api/agents").json()["agents"]}
+        assert offer[shown]["table_sizes"] == [2, 5] and offer[shown]["alone"] is False
+        body = {"name": "ann", "mode": "table", "agents": [shown, "optimal"], "coach": True, "rules": "yahtzee"}
+        secret = client.post("/api/games", json=body).json()["secret"]
+        view, coached = client.get(f"/api/games/{secret}").json(), 0
+        while not view["finished"]:
+            row = next(r["name"] for r in view["rows"] if r["name"] in view["current"]["now"])
+            view = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "row": row}).json()
+            coach = view["coach"]
+            assert coach["win_learned"] is True and 0 <= coach["chosen_win"] <= 1, coach
+            coached += 1
+    assert coached == 13
+    decisions = service.live(secret).match.decisions
+    assert sum(d["kind"] == "agent" for d in decisions) >= 13  # the planner played its thirteen turns
