@@ -298,3 +298,28 @@ def test_the_server_seats_a_planN_file_at_a_table_of_three_and_coaches_with_its_
     assert coached == 13
     decisions = service.live(secret).match.decisions
     assert sum(d["kind"] == "agent" for d in decisions) >= 13  # the planner played its thirteen turns
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_the_policy_reads_every_seats_sheet_from_table_observations_as_the_game_holds_it(n):
+    from yacht_env.game import GameBatch
+    from yacht_env.table.encoding import make_table_encoding
+
+    policy = PlanNPolicy(ShareValue(YAHTZEE, random_layers(YAHTZEE)), "mine", n)
+    from agents.evaluation.tournament import deal_dice
+
+    games = GameBatch(YAHTZEE, n, 40)
+    games.start(deal_dice(n, 40, n, YAHTZEE))
+    rng = np.random.default_rng(0)
+    for _ in range(rng.integers(30, 60)):  # random legal play until the sheets differ
+        masks = games.legal_masks(np.arange(40))
+        games.play(np.array([rng.choice(np.flatnonzero(m)) for m in masks]), np.arange(40))
+    rows, seats = np.arange(40), games.seat.copy()
+    observations = make_table_encoding("dict", n, YAHTZEE).of_tables(games, rows, seats)
+    tables, _, _ = policy.tables(observations)
+    order = (seats[:, None] + np.arange(n)) % n  # from the observer, in play order
+    upper, full = games.sheet_state(rows[:, None], order)
+    np.testing.assert_array_equal(tables.open_bits, games.open_bits[rows[:, None], order])
+    np.testing.assert_array_equal(tables.totals, games.totals[rows[:, None], order])
+    np.testing.assert_array_equal(tables.upper, np.minimum(upper, 63))
+    np.testing.assert_array_equal(tables.yahtzee, full)
