@@ -42,9 +42,9 @@ def first_shares(names: list[str], games: int, seed: int, rules, grade: bool = F
     return per_deal, result, time.perf_counter() - started
 
 
-def interval(values) -> list[float]:
-    """``[mean, low, high]`` in percent."""
-    return [100 * part for part in mean_ci(values)]
+def interval(values, share: bool = True) -> list[float]:
+    """``[mean, low, high]`` in percent; a share's interval is kept within 0 to 100%."""
+    return [100 * part for part in mean_ci(values, clip=(0.0, 1.0) if share else None)]
 
 
 def table_figures(planner: str, rules, n: int, games: int, seed: int) -> dict:
@@ -60,7 +60,7 @@ def table_figures(planner: str, rules, n: int, games: int, seed: int) -> dict:
         "planner_share": interval(mine),
         "reference": reference,
         "reference_share": interval(theirs),
-        "paired_difference": interval(mine - theirs),
+        "paired_difference": interval(mine - theirs, share=False),
         "planner_seconds": round(seconds, 1),
     }
     standing = result.standings[0]
