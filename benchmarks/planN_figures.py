@@ -50,7 +50,7 @@ def interval(values, share: bool = True) -> list[float]:
 def table_figures(planner: str, rules, n: int, games: int, seed: int) -> dict:
     """The figures of one table size (see the module doc)."""
     reference = "win" if rules.name in policy_spec("win").rule_sets("win") else "optimal"
-    grade = n == 2 and not rules.has_sheet_state
+    grade = n == 2 and not rules.has_bonus_or_joker
     mine, result, seconds = first_shares([planner] + ["optimal"] * (n - 1), games, seed, rules, grade)
     theirs, _, _ = first_shares([reference] + ["optimal"] * (n - 1), games, seed, rules)
     figures = {

@@ -30,7 +30,7 @@ from agents.learned.planN_files import TABLE_SIZES, planN_file_path, read_planN_
 from agents.learned.planN_turn import decision_values, outcome_key_count, turn_outcomes
 from agents.policies.table_reading import TableReadingPolicy, best_with_fallback
 from agents.solvers.sheet_solver import TurnTables
-from agents.solvers.win_tables import kept_per_turn
+from agents.solvers.win_chances import kept_per_turn
 from yacht_env.actions import ActionLayout
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RuleSet, rule_set
@@ -66,8 +66,8 @@ class SheetFeatures:
 
     def __init__(self, rules: RuleSet):
         self.rules = rules
-        self.num_rows = rules.num_categories
-        self.shifts = np.arange(rules.num_categories)
+        self.num_rows = rules.num_rows
+        self.shifts = np.arange(rules.num_rows)
         self.cap = max(1, rules.upper_cap)
         best = np.maximum(rules.hand_scores.max(axis=0), rules.joker_hand_scores.max(axis=0)).astype(np.int64)
         upper = np.array([(rules.upper_bits >> c) & 1 for c in range(self.num_rows)], dtype=np.int64)
@@ -170,7 +170,7 @@ class TurnEnds:
         """``(out_index (B, C, H), counts (B,), rows, gains, uppers, yahtzees (B, M))`` of the movers' turns."""
         count = len(tables.open_bits)
         rules = self.value.rules
-        out_index = np.empty((count, rules.num_categories, rules.dice.num_hands), dtype=np.int64)
+        out_index = np.empty((count, rules.num_rows, rules.dice.num_hands), dtype=np.int64)
         rows, gains, uppers, yahtzees = parts = [np.zeros((count, self.key_space), dtype=np.int64) for _ in range(4)]
         open_bits, upper, yahtzee = (np.ascontiguousarray(part[:, 0]) for part in tables[:3])  # the mover's sheet
         counts = turn_outcomes(self.kernel, self.alike, open_bits, upper, yahtzee, out_index, rows, gains, uppers, yahtzees)
@@ -210,7 +210,7 @@ class PlanNPlanner:
         layout = ActionLayout(self.rules)
         self.first_score, self.num_actions = layout.first_score_action, layout.num_actions
         self.keep_after_reroll = self.rules.dice.keep_after_reroll.astype(np.int64)
-        self.shape = (self.rules.num_categories, self.rules.dice.num_hands)
+        self.shape = (self.rules.num_rows, self.rules.dice.num_hands)
         self._kept: dict[tuple, np.ndarray] = {}
 
     def end_values(self, tables: Tables) -> np.ndarray:
@@ -221,7 +221,7 @@ class PlanNPlanner:
 
     def action_values(self, tables: Tables, hands, rolls_left) -> np.ndarray:
         """(B, num_actions) float64: the mover's planned share after each action, ``-inf`` where illegal."""
-        if np.any(tables.open_bits[:, 0] <= 0) or np.any(tables.open_bits >= 1 << self.rules.num_categories):
+        if np.any(tables.open_bits[:, 0] <= 0) or np.any(tables.open_bits >= 1 << self.rules.num_rows):
             raise ValueError("a decision needs at least one open row of the mover's, within the rule set's rows")
         keys = [tuple(row) for row in np.concatenate(tables, axis=1).tolist()]
         compute = lambda index: self.end_values(tables.take(index))
@@ -265,7 +265,7 @@ class PlanNPolicy(TableReadingPolicy):
         hands, rolls_left, open_bits, totals = self.read(observations)
         count, rules = len(hands), self.rules
         upper, yahtzee = np.zeros((count, self.num_players), np.int64), np.zeros((count, self.num_players), np.int64)
-        if rules.has_sheet_state:
+        if rules.has_bonus_or_joker:
             own_upper, own_full = self.table_encoding.decode_sheet_batch(observations)
             upper[:, 0], yahtzee[:, 0] = own_upper, own_full
             if "other_upper_totals" in observations:

@@ -40,7 +40,7 @@ TABLE_EXTRA = MAX_PLAYERS  # the table size one-hot (2 .. MAX_PLAYERS) and the s
 
 def num_features(rules: RuleSet) -> int:
     """The width of the network's input under ``rules``: ``MAX_PLAYERS`` seats of rows and sheet, and the table's."""
-    return MAX_PLAYERS * (rules.num_categories + SEAT_EXTRA) + TABLE_EXTRA
+    return MAX_PLAYERS * (rules.num_rows + SEAT_EXTRA) + TABLE_EXTRA
 
 
 def planN_file_path(path: str) -> Path:

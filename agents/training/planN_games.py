@@ -80,7 +80,7 @@ class SelfPlayer:
         """``num_games`` games of ``num_players`` planners under ``value``, all turns of all games in lockstep."""
         ends_of = TurnEnds(value)
         tables = Tables.start(self.rules, num_games, num_players)
-        turns = num_players * self.rules.num_categories
+        turns = num_players * self.rules.num_rows
         seen: list[Tables] = []
         backed: list[np.ndarray] = []
         seeds = np.random.SeedSequence(int(seed)).generate_state(turns)

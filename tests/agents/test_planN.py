@@ -71,7 +71,7 @@ def test_self_play_backups_under_the_solved_chances_reproduce_them(solved):
     rules, solution = solved
     played = SelfPlayer(rules).play_games(ExactShares(solution), 300, 2, 0.2, seed=3)
     exact = ExactShares(solution)(played.tables)
-    np.testing.assert_allclose(played.backups, exact, atol=2 * rules.num_categories / 65534 + 1e-5)
+    np.testing.assert_allclose(played.backups, exact, atol=2 * rules.num_rows / 65534 + 1e-5)
     shares = SelfPlayer(rules).play_games(ExactShares(solution), 3000, 2, 0.0, seed=4).first_player_shares
     assert abs(shares.mean() - solution.start_value()) < 4 * shares.std() / np.sqrt(len(shares))
 
@@ -258,7 +258,7 @@ def test_the_coach_shows_the_shipped_planners_learned_chances_at_a_table_under_b
 def test_the_last_turn_of_the_game_is_planned_with_the_exact_chance_of_winning(n):
     # the last seat's last turn ends the game: whatever was learned, every end is the rules' own split of the win,
     # so each action's value is the exact chance of winning (ties shared) that the win tables give there
-    from agents.solvers.win_tables import win_probabilities
+    from agents.solvers.win_chances import win_probabilities
 
     planner = PlanNPlanner(ShareValue(YACHT, random_layers(YACHT, seed=n)))
     rng = np.random.default_rng(n)
