@@ -62,6 +62,7 @@ from agents.training.lookahead_policy import LookaheadPolicy
 from agents.training.lookahead_rollouts import keep_lookahead_in_rollouts
 from agents.training.plan2_train import run_plan2
 from agents.training.plan_train import plan_run_started, run_plan
+from agents.training.planN_train import run_planN
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.bounded_input import InputBoundsError, check_regular_file
 from yacht_env.rules import rule_set
@@ -456,8 +457,8 @@ def main(argv=None):
             check_budget(config)
     except ConfigError as error:
         sys.exit(f"error: {error}")
-    if config.algorithm in ("plan", "plan2"):
-        run = run_plan if config.algorithm == "plan" else run_plan2
+    if config.algorithm in ("plan", "plan2", "planN"):
+        run = {"plan": run_plan, "plan2": run_plan2, "planN": run_planN}[config.algorithm]
         try:
             return run(config, run_dir, resume=bool(args.resume))
         except (ConfigError, ModelLoadError) as error:

@@ -6,7 +6,8 @@ temperature T points: human-like play of a chosen skill, :mod:`agents.policies.s
 (at a table of 2-5: maximizes its chance of finishing first), ``ppo:PATH`` for a trained model's
 inference file (``.safetensors``, safe to load from anyone), ``plan:PATH`` for a planning agent's
 learned sheet value (:mod:`agents.learned.plan`, a ``.safetensors`` file too), ``plan2:PATH`` for a two-player
-planner's learned chance of winning (:mod:`agents.learned.plan2`, at a table of two), or ``ppo-zip:PATH`` for a
+planner's learned chance of winning (:mod:`agents.learned.plan2`, at a table of two), ``planN:PATH`` for a table
+planner's learned shares of the win (:mod:`agents.learned.planN`, at tables of 2 to 5, any rules), or ``ppo-zip:PATH`` for a
 stable-baselines3 zip (which runs code from the file when loaded: only for files you trust, and
 only when typed by the user, never because a record or another file names it). A model plays
 only the rule set it was trained on.
@@ -33,6 +34,9 @@ from agents.learned.plan2 import PREFIX as PLAN2_PREFIX
 from agents.learned.plan2 import plan2_rules
 from agents.learned.plan2_files import SHIPPED_PLAN2
 from agents.learned.plan_files import SHIPPED_PLANS, plan_file_path, read_plan_file
+from agents.learned.planN import PREFIX as PLANN_PREFIX
+from agents.learned.planN import planN_rules
+from agents.learned.planN_files import SHIPPED_PLANN
 from agents.learned.ppo import (
     PREFIX,
     SHIPPED_MODELS,
@@ -76,6 +80,11 @@ def plan_file_rules(name: str) -> list[str]:
 def plan2_file_rules(name: str) -> list[str]:
     """The one rule set the plan2 file of ``plan2:PATH`` was trained on (read and checked from the file)."""
     return [plan2_rules(name[len(PLAN2_PREFIX) :])]
+
+
+def planN_file_rules(name: str) -> list[str]:
+    """The one rule set the planN file of ``planN:PATH`` was trained on (read and checked from the file)."""
+    return [planN_rules(name[len(PLANN_PREFIX) :])]
 
 
 def model_file_rules(name: str) -> list[str]:
@@ -212,6 +221,12 @@ def _plan2_at_table(name, num_players, rules, seed):
     return Plan2Policy.load(name[len(PLAN2_PREFIX) :], rules=rules, num_players=num_players)
 
 
+def _planN_at_table(name, num_players, rules, seed):
+    from agents.learned.planN import PlanNPolicy
+
+    return PlanNPolicy.load(name[len(PLANN_PREFIX) :], rules=rules, num_players=num_players)
+
+
 def _model(name, rules, encoding, seed):
     return PPOPolicy.load_named(name, rules=rules, encoding=encoding)
 
@@ -315,6 +330,18 @@ POLICIES: dict[str, PolicySpec] = {
             table_sizes=(2, 2),
         ),
         PolicySpec(
+            PLANN_PREFIX,
+            f"at a table of 2 to {MAX_PLAYERS}, any rules: plans each turn exactly under every seat's chance of winning "
+            "learned in self-play (a planN file, or a shipped one by name)",
+            solitaire=None,
+            table=_planN_at_table,
+            argument="PATH",
+            rule_sets=planN_file_rules,
+            refusal=MODEL_REFUSAL,
+            reads_totals=True,
+            table_sizes=(2, MAX_PLAYERS),
+        ),
+        PolicySpec(
             ZIP_PREFIX,
             "a stable-baselines3 zip (runs code from the file: only files you trust)",
             _model,
@@ -344,8 +371,8 @@ def policy_names() -> tuple[str, ...]:
 
 
 def model_prefixes() -> tuple[str, ...]:
-    """The prefixes of the names that load a model file: ``ppo:``, ``plan:``, ``plan2:``, ``ppo-zip:``."""
-    files = (PLAN_PREFIX, PLAN2_PREFIX)
+    """The prefixes of the names that load a model file: ``ppo:``, ``plan:``, ``plan2:``, ``planN:``, ``ppo-zip:``."""
+    files = (PLAN_PREFIX, PLAN2_PREFIX, PLANN_PREFIX)
     return tuple(spec.name for spec in POLICIES.values() if spec.table is _model_at_table or spec.name in files)
 
 
@@ -353,12 +380,19 @@ def shipped_policies() -> tuple[str, ...]:
     """The models the package ships, by name: ``ppo:yacht``, ``ppo:yahtzee``, ``ppo:yatzy``, ``plan:yacht``, ...,
     ``plan2:yacht``. Listing them reads no file; playing one needs :func:`can_read_model_files`.
     """
-    folders = ((PREFIX, SHIPPED_MODELS), (PLAN_PREFIX, SHIPPED_PLANS), (PLAN2_PREFIX, SHIPPED_PLAN2))
+    folders = (
+        (PREFIX, SHIPPED_MODELS),
+        (PLAN_PREFIX, SHIPPED_PLANS),
+        (PLAN2_PREFIX, SHIPPED_PLAN2),
+        (PLANN_PREFIX, SHIPPED_PLANN),
+    )
     return tuple(prefix + name for prefix, folder in folders for name in shipped_model_names(folder))
 
 
 def can_read_model_files() -> bool:
-    """Whether model files (``ppo:``, ``plan:``, ``plan2:``) can be read here: torch and safetensors, the train extra."""
+    """Whether model files (``ppo:``, ``plan:``, ``plan2:``, ``planN:``) can be read here: torch and safetensors (the train
+    extra).
+    """
     try:
         import safetensors  # noqa: F401
         import torch  # noqa: F401

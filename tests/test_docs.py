@@ -40,6 +40,7 @@ LONG_RUNNING = [
     ("playing-to-win.md", "from agents.two_player import load_two_player, solve_two_player"),
     ("playing-to-win.md", "python -m agents.two_player --rules yacht"),
     ("playing-to-win.md", "python train.py --config configs/plan2_yacht.yaml"),
+    ("playing-to-win.md", "python train.py --config configs/planN_yahtzee.yaml"),
     ("rule-sets.md", "python -m agents.evaluate --rules yahtzee --games 10000"),
     ("rule-sets.md", "python -m agents.evaluate --rules yahtzee --table optimal,greedy,random --games 6000"),
     ("scale.md", "python train.py --sweep configs/sweep_quick.yaml"),

@@ -148,6 +148,28 @@ def two_player_grading(rules: RuleSet, mode: str, num_players: int) -> TwoPlayer
     return two_player_grader(rules, 2)
 
 
+LEARNED_LABEL = "learned win"  # the chances of a shipped table planner: learned in self-play, not exact
+
+
+def learned_chances(match: Match, seat) -> np.ndarray | None:
+    """Each action's chance of winning for ``seat`` (to move) at its table, from the shipped table planner of the
+    match's rules (``planN:<rules>``, :mod:`agents.learned.planN`): learned, not exact. None where none is shipped
+    for those rules and that table size.
+    """
+    from agents.learned.planN import Tables, shipped_planner
+
+    planner = shipped_planner(match.rules, len(match.seats))
+    if planner is None:
+        return None
+    at = match.seats.index(seat)
+    order = match.seats[at:] + match.seats[:at]  # from the mover, in play order
+    upper, full = (np.array([[s.sheet_state[i] for s in order]], dtype=np.int64) for i in (0, 1))
+    upper = np.minimum(upper, match.rules.upper_cap)
+    full = full if match.rules.tracks_yahtzee_box else np.zeros_like(full)
+    tables = Tables(np.array([[s.open_bits for s in order]]), upper, full, np.array([[s.total for s in order]]))
+    return planner.action_values(tables, [seat.hand], [seat.rolls_left])[0]
+
+
 def seat_chances(grader: TwoPlayerGrader, seats, seat) -> np.ndarray:
     """Each action's chance of winning for ``seat`` (a :class:`yacht_play.match.Seat` of a two-player table ``seats``)
     at its decision now, from ``grader`` (:func:`two_player_grading`'s), shape (num_actions,); ``-inf`` where illegal.
@@ -277,7 +299,9 @@ def coach_decision(
     ``grader`` (of the match's rules) values the options. The chances shown with them: at a table of two,
     ``two_player``'s (:func:`two_player_grading`), exact, and the decision graded in them; else at a table of
     several under rules without bonuses or jokers, the chance of winning the game at hand
-    (:func:`agents.solvers.win_chances.win_probabilities`); else, with ``target`` (solitaire), the chance of finishing on at
+    (:func:`agents.solvers.win_chances.win_probabilities`); else at a table of several under rules with bonuses or jokers,
+    the chance of winning learned by the shipped table planner of those rules (:func:`learned_chances`, labelled
+    ``LEARNED_LABEL``) where one is shipped; else, with ``target`` (solitaire), the chance of finishing on at
     least ``target`` points (:func:`agents.solvers.target.target_probabilities`). A ``two_player`` line (its solved game
     not computed) comes back as the coaching's ``win_note``.
     """
@@ -294,6 +318,8 @@ def coach_decision(
 
         others = [(s.total, s.open_names) for s in match.seats if s is not seat]
         chances = win_probabilities(seat.dice, seat.rolls_left, seat.open_names, seat.total, others, rules)
+    elif match.mode == "table" and len(match.seats) > 1 and (learned := learned_chances(match, seat)) is not None:
+        chances, chances_label = np.where(np.isfinite(learned), learned, 0.0), LEARNED_LABEL
     elif target is not None:
         from agents.solvers.target import target_probabilities
 

@@ -86,10 +86,11 @@ def _check_metadata(meta, where: str) -> dict:
     return meta
 
 
-def check_layers(tensors: dict, width: int, where: str) -> list[tuple[np.ndarray, np.ndarray]]:
-    """The ``(weight, bias)`` pairs of the tensors, checked to chain from ``width`` inputs to one logit.
+def check_layers(tensors: dict, width: int, where: str, outputs: int = 1) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ``(weight, bias)`` pairs of the tensors, checked to chain from ``width`` inputs to ``outputs`` logits.
 
-    What a plan2 file is held to when it loads, and a two-player planning run's network when it resumes.
+    The one check of every learned network of a planning file (``plan2:``, ``planN:``): names, dtypes, shapes,
+    widths, and finite weights within ``MAX_WEIGHT``.
     """
     import torch
 
@@ -106,7 +107,7 @@ def check_layers(tensors: dict, width: int, where: str) -> list[tuple[np.ndarray
         for name, tensor in ((f"layers.{i}.weight", weight), (f"layers.{i}.bias", bias)):
             if tensor.dtype != torch.float32:
                 raise ModelLoadError(f"{where}: tensor {name} has dtype {tensor.dtype}, expected float32")
-        out = 1 if i == count - 1 else None
+        out = outputs if i == count - 1 else None
         if weight.dim() != 2 or weight.shape[1] != width or (out is not None and weight.shape[0] != out):
             wanted = f"({out if out else 'width'}, {width})"
             raise ModelLoadError(f"{where}: tensor layers.{i}.weight has shape {tuple(weight.shape)}, expected {wanted}")

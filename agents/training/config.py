@@ -307,6 +307,8 @@ class PlanConfig(Section):
     epochs: int = Field(2, ge=1, le=10_000)  # passes over the replay per iteration
     batch_size: int = Field(256, ge=1, le=MAX_ROLLOUT)
     replay_states: int = Field(100_000, ge=1, le=10**8)  # distinct visited states the network is fitted on
+    # planN: the table sizes its self-play games are played at, one iteration each in turn (the sizes it plays)
+    table_sizes: list[int] = Field(default_factory=lambda: list(range(2, MAX_PLAYERS + 1)), min_length=1, max_length=MAX_PLAYERS)
 
     @field_validator("net_arch")
     @classmethod
@@ -315,6 +317,14 @@ class PlanConfig(Section):
         if any(width < 1 or width > MAX_LAYER_WIDTH for width in widths):
             raise ValueError(f"layer widths must be from 1 to {MAX_LAYER_WIDTH:,}, got {shorten(widths)}")
         return widths
+
+    @field_validator("table_sizes")
+    @classmethod
+    def tables_of_two_or_more(cls, sizes):
+        """Check that every table size is from 2 to MAX_PLAYERS, each named once."""
+        if any(size < 2 or size > MAX_PLAYERS for size in sizes) or len(set(sizes)) != len(sizes):
+            raise ValueError(f"table sizes must be distinct, each from 2 to {MAX_PLAYERS}, got {shorten(sizes)}")
+        return sizes
 
 
 class RunConfig(Section):
@@ -334,8 +344,9 @@ class TrainConfig(Section):
 
     name: str = "run"  # the run folder under the runs folder: a plain name, no path
     seed: int = Field(0, ge=0, lt=2**32)
-    # plan: the planning agent; plan2: the two-player planner (a table of two); their steps are self-play games
-    algorithm: Literal["ppo", "plan", "plan2"] = "ppo"
+    # plan: the planning agent; plan2: the two-player planner (a table of two); planN: the table planner (2 to 5
+    # seats, any rules); their steps are self-play games
+    algorithm: Literal["ppo", "plan", "plan2", "planN"] = "ppo"
     env: EnvConfig = Field(default_factory=EnvConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
     plan: PlanConfig = Field(default_factory=PlanConfig)
@@ -392,6 +403,18 @@ class TrainConfig(Section):
             raise ValueError(
                 f"algorithm 'plan2' plays rules whose rows score on their own (no bonus, no joker); "
                 f"{self.env.rules!r} has a bonus or a joker: use yacht or yacht_exercism"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def planN_evaluates_at_a_learned_size(self):
+        """Check that a table planning run is evaluated at a table of one of the sizes it learns at."""
+        if self.algorithm != "planN":
+            return self
+        if self.env.num_players not in self.plan.table_sizes:
+            raise ValueError(
+                f"algorithm 'planN' is evaluated at env.num_players, which must be one of plan.table_sizes "
+                f"{shorten(self.plan.table_sizes)}, got {self.env.num_players}"
             )
         return self
 

@@ -19,6 +19,7 @@ from train import main as train_main
 ROOT = Path(__file__).resolve().parents[2]
 CONFIG = str(ROOT / "configs" / "plan_yacht.yaml")
 CONFIG2 = str(ROOT / "configs" / "plan2_yacht.yaml")
+CONFIGN = str(ROOT / "configs" / "planN_yahtzee.yaml")
 TINY = [
     "plan.total_games=400", "plan.games_per_iteration=100", "plan.max_wall_minutes=null", "run.checkpoint_every=200",
     "run.eval_every=200", "run.eval_games=20", "run.final_eval_games=20",
@@ -34,7 +35,7 @@ TINY = [
         (["plan.net_arch=[0]"], "layer widths must be from 1 to"),
         (["plan.max_wall_minutes=-1"], "plan.max_wall_minutes: Input should be greater than 0"),
         (["plan.gamma=1"], "unknown key 'plan.gamma'"),
-        (["algorithm=dqn"], "algorithm: Input should be 'ppo', 'plan' or 'plan2'"),
+        (["algorithm=dqn"], "algorithm: Input should be 'ppo', 'plan', 'plan2' or 'planN'"),
     ],
 )
 def test_plan_configs_are_validated(overrides, message):
@@ -242,3 +243,62 @@ def test_a_damaged_checkpoint_is_refused_in_one_line_and_the_run_left_as_it_was(
     assert "\n" not in message and f"{TRAINED[kind][2]}' cannot be resumed: " in message
     assert re.search(words, message), message
     assert files_of(run) == before
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (
+            ["plan.table_sizes=[2,3]", "env.num_players=4", "env.opponents=[optimal,optimal,optimal]"],
+            "must be one of plan.table_sizes",
+        ),
+        (["plan.table_sizes=[1,2]"], "table sizes must be distinct, each from 2 to 5"),
+        (["plan.table_sizes=[2,2]"], "table sizes must be distinct"),
+        (["plan.table_sizes=[2,6]"], "each from 2 to 5"),
+        (["plan.table_sizes=[]"], "plan.table_sizes"),
+    ],
+)
+def test_planN_configs_are_validated(overrides, message):
+    with pytest.raises(ConfigError) as error:
+        load_config(CONFIGN, overrides)
+    assert message in str(error.value) and "\n" not in str(error.value), str(error.value)
+
+
+def test_the_shipped_planN_configs_name_the_table_planner_for_every_table_size():
+    for rules in ("yacht", "yahtzee", "yatzy"):
+        config = load_config(ROOT / "configs" / f"planN_{rules}.yaml")
+        assert config.algorithm == "planN" and config.env.rules == rules and config.name == f"planN_{rules}"
+        assert config.plan.table_sizes == [2, 3, 4, 5] and config.plan.max_wall_minutes <= 60
+
+
+TINYN = [
+    "plan.total_games=60", "plan.games_per_iteration=20", "plan.max_wall_minutes=null", "plan.net_arch=[16]",
+    "plan.table_sizes=[2,3]", "run.checkpoint_every=40", "run.eval_every=40", "run.eval_games=8", "run.final_eval_games=8",
+]  # fmt: skip
+
+
+def test_a_tiny_planN_run_writes_a_table_player_and_resumes_from_its_checkpoint(tmp_path, capsys):
+    from agents.learned.planN import PlanNPolicy
+    from agents.learned.planN_files import read_planN_file
+    from agents.registry import make_table_policy
+
+    assert train_main(["--config", CONFIGN, "--runs-dir", str(tmp_path), "name=n", *TINYN]) is None
+    run = tmp_path / "n"
+    with (run / "learning_curve.csv").open(newline="") as handle:
+        rows = list(csv.reader(handle))
+    assert rows[0] == ["steps", "wall_seconds", "win_rate", "win_rate_low", "win_rate_high", "mean_score"]
+    assert [int(row[0]) for row in rows[1:]] == [40]
+    assert sorted(path.name for path in (run / "checkpoints").iterdir()) == ["step_40.safetensors", "step_60.safetensors"]
+    meta, _ = read_planN_file(run / "model.safetensors")
+    assert meta["games"] == 60 and meta["table_sizes"] == [2, 3] and meta["rules"] == "yahtzee"
+    assert isinstance(make_table_policy(f"planN:{run / 'model.safetensors'}", 3, rules="yahtzee"), PlanNPolicy)
+    result = json.loads((run / "eval.json").read_text())
+    assert result["games"] == 8 and result["table"] == [f"planN:{run / 'model.safetensors'}", "optimal"]
+    for name in ("model.safetensors", "eval.json", "checkpoints/step_60.safetensors"):
+        (run / name).unlink()
+    capsys.readouterr()
+    assert train_main(["--resume", str(run), "plan.total_games=80"]) is None
+    assert "from step_40.safetensors (40 games done)" in capsys.readouterr().out
+    assert read_planN_file(run / "model.safetensors")[0]["games"] == 80
+    assert train_main(["--resume", str(run)]) is None
+    assert "nothing to resume" in capsys.readouterr().out

@@ -36,7 +36,15 @@ from yacht_env.rules import RULE_SETS, rule_set
 from yacht_env.safe_text import unsafe_character
 from yacht_env.table.outcome import unique_names
 from yacht_play import store
-from yacht_play.coach import Coaching, Grader, coach_decision, grade_chances, report_players, two_player_grading
+from yacht_play.coach import (
+    LEARNED_LABEL,
+    Coaching,
+    Grader,
+    coach_decision,
+    grade_chances,
+    report_players,
+    two_player_grading,
+)
 from yacht_play.commands import choice_label, decision_label, row_points
 from yacht_play.match import Match, Player, agent_name
 from yacht_play.records import AGENTS_PER_MODE, GameRecord, RecordError
@@ -760,7 +768,7 @@ def coach_view(coaching: Coaching, turn: int, roll: int, decision: str) -> dict:
     Each option's ``win`` is its chance of winning the game at hand (None without). At a table of two:
     ``win_exact``, the best decision to win ``win_best`` and its chance ``win_best_chance``, and ``win_loss``,
     the chance of winning the decision gave away (all in [0, 1]); or ``win_note``, the line saying how to
-    compute the solved game.
+    compute the solved game. ``win_learned``: the chances are a shipped table planner's, learned, not exact.
     """
     win = coaching.win_grade
     exact = {}
@@ -785,6 +793,8 @@ def coach_view(coaching: Coaching, turn: int, roll: int, decision: str) -> dict:
     }
     if coaching.win_note is not None:
         view["win_note"] = coaching.win_note
+    if coaching.chances_label == LEARNED_LABEL:
+        view["win_learned"] = True  # the chances are a shipped table planner's, learned in self-play: not exact
     return view
 
 

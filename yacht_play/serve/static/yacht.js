@@ -538,10 +538,12 @@ function showCoach(coach) {
       : `To win: ${coach.chosen} cost you ${fmt(100 * coach.win_loss)} percentage points of your chance of winning: ${pct(coach.chosen_win)} against ${pct(coach.win_best_chance)} for ${coach.win_best}`) : null,
     coach.win_note ? el("div", { class: "muted small", id: "coach-win" }, `Not graded in chances of winning: ${coach.win_note.replace(/^decisions not graded in chances of winning: /, "")}`) : null,
     el("div", { class: "muted small" }, `With dice ${coach.dice.join(" ")}, the options by expected final score` +
-      (coach.chosen_win === null || coach.chosen_win === undefined ? ":" : " (and the chance of winning this game):")),
+      (coach.chosen_win === null || coach.chosen_win === undefined ? ":" : coach.win_learned
+        ? " (and the chance of winning this game, as the shipped table planner learned it in self-play: not exact):"
+        : " (and the chance of winning this game):")),
     ...coach.options.map((option) => {
       const width = 25 + 75 * (option.expected - low) / span;
-      const win = option.win === null || option.win === undefined ? "" : `  · win ${coach.win_exact ? pct(option.win) : `${Math.round(100 * option.win)}%`}`;
+      const win = option.win === null || option.win === undefined ? "" : `  · ${coach.win_learned ? "learned win" : "win"} ${coach.win_exact ? pct(option.win) : `${Math.round(100 * option.win)}%`}`;
       return el("div", { class: `option${option.chosen ? " chosen" : ""}` },
         el("div", { class: "bar" }, el("i", { style: `width:${width}%` }), el("span", {}, option.label + win + (option.chosen ? "  ← yours" : ""))),
         el("b", {}, fmt(option.expected)));

@@ -1,0 +1,183 @@
+"""Training the table planner (``algorithm: planN``): every seat's share of the win, learned by self-play at 2 to 5 seats.
+
+Iteration ``k`` plays ``plan.games_per_iteration`` games of the planner against itself at a table of
+``plan.table_sizes[k % len(table_sizes)]`` under the current network ``W`` (:mod:`agents.training.planN_games`, with
+``plan.epsilon`` random decisions), and keeps every turn-start table those games visited with its one-turn backup
+``(T W)(x)``: every seat's expected share of the win when the mover plays this turn best for itself under ``W``,
+exact through the dice probabilities. The network is then fitted to the backups of a replay of the most recent
+``plan.replay_states`` tables (cross-entropy of the softmax over the table's seats against the backed-up shares).
+That is fitted value iteration on the agent's own games, as for the two-player planner
+(:mod:`agents.training.plan2_train`): no exact solution enters the targets, the features, the initialisation or the
+choice of checkpoint (the final model is the last one); the evaluations against ``env.opponents`` only measure.
+
+One network serves every table size of a rule set: the size is an input, so what is learned at one size (how a
+lead is worth more with fewer rows open, what a bonus still in reach is worth) carries to the others, and one
+file ships per rule set.
+
+The run folder is a planning run's: config.yaml, tb/, checkpoints/step_<games>.safetensors (written atomically;
+``--resume`` continues from the last), learning_curve.csv (steps = games; the share of the win against the
+opponents at ``env.num_players`` and its interval), model.safetensors (the planN file,
+:mod:`agents.learned.planN_files`, played as ``planN:PATH``) and eval.json (the final tournament).
+"""
+
+from __future__ import annotations
+
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents.evaluation.tournament import print_tournament, run_table, save_tournament_json
+from agents.learned.planN import PREFIX, PlanNPolicy, ShareValue, load_value, table_features
+from agents.learned.planN_files import num_features, write_planN_file
+from agents.registry import make_table_policy
+from agents.training.config import PlanConfig, TrainConfig
+from agents.training.plan_train import drive_run, game_seed, run_planning, run_progress
+from agents.training.plan_values import follow_schedule
+from agents.training.planN_games import SelfPlayer
+from yacht_env.game import MAX_PLAYERS
+from yacht_env.rules import RuleSet, rule_set
+from yacht_env.seeding import seat_seed
+
+
+class ShareNet:
+    """The network of :class:`agents.learned.planN.ShareValue` as torch trains it, with its replay of (table, backup) pairs."""
+
+    kind = "netN"
+
+    def __init__(self, rules: RuleSet, plan: PlanConfig, seed: int = 0):
+        import torch
+
+        torch.manual_seed(seed)
+        self.rules = rules
+        self.table_sizes = tuple(sorted(set(plan.table_sizes)))
+        self.player = SelfPlayer(rules)
+        layers: list[torch.nn.Module] = []
+        width = num_features(rules)
+        for out in plan.net_arch:
+            layers += [torch.nn.Linear(width, out), torch.nn.ReLU()]
+            width = out
+        layers.append(torch.nn.Linear(width, MAX_PLAYERS))
+        self.net = torch.nn.Sequential(*layers)
+        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=plan.learning_rate)
+        self.learning_rates = (plan.learning_rate, plan.final_learning_rate or plan.learning_rate)
+        self.epochs, self.batch_size, self.replay_size = plan.epochs, plan.batch_size, plan.replay_states
+        self.rng = np.random.default_rng(seed)
+        self.inputs = np.zeros((0, num_features(rules)), dtype=np.float32)
+        self.targets = np.zeros((0, MAX_PLAYERS), dtype=np.float32)
+        self.seats = np.zeros(0, dtype=np.int64)
+
+    def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
+        """The network's ``(weight, bias)`` pairs as numpy arrays (what a planN file holds)."""
+        import torch
+
+        linear = [module for module in self.net if isinstance(module, torch.nn.Linear)]
+        return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in linear]
+
+    def value(self) -> ShareValue:
+        """The current ``W``, as the planner plays it."""
+        return ShareValue(self.rules, self.layers(), self.table_sizes)
+
+    def remember(self, played) -> None:
+        """Add the visited tables and their backups to the front of the replay (the oldest fall off its end)."""
+        n = played.tables.open_bits.shape[1]
+        features = table_features(self.value().sheets, played.tables)
+        targets = np.zeros((len(features), MAX_PLAYERS), dtype=np.float32)
+        targets[:, :n] = played.backups
+        self.inputs = np.concatenate([features, self.inputs])[: self.replay_size]
+        self.targets = np.concatenate([targets, self.targets])[: self.replay_size]
+        self.seats = np.concatenate([np.full(len(features), n), self.seats])[: self.replay_size]
+
+    def learn(self, played, progress: float = 0.0) -> float:
+        """Add the games' tables to the replay and fit the network to it; returns the mean loss."""
+        import torch
+
+        follow_schedule(self.optimizer, self.learning_rates, progress)
+        self.remember(played)
+        inputs, targets = torch.from_numpy(self.inputs), torch.from_numpy(self.targets)
+        absent = torch.from_numpy(np.arange(MAX_PLAYERS)[None, :] >= self.seats[:, None])
+        losses = []
+        for _ in range(self.epochs):
+            order = torch.from_numpy(self.rng.permutation(len(targets)))
+            for start in range(0, len(order), self.batch_size):
+                batch = order[start : start + self.batch_size]
+                logits = self.net(inputs[batch]).masked_fill(absent[batch], -1e9)
+                loss = -(targets[batch] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+                self.optimizer.zero_grad()
+                loss.backward()
+                self.optimizer.step()
+                losses.append(float(loss.detach()))
+        return float(np.mean(losses)) if losses else 0.0
+
+    def tensors(self) -> dict:
+        """What a checkpoint keeps of the model: the network's weights."""
+        return {f"net.{key}": value.detach().clone().contiguous() for key, value in self.net.state_dict().items()}
+
+    def restore(self, tensors: dict) -> None:
+        """Take back what :meth:`tensors` gave (the optimizer and the replay start afresh)."""
+        self.net.load_state_dict({key.removeprefix("net."): value for key, value in tensors.items() if key.startswith("net.")})
+
+
+def table_size_of(plan: PlanConfig, games_done: int) -> int:
+    """The table size of the iteration that starts after ``games_done`` games: the sizes in turn, an iteration each."""
+    sizes = sorted(set(plan.table_sizes))
+    return sizes[(games_done // plan.games_per_iteration) % len(sizes)]
+
+
+def learn(model: ShareNet, plan: PlanConfig, seed: int, games_done: int = 0, deadline=None, wall=None):
+    """Iterate: self-play under the current ``W``, then fit. Yields ``(games_done, table size, first player's share, loss)``."""
+    while games_done < plan.total_games and (deadline is None or time.perf_counter() < deadline):
+        count = min(plan.games_per_iteration, plan.total_games - games_done)
+        size = table_size_of(plan, games_done)
+        played = model.player.play_games(model.value(), count, size, plan.epsilon, game_seed(seed, games_done))
+        loss = model.learn(played, run_progress(games_done, plan.total_games, deadline, wall))
+        games_done += count
+        yield games_done, size, float(played.first_player_shares.mean()), loss
+
+
+def tournament(value: ShareValue, name: str, config: TrainConfig, games: int):
+    """The planner in seat one against the opponents, every deal in every seating, on the evaluation seeds."""
+    rules, n = value.rules, config.env.num_players
+    opponents = list(config.env.opponents)
+    seated = [make_table_policy(o, n, rules=rules, seed=seat_seed(config.run.eval_seed, i + 1)) for i, o in enumerate(opponents)]
+    return run_table([PlanNPolicy(value, name, n), *seated], [name, *opponents], games, config.run.eval_seed, rules)
+
+
+def periodic_figures(value: ShareValue, config: TrainConfig) -> dict:
+    """The planner's share of the win (and its 95% interval) and mean score against the opponents on the evaluation games."""
+    result, _ = tournament(value, "planN", config, config.run.eval_games)
+    mine = result.standings[[s.policy for s in result.standings].index("planN")]
+    return {
+        "win_rate": f"{mine.win_rate:.4f}",
+        "win_rate_low": f"{mine.win_rate_ci95[0]:.4f}",
+        "win_rate_high": f"{mine.win_rate_ci95[1]:.4f}",
+        "mean_score": f"{mine.mean_score:.3f}",
+    }
+
+
+def run_planN(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
+    """train.py's table planning run: train (or resume), then the final tournament; a finished run is left alone."""
+    run_planning(config, run_dir, resume, train_planN, finish_planN)
+
+
+def train_planN(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:
+    """Train the table planner of ``config`` in ``run_dir`` (from its last checkpoint if ``resume``), then evaluate it."""
+    rules = rule_set(config.env.rules)
+    model = ShareNet(rules, config.plan, config.seed)
+
+    def iterate(games_done, deadline, wall):
+        played = learn(model, config.plan, config.seed, games_done, deadline, wall)
+        return ((games, {f"train/first_player_share_{size}": share, "train/loss": loss}) for games, size, share, loss in played)
+
+    games_done = drive_run(config, run_dir, resume, model, iterate, lambda: periodic_figures(model.value(), config), "planN")
+    write_planN_file(run_dir / "model.safetensors", model.layers(), rules, model.table_sizes, games_done)
+    finish_planN(config, run_dir)
+
+
+def finish_planN(config: TrainConfig, run_dir: Path) -> None:
+    """The final tournament of the run's planN file against the opponents (eval.json)."""
+    path = run_dir / "model.safetensors"
+    print(f"model: {path} (play it as {PREFIX}{path})")
+    result, _ = tournament(load_value(path), f"{PREFIX}{path}", config, config.run.final_eval_games)
+    print_tournament(result)
+    save_tournament_json(run_dir / "eval.json", result)

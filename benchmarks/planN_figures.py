@@ -1,0 +1,97 @@
+"""The table planner's figures: its share of the win against ``optimal`` opponents at 2 to 5 seats, paired with ``win``'s.
+
+For each table size ``N`` asked for, two tournaments on the same deals (every deal in every seating, as
+``agents.evaluate --table`` plays them): ``PLANNER`` with ``N - 1`` ``optimal`` opponents, and ``win`` with the
+same opponents (under rules ``win`` plays: those without bonuses or jokers; elsewhere ``optimal`` itself, whose
+share is the fair ``1/N`` up to the deals' noise). The games are paired deal by deal, so the difference of the two
+shares has a far narrower interval than either share. At a table of two it also plays ``PLANNER`` head to head
+against ``win`` (where ``win`` plays) and, under rules the two-player solution covers and where it is computed,
+grades every decision of ``PLANNER`` against it (its loss in chance of winning, percentage points per game).
+
+Each table's figures go to ``--out`` (JSON) as soon as they are done; a rerun skips those already there for the
+same games and seed, so a long run resumes.
+
+    python benchmarks/planN_figures.py planN:yacht --rules yacht --sizes 2,3,5 --games 2000 --seed 3000000
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import time
+from pathlib import Path
+
+import numpy as np
+
+from agents.evaluation.stats import mean_ci
+from agents.evaluation.tournament import run_table
+from agents.registry import make_table_policy, policy_spec
+from yacht_env.atomic_files import write_atomically
+from yacht_env.rules import rule_set
+from yacht_env.seeding import seat_seed
+from yacht_env.table.outcome import win_shares
+
+
+def first_shares(names: list[str], games: int, seed: int, rules, grade: bool = False):
+    """The first policy's share of each deal (averaged over its seatings) and the tournament's result."""
+    n = len(names)
+    policies = [make_table_policy(name, n, rules=rules, seed=seat_seed(seed, i)) for i, name in enumerate(names)]
+    started = time.perf_counter()
+    result, log = run_table(policies, names, games, seed, rules, grade=grade)
+    per_deal = win_shares(log.totals)[:, 0].reshape(-1, n).mean(axis=1)
+    return per_deal, result, time.perf_counter() - started
+
+
+def interval(values, share: bool = True) -> list[float]:
+    """``[mean, low, high]`` in percent; a share's interval is kept within 0 to 100%."""
+    return [100 * part for part in mean_ci(values, clip=(0.0, 1.0) if share else None)]
+
+
+def table_figures(planner: str, rules, n: int, games: int, seed: int) -> dict:
+    """The figures of one table size (see the module doc)."""
+    reference = "win" if rules.name in policy_spec("win").rule_sets("win") else "optimal"
+    grade = n == 2 and not rules.has_bonus_or_joker
+    mine, result, seconds = first_shares([planner] + ["optimal"] * (n - 1), games, seed, rules, grade)
+    theirs, _, _ = first_shares([reference] + ["optimal"] * (n - 1), games, seed, rules)
+    figures = {
+        "table_size": n,
+        "games": int(len(mine) * n),
+        "fair_share": 100 / n,
+        "planner_share": interval(mine),
+        "reference": reference,
+        "reference_share": interval(theirs),
+        "paired_difference": interval(mine - theirs, share=False),
+        "planner_seconds": round(seconds, 1),
+    }
+    standing = result.standings[0]
+    if standing.loss_per_game_pp is not None and standing.loss_per_game_pp_ci95 is not None:
+        figures["loss_per_game_pp"] = [standing.loss_per_game_pp, *standing.loss_per_game_pp_ci95]
+    if n == 2 and reference == "win":
+        head, _, _ = first_shares([planner, "win"], games, seed, rules)
+        figures["head_to_head_vs_win"] = interval(head)
+    return figures
+
+
+def main(argv=None) -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("planner", help="the planner's policy name, e.g. planN:yacht or planN:runs/x/model.safetensors")
+    parser.add_argument("--rules", default="yacht")
+    parser.add_argument("--sizes", default="2,3,4,5", help="table sizes, comma-separated (default 2,3,4,5)")
+    parser.add_argument("--games", type=int, default=2000, help="games per tournament (default 2000)")
+    parser.add_argument("--seed", type=int, default=3_000_000, help="the first deal's seed (default 3000000)")
+    parser.add_argument("--out", default="runs/planN_figures.json")
+    args = parser.parse_args(argv)
+    rules = rule_set(args.rules)
+    out = Path(args.out)
+    done = json.loads(out.read_text()) if out.exists() else {}
+    for n in (int(size) for size in args.sizes.split(",")):
+        key = f"{args.planner}|{rules.name}|{n}|{args.games}|{args.seed}"
+        if key not in done:
+            done[key] = table_figures(args.planner, rules, n, args.games, args.seed)
+            write_atomically(out, lambda handle: handle.write(json.dumps(done, indent=1).encode()))
+        print(key, json.dumps(done[key]))
+
+
+if __name__ == "__main__":
+    np.seterr(all="ignore")
+    main()

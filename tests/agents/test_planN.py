@@ -1,0 +1,325 @@
+"""The table planner: exact planning inside a turn under every seat's share of the win, its self-play, files and name."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+import torch
+from safetensors.torch import save
+
+from agents.evaluation.tournament import run_table
+from agents.learned.model_files import ModelLoadError
+from agents.learned.planN import PlanNPlanner, PlanNPolicy, ShareValue, Tables, TurnEnds, table_features
+from agents.learned.planN_files import METADATA_KEY, num_features, read_planN_file, write_planN_file
+from agents.learned.planN_turn import decision_values
+from agents.registry import make_opponents, make_policy, make_table_policy
+from agents.solvers.optimal import solve
+from agents.solvers.sheet_solver import reachable_states
+from agents.training.planN_games import SelfPlayer
+from agents.two_player import solve_two_player
+from tests.agents.test_plan2 import decisions
+from tests.agents.test_two_player import GAMES
+from yacht_env.actions import ActionLayout
+from yacht_env.game import MAX_PLAYERS
+from yacht_env.rules import RULE_SETS, YACHT, rule_set
+
+YAHTZEE = rule_set("yahtzee")
+
+
+class ExactShares:
+    """A solved two-player game's chances in the place of learned shares: what the planner must then play exactly."""
+
+    def __init__(self, solution):
+        self.solution, self.rules = solution, solution.rules
+
+    def __call__(self, tables: Tables) -> np.ndarray:
+        mine = [
+            self.solution.value(int(m), int(o), int(a - b)) if m or o else 0.5 * (1 + np.sign(a - b))
+            for m, o, a, b in zip(tables.open_bits[:, 0], tables.open_bits[:, 1], tables.totals[:, 0], tables.totals[:, 1])
+        ]
+        return np.stack([mine, 1.0 - np.array(mine)], axis=1)
+
+
+@pytest.fixture(scope="module", params=sorted(GAMES))
+def solved(request, tmp_path_factory):
+    """``(rules, solution)`` of each small game of the two-player tests, solved into a fresh cache folder."""
+    rules = GAMES[request.param]
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path_factory.mktemp("cache")))
+        yield rules, solve_two_player(rules)
+
+
+def pair_tables(movers, others, leads) -> Tables:
+    zeros = np.zeros((len(movers), 2), dtype=np.int64)
+    totals = np.stack([np.asarray(leads), np.zeros(len(movers), dtype=np.int64)], axis=1)
+    return Tables(np.stack([movers, others], axis=1).astype(np.int64), zeros, zeros.copy(), totals.astype(np.int64))
+
+
+def test_at_two_seats_under_the_solved_chances_the_planner_values_every_action_as_the_solution(solved):
+    rules, solution = solved
+    movers, others, leads, hands, rolls_left = decisions(rules, 800)
+    planned = PlanNPlanner(ExactShares(solution)).action_values(pair_tables(movers, others, leads), hands, rolls_left)
+    exact = solution.action_values_batch(movers, others, leads, hands, rolls_left)
+    np.testing.assert_array_equal(np.isfinite(planned), np.isfinite(exact))
+    legal = np.isfinite(exact)
+    np.testing.assert_allclose(planned[legal], exact[legal], atol=2e-6)
+
+
+def test_self_play_backups_under_the_solved_chances_reproduce_them(solved):
+    rules, solution = solved
+    played = SelfPlayer(rules).play_games(ExactShares(solution), 300, 2, 0.2, seed=3)
+    exact = ExactShares(solution)(played.tables)
+    np.testing.assert_allclose(played.backups, exact, atol=2 * rules.num_rows / 65534 + 1e-5)
+    shares = SelfPlayer(rules).play_games(ExactShares(solution), 3000, 2, 0.0, seed=4).first_player_shares
+    assert abs(shares.mean() - solution.start_value()) < 4 * shares.std() / np.sqrt(len(shares))
+
+
+@pytest.mark.parametrize("name", ["yahtzee", pytest.param("yatzy", marks=pytest.mark.slow), "yahtzee_forced_joker"])
+def test_with_points_and_the_optimum_after_them_the_turn_is_the_solitaire_optimum_of_bonus_rules(name):
+    # every outcome's end worth its points (bonuses and jokers included) plus the optimum's value of the sheet it
+    # leaves: the planned turn must then be the exact solitaire solver's turn, action by action
+    rules = rule_set(name)
+    solution = solve(rules)
+    reachable = np.argwhere(reachable_states(rules)[1:]) + [1, 0, 0]
+    rng = np.random.default_rng(0)
+    chosen = reachable[rng.integers(0, len(reachable), 300)]
+    tables = Tables(*(np.asarray(chosen[:, i : i + 1], dtype=np.int64) for i in range(3)), np.zeros((300, 1), np.int64))
+    ends_of = TurnEnds(ShareValue(rules, random_layers(rules)))
+    out_index, counts, rows, gains, uppers, yahtzees = ends_of.outcomes(tables)
+    after = (tables.open_bits[:, :1] & ~(1 << rows), uppers, yahtzees if rules.tracks_yahtzee_box else 0 * yahtzees)
+    ends = np.where(np.arange(rows.shape[1]) < counts[:, None], gains + solution.state_values[after], 0.0)[:, :, None]
+    hands, rolls_left = rng.integers(0, rules.dice.num_hands, 300), rng.integers(0, rules.rolls_per_turn, 300)
+    layout = ActionLayout(rules)
+    planned = np.full((300, layout.num_actions), -np.inf)
+    keeps = rules.dice.keep_after_reroll.astype(np.int64)
+    decision_values(ends_of.kernel, out_index, ends, np.arange(300), hands, rolls_left, keeps, layout.first_score_action, planned)
+    exact = solution.q_values_batch(hands, rolls_left, *chosen.T)
+    np.testing.assert_array_equal(np.isfinite(planned), np.isfinite(exact))
+    np.testing.assert_allclose(planned[np.isfinite(exact)], exact[np.isfinite(exact)], atol=1e-9)
+
+
+def random_layers(rules, widths=(16,), seed=0):
+    rng = np.random.default_rng(seed)
+    sizes = [num_features(rules), *widths, MAX_PLAYERS]
+    return [(rng.normal(0, 0.3, (out, width)), rng.normal(0, 0.1, out)) for width, out in zip(sizes[:-1], sizes[1:])]
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_every_backup_is_a_split_of_the_win_and_the_games_end_in_the_rules_shares(n):
+    value = ShareValue(YAHTZEE, random_layers(YAHTZEE, seed=n))
+    played = SelfPlayer(YAHTZEE).play_games(value, 6, n, 0.3, seed=n)
+    assert played.tables.open_bits.shape == (6 * n * 13, n) and played.backups.shape == (6 * n * 13, n)
+    np.testing.assert_allclose(played.backups.sum(axis=1), 1.0, atol=1e-9)
+    assert (played.backups >= 0).all()
+    # a game's shares are the rules': 1/k for each of k equal first places
+    assert set(np.round(played.first_player_shares * 60).astype(int)) <= {0, 12, 15, 20, 30, 60}
+
+
+def test_a_finished_table_is_split_by_the_rules_and_a_live_one_by_the_network():
+    value = ShareValue(YAHTZEE, random_layers(YAHTZEE))
+    over = Tables(
+        np.zeros((2, 3), np.int64), np.zeros((2, 3), np.int64), np.zeros((2, 3), np.int64), np.array([[9, 9, 4], [1, 2, 3]])
+    )
+    np.testing.assert_array_equal(value(over), [[0.5, 0.5, 0.0], [0.0, 0.0, 1.0]])
+    live = Tables.start(YAHTZEE, 4, 4)
+    shares = value(live)
+    assert shares.shape == (4, 4) and np.allclose(shares.sum(axis=1), 1.0) and (shares > 0).all()
+
+
+def test_the_features_are_as_wide_as_a_planN_file_says_and_say_the_table_size():
+    for rules in RULE_SETS.values():
+        for n in range(2, MAX_PLAYERS + 1):
+            features = table_features(ShareValue(rules, random_layers(rules)).sheets, Tables.start(rules, 3, n))
+            assert features.shape == (3, num_features(rules))
+            assert features[0, -MAX_PLAYERS:-1].tolist() == [float(size == n) for size in range(2, MAX_PLAYERS + 1)]
+
+
+# -- files and names --------------------------------------------------------------------------------
+
+
+def test_a_planN_file_round_trips_and_sits_at_the_tables_it_learned(tmp_path):
+    layers = random_layers(YAHTZEE)
+    path = write_planN_file(tmp_path / "w.safetensors", layers, "yahtzee", [2, 3], 77)
+    meta, read = read_planN_file(path)
+    assert meta["games"] == 77 and meta["table_sizes"] == [2, 3] and meta["features"] == num_features(YAHTZEE)
+    for (w, b), (w2, b2) in zip(layers, read):
+        np.testing.assert_array_equal(w.astype(np.float32), w2)
+        np.testing.assert_array_equal(b.astype(np.float32), b2)
+    policy = make_table_policy(f"planN:{path}", 3, rules=YAHTZEE)
+    assert isinstance(policy, PlanNPolicy) and policy.name == f"planN:{path}"
+    opponents = [make_table_policy("optimal", 3, rules=YAHTZEE) for _ in range(2)]
+    result, _ = run_table([policy, *opponents], ["planN", "a", "b"], 6, seed=1, rules=YAHTZEE)
+    assert sum(s.games for s in result.standings) == 18
+    with pytest.raises(ModelLoadError, match="learned at tables of 2, 3 players; this table has 4"):
+        make_table_policy(f"planN:{path}", 4, rules=YAHTZEE)
+    with pytest.raises(ValueError, match="plays at a table of 2 to 5"):
+        make_policy(f"planN:{path}", rules=YAHTZEE)
+    with pytest.raises(ModelLoadError, match="trained on the 'yahtzee' rules, but this game plays 'yatzy'"):
+        make_table_policy(f"planN:{path}", 2, rules=rule_set("yatzy"))
+
+
+def header(**changes) -> dict:
+    meta = {
+        "format": "yacht-planN",
+        "format_version": 1,
+        "rules": "yacht",
+        "rules_fingerprint": YACHT.fingerprint,
+        "features": num_features(YACHT),
+        "table_sizes": [2, 3, 4, 5],
+        "games": 5,
+    }
+    meta.update(changes)
+    return meta
+
+
+def tensors_of(layers) -> dict:
+    out = {}
+    for i, (w, b) in enumerate(layers):
+        out[f"layers.{i}.weight"] = torch.tensor(np.asarray(w), dtype=torch.float32)
+        out[f"layers.{i}.bias"] = torch.tensor(np.asarray(b), dtype=torch.float32)
+    return out
+
+
+GOOD = random_layers(YACHT)
+NAN = [(w.copy(), b.copy()) for w, b in GOOD]
+NAN[1][0][0, 0] = np.nan
+ONE_OUT = [GOOD[0], (GOOD[1][0][:1], GOOD[1][1][:1])]
+
+
+@pytest.mark.parametrize(
+    ("tensors", "metadata", "message"),
+    [
+        (tensors_of(GOOD), header(format="yacht-plan2"), "format is 'yacht-plan2'"),
+        (tensors_of(GOOD), header(features=27), f"features must be {num_features(YACHT)}"),
+        (tensors_of(GOOD), header(table_sizes=[1, 2]), "table_sizes must be increasing table sizes from 2 to 5"),
+        (tensors_of(GOOD), header(table_sizes=[3, 2]), "table_sizes must be increasing"),
+        (tensors_of(GOOD), header(table_sizes=[]), "table_sizes must be"),
+        (tensors_of(GOOD), header(table_sizes="2"), "table_sizes must be"),
+        (tensors_of(GOOD), {k: v for k, v in header().items() if k != "table_sizes"}, "lacks table_sizes"),
+        (tensors_of(GOOD), header(rules_fingerprint="0" * 16), "fingerprint"),
+        (tensors_of(ONE_OUT), header(), "layers.1.weight has shape"),
+        (tensors_of(NAN), header(), "layers.1.weight holds NaN"),
+    ],
+)
+def test_bad_planN_files_are_refused_in_one_line(tmp_path, tensors, metadata, message):
+    path = tmp_path / "bad.safetensors"
+    path.write_bytes(save(tensors, metadata={METADATA_KEY: json.dumps(metadata)}))
+    with pytest.raises(ModelLoadError, match=message) as error:
+        read_planN_file(path)
+    assert "\n" not in str(error.value)
+
+
+def test_a_planN_file_is_a_table_opponent_at_every_table_size_it_learned(tmp_path):
+    import gymnasium as gym
+
+    name = f"planN:{write_planN_file(tmp_path / 'w.safetensors', random_layers(YAHTZEE), 'yahtzee', [2, 3, 4, 5], 1)}"
+    env = gym.make("YachtTable-v0", rules="yahtzee", opponents=make_opponents([name, "optimal"], rules=YAHTZEE))
+    _, info = env.reset(seed=1)
+    done, turns = False, 0
+    while not done:
+        _, _, terminated, truncated, info = env.step(int(np.flatnonzero(info["action_mask"])[-1]))
+        done, turns = terminated or truncated, turns + 1
+    assert info["turn"] == 13 and info["totals"][1] > 0  # thirteen rows each; the planner scored
+
+
+def test_the_coach_shows_the_shipped_planners_learned_chances_at_a_table_under_bonus_rules(tmp_path, monkeypatch):
+    import agents.learned.planN_files
+    from yacht_play.coach import LEARNED_LABEL, Grader, coach_decision
+    from yacht_play.match import Match, Player
+
+    monkeypatch.setattr(agents.learned.planN_files, "SHIPPED_PLANN", tmp_path)
+    write_planN_file(tmp_path / "yahtzee.safetensors", random_layers(YAHTZEE, seed=5), "yahtzee", [2, 3, 4, 5], 1)
+    name = f"planN:{tmp_path / 'yahtzee.safetensors'}"
+    match = Match.new([Player("ann"), Player(name, "agent", name), Player("optimal", "agent", "optimal")], 4, "table", YAHTZEE)
+    grader, coached = Grader(YAHTZEE), 0
+    while not match.finished:
+        seat = match.current
+        if seat.kind == "agent":
+            match.play_agent()  # as yacht play --vs and yacht serve seat it
+            continue
+        action = int(np.flatnonzero(seat.legal_mask())[-1])
+        coaching = coach_decision(grader, match, action)
+        policy = PlanNPolicy(ShareValue(YAHTZEE, random_layers(YAHTZEE, seed=5)), "mine", 3)
+        at = match.seats.index(seat)
+        order = match.seats[at:] + match.seats[:at]
+        upper, full = [min(s.sheet_state[0], 63) for s in order], [s.sheet_state[1] for s in order]
+        seats_open, totals = [s.open_bits for s in order], [s.total for s in order]
+        tables = Tables(np.array([seats_open]), np.array([upper]), np.array([full]), np.array([totals]))
+        expected = policy.planner.action_values(tables, [seat.hand], [seat.rolls_left])[0]
+        assert coaching.chances_label == LEARNED_LABEL and coaching.chosen_chance == pytest.approx(expected[action])
+        coached += 1
+        match.play(action)
+    assert coached >= 13 and match.seats[1].total > 0
+
+
+@pytest.mark.parametrize("n", [2, 3, 5])
+def test_the_last_turn_of_the_game_is_planned_with_the_exact_chance_of_winning(n):
+    # the last seat's last turn ends the game: whatever was learned, every end is the rules' own split of the win,
+    # so each action's value is the exact chance of winning (ties shared) that the win tables give there
+    from agents.solvers.win_chances import win_probabilities
+
+    planner = PlanNPlanner(ShareValue(YACHT, random_layers(YACHT, seed=n)))
+    rng = np.random.default_rng(n)
+    for _ in range(30):
+        row = int(rng.integers(0, 12))
+        total = int(rng.integers(60, 180))
+        others = [int(total + rng.integers(-25, 40)) for _ in range(n - 1)]
+        dice, rolls_left = rng.integers(1, 7, 5), int(rng.integers(0, 3))
+        exact = win_probabilities(dice, rolls_left, [row], total, [(t, []) for t in others], YACHT)
+        tables = Tables(np.array([[1 << row] + [0] * (n - 1)]), np.zeros((1, n), np.int64), np.zeros((1, n), np.int64),
+                        np.array([[total, *others]]))  # fmt: skip
+        planned = planner.action_values(tables, [YACHT.hand(dice)], [rolls_left])[0]
+        np.testing.assert_array_equal(np.isfinite(planned), np.isfinite(exact))
+        np.testing.assert_allclose(planned[np.isfinite(exact)], exact[np.isfinite(exact)], atol=1e-6)
+
+
+def test_the_server_seats_a_planN_file_at_a_table_of_three_and_coaches_with_its_learned_chances(tmp_path, monkeypatch):
+    import agents.learned.planN_files
+    from tests.yacht_play.test_two_player_grading import serve_client
+
+    monkeypatch.setattr(agents.learned.planN_files, "SHIPPED_PLANN", tmp_path)  # the coach reads the shipped planner
+    path = write_planN_file(tmp_path / "yahtzee.safetensors", random_layers(YAHTZEE), "yahtzee", [2, 3, 4, 5], 1)
+    service, client = serve_client(YAHTZEE, tmp_path, [f"planN:{path}", "optimal"])
+    shown = "planN:yahtzee.safetensors"  # the server's folders are not shown
+    with client:
+        offer = {a["policy"]: a for a in client.get("/api/agents").json()["agents"]}
+        assert offer[shown]["table_sizes"] == [2, 5] and offer[shown]["alone"] is False
+        body = {"name": "ann", "mode": "table", "agents": [shown, "optimal"], "coach": True, "rules": "yahtzee"}
+        secret = client.post("/api/games", json=body).json()["secret"]
+        view, coached = client.get(f"/api/games/{secret}").json(), 0
+        while not view["finished"]:
+            row = next(r["name"] for r in view["rows"] if r["name"] in view["current"]["now"])
+            view = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "row": row}).json()
+            coach = view["coach"]
+            assert coach["win_learned"] is True and 0 <= coach["chosen_win"] <= 1, coach
+            coached += 1
+    assert coached == 13
+    decisions = service.live(secret).match.decisions
+    assert sum(d["kind"] == "agent" for d in decisions) >= 13  # the planner played its thirteen turns
+
+
+@pytest.mark.parametrize("n", [3, 5])
+def test_the_policy_reads_every_seats_sheet_from_table_observations_as_the_game_holds_it(n):
+    from yacht_env.game import GameBatch
+    from yacht_env.table.encoding import make_table_encoding
+
+    policy = PlanNPolicy(ShareValue(YAHTZEE, random_layers(YAHTZEE)), "mine", n)
+    from agents.evaluation.tournament import deal_dice
+
+    games = GameBatch(YAHTZEE, n, 40)
+    games.start(deal_dice(n, 40, n, YAHTZEE))
+    rng = np.random.default_rng(0)
+    for _ in range(rng.integers(30, 60)):  # random legal play until the sheets differ
+        masks = games.legal_masks(np.arange(40))
+        games.play(np.array([rng.choice(np.flatnonzero(m)) for m in masks]), np.arange(40))
+    rows, seats = np.arange(40), games.seat.copy()
+    observations = make_table_encoding("dict", n, YAHTZEE).of_tables(games, rows, seats)
+    tables, _, _ = policy.tables(observations)
+    order = (seats[:, None] + np.arange(n)) % n  # from the observer, in play order
+    upper, full = games.sheet_state(rows[:, None], order)
+    np.testing.assert_array_equal(tables.open_bits, games.open_bits[rows[:, None], order])
+    np.testing.assert_array_equal(tables.totals, games.totals[rows[:, None], order])
+    np.testing.assert_array_equal(tables.upper, np.minimum(upper, 63))
+    np.testing.assert_array_equal(tables.yahtzee, full)
