@@ -108,6 +108,41 @@ def test_exact2_plays_the_action_of_highest_chance_in_every_position_it_meets(sm
         assert q[action] >= q.max() - TIE_TOLERANCE
 
 
+def random_positions(rules, layout, count: int, seed: int):
+    """``count`` positions a game of two reaches: (mover's open rows, other's, mover's lead, hand, rolls left)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        mover = int(rng.integers(1, 1 << rules.num_categories))
+        others = [s for s in range(1 << rules.num_categories) if layout.open_counts[mover] - layout.open_counts[s] in (0, 1)]
+        other = int(rng.choice(others))
+        lowest, highest = -int(layout.most_scored[other]), int(layout.most_scored[mover])
+        difference, hand = int(rng.integers(lowest, highest + 1)), int(rng.integers(rules.dice.num_hands))
+        out.append((mover, other, difference, hand, int(rng.integers(rules.rolls_per_turn))))
+    return out
+
+
+def test_a_best_response_reads_each_seats_own_solution(small):
+    """Player one moves with as many rows open as player two, player two with one more: each position's chances
+    are those of the solution of the seat whose turn it is, in both seats."""
+    rules, solutions = small
+    policy = make_table_policy("br:optimal", 2, rules=rules)
+    seen = {0: 0, 1: 0}
+    for mover, other, difference, hand, rolls_left in random_positions(rules, solutions["game"].layout, 300, seed=8):
+        seat = int(solutions["game"].layout.open_counts[mover] > solutions["game"].layout.open_counts[other])
+        seen[seat] += 1
+        own = solutions[f"br-p{seat + 1}"].action_values_batch([mover], [other], [difference], [hand], [rolls_left])[0]
+        observation = policy.table_encoding.encode_batch(
+            np.array([hand]),
+            np.array([rolls_left]),
+            np.array([mover]),
+            np.array([[50, 50 - difference]]),
+            np.array([[mover, other]]),
+        )
+        np.testing.assert_array_equal(policy.chances(observation)[0], own)
+    assert min(seen.values()) > 100  # both seats met often
+
+
 def test_simulated_best_response_wins_what_the_solution_says(small):
     rules, solutions = small
     exact = (solutions["br-p1"].start_value() + 1 - solutions["br-p2"].start_value()) / 2

@@ -68,3 +68,26 @@ def test_an_unbeaten_player_stays_finite_and_a_table_without_greedy_averages_the
     assert all(math.isfinite(v) for v in values) and np.mean(values) == pytest.approx(ratings.ANCHOR)
     assert out.anchor.policy is None
     assert out.agents_vs_people[0].observed == 1.0 and out.agents_vs_people[0].predicted > 0.9
+
+
+def test_an_agent_s_observed_score_against_people_is_its_own_in_either_seat():
+    """The server seats the person first: an agent in the second seat scores what it won, not what the person won."""
+    games = [game(("ann", "human", 150), ("greedy", "agent", 200))] * 3 + [game(("ann", "human", 150), ("greedy", "agent", 100))]
+    games += [game(("optimal", "agent", 100), ("bob", "human", 100))]  # a tie, the agent first: 1/2 either way
+    games += [game(("ann", "human", 90), ("optimal", "agent", 80), ("bob", "human", 70))]  # one win, one loss
+    by_agent = {p.policy: p for p in ratings.rate(games, bootstrap=0).agents_vs_people}
+    assert by_agent["greedy"].pairs == 4 and by_agent["greedy"].observed == 0.75
+    assert by_agent["optimal"].pairs == 3 and by_agent["optimal"].observed == pytest.approx(1.5 / 3)
+
+
+def test_solitaire_games_between_the_tables_change_no_bootstrap_draw():
+    """The bootstrap resamples the games with two seats or more: a solitaire game in between is no game of theirs, so
+    the same seed gives the same intervals with or without it (the draws are read by place among the games counted)."""
+    rng = np.random.default_rng(5)
+    tables = [
+        game(("greedy", "agent", int(rng.integers(100, 200))), (name, "human", int(rng.integers(100, 200))))
+        for name in ["ann", "bob", "cat"] * 8
+    ]
+    solo = SimpleNamespace(players=[{"seat": 0, "kind": "human", "name": "ann", "policy": None}], end={"totals": [120]})
+    with_solitaire = [solo, *(g for table in tables for g in (table, solo))]
+    assert ratings.rate(with_solitaire, bootstrap=30) == ratings.rate(tables, bootstrap=30)

@@ -100,3 +100,23 @@ def test_people_are_fitted_one_by_one_and_banded():
     population = out.population
     assert population.median == pytest.approx(0.5 / math.log(2)) and population.people == 2
     assert [b.people for b in population.bands] == [1, 0, 1, 0]
+
+
+def test_a_person_without_a_finite_temperature_counts_in_the_median_as_the_least_skilled():
+    """Three people: T = 0, T = 1 / log 2, and one no better than uniform (T beyond every finite value): the median is
+    the middle one's, not the mean of the two finite ones."""
+    parts = [decisions([0.0] * 12), decisions([0.0] * 8 + [-1.0] * 4), decisions([0.0, -1.0] * 6)]
+    x, chosen = np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    player = np.array(["ace"] * 12 + ["bob"] * 12 + ["cat"] * 12, dtype=object)
+    out = skill.skill_of_people(x, chosen, player, np.array(["g1"] * 36, dtype=object))
+    assert out.players[2].temperature.mean is None
+    assert out.population.median == pytest.approx(1 / math.log(2), rel=1e-9)
+    assert out.population.no_finite_temperature == 1 and out.population.histogram.n == 2
+    # two of four without one: the median lies past every finite value, so there is none to give
+    more = skill.skill_of_people(
+        np.vstack([x, parts[2][0]]),
+        np.concatenate([chosen, parts[2][1]]),
+        np.concatenate([player, ["dan"] * 12]),
+        np.array(["g1"] * 48, dtype=object),
+    )
+    assert more.population.median is None and more.population.no_finite_temperature == 2
