@@ -120,3 +120,19 @@ def test_a_person_without_a_finite_temperature_counts_in_the_median_as_the_least
         np.array(["g1"] * 48, dtype=object),
     )
     assert more.population.median is None and more.population.no_finite_temperature == 2
+
+
+def test_the_likelihood_at_zero_temperature_is_minus_infinity_once_a_choice_was_not_a_best_one():
+    x, chosen = decisions([0.0, 0.0, -1.0])
+    assert skill.log_likelihood(math.inf, x, chosen) == -math.inf
+    assert skill.log_likelihood(1e6, x, chosen) < -1e5  # the limit it is: l(b) falls without bound as b grows
+
+
+def test_the_skill_bands_cover_every_temperature_once_each_from_zero_up():
+    bands = skill.SKILL_BANDS
+    assert bands[0][0] == 0.0 and math.isinf(bands[-1][1])
+    assert all(high == low for (_, high), (low, _) in zip(bands[:-1], bands[1:]))  # no gap, no overlap
+    for (low, high), label in zip(bands, skill.band_labels()):
+        assert skill.band_of(low) == label  # each band holds its lower edge
+        assert f"{low:g}" in label or low == 0.0
+        assert f"{high:g}" in label or math.isinf(high)
