@@ -88,6 +88,12 @@ def test_draws_of_the_softmax_recover_its_temperature(name):
     assert np.isfinite(x[np.arange(n), softmax.choice_actions(rules)[hands, actions]]).all()
 
 
+def test_a_person_who_gave_away_less_than_a_point_in_all_is_fitted_as_any_other():
+    # 3 best choices and 1 losing half a point, of two: l'(b) = 0 where e^-b/2 / (1 + e^-b/2) = 1/4, so b = 2 log 3
+    x, chosen = decisions([0.0, 0.0, 0.0, -0.5], choices=(0.0, -0.5))
+    assert skill.fit_temperature(x, chosen, min_n=1).mean == pytest.approx(1 / (2 * math.log(3)), rel=1e-9)
+
+
 def test_people_are_fitted_one_by_one_and_banded():
     x1, c1 = decisions([0.0] * 12)
     x2, c2 = decisions([0.0] * 8 + [-1.0] * 4)
@@ -112,6 +118,9 @@ def test_a_person_without_a_finite_temperature_counts_in_the_median_as_the_least
     assert out.players[2].temperature.mean is None
     assert out.population.median == pytest.approx(1 / math.log(2), rel=1e-9)
     assert out.population.no_finite_temperature == 1 and out.population.histogram.n == 2
+    histogram = out.population.histogram  # of the two finite ones, from 0 to the largest
+    assert sum(histogram.counts) == 2 and histogram.edges[0] == 0.0
+    assert histogram.edges[-1] == pytest.approx(1 / math.log(2))
     # two of four without one: the median lies past every finite value, so there is none to give
     more = skill.skill_of_people(
         np.vstack([x, parts[2][0]]),
