@@ -58,6 +58,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if ROOT.parent.name == ".mutation":  # the copy in a tree, run as a mutant's test command
@@ -724,7 +725,10 @@ def read_reasons(path: Path | None = None) -> dict[str, dict[str, dict[str, str]
     """``{module: {mutant key: {"kind": equivalent or accepted, "why": ...}}}`` from :data:`REASONS`, each entry
     checked: a reason of another kind, or without a why, stops the run naming it.
     """
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
 
     path = REASONS if path is None else path
     if not path.exists():
@@ -957,11 +961,12 @@ def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[f
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def survivors_explained(module: str, survivors: list, reasons: dict) -> list[tuple[int, str, dict | None, object]]:
+def survivors_explained(module: str, survivors: list, reasons: dict) -> list[tuple[int, str, dict | None, Any]]:
     """Each survivor of ``module`` as ``(line, key, reason or None, result)``, by line; a key met twice gets ``#2``."""
     original_file = WORK / f"{slug(module)}.original"
     original = original_file.read_text() if original_file.exists() else ""
-    rows, seen = [], {}
+    rows: list[tuple[int, str, dict | None, Any]] = []
+    seen: dict[str, int] = {}
     for item, result in sorted(survivors, key=lambda pair: pair[0].mutations[0].start_pos):
         mutation = item.mutations[0]
         mutated = mutated_source(original, mutation) if original else None
