@@ -159,13 +159,7 @@ def test_files(module: str, root: Path | None = None) -> tuple[str, ...]:
 
     Which of their tests reach which line is then measured by coverage (:func:`record_map`).
     """
-    root = TREE if root is None else root
-    files = python_files(root, (*PACKAGES, "tests"))
-    known = {dotted(name): name for name in files}
-    importers: dict[str, set[str]] = {}
-    for name in files:
-        for imported in imports_of(name, (root / name).read_text(), known):
-            importers.setdefault(imported, set()).add(name)
+    importers = importers_in(TREE if root is None else root)
     found: list[str] = []
     seen, frontier, depth = {module}, {module}, 0
     while frontier and (depth < TEST_DEPTH or not found):
@@ -175,6 +169,18 @@ def test_files(module: str, root: Path | None = None) -> tuple[str, ...]:
         stem = Path(module).stem
         found += sorted((name for name in frontier if is_test_file(name)), key=lambda name: (stem not in name, name))
     return tuple(found)
+
+
+@functools.cache
+def importers_in(root: Path) -> dict[str, set[str]]:
+    """``{file: the files that import it}`` over the packages and the tests of ``root`` (read once per run)."""
+    files = python_files(root, (*PACKAGES, "tests"))
+    known = {dotted(name): name for name in files}
+    importers: dict[str, set[str]] = {}
+    for name in files:
+        for imported in imports_of(name, (root / name).read_text(), known):
+            importers.setdefault(imported, set()).add(name)
+    return importers
 
 
 def is_test_file(relative: str) -> bool:

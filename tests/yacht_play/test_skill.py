@@ -86,6 +86,7 @@ def test_draws_of_the_softmax_recover_its_temperature(name):
     assert fit.low < 2.0 < fit.high and fit.high - fit.low < 1.5
     # a keep made by the higher of two equal actions counts as the same choice
     assert np.isfinite(x[np.arange(n), softmax.choice_actions(rules)[hands, actions]]).all()
+    assert (x <= 0).all() and (x.max(axis=1) == 0).all()  # no choice above the best; -inf where none stands
 
 
 def test_a_person_who_gave_away_less_than_a_point_in_all_is_fitted_as_any_other():
