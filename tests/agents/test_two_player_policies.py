@@ -82,6 +82,14 @@ def test_the_policy_itself_refuses_a_table_of_other_size_naming_itself(opponent,
         TwoPlayerPolicy(YACHT, 3, opponent=opponent)
 
 
+def test_the_policy_built_directly_sits_at_a_table_of_two_by_default(small):
+    from agents.policies.exact2 import TwoPlayerPolicy
+
+    rules, _ = small
+    assert TwoPlayerPolicy(rules, opponent="optimal").name == "br:optimal"
+    assert TwoPlayerPolicy(rules).name == "exact2"
+
+
 def test_exact2_loses_nothing_against_the_game_it_plays(small):
     rules, _ = small
     result = play(rules, ["exact2", "optimal"], 600, seed=5, grade=True)
