@@ -75,7 +75,9 @@ def test_an_agent_s_observed_score_against_people_is_its_own_in_either_seat():
     games = [game(("ann", "human", 150), ("greedy", "agent", 200))] * 3 + [game(("ann", "human", 150), ("greedy", "agent", 100))]
     games += [game(("optimal", "agent", 100), ("bob", "human", 100))]  # a tie, the agent first: 1/2 either way
     games += [game(("ann", "human", 90), ("optimal", "agent", 80), ("bob", "human", 70))]  # one win, one loss
-    by_agent = {p.policy: p for p in ratings.rate(games, bootstrap=0).agents_vs_people}
+    out = ratings.rate(games, bootstrap=0)
+    assert {p.name: p.rating.n for p in out.players} == {"ann": 5, "greedy": 4, "optimal": 2, "bob": 2}  # games each
+    by_agent = {p.policy: p for p in out.agents_vs_people}
     assert by_agent["greedy"].pairs == 4 and by_agent["greedy"].observed == 0.75
     assert by_agent["optimal"].pairs == 3 and by_agent["optimal"].observed == pytest.approx(1.5 / 3)
 
