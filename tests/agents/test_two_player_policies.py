@@ -73,13 +73,14 @@ def test_the_names_are_checked_before_anything_loads():
         make_table_policy("exact2", 2, rules="yahtzee")
 
 
+@pytest.mark.parametrize("size", [1, 3])
 @pytest.mark.parametrize("opponent, label", [(None, "exact2"), ("optimal", "br:optimal"), ("greedy", "br:greedy")])
-def test_the_policy_itself_refuses_a_table_of_other_size_naming_itself(opponent, label):
+def test_the_policy_itself_refuses_a_table_of_other_size_naming_itself(opponent, label, size):
     """Built directly (not through the registry, which checks the table size first), before anything loads."""
     from agents.policies.exact2 import TwoPlayerPolicy
 
-    with pytest.raises(ValueError, match=rf"^{label} plays at a table of 2 players \(the solved two-player game\), got 3$"):
-        TwoPlayerPolicy(YACHT, 3, opponent=opponent)
+    with pytest.raises(ValueError, match=rf"^{label} plays at a table of 2 players \(the solved two-player game\), got {size}$"):
+        TwoPlayerPolicy(YACHT, size, opponent=opponent)
 
 
 def test_the_policy_built_directly_sits_at_a_table_of_two_by_default(small):

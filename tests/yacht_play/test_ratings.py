@@ -93,3 +93,8 @@ def test_solitaire_games_between_the_tables_change_no_bootstrap_draw():
     solo = SimpleNamespace(players=[{"seat": 0, "kind": "human", "name": "ann", "policy": None}], end={"totals": [120]})
     with_solitaire = [solo, *(g for table in tables for g in (table, solo))]
     assert ratings.rate(with_solitaire, bootstrap=30) == ratings.rate(tables, bootstrap=30)
+
+
+def test_400_points_apart_is_a_factor_of_ten_in_the_odds():
+    assert ratings.win_probability(1400.0, 1000.0) == pytest.approx(10 / 11, rel=1e-12)
+    assert ratings.win_probability(1000.0, 1000.0) == 0.5
