@@ -42,7 +42,7 @@ from agents.evaluation.distributed import check_sendable_rules, cluster_cpus, ga
 from agents.evaluation.option_values import whole_number
 from agents.evaluation.stats import mean_ci
 from agents.policies.policy import Policy
-from agents.registry import default_policies, listed, make_policy, policy_specs, solitaire_names
+from agents.registry import default_policies, make_policy, or_list, policy_specs, solitaire_names
 from agents.solvers.optimal import expected_score, solve
 from yacht_env.atomic_files import write_atomically
 from yacht_env.game import MAX_PLAYERS
@@ -100,7 +100,7 @@ class Summary:
 def five_alike_row(rules: RuleSet) -> int:
     """The row that pays for five alike and nothing else (Yacht, Yahtzee, Yatzy), or -1."""
     alike = rules.alike_hands
-    for row in range(rules.num_categories):
+    for row in range(rules.num_rows):
         column = rules.hand_scores[:, row]
         if (column[alike] > 0).all() and (column[~alike] == 0).all():
             return row
@@ -160,7 +160,11 @@ def play_batch(policy: Policy, games: int, seed: int, rules: RuleSet | None = No
             totals = scores.astype(np.int64)[:, None]
             actions = policy.act_batch(reads_table.encode_batch(*position, totals, position[2][:, None]), masks)
         # The sheet state (upper subtotal, Yahtzee box) is the game's own, whatever the policy reads.
-        q = solution.q_values_batch(*position, *env.sheet_state) if rules.has_sheet_state else solution.q_values_batch(*position)
+        q = (
+            solution.q_values_batch(*position, *env.sheet_state)
+            if rules.has_bonus_or_joker
+            else solution.q_values_batch(*position)
+        )
         actions = np.asarray(actions)
         lost = np.where(playing, q.max(axis=1) - q[every_game, actions], 0.0)
         is_row = actions >= first_row_action
@@ -439,7 +443,7 @@ def distribution_rows(logs: dict[str, GameLog], names: list[str], rules: RuleSet
                 "at_least": {str(t): float((scores >= t).mean()) for t in thresholds},
             }
         )
-    if rules.has_sheet_state:
+    if rules.has_bonus_or_joker:
         return rows
     pmf = score_distribution(rules=rules)
     rows.append(
@@ -517,7 +521,7 @@ def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float, 
         # matplotlib's hints leave out the arrays hist documents and takes for bins
         axes.hist(logs[name].scores, bins=bins, histtype="step", linewidth=1.6, label=label)  # type: ignore[arg-type]
     rules = rule_set(rules)
-    if not rules.has_sheet_state:  # the exact distribution covers rows that score on their own
+    if not rules.has_bonus_or_joker:  # the exact distribution covers rows that score on their own
         from agents.solvers.distribution import score_distribution
 
         pmf = score_distribution(rules=rules)
@@ -551,8 +555,8 @@ def rules_value(text: str) -> RuleSet:
 def policies_help() -> str:
     """The epilog of ``--help``: every policy of :mod:`agents.registry` with its help line."""
     specs = policy_specs()
-    width = max(len(spec.shown) for spec in specs)
-    return "policies (--policy, --table):\n" + "\n".join(f"  {spec.shown:<{width}}  {spec.help}" for spec in specs)
+    width = max(len(spec.help_name) for spec in specs)
+    return "policies (--policy, --table):\n" + "\n".join(f"  {spec.help_name:<{width}}  {spec.help}" for spec in specs)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -566,7 +570,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--policy",
         action="append",
-        help=f"{listed(solitaire_names())} (repeatable; default: {', '.join(default_policies())})",
+        help=f"{or_list(solitaire_names())} (repeatable; default: {', '.join(default_policies())})",
     )
     parser.add_argument(
         "--table",

@@ -62,7 +62,7 @@ def every_rule_set(name: str) -> list[str]:
 
 def rule_sets_without_sheet_state(name: str) -> list[str]:
     """The rule sets without bonuses or jokers: those the exact tables of ``win`` and ``target:T`` cover."""
-    return [key for key, rules in RULE_SETS.items() if not rules.has_sheet_state]
+    return [key for key, rules in RULE_SETS.items() if not rules.has_bonus_or_joker]
 
 
 def plan_file_rules(name: str) -> list[str]:
@@ -102,7 +102,7 @@ class PolicySpec:
     table_sizes: tuple[int, int] = (1, MAX_PLAYERS)  # the fewest and most players of a table it sits at (1: alone)
 
     @property
-    def shown(self) -> str:
+    def help_name(self) -> str:
         """The name as help and messages write it: ``random``, ``target:T``, ``ppo:PATH``."""
         return self.name + self.argument
 
@@ -124,7 +124,7 @@ class PolicySpec:
             general = ", ".join(s.name for s in POLICIES.values() if s.rule_sets is every_rule_set and not s.argument)
             raise ValueError(self.refusal.format(name=name, trained=played[0], rules=rules.name, general=general))
 
-    def check_table_size(self, name: str, num_players: int) -> None:
+    def check_plays_at(self, name: str, num_players: int) -> None:
         """``ValueError`` naming the policy ``name`` (of this spec) and the table sizes it sits at when a table of
         ``num_players`` is not one. Only tables the game allows are checked (1 to ``MAX_PLAYERS``).
         """
@@ -148,7 +148,7 @@ class PolicySpec:
         """The policy ``name`` (of this spec) for a seat at a table of ``num_players``: its table form, or the
         solitaire one for a policy that sits at a table as it plays alone. ``ValueError`` for a table it does not sit at.
         """
-        self.check_table_size(name, num_players)
+        self.check_plays_at(name, num_players)
         if self.table is None:
             return self.build(name, rules=rules, seed=seed)
         return self.table(name, num_players, rules, seed)
@@ -315,7 +315,7 @@ POLICIES: dict[str, PolicySpec] = {
 def register(spec: PolicySpec) -> PolicySpec:
     """Add ``spec`` to :data:`POLICIES`: from then on every program builds it by name. ``ValueError`` if taken."""
     if spec.name in POLICIES:
-        raise ValueError(f"policy {spec.shown!r} is registered already")
+        raise ValueError(f"policy {spec.help_name!r} is registered already")
     POLICIES[spec.name] = spec
     return spec
 
@@ -327,7 +327,7 @@ def policy_specs() -> tuple[PolicySpec, ...]:
 
 def policy_names() -> tuple[str, ...]:
     """Every policy as messages name it, in table order: ``random``, ..., ``target:T``, ``ppo:PATH``, ..."""
-    return tuple(spec.shown for spec in POLICIES.values())
+    return tuple(spec.help_name for spec in POLICIES.values())
 
 
 def model_prefixes() -> tuple[str, ...]:
@@ -378,7 +378,7 @@ def check_policy_name(name) -> str:
     return name
 
 
-def listed(names) -> str:
+def or_list(names) -> str:
     """``a, b or c``: names as a sentence lists them."""
     names = list(names)
     return names[0] if len(names) == 1 else f"{', '.join(names[:-1])} or {names[-1]}"
@@ -389,7 +389,7 @@ def solitaire_names(reading_totals: bool = True) -> tuple[str, ...]:
     which need a table observation, when ``reading_totals`` is False.
     """
     return tuple(
-        spec.shown for spec in POLICIES.values() if spec.solitaire is not None and (reading_totals or not spec.reads_totals)
+        spec.help_name for spec in POLICIES.values() if spec.solitaire is not None and (reading_totals or not spec.reads_totals)
     )
 
 
@@ -446,14 +446,14 @@ def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None,
     return policy_spec(name).build_at_table(name, num_players, rules, seed)
 
 
-def check_table_size(name, num_players: int) -> None:
+def check_plays_at(name, num_players: int) -> None:
     """``ValueError`` naming the policy and the table sizes it sits at when a table of ``num_players`` is not one.
 
     Only tables the game allows are checked here (1 to ``MAX_PLAYERS``): the table itself refuses the others.
     """
     spec = find_policy(name)
     if spec is not None:
-        spec.check_table_size(name, num_players)
+        spec.check_plays_at(name, num_players)
 
 
 def make_opponents(names, rules: RuleSet | None = None, seed: int | None = None) -> list[Policy]:

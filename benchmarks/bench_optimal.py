@@ -3,8 +3,8 @@
 Usage: python benchmarks/bench_optimal.py [--repeats 7] [--calls 2000] [--rows 10000] [--one-core]
 
 - solve: a fresh ``solve()`` of the default rules, the cache cleared before each run (the dice
-  and score tables of the rule set stay built, as they are shared with the env). The very first
-  solve of the process, which also builds those tables, is printed once.
+  and score arrays of the rule set stay built, as they are shared with the env). The very first
+  solve of the process, which also builds those arrays, is printed once.
 - q_values: one position per call (dice as a list, open categories as names), averaged over
   ``--calls`` random positions.
 - q_values_batch / best_actions_batch: ``--rows`` random positions given as hand indices.
@@ -80,7 +80,7 @@ def main():
     first = time.perf_counter() - start
     print(f"optimal strategy, default rules, {args.repeats} repeats, {cores} core(s)")
     print(f"expected_score() = {optimal.expected_score():.10f}")
-    print(f"{'first solve (builds the dice tables)':<44}{first * 1e3:10.3f} ms")
+    print(f"{'first solve (builds the dice arrays)':<44}{first * 1e3:10.3f} ms")
 
     solves = [time_fresh_solve() for _ in range(args.repeats)]
     print(f"{'solve, fresh (cache cleared)':<44}{summary(solves, 1e-3, 'ms')}")

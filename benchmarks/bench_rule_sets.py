@@ -5,7 +5,7 @@ Usage: python benchmarks/bench_rule_sets.py [--repeats 5] [--rules yahtzee yatzy
 - optimum: ``expected_score(rules)`` beside ``agents.solvers.optimal.PUBLISHED_OPTIMA``, with the difference.
 - solve: a fresh solve, the disk cache bypassed (``solve_tables`` for rule sets whose rows score
   independently, ``sheet_solver.solve_sheet_values`` for the others); the compiled kernels and the
-  rule set's tables are loaded before anything is timed. Median (min, max) over ``--repeats``.
+  rule set's arrays are loaded before anything is timed. Median (min, max) over ``--repeats``.
   Beside it the median CPU time of the process (all threads), less sensitive to a loaded machine.
 - load: reading the solution back from the disk cache (rule sets with a sheet state only).
 - memory: the bytes of the solution's arrays (``state_values``, plus ``keep_values`` where kept).
@@ -28,7 +28,7 @@ from yacht_env.rules import RULE_SETS
 
 
 def fresh_solve(rules):
-    if rules.has_sheet_state:
+    if rules.has_bonus_or_joker:
         return sheet_solver.solve_sheet_values(rules)
     return optimal.solve_tables(rules)
 
@@ -61,7 +61,7 @@ def run(args):
     for name in args.rules:
         rules = RULE_SETS[name]
         start = time.perf_counter()
-        solution = optimal.solve(rules)  # builds tables, compiles or loads kernels, writes the disk cache
+        solution = optimal.solve(rules)  # builds arrays, compiles or loads kernels, writes the disk cache
         first = time.perf_counter() - start
         solves, cpu = [], []
         for _ in range(args.repeats):
@@ -70,7 +70,7 @@ def run(args):
             solves.append(time.perf_counter() - start)
             cpu.append(time.process_time() - start_cpu)
         load = "-"
-        if rules.has_sheet_state:
+        if rules.has_bonus_or_joker:
             optimal.clear_cache()
             start = time.perf_counter()
             solution = optimal.solve(rules)

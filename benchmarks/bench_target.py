@@ -7,7 +7,7 @@ Usage: python benchmarks/bench_target.py [--repeats 3] [--rows 4096]
 - distributions: a fresh ``ScoreDistributions`` (turn outcomes and points-to-come of all 4,096
   open sets), the expected-score solution already built.
 - win decisions: ``--rows`` random two-player decisions (own and opponent's positions at random)
-  in one ``WinTables.q_values`` call, with nothing kept from earlier calls.
+  in one ``WinChances.q_values`` call, with nothing kept from earlier calls.
 - cached load: ``solve_target`` from the disk cache in a fresh process state.
 
 Figures are medians (min, max) over ``--repeats`` runs; the peak resident memory of the process
@@ -29,7 +29,7 @@ from agents.solvers import solution_cache
 from agents.solvers.distribution import ScoreDistributions
 from agents.solvers.optimal import solve
 from agents.solvers.target import _solutions, solve_target, solve_target_table
-from agents.solvers.win_tables import WinTables
+from agents.solvers.win_chances import WinChances
 from yacht_env import YACHT
 
 
@@ -52,10 +52,10 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=4096)
     args = parser.parse_args()
     solve(YACHT)
-    tables = []
+    arrays = []
     report(
         "target table (solve_target_table)",
-        [timed(lambda: tables.append(solve_target_table(YACHT))) for _ in range(args.repeats)],
+        [timed(lambda: arrays.append(solve_target_table(YACHT))) for _ in range(args.repeats)],
     )
     distributions = []
     report(
@@ -70,7 +70,7 @@ def main() -> None:
             _solutions.clear()
             loads.append(timed(lambda: solve_target(YACHT)))
         report("target table from the disk cache", loads)
-    win = WinTables(YACHT)
+    win = WinChances(YACHT)
     rng = np.random.default_rng(0)
     n = args.rows
     positions = (
@@ -87,7 +87,7 @@ def main() -> None:
         win._kept.clear()
         times.append(timed(lambda: win.q_values(*positions)))
     report(f"win decisions ({n} at once), per decision", [1e6 * t / n for t in times], "µs")
-    table = tables[-1]
+    table = arrays[-1]
     d = distributions[-1]
     print(
         f"target table {table.shape} {table.dtype}: {table.nbytes / 2**20:.1f} MiB; "

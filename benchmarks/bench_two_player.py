@@ -18,18 +18,18 @@ from concurrent.futures import ThreadPoolExecutor
 import numpy as np
 
 from agents.two_player import check_rules, maximizing_policy
-from agents.two_player.kernel import solve_pairs, turn_tables
+from agents.two_player.kernel import kernel_arrays, solve_pairs
 from agents.two_player.layout import PairLayout
 from agents.two_player.solve import layer_arrays, worker_count
 
 
-def solve_on_threads(tables, below, policy, view, first: int, last: int) -> None:
+def solve_on_threads(arrays, below, policy, view, first: int, last: int) -> None:
     """Pairs ``first .. last - 1`` split over the solve's threads, one pair at a time each."""
     with ThreadPoolExecutor(max_workers=worker_count()) as pool:
-        list(pool.map(lambda pair: solve_pairs(tables, below, policy, view, pair, pair + 1), range(first, last)))
+        list(pool.map(lambda pair: solve_pairs(arrays, below, policy, view, pair, pair + 1), range(first, last)))
 
 
-def time_layer(tables, layout: PairLayout, num_open: int, num_pairs: int, rng: np.random.Generator) -> tuple[int, float, float]:
+def time_layer(arrays, layout: PairLayout, num_open: int, num_pairs: int, rng: np.random.Generator) -> tuple[int, float, float]:
     """``(values solved, wall seconds, CPU seconds)`` for about ``num_pairs`` pairs of layer ``num_open`` (runs of 64)."""
     layer, under = layout.layers[num_open], layout.layers[num_open - 1]
     below = layer_arrays(under, rng.integers(0, 65535, under.num_values, dtype=np.uint16))
@@ -41,7 +41,7 @@ def time_layer(tables, layout: PairLayout, num_open: int, num_pairs: int, rng: n
     for first in np.sort(starts):
         last = int(first) + run
         started, cpu_started = time.perf_counter(), time.process_time()
-        solve_on_threads(tables, below, policy, view, int(first), last)
+        solve_on_threads(arrays, below, policy, view, int(first), last)
         seconds += time.perf_counter() - started
         cpu += time.process_time() - cpu_started
         values += int(layer.offset[last] - layer.offset[first])
@@ -57,14 +57,14 @@ def main() -> None:
     args = parser.parse_args()
     rules = check_rules(args.rules)
     layout = PairLayout(rules)
-    tables = turn_tables(rules, layout)
+    arrays = kernel_arrays(rules, layout)
     rng = np.random.default_rng(0)
-    time_layer(tables, layout, 2, 4, rng)  # compile (or load the compiled kernel) before timing
+    time_layer(arrays, layout, 2, 4, rng)  # compile (or load the compiled kernel) before timing
     wanted = [int(n) for n in args.layers.split(",")] if args.layers else list(range(1, layout.num_layers))
     print(f"load before: {os.getloadavg()}")
     rates, cpu_rates = {}, {}
     for n in wanted:
-        values, seconds, cpu = time_layer(tables, layout, n, args.pairs, rng)
+        values, seconds, cpu = time_layer(arrays, layout, n, args.pairs, rng)
         rates[n], cpu_rates[n] = values / seconds, values / cpu
         layer = layout.layers[n]
         print(

@@ -52,7 +52,7 @@ def main() -> None:
             if seat == 0:
                 for row in rows[tables.rolls_left[rows, 0] == rules.rolls_per_turn - 1]:
                     mover, other = int(tables.open_bits[row, 0]), int(tables.open_bits[row, 1])
-                    turn = rules.num_categories - bin(mover).count("1")
+                    turn = rules.num_rows - bin(mover).count("1")
                     values.setdefault(turn, []).append(
                         game.value(mover, other, int(tables.totals[row, 0] - tables.totals[row, 1]))
                     )

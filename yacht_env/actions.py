@@ -24,7 +24,7 @@ class ActionLayout:
     def __init__(self, rules: RuleSet):
         self.rules = rules
         self.first_score_action = rules.dice.num_rerolls
-        self.num_actions = self.first_score_action + rules.num_categories
+        self.num_actions = self.first_score_action + rules.num_rows
 
     def is_reroll(self, action: int) -> bool:
         """Whether ``action`` re-rolls dice (else it scores a row)."""
@@ -53,7 +53,7 @@ class ActionLayout:
         if self.rules.joker == "forced" and hand is not None and open_bits:
             rows, _ = self.rules.scoring_options(hand, open_bits)
             mask = mask.copy()
-            mask[self.first_score_action :] = (rows >> np.arange(self.rules.num_categories)) & 1
+            mask[self.first_score_action :] = (rows >> np.arange(self.rules.num_rows)) & 1
         return mask
 
     def why_illegal(self, action: int, rolls_left: int, open_bits: int, hand: int | None = None) -> str | None:
@@ -70,7 +70,7 @@ class ActionLayout:
         if self.rules.joker == "forced" and hand is not None:
             rows, _ = self.rules.scoring_options(hand, open_bits)
             if not rows >> category & 1:
-                allowed = ", ".join(self.rules.category_names[c] for c in range(self.rules.num_categories) if rows >> c & 1)
+                allowed = ", ".join(self.rules.category_names[c] for c in range(self.rules.num_rows) if rows >> c & 1)
                 return (
                     f"action {action} scores {self.rules.category_names[category]!r}, but the forced joker rule sends this "
                     f"Yahtzee to {allowed}"
@@ -93,9 +93,9 @@ def legal_masks(rules: RuleSet) -> np.ndarray:
     """Read-only legal-action masks for every (rolls left > 0, open set); see ``ActionLayout.legal_masks``."""
     layout = ActionLayout(rules)
     first_score_action = layout.first_score_action
-    num_open_sets = 1 << rules.num_categories
+    num_open_sets = 1 << rules.num_rows
     table = np.zeros((2, num_open_sets, layout.num_actions), dtype=np.int8)
     table[1, :, 1:first_score_action] = 1
-    table[:, :, first_score_action:] = (np.arange(num_open_sets)[:, None] >> np.arange(rules.num_categories)) & 1
+    table[:, :, first_score_action:] = (np.arange(num_open_sets)[:, None] >> np.arange(rules.num_rows)) & 1
     table.setflags(write=False)
     return table

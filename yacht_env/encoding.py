@@ -21,7 +21,7 @@ dict       ``Dict``: ``dice`` Box(1..6, (5,), int8) sorted, ``rolls_left`` Discr
 The Box encodings are a concatenation of three precomputed parts (hand, rolls left, open set),
 so encoding is three table lookups whichever env asks.
 
-Rules that tie rows together (an upper bonus, an extra-Yahtzee bonus; ``rules.has_sheet_state``)
+Rules that tie rows together (an upper bonus, an extra-Yahtzee bonus; ``rules.has_bonus_or_joker``)
 make a decision depend on more of the sheet than its open rows. Their observations end with a
 sheet part holding what the rules have, in this order:
 
@@ -49,7 +49,7 @@ from yacht_env.rules import RuleSet, cached_per_rules
 
 
 def _open_table(rules: RuleSet) -> np.ndarray:
-    bits = np.arange(1 << rules.num_categories)[:, None] >> np.arange(rules.num_categories)
+    bits = np.arange(1 << rules.num_rows)[:, None] >> np.arange(rules.num_rows)
     return bits & 1
 
 
@@ -131,7 +131,7 @@ class Encoding:
         return int(hands[0]), int(rolls[0]), int(open_bits[0])
 
     def _open_bits(self, open_flags: np.ndarray) -> np.ndarray:
-        weights = 1 << np.arange(self.rules.num_categories, dtype=np.int64)
+        weights = 1 << np.arange(self.rules.num_rows, dtype=np.int64)
         return (np.asarray(open_flags) > 0.5).astype(np.int64) @ weights
 
 
@@ -148,7 +148,7 @@ class BoxEncoding(Encoding):
         self.open_part = self.open_part.astype(np.float32)
         self.hand_width = self.hand_part.shape[1]
         self.rolls_width = self.rolls_part.shape[1]
-        size = self.hand_width + self.rolls_width + rules.num_categories + self.sheet_width
+        size = self.hand_width + self.rolls_width + rules.num_rows + self.sheet_width
         if self.has_upper and not self.scale_sheet:
             high = max(high, float(rules.bonus_threshold))
         self.space = spaces.Box(low=0.0, high=high, shape=(size,), dtype=np.float32)
@@ -176,7 +176,7 @@ class BoxEncoding(Encoding):
         """A batch of observations -> its hand, rolls-left and open-row parts."""
         obs = np.asarray(obs)
         a, b = self.hand_width, self.hand_width + self.rolls_width
-        return obs[:, :a], obs[:, a:b], obs[:, b : b + self.rules.num_categories]
+        return obs[:, :a], obs[:, a:b], obs[:, b : b + self.rules.num_rows]
 
     @override
     def decode_sheet_batch(self, obs):
@@ -282,7 +282,7 @@ class Features(OneHot):
         self.scores = rules.hand_scores.astype(np.float32) / scale
         self.joker_scores = rules.joker_hand_scores.astype(np.float32) / scale
         self.has_joker = rules.joker != "none"
-        size = self.hand_width + self.rolls_width + 2 * rules.num_categories + self.sheet_width
+        size = self.hand_width + self.rolls_width + 2 * rules.num_rows + self.sheet_width
         self.space = spaces.Box(low=0.0, high=1.0, shape=(size,), dtype=np.float32)
 
     @override
@@ -312,7 +312,7 @@ class Features(OneHot):
         obs = np.asarray(obs)
         dice_width = self.rules.num_dice * self.rules.num_faces
         a, b = self.hand_width, self.hand_width + self.rolls_width
-        return obs[:, :dice_width], obs[:, a:b], obs[:, b : b + self.rules.num_categories]
+        return obs[:, :dice_width], obs[:, a:b], obs[:, b : b + self.rules.num_rows]
 
 
 class DictEncoding(Encoding):
@@ -323,7 +323,7 @@ class DictEncoding(Encoding):
 
     def __init__(self, rules):
         super().__init__(rules)
-        n, c = rules.num_dice, rules.num_categories
+        n, c = rules.num_dice, rules.num_rows
         keys = {
             "dice": spaces.Box(low=1, high=rules.num_faces, shape=(n,), dtype=np.int8),
             "rolls_left": spaces.Discrete(rules.rolls_per_turn),

@@ -54,7 +54,7 @@ class RuleArrays(NamedTuple):
 
 # Few arrays, as each argument of a compiled call costs the caller time (the single env steps one game a call).
 SHEET_RULES = (
-    "has_sheet_state",
+    "has_bonus_or_joker",
     "bonus_threshold",
     "bonus_points",
     "yahtzee_row",
@@ -86,7 +86,7 @@ def rule_arrays(rules: RuleSet) -> RuleArrays:
     dice = rules.dice
     sheet_rules = np.array(
         [
-            int(rules.has_sheet_state),
+            int(rules.has_bonus_or_joker),
             rules.upper_cap,
             rules.bonus_points,
             rules.yahtzee_row_index,
@@ -359,7 +359,7 @@ class GameBatch:
         self.turns_done = np.zeros(shape, dtype=np.int64)
         self.totals = np.zeros(shape, dtype=np.int64)
         self.upper_totals = np.zeros(shape, dtype=np.int64)
-        self.sheets = np.full(shape + (rules.num_categories,), -1, dtype=np.int16)
+        self.sheets = np.full(shape + (rules.num_rows,), -1, dtype=np.int16)
         self.seat = np.zeros(self.num_tables, dtype=np.int64)
         self.over = np.ones(self.num_tables, dtype=bool)  # no game before start()
         self._bind_kernels()

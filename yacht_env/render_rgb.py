@@ -187,7 +187,7 @@ def draw_sheet(draw, rules: RuleSet, sheet: Sequence[int | None], hand: int | No
     now_scores = {} if hand is None else rules.scores_now(hand, open_bits_of(sheet))  # the rows these dice may go in now
     top = 160
     draw.rounded_rectangle((12, top, FRAME_WIDTH - 12, bottom), 10, fill=PANEL)
-    per_column = -(-rules.num_categories // 2)
+    per_column = -(-rules.num_rows // 2)
     row_height = min(34, (bottom - top - 50) // per_column)
     column_width = (FRAME_WIDTH - 24) // 2
     for c, category in enumerate(rules.categories):
@@ -205,7 +205,7 @@ def draw_sheet(draw, rules: RuleSet, sheet: Sequence[int | None], hand: int | No
             now = now_scores[c]
             text, colour = (f"+{now}", NOW) if now else ("0", ZERO_NOW)
             draw.text((x + column_width - 24, middle), text, font=font(18), fill=colour, anchor="rm")
-    if rules.num_categories > 1:
+    if rules.num_rows > 1:
         draw.line((12 + column_width, top + 10, 12 + column_width, top + 10 + per_column * row_height), fill=GRID, width=2)
     total_y = top + 10 + per_column * row_height + 6
     draw.line((26, total_y, FRAME_WIDTH - 26, total_y), fill=INK, width=2)

@@ -264,7 +264,7 @@ class RuleSet:
     - ``title``: what people call the rule set (the pages, the reports); its ``name`` when not given.
 
     Without any of these (as in :data:`YACHT`), rows score independently of each other and the
-    state of a sheet is its open rows alone (:attr:`has_sheet_state` is False).
+    state of a sheet is its open rows alone (:attr:`has_bonus_or_joker` is False).
     """
 
     name: str
@@ -331,7 +331,7 @@ class RuleSet:
         return tuple(c.name for c in self.categories)
 
     @property
-    def num_categories(self) -> int:
+    def num_rows(self) -> int:
         """The number of categories."""
         return len(self.categories)
 
@@ -343,7 +343,7 @@ class RuleSet:
     @property
     def all_open(self) -> int:
         """Open-category bit set with every row open (bit c <-> category c)."""
-        return (1 << self.num_categories) - 1
+        return (1 << self.num_rows) - 1
 
     @cached_property
     def dice(self) -> DiceSpace:
@@ -359,8 +359,8 @@ class RuleSet:
 
     @cached_property
     def hand_scores(self) -> np.ndarray:
-        """Points of every hand in every row, shape (num_hands, num_categories), int16."""
-        table = np.empty((self.dice.num_hands, self.num_categories), dtype=np.int16)
+        """Points of every hand in every row, shape (num_hands, num_rows), int16."""
+        table = np.empty((self.dice.num_hands, self.num_rows), dtype=np.int16)
         for h, (hand, counts) in enumerate(zip(self.dice.hands, self.dice.hand_counts)):
             dice = tuple(int(d) for d in hand)
             counts = tuple(int(c) for c in counts)
@@ -393,9 +393,9 @@ class RuleSet:
                 return self.category_index[category]
             raise ValueError(f"unknown category {category!r}; expected one of {', '.join(self.category_names)}")
         if isinstance(category, numbers.Integral) and not isinstance(category, bool):
-            if 0 <= int(category) < self.num_categories:
+            if 0 <= int(category) < self.num_rows:
                 return int(category)
-            raise ValueError(f"category index {category!r} is out of range 0..{self.num_categories - 1}")
+            raise ValueError(f"category index {category!r} is out of range 0..{self.num_rows - 1}")
         raise ValueError(f"category must be a name or an index, got {category!r}")
 
     def score(self, dice, category) -> int:
@@ -410,7 +410,7 @@ class RuleSet:
     # -- rules that tie rows together (bonuses, jokers) ------------------------------------------
 
     @property
-    def has_sheet_state(self) -> bool:
+    def has_bonus_or_joker(self) -> bool:
         """True when a score depends on more than the hand and the row (a bonus or a joker rule)."""
         return self.bonus_points > 0 or self.yahtzee_bonus > 0 or self.joker != "none"
 
@@ -468,7 +468,7 @@ class RuleSet:
 
     @cached_property
     def joker_hand_scores(self) -> np.ndarray:
-        """Points of every hand in every row when played as a joker, shape (num_hands, num_categories), int16.
+        """Points of every hand in every row when played as a joker, shape (num_hands, num_rows), int16.
 
         A row's ``joker_points`` for hands of five alike, where the row has them; the usual points
         everywhere else. Which table applies is :meth:`scoring_options`'s ``joker``.
@@ -512,7 +512,7 @@ class RuleSet:
         hand = self._hand_of(dice)
         rows, joker = self.scoring_options(hand, open_bits)
         scores = (self.joker_hand_scores if joker else self.hand_scores)[hand]
-        return {c: int(scores[c]) for c in range(self.num_categories) if rows >> c & 1}
+        return {c: int(scores[c]) for c in range(self.num_rows) if rows >> c & 1}
 
     def joker_now(self, hands, open_bits) -> np.ndarray:
         """Whether each hand would score at joker values now, given the open rows: (N,) bool.
@@ -544,7 +544,7 @@ class RuleSet:
         row = self.check_category(category)
         legal, joker = self.scoring_options(hand, sheet.open_bits)
         if not legal >> row & 1:
-            allowed = [self.category_names[c] for c in range(self.num_categories) if legal >> c & 1]
+            allowed = [self.category_names[c] for c in range(self.num_rows) if legal >> c & 1]
             raise ValueError(f"{self.category_names[row]!r} cannot be scored now; allowed: {', '.join(allowed) or 'none'}")
         points = int((self.joker_hand_scores if joker else self.hand_scores)[hand, row])
         alike = bool(self.alike_hands[hand])

@@ -198,7 +198,7 @@ def save_plot(path, reports: list[PlayerReport]) -> None:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``yacht analyze`` to ``parser``."""
-    from agents.registry import listed, solitaire_names
+    from agents.registry import or_list, solitaire_names
 
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -210,7 +210,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="NAME",
-        help=f"also grade this agent on the same dice: {listed(solitaire_names(reading_totals=False))} (repeatable)",
+        help=f"also grade this agent on the same dice: {or_list(solitaire_names(reading_totals=False))} (repeatable)",
     )
     add_rules_option(
         parser, "the rule set the games must have been played under: {names} (default: the records', which must all be one)"
@@ -266,12 +266,14 @@ def check_replayable(names: list[str]) -> str | None:
     An agent that reads the table's totals (``target:T``) has none to read in a replay of a
     solitaire stream, and one that plays only at a table (``win``) has no solitaire form.
     """
-    from agents.registry import find_policy, listed, solitaire_names
+    from agents.registry import find_policy, or_list, solitaire_names
 
     for name in names:
         spec = find_policy(name)
         if spec is not None and (spec.solitaire is None or spec.reads_totals):
-            return f"{name!r} reads the table's totals, which a replay alone has none of; choose {listed(solitaire_names(False))}"
+            return (
+                f"{name!r} reads the table's totals, which a replay alone has none of; choose {or_list(solitaire_names(False))}"
+            )
     return None
 
 

@@ -67,7 +67,7 @@ class Grader:
         ``upper_totals`` and ``yahtzee_full`` (the sheet state, see :func:`sheet_states`) count
         only for rules with bonuses or jokers.
         """
-        if self.rules.has_sheet_state:
+        if self.rules.has_bonus_or_joker:
             return self.solution.q_values_batch(dice, rolls_left, open_bits, upper_totals, yahtzee_full)
         return self.solution.q_values_batch(dice, rolls_left, open_bits)
 
@@ -110,7 +110,7 @@ def sheet_states(decisions: list[dict], rules: RuleSet) -> tuple[np.ndarray, np.
     """
     upper = np.zeros(len(decisions), dtype=np.int64)
     full = np.zeros(len(decisions), dtype=np.int64)
-    if not rules.has_sheet_state:
+    if not rules.has_bonus_or_joker:
         return upper, full
     from agents.solvers.optimal import open_bits_from
 
@@ -139,7 +139,7 @@ def two_player_grading(rules: RuleSet, mode: str, num_players: int) -> TwoPlayer
     tables of 3 or more, rules with bonuses or jokers), a :class:`agents.two_player.grading.TwoPlayerGrader` at a
     two-player table whose solved game is in the cache folder, else one line saying how to compute it.
     """
-    if mode != "table" or num_players != 2 or rules.has_sheet_state:
+    if mode != "table" or num_players != 2 or rules.has_bonus_or_joker:
         return None
     from agents.two_player.grading import two_player_grader
 
@@ -272,7 +272,7 @@ def coach_decision(
     ``grader`` (of the match's rules) values the options. The chances shown with them: at a table of two,
     ``two_player``'s (:func:`two_player_grading`), exact, and the decision graded in them; else at a table of
     several under rules without bonuses or jokers, the chance of winning the game at hand
-    (:func:`agents.solvers.win_tables.win_probabilities`); else, with ``target`` (solitaire), the chance of finishing on at
+    (:func:`agents.solvers.win_chances.win_probabilities`); else, with ``target`` (solitaire), the chance of finishing on at
     least ``target`` points (:func:`agents.solvers.target.target_probabilities`). A ``two_player`` line (its solved game
     not computed) comes back as the coaching's ``win_note``.
     """
@@ -284,8 +284,8 @@ def coach_decision(
     if two_player is not None and not isinstance(two_player, str):
         chances = seat_chances(two_player, match.seats, seat)
         win_grades = two_player.grade(chances[None], [action])
-    elif match.mode == "table" and len(match.seats) > 1 and not rules.has_sheet_state:
-        from agents.solvers.win_tables import win_probabilities
+    elif match.mode == "table" and len(match.seats) > 1 and not rules.has_bonus_or_joker:
+        from agents.solvers.win_chances import win_probabilities
 
         others = [(s.total, s.open_names) for s in match.seats if s is not seat]
         chances = win_probabilities(seat.dice, seat.rolls_left, seat.open_names, seat.total, others, rules)
@@ -396,7 +396,7 @@ def grade_chances(reports: list[PlayerReport], games: list[GameRecord], rules: R
             seat_games.setdefault((decisions[i]["game_id"], decisions[i]["seat"]), []).append(j)
         is_row = np.array([decisions[i]["points"] is not None for i in rows])
         report.win_loss_per_game = mean(
-            np.array([loss[js].sum() for js in seat_games.values() if is_row[js].sum() == rules.num_categories])
+            np.array([loss[js].sum() for js in seat_games.values() if is_row[js].sum() == rules.num_rows])
         )
         report.win_worst = [
             {
@@ -432,7 +432,7 @@ def fill(
     seat_games: dict[tuple, list[int]] = {}
     for i, d in enumerate(decisions):
         seat_games.setdefault((d["game_id"], d["seat"]), []).append(i)
-    finished = [rows for rows in seat_games.values() if is_row[rows].sum() == rules.num_categories]
+    finished = [rows for rows in seat_games.values() if is_row[rows].sum() == rules.num_rows]
     report.games = len(seat_games)
     report.finished_games = len(finished)
     report.decisions = len(decisions)

@@ -140,11 +140,11 @@ def find_row(text: str, rules: RuleSet) -> int:
     """Row index for a number 1..rows, a name or title, a unique start of one, or an alias."""
     text = text.strip()
     if not text:
-        raise CommandError(f"s needs a row: a number 1 to {rules.num_categories} or a name, e.g. s 9 or s full_house")
+        raise CommandError(f"s needs a row: a number 1 to {rules.num_rows} or a name, e.g. s 9 or s full_house")
     if text.isdigit():
         number = int(text)
-        if not 1 <= number <= rules.num_categories:
-            raise CommandError(f"there is no row {number}: rows are numbered 1 to {rules.num_categories}")
+        if not 1 <= number <= rules.num_rows:
+            raise CommandError(f"there is no row {number}: rows are numbered 1 to {rules.num_rows}")
         return number - 1
     key = normalized(text)
     names = {normalized(c.name): i for i, c in enumerate(rules.categories)}
@@ -161,7 +161,7 @@ def find_row(text: str, rules: RuleSet) -> int:
         candidates = ", ".join(rules.category_names[i] for i in starts)
         raise CommandError(f"{text!r} could be {candidates}: type more of the name, or the row number")
     raise CommandError(
-        f"there is no row called {text!r}: use a number 1 to {rules.num_categories} or a name like "
+        f"there is no row called {text!r}: use a number 1 to {rules.num_rows} or a name like "
         f"{', '.join(rules.category_names[c] for c in (0, len(rules.categories) // 2, -1))}"
     )
 
@@ -195,13 +195,13 @@ def parse_command(text: str, dice: tuple[int, ...], rolls_left: int, open_bits: 
     if word in SCORE_WORDS:
         row = find_row(rest, rules)
         if not open_bits >> row & 1:
-            open_rows = " ".join(str(c + 1) for c in range(rules.num_categories) if open_bits >> c & 1)
+            open_rows = " ".join(str(c + 1) for c in range(rules.num_rows) if open_bits >> c & 1)
             raise CommandError(f"{rules.categories[row].title} is already filled; open rows: {open_rows}")
         layout = ActionLayout(rules)
         action = layout.score_action(row)
         if layout.why_illegal(action, rolls_left, open_bits, rules.hand(list(dice))) is not None:  # the forced joker rule
             allowed, _ = rules.scoring_options(list(dice), open_bits)
-            rows = [c for c in range(rules.num_categories) if allowed >> c & 1]
+            rows = [c for c in range(rules.num_rows) if allowed >> c & 1]
             where = (
                 f"{rules.categories[rows[0]].title} ({rows[0] + 1})"
                 if len(rows) == 1

@@ -222,7 +222,7 @@ def coach_text(
     """The optimum's view of a decision just made, from the position's Q-values ``q``: :func:`coaching_text` of
     the coach's :func:`yacht_play.coach.coaching_of`.
 
-    ``chances``: each action's probability of winning (``agents.solvers.win_tables.win_probabilities``) or of reaching a target
+    ``chances``: each action's probability of winning (``agents.solvers.win_chances.win_probabilities``) or of reaching a target
     (``agents.solvers.target.target_probabilities``), shown by its expected score after ``chances_label``. ``open_rows``:
     the rows open before the decision, so that a joker's rows show joker values. ``win_grades``: at a table of
     two, the decision graded against the solved two-player game
@@ -590,7 +590,7 @@ def target_value(text: str) -> int:
 
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``yacht play`` to ``parser``."""
-    from agents.registry import listed, policy_names, shipped_policies
+    from agents.registry import or_list, policy_names, shipped_policies
 
     parser.description = __doc__
     parser.formatter_class = argparse.RawDescriptionHelpFormatter
@@ -600,7 +600,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         action="append",
         default=[],
         metavar="AGENT",
-        help=f"an agent at the table: {listed(policy_names())}; the shipped models by name: "
+        help=f"an agent at the table: {or_list(policy_names())}; the shipped models by name: "
         f"{', '.join(shipped_policies())} (repeatable, up to {MAX_SEATS - 1}); with --resume, the game's agents "
         "named again in seat order",
     )
@@ -647,7 +647,7 @@ def run(args, console=None) -> int:
             file=sys.stderr,
         )
         return 2
-    if args.target is not None and match.rules.has_sheet_state:
+    if args.target is not None and match.rules.has_bonus_or_joker:
         print(
             f"yacht play: error: --target works for rule sets without bonuses or jokers (yacht, yacht_exercism); "
             f"{match.rules.name} has them: play --coach without --target",

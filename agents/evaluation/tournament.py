@@ -308,7 +308,7 @@ def run_table(
     batches_per_slice = math.ceil(math.ceil(deals / deals_per_batch) / (4 * cluster_cpus())) if on_ray else 1
     slices = game_slices(deals, batches_per_slice * deals_per_batch)
     grading = ""
-    grade = grade and n == 2 and not rules.has_sheet_state  # the tables the two-player solution covers
+    grade = grade and n == 2 and not rules.has_bonus_or_joker  # the tables the two-player solution covers
     if grade:
         from agents.two_player.grading import TwoPlayerGrader, two_player_grader
 

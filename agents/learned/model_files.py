@@ -185,7 +185,7 @@ def one_turn_q(turn_solution, encoding, observations: np.ndarray, num_actions: i
     reach the threshold, the extra-Yahtzee bonus), scores jokers at joker values and is -inf for the
     rows a forced joker closes.
     """
-    sheet = encoding.rules.has_sheet_state
+    sheet = encoding.rules.has_bonus_or_joker
     positions = encoding.decode_positions(observations) if sheet else encoding.decode_batch(observations)
     open_bits = positions[2]
     q = np.full((len(open_bits), num_actions), -np.inf, dtype=np.float32)
@@ -462,12 +462,12 @@ def probe_positions(rules: RuleSet, seed: int = 0) -> tuple[np.ndarray, ...]:
     Returns ``(hands, rolls_left, open_bits, upper_totals, yahtzee_full)``, each (N,).
     """
     rng = np.random.default_rng(seed)
-    open_sets = [rules.all_open, *(1 << row for row in range(rules.num_categories))]
+    open_sets = [rules.all_open, *(1 << row for row in range(rules.num_rows))]
     open_sets += [int(bits) for bits in rng.integers(1, rules.all_open + 1, 6)]
     states = [(bits, 0, 0) for bits in open_sets]
-    if rules.has_sheet_state:  # a full sheet state only where the filled rows can hold it: upper and Yahtzee rows filled
+    if rules.has_bonus_or_joker:  # a full sheet state only where the filled rows can hold it: upper and Yahtzee rows filled
         filled = rules.upper_bits | (1 << rules.category_names.index(rules.yahtzee_row) if rules.yahtzee_row else 0)
-        lower = [1 << row for row in range(rules.num_categories) if not filled >> row & 1]
+        lower = [1 << row for row in range(rules.num_rows) if not filled >> row & 1]
         states += [(bits, rules.bonus_threshold, int(bool(rules.yahtzee_row))) for bits in lower]
     grid = np.array(
         [

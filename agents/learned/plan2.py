@@ -28,10 +28,10 @@ from typing_extensions import override
 from agents.learned.model_files import check_trained_rules
 from agents.learned.plan2_files import plan2_file_path, read_plan2_file
 from agents.policies.table_reading import TableReadingPolicy, best_with_fallback
-from agents.solvers.win_tables import kept_per_turn
+from agents.solvers.win_chances import kept_per_turn
 from agents.two_player import check_rules, maximizing_policy
 from agents.two_player.decide import learned_action_values
-from agents.two_player.kernel import turn_tables
+from agents.two_player.kernel import kernel_arrays
 from agents.two_player.layout import PairLayout
 from yacht_env.actions import ActionLayout
 from yacht_env.rules import RuleSet, rule_set
@@ -83,7 +83,7 @@ class WinValue:
         self.rules = check_rules(rules)
         self.layers = [(np.ascontiguousarray(w, dtype=np.float32).T.copy(), np.asarray(b, dtype=np.float32)) for w, b in layers]
         self.settlement = Settlement(self.rules)
-        self.num_rows = self.rules.num_categories
+        self.num_rows = self.rules.num_rows
 
     def logits(self, features: np.ndarray) -> np.ndarray:
         """The network's output for (N, num_features) inputs, (N,) float32."""
@@ -111,7 +111,7 @@ class EndValues:
         self.value = value
         rules = value.rules
         scores = rules.hand_scores.astype(np.int64)  # (H, C)
-        pairs = [(c, p) for c in range(rules.num_categories) for p in np.unique(scores[:, c])]
+        pairs = [(c, p) for c in range(rules.num_rows) for p in np.unique(scores[:, c])]
         self.pair_rows = np.array([c for c, _ in pairs], dtype=np.int64)
         self.pair_points = np.array([p for _, p in pairs], dtype=np.int64)
         self.width = int(scores.max()) + 1
@@ -134,7 +134,7 @@ class Plan2Planner:
         self.value = value
         self.rules = value.rules
         self.end_values = EndValues(value)
-        self.tables = turn_tables(self.rules, PairLayout(self.rules))
+        self.arrays = kernel_arrays(self.rules, PairLayout(self.rules))
         self.policy = maximizing_policy()
         self.keep_after_reroll = self.rules.dice.keep_after_reroll.astype(np.int64)
         self.first_score = ActionLayout(self.rules).first_score_action
@@ -145,7 +145,7 @@ class Plan2Planner:
         """:class:`EndValues` of each decision's turn; the same for every decision of a turn, so kept and reused."""
         keys = list(zip(movers.tolist(), others.tolist(), leads.tolist()))
         compute = lambda index: self.end_values(movers[index], others[index], leads[index])
-        shape = (self.rules.num_categories, self.end_values.width)
+        shape = (self.rules.num_rows, self.end_values.width)
         return kept_per_turn(self._kept, keys, compute, shape, END_VALUES_KEPT, np.float32)
 
     def action_values(self, movers, others, leads, hands, rolls_left) -> np.ndarray:
@@ -153,12 +153,12 @@ class Plan2Planner:
         movers, others, leads, hands, rolls_left = (
             np.ascontiguousarray(part, dtype=np.int64).reshape(-1) for part in (movers, others, leads, hands, rolls_left)
         )
-        if np.any(movers <= 0) or np.any(movers >= 1 << self.rules.num_categories):
+        if np.any(movers <= 0) or np.any(movers >= 1 << self.rules.num_rows):
             raise ValueError("a decision needs at least one open row of the mover's, within the rule set's rows")
         end = self.turn_end_values(movers, others, leads)
         out = np.empty((len(movers), self.num_actions), dtype=np.float32)
         learned_action_values(
-            self.tables, self.policy, end, movers, hands, rolls_left, self.keep_after_reroll, self.first_score, out
+            self.arrays, self.policy, end, movers, hands, rolls_left, self.keep_after_reroll, self.first_score, out
         )
         return out.astype(np.float64)
 

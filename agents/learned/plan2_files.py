@@ -44,7 +44,7 @@ EXTRA_FEATURES = 3  # inputs after the two players' rows (agents.learned.plan2.w
 
 def num_features(rules: RuleSet) -> int:
     """The width of the network's input under ``rules``: a 0/1 per row of each player, and ``EXTRA_FEATURES``."""
-    return 2 * rules.num_categories + EXTRA_FEATURES
+    return 2 * rules.num_rows + EXTRA_FEATURES
 
 
 def plan2_file_path(path: str) -> Path:
@@ -75,7 +75,7 @@ def write_plan2_file(path: str | Path, layers: list[tuple[np.ndarray, np.ndarray
 
 def _check_metadata(meta, where: str) -> dict:
     rules = check_plan_header(meta, where, FORMAT, FORMAT_VERSION, FIELDS)
-    if rules.has_sheet_state:
+    if rules.has_bonus_or_joker:
         raise ModelLoadError(
             f"{where}: rules {meta['rules']!r} have a bonus or a joker: a plan2 file plays rules whose rows score on their own"
         )

@@ -6,7 +6,7 @@ threshold; ``U = rules.upper_cap + 1``) and ``y`` (1 when the Yahtzee box holds 
 with an extra-Yahtzee bonus, else 1), as :class:`agents.solvers.sheet_solver.SheetSolution` indexes it. The
 header's ``__metadata__`` holds under ``"yacht_plan"`` a JSON object: ``format`` (``"yacht-plan"``),
 ``format_version`` (1), ``rules`` (a name of :data:`yacht_env.rules.RULE_SETS`), ``rules_fingerprint``
-(that rule set's ``fingerprint``), ``value_model`` (``"table"`` or ``"net"``: how ``V`` was learned) and
+(that rule set's ``fingerprint``), ``value_model`` (``"tabular"`` or ``"net"``: how ``V`` was learned) and
 ``games`` (the self-play games it learned from).
 
 A bare name (``plan:yacht``) is a file the package ships (``agents/models/plan/``).
@@ -30,7 +30,7 @@ FORMAT = "yacht-plan"
 FORMAT_VERSION = 1
 METADATA_KEY = "yacht_plan"
 FIELDS = ("format", "format_version", "rules", "rules_fingerprint", "value_model", "games")
-VALUE_MODELS = ("table", "net")
+VALUE_MODELS = ("tabular", "net")
 MAX_VALUE = 1e6  # points still to come: no rule set's game scores within orders of magnitude of this
 SHIPPED_PLANS = SHIPPED_MODELS / "plan"  # package data: plan:yacht, plan:yahtzee, plan:yatzy
 
@@ -42,7 +42,7 @@ def plan_file_path(path: str) -> Path:
 
 def value_shape(rules: RuleSet) -> tuple[int, int, int]:
     """The shape of the value table of ``rules``: ``(2**C, U, Y)``."""
-    return (1 << rules.num_categories, rules.upper_cap + 1, 2 if rules.tracks_yahtzee_box else 1)
+    return (1 << rules.num_rows, rules.upper_cap + 1, 2 if rules.tracks_yahtzee_box else 1)
 
 
 def write_plan_file(path: str | Path, values: np.ndarray, rules: RuleSet | str, value_model: str, games: int) -> Path:

@@ -113,7 +113,7 @@ class QPolicy(Policy):
     def q_values(self, observations, action_masks) -> np.ndarray:
         """The solution's Q-values of the positions, (N, num_actions), -inf where the masks forbid."""
         # Rules with bonuses decide on the sheet state too (upper subtotal, Yahtzee box), which the observation shows.
-        decode = self.encoding.decode_positions if self.rules.has_sheet_state else self.encoding.decode_batch
+        decode = self.encoding.decode_positions if self.rules.has_bonus_or_joker else self.encoding.decode_batch
         q = self.solution.q_values_batch(*decode(observations))
         return np.where(np.asarray(action_masks) != 0, q, -np.inf)
 

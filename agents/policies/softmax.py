@@ -32,7 +32,7 @@ def choice_actions(rules: RuleSet) -> np.ndarray:
     """
     keeps = rules.dice.keep_after_reroll.astype(np.int64)  # (hands, re-roll actions): the keep of each
     hands, rerolls = keeps.shape
-    table = np.tile(np.arange(rerolls + rules.num_categories, dtype=np.int64), (hands, 1))
+    table = np.tile(np.arange(rerolls + rules.num_rows, dtype=np.int64), (hands, 1))
     for hand in range(hands):
         _, first, inverse = np.unique(keeps[hand, 1:], return_index=True, return_inverse=True)
         table[hand, 1:rerolls] = first[inverse] + 1  # action 0 (re-roll nothing) is never legal: left as itself

@@ -36,7 +36,7 @@ class TableReadingPolicy(Policy):
         super().__init__(rules, "dict")
         self.num_players = num_players
         self.table_encoding = make_table_encoding("dict", num_players, self.rules)
-        self._open_weights = 1 << np.arange(self.rules.num_categories, dtype=np.int64)
+        self._open_weights = 1 << np.arange(self.rules.num_rows, dtype=np.int64)
 
     def read(self, observations):
         """The hands, rolls left, open categories and totals read from table observations."""

@@ -1,7 +1,7 @@
 """Playing to win: the ``win`` policy for tables of 2 to 5, and ``target:T`` for a score target.
 
-``win``. At each decision the share of the win of each action is read from the tables of
-:mod:`agents.solvers.win_tables` (which state the recurrence): the opponents, who sit at the start of a turn,
+``win``. At each decision the share of the win of each action is read from the arrays of
+:mod:`agents.solvers.win_chances` (which state the recurrence): the opponents, who sit at the start of a turn,
 are taken to play the expected-score optimum, and every later turn of the policy's own is played as that
 optimum too, so this is a rollout of the optimal policy: against opponents who play the optimum it wins at
 least as often as the optimum does. On its last turn it maximizes the exact probability of winning. Among
@@ -19,7 +19,7 @@ from typing_extensions import override
 from agents.policies.table_reading import TableReadingPolicy, best_with_fallback
 from agents.solvers.optimal import solve
 from agents.solvers.target import max_total, solve_target
-from agents.solvers.win_tables import DECISIONS_PER_CHUNK, win_tables
+from agents.solvers.win_chances import DECISIONS_PER_CHUNK, win_chances
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import YACHT, RuleSet
 
@@ -33,7 +33,7 @@ class WinPolicy(TableReadingPolicy):
         if isinstance(num_players, bool) or not isinstance(num_players, (int, np.integer)) or not 2 <= num_players <= MAX_PLAYERS:
             raise ValueError(f"the win policy plays at tables of 2 to {MAX_PLAYERS} players, got {num_players!r}")
         super().__init__(rules, int(num_players))
-        self.tables = win_tables(self.rules)
+        self.arrays = win_chances(self.rules)
 
     @override
     def act_batch(self, observations, action_masks):
@@ -44,7 +44,7 @@ class WinPolicy(TableReadingPolicy):
         actions = np.empty(len(hands), dtype=np.int64)
         for start in range(0, len(hands), DECISIONS_PER_CHUNK):
             chunk = slice(start, start + DECISIONS_PER_CHUNK)
-            q = self.tables.q_values(
+            q = self.arrays.q_values(
                 hands[chunk],
                 rolls_left[chunk],
                 open_bits[chunk],
@@ -53,7 +53,7 @@ class WinPolicy(TableReadingPolicy):
                 other_open[chunk],
             )
             positions = (hands[chunk], rolls_left[chunk], open_bits[chunk])
-            expected = lambda tied, positions=positions: self.tables.solution.q_values_batch(*(part[tied] for part in positions))
+            expected = lambda tied, positions=positions: self.arrays.solution.q_values_batch(*(part[tied] for part in positions))
             actions[chunk] = best_with_fallback(q, masks[chunk], expected)
         return actions
 

@@ -50,7 +50,7 @@ def turn_outcomes(
     scores = rules.hand_scores.astype(np.intp)
     first_score = dice.num_rerolls
     m, num_hands = start_mass.shape
-    outcome = np.zeros((m, rules.num_categories, int(scores.max()) + 1))
+    outcome = np.zeros((m, rules.num_rows, int(scores.max()) + 1))
     mass = np.asarray(start_mass, dtype=np.float64)
     hands = np.tile(np.arange(num_hands), m)
     sets = np.repeat(open_sets, num_hands)
@@ -96,12 +96,12 @@ class ScoreDistributions:
         self.rules = rules
         self.solution = solve(rules)
         self.width = max_total(rules) + 1
-        sets_count = 1 << rules.num_categories
-        self.turn = np.zeros((sets_count, rules.num_categories, int(rules.hand_scores.max()) + 1))
+        sets_count = 1 << rules.num_rows
+        self.turn = np.zeros((sets_count, rules.num_rows, int(rules.hand_scores.max()) + 1))
         self.to_come = np.zeros((sets_count, self.width))
         self.to_come[0, 0] = 1.0
         probabilities = rules.dice.hand_probabilities
-        for open_sets in open_sets_by_count(rules.num_categories)[1:]:
+        for open_sets in open_sets_by_count(rules.num_rows)[1:]:
             for start in range(0, len(open_sets), SETS_PER_CHUNK):
                 sets = open_sets[start : start + SETS_PER_CHUNK]
                 start_mass = np.broadcast_to(probabilities, (len(sets), len(probabilities)))
@@ -141,12 +141,12 @@ _distributions: weakref.WeakKeyDictionary[RuleSet, ScoreDistributions] = weakref
 
 
 def score_distributions(rules: RuleSet | None = None) -> ScoreDistributions:
-    """The distribution tables of ``rules`` (default :data:`YACHT`), built once per process."""
+    """The distribution arrays of ``rules`` (default :data:`YACHT`), built once per process."""
     rules = check_rows_score_alone(rules or YACHT)
-    tables = _distributions.get(rules)
-    if tables is None:
-        tables = _distributions[rules] = ScoreDistributions(rules)
-    return tables
+    arrays = _distributions.get(rules)
+    if arrays is None:
+        arrays = _distributions[rules] = ScoreDistributions(rules)
+    return arrays
 
 
 def score_distribution(

@@ -29,7 +29,7 @@ class ExactSolution:
         layout = ActionLayout(rules)
         self.state_values = state_values
         self.plan_ahead = plan_ahead
-        self.num_categories = rules.num_categories
+        self.num_rows = rules.num_rows
         self.rolls_per_turn = rules.rolls_per_turn
         self.num_dice = dice.num_dice
         self.num_faces = dice.num_faces
@@ -63,7 +63,7 @@ class ExactSolution:
         parts += [integer_array(values, name) for values, name in zip(sheet_state, ("upper_totals", "yahtzee_full"))]
         arrays = np.broadcast_arrays(*parts)
         check_range(arrays[1], 0, self.rolls_per_turn - 1, "rolls_left")
-        check_range(arrays[2], 1, (1 << self.num_categories) - 1, "open_bits")
+        check_range(arrays[2], 1, (1 << self.num_rows) - 1, "open_bits")
         return arrays
 
 

@@ -75,7 +75,7 @@ def open_bits_from(open_categories, rules: RuleSet | None = None) -> int:
     Raises ``ValueError`` naming the forms allowed, a bad entry, or when no category is open.
     """
     rules = rule_set(rules)
-    forms = OPEN_FORMS.format(n=rules.num_categories)
+    forms = OPEN_FORMS.format(n=rules.num_rows)
     if isinstance(open_categories, str):
         open_categories = [open_categories]
     if isinstance(open_categories, (numbers.Number, np.generic, bytes)) or not isinstance(open_categories, Iterable):
@@ -101,9 +101,9 @@ def open_bits_from(open_categories, rules: RuleSet | None = None) -> int:
     if "other" in kinds or len(kinds) > 1:
         raise ValueError(f"open_categories must be {forms}, one form only, got {open_categories!r}")
     if kinds == {"mask"}:
-        if len(entries) != rules.num_categories:
+        if len(entries) != rules.num_rows:
             raise ValueError(
-                f"a boolean mask of open categories needs {rules.num_categories} entries, got {len(entries)}: {open_categories!r}"
+                f"a boolean mask of open categories needs {rules.num_rows} entries, got {len(entries)}: {open_categories!r}"
             )
         bits = sum(1 << c for c, is_open in enumerate(entries) if is_open)
     elif kinds == {"index"}:
@@ -125,14 +125,14 @@ def open_bits_from(open_categories, rules: RuleSet | None = None) -> int:
     return bits
 
 
-def open_sets_by_count(num_categories: int) -> list[np.ndarray]:
+def open_sets_by_count(num_rows: int) -> list[np.ndarray]:
     """Open bit sets grouped by how many rows are open: entry ``m`` lists the sets with ``m`` bits."""
-    sets = np.arange(1 << num_categories, dtype=np.int64)
-    open_counts = sum((sets >> c) & 1 for c in range(num_categories))
-    return [np.flatnonzero(open_counts == m) for m in range(num_categories + 1)]
+    sets = np.arange(1 << num_rows, dtype=np.int64)
+    open_counts = sum((sets >> c) & 1 for c in range(num_rows))
+    return [np.flatnonzero(open_counts == m) for m in range(num_rows + 1)]
 
 
-# -- keep tables -------------------------------------------------------------------------------
+# -- keep arrays -------------------------------------------------------------------------------
 
 
 def keep_children(dice: DiceSpace) -> np.ndarray:
@@ -162,8 +162,8 @@ def parents_without_padding(dice: DiceSpace) -> np.ndarray:
 
 
 @dataclass(frozen=True, eq=False)
-class KeepTables:
-    """Index tables the backward induction gathers with, built once per solve."""
+class KeepArrays:
+    """Index arrays the backward induction gathers with, built once per solve."""
 
     children: np.ndarray  # (num_keeps, num_faces), see keep_children
     parents: np.ndarray  # (num_keeps, num_dice), see parents_without_padding
@@ -171,8 +171,8 @@ class KeepTables:
     hand_as_keep: np.ndarray  # (num_hands,) keep index of each full hand
 
     @classmethod
-    def of(cls, dice: DiceSpace) -> KeepTables:
-        """The keep tables of ``dice``."""
+    def of(cls, dice: DiceSpace) -> KeepArrays:
+        """The keep arrays of ``dice``."""
         sizes = dice.keep_sizes
         return cls(
             children=keep_children(dice),
@@ -188,7 +188,7 @@ class KeepTables:
 def score_now_values(scores: np.ndarray, later_values: np.ndarray, open_sets: np.ndarray) -> np.ndarray:
     """``W0``: best score-now value of each hand, shape (num_hands, len(open_sets)).
 
-    ``scores`` is the (num_hands, num_categories) hand scores as float64; ``later_values`` is
+    ``scores`` is the (num_hands, num_rows) hand scores as float64; ``later_values`` is
     indexed by open bit set and must already hold ``V`` of every set with one row fewer than
     ``open_sets``.
     """
@@ -202,17 +202,17 @@ def score_now_values(scores: np.ndarray, later_values: np.ndarray, open_sets: np
     return best
 
 
-def reroll_values(hand_values: np.ndarray, tables: KeepTables) -> np.ndarray:
+def reroll_values(hand_values: np.ndarray, arrays: KeepArrays) -> np.ndarray:
     """``Kj`` from ``W{j-1}``: expected value of holding each keep and re-rolling the rest.
 
     ``hand_values`` is (num_hands, n); the result is (num_keeps, n). Full keeps get the hand's
     own value (nothing is rolled); smaller keeps average their children, largest first.
     """
-    values = np.empty((tables.children.shape[0], hand_values.shape[1]))
-    values[tables.hand_as_keep] = hand_values
-    num_faces = tables.children.shape[1]
-    for keeps in reversed(tables.keeps_by_size[:-1]):
-        children = tables.children[keeps]
+    values = np.empty((arrays.children.shape[0], hand_values.shape[1]))
+    values[arrays.hand_as_keep] = hand_values
+    num_faces = arrays.children.shape[1]
+    for keeps in reversed(arrays.keeps_by_size[:-1]):
+        children = arrays.children[keeps]
         total = values[children[:, 0]]
         for f in range(1, num_faces):
             total += values[children[:, f]]
@@ -221,7 +221,7 @@ def reroll_values(hand_values: np.ndarray, tables: KeepTables) -> np.ndarray:
     return values
 
 
-def best_reroll_values(keep_values: np.ndarray, tables: KeepTables) -> np.ndarray:
+def best_reroll_values(keep_values: np.ndarray, arrays: KeepArrays) -> np.ndarray:
     """Best value over the *proper* sub-keeps of each hand, shape (num_hands, n).
 
     ``best_sub[k] = max(keep_values[k], best_sub of k's parents)`` by keep size ascending holds
@@ -229,12 +229,12 @@ def best_reroll_values(keep_values: np.ndarray, tables: KeepTables) -> np.ndarra
     parents.
     """
     best_sub = keep_values.copy()
-    for size, keeps in enumerate(tables.keeps_by_size[1:-1], start=1):
+    for size, keeps in enumerate(arrays.keeps_by_size[1:-1], start=1):
         best = best_sub[keeps]
         for slot in range(size):  # a keep of `size` dice has at most `size` distinct parents
-            np.maximum(best, best_sub[tables.parents[keeps, slot]], out=best)
+            np.maximum(best, best_sub[arrays.parents[keeps, slot]], out=best)
         best_sub[keeps] = best
-    hand_parents = tables.parents[tables.hand_as_keep]
+    hand_parents = arrays.parents[arrays.hand_as_keep]
     best = best_sub[hand_parents[:, 0]]
     for slot in range(1, hand_parents.shape[1]):
         np.maximum(best, best_sub[hand_parents[:, slot]], out=best)
@@ -248,20 +248,20 @@ def solve_tables(rules: RuleSet, plan_ahead: bool = True) -> tuple[np.ndarray, n
     those of the myopic player who maximizes this turn's expected score only.
     """
     dice = rules.dice
-    tables = KeepTables.of(dice)
+    arrays = KeepArrays.of(dice)
     scores = rules.hand_scores.astype(np.float64)
     hand_probabilities = dice.hand_probabilities
     rolls = rules.rolls_per_turn
-    state_values = np.zeros(1 << rules.num_categories)
-    keep_values = np.zeros((rolls, 1 << rules.num_categories, dice.num_keeps))
+    state_values = np.zeros(1 << rules.num_rows)
+    keep_values = np.zeros((rolls, 1 << rules.num_rows, dice.num_keeps))
     later_values = state_values if plan_ahead else np.zeros_like(state_values)
-    for open_sets in open_sets_by_count(rules.num_categories)[1:]:
+    for open_sets in open_sets_by_count(rules.num_rows)[1:]:
         score_now = score_now_values(scores, later_values, open_sets)
         hand_values = score_now
         for rerolls_left in range(1, rolls):
-            values = reroll_values(hand_values, tables)
+            values = reroll_values(hand_values, arrays)
             keep_values[rerolls_left, open_sets] = values.T
-            hand_values = np.maximum(score_now, best_reroll_values(values, tables))
+            hand_values = np.maximum(score_now, best_reroll_values(values, arrays))
         state_values[open_sets] = hand_probabilities @ hand_values
     state_values.setflags(write=False)
     keep_values.setflags(write=False)
@@ -299,7 +299,7 @@ class Solution(ExactSolution):
         self.keep_values = keep_values
         self._later_values = state_values if plan_ahead else np.zeros_like(state_values)
         self._scores = rules.hand_scores.astype(np.float64)
-        self._category_bits = 1 << np.arange(rules.num_categories, dtype=np.int64)
+        self._category_bits = 1 << np.arange(rules.num_rows, dtype=np.int64)
 
     def q_values_batch(self, hands, rolls_left, open_bits) -> np.ndarray:
         """Q of every action for each position, shape (N, num_actions) float64; -inf if illegal.
@@ -335,7 +335,7 @@ def solve(rules: RuleSet | str | None = None):
     rules = rule_set(rules)
     solution = _solutions.get(rules)
     if solution is None:
-        solution = _solve_sheet(rules, True) if rules.has_sheet_state else Solution(rules, *solve_tables(rules))
+        solution = _solve_sheet(rules, True) if rules.has_bonus_or_joker else Solution(rules, *solve_tables(rules))
         _solutions[rules] = solution
     return solution
 
@@ -349,7 +349,7 @@ def solve_myopic(rules: RuleSet | str | None = None):
     rules = rule_set(rules)
     solution = _myopic_solutions.get(rules)
     if solution is None:
-        if rules.has_sheet_state:
+        if rules.has_bonus_or_joker:
             solution = _solve_sheet(rules, False)
         else:
             solution = Solution(rules, *solve_tables(rules, plan_ahead=False), plan_ahead=False)
@@ -364,7 +364,7 @@ SHEET_SOLVER_SOURCES = (
     "yacht_env.rules",
     "yacht_env.dice",
 )
-"""The modules the sheet solver's tables are computed by (their digest is part of each table's key)."""
+"""The modules the sheet solver's arrays are computed by (their digest is part of each array's key)."""
 
 
 def _solve_sheet(rules: RuleSet, plan_ahead: bool):
@@ -374,7 +374,7 @@ def _solve_sheet(rules: RuleSet, plan_ahead: bool):
 
     version = solution_cache.source_version(*SHEET_SOLVER_SOURCES)  # a changed solver solves again
     key = f"{rules.fingerprint}-{'optimal' if plan_ahead else 'myopic'}-{version}"
-    shape = (1 << rules.num_categories, rules.upper_cap + 1, 2 if rules.tracks_yahtzee_box else 1)
+    shape = (1 << rules.num_rows, rules.upper_cap + 1, 2 if rules.tracks_yahtzee_box else 1)
     values = solution_cache.load_values(key, shape)
     if values is None:
         values = sheet_solver.solve_sheet_values(rules, plan_ahead)
@@ -415,7 +415,7 @@ def q_values(
     if not 0 <= int(rolls_left) < rules.rolls_per_turn:
         raise ValueError(f"rolls_left {rolls_left!r} is out of range 0..{rules.rolls_per_turn - 1}")
     open_bits = open_bits_from(open_categories, rules)
-    if not rules.has_sheet_state:
+    if not rules.has_bonus_or_joker:
         return solve(rules).q_values_batch(hand, int(rolls_left), open_bits)[0]
     if isinstance(upper_total, bool) or not isinstance(upper_total, numbers.Integral) or upper_total < 0:
         raise ValueError(f"upper_total must be an integer >= 0, got {upper_total!r}")

@@ -50,7 +50,7 @@ from yacht_env.rules import RuleSet, extra_yahtzee_bonus, placement, upper_bonus
 class KernelTables(NamedTuple):
     """Every array and number the compiled turn reads, as one argument (numba takes a named tuple whole).
 
-    Built by :class:`TurnTables` (``TurnTables(rules).kernel``); see there for how the arrays are made.
+    Built by :class:`TurnArrays` (``TurnArrays(rules).kernel``); see there for how the arrays are made.
     """
 
     scores_by_row: np.ndarray  # (C, H) float64: points of hand h in row c
@@ -91,12 +91,12 @@ class Scratch(NamedTuple):
     keep_out: np.ndarray  # (rolls, K) every Kj of the turn, or (0, K) when not wanted
 
 
-class TurnTables:
+class TurnArrays:
     """The arrays of one ``RuleSet``'s turn, built once; ``kernel`` bundles what the compiled turn reads."""
 
     def __init__(self, rules: RuleSet):
         dice = rules.dice
-        self.num_open_sets = 1 << rules.num_categories
+        self.num_open_sets = 1 << rules.num_rows
         self.num_upper = rules.upper_cap + 1
         self.num_yahtzee = 2 if rules.tracks_yahtzee_box else 1
         self.int_scores = rules.hand_scores.astype(np.int64)
@@ -115,11 +115,11 @@ class TurnTables:
             else:
                 slot_lists.append(np.zeros(1, dtype=np.int64))
         self.num_slots = np.array([len(points) for points in slot_lists], dtype=np.int64)
-        self.slot_points = np.zeros((rules.num_categories, self.num_slots.max()), dtype=np.int64)
+        self.slot_points = np.zeros((rules.num_rows, self.num_slots.max()), dtype=np.int64)
         for c, points in enumerate(slot_lists):
             self.slot_points[c, : len(points)] = points
-        self.slots_by_row = np.empty((rules.num_categories, dice.num_hands), dtype=np.int32)
-        self.joker_slots = np.empty((dice.num_hands, rules.num_categories), dtype=np.int32)
+        self.slots_by_row = np.empty((rules.num_rows, dice.num_hands), dtype=np.int32)
+        self.joker_slots = np.empty((dice.num_hands, rules.num_rows), dtype=np.int32)
         for c, points in enumerate(slot_lists):
             if len(points) == 1:
                 self.slots_by_row[c] = 0
@@ -172,7 +172,7 @@ class TurnTables:
             upper_cap=int(rules.upper_cap),
             bonus_points=int(rules.bonus_points),
             yahtzee_bonus=int(rules.yahtzee_bonus),
-            num_rows=int(rules.num_categories),
+            num_rows=int(rules.num_rows),
             num_upper=int(self.num_upper),
             num_yahtzee=int(self.num_yahtzee),
             rolls=int(rules.rolls_per_turn),
@@ -181,10 +181,10 @@ class TurnTables:
 
 def reachable_states(rules: RuleSet) -> np.ndarray:
     """Bool array (2**C, U, Y): which sheet states a game from the empty sheet can reach."""
-    tables = TurnTables(rules)
+    arrays = TurnArrays(rules)
     cap = rules.upper_cap
     upper_rows = [c for c, category in enumerate(rules.categories) if category.upper]
-    row_points = [np.unique(np.concatenate([tables.int_scores[:, c], tables.int_joker_scores[:, c]])) for c in upper_rows]
+    row_points = [np.unique(np.concatenate([arrays.int_scores[:, c], arrays.int_joker_scores[:, c]])) for c in upper_rows]
     # Subtotals (capped) each subset of filled upper rows can hold, as a bool vector over 0..cap.
     by_filled = {}
     for subset in range(1 << len(upper_rows)):
@@ -198,14 +198,14 @@ def reachable_states(rules: RuleSet) -> np.ndarray:
                     grown[np.minimum(shifted, cap)] = True
                 sums = grown
         by_filled[subset] = sums
-    open_sets = np.arange(tables.num_open_sets)
+    open_sets = np.arange(arrays.num_open_sets)
     filled_index = np.zeros(len(open_sets), dtype=np.int64)
     for i, c in enumerate(upper_rows):
         filled_index |= (((open_sets >> c) & 1) == 0).astype(np.int64) << i
-    reachable = np.zeros((tables.num_open_sets, tables.num_upper, tables.num_yahtzee), dtype=bool)
+    reachable = np.zeros((arrays.num_open_sets, arrays.num_upper, arrays.num_yahtzee), dtype=bool)
     upper_ok = np.stack([by_filled[int(f)] for f in filled_index])  # (2**C, U)
     reachable[:, :, 0] = upper_ok
-    if tables.num_yahtzee == 2:
+    if arrays.num_yahtzee == 2:
         yahtzee_filled = ((open_sets >> rules.yahtzee_row_index) & 1) == 0
         reachable[:, :, 1] = upper_ok & yahtzee_filled[:, None]
     return reachable
@@ -363,24 +363,24 @@ def solve_sheet_values(rules: RuleSet, plan_ahead: bool = True) -> np.ndarray:
     With ``plan_ahead=False`` later turns are worth nothing (the myopic player): ``V(x)`` is then
     the expected points of one turn from state ``x``, bonuses included.
     """
-    tables = TurnTables(rules)
+    arrays = TurnArrays(rules)
     reachable = reachable_states(rules)
     values = np.full(reachable.shape, np.nan)
     values[0] = 0.0  # every row filled: nothing more to come
     flat = values.reshape(-1)
-    open_counts = np.zeros(tables.num_open_sets, dtype=np.int64)
-    for c in range(rules.num_categories):
-        open_counts += (np.arange(tables.num_open_sets) >> c) & 1
+    open_counts = np.zeros(arrays.num_open_sets, dtype=np.int64)
+    for c in range(rules.num_rows):
+        open_counts += (np.arange(arrays.num_open_sets) >> c) & 1
     state_open_counts = np.broadcast_to(open_counts[:, None, None], reachable.shape).reshape(-1)
     reachable_flat = reachable.reshape(-1)
     representative = equivalent_states(rules, reachable).reshape(-1)
     solved_here = reachable_flat & (representative == np.arange(len(flat)))
     copies = np.flatnonzero(reachable_flat & ~solved_here)
-    for m in range(1, rules.num_categories + 1):
+    for m in range(1, rules.num_rows + 1):
         in_layer = state_open_counts == m
         states = np.flatnonzero(solved_here & in_layer).astype(np.int64)
         # Many more chunks than threads, so that threads that finish early take more work.
-        _solve_layer(tables.kernel, flat, plan_ahead, states, max(1, min(len(states), 64)))
+        _solve_layer(arrays.kernel, flat, plan_ahead, states, max(1, min(len(states), 64)))
         layer_copies = copies[in_layer[copies]]
         flat[layer_copies] = flat[representative[layer_copies]]
     values.setflags(write=False)
@@ -398,12 +398,12 @@ def equivalent_states(rules: RuleSet, reachable: np.ndarray) -> np.ndarray:
     index = np.arange(reachable.size).reshape(reachable.shape)
     if num_upper == 1:
         return index
-    tables = TurnTables(rules)
+    arrays = TurnArrays(rules)
     open_sets = np.arange(num_open_sets)
     most_to_come = np.zeros(num_open_sets, dtype=np.int64)
     for c, category in enumerate(rules.categories):
         if category.upper:
-            best = int(max(tables.int_scores[:, c].max(), tables.int_joker_scores[:, c].max()))
+            best = int(max(arrays.int_scores[:, c].max(), arrays.int_joker_scores[:, c].max()))
             most_to_come += ((open_sets >> c) & 1) * best
     no_upper_open = (open_sets & rules.upper_bits) == 0
     subtotals = np.arange(num_upper)
@@ -477,13 +477,13 @@ class SheetSolution(ExactSolution):
 
     def __init__(self, rules: RuleSet, state_values: np.ndarray, plan_ahead: bool = True):
         super().__init__(rules, state_values, plan_ahead)
-        self.tables = TurnTables(rules)
+        self.arrays = TurnArrays(rules)
         self.upper_cap = rules.upper_cap
         self._alike = rules.alike_hands.copy()
 
     def state_value(self, open_bits: int, upper_total: int = 0, yahtzee_full: int = 0) -> float:
         """``V`` of a sheet state at the start of a turn; ``ValueError`` for a state no game reaches."""
-        check_range(np.array([open_bits]), 1, (1 << self.num_categories) - 1, "open_bits")
+        check_range(np.array([open_bits]), 1, (1 << self.num_rows) - 1, "open_bits")
         rows, upper, yahtzee = self._check_state(np.array([open_bits]), np.array([upper_total]), np.array([yahtzee_full]))
         return float(self.state_values[rows[0], upper[0], yahtzee[0]])
 
@@ -504,7 +504,7 @@ class SheetSolution(ExactSolution):
         order = np.argsort(state_index, kind="stable")
         positions = (order, hands.astype(np.int64), np.array(rolls_left), state_index)  # a contiguous copy, as compiled
         _q_values_rows(
-            self.tables.kernel, self.state_values.reshape(-1), self.plan_ahead, positions, self._keep_after_reroll, self._alike, q
+            self.arrays.kernel, self.state_values.reshape(-1), self.plan_ahead, positions, self._keep_after_reroll, self._alike, q
         )
         return q
 

@@ -1,13 +1,13 @@
-"""Solved value tables kept on disk, so that a second process loads what the first one solved.
+"""Solved value arrays kept on disk, so that a second process loads what the first one solved.
 
-Every solver that keeps its tables (the sheet solver behind :func:`agents.solvers.optimal.solve`, the target
+Every solver that keeps its arrays (the sheet solver behind :func:`agents.solvers.optimal.solve`, the target
 DP of :mod:`agents.solvers.target`) keeps them here, in one folder: ``$YACHT_RL_CACHE_DIR`` or else
 ``$XDG_CACHE_HOME/yacht-rl`` (``~/.cache/yacht-rl``). Setting ``YACHT_RL_CACHE_DIR`` to an empty
 string turns the cache off.
 
 A file per rule set, solution kind and solver version, named by what the rules do, not by their names,
 and by a digest of the solver's source (:func:`source_version`), so that a changed solver never reads a
-table an older one stored. Files are
+array an older one stored. Files are
 written atomically (:mod:`yacht_env.atomic_files`) and read as plain arrays (``allow_pickle=False``);
 a file that does not hold the expected array is ignored and solved again, and a folder that cannot
 be written only costs the next process a solve.
@@ -29,7 +29,7 @@ import numpy as np
 from yacht_env.atomic_files import write_atomically
 
 CACHE_ENV = "YACHT_RL_CACHE_DIR"
-FORMAT = 1  # bump when the meaning of a stored table changes
+FORMAT = 1  # bump when the meaning of a stored array changes
 
 
 def cache_dir() -> Path | None:
@@ -45,14 +45,14 @@ def cache_dir() -> Path | None:
 def source_version(*modules: str) -> str:
     """A short digest of the source files of ``modules`` (dotted names): the version of a solver built from them.
 
-    Any edit to those files gives another version, so a table solved before the edit is never read after it.
+    Any edit to those files gives another version, so a array solved before the edit is never read after it.
     """
     digest = hashlib.sha256()
     for name in modules:
         spec = importlib.util.find_spec(name)
         origin = None if spec is None else spec.origin
         if origin is None or not Path(origin).is_file():
-            raise ValueError(f"solver module {name!r} has no source file to version its tables by")
+            raise ValueError(f"solver module {name!r} has no source file to version its arrays by")
         digest.update(name.encode() + b"\0" + Path(origin).read_bytes())
     return digest.hexdigest()[:12]
 

@@ -12,11 +12,11 @@ elementwise over ``t``:
 - ``A[S, t] = sum_h P(h) W{R-1}[S, h, t]``; ``A[empty, t] = 1`` if ``t <= 0`` else 0.
 
 ``A[S, t] = 1`` for ``t <= 0`` and 0 above the most ``S`` can score, so only ``t`` in
-``0 .. max_total`` is stored: a (2**C, max_total + 1) float64 table, 10 MB for the default rules.
+``0 .. max_total`` is stored: a (2**C, max_total + 1) float64 array, 10 MB for the default rules.
 Within a turn the values are recomputed on demand from it (:func:`turn_q_values`): with the turn's
 end valued by any ``end_values[c, p]`` (the worth of writing ``p`` points in row ``c``) the same
-max-over-keeps recursion gives each action's value. The table is solved once per rule set and
-cached on disk with the other solvers' tables (:mod:`agents.solvers.solution_cache`: ``$YACHT_RL_CACHE_DIR``,
+max-over-keeps recursion gives each action's value. The array is solved once per rule set and
+cached on disk with the other solvers' arrays (:mod:`agents.solvers.solution_cache`: ``$YACHT_RL_CACHE_DIR``,
 default ``~/.cache/yacht-rl``), keyed by the rules' content.
 
 Every :class:`~yacht_env.rules.RuleSet` of this project scores each row on its own (there is
@@ -40,7 +40,7 @@ from numba import njit
 
 from agents.solvers import solution_cache
 from agents.solvers.array_checks import check_rolls_left
-from agents.solvers.optimal import KeepTables, open_bits_from, open_sets_by_count
+from agents.solvers.optimal import KeepArrays, open_bits_from, open_sets_by_count
 from yacht_env.actions import ActionLayout
 from yacht_env.rules import RULE_SETS, YACHT, RuleSet
 from yacht_env.table.encoding import max_total
@@ -49,8 +49,8 @@ from yacht_env.table.encoding import max_total
 def max_points_left(rules: RuleSet) -> np.ndarray:
     """The most points still to come from each open set, shape (2**C,) int64."""
     best = rules.hand_scores.max(axis=0).astype(np.int64)
-    sets = np.arange(1 << rules.num_categories)
-    return ((sets[:, None] >> np.arange(rules.num_categories)) & 1) @ best
+    sets = np.arange(1 << rules.num_rows)
+    return ((sets[:, None] >> np.arange(rules.num_rows)) & 1) @ best
 
 
 # -- within one turn ------------------------------------------------------------------------------
@@ -59,7 +59,7 @@ def max_points_left(rules: RuleSet) -> np.ndarray:
 def turn_q_values(rules: RuleSet, hands, rolls_left, open_bits, end_values) -> np.ndarray:
     """Q of every action when the turn's end is worth ``end_values``, for N positions at once.
 
-    ``end_values``: (N, num_categories, max_row_score + 1), the worth for position ``i`` of
+    ``end_values``: (N, num_rows, max_row_score + 1), the worth for position ``i`` of
     writing ``p`` points in row ``c`` (only rows open in ``open_bits[i]``, and only scores the
     row can take, are read). Returns (N, num_actions) float64 in the layout of
     :mod:`yacht_env.actions`, ``-inf`` for illegal actions. With
@@ -83,7 +83,7 @@ def _sizes(arrays):
 @njit(cache=True)
 def _turn_q(arrays, q, hands, rolls_left, open_bits, end_values):
     """Fill ``q[i]`` with position ``i``'s Q-values when writing ``p`` in row ``c`` is worth ``end_values[i, c, p]``."""
-    num_hands, num_categories, num_keeps, num_faces, num_dice = _sizes(arrays)
+    num_hands, num_rows, num_keeps, num_faces, num_dice = _sizes(arrays)
     first_score = arrays.keep_after_reroll.shape[1]
     score_now = np.empty(num_hands)
     hand_values = np.empty(num_hands)
@@ -92,7 +92,7 @@ def _turn_q(arrays, q, hands, rolls_left, open_bits, end_values):
     for i in range(len(hands)):
         S = open_bits[i]
         hand = hands[i]
-        for c in range(num_categories):
+        for c in range(num_rows):
             if (S >> c) & 1:
                 q[i, first_score + c] = end_values[i, c, arrays.scores[hand, c]]
         rolls = rolls_left[i]
@@ -100,7 +100,7 @@ def _turn_q(arrays, q, hands, rolls_left, open_bits, end_values):
             continue
         for h in range(num_hands):
             best = -np.inf
-            for c in range(num_categories):
+            for c in range(num_rows):
                 if (S >> c) & 1:
                     best = max(best, end_values[i, c, arrays.scores[h, c]])
             score_now[h] = best
@@ -134,7 +134,7 @@ def _turn_q(arrays, q, hands, rolls_left, open_bits, end_values):
 
 
 class TargetArrays(NamedTuple):
-    """The tables of a rule set that the target kernels read, as one argument (numba takes a named tuple whole)."""
+    """The arrays of a rule set that the target kernels read, as one argument (numba takes a named tuple whole)."""
 
     scores: np.ndarray  # (H, C) int64: points of hand h in row c
     children: np.ndarray  # (K, faces): the keep one more die of each face makes
@@ -154,32 +154,32 @@ def target_arrays(rules: RuleSet) -> TargetArrays:
     arrays = _arrays_cache.get(rules)
     if arrays is None:
         dice = rules.dice
-        tables = KeepTables.of(dice)
+        keeps = KeepArrays.of(dice)
         keep_sizes = dice.keep_sizes.astype(np.int64)
         arrays = _arrays_cache[rules] = TargetArrays(
             scores=rules.hand_scores.astype(np.int64),
-            children=tables.children.astype(np.int64),
+            children=keeps.children.astype(np.int64),
             keep_order=np.argsort(keep_sizes, kind="stable").astype(np.int64),
             keep_sizes=keep_sizes,
-            parents=tables.parents.astype(np.int64),
-            hand_as_keep=tables.hand_as_keep.astype(np.int64),
+            parents=keeps.parents.astype(np.int64),
+            hand_as_keep=keeps.hand_as_keep.astype(np.int64),
             keep_after_reroll=dice.keep_after_reroll.astype(np.int64),
             probabilities=dice.hand_probabilities,
         )
     return arrays
 
 
-# -- the turn-start table -------------------------------------------------------------------------
+# -- the turn-start array -------------------------------------------------------------------------
 
 
 @njit(cache=True)
 def _solve_sets(arrays, padded, sets, widths, pad, rerolls):
     """Fill ``padded[S, pad:pad + widths[S]]`` for each open set ``S`` of ``sets`` (its children already solved)."""
-    num_hands, num_categories, num_keeps, num_faces, num_dice = _sizes(arrays)
+    num_hands, num_rows, num_keeps, num_faces, num_dice = _sizes(arrays)
     for S in sets:
         width = widths[S]
         score_now = np.full((num_hands, width), -np.inf)
-        for c in range(num_categories):
+        for c in range(num_rows):
             if not (S >> c) & 1:
                 continue
             child = S & ~(1 << c)
@@ -241,28 +241,28 @@ def solve_target_table(rules: RuleSet, tie: float = 1.0) -> np.ndarray:
     top = max_total(rules)
     pad = int(arrays.scores.max())
     # padded[S, pad + t] = A[S, t]; t < 0 reads 1 (already reached), t above the set's best reads 0
-    padded = np.zeros((1 << rules.num_categories, pad + top + 1))
+    padded = np.zeros((1 << rules.num_rows, pad + top + 1))
     padded[:, :pad] = 1.0
     padded[0, pad] = tie
     widths = max_points_left(rules) + 1
-    for open_sets in open_sets_by_count(rules.num_categories)[1:]:
+    for open_sets in open_sets_by_count(rules.num_rows)[1:]:
         _solve_sets(arrays, padded, open_sets.astype(np.int64), widths, pad, rules.rolls_per_turn - 1)
-    table = np.clip(padded[:, pad:], 0.0, 1.0)
-    table.setflags(write=False)
-    return table
+    array = np.clip(padded[:, pad:], 0.0, 1.0)
+    array.setflags(write=False)
+    return array
 
 
 class TargetSolution:
-    """The table ``A`` of one rule set and what it answers (see the module doc).
+    """The array ``A`` of one rule set and what it answers (see the module doc).
 
-    ``table[S, t]``: max P(points still to come >= t) at the start of a turn with open set ``S``,
+    ``array[S, t]``: max P(points still to come >= t) at the start of a turn with open set ``S``,
     ``t`` in ``0 .. max_total``.
     """
 
-    def __init__(self, rules: RuleSet, table: np.ndarray):
+    def __init__(self, rules: RuleSet, array: np.ndarray):
         self.rules = rules
-        self.table = table
-        self.max_total = table.shape[1] - 1
+        self.chances = array
+        self.max_total = array.shape[1] - 1
         self.max_row_score = int(rules.hand_scores.max())
 
     def at_least(self, target: int, open_bits: int | None = None) -> float:
@@ -274,14 +274,14 @@ class TargetSolution:
         """``A[open_bits[i], needed[i]]`` with ``needed < 0`` -> 1 and ``needed > max_total`` -> 0."""
         needed = np.asarray(needed, dtype=np.int64)
         inside = np.clip(needed, 0, self.max_total)
-        values = self.table[np.asarray(open_bits, dtype=np.int64), inside]
+        values = self.chances[np.asarray(open_bits, dtype=np.int64), inside]
         return np.where(needed < 0, 1.0, np.where(needed > self.max_total, 0.0, values))
 
     def end_values(self, open_bits, needed) -> np.ndarray:
         """Turn-end worth for :func:`turn_q_values`: P(reach ``needed`` | write ``p`` in row ``c``), (N, C, P+1)."""
         open_bits = np.asarray(open_bits, dtype=np.int64).reshape(-1)
         needed = np.asarray(needed, dtype=np.int64).reshape(-1)
-        bits = 1 << np.arange(self.rules.num_categories)
+        bits = 1 << np.arange(self.rules.num_rows)
         after = open_bits[:, None, None] & ~bits[None, :, None]  # (N, C, 1)
         points = np.arange(self.max_row_score + 1)[None, None, :]
         return self.lookup(
@@ -298,23 +298,23 @@ class TargetSolution:
 
 
 SOLVER_SOURCES = ("agents.solvers.target", "agents.solvers.optimal", "yacht_env.dice")
-"""The modules the target table is computed by: a stored table is read only by the code that solved it."""
+"""The modules the target array is computed by: a stored array is read only by the code that solved it."""
 
 
 def rules_key(rules: RuleSet) -> str:
     """A digest of everything the solution depends on: dice, rolls and the full hand scores."""
     digest = hashlib.sha256()
-    digest.update(f"{rules.num_dice},{rules.num_faces},{rules.rolls_per_turn},{rules.num_categories}".encode())
+    digest.update(f"{rules.num_dice},{rules.num_faces},{rules.rolls_per_turn},{rules.num_rows}".encode())
     digest.update(np.ascontiguousarray(rules.hand_scores, dtype=np.int16).tobytes())
     return f"{rules.name}-{digest.hexdigest()[:16]}"
 
 
-def is_probability_table(table: np.ndarray) -> bool:
-    """Whether every entry of a stored table is a probability (a file that is not is solved again)."""
-    return bool(np.isfinite(table).all() and (table >= 0).all() and (table <= 1).all())
+def is_probability_array(array: np.ndarray) -> bool:
+    """Whether every entry of a stored array is a probability (a file that is not is solved again)."""
+    return bool(np.isfinite(array).all() and (array >= 0).all() and (array <= 1).all())
 
 
-def cached_table(kind: str, rules: RuleSet, shape: tuple[int, ...], build) -> np.ndarray:
+def cached_array(kind: str, rules: RuleSet, shape: tuple[int, ...], build) -> np.ndarray:
     """``build(rules)`` read from / written to the disk cache of :mod:`agents.solvers.solution_cache`.
 
     A missing, corrupt or foreign file is rebuilt; the file name holds the solver's version
@@ -322,7 +322,7 @@ def cached_table(kind: str, rules: RuleSet, shape: tuple[int, ...], build) -> np
     """
     version = solution_cache.source_version(*SOLVER_SOURCES)
     file_name = f"{kind}-{rules_key(rules)}-{version}.npy"
-    return solution_cache.cached_array(file_name, shape, lambda: build(rules), is_probability_table)
+    return solution_cache.cached_array(file_name, shape, lambda: build(rules), is_probability_array)
 
 
 _solutions: weakref.WeakKeyDictionary[RuleSet, dict[float, TargetSolution]] = weakref.WeakKeyDictionary()
@@ -333,21 +333,21 @@ def check_rows_score_alone(rules: RuleSet) -> RuleSet:
     """``rules`` if every row scores on its own, else ``ValueError`` naming why the target DP does not cover them.
 
     With an upper bonus or a joker the points still to come depend on the upper subtotal and the
-    Yahtzee box too, which would multiply the table's states by the subtotals for every target; the
+    Yahtzee box too, which would multiply the array's states by the subtotals for every target; the
     target DP, the exact distributions and the win policy are built for rule sets without them.
     """
-    if rules.has_sheet_state:
+    if rules.has_bonus_or_joker:
         raise ValueError(
             f"rule set {rules.name!r} has an upper bonus, an extra-Yahtzee bonus or a joker: the target DP, the exact "
             "score distributions and the win and target:T policies cover only rule sets whose rows score on their own: "
-            f"{', '.join(name for name, named in RULE_SETS.items() if not named.has_sheet_state)} or a RuleSet without "
+            f"{', '.join(name for name, named in RULE_SETS.items() if not named.has_bonus_or_joker)} or a RuleSet without "
             "bonuses or jokers"
         )
     return rules
 
 
 def solve_target(rules: RuleSet | None = None, tie: float = 1.0, use_disk_cache: bool = True) -> TargetSolution:
-    """The target table of ``rules`` (default :data:`YACHT`): from memory, the disk cache, or solved.
+    """The target array of ``rules`` (default :data:`YACHT`): from memory, the disk cache, or solved.
 
     ``tie`` 1 (reach a target) or 1/2 (beat a known score, a tie counting half); see
     :func:`solve_target_table`.
@@ -358,10 +358,10 @@ def solve_target(rules: RuleSet | None = None, tie: float = 1.0, use_disk_cache:
     per_rules = _solutions.setdefault(rules, {})
     solution = per_rules.get(tie)
     if solution is None:
-        shape = (1 << rules.num_categories, max_total(rules) + 1)
+        shape = (1 << rules.num_rows, max_total(rules) + 1)
         build = lambda rules: solve_target_table(rules, tie)
-        table = cached_table(TIE_KINDS[tie], rules, shape, build) if use_disk_cache else build(rules)
-        solution = per_rules[tie] = TargetSolution(rules, table)
+        array = cached_array(TIE_KINDS[tie], rules, shape, build) if use_disk_cache else build(rules)
+        solution = per_rules[tie] = TargetSolution(rules, array)
     return solution
 
 

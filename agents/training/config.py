@@ -294,9 +294,9 @@ class PlanConfig(Section):
     max_wall_minutes: float | None = Field(None, gt=0, allow_inf_nan=False)  # stop earlier, at this wall time
     games_per_iteration: int = Field(1_000, ge=1, le=MAX_GAMES)  # games played under one value, then learned from
     epsilon: float = Field(0.1, ge=0, le=1)  # chance of a random legal action at each decision of the self-play games
-    # "table": one value per sheet state (only rule sets without a sheet state: Yacht's 4,096);
+    # "tabular": one value per sheet state (only rule sets without a sheet state: Yacht's 4,096);
     # "net": an MLP over the sheet's features; "auto": table where it fits, else net.
-    value_model: Literal["auto", "table", "net"] = "auto"
+    value_model: Literal["auto", "tabular", "net"] = "auto"
     net_arch: list[int] = Field(default_factory=lambda: [64, 64], min_length=1, max_length=MAX_LAYERS)
     learning_rate: float = Field(1e-3, gt=0, allow_inf_nan=False)
     # the rate at the run's end, reached linearly over its games or its max_wall_minutes (whichever ends it); None: constant
@@ -372,9 +372,9 @@ class TrainConfig(Section):
             return self
         if self.env.num_players != 1:
             raise ValueError(f"algorithm 'plan' trains a solitaire agent: needs env.num_players 1, got {self.env.num_players}")
-        if self.plan.value_model == "table" and RULE_SETS[self.env.rules].has_sheet_state:
+        if self.plan.value_model == "tabular" and RULE_SETS[self.env.rules].has_bonus_or_joker:
             raise ValueError(
-                f"plan.value_model 'table' fits rule sets without a sheet state; {self.env.rules!r} has bonuses: "
+                f"plan.value_model 'tabular' fits rule sets without a sheet state; {self.env.rules!r} has bonuses: "
                 "use 'net' or 'auto'"
             )
         return self
@@ -388,7 +388,7 @@ class TrainConfig(Section):
             raise ValueError(
                 f"algorithm 'plan2' trains a player for a table of two: needs env.num_players 2, got {self.env.num_players}"
             )
-        if RULE_SETS[self.env.rules].has_sheet_state:
+        if RULE_SETS[self.env.rules].has_bonus_or_joker:
             raise ValueError(
                 f"algorithm 'plan2' plays rules whose rows score on their own (no bonus, no joker); "
                 f"{self.env.rules!r} has a bonus or a joker: use yacht or yacht_exercism"

@@ -19,7 +19,7 @@ from agents.learned.plan2 import EndValues, WinValue
 from agents.training.plan_games import dice_moves, roll_hand
 from agents.two_player import maximizing_policy
 from agents.two_player.decide import fill_follow
-from agents.two_player.kernel import new_scratch, turn_from_follow, turn_tables
+from agents.two_player.kernel import kernel_arrays, new_scratch, turn_from_follow
 from agents.two_player.layout import PairLayout
 
 
@@ -82,11 +82,11 @@ def _play_turns(t, moves, policy, end_values, movers, epsilon, seed, backups_out
 
 
 class SelfPlayer:
-    """Plays the planner against itself for one rule set (its tables built once)."""
+    """Plays the planner against itself for one rule set (its arrays built once)."""
 
     def __init__(self, rules):
         self.rules = rules
-        self.tables = turn_tables(rules, PairLayout(rules))
+        self.arrays = kernel_arrays(rules, PairLayout(rules))
         self.moves = dice_moves(rules)
         self.policy = maximizing_policy()
 
@@ -97,12 +97,12 @@ class SelfPlayer:
         movers = np.full(num_games, full, dtype=np.int64)
         others, leads = movers.copy(), np.zeros(num_games, dtype=np.int64)
         seen: tuple[list[np.ndarray], ...] = ([], [], [], [])
-        seeds = np.random.SeedSequence(int(seed)).generate_state(2 * self.rules.num_categories)
-        for turn in range(2 * self.rules.num_categories):
+        seeds = np.random.SeedSequence(int(seed)).generate_state(2 * self.rules.num_rows)
+        for turn in range(2 * self.rules.num_rows):
             backups, rows, points = np.empty(num_games), np.empty(num_games, dtype=np.int64), np.empty(num_games, dtype=np.int64)
             ends = end_values(movers, others, leads)
             _play_turns(
-                self.tables, self.moves, self.policy, ends, movers, float(epsilon), int(seeds[turn]), backups, rows, points
+                self.arrays, self.moves, self.policy, ends, movers, float(epsilon), int(seeds[turn]), backups, rows, points
             )
             for store, part in zip(seen, (movers, others, leads, backups)):
                 store.append(part)

@@ -78,7 +78,7 @@ class WinNet:
         follow_schedule(self.optimizer, self.learning_rates, progress)
         known, _ = self.settlement.settled(movers, others, leads)
         keep = np.flatnonzero(~known)
-        new_inputs = win_features(self.rules.num_categories, movers[keep], others[keep], leads[keep])
+        new_inputs = win_features(self.rules.num_rows, movers[keep], others[keep], leads[keep])
         self.inputs = np.concatenate([new_inputs, self.inputs])[: self.replay_size]
         self.targets = np.concatenate([backups[keep].astype(np.float32), self.targets])[: self.replay_size]
         inputs, targets = torch.from_numpy(self.inputs), torch.from_numpy(self.targets)[:, None]

@@ -21,12 +21,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-from agents.solvers.sheet_solver import TurnTables, score_row_values, solve_turn, turn_scratch
+from agents.solvers.sheet_solver import TurnArrays, score_row_values, solve_turn, turn_scratch
 from yacht_env.rules import RuleSet, extra_yahtzee_bonus, placement, upper_bonus
 
 
 class DiceMoves(NamedTuple):
-    """What rolling and keeping dice needs beyond the turn's tables (one argument for the compiled games)."""
+    """What rolling and keeping dice needs beyond the turn's arrays (one argument for the compiled games)."""
 
     keep_after_reroll: np.ndarray  # (H, 2**dice) int64: the keep left by each re-roll action of each hand
     keep_sizes: np.ndarray  # (K,) int64
@@ -137,20 +137,20 @@ def _backups(t, values, states, in_place, out):
 
 
 class GamePlayer:
-    """Plays the planner's games and backs up values for one rule set (its tables built once)."""
+    """Plays the planner's games and backs up values for one rule set (its arrays built once)."""
 
     def __init__(self, rules: RuleSet):
         self.rules = rules
-        self.tables = TurnTables(rules)
+        self.arrays = TurnArrays(rules)
         self.moves = dice_moves(rules)
-        self.shape = (1 << rules.num_categories, self.tables.num_upper, self.tables.num_yahtzee)
+        self.shape = (1 << rules.num_rows, self.arrays.num_upper, self.arrays.num_yahtzee)
 
     def play_games(self, values: np.ndarray, num_games: int, epsilon: float, seed: int) -> tuple[np.ndarray, np.ndarray]:
         """``(states, scores)``: the flat turn-start states (num_games, rows) int64 and final scores (num_games,)."""
-        states = np.empty((num_games, self.rules.num_categories), dtype=np.int64)
+        states = np.empty((num_games, self.rules.num_rows), dtype=np.int64)
         scores = np.empty(num_games)
         flat = np.ascontiguousarray(values, dtype=np.float64).reshape(-1)
-        _play(self.tables.kernel, self.moves, flat, num_games, float(epsilon), int(seed) % 2**32, states, scores)
+        _play(self.arrays.kernel, self.moves, flat, num_games, float(epsilon), int(seed) % 2**32, states, scores)
         return states, scores
 
     def backups(self, values: np.ndarray, states: np.ndarray, in_place: bool = False) -> np.ndarray:
@@ -159,7 +159,7 @@ class GamePlayer:
         flat = values.reshape(-1)
         if in_place and not np.shares_memory(flat, values):
             raise ValueError("in-place backups need a C-contiguous values array")
-        _backups(self.tables.kernel, flat, np.ascontiguousarray(states, dtype=np.int64), in_place, out)
+        _backups(self.arrays.kernel, flat, np.ascontiguousarray(states, dtype=np.int64), in_place, out)
         return out
 
     def open_counts(self, states: np.ndarray) -> np.ndarray:

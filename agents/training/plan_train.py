@@ -37,7 +37,7 @@ from agents.solvers.optimal import expected_score
 from agents.training.config import ConfigError, TrainConfig, dump_config, shorten
 from agents.training.curves import rewind_learning_curve
 from agents.training.plan_games import GamePlayer
-from agents.training.plan_values import NetValue, TableValue
+from agents.training.plan_values import NetValue, TabularValue
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.rules import RuleSet, rule_set
 
@@ -48,9 +48,9 @@ CHECKPOINT_KEY = "yacht_plan_checkpoint"
 def value_model(config: TrainConfig, rules: RuleSet):
     """The fresh value model the config asks for (``auto``: a table without a sheet state, else a network)."""
     plan, player = config.plan, GamePlayer(rules)
-    kind = plan.value_model if plan.value_model != "auto" else ("net" if rules.has_sheet_state else "table")
-    if kind == "table":
-        return TableValue(player)
+    kind = plan.value_model if plan.value_model != "auto" else ("net" if rules.has_bonus_or_joker else "tabular")
+    if kind == "tabular":
+        return TabularValue(player)
     return NetValue(
         player,
         plan.net_arch,
@@ -86,7 +86,7 @@ def learn(model, games: int, games_per_iteration: int, epsilon: float, seed: int
     player = model.player
     while games_done < games and (deadline is None or time.perf_counter() < deadline):
         count = min(games_per_iteration, games - games_done)
-        states, scores = player.play_games(model.table(), count, epsilon, game_seed(seed, games_done))
+        states, scores = player.play_games(model.sheet_values(), count, epsilon, game_seed(seed, games_done))
         model.learn(states.reshape(-1), run_progress(games_done, games, deadline, wall))
         games_done += count
         yield games_done, float(scores.mean())
@@ -255,9 +255,9 @@ def train_plan(config: TrainConfig, run_dir: Path, resume: bool = False) -> None
         played = learn(model, plan.total_games, plan.games_per_iteration, plan.epsilon, config.seed, games_done, deadline, wall)
         return ((games, {"train/self_play_mean_score": mean}) for games, mean in played)
 
-    figures = lambda: periodic_figures(model.table(), config, rules)
+    figures = lambda: periodic_figures(model.sheet_values(), config, rules)
     games_done = drive_run(config, run_dir, resume, model, iterate, figures, "plan")
-    write_plan_file(run_dir / "model.safetensors", model.table(), rules, model.kind, games_done)
+    write_plan_file(run_dir / "model.safetensors", model.sheet_values(), rules, model.kind, games_done)
     finish_plan(config, run_dir)
 
 

@@ -7,7 +7,7 @@ own games visit (:mod:`agents.training.plan_train`): each is handed those states
 ``table()``, ``V`` of every state as the float64 array the planner reads. ``V`` of the full sheet
 (no row open) is 0 by definition, never learned.
 
-- :class:`TableValue` (rule sets without a sheet state, Yacht's 4,096 open-row sets): each visited
+- :class:`TabularValue` (rule sets without a sheet state, Yacht's 4,096 open-row sets): each visited
   state takes its backup ``(T V)(x)`` directly, fewest open rows first.
 - :class:`NetValue` (bonus rule sets, a million states): an MLP regresses the backups of the states
   of a replay of recent games, then is read out on every reachable state. Its inputs
@@ -62,7 +62,7 @@ def upper_slack(rows: np.ndarray, upper: np.ndarray, cap: int, upper_max: np.nda
 
 def upper_row_maxima(rules) -> np.ndarray:
     """Each row's most points if it is an upper row (counted toward the bonus), else 0: (C,) float."""
-    upper = (int(rules.upper_bits) >> np.arange(rules.num_categories)) & 1
+    upper = (int(rules.upper_bits) >> np.arange(rules.num_rows)) & 1
     return rules.hand_scores.max(axis=0).astype(np.float64) * upper
 
 
@@ -73,10 +73,10 @@ def follow_schedule(optimizer, rates: tuple[float, float], progress: float) -> N
         group["lr"] = first + (final - first) * min(max(progress, 0.0), 1.0)
 
 
-class TableValue:
+class TabularValue:
     """``V`` as a table over every state, each visited state set to its one-turn backup (Gauss-Seidel)."""
 
-    kind = "table"
+    kind = "tabular"
 
     def __init__(self, player: GamePlayer):
         self.player = player
@@ -90,7 +90,7 @@ class TableValue:
         after = self.player.backups(self.values, states, in_place=True)
         return float(np.abs(after - before).mean())
 
-    def table(self) -> np.ndarray:
+    def sheet_values(self) -> np.ndarray:
         """``V`` of every state, (2**C, U, Y) float64 (a copy)."""
         return self.values.copy()
 
@@ -126,7 +126,7 @@ class NetValue:
 
         torch.manual_seed(seed)
         self.player = player
-        self.num_rows = player.rules.num_categories
+        self.num_rows = player.rules.num_rows
         self.upper_max = upper_row_maxima(player.rules) if feature_set == "upper" else None
         self.learning_rates = (learning_rate, learning_rate if final_learning_rate is None else final_learning_rate)
         layers: list[torch.nn.Module] = []
@@ -190,7 +190,7 @@ class NetValue:
         table[0] = 0.0  # the full sheet: nothing more to come
         return table
 
-    def table(self) -> np.ndarray:
+    def sheet_values(self) -> np.ndarray:
         """``V`` of every state, (2**C, U, Y) float64 (a copy)."""
         return self.current.copy()
 

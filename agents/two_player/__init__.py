@@ -1,7 +1,7 @@
 """The two-player game solved exactly: both players play to win (a tie counts 1/2), or one against a fixed policy.
 
 For a rule set whose rows score on their own (no bonus, no joker: ``yacht``, ``yacht_exercism``, a user's
-own ``RuleSet``), the state at the start of a turn is the two open-row sets and the score difference
+own ``RuleSet``), the state at the start of a turn is the two open-row sets and the lead
 (:mod:`agents.two_player.layout`); :mod:`agents.two_player.kernel` values one turn exactly through the
 dice probabilities, and :mod:`agents.two_player.solve` runs the turns layer by layer from the end of the
 game, resumable, into the cache folder. It may import ``yacht_env`` and :mod:`agents.solvers` only; the
@@ -23,7 +23,7 @@ import weakref
 
 import numpy as np
 
-from agents.two_player.kernel import Policy
+from agents.two_player.kernel import FixedMover
 from agents.two_player.layout import PairLayout
 from agents.two_player.opponents import OPPONENTS, fixed_policy
 from agents.two_player.solution import TwoPlayerSolution
@@ -50,7 +50,7 @@ _solutions: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()
 def check_rules(rules: RuleSet | str | None) -> RuleSet:
     """The rule set, or ``ValueError`` when a bonus or a joker ties its rows together (its turns are not solved here)."""
     rules = rule_set(rules)
-    if rules.has_sheet_state:
+    if rules.has_bonus_or_joker:
         raise ValueError(
             f"rule set {rules.name!r} has an upper bonus, an extra-Yahtzee bonus or a joker rule: "
             f"the two-player solve needs rows that score on their own (yacht, yacht_exercism)"
@@ -58,9 +58,9 @@ def check_rules(rules: RuleSet | str | None) -> RuleSet:
     return rules
 
 
-def maximizing_policy() -> Policy:
+def maximizing_policy() -> FixedMover:
     """The decision rule of a mover who plays to win: no fixed choices."""
-    return Policy(False, np.zeros((1, 1), dtype=np.int64), np.zeros((1, 1, 1), dtype=np.int64))
+    return FixedMover(False, np.zeros((1, 1), dtype=np.int64), np.zeros((1, 1, 1), dtype=np.int64))
 
 
 STRATEGIES = ("best", "exact2")

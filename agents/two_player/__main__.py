@@ -40,7 +40,7 @@ def sub_game(rules: RuleSet, rows: str) -> RuleSet:
 
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     """The command line's options."""
-    plain = [name for name, rules in RULE_SETS.items() if not rules.has_sheet_state]
+    plain = [name for name, rules in RULE_SETS.items() if not rules.has_bonus_or_joker]
     parser = argparse.ArgumentParser(prog="python -m agents.two_player", description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="yacht", choices=plain, help="the rule set (default: yacht)")
     parser.add_argument("--rows", default="", help="solve on these rows only, comma-separated (a smaller game)")

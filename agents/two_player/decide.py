@@ -17,16 +17,16 @@ from agents.two_player.kernel import block_turn, new_scratch, turn_from_follow
 
 
 @njit(cache=True, fastmath=True)
-def action_values_batch(t, below, policy, movers, others, differences, hands, rolls_left, keep_after_reroll, first_score, out):
+def action_values_batch(t, below, policy, movers, others, leads, hands, rolls_left, keep_after_reroll, first_score, out):
     """``out[i, a]``: the mover's chance of winning after action ``a`` at decision ``i``; ``-inf`` where illegal.
 
     Every decision of one call is in the layer whose layer under it is ``below``. Actions as in
     :mod:`yacht_env.actions`: re-roll masks ``1 .. first_score - 1`` over the sorted dice (legal with rolls
     left), then a row each (legal when open).
     """
-    scratch = new_scratch(t, t.rolls, 1)  # one difference per decision
+    scratch = new_scratch(t, t.rolls, 1)  # one lead per decision
     for i in range(movers.shape[0]):
-        block_turn(t, below, policy, movers[i], others[i], differences[i], scratch)
+        block_turn(t, below, policy, movers[i], others[i], leads[i], scratch)
         read_actions(t, scratch, movers[i], hands[i], rolls_left[i], keep_after_reroll, first_score, out[i])
 
 
@@ -69,7 +69,7 @@ def learned_action_values(t, policy, end_values, movers, hands, rolls_left, keep
         read_actions(t, scratch, movers[i], hands[i], rolls_left[i], keep_after_reroll, first_score, out[i])
 
 
-def grouped_action_values(solution, movers, others, differences, hands, rolls_left) -> np.ndarray:
+def grouped_action_values(solution, movers, others, leads, hands, rolls_left) -> np.ndarray:
     """Action values of many decisions (arrays of equal length) from ``solution``, (N, num_actions) float64.
 
     Decisions are grouped by layer (each group reads one layer under it); states off a stored range read
@@ -77,9 +77,9 @@ def grouped_action_values(solution, movers, others, differences, hands, rolls_le
     """
     from agents.two_player.solve import layer_arrays
 
-    layout, tables = solution.layout, solution.tables
+    layout, arrays = solution.layout, solution.arrays
     movers, others = np.asarray(movers, dtype=np.int64), np.asarray(others, dtype=np.int64)
-    differences, hands = np.asarray(differences, dtype=np.int64), np.asarray(hands, dtype=np.int64)
+    leads, hands = np.asarray(leads, dtype=np.int64), np.asarray(hands, dtype=np.int64)
     rolls_left = np.asarray(rolls_left, dtype=np.int64)
     out = np.full((len(movers), solution.actions.num_actions), -np.inf, dtype=np.float32)
     num_open = layout.open_counts[movers] + layout.open_counts[others]
@@ -88,12 +88,12 @@ def grouped_action_values(solution, movers, others, differences, hands, rolls_le
         below = layer_arrays(layout.layers[layer - 1], np.asarray(solution.layers[layer - 1]))
         part = np.empty((len(rows), out.shape[1]), dtype=np.float32)
         action_values_batch(
-            tables,
+            arrays,
             below,
             solution.policies[layer % 2],
             movers[rows],
             others[rows],
-            differences[rows],
+            leads[rows],
             hands[rows],
             rolls_left[rows],
             solution.keep_after_reroll,

@@ -35,13 +35,13 @@ class TwoPlayerGrader:
         self.solution = load_two_player(rules)
         self.rules = self.solution.rules
 
-    def chances(self, mover_open, other_open, differences, hands, rolls_left) -> np.ndarray:
+    def chances(self, mover_open, other_open, leads, hands, rolls_left) -> np.ndarray:
         """Each action's chance of winning for the mover, (N, num_actions); ``-inf`` where illegal."""
-        return self.solution.action_values_batch(mover_open, other_open, differences, hands, rolls_left)
+        return self.solution.action_values_batch(mover_open, other_open, leads, hands, rolls_left)
 
-    def losses(self, mover_open, other_open, differences, hands, rolls_left, actions) -> np.ndarray:
+    def losses(self, mover_open, other_open, leads, hands, rolls_left, actions) -> np.ndarray:
         """The drop in the chance of winning of each action taken, (N,) float64 in [0, 1]."""
-        q = self.chances(mover_open, other_open, differences, hands, rolls_left)
+        q = self.chances(mover_open, other_open, leads, hands, rolls_left)
         taken = q[np.arange(len(q)), np.asarray(actions, dtype=np.int64)]
         if not np.isfinite(taken).all():
             raise ValueError(f"action {int(np.asarray(actions)[~np.isfinite(taken)][0])} is not legal there")
@@ -67,7 +67,7 @@ class TwoPlayerGrader:
         states: dict[tuple, tuple[int, int]] = {}  # (game, seat) -> (open rows, total) before its next decision
         rules, all_open = self.rules, self.rules.all_open
         first_row = self.solution.actions.first_score_action
-        rows = np.zeros((len(decisions), 5), dtype=np.int64)  # mover, other, difference, hand, rolls left
+        rows = np.zeros((len(decisions), 5), dtype=np.int64)  # mover, other, lead, hand, rolls left
         actions = np.zeros(len(decisions), dtype=np.int64)
         for i, d in enumerate(decisions):
             game, seat = d["game_id"], d["seat"]

@@ -1,7 +1,7 @@
-"""The compiled turn of the two-player game: one pair of open-row sets, a block of score differences at once.
+"""The compiled turn of the two-player game: one pair of open-row sets, a block of leads at once.
 
-For a fixed pair ``(A, B)`` every step of the mover's turn is the same for every score difference ``d``
-except the points a row adds, so the turn runs on blocks of :data:`BLOCK` consecutive differences: each
+For a fixed pair ``(A, B)`` every step of the mover's turn is the same for every lead ``d``
+except the points a row adds, so the turn runs on blocks of :data:`BLOCK` consecutive leads: each
 keep's and each hand's value is a short vector over ``d`` and the inner loops are plain SIMD loops.
 
 - Ending the turn in row ``r`` with ``p`` points leaves the other to move at ``(B, A - r, -(d + p))``, so
@@ -25,12 +25,12 @@ from typing import NamedTuple
 import numpy as np
 from numba import njit
 
-BLOCK = 64  # score differences per vector: 8 AVX2 registers of float32
+BLOCK = 64  # leads per vector: 8 AVX2 registers of float32
 SCALE = 65534.0  # fixed point of a stored value: 1/2 (a tie) is exact
 
 
-class TurnTables(NamedTuple):
-    """What the compiled turn reads of the rules and of the dice (see :func:`turn_tables`)."""
+class KernelArrays(NamedTuple):
+    """What the compiled turn reads of the rules and of the dice (see :func:`kernel_arrays`)."""
 
     scores: np.ndarray  # (C, H) int64: points of hand h in row c
     row_max: np.ndarray  # (C,) int64: the most each row pays
@@ -57,7 +57,7 @@ class LayerArrays(NamedTuple):
     values: np.ndarray  # uint16, round(V * SCALE)
 
 
-class Policy(NamedTuple):
+class FixedMover(NamedTuple):
     """A fixed mover's decisions, from its own open rows and dice only; ``fixed`` False means a maximizing mover."""
 
     fixed: bool
@@ -65,12 +65,12 @@ class Policy(NamedTuple):
     keep: np.ndarray  # (2**C, rolls, H) int64: the keep it holds with j re-rolls left, -1 to score now
 
 
-def turn_tables(rules, layout) -> TurnTables:
-    """The kernel's tables for ``rules`` and its :class:`~agents.two_player.layout.PairLayout`."""
-    from agents.solvers.sheet_solver import TurnTables as SolitaireTables
+def kernel_arrays(rules, layout) -> KernelArrays:
+    """The kernel's arrays for ``rules`` and its :class:`~agents.two_player.layout.PairLayout`."""
+    from agents.solvers.sheet_solver import TurnArrays as SolitaireTurnArrays
 
-    solitaire = SolitaireTables(rules)  # the keep orders and links, shared with the solitaire solver
-    return TurnTables(
+    solitaire = SolitaireTurnArrays(rules)  # the keep orders and links, shared with the solitaire solver
+    return KernelArrays(
         scores=np.ascontiguousarray(rules.hand_scores.T, dtype=np.int64),
         row_max=layout.row_max.astype(np.int64),
         hand_probabilities=rules.dice.hand_probabilities.astype(np.float32),
@@ -81,7 +81,7 @@ def turn_tables(rules, layout) -> TurnTables:
         parents=solitaire.parents.astype(np.int64),
         parent_counts=solitaire.parent_counts.astype(np.int64),
         rank=layout.rank.astype(np.int64),
-        num_rows=int(rules.num_categories),
+        num_rows=int(rules.num_rows),
         rolls=int(rules.rolls_per_turn),
     )
 
@@ -111,7 +111,7 @@ class Scratch(NamedTuple):
 def new_scratch(t, keep_rolls, lanes=BLOCK):
     """Scratch arrays for one thread; ``keep_rolls`` rows of ``keep_out`` (0 when the keep values are not wanted).
 
-    ``lanes``: the differences a block covers, :data:`BLOCK` in the solve; a single decision needs only one.
+    ``lanes``: the leads a block covers, :data:`BLOCK` in the solve; a single decision needs only one.
     """
     num_hands = t.hand_as_keep.shape[0]
     num_keeps = t.children.shape[0]
@@ -145,7 +145,7 @@ def _follow_values(t, below, mover, other, d0, scratch):
             q = t.rank[other] * num_other + t.rank[mover & ~(1 << c)]
             lo, width, offset = below.lo[q], below.width[q], below.offset[q]
             for x in range(lanes + t.row_max[c]):
-                index = -(d0 + x) - lo  # where -(d + p) sits among the next pair's stored differences
+                index = -(d0 + x) - lo  # where -(d + p) sits among the next pair's stored leads
                 if index < 0:
                     value = np.float32(1.0)  # the next mover is behind by more than it can score: it has lost
                 elif index >= width:

@@ -1,4 +1,4 @@
-"""Where each turn-start value of the two-player game lives: pairs of open-row sets, layers, score differences.
+"""Where each turn-start value of the two-player game lives: pairs of open-row sets, layers, leads.
 
 A turn-start state is ``(A, B, d)``: the mover's open rows ``A``, the other player's open rows ``B`` and
 ``d``, the mover's score minus the other's. Player one moves when both have as many rows open; player
@@ -6,14 +6,14 @@ two when it has one more open than player one. So every state with ``n = |A| + |
 ``|A| = ceil(n / 2)`` and ``|B| = floor(n / 2)``: a *layer* is one such block of pairs, and layer ``n``
 reads only layer ``n - 1`` (layer 0 is the end of the game).
 
-The score difference of a pair is stored over ``lo .. hi`` only:
+The lead of a pair is stored over ``lo .. hi`` only:
 
 - by what each has scored: the mover's points so far are at most the best the filled rows pay, ``F(A)``,
   and the other's at most ``F(B)``, so ``-F(B) <= d <= F(A)``;
 - by what is still to come: when the mover is ahead by more than the other can still score,
   ``d > M(B)``, the mover has won (value 1); when ``d < -M(A)`` it has lost (value 0).
 
-So ``lo = max(-M(A), -F(B))`` and ``hi = min(M(B), F(A))``; a difference below ``lo`` of a state that a
+So ``lo = max(-M(A), -F(B))`` and ``hi = min(M(B), F(A))``; a lead below ``lo`` of a state that a
 game reaches is a sure loss (0) and above ``hi`` a sure win (1).
 """
 
@@ -64,7 +64,7 @@ class PairLayout:
     """The layers of one rule set's two-player game: which pairs, which ``d``, at which offset."""
 
     def __init__(self, rules: RuleSet):
-        self.num_rows = rules.num_categories
+        self.num_rows = rules.num_rows
         self.row_max = rules.hand_scores.max(axis=0).astype(np.int64)
         sets = np.arange(1 << self.num_rows, dtype=np.int64)
         self.open_counts = open_row_counts(self.num_rows)

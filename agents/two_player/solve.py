@@ -20,7 +20,7 @@ import numba
 import numpy as np
 
 from agents.solvers import solution_cache
-from agents.two_player.kernel import SCALE, LayerArrays, Policy, solve_pairs, solve_pairs_following, turn_tables
+from agents.two_player.kernel import SCALE, FixedMover, LayerArrays, kernel_arrays, solve_pairs, solve_pairs_following
 from agents.two_player.layout import Layer, PairLayout
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.rules import RuleSet
@@ -77,11 +77,11 @@ def layer_arrays(layer: Layer, values: np.ndarray) -> LayerArrays:
 
 
 def solve_layer(
-    tables,
+    arrays,
     layout: PairLayout,
     num_open: int,
     below: np.ndarray,
-    policy: Policy,
+    policy: FixedMover,
     report: Report | None,
     guide_below: np.ndarray | None = None,
 ) -> np.ndarray:
@@ -95,9 +95,9 @@ def solve_layer(
     view, below_view = layer_arrays(layer, values), layer_arrays(layout.layers[num_open - 1], np.asarray(below))
     if guide_below is not None and not policy.fixed:
         guide_view = layer_arrays(layout.layers[num_open - 1], np.asarray(guide_below))
-        solve = lambda first, last: solve_pairs_following(tables, guide_view, below_view, view, first, last)
+        solve = lambda first, last: solve_pairs_following(arrays, guide_view, below_view, view, first, last)
     else:
-        solve = lambda first, last: solve_pairs(tables, below_view, policy, view, first, last)
+        solve = lambda first, last: solve_pairs(arrays, below_view, policy, view, first, last)
     # Batches of about VALUES_PER_BATCH values, whole pairs each, handed to the threads as they finish.
     bounds = np.searchsorted(layer.offset, np.arange(0, layer.num_values, VALUES_PER_BATCH), side="right") - 1
     bounds = np.unique(np.append(bounds, layer.num_pairs))
@@ -129,7 +129,7 @@ def stored_layers(folder: Path | None, layout: PairLayout) -> list[np.ndarray] |
 def solve_all_layers(
     rules: RuleSet,
     layout: PairLayout,
-    policies: tuple[Policy, Policy],
+    policies: tuple[FixedMover, FixedMover],
     folder: Path | None,
     report: Report | None = None,
     guide: list[np.ndarray] | None = None,
@@ -141,7 +141,7 @@ def solve_all_layers(
     decisions rather than its own best: the values are then those of that strategy against the fixed
     policy. Returns memory maps of the stored files (or, with no folder, the arrays).
     """
-    tables = turn_tables(rules, layout)
+    arrays = kernel_arrays(rules, layout)
     if folder is not None and folder.is_dir():
         remove_partial_files(folder)  # what a killed write left behind
     stored: list[np.ndarray | None] = [terminal_layer()]
@@ -153,7 +153,7 @@ def solve_all_layers(
     for num_open in range(first_missing, layout.num_layers):
         policy = policies[num_open % 2]  # an odd count of open rows in all: player two's turn
         guide_below = None if guide is None else guide[num_open - 1]
-        values = solve_layer(tables, layout, num_open, below, policy, report, guide_below)
+        values = solve_layer(arrays, layout, num_open, below, policy, report, guide_below)
         if folder is not None:
             write_atomically(layer_path(folder, num_open), lambda handle: np.save(handle, values, allow_pickle=False))
             stored[num_open] = load_layer(folder, layout.layers[num_open])
@@ -164,7 +164,7 @@ def solve_all_layers(
 
 
 # The solve time an estimate of the time left needs under it: the rate of a smaller sample swings by
-# far more than the layers' real differences (a few thousand values take a few hundredths of a second).
+# far more than the layers' real rates (a few thousand values take a few hundredths of a second).
 MIN_TIMED_SECONDS = 2.0
 
 

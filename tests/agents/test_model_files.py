@@ -28,7 +28,7 @@ def random_positions(count: int, seed: int):
     rng = np.random.default_rng(seed)
     hands = rng.integers(0, YACHT.dice.num_hands, count)
     rolls_left = rng.integers(0, YACHT.rolls_per_turn, count)
-    open_bits = rng.integers(1, 2**YACHT.num_categories, count)
+    open_bits = rng.integers(1, 2**YACHT.num_rows, count)
     masks = legal_masks(YACHT)[(rolls_left > 0).astype(int), open_bits]
     return hands, rolls_left, open_bits, masks
 

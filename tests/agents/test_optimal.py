@@ -1,6 +1,6 @@
 """The exact optimal strategy against values derived here from first principles.
 
-Every expected value is recomputed in this file without the solver or the DiceSpace tables:
+Every expected value is recomputed in this file without the solver or the DiceSpace arrays:
 closed forms for lone rows, a brute-force expectimax over ordered dice outcomes, Bellman
 identities on random states, and Monte-Carlo play on the env.
 """
@@ -47,10 +47,10 @@ class BruteForce:
     rows left after this turn are worth nothing (the myopic player).
     """
 
-    def __init__(self, score, num_categories: int, num_dice: int = 5, num_faces: int = 6, rolls: int = 3, plan_ahead=True):
+    def __init__(self, score, num_rows: int, num_dice: int = 5, num_faces: int = 6, rolls: int = 3, plan_ahead=True):
         self.score = score
         self.plan_ahead = plan_ahead
-        self.num_categories = num_categories
+        self.num_rows = num_rows
         self.num_dice = num_dice
         self.faces = range(1, num_faces + 1)
         self.rolls = rolls
@@ -81,9 +81,7 @@ class BruteForce:
         key = (dice, rolls_left, open_bits)
         if key not in self.hand_memo:
             best = max(
-                self.score(dice, c) + self.later_value(open_bits & ~(1 << c))
-                for c in range(self.num_categories)
-                if open_bits >> c & 1
+                self.score(dice, c) + self.later_value(open_bits & ~(1 << c)) for c in range(self.num_rows) if open_bits >> c & 1
             )
             if rolls_left > 0:
                 for picked in range(1, 1 << self.num_dice):
@@ -167,7 +165,7 @@ def upper_bonus_only_rules() -> RuleSet:
 def test_an_upper_bonus_without_an_extra_yacht_bonus_is_loaded_from_disk_by_the_next_process(tmp_path, monkeypatch, solver):
     monkeypatch.setenv(solution_cache.CACHE_ENV, str(tmp_path))
     rules = upper_bonus_only_rules()
-    assert rules.has_sheet_state and not rules.tracks_yahtzee_box
+    assert rules.has_bonus_or_joker and not rules.tracks_yahtzee_box
     assert solver(rules).expected_score == 5.5  # a 1 half the time: (1 + 10) / 2
     (stored,) = tmp_path.glob("values-*.npz")
     monkeypatch.setattr(sheet_solver, "solve_sheet_values", lambda *args: pytest.fail("solved again, the stored table unread"))
@@ -178,7 +176,7 @@ def test_an_upper_bonus_without_an_extra_yacht_bonus_is_loaded_from_disk_by_the_
     assert list(tmp_path.glob("values-*.npz")) == [stored]
 
 
-# -- keep tables ----------------------------------------------------------------------------------
+# -- keep arrays ----------------------------------------------------------------------------------
 
 
 @settings(max_examples=20)
@@ -307,13 +305,13 @@ def test_other_rule_sets_match_brute_force_on_every_open_set(rules):
         counts = tuple(dice.count(f) for f in range(1, rules.num_faces + 1))
         return rules.categories[c].rule(dice, counts)
 
-    brute_force = BruteForce(score, rules.num_categories, rules.num_dice, rules.num_faces, rules.rolls_per_turn)
+    brute_force = BruteForce(score, rules.num_rows, rules.num_dice, rules.num_faces, rules.rolls_per_turn)
     solution = solve(rules)
-    expected = [brute_force.state_value(open_bits) for open_bits in range(1 << rules.num_categories)]
+    expected = [brute_force.state_value(open_bits) for open_bits in range(1 << rules.num_rows)]
     np.testing.assert_allclose(solution.state_values, expected, rtol=0, atol=1e-9)
     assert expected_score(rules) == pytest.approx(expected[-1], abs=1e-9)
-    assert solution.keep_values.shape == (rules.rolls_per_turn, 1 << rules.num_categories, rules.dice.num_keeps)
-    num_actions = (1 << rules.num_dice) + rules.num_categories
+    assert solution.keep_values.shape == (rules.rolls_per_turn, 1 << rules.num_rows, rules.dice.num_keeps)
+    num_actions = (1 << rules.num_dice) + rules.num_rows
     q = q_values([1] * rules.num_dice, rules.rolls_per_turn - 1, rules.category_names, rules)
     assert q.shape == (num_actions,)
     best = brute_force.hand_value((1,) * rules.num_dice, rules.rolls_per_turn - 1, rules.all_open)

@@ -1,6 +1,6 @@
 """The exact optimum of rule sets with bonuses and jokers, against published figures and brute force.
 
-The brute force below knows nothing of the solver, of ``RuleSet`` tables or of ``placement``: it
+The brute force below knows nothing of the solver, of ``RuleSet`` arrays or of ``placement``: it
 scores dice with its own functions, applies the bonus and joker rules as the rule books word them,
 and takes the expectation over every ordered roll of the dice.
 """
@@ -287,7 +287,7 @@ def test_turn_keep_children_add_one_die_of_each_face_and_are_minus_one_for_full_
         bonus_points=10,
     )
     dice = rules.dice
-    children = sheet_solver.TurnTables(rules).children
+    children = sheet_solver.TurnArrays(rules).children
     assert children.shape == (dice.num_keeps, num_faces)
     assert children.tolist() == keep_children_by_hand(dice)
 
@@ -310,7 +310,7 @@ def test_the_q_value_kernel_gives_each_group_of_positions_its_own_states_q():
     positions = (order, hands.astype(np.int64), np.ones(6, dtype=np.int64), state_index)
     keep_after_reroll = rules.dice.keep_after_reroll.astype(np.int64)
     sheet_solver._q_values_rows(
-        solution.tables.kernel, solution.state_values.reshape(-1), True, positions, keep_after_reroll, rules.alike_hands, q
+        solution.arrays.kernel, solution.state_values.reshape(-1), True, positions, keep_after_reroll, rules.alike_hands, q
     )
     np.testing.assert_array_equal(q, expected)
 
@@ -360,7 +360,7 @@ def test_the_first_state_in_order_gets_its_own_turn_worked_out():
     hands = np.arange(solution.dice.num_hands)
     q = solution.q_values_batch(hands, 0, 1)
     ones = (rules.dice.hands == 1).sum(axis=1)
-    first_score = q.shape[1] - rules.num_categories
+    first_score = q.shape[1] - rules.num_rows
     assert q[:, first_score].tolist() == ones.tolist()
     assert np.isneginf(np.delete(q, first_score, axis=1)).all()
 
@@ -372,7 +372,7 @@ def test_a_row_that_only_costs_points_is_worth_its_least_cost_not_zero():
     penalty = Category("penalty", lambda dice, counts: -int(sum(dice)))
     rules = dataclasses.replace(base, name="penalty", categories=(*base.categories, penalty), bonus_threshold=0, bonus_points=0)
     solution = solve(rules)
-    alone = 1 << (rules.num_categories - 1)
+    alone = 1 << (rules.num_rows - 1)
     dice = rules.dice
     assert -dice.num_dice * 2 < solution.state_value(alone) < -dice.num_dice  # three re-rolls bring some 1s, not all
     q = solution.q_values_batch(np.arange(dice.num_hands), 0, alone)

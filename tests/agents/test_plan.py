@@ -15,7 +15,7 @@ from agents.registry import check_plays_rules, make_policy
 from agents.solvers.optimal import solve
 from agents.training.plan_games import GamePlayer
 from agents.training.plan_train import learn
-from agents.training.plan_values import NetValue, TableValue, features, upper_row_maxima
+from agents.training.plan_values import NetValue, TabularValue, features, upper_row_maxima
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import RULE_SETS, UPPER_ROWS, YACHT, Category, RuleSet, rule_set, total
 
@@ -45,7 +45,7 @@ def test_planner_with_the_exact_values_plays_optimal(name):
     positions = reachable_positions(rules, 4000)
     observations = encoding.encode_batch(*positions)
     optimal = OptimalPolicy(rules)
-    masks = np.isfinite(optimal.solution.q_values_batch(*(positions if rules.has_sheet_state else positions[:3])))
+    masks = np.isfinite(optimal.solution.q_values_batch(*(positions if rules.has_bonus_or_joker else positions[:3])))
     planner = PlanPolicy(TurnPlanner(rules, exact), rules=rules)
     np.testing.assert_array_equal(planner.act_batch(observations, masks), optimal.act_batch(observations, masks))
 
@@ -63,20 +63,20 @@ def test_self_play_under_the_exact_values_scores_the_optimum_and_backups_reprodu
 
 def test_a_table_learns_the_exact_values_of_a_small_rule_set_from_its_own_games():
     player = GamePlayer(TINY)
-    model = TableValue(player)
+    model = TabularValue(player)
     for _ in learn(model, games=600, games_per_iteration=100, epsilon=0.3, seed=0):
         pass
     exact = solve(TINY).state_values.reshape(player.shape)
-    np.testing.assert_allclose(model.table(), exact, atol=1e-9)  # every sheet of 4 rows is visited, and backed up exactly
+    np.testing.assert_allclose(model.sheet_values(), exact, atol=1e-9)  # every sheet of 4 rows is visited, and backed up exactly
 
 
 def test_one_sweep_fewest_open_rows_first_backs_up_every_sheet_exactly():
     """A sheet's backup reads only sheets with fewer rows open: one pass over every sheet, fewest first, is exact."""
     player = GamePlayer(TINY)
-    model = TableValue(player)
+    model = TabularValue(player)
     every = np.arange(1, np.prod(player.shape))  # the full sheet (no row open) is worth 0, never backed up
     model.learn(every[::-1])  # handed most open first: the model orders them
-    np.testing.assert_allclose(model.table(), solve(TINY).state_values.reshape(player.shape), atol=1e-9)
+    np.testing.assert_allclose(model.sheet_values(), solve(TINY).state_values.reshape(player.shape), atol=1e-9)
 
 
 @pytest.mark.parametrize("feature_set", ["basic", "upper"])
@@ -105,7 +105,7 @@ def test_a_network_learns_the_value_of_a_small_bonus_rule_set_within_half_a_poin
     for _ in learn(model, games=3000, games_per_iteration=200, epsilon=0.3, seed=0):
         pass
     optimum = solve(TINY_BONUS).expected_score
-    assert abs(model.table()[-1, 0, 0] - optimum) < 0.5, (model.table()[-1, 0, 0], optimum)
+    assert abs(model.sheet_values()[-1, 0, 0] - optimum) < 0.5, (model.sheet_values()[-1, 0, 0], optimum)
 
 
 # -- plan files -------------------------------------------------------------------------------------
@@ -117,9 +117,9 @@ def yacht_values():
 
 
 def test_a_plan_file_round_trips_and_plays_by_name(tmp_path, yacht_values):
-    path = write_plan_file(tmp_path / "plan.safetensors", yacht_values, "yacht", "table", 123)
+    path = write_plan_file(tmp_path / "plan.safetensors", yacht_values, "yacht", "tabular", 123)
     meta, values = read_plan_file(path)
-    assert meta["rules"] == "yacht" and meta["games"] == 123 and meta["value_model"] == "table"
+    assert meta["rules"] == "yacht" and meta["games"] == 123 and meta["value_model"] == "tabular"
     np.testing.assert_allclose(values, yacht_values, rtol=1e-6)
     policy = make_policy(f"plan:{path}", rules=YACHT)
     assert isinstance(policy, PlanPolicy) and policy.name == f"plan:{path}"
@@ -136,7 +136,7 @@ def good_metadata():
         "format_version": 1,
         "rules": "yacht",
         "rules_fingerprint": YACHT.fingerprint,
-        "value_model": "table",
+        "value_model": "tabular",
         "games": 10,
     }
 
@@ -195,7 +195,7 @@ def test_files_that_are_not_safetensors_are_refused(tmp_path, content, message):
 
 
 def test_a_plan_plays_only_its_own_rules(tmp_path, yacht_values):
-    path = write_plan_file(tmp_path / "plan.safetensors", yacht_values, "yacht", "table", 0)
+    path = write_plan_file(tmp_path / "plan.safetensors", yacht_values, "yacht", "tabular", 0)
     with pytest.raises(ModelLoadError, match="trained on the 'yacht' rules, but this game plays 'yatzy'"):
         make_policy(f"plan:{path}", rules=rule_set("yatzy"))
     with pytest.raises(ValueError, match="trained for the yacht rules; this game plays yatzy"):
@@ -206,7 +206,7 @@ def test_a_plan_sits_at_a_table_and_the_server_shows_no_path(tmp_path, yacht_val
     from agents.registry import make_opponents
     from yacht_play.serve.games import shown_policy
 
-    path = write_plan_file(tmp_path / "plan.safetensors", yacht_values, "yacht", "table", 0)
+    path = write_plan_file(tmp_path / "plan.safetensors", yacht_values, "yacht", "tabular", 0)
     (opponent,) = make_opponents([f"plan:{path}"], rules=YACHT)
     assert isinstance(opponent, PlanPolicy)
     assert shown_policy(f"plan:{path}") == "plan:plan.safetensors"

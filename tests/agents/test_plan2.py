@@ -26,7 +26,7 @@ class ExactChances:
     """A solved game's values in the place of a learned one: what the planner must then play exactly."""
 
     def __init__(self, solution):
-        self.solution, self.rules, self.num_rows = solution, solution.rules, solution.rules.num_categories
+        self.solution, self.rules, self.num_rows = solution, solution.rules, solution.rules.num_rows
 
     def __call__(self, movers, others, leads):
         return np.array([self.solution.value(int(m), int(o), int(d)) for m, o, d in zip(movers, others, leads)])
@@ -70,7 +70,7 @@ def test_self_play_backups_under_the_solved_chances_reproduce_them(solved):
     rules, solution = solved
     played = SelfPlayer(rules).play_games(ExactChances(solution), 400, 0.2, seed=3)
     values = ExactChances(solution)(played.movers, played.others, played.leads)
-    np.testing.assert_allclose(played.backups, values, atol=2 * rules.num_categories / 65534 + 1e-5)
+    np.testing.assert_allclose(played.backups, values, atol=2 * rules.num_rows / 65534 + 1e-5)
     # player one's share of the games is the game's value, within the games' noise
     shares = SelfPlayer(rules).play_games(ExactChances(solution), 4000, 0.0, seed=4).first_player_shares
     assert abs(shares.mean() - solution.start_value()) < 4 * shares.std() / np.sqrt(len(shares))
@@ -206,7 +206,7 @@ def test_the_features_are_as_wide_as_a_plan2_file_says():
     from agents.learned.plan2 import win_features
 
     for rules in (YACHT, rule_set("yacht_exercism"), *GAMES.values()):
-        width = win_features(rules.num_categories, np.array([rules.all_open]), np.array([1]), np.array([3])).shape[1]
+        width = win_features(rules.num_rows, np.array([rules.all_open]), np.array([1]), np.array([3])).shape[1]
         assert width == num_features(rules)
 
 

@@ -222,7 +222,7 @@ def test_sheet_figures_are_the_final_sheets_of_the_same_games(name):
         by_kind, by_turn, terminated = np.zeros(2), np.zeros(rules.num_turns), False
         while not terminated:
             action = int(policy.act(obs, info["action_mask"]))
-            position = env.state + (env.sheet_state if rules.has_sheet_state else ())
+            position = env.state + (env.sheet_state if rules.has_bonus_or_joker else ())
             q = solution.q_values_batch(*(np.array([value]) for value in position))[0]
             by_kind[int(action >= rules.dice.num_rerolls)] += q.max() - q[action]
             by_turn[env.turn - 1] += q.max() - q[action]

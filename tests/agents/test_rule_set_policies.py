@@ -10,7 +10,7 @@ from agents.solvers import optimal
 from yacht_env.rules import RULE_SETS, rule_set
 from yacht_env.vector_env import YachtVectorEnv
 
-SHEET_NAMES = [name for name, rules in RULE_SETS.items() if rules.has_sheet_state]
+SHEET_NAMES = [name for name, rules in RULE_SETS.items() if rules.has_bonus_or_joker]
 
 
 @pytest.mark.parametrize("name", SHEET_NAMES)

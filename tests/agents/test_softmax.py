@@ -18,7 +18,7 @@ YACHT = rule_set("yacht")
 
 def position(dice=(1, 1, 3, 4, 5), rolls_left=2, rules=YACHT):
     hand = rules.hand(dice)
-    q = solve(rules).q_values_batch(np.array([hand]), rolls_left, (1 << rules.num_categories) - 1)
+    q = solve(rules).q_values_batch(np.array([hand]), rolls_left, (1 << rules.num_rows) - 1)
     return q, np.array([hand])
 
 
@@ -29,7 +29,7 @@ def test_two_rerolls_keeping_the_same_dice_are_one_choice():
     assert lowest[1] == lowest[2] == 1 and lowest[3] == 3 and lowest[4] == 4
     stands = softmax.choosable(q, hands, YACHT)[0]
     distinct_keeps = len({YACHT.dice.keep_after_reroll[hands[0], a] for a in range(1, 32)})
-    assert stands.sum() == distinct_keeps + YACHT.num_categories and not stands[2] and not stands[0]
+    assert stands.sum() == distinct_keeps + YACHT.num_rows and not stands[2] and not stands[0]
 
 
 def test_probabilities_are_the_softmax_over_the_distinct_choices():

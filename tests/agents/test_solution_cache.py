@@ -1,4 +1,4 @@
-"""One cache folder and one variable for every solver's tables (agents.solvers.solution_cache)."""
+"""One cache folder and one variable for every solver's arrays (agents.solvers.solution_cache)."""
 
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def test_every_solver_keeps_its_tables_in_the_one_default_folder(tmp_path, no_ca
     with warnings.catch_warnings():
         warnings.simplefilter("error")  # no variable set: the default folder, written without a warning
         assert solution_cache.cache_dir() == tmp_path / "yacht-rl"
-        table = target.solve_target(TARGET_RULES).table
+        table = target.solve_target(TARGET_RULES).chances
         values = optimal.solve(SHEET_RULES).state_values
     folder = tmp_path / "yacht-rl"
     (target_file,) = folder.glob("target-cache_target-*.npy")
@@ -81,10 +81,10 @@ def test_the_one_variable_moves_and_turns_off_every_solver_cache(tmp_path, no_ca
 
 
 def solve_both():
-    """The two solvers' tables, solved afresh in this process (the disk cache read as usual)."""
+    """The two solvers' arrays, solved afresh in this process (the disk cache read as usual)."""
     optimal.clear_cache()
     target._solutions.clear()
-    return target.solve_target(TARGET_RULES).table, optimal.solve(SHEET_RULES).state_values
+    return target.solve_target(TARGET_RULES).chances, optimal.solve(SHEET_RULES).state_values
 
 
 def test_a_changed_solver_never_reads_a_table_an_older_one_stored(tmp_path, no_cache_variables):
@@ -94,7 +94,7 @@ def test_a_changed_solver_never_reads_a_table_an_older_one_stored(tmp_path, no_c
     versions = [solution_cache.source_version(*sources) for sources in (target.SOLVER_SOURCES, optimal.SHEET_SOLVER_SOURCES)]
     (target_file,) = tmp_path.glob(f"target-*-{versions[0]}.npy")
     (sheet_file,) = tmp_path.glob(f"values-*-{versions[1]}.npz")
-    np.save(target_file, np.full(table.shape, 0.25))  # tables of the right shapes, all wrong: what an older solver left
+    np.save(target_file, np.full(table.shape, 0.25))  # arrays of the right shapes, all wrong: what an older solver left
     np.savez(sheet_file, values=np.full(values.shape, 1e6))
     stale_table, stale_values = solve_both()
     assert (stale_table == 0.25).all() and (stale_values == 1e6).all()  # the same solver reads its files

@@ -35,7 +35,7 @@ from agents.solvers.target import (
     target_probabilities,
     turn_q_values,
 )
-from agents.solvers.win_tables import win_probabilities, win_share_curve
+from agents.solvers.win_chances import win_probabilities, win_share_curve
 from tests.agents.small_games import MINI
 from yacht_env.rules import YACHT, Category, RuleSet, total
 
@@ -61,7 +61,7 @@ def turn_solver(end_value, open_bits: int):
 
     @cache
     def best(hand: tuple[int, ...], rolls: int) -> float:
-        value = max(end_value(c, score(hand, c)) for c in range(MINI.num_categories) if open_bits >> c & 1)
+        value = max(end_value(c, score(hand, c)) for c in range(MINI.num_rows) if open_bits >> c & 1)
         if rolls == 0:
             return value
         for mask in range(1, 1 << len(hand)):
@@ -176,7 +176,7 @@ def test_disk_cache_is_used_and_a_corrupt_file_is_rebuilt(tmp_path, monkeypatch)
     first = solve_target(rules)
     files = list(tmp_path.glob("target-mini2-*.npy"))
     assert len(files) == 1 and files[0].parent == cache_dir()
-    np.testing.assert_array_equal(np.load(files[0], allow_pickle=False), first.table)
+    np.testing.assert_array_equal(np.load(files[0], allow_pickle=False), first.chances)
     # another process: a corrupt file (here a pickled object array, never unpickled) is ignored and rewritten
     np.save(files[0], np.array([{"evil": 1}], dtype=object), allow_pickle=True)
     again = RuleSet(
@@ -186,8 +186,8 @@ def test_disk_cache_is_used_and_a_corrupt_file_is_rebuilt(tmp_path, monkeypatch)
         num_faces=3,
         rolls_per_turn=2,
     )
-    np.testing.assert_array_equal(solve_target(again).table, first.table)
-    np.testing.assert_array_equal(np.load(files[0], allow_pickle=False), first.table)
+    np.testing.assert_array_equal(solve_target(again).chances, first.chances)
+    np.testing.assert_array_equal(np.load(files[0], allow_pickle=False), first.chances)
     files[0].write_bytes(b"garbage")
     third = RuleSet(
         name="mini2",
@@ -196,7 +196,7 @@ def test_disk_cache_is_used_and_a_corrupt_file_is_rebuilt(tmp_path, monkeypatch)
         num_faces=3,
         rolls_per_turn=2,
     )
-    np.testing.assert_array_equal(solve_target(third).table, first.table)
+    np.testing.assert_array_equal(solve_target(third).chances, first.chances)
 
 
 def one_die_rules() -> RuleSet:
@@ -212,7 +212,7 @@ def test_the_table_gives_the_chance_of_at_least_the_target_by_default():
 @pytest.mark.parametrize("use_disk_cache", [False, True])
 def test_a_solved_target_table_is_read_only_solved_or_read_from_disk(use_disk_cache):
     """One table per rule set serves every policy: a write through any of them is refused."""
-    table = solve_target(one_die_rules(), use_disk_cache=use_disk_cache).table
+    table = solve_target(one_die_rules(), use_disk_cache=use_disk_cache).chances
     with pytest.raises(ValueError, match="read-only"):
         table[0, 0] = 0.5
 
@@ -221,10 +221,10 @@ def test_the_lookup_reads_the_table_up_to_the_top_total_and_nothing_past_it():
     """MINI's top total (28: a yacht and the best of each other row) is reached with some chance; 29 never."""
     solution = solve_target(MINI)
     top, all_open = solution.max_total, MINI.all_open
-    assert top == max_total(MINI) and 0 < solution.table[all_open, top] < solution.table[all_open, top - 1] < 1
+    assert top == max_total(MINI) and 0 < solution.chances[all_open, top] < solution.chances[all_open, top - 1] < 1
     needed = np.array([-3, 0, top - 1, top, top + 1, top + 50])
     shown = solution.lookup(np.full(len(needed), all_open), needed)
-    expected = [1.0, 1.0, solution.table[all_open, top - 1], solution.table[all_open, top], 0.0, 0.0]
+    expected = [1.0, 1.0, solution.chances[all_open, top - 1], solution.chances[all_open, top], 0.0, 0.0]
     assert shown.tolist() == expected
 
 
@@ -233,9 +233,9 @@ def test_the_lookup_reads_the_table_up_to_the_top_total_and_nothing_past_it():
     [([[0.0, 1.0]], True), ([[0.5, -0.01]], False), ([[1.01, 0.5]], False), ([[np.nan, 0.5]], False), ([[np.inf]], False)],
 )
 def test_a_stored_table_is_taken_only_when_every_entry_is_a_probability(table, probabilities):
-    from agents.solvers.target import is_probability_table
+    from agents.solvers.target import is_probability_array
 
-    assert is_probability_table(np.array(table)) is probabilities
+    assert is_probability_array(np.array(table)) is probabilities
 
 
 def test_solve_target_stores_its_table_on_disk_named_by_the_rules_content(tmp_path, monkeypatch):
@@ -246,7 +246,7 @@ def test_solve_target_stores_its_table_on_disk_named_by_the_rules_content(tmp_pa
     digest = hashlib.sha256(content).hexdigest()[:16]
     name = f"target-one-die-{digest}-{source_version(*SOLVER_SOURCES)}.npy"
     assert [path.name for path in tmp_path.iterdir()] == [name]
-    np.testing.assert_array_equal(np.load(tmp_path / name, allow_pickle=False), solution.table)
+    np.testing.assert_array_equal(np.load(tmp_path / name, allow_pickle=False), solution.chances)
 
 
 @given(
@@ -259,12 +259,12 @@ def test_solve_target_stores_its_table_on_disk_named_by_the_rules_content(tmp_pa
 @example(value=-7, hand=5, rolls_left=1, open_bits=0b0100)
 def test_a_turn_whose_every_ending_is_worth_the_same_is_worth_that_after_every_legal_action(value, hand, rolls_left, open_bits):
     """Whatever is kept or written, the turn ends at ``value`` (integers: the averages are exact); illegal stays -inf."""
-    ends = np.full((1, MINI.num_categories, int(MINI.hand_scores.max()) + 1), float(value))
+    ends = np.full((1, MINI.num_rows, int(MINI.hand_scores.max()) + 1), float(value))
     q = turn_q_values(MINI, [hand], [rolls_left], [open_bits], ends)[0]
     first_score = MINI.dice.num_rerolls
     legal = np.zeros(len(q), dtype=bool)
     legal[1:first_score] = rolls_left > 0  # action 0 re-rolls nothing
-    legal[first_score:] = [open_bits >> c & 1 for c in range(MINI.num_categories)]
+    legal[first_score:] = [open_bits >> c & 1 for c in range(MINI.num_rows)]
     assert q[legal].tolist() == [float(value)] * int(legal.sum())
     assert np.isneginf(q[~legal]).all()
 

@@ -107,18 +107,18 @@ def test_exact2_plays_the_action_of_highest_chance_in_every_position_it_meets(sm
     rng = np.random.default_rng(3)
     layout = solutions["game"].layout
     for _ in range(200):
-        mover = int(rng.integers(1, 1 << rules.num_categories))
-        others = [s for s in range(1 << rules.num_categories) if layout.open_counts[mover] - layout.open_counts[s] in (0, 1)]
+        mover = int(rng.integers(1, 1 << rules.num_rows))
+        others = [s for s in range(1 << rules.num_rows) if layout.open_counts[mover] - layout.open_counts[s] in (0, 1)]
         other = int(rng.choice(others))
         lowest, highest = -int(layout.most_scored[other]), int(layout.most_scored[mover])
-        difference, hand = int(rng.integers(lowest, highest + 1)), int(rng.integers(rules.dice.num_hands))
+        lead, hand = int(rng.integers(lowest, highest + 1)), int(rng.integers(rules.dice.num_hands))
         rolls_left = int(rng.integers(rules.rolls_per_turn))
-        q = grader.chances([mover], [other], [difference], [hand], [rolls_left])[0]
+        q = grader.chances([mover], [other], [lead], [hand], [rolls_left])[0]
         observation = policy.table_encoding.encode_batch(
             np.array([hand]),
             np.array([rolls_left]),
             np.array([mover]),
-            np.array([[50, 50 - difference]]),
+            np.array([[50, 50 - lead]]),
             np.array([[mover, other]]),
         )
         mask = np.isfinite(q)[None].astype(np.int8)
@@ -131,12 +131,12 @@ def random_positions(rules, layout, count: int, seed: int):
     rng = np.random.default_rng(seed)
     out = []
     for _ in range(count):
-        mover = int(rng.integers(1, 1 << rules.num_categories))
-        others = [s for s in range(1 << rules.num_categories) if layout.open_counts[mover] - layout.open_counts[s] in (0, 1)]
+        mover = int(rng.integers(1, 1 << rules.num_rows))
+        others = [s for s in range(1 << rules.num_rows) if layout.open_counts[mover] - layout.open_counts[s] in (0, 1)]
         other = int(rng.choice(others))
         lowest, highest = -int(layout.most_scored[other]), int(layout.most_scored[mover])
-        difference, hand = int(rng.integers(lowest, highest + 1)), int(rng.integers(rules.dice.num_hands))
-        out.append((mover, other, difference, hand, int(rng.integers(rules.rolls_per_turn))))
+        lead, hand = int(rng.integers(lowest, highest + 1)), int(rng.integers(rules.dice.num_hands))
+        out.append((mover, other, lead, hand, int(rng.integers(rules.rolls_per_turn))))
     return out
 
 
@@ -146,15 +146,15 @@ def test_a_best_response_reads_each_seats_own_solution(small):
     rules, solutions = small
     policy = make_table_policy("br:optimal", 2, rules=rules)
     seen = {0: 0, 1: 0}
-    for mover, other, difference, hand, rolls_left in random_positions(rules, solutions["game"].layout, 300, seed=8):
+    for mover, other, lead, hand, rolls_left in random_positions(rules, solutions["game"].layout, 300, seed=8):
         seat = int(solutions["game"].layout.open_counts[mover] > solutions["game"].layout.open_counts[other])
         seen[seat] += 1
-        own = solutions[f"br-p{seat + 1}"].action_values_batch([mover], [other], [difference], [hand], [rolls_left])[0]
+        own = solutions[f"br-p{seat + 1}"].action_values_batch([mover], [other], [lead], [hand], [rolls_left])[0]
         observation = policy.table_encoding.encode_batch(
             np.array([hand]),
             np.array([rolls_left]),
             np.array([mover]),
-            np.array([[50, 50 - difference]]),
+            np.array([[50, 50 - lead]]),
             np.array([[mover, other]]),
         )
         np.testing.assert_array_equal(policy.chances(observation)[0], own)
@@ -187,7 +187,7 @@ def test_exact2_against_a_policy_wins_at_least_the_game_value_and_at_most_the_be
     beats the best response to that opponent (each to the solves' rounding)."""
     rules, solutions = small
     exact2, best, game = solutions[f"exact2-p{seat + 1}"], solutions[f"br-p{seat + 1}"], solutions["game"]
-    step = 2 * rules.num_categories / 65534 + 1e-6
+    step = 2 * rules.num_rows / 65534 + 1e-6
     between = 0
     for num_open in range(1, game.layout.num_layers):
         values = [np.asarray(solution.layers[num_open], dtype=np.float64) / 65534 for solution in (exact2, best, game)]

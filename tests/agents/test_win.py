@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 from agents.policies.table_reading import best_with_fallback
 from agents.policies.win import TargetPolicy, parse_target
 from agents.solvers.target import max_total
-from agents.solvers.win_tables import kept_per_turn, shifted, win_probabilities
+from agents.solvers.win_chances import kept_per_turn, shifted, win_probabilities
 from tests.agents.small_games import MINI
 from yacht_env.rules import YACHT
 
@@ -227,16 +227,16 @@ def test_a_total_the_filled_rows_cannot_hold_is_refused_naming_the_open_rows_and
 @example(open_bits=15, total=19, other_open=15, other_total=TOP)
 def test_turn_end_values_are_win_shares_for_any_totals(open_bits, total, other_open, other_total):
     """Ending the turn with ``p`` in row ``c`` is worth the chance-weighted win share of each final score, a final
-    score above the top one winning outright: the tables read nothing outside the scores they hold, whatever the totals.
+    score above the top one winning outright: the arrays read nothing outside the scores they hold, whatever the totals.
     """
-    from agents.solvers.win_tables import win_tables
+    from agents.solvers.win_chances import win_chances
 
-    tables = win_tables(MINI)
-    curves = tables.opponent_curves(np.array([[other_total]]), np.array([[other_open]]))
-    values = tables.end_values(np.array([open_bits]), np.array([total]), curves)
+    arrays = win_chances(MINI)
+    curves = arrays.opponent_curves(np.array([[other_total]]), np.array([[other_open]]))
+    values = arrays.end_values(np.array([open_bits]), np.array([total]), curves)
     share = lambda final: curves[0, final] if final <= TOP else 1.0  # noqa: E731
-    to_come = tables.distributions.to_come
-    for row in range(MINI.num_categories):
+    to_come = arrays.distributions.to_come
+    for row in range(MINI.num_rows):
         if not open_bits >> row & 1:
             continue
         child = open_bits & ~(1 << row)
@@ -249,13 +249,13 @@ def test_turn_end_values_are_win_shares_for_any_totals(open_bits, total, other_o
 @example(open_bits=0b1000, total=0)  # only the last row open: the rows below it are filled
 @example(open_bits=0b0101, total=TOP)
 def test_turn_end_values_hold_nothing_for_filled_rows_or_scores_a_row_cannot_take(open_bits, total):
-    from agents.solvers.win_tables import win_tables
+    from agents.solvers.win_chances import win_chances
 
-    tables = win_tables(MINI)
-    curves = tables.opponent_curves(np.array([[0]]), np.array([[15]]))
-    values = tables.end_values(np.array([open_bits]), np.array([total]), curves)
-    assert values.shape == (1, MINI.num_categories, int(MINI.hand_scores.max()) + 1)
-    for row in range(MINI.num_categories):
+    arrays = win_chances(MINI)
+    curves = arrays.opponent_curves(np.array([[0]]), np.array([[15]]))
+    values = arrays.end_values(np.array([open_bits]), np.array([total]), curves)
+    assert values.shape == (1, MINI.num_rows, int(MINI.hand_scores.max()) + 1)
+    for row in range(MINI.num_rows):
         can_take = set(np.unique(MINI.hand_scores[:, row]).tolist()) if open_bits >> row & 1 else set()
         for points in range(values.shape[2]):
             if points not in can_take:

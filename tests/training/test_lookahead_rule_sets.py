@@ -23,7 +23,7 @@ from yacht_env.actions import ActionLayout
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import RULE_SETS, Sheet, rule_set
 
-SHEET_NAMES = [name for name, rules in RULE_SETS.items() if rules.has_sheet_state]
+SHEET_NAMES = [name for name, rules in RULE_SETS.items() if rules.has_bonus_or_joker]
 
 
 def played_games(name: str, games: int, seed: int):
@@ -138,7 +138,7 @@ def test_extra_yahtzees_and_jokers_are_valued_as_the_rules_score_them(name, clos
         assert q[layout.score_action(index)] == value, row
         assert rules.score_on(sheet, FIVES, row).reward == value, row
     score_q = q[layout.first_score_action :]
-    assert [bool(legal_rows >> c & 1) for c in range(rules.num_categories)] == list(np.isfinite(score_q))
+    assert [bool(legal_rows >> c & 1) for c in range(rules.num_rows)] == list(np.isfinite(score_q))
 
 
 def test_a_forced_joker_leaves_only_its_box_legal():
@@ -166,7 +166,7 @@ def test_every_score_is_valued_as_the_rule_book_scores_it(name):
         hand, rolls_left = position[:2]
         rows, joker = rules.scoring_options(hand, sheet.open_bits)
         jokers += joker
-        for row in range(rules.num_categories):
+        for row in range(rules.num_rows):
             if rows >> row & 1:
                 result = rules.score_on(sheet, hand, row)
                 bonuses += result.upper_bonus > 0 or result.yahtzee_bonus > 0

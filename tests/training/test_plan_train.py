@@ -24,7 +24,7 @@ TINY = [
     "overrides, message",
     [
         (["env.num_players=2", "env.opponents=[optimal]"], "algorithm 'plan' trains a solitaire agent"),
-        (["env.rules=yahtzee", "plan.value_model=table"], "plan.value_model 'table' fits rule sets without a sheet state"),
+        (["env.rules=yahtzee", "plan.value_model=tabular"], "plan.value_model 'tabular' fits rule sets without a sheet state"),
         (["plan.epsilon=2"], "plan.epsilon: Input should be less than or equal to 1"),
         (["plan.net_arch=[0]"], "layer widths must be from 1 to"),
         (["plan.max_wall_minutes=-1"], "plan.max_wall_minutes: Input should be greater than 0"),
@@ -98,7 +98,7 @@ def test_a_cut_checkpoint_is_refused_in_one_line(tmp_path):
 @pytest.mark.parametrize(
     "metadata, words",
     [
-        ({"games": 400, "value_model": "net"}, "holds a 'net' value model, this run's is 'table'"),
+        ({"games": 400, "value_model": "net"}, "holds a 'net' value model, this run's is 'tabular'"),
         ("[" * 100_000 + "]" * 100_000, "nested"),
     ],
     ids=["other value model", "nested metadata"],

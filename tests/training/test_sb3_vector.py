@@ -12,7 +12,7 @@ from yacht_env.rules import rule_set
 
 def train(vectorized: bool, encoding: str, steps: int = 2048, rules: str = "yacht"):
     env = make_training_env(EnvConfig(rules=rules, observation_encoding=encoding, num_envs=4, vectorized=vectorized), seed=3)
-    assert env.action_space.n == 32 + rule_set(rules).num_categories
+    assert env.action_space.n == 32 + rule_set(rules).num_rows
     model = MaskablePPO(
         "MultiInputPolicy" if encoding == "dict" else "MlpPolicy",
         env,
@@ -33,7 +33,7 @@ def test_training_on_the_vector_env_matches_separate_envs_exactly(encoding, rule
     separate_weights, separate_episodes = train(False, encoding, rules=rules)
     vector_weights, vector_episodes = train(True, encoding, rules=rules)
     assert len(separate_episodes) > 30
-    turns = rule_set(rules).num_categories
+    turns = rule_set(rules).num_rows
     assert all(turns <= length <= 3 * turns for _, length in separate_episodes)  # a game of these rules: 1-3 decisions a turn
     assert vector_episodes == separate_episodes
     np.testing.assert_array_equal(vector_weights, separate_weights)

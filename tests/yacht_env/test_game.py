@@ -165,9 +165,9 @@ def forced_joker_with_sixes_open():
 def test_a_forced_joker_is_refused_every_row_but_its_upper_row_and_changes_nothing():
     rules, tables, first_score = forced_joker_with_sixes_open()
     sixes = rules.category_index["sixes"]
-    assert tables.legal_masks()[0, first_score:].tolist() == [int(c == sixes) for c in range(rules.num_categories)]
+    assert tables.legal_masks()[0, first_score:].tolist() == [int(c == sixes) for c in range(rules.num_rows)]
     before = snapshot(tables)
-    for row in range(rules.num_categories):
+    for row in range(rules.num_rows):
         if row == sixes or tables.sheets[0, 0, row] >= 0:
             continue
         points, legal = tables.play([first_score + row])

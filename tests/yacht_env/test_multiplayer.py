@@ -291,7 +291,7 @@ def test_opponent_names_are_resolved_by_agents():
         make_opponents("optimal")
 
 
-SHEET_RULE_SETS = [name for name, rules in RULE_SETS.items() if rules.has_sheet_state]
+SHEET_RULE_SETS = [name for name, rules in RULE_SETS.items() if rules.has_bonus_or_joker]
 
 
 @pytest.mark.parametrize(
@@ -314,7 +314,7 @@ def test_opponent_env_matches_the_pettingzoo_env(seat, mode, rules):
     own_width = pz.unwrapped.encoding.own_width
     rng = np.random.default_rng(seat)
     faces = None
-    if rules.has_sheet_state:
+    if rules.has_bonus_or_joker:
         alike = np.random.default_rng(seat).random((3, rules.num_turns)) < 0.5
         faces = draw_table_dice(np.random.default_rng(8), rules, 3)
         faces[:, :, 0][alike] = np.random.default_rng(9).integers(1, 7, size=(int(alike.sum()), 1))

@@ -27,7 +27,7 @@ from yacht_env.rules import RULE_SETS, YAHTZEE, YAHTZEE_FORCED_JOKER, YATZY, Cat
 from yacht_env.vector_env import YachtVectorEnv
 
 NAMES = list(RULE_SETS)
-SHEET_NAMES = [name for name, rules in RULE_SETS.items() if rules.has_sheet_state]
+SHEET_NAMES = [name for name, rules in RULE_SETS.items() if rules.has_bonus_or_joker]
 
 
 def rigged_faces(rules, seed: int, alike_rate: float) -> np.ndarray:
@@ -72,7 +72,7 @@ def test_transition_scores_every_action_as_the_rule_book_does(name, seed, alike_
             obs, reward, terminated, _, info = env.step(action)
             assert reward == 0.0
             continue
-        row = int(rng.choice([c for c in range(rules.num_categories) if rows >> c & 1]))
+        row = int(rng.choice([c for c in range(rules.num_rows) if rows >> c & 1]))
         expected = rules.score_on(sheet, hand, row)
         obs, reward, terminated, _, info = env.step(env.layout.score_action(row))
         assert not info["illegal_action"]
@@ -179,7 +179,7 @@ def test_check_env_passes_for_every_rule_set_and_encoding(name):
 def test_registered_ids_are_yacht_v0_with_their_rule_set(env_id, name):
     env = gym.make(env_id)
     assert env.unwrapped.rules is RULE_SETS[name]
-    assert env.action_space == gym.spaces.Discrete(32 + RULE_SETS[name].num_categories)
+    assert env.action_space == gym.spaces.Discrete(32 + RULE_SETS[name].num_rows)
     venv = gym.make_vec(env_id, num_envs=2, vectorization_mode="vector_entry_point")
     assert isinstance(venv, YachtVectorEnv) and venv.rules is RULE_SETS[name]
 
@@ -326,7 +326,7 @@ def test_features_of_rows_that_never_score_are_zeros():
     encoding = ENCODINGS["features"](blank)
     hands = np.arange(blank.dice.num_hands)
     obs = encoding.encode_batch(hands, np.zeros_like(hands), np.full_like(hands, blank.all_open))
-    start = encoding.hand_width + encoding.rolls_width + blank.num_categories
+    start = encoding.hand_width + encoding.rolls_width + blank.num_rows
     assert obs[:, start:].tolist() == [[0.0, 0.0]] * len(hands)
     assert all(encoding.space.contains(o) for o in obs)
 
@@ -352,17 +352,17 @@ def test_features_show_what_each_row_would_score_now_jokers_included(name):
     yahtzee = rules.yahtzee_row_index
     if yahtzee >= 0:  # the Yahtzee box filled half the time, so that jokers come up
         open_bits[::2] &= ~(1 << yahtzee)
-        open_bits[open_bits == 0] = 1 << (rules.num_categories - 1 if yahtzee == 0 else 0)
+        open_bits[open_bits == 0] = 1 << (rules.num_rows - 1 if yahtzee == 0 else 0)
     scale = max(1, int(rules.hand_scores.max()), int(rules.joker_hand_scores.max()))
     rolls = np.zeros(len(hands), dtype=np.int64)
     obs = encoding.encode_batch(hands, rolls, open_bits, np.zeros(len(hands), np.int64), np.ones(len(hands), np.int64))
-    start = encoding.hand_width + encoding.rolls_width + rules.num_categories
-    shown = np.rint(obs[:, start : start + rules.num_categories] * scale).astype(np.int64)
+    start = encoding.hand_width + encoding.rolls_width + rules.num_rows
+    shown = np.rint(obs[:, start : start + rules.num_rows] * scale).astype(np.int64)
     jokers = 0
     for k, (hand, bits) in enumerate(zip(hands.tolist(), open_bits.tolist())):
         now = rules.scores_now(hand, bits)
         assert {c: int(shown[k, c]) for c in now} == now, (rules.dice.hands[hand], bits)
-        assert all(shown[k, c] == 0 for c in range(rules.num_categories) if not bits >> c & 1)
+        assert all(shown[k, c] == 0 for c in range(rules.num_rows) if not bits >> c & 1)
         jokers += bool(rules.joker_now([hand], [bits])[0])
     assert jokers > 0 or rules.joker == "none"
 

@@ -51,7 +51,7 @@ def table_faces(rules, seed: int, num_players: int, alike_rate: float) -> np.nda
 
 def score_bits(rules, mask) -> int:
     """The score actions of a mask as a bit set of rows."""
-    first = len(mask) - rules.num_categories
+    first = len(mask) - rules.num_rows
     return sum(1 << c for c, legal in enumerate(mask[first:]) if legal)
 
 
@@ -88,7 +88,7 @@ def test_table_env_passes_check_env_for_every_rule_set(name, encoding):
     opponents = make_opponents(["greedy", "random"], rules=name)
     env = gym.make("YachtTable-v0", rules=name, opponents=opponents, observation_encoding=encoding, render_mode="ansi")
     assert env.unwrapped.rules is rule_set(name)
-    assert env.action_space == gym.spaces.Discrete(32 + rule_set(name).num_categories)
+    assert env.action_space == gym.spaces.Discrete(32 + rule_set(name).num_rows)
     check_env(env.unwrapped)
 
 
@@ -96,7 +96,7 @@ def test_table_env_passes_check_env_for_every_rule_set(name, encoding):
 def test_table_env_builds_by_rule_set_name_with_its_default_opponent(name):
     env = gym.make("YachtTable-v0", rules=name)
     obs, info = env.reset(seed=0)
-    assert env.observation_space.contains(obs) and info["action_mask"].shape == (32 + rule_set(name).num_categories,)
+    assert env.observation_space.contains(obs) and info["action_mask"].shape == (32 + rule_set(name).num_rows,)
 
 
 def test_a_users_own_rule_set_plays_at_a_table():
@@ -149,7 +149,7 @@ def test_pettingzoo_scores_every_seat_as_the_rule_book_does(name, seed, alike_ra
             env.step(int(rng.integers(1, 32)))
             assert raw.rewards[agent] == 0.0
             continue
-        row = int(rng.choice([c for c in range(rules.num_categories) if rows >> c & 1]))
+        row = int(rng.choice([c for c in range(rules.num_rows) if rows >> c & 1]))
         expected = rules.score_on(sheets[agent], hand, row)
         env.step(32 + row)
         assert raw.rewards[agent] == expected.reward
@@ -190,7 +190,7 @@ def test_table_env_scores_the_learner_as_the_rule_book_does(name, seed):
             obs, reward, terminated, _, info = env.step(int(rng.integers(1, 32)))
             assert reward == 0.0
             continue
-        row = int(rng.choice([c for c in range(rules.num_categories) if rows >> c & 1]))
+        row = int(rng.choice([c for c in range(rules.num_rows) if rows >> c & 1]))
         expected = rules.score_on(sheet, hand, row)
         obs, reward, terminated, _, info = env.step(32 + row)
         assert reward == expected.reward and env.sheets[1][row] == expected.points

@@ -153,12 +153,12 @@ def test_named_rule_sets_and_their_bonuses():
         "yacht", "yacht_exercism", "yahtzee", "yahtzee_forced_joker", "yahtzee_no_joker", "yahtzee_no_bonus", "yatzy",
     ]  # fmt: skip
     assert all(RULE_SETS[name].name == name for name in RULE_SETS)
-    assert YAHTZEE.num_categories == 13 and YATZY.num_categories == 15
+    assert YAHTZEE.num_rows == 13 and YATZY.num_rows == 15
     assert (YAHTZEE.bonus_threshold, YAHTZEE.bonus_points, YAHTZEE.yahtzee_bonus, YAHTZEE.joker) == (63, 35, 100, "free")
     assert (YAHTZEE_FORCED_JOKER.joker, YAHTZEE_NO_JOKER.joker, YAHTZEE_NO_JOKER.yahtzee_bonus) == ("forced", "none", 100)
     assert (YAHTZEE_NO_BONUS.yahtzee_bonus, YAHTZEE_NO_BONUS.joker, YAHTZEE_NO_BONUS.bonus_points) == (0, "none", 35)
     assert (YATZY.bonus_threshold, YATZY.bonus_points, YATZY.yahtzee_bonus) == (63, 50, 0)
-    assert not YACHT.has_sheet_state and not RULE_SETS["yacht_exercism"].has_sheet_state
+    assert not YACHT.has_bonus_or_joker and not RULE_SETS["yacht_exercism"].has_bonus_or_joker
     for rules in RULE_SETS.values():
         assert [c.name for c in rules.categories if c.upper] == list(FACES)
 
@@ -346,8 +346,8 @@ def test_an_upper_bonus_alone_gives_a_sheet_a_state_beyond_its_open_rows():
     bonus_only, plain = RuleSet("x", rows, bonus_threshold=3, bonus_points=10), RuleSet("y", rows)
     dice = (1, 1, 1, 2, 3)
     paid = {before: bonus_only.score_on(Sheet(bonus_only.all_open, before), dice, 0).reward for before in (0, 5)}
-    assert paid == {0: 13, 5: 3} and bonus_only.has_sheet_state
-    assert not plain.has_sheet_state
+    assert paid == {0: 13, 5: 3} and bonus_only.has_bonus_or_joker
+    assert not plain.has_bonus_or_joker
 
 
 def test_an_extra_yahtzee_bonus_alone_gives_a_sheet_a_state_beyond_its_open_rows():
@@ -356,7 +356,7 @@ def test_an_extra_yahtzee_bonus_alone_gives_a_sheet_a_state_beyond_its_open_rows
     bonus_only = RuleSet("x", rows, yahtzee_row="yahtzee", yahtzee_bonus=1)
     open_bits = bonus_only.all_open & ~(1 << bonus_only.category_index["yahtzee"])
     paid = {box: bonus_only.score_on(Sheet(open_bits, 0, box), [2] * 5, "chance").reward for box in (0, 50)}
-    assert paid == {0: 10, 50: 11} and bonus_only.has_sheet_state
+    assert paid == {0: 10, 50: 11} and bonus_only.has_bonus_or_joker
 
 
 @given(st.integers(1, (1 << 13) - 1), st.booleans(), st.integers(-1, 12), st.sampled_from([JOKER_NONE, JOKER_FREE, JOKER_FORCED]))

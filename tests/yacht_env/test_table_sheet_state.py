@@ -43,10 +43,10 @@ def others_shown(rules, encoding, observation, num_players: int) -> list[tuple[i
             for i in range(num_players - 1)
         ]
     width = own.space.shape[0]
-    block = 1 + own.rules.num_categories + own.sheet_width
+    block = 1 + own.rules.num_rows + own.sheet_width
     shown = []
     for i in range(num_players - 1):
-        part = observation[width + 1 + i * block + 1 + own.rules.num_categories :][: own.sheet_width]
+        part = observation[width + 1 + i * block + 1 + own.rules.num_rows :][: own.sheet_width]
         upper, full = own._decode_sheet_part(part[None], getattr(own, "scale_sheet", True))
         shown.append((int(upper[0]), int(upper[0] >= own.rules.bonus_threshold), int(full[0])))
     return shown

@@ -28,7 +28,7 @@ CHOICE, LITTLE_STRAIGHT = YACHT.category_names.index("choice"), YACHT.category_n
 def tied_rows_q() -> np.ndarray:
     """Q-values after the last roll of 1 2 3 4 5: Choice and Little Straight both best (10), the other rows below."""
     q = np.full(LAYOUT.num_actions, -np.inf)
-    for row in range(YACHT.num_categories):
+    for row in range(YACHT.num_rows):
         q[LAYOUT.score_action(row)] = 10.0 if row in (CHOICE, LITTLE_STRAIGHT) else 2.0 - 0.1 * row
     return q
 
@@ -40,7 +40,7 @@ def test_where_two_options_are_optimal_either_is_optimal_and_the_first_is_listed
     assert coaching.best == "score Choice (15)" and coaching.chosen == "score Little Straight (30)"
     labels = [option.label for option in coaching.options]
     assert labels[:2] == ["score Choice (15)", "score Little Straight (30)"]  # tied: in the order of the actions
-    assert len(labels) == len(set(labels)) == YACHT.num_categories  # each legal choice once, no illegal one
+    assert len(labels) == len(set(labels)) == YACHT.num_rows  # each legal choice once, no illegal one
     assert [option.chosen for option in coaching.options][:3] == [False, True, False]
     assert [option.expected for option in coaching.options][:2] == [50.0, 50.0]
     expected = [option.expected for option in coaching.options]

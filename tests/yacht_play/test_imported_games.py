@@ -35,7 +35,7 @@ SIXES = [[[6] * 5] * 3] * YACHT.num_turns  # every roll five sixes: no seed deal
 
 def played_in_order(match: Match, rows: int | None = None) -> Match:
     """``match`` with its rows scored in order on each turn's first roll (``rows`` of them, else all)."""
-    for row in range(YACHT.num_categories if rows is None else rows):
+    for row in range(YACHT.num_rows if rows is None else rows):
         match.play(YACHT.dice.num_rerolls + row)
     return match
 

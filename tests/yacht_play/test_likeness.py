@@ -15,7 +15,7 @@ from yacht_play.report import likeness
 from yacht_play.report.results import PolicyNotMeasured
 
 YACHT = rule_set("yacht")
-ALL_OPEN = (1 << YACHT.num_categories) - 1
+ALL_OPEN = (1 << YACHT.num_rows) - 1
 
 
 def positions(dice_list, actions, rolls_left=2):

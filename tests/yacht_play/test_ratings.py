@@ -34,9 +34,9 @@ def test_a_tie_counts_half_and_a_table_of_three_gives_three_pairs():
     games = [game(("greedy", "agent", 100), ("ann", "human", 100))]  # a tie: equal ratings
     tied = {p.name: p.rating.mean for p in ratings.rate(games, bootstrap=0).players}
     assert tied["ann"] == pytest.approx(tied["greedy"], abs=1e-9)
-    pairs = ratings.Pairs.of([game(("optimal", "agent", 250), ("greedy", "agent", 200), ("bob", "human", 200))])
-    assert sorted(pairs.s.tolist()) == [0.5, 1.0, 1.0] and len(pairs.players) == 3
-    solo = ratings.Pairs.of([SimpleNamespace(players=[{"seat": 0, "kind": "human", "name": "x"}], end={"totals": [10]})])
+    pairs = ratings.PairResults.of([game(("optimal", "agent", 250), ("greedy", "agent", 200), ("bob", "human", 200))])
+    assert sorted(pairs.result.tolist()) == [0.5, 1.0, 1.0] and len(pairs.players) == 3
+    solo = ratings.PairResults.of([SimpleNamespace(players=[{"seat": 0, "kind": "human", "name": "x"}], end={"totals": [10]})])
     assert solo.games == 0 and len(solo.s) == 0  # solitaire: no result
 
 

@@ -19,7 +19,7 @@ from tests.yacht_play.serve_support import ROOT, Server  # noqa: E402
 from tests.yacht_play.test_serve_api import TestClient, new_game, play_out, stored  # noqa: E402
 from yacht_play import store as db  # noqa: E402
 from yacht_play.serve.app import MAX_BODY, RateLimit, create_app  # noqa: E402
-from yacht_play.serve.games import MAX_NAME, GameService, Refused, shown_policies  # noqa: E402
+from yacht_play.serve.games import MAX_NAME, GameService, Refused, lobby_names_of  # noqa: E402
 
 
 @pytest.fixture(scope="module")
@@ -336,7 +336,7 @@ def test_a_model_agent_is_shown_by_its_name_never_its_path(tmp_path):
         assert refused.status_code == 400 and folder not in refused.text and "'ppo:ppo.safetensors'" in refused.text
         refused = client.post("/api/games", json={"name": "x", "mode": "duplicate", "agents": ["ppo:/srv/other.zip"]})
         assert refused.status_code == 400 and "/srv" not in refused.text and "ppo:ppo.safetensors" in refused.text
-    assert shown_policies(["ppo:/a/best.zip", "ppo:/b/best.zip", "target:150"]) == {
+    assert lobby_names_of(["ppo:/a/best.zip", "ppo:/b/best.zip", "target:150"]) == {
         "ppo:/a/best.zip": "ppo:best.zip",
         "ppo:/b/best.zip": "ppo:best.zip#2",
         "target:150": "target:150",

@@ -210,7 +210,7 @@ def test_a_whole_game_never_shows_dice_not_rolled_yet(client, service):
         assert marked == ([coach["chosen"]] if coach["chosen"] in labels else [])  # the one chosen, if shown
         assert all(0 <= option["win"] <= 1 for option in coach["options"]) and 0 <= coach["chosen_win"] <= 1
         if responses == 0:  # the first decision: the chances are agents.policies.win's for that position
-            from agents.solvers.win_tables import win_probabilities
+            from agents.solvers.win_chances import win_probabilities
 
             first = stored(service, secret).decisions[0]
             chances = win_probabilities(first["dice"], first["rolls_left"], first["open"], 0, [(0, list(first["open"]))] * 2)

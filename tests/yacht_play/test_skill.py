@@ -77,8 +77,8 @@ def test_draws_of_the_softmax_recover_its_temperature(name):
     rng = np.random.default_rng(7)
     n = 400
     hands, rolls = rng.integers(0, rules.dice.num_hands, n), rng.integers(0, 3, n)
-    all_open = (1 << rules.num_categories) - 1
-    extra = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)) if rules.has_sheet_state else ()
+    all_open = (1 << rules.num_rows) - 1
+    extra = (np.zeros(n, dtype=np.int64), np.zeros(n, dtype=np.int64)) if rules.has_bonus_or_joker else ()
     q = solve(rules).q_values_batch(hands, rolls, np.full(n, all_open), *extra)
     actions = softmax.choose(q, hands, rules, 2.0, rng)
     x, chosen = skill.choice_gaps(q, hands, actions, rules)

@@ -64,8 +64,8 @@ def test_recorded_decisions_lose_what_the_solution_says(small):
     match, states = agents_game(rules, 5)
     graded = TwoPlayerGrader(rules).grade_decisions(match.decisions)
     expected = []
-    for (mover, other, difference, dice, rolls_left), decision in zip(states, match.decisions):
-        q = solution.action_values(mover, other, difference, dice, rolls_left)
+    for (mover, other, lead, dice, rolls_left), decision in zip(states, match.decisions):
+        q = solution.action_values(mover, other, lead, dice, rolls_left)
         expected.append(q.max() - q[decision["action"]])
     np.testing.assert_allclose(graded.loss, expected, atol=1e-12)
     seats = np.array([d["seat"] for d in match.decisions])

@@ -67,7 +67,7 @@ class TableEncoding:
         self.num_players = check_num_players(num_players)
         self.is_box = isinstance(self.own, BoxEncoding)
         self._open_flags = self.own.open_part if not self.is_box else self.own.open_part.astype(np.float32)
-        others, categories, top = num_players - 1, rules.num_categories, max_total(rules)
+        others, categories, top = num_players - 1, rules.num_rows, max_total(rules)
         self.space: spaces.Box | spaces.Dict
         if isinstance(self.own, BoxEncoding):
             self.own_width = self.own.space.shape[0]

@@ -220,7 +220,7 @@ def lobby_offer(service: GameService) -> dict:
     return {
         "agents": [
             {
-                "policy": service.shown[name],
+                "policy": service.lobby_names[name],
                 "name": name.split(":", 1)[0],
                 "rules": service.agent_rules[name],
                 "alone": plays_alone(name),  # False: it plays only at a table (not alone, not duplicate)

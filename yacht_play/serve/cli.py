@@ -21,7 +21,7 @@ def need_extra(error: ImportError) -> int:
 
 def configure_serve(parser: argparse.ArgumentParser) -> None:
     """The options of ``yacht serve``."""
-    from agents.registry import listed, policy_names, shipped_policies
+    from agents.registry import or_list, policy_names, shipped_policies
 
     parser.add_argument(
         "--host",
@@ -35,7 +35,7 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--agents",
-        help=f"comma-separated policies offered in the lobby: {listed(policy_names())} (default: "
+        help=f"comma-separated policies offered in the lobby: {or_list(policy_names())} (default: "
         f"{', '.join(BASELINE_AGENTS)} and the shipped models, {', '.join(shipped_policies())}, which need the train "
         "extra: without torch, the first three alone)",
     )

@@ -86,7 +86,7 @@ def shown_policy(policy: str) -> str:
     return policy
 
 
-def shown_policies(agents: list[str]) -> dict[str, str]:
+def lobby_names_of(agents: list[str]) -> dict[str, str]:
     """Each of ``agents`` -> its :func:`shown_policy`, numbered (``ppo:best.zip#2``) where two would show alike."""
     shown: dict[str, str] = {}
     for policy in agents:
@@ -108,7 +108,7 @@ class Refused(Exception):
 
 
 @dataclass
-class Live:
+class GameInMemory:
     """A game in memory: its match and its database identity."""
 
     game_id: str
@@ -131,10 +131,10 @@ class GameService:
         self.engine = engine
         self.rules = rule_set(rules)
         self.agents = list(dict.fromkeys(agents))
-        self.shown = shown_policies(self.agents)  # policy -> the name browsers see and send back
-        self._by_shown = {shown: policy for policy, shown in self.shown.items()}
+        self.lobby_names = lobby_names_of(self.agents)  # policy -> the name browsers see and send back
+        self._by_lobby_name = {shown: policy for policy, shown in self.lobby_names.items()}
         self.policies = {}  # (name, rules name) -> the solitaire policy (None for a table-only policy such as win)
-        self._table_policies: dict[tuple, OneAtATime] = {}  # (name, players, rules name) -> a policy that reads the table
+        self._table_policies: dict[tuple, LockedPolicy] = {}  # (name, players, rules name) -> a policy that reads the table
         self._graders: dict[str, Grader] = {}  # rules name -> its Grader
         self._table_lock = threading.Lock()
         self._rules_lock = threading.Lock()  # building a rule set's policies or grader (a solve) happens once
@@ -150,7 +150,7 @@ class GameService:
             except ValueError as error:  # unknown name, missing model file, a model of other rules, ...
                 raise ValueError(f"--agents: {error}") from None
         self.grader = self.grader_for(self.rules)
-        self._live: OrderedDict[str, Live] = OrderedDict()  # by secret, least recently used first
+        self._live: OrderedDict[str, GameInMemory] = OrderedDict()  # by secret, least recently used first
         self._guard = threading.Lock()
 
     def grader_for(self, rules) -> Grader:
@@ -192,7 +192,7 @@ class GameService:
                 else:
                     policy = spec.build(name, rules=rules)
                     warm_up(policy, rules)
-                    self.policies[key] = OneAtATime(policy)
+                    self.policies[key] = LockedPolicy(policy)
             return self.policies[key]
 
     # -- games -------------------------------------------------------------------------------
@@ -214,7 +214,7 @@ class GameService:
         if mode == "table":  # an agent of the solved two-player game (exact2) sits only at a table of two
             for policy in agents:
                 try:
-                    self.spec(policy).check_table_size(policy, len(agents) + 1)
+                    self.spec(policy).check_plays_at(policy, len(agents) + 1)
                 except ValueError as error:
                     raise Refused(self.without_paths(str(error))) from None
         try:
@@ -231,20 +231,20 @@ class GameService:
         match = Match.new(players, seed, mode, rules=rules, coach=coach, policies=policies)
         secret = secrets.token_urlsafe(24)
         store.insert_game(self.engine, match.game_id, secret, name, match.header)
-        self._keep(Live(match.game_id, secret, match, time.monotonic(), threading.Lock()))
+        self._keep(GameInMemory(match.game_id, secret, match, time.monotonic(), threading.Lock()))
         return secret
 
     def offered_policy(self, name: str) -> str:
         """The offered policy a request names, by its shown name (or its own); else ``Refused``."""
-        policy = self._by_shown.get(name, name if name in self.shown else None)
+        policy = self._by_lobby_name.get(name, name if name in self.lobby_names else None)
         if policy is None:
-            offered = ", ".join(self.shown.values()) or "none"
+            offered = ", ".join(self.lobby_names.values()) or "none"
             raise Refused(f"agent {shown_policy(name)!r} is not offered here; choose from {offered}")
         return policy
 
     def without_paths(self, message: str) -> str:
         """``message`` with each offered model's path replaced by its shown name."""
-        for policy, shown in self.shown.items():
+        for policy, shown in self.lobby_names.items():
             if policy != shown:
                 message = message.replace(policy, shown)
         return message
@@ -274,7 +274,7 @@ class GameService:
         )
         return True
 
-    def live(self, secret) -> Live:
+    def live(self, secret) -> GameInMemory:
         """The game whose secret this is, from memory or rebuilt from its rows."""
         if not isinstance(secret, str) or not SECRET.fullmatch(secret):
             raise Refused("no such game", 404)
@@ -306,7 +306,7 @@ class GameService:
             policies[player["seat"]] = self._policy(player["policy"], mode, len(players), rules)
         # The server's own database names the agents; the server plays them with the policies it loaded.
         match = resume(game, policies=policies, dice_as_recorded=True)  # its own rows: import checked any from a file
-        return self._keep(Live(row.game_id, secret, match, time.monotonic(), threading.Lock()))
+        return self._keep(GameInMemory(row.game_id, secret, match, time.monotonic(), threading.Lock()))
 
     def _policy(self, name: str, mode: str, num_players: int, rules):
         """The offered agent ``name`` for a seat in a game of ``mode`` with ``num_players`` seats, under ``rules``
@@ -319,27 +319,27 @@ class GameService:
             except ValueError as error:  # a table size it does not sit at, a solution not computed
                 raise Refused(self.without_paths(str(error))) from None
         if not spec.plays_alone:
-            raise Refused(f"agent {self.shown[name]!r} plays at a table (mode table): it reads the other players' scores")
+            raise Refused(f"agent {self.lobby_names[name]!r} plays at a table (mode table): it reads the other players' scores")
         return self.policies[(name, rules.name)]
 
     def _table_policy(self, name: str, num_players: int, rules):
         with self._table_lock:
             key = (name, num_players, rules.name)
             if key not in self._table_policies:
-                self._table_policies[key] = OneAtATime(self.spec(name).build_at_table(name, num_players, rules=rules))
+                self._table_policies[key] = LockedPolicy(self.spec(name).build_at_table(name, num_players, rules=rules))
             return self._table_policies[key]
 
     def shown_name(self, policy: str | None) -> str | None:
         """A seat's policy as a browser sees it (None for a person)."""
-        return None if policy is None else self.shown.get(policy) or shown_policy(policy)
+        return None if policy is None else self.lobby_names.get(policy) or shown_policy(policy)
 
-    def forget(self, live: Live) -> None:
+    def forget(self, live: GameInMemory) -> None:
         """Drop a game from memory; the next request rebuilds it from its rows."""
         with self._guard:
             if self._live.get(live.secret) is live:
                 del self._live[live.secret]
 
-    def _keep(self, live: Live) -> Live:
+    def _keep(self, live: GameInMemory) -> GameInMemory:
         """Cache ``live`` (unless a request rebuilt the same game first: then that one, so one lock guards it)."""
         with self._guard:
             live = self._live.setdefault(live.secret, live)
@@ -413,7 +413,7 @@ class GameService:
         heading = decision_heading(seat.turn, seat.roll, action, seat.dice, match.rules, seat.open_bits)
         return coach_view(coaching, seat.turn, seat.roll, heading)
 
-    def _play(self, live: Live, action: int) -> dict:
+    def _play(self, live: GameInMemory, action: int) -> dict:
         """Play the person's legal ``action``, timed from when the position was shown; its record (not committed yet)."""
         try:
             return live.match.play(action, time.monotonic() - live.shown_at)
@@ -469,7 +469,7 @@ class GameService:
             raise Refused(f"action must be an integer 0..{num_actions - 1}, got {action!r}")
         return action
 
-    def _agents_move(self, live: Live, pending: list[dict] = ()) -> list[dict]:
+    def _agents_move(self, live: GameInMemory, pending: list[dict] = ()) -> list[dict]:
         """Let agent seats play until the person is to move or the game is over; commit their decisions.
 
         ``pending``: decisions just played and not yet committed (the person's); they are committed with the
@@ -491,7 +491,7 @@ class GameService:
             self._commit(live, first, records)
         return records
 
-    def _replace_agent(self, live: Live, seat, reason: str) -> None:
+    def _replace_agent(self, live: GameInMemory, seat, reason: str) -> None:
         """Give ``seat`` the ``REPLACEMENT`` policy for the rest of the game, and say so in the view and the log.
 
         A model whose outputs overflow at this position would fail the same way on every retry; replaced, the
@@ -500,14 +500,14 @@ class GameService:
         if seat.policy is self._solitaire_policy(REPLACEMENT, live.match.rules):
             raise RuntimeError(f"the replacement agent {REPLACEMENT!r} cannot choose either: {reason}")
         seat.policy = self._solitaire_policy(REPLACEMENT, live.match.rules)
-        shown = self.shown.get(seat.player.policy, shown_policy(seat.player.policy))  # pages never see a path
+        shown = self.lobby_names.get(seat.player.policy, shown_policy(seat.player.policy))  # pages never see a path
         note = {"seat": seat.index, "name": seat.name, "policy": shown, "by": REPLACEMENT, "reason": self.without_paths(reason)}
         live.replaced.append(note)
         LOG.warning(
             "game %s: seat %d (%s) now played by %s: %s", live.game_id, seat.index, seat.player.policy, REPLACEMENT, reason
         )
 
-    def _commit(self, live: Live, first: int, records: list[dict]) -> None:
+    def _commit(self, live: GameInMemory, first: int, records: list[dict]) -> None:
         match = live.match
         end = match.end if match.finished else None
         score, loss = self._person_result(match) if end else (None, None)
@@ -525,7 +525,7 @@ class GameService:
 
     # -- what a browser sees -----------------------------------------------------------------
 
-    def view(self, live: Live, since: int = 0, coach: dict | None = None, replayed: bool = False) -> dict:
+    def view(self, live: GameInMemory, since: int = 0, coach: dict | None = None, replayed: bool = False) -> dict:
         """What the page sees: the position, the sheets, and the decisions from number ``since`` on."""
         match = live.match
         rules = match.rules
@@ -658,7 +658,7 @@ class GameService:
         return {"name": name, "games": games, "imported": sum(g["imported"] for g in games)}
 
 
-class OneAtATime:
+class LockedPolicy:
     """A policy whose ``act`` runs under a lock: games run in worker threads and share one policy object, which
     need not be thread-safe (sb3's ``predict`` keeps the masked distribution on the policy: two games at once
     could mix one game's mask with the other's logits).

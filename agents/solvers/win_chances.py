@@ -1,4 +1,4 @@
-"""The chance of winning against players of the expected-score optimum: the tables the ``win`` policy reads.
+"""The chance of winning against players of the expected-score optimum: the arrays the ``win`` policy reads.
 
 At each decision the opponents sit at the start of a turn (or have finished), so what
 the table shows of them (total and open rows) fixes the distribution of each one's final score
@@ -92,7 +92,7 @@ def _end_values(
                 values[i, c, p] = total
 
 
-class WinTables:
+class WinChances:
     """What the ``win`` decisions read for one rule set: the optimum and its exact distributions."""
 
     def __init__(self, rules: RuleSet):
@@ -103,10 +103,10 @@ class WinTables:
         self.max_row = int(rules.hand_scores.max())
         self.points_left = max_points_left(rules)
         self._kept: dict[bytes, np.ndarray] = {}
-        self._end_shape = (rules.num_categories, self.max_row + 1)
+        self._end_shape = (rules.num_rows, self.max_row + 1)
         possible = [np.unique(column) for column in rules.hand_scores.T.astype(np.int64)]
         self.row_score_counts = np.array([len(p) for p in possible], dtype=np.int64)
-        self.row_scores = np.zeros((rules.num_categories, self.row_score_counts.max()), dtype=np.int64)
+        self.row_scores = np.zeros((rules.num_rows, self.row_score_counts.max()), dtype=np.int64)
         for c, p in enumerate(possible):
             self.row_scores[c, : len(p)] = p
 
@@ -121,7 +121,7 @@ class WinTables:
         Only the scores row ``c`` can take are filled (the others are never read).
         """
         n = len(open_bits)
-        values = np.zeros((n, self.rules.num_categories, self.max_row + 1))
+        values = np.zeros((n, self.rules.num_rows, self.max_row + 1))
         # g beyond the top total is never reached from a total the filled rows can hold; the kernel reads up to
         # total + row score + points left (numba checks no bounds), so pad for any total up to the top one
         padded = np.concatenate((curves, np.ones((n, self.width + self.max_row))), axis=1)
@@ -218,17 +218,17 @@ def win_probabilities(
     other_open = [0 if len(list(categories)) == 0 else open_bits_from(categories, rules) for _, categories in opponents]
     # Rows score alone here (no bonus), so the filled rows hold at most the sum of their best scores.
     most = max_points_left(rules)
-    every_row = (1 << rules.num_categories) - 1
+    every_row = (1 << rules.num_rows) - 1
     for value, open_bits in zip(totals, [own_open, *other_open]):
         filled_most = most[every_row & ~open_bits]
         if value > filled_most:
-            open_names = [rules.category_names[c] for c in range(rules.num_categories) if open_bits >> c & 1]
+            open_names = [rules.category_names[c] for c in range(rules.num_rows) if open_bits >> c & 1]
             raise ValueError(
                 f"a total of {value} cannot be scored in the rows filled: with rows "
                 f"{', '.join(open_names) or 'none'} open it is at most {filled_most}"
             )
-    tables = win_tables(rules)
-    return tables.q_values(
+    arrays = win_chances(rules)
+    return arrays.q_values(
         [hand],
         [rolls_left],
         [own_open],
@@ -238,13 +238,13 @@ def win_probabilities(
     )[0]
 
 
-_win_tables: weakref.WeakKeyDictionary[RuleSet, WinTables] = weakref.WeakKeyDictionary()
+_win_chances: weakref.WeakKeyDictionary[RuleSet, WinChances] = weakref.WeakKeyDictionary()
 
 
-def win_tables(rules: RuleSet) -> WinTables:
-    """The (shared) :class:`WinTables` of ``rules``, built once per process."""
+def win_chances(rules: RuleSet) -> WinChances:
+    """The (shared) :class:`WinChances` of ``rules``, built once per process."""
     check_rows_score_alone(rules)
-    tables = _win_tables.get(rules)
-    if tables is None:
-        tables = _win_tables[rules] = WinTables(rules)
-    return tables
+    arrays = _win_chances.get(rules)
+    if arrays is None:
+        arrays = _win_chances[rules] = WinChances(rules)
+    return arrays
