@@ -33,6 +33,11 @@ class Shape:
 
 def plain(x: int) -> int:
     return x + 1
+
+
+def maybe(x: int | None = None) -> int | None:
+    '''Zero for no value.'''
+    return 0 if x is None else x
 """
 TESTS = "tests/test_tables.py"
 TEST_SOURCE = """\
@@ -71,9 +76,11 @@ def tool(tmp_path, monkeypatch):
     work.mkdir()
     (work / f"{tool.slug(MODULE)}.original").write_text(SOURCE)
     monkeypatch.setattr(tool, "TREE", tree)
+    monkeypatch.setattr(tool, "ROOT", tree)
     monkeypatch.setattr(tool, "WORK", work)
     monkeypatch.setattr(tool, "PACKAGES", ("yacht_env",))
-    monkeypatch.setattr(tool, "MODULES", {MODULE: (TESTS,)})
+    monkeypatch.setattr(tool, "REASONS", tmp_path / "reasons.toml")
+    monkeypatch.setattr(tool, "SCORES", tmp_path / "scores.md")
     return tool
 
 
@@ -118,3 +125,114 @@ def test_only_a_change_to_a_function_s_annotations_is_told_apart(tool):
     assert not tool.only_annotations_changed(SOURCE, SOURCE.replace("[0] * size", "[1] * size"))
     without_postponed = SOURCE.replace("from __future__ import annotations\n", "")
     assert not tool.only_annotations_changed(without_postponed, without_postponed.replace("size: int)", "size: float)"))
+    assert tool.only_annotations_changed(SOURCE, SOURCE.replace("Zero for no value.", "One for no value."))
+    assert tool.only_annotations_changed(SOURCE, SOURCE.replace("-> int | None:", "-> int & None:"))
+    assert not tool.only_annotations_changed(SOURCE, SOURCE.replace("x: int | None = None", "x: int | None = 1"))
+    # without postponed annotations, a function's are evaluated when it is defined
+    assert not tool.only_annotations_changed(SOURCE, without_postponed)
+
+
+def write(root: Path, files: dict[str, str]) -> None:
+    for relative, text in files.items():
+        (root / relative).parent.mkdir(parents=True, exist_ok=True)
+        (root / relative).write_text(text)
+
+
+def test_every_module_with_code_is_found_and_one_added_later_without_an_edit(tool):
+    assert tool.discover_modules(tool.TREE) == [MODULE]
+    write(
+        tool.TREE, {"yacht_env/__init__.py": '"""The package."""\n\nfrom yacht_env.tables import table\n\n__all__ = ["table"]\n'}
+    )
+    write(tool.TREE, {"yacht_env/later.py": "LIMIT = 3\n"})
+    assert tool.discover_modules(tool.TREE) == ["yacht_env/later.py", MODULE]  # the __init__ only re-exports
+
+
+def test_a_module_s_test_files_are_those_importing_it_through_its_package_or_helpers_nearest_first(tool):
+    write(
+        tool.TREE,
+        {
+            "yacht_env/__init__.py": "from yacht_env.tables import table\n",
+            "yacht_env/user.py": "from yacht_env import tables\n\nX = 1\n",
+            "yacht_env/deep.py": "X = 2\n",
+            "yacht_env/middle.py": "from .deep import X\n",
+            "tests/helper.py": "import yacht_env.user\n",
+            "tests/test_package.py": "from yacht_env import table\n",
+            "tests/test_user.py": "from tests.helper import yacht_env\n",
+            "tests/test_middle.py": "import yacht_env.middle\n",
+        },
+    )
+    # its own test file first, then by name; a test of another module that imports it is one step further
+    assert tool.test_files(MODULE) == (TESTS, "tests/test_package.py")
+    assert tool.test_files("yacht_env/user.py") == ("tests/test_user.py",)  # through a test helper
+    assert tool.test_files("yacht_env/deep.py") == ("tests/test_middle.py",)  # none nearer: one step further
+    assert tool.test_files("yacht_env/later.py") == ()
+
+
+def made_up_session(tool):
+    """A Cosmic Ray session of the made-up module, as a run begins it (its mutants generated, none tested)."""
+    tool.write_config(MODULE)
+    session = tool.WORK / f"{tool.slug(MODULE)}.sqlite"
+    tool.cosmic_ray("cosmic-ray", "init", str(tool.WORK / f"{tool.slug(MODULE)}.toml"), str(session))
+    left_out = tool.leave_out_what_never_runs(MODULE, session)
+    return session, left_out
+
+
+def test_mutants_of_what_never_runs_are_not_generated_and_every_other_is(tool):
+    from cosmic_ray.work_db import WorkDB, use_db
+
+    session, left_out = made_up_session(tool)
+    assert left_out > 0  # the annotations of ``maybe``
+    with use_db(str(session), WorkDB.Mode.open) as database:
+        skipped = {item.job_id for item, result in database.completed_work_items if result.output == tool.NOT_GENERATED}
+        assert len(skipped) == left_out
+        for item in database.work_items:
+            mutated = tool.mutated_source(SOURCE, item.mutations[0])
+            assert (item.job_id in skipped) == (mutated is not None and tool.only_annotations_changed(SOURCE, mutated))
+        assert any(item.job_id not in skipped for item in database.work_items)
+
+
+def test_a_mutant_s_key_is_the_lines_it_changes_wherever_they_move():
+    spec = importlib.util.spec_from_file_location("mutation_tool_keys", TOOL)
+    tool = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(tool)
+    mutated = SOURCE.replace("return x + 1", "return x - 1")
+    key = tool.mutant_key(SOURCE, mutated)
+    assert key == "return x + 1 -> return x - 1"
+    assert tool.mutant_key("X = 0\n\n" + SOURCE, "X = 0\n\n" + mutated) == key
+
+
+def test_a_reason_of_another_kind_or_without_a_why_is_refused_naming_it(tool):
+    tool.REASONS.write_text('["m.py"]\n"a -> b" = { kind = "fine", why = "x" }\n')
+    with pytest.raises(SystemExit, match=r"\[m.py\] 'a -> b': expected \{ kind = one of equivalent, accepted"):
+        tool.read_reasons()
+    tool.REASONS.write_text('["m.py"]\n"a -> b" = { kind = "equivalent", why = " " }\n')
+    with pytest.raises(SystemExit, match="why = a sentence"):
+        tool.read_reasons()
+
+
+def test_the_report_scores_a_module_over_its_mutants_that_are_not_equivalent_with_each_survivor_s_reason(tool):
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    session, _ = made_up_session(tool)
+    with use_db(str(session), WorkDB.Mode.open) as database:
+        items = sorted(database.pending_work_items, key=lambda item: item.job_id)
+        survivors, killed = items[:3], items[3:]
+        for item in killed:
+            database.set_result(item.job_id, WorkResult(WorkerOutcome.NORMAL, "", TestOutcome.KILLED, ""))
+        for item in survivors:
+            database.set_result(item.job_id, WorkResult(WorkerOutcome.NORMAL, "", TestOutcome.SURVIVED, "a diff"))
+    keys = [tool.mutant_key(SOURCE, tool.mutated_source(SOURCE, item.mutations[0])) for item in survivors]
+    tool.REASONS.write_text(
+        f'["{MODULE}"]\n"{keys[0]}" = {{ kind = "equivalent", why = "the same either way" }}\n'
+        f'"{keys[1]}" = {{ kind = "accepted", why = "a gap kept" }}\n'
+    )
+    report = tool.write_report([MODULE, "yacht_env/later.py"]).read_text()
+    n = len(items)
+    low, high = tool.wilson_interval(n - 3, n - 1)
+    row = f"| `{MODULE}` | {n - 3} | 1 | 1 | 1 | {n} | {n} | {(n - 3) / (n - 1):.1%} | {low:.1%} to {high:.1%} |"
+    assert row in report
+    assert f"`{keys[0]}`: equivalent: the same either way" in report
+    assert f"`{keys[1]}`: accepted: a gap kept" in report
+    assert f"`{keys[2]}`: **not explained**" in report
+    assert "`yacht_env/later.py` (no test file imports it)" in report

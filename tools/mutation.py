@@ -1,32 +1,38 @@
-"""Mutation testing of the rules, the transition, the solvers, the records and the server, with Cosmic Ray.
+"""Mutation testing of every module of the project's packages, with Cosmic Ray.
 
-``python tools/mutation.py`` mutates each module of :data:`MODULES` one small change at a time and
-runs the tests that reach the change; a mutant the tests pass is a survivor. Every module has a
-session of its own under ``.mutation/`` (a Cosmic Ray database), so a run that is stopped goes on
-where it left off when started again, and each run rewrites ``.mutation/survivors.md``: the kill
-rate per module and every survivor's diff, with why it survived. Not part of the test suite (pytest
-never collects it).
+``python tools/mutation.py`` mutates each module of ``yacht_env``, ``agents`` and ``yacht_play`` (every ``.py`` file
+with code: one added later is found without an edit, :func:`discover_modules`) one small change at a time and runs
+the tests that reach the change; a mutant the tests pass is a survivor. Every module has a session of its own under
+``.mutation/`` (a Cosmic Ray database), so a run that is stopped goes on where it left off when started again, and
+each run rewrites ``tools/mutation_scores.md`` (kept under version control, so a change shows its effect): per module
+the mutants killed, equivalent, accepted and survived, the sample, the score over the mutants that are not equivalent
+with its 95% Wilson interval, and every survivor with its reason from ``tools/mutation_reasons.toml`` (keyed by module
+and by the lines the mutant changes, before and after: a reason carries across runs while those lines stay). The
+survivors' diffs go to ``.mutation/survivors.md``. Not part of the test suite (pytest never collects it).
 
-    python tools/mutation.py                          # every module, cheapest first, resuming
+    python tools/mutation.py                          # every module, resuming
     python tools/mutation.py yacht_play/records.py    # one module
     python tools/mutation.py --retest-survivors       # survivors again, after new tests
-    python tools/mutation.py --sample 60              # a random sample of 60 mutants of each module, resuming
+    python tools/mutation.py --sample 60 MODULE...    # a random sample of 60 mutants of each module, resuming
     python tools/mutation.py --report                 # only rewrite the report
     python tools/mutation.py --restart MODULE         # start over, after the module itself changed
     python tools/mutation.py --measure 20 --before M  # seconds per mutant of 20 mutants, with and without the map
 
+Mutants that change only what Python never runs are not generated (marked skipped when a session begins): a
+function's annotations under postponed annotations, a ``from __future__`` import, a docstring.
+
 The mutants run in a copy of the working tree (``.mutation/tree``, refreshed at each start; another
 copy for a second run at once: ``YACHT_RL_MUTATION_TREE=NAME``), never in the checkout itself.
 
-Which tests a mutant runs: the module's test files run once on the unmutated code under coverage,
+Which tests a mutant runs: a module's test files are those that import it (through its package or a test helper;
+further only where none does, :func:`test_files`). They run once on the unmutated code under coverage,
 each line's context named after its test (pytest-cov's ``--cov-context=test``), and that map is kept
 (``<module>-<source>-<tests>.map.json``, taken again when the module, its tests or a conftest change).
 A mutant runs the tests reaching the line it changes (see :meth:`TestMap.select`), quickest first,
 stopped at the first failure, with the ``mutation`` hypothesis profile (fewer examples, always the
 same ones). A mutant those tests pass then runs every test file of its module, as the map can miss
 a test (coverage names only the first caller of a result kept for later): a survivor passes them
-all. A change to a function's annotations alone survives without a run (never evaluated under
-postponed annotations). Compiled numba code is not seen by
+all. Compiled numba code is not seen by
 coverage: a kernel's lines go to the tests that reach the places naming it (through the kernels that
 call it), which is cheaper than taking the map with the JIT off, where a solver's tests would run for
 hours. A mutant of a kernel, or of a module constant (a kernel reads it when compiled), gets a fresh
@@ -41,6 +47,7 @@ from __future__ import annotations
 import argparse
 import ast
 import difflib
+import functools
 import hashlib
 import json
 import os
@@ -51,6 +58,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if ROOT.parent.name == ".mutation":  # the copy in a tree, run as a mutant's test command
@@ -64,72 +72,15 @@ QUIET_PLUGINS = tuple(part for name in UNUSED_PLUGINS for part in ("-p", f"no:{n
 # The project's packages: coverage measures them all, so a kernel is traced to the tests through its callers.
 PACKAGES = ("yacht_env", "agents", "yacht_play")
 
-# Each module with the test files that cover it, cheapest first: a killed mutant stops at its first failing test.
-MODULES: dict[str, tuple[str, ...]] = {
-    "yacht_play/records.py": (  # the server's API: the agents each mode seats are defined with the records' modes
-        "tests/yacht_play/test_records.py",
-        "tests/yacht_play/test_hostile_files.py",
-        "tests/yacht_play/test_serve_api.py",
-    ),
-    "yacht_env/encoding.py": (
-        "tests/yacht_env/test_rule_set_envs.py",
-        "tests/yacht_env/test_env.py",
-        "tests/yacht_env/test_multiplayer.py",
-        "tests/yacht_env/test_vector_env.py",
-    ),
-    "agents/policies/win.py": ("tests/agents/test_win.py", "tests/agents/test_target.py"),
-    "agents/solvers/target.py": (
-        "tests/agents/test_target.py",
-        "tests/agents/test_ceiling.py",
-        "tests/agents/test_solution_cache.py",
-    ),
-    "yacht_play/report/build.py": (
-        "tests/yacht_play/test_report.py",
-        "tests/yacht_play/test_report_json.py",  # every figure of a fixed set of games, as the JSON had it before
-        "tests/yacht_play/test_report_tables.py",
-        "tests/yacht_play/test_store.py",
-        "tests/yacht_play/test_serve_population.py",
-        "tests/yacht_play/test_simulated_skill.py",  # a group's temperature, fitted on simulated people
-    ),
-    "yacht_env/rules.py": (
-        "tests/yacht_env/test_rules.py",
-        "tests/yacht_env/test_rule_sets.py",
-        "tests/yacht_env/test_game.py",
-        "tests/yacht_env/test_rule_set_envs.py",
-        "tests/agents/test_optimal_rule_sets.py",
-        "tests/yacht_env/test_input_checks.py",  # rule sets pickle by name
-    ),
-    "yacht_env/game.py": (
-        "tests/yacht_env/test_game.py",
-        "tests/yacht_env/test_env.py",
-        "tests/yacht_env/test_rule_set_envs.py",
-        "tests/yacht_env/test_illegal.py",
-        "tests/yacht_env/test_multiplayer.py",
-        "tests/yacht_env/test_rule_set_tables.py",
-    ),
-    "yacht_play/match.py": (
-        "tests/yacht_play/test_match.py",
-        "tests/yacht_play/test_seating.py",
-        "tests/yacht_play/test_records.py",
-        "tests/yacht_play/test_play.py",
-        "tests/yacht_play/test_rule_set_play.py",
-    ),
-    "yacht_play/serve/games.py": (
-        "tests/yacht_play/test_serve_games.py",
-        "tests/yacht_play/test_serve_api.py",
-        "tests/yacht_play/test_serve_abuse.py",
-        "tests/yacht_play/test_rule_set_serve.py",
-    ),
-    "agents/solvers/optimal.py": ("tests/agents/test_optimal.py", "tests/agents/test_optimal_rule_sets.py"),
-    "agents/solvers/sheet_solver.py": ("tests/agents/test_optimal_rule_sets.py", "tests/agents/test_solution_cache.py"),
-    "yacht_env/extras.py": ("tests/test_dependencies.py",),
-    "yacht_play/coach.py": (
-        "tests/yacht_play/test_coach.py",
-        "tests/yacht_play/test_two_player_grading.py",
-        "tests/yacht_play/test_records.py",
-        "tests/yacht_play/test_rule_set_play.py",
-    ),
-}
+# How far from a module its test files are looked for: the test files that import it (through its package or a test
+# helper), further only where none does (a test of the server imports the app, which imports the pages).
+TEST_DEPTH = 1
+# Why a mutant is not generated: it changes only what Python never runs (see :func:`only_annotations_changed`).
+NOT_GENERATED = "not generated: it changes only annotations, a __future__ import or a docstring"
+REASONS = ROOT / "tools" / "mutation_reasons.toml"  # each survivor's reason, kept from run to run (see read_reasons)
+SCORES = ROOT / "tools" / "mutation_scores.md"  # the report: one table per module, kept under version control
+REASON_KINDS = ("equivalent", "accepted")
+
 
 # Mutants left out, each with why: what is left is one mutant per kind of change at every place.
 EXCLUDED_OPERATORS = (
@@ -149,17 +100,116 @@ def slug(module: str) -> str:
     return module.removesuffix(".py").replace("/", ".")
 
 
-def test_files(module: str) -> tuple[str, ...]:
-    """The test files of ``module`` that the tree holds (one listed may not be written yet)."""
-    return tuple(name for name in MODULES[module] if (TREE / name).is_file())
+def dotted(relative: str) -> str:
+    """A file's module name: ``agents/two_player/__init__.py`` -> ``agents.two_player``."""
+    return relative.removesuffix(".py").removesuffix("/__init__").replace("/", ".")
+
+
+def python_files(root: Path, folders: tuple[str, ...]) -> list[str]:
+    """The ``.py`` files under ``folders`` of ``root``, relative, sorted (caches and the mutation copy aside)."""
+    found = []
+    for folder in folders:
+        for path in (root / folder).rglob("*.py"):
+            relative = path.relative_to(root).as_posix()
+            if "__pycache__" not in relative and not relative.startswith(".mutation/"):
+                found.append(relative)
+    return sorted(found)
+
+
+def discover_modules(root: Path | None = None) -> list[str]:
+    """Every module of the project's packages that has code to mutate: a file added later is found without an edit."""
+    root = ROOT if root is None else root
+    return [name for name in python_files(root, PACKAGES) if has_code(root / name)]
+
+
+def has_code(path: Path) -> bool:
+    """Whether a file holds a statement other than imports and docstrings (an ``__init__`` that only re-exports: no)."""
+    for statement in ast.parse(path.read_text()).body:
+        if isinstance(statement, (ast.Import, ast.ImportFrom)):
+            continue
+        if isinstance(statement, ast.Expr) and isinstance(statement.value, ast.Constant):
+            continue
+        if isinstance(statement, ast.Assign) and all(getattr(t, "id", "") == "__all__" for t in statement.targets):
+            continue
+        return True
+    return False
+
+
+def imports_of(relative: str, text: str, known: dict[str, str]) -> set[str]:
+    """The project files that the file ``relative`` imports (``import a.b``, ``from a import b``, ``from .b import c``)."""
+    package = dotted(relative) if relative.endswith("__init__.py") else dotted(relative).rpartition(".")[0]
+    names = set()
+    for node in ast.walk(ast.parse(text)):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join([*parts[: len(parts) - node.level + 1], *([base] if base else [])])
+            names |= {base, *(f"{base}.{alias.name}" for alias in node.names)}
+    return {known[name] for name in names if name in known}
+
+
+@functools.cache
+def test_files(module: str, root: Path | None = None) -> tuple[str, ...]:
+    """The test files that may reach ``module``, nearest first: those that import it, then those that import a file
+    that does, up to :data:`TEST_DEPTH` steps (further only until one is found); within a step, a file named after the
+    module first (``test_skill.py`` for ``skill.py``: it kills soonest), then by name.
+
+    Which of their tests reach which line is then measured by coverage (:func:`record_map`).
+    """
+    importers = importers_in(TREE if root is None else root)
+    found: list[str] = []
+    seen, frontier, depth = {module}, {module}, 0
+    while frontier and (depth < TEST_DEPTH or not found):
+        frontier = passing_through(importers, {name for current in frontier for name in importers.get(current, ())}) - seen
+        seen |= frontier
+        depth += 1
+        stem = Path(module).stem
+        found += sorted((name for name in frontier if is_test_file(name)), key=lambda name: (stem not in name, name))
+    return tuple(found)
+
+
+@functools.cache
+def importers_in(root: Path) -> dict[str, set[str]]:
+    """``{file: the files that import it}`` over the packages and the tests of ``root`` (read once per run)."""
+    files = python_files(root, (*PACKAGES, "tests"))
+    known = {dotted(name): name for name in files}
+    importers: dict[str, set[str]] = {}
+    for name in files:
+        for imported in imports_of(name, (root / name).read_text(), known):
+            importers.setdefault(imported, set()).add(name)
+    return importers
+
+
+def is_test_file(relative: str) -> bool:
+    """Whether a file of the tree is a test file pytest collects (``tests/**/test_*.py``)."""
+    return relative.startswith("tests/") and Path(relative).name.startswith("test_")
+
+
+def passing_through(importers: dict[str, set[str]], names: set[str]) -> set[str]:
+    """``names`` and, for each package ``__init__`` or test helper among them, what imports it, and so on: a step
+    through a package re-exporting a module, or through a test helper, is no step further from the module.
+    """
+    names, stack = set(names), list(names)
+    while stack:
+        name = stack.pop()
+        if name.endswith("__init__.py") or name.startswith("tests/") and not is_test_file(name):
+            for importer in importers.get(name, ()):
+                if importer not in names:
+                    names.add(importer)
+                    stack.append(importer)
+    return names
 
 
 def check_modules(names: list[str]) -> list[str]:
-    """The modules named (all of :data:`MODULES` when none), or ``SystemExit`` naming the unknown one."""
+    """The modules named (every module of the packages when none), or ``SystemExit`` naming the one not found."""
+    every = discover_modules()
     for name in names:
-        if name not in MODULES:
-            raise SystemExit(f"unknown module {name!r}; expected one of {', '.join(MODULES)}")
-    return names or list(MODULES)
+        if name not in every:
+            raise SystemExit(f"unknown module {name!r}; expected a .py file with code under {', '.join(PACKAGES)}")
+    return names or every
 
 
 def refresh_tree() -> None:
@@ -565,12 +615,12 @@ class TestMap:
         return tests, compiled
 
     def ordered(self, tests: set[str]) -> list[str]:
-        """``tests`` file by file in the order of :data:`MODULES` (the module's own tests first: they kill soonest),
+        """``tests`` file by file in the order of :func:`test_files` (the module's own tests first: they kill soonest),
         quickest first within a file; a whole test file in its place, without its own node ids listed again.
         """
         files = {test for test in tests if "::" not in test}
         chosen = [test for test in tests if "::" not in test or test.split("::")[0] not in files]
-        order = MODULES[self.module]
+        order = test_files(self.module)
 
         def place(test: str) -> tuple:
             file = test.split("::")[0]
@@ -579,14 +629,25 @@ class TestMap:
         return sorted(chosen, key=place)
 
 
-def without_function_annotations(text: str) -> str:
-    """The syntax tree of ``text`` less what Python never evaluates in a module of postponed annotations
-    (``from __future__ import annotations``): the annotations of functions' arguments, returns and local variables.
-    A class's annotations stay: dataclasses and pydantic read them.
+def what_runs(text: str) -> str:
+    """The syntax tree of ``text`` less what Python never runs: docstrings, ``from __future__`` imports and, in a module
+    of postponed annotations (``from __future__ import annotations``), the annotations of functions' arguments, returns
+    and local variables. A class's annotations stay: dataclasses and pydantic read them.
     """
     tree = ast.parse(text)
+    postponed = any(
+        isinstance(node, ast.ImportFrom) and node.module == "__future__" and any(a.name == "annotations" for a in node.names)
+        for node in tree.body
+    )
     for node in ast.walk(tree):
-        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        body = getattr(node, "body", None)
+        if isinstance(node, (ast.Module, ast.ClassDef, ast.FunctionDef, ast.AsyncFunctionDef)) and body:
+            first = body[0]
+            if isinstance(first, ast.Expr) and isinstance(first.value, ast.Constant) and isinstance(first.value.value, str):
+                first.value.value = ""  # the docstring's place stays: a body is never left empty
+        if isinstance(node, ast.Module):
+            node.body = [n for n in node.body if not (isinstance(n, ast.ImportFrom) and n.module == "__future__")]
+        if postponed and isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             node.returns = None
             for argument in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]:
                 if argument is not None:
@@ -598,10 +659,8 @@ def without_function_annotations(text: str) -> str:
 
 
 def only_annotations_changed(original: str, mutated: str) -> bool:
-    """Whether ``mutated`` differs from ``original`` in functions' annotations alone (under postponed annotations)."""
-    if "from __future__ import annotations" not in original:
-        return False
-    return without_function_annotations(original) == without_function_annotations(mutated)
+    """Whether ``mutated`` differs from ``original`` only where Python never runs (see :func:`what_runs`)."""
+    return what_runs(original) == what_runs(mutated)
 
 
 def changed_lines(original: str, mutated: str) -> list[int]:
@@ -628,10 +687,75 @@ def sampled(module: str, database, size: int) -> set[str]:
     return {item.job_id for item in kept[:size]}
 
 
+def mutated_source(original: str, mutation) -> str | None:
+    """The source ``original`` with ``mutation`` (a Cosmic Ray mutation spec) applied, or None where it applies nowhere."""
+    from cosmic_ray.mutating import mutate_code
+    from cosmic_ray.plugins import get_operator
+
+    operator = get_operator(mutation.operator_name)(**(mutation.operator_args or {}))
+    return mutate_code(original, operator, mutation.occurrence)
+
+
+def leave_out_what_never_runs(module: str, session: Path) -> int:
+    """Mark as skipped (never tested, never counted) each mutant of a new session that changes only annotations, a
+    ``__future__`` import or a docstring (:func:`only_annotations_changed`); how many there were.
+    """
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import WorkerOutcome, WorkResult
+
+    original = (TREE / module).read_text()
+    with use_db(str(session), WorkDB.Mode.open) as database:
+        never_run = []
+        for item in database.pending_work_items:
+            mutated = mutated_source(original, item.mutations[0])
+            if mutated is not None and only_annotations_changed(original, mutated):
+                never_run.append(item.job_id)
+        if never_run:
+            database.set_multiple_results(never_run, WorkResult(output=NOT_GENERATED, worker_outcome=WorkerOutcome.SKIPPED))
+    return len(never_run)
+
+
+def mutant_key(original: str, mutated: str) -> str:
+    """A mutant's name in :data:`REASONS`, kept when lines elsewhere move: the lines it changes, before and after."""
+    before, after = original.splitlines(), mutated.splitlines()
+    matcher = difflib.SequenceMatcher(None, before, after, autojunk=False)
+    old, new = [], []
+    for tag, first, last, first_new, last_new in matcher.get_opcodes():
+        if tag != "equal":
+            old += [line.strip() for line in before[first:last]]
+            new += [line.strip() for line in after[first_new:last_new]]
+    return f"{' / '.join(old)} -> {' / '.join(new)}"
+
+
+def read_reasons(path: Path | None = None) -> dict[str, dict[str, dict[str, str]]]:
+    """``{module: {mutant key: {"kind": equivalent or accepted, "why": ...}}}`` from :data:`REASONS`, each entry
+    checked: a reason of another kind, or without a why, stops the run naming it.
+    """
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
+
+    path = REASONS if path is None else path
+    if not path.exists():
+        return {}
+    reasons = tomllib.loads(path.read_text())
+    for module, entries in reasons.items():
+        for key, entry in entries.items():
+            if not isinstance(entry, dict) or entry.get("kind") not in REASON_KINDS or not str(entry.get("why", "")).strip():
+                raise SystemExit(
+                    f"{path.name}: [{module}] {key!r}: expected {{ kind = one of {', '.join(REASON_KINDS)}, why = a sentence }}"
+                )
+    return reasons
+
+
 def run_module(module: str, retest_survivors: bool, restart: bool, execute_pending: bool = True, sample: int = 0) -> None:
     """Mutate ``module`` and test every mutant not tested yet (or every survivor again; or none, only preparing);
     with ``sample``, only the mutants of that random sample of the module (see :func:`sampled`).
     """
+    if not test_files(module):
+        print(f"{module}: no test file imports it (nor a file that does): nothing to run its mutants", flush=True)
+        return
     config, session = write_config(module), WORK / f"{slug(module)}.sqlite"
     stamp, original = session.with_suffix(".source"), session.with_suffix(".original")
     if restart:
@@ -644,6 +768,7 @@ def run_module(module: str, retest_survivors: bool, restart: bool, execute_pendi
         cosmic_ray("cosmic-ray", "init", str(config), str(session))
         cosmic_ray("cr-filter-operators", str(session), str(config))
         cosmic_ray("cr-filter-pragma", str(session))
+        leave_out_what_never_runs(module, session)
     original.write_text((TREE / module).read_text())
     recorded = load_map(module)
     from cosmic_ray.work_db import WorkDB, use_db
@@ -842,35 +967,97 @@ def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[f
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
+def survivors_explained(module: str, survivors: list, reasons: dict) -> list[tuple[int, str, dict | None, Any]]:
+    """Each survivor of ``module`` as ``(line, key, reason or None, result)``, by line; a key met twice gets ``#2``."""
+    original_file = WORK / f"{slug(module)}.original"
+    original = original_file.read_text() if original_file.exists() else ""
+    rows: list[tuple[int, str, dict | None, Any]] = []
+    seen: dict[str, int] = {}
+    for item, result in sorted(survivors, key=lambda pair: pair[0].mutations[0].start_pos):
+        mutation = item.mutations[0]
+        mutated = mutated_source(original, mutation) if original else None
+        key = mutant_key(original, mutated) if mutated is not None else f"{mutation.operator_name} #{mutation.occurrence}"
+        seen[key] = seen.get(key, 0) + 1
+        key += f" #{seen[key]}" if seen[key] > 1 else ""
+        rows.append((mutation.start_pos[0], key, reasons.get(module, {}).get(key), result))
+    return rows
+
+
+def score_cells(killed: int, counted: int) -> str:
+    """A score and its 95% Wilson interval, or a dash with nothing counted."""
+    if not counted:
+        return "- | -"
+    low, high = wilson_interval(killed, counted)
+    return f"{killed / counted:.1%} | {low:.1%} to {high:.1%}"
+
+
 def write_report(modules: list[str]) -> Path:
-    """``.mutation/survivors.md``: each module's kill rate, then every survivor's diff."""
-    lines = ["# Mutation testing", "", "| module | killed | survived | tested | kill rate [95% CI] | not yet run |"]
-    lines.append("| --- | ---: | ---: | ---: | ---: | ---: |")
-    survivors = []
+    """:data:`SCORES` (kept under version control): a row per module tested, every survivor with its reason from
+    :data:`REASONS`, and the modules not tested yet; ``.mutation/survivors.md``: every survivor's diff.
+    """
+    reasons = read_reasons()
+    head = "| module | killed | equivalent | accepted | survived | sample | mutants | score | 95% interval | not generated |"
+    table = [head, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
+    listed, diffs, untested = [], ["# Survivors of the mutation run, with their diffs", ""], []
+    total = dict.fromkeys(("killed", "equivalent", "accepted", "survived", "sample", "mutants", "not generated"), 0)
     for module in modules:
         outcomes = module_results(module)
-        killed, survived = len(outcomes["killed"]), len(outcomes["survived"])
-        tested = killed + survived
-        rate = f"{killed / tested:.1%}" if tested else "-"
-        if tested and outcomes["pending"]:  # a sample of the module: what it says of all its mutants
-            low, high = wilson_interval(killed, tested)
-            rate += f" [{low:.1%}, {high:.1%}]"
-        lines.append(f"| `{module}` | {killed} | {survived} | {tested} | {rate} | {len(outcomes['pending'])} |")
-        for item, result in sorted(outcomes["survived"], key=lambda pair: pair[0].mutations[0].start_pos):
-            mutation = item.mutations[0]
-            survivors += [f"## `{module}`:{mutation.start_pos[0]} {mutation.operator_name} ({item.job_id})", ""]
-            survivors += [why_survived(result.output or ""), "", "```diff", result.diff.rstrip(), "```", ""]
-    report = WORK / "survivors.md"
-    report.write_text("\n".join(lines + ["", *survivors]) + "\n")
-    return report
+        tested = len(outcomes["killed"]) + len(outcomes["survived"])
+        if not tested:
+            untested.append(f"`{module}`" + ("" if test_files(module, ROOT) else " (no test file imports it)"))
+            continue
+        rows = survivors_explained(module, outcomes["survived"], reasons)
+        kinds = [reason["kind"] if reason else "survived" for _, _, reason, _ in rows]
+        not_generated = sum(result.output == NOT_GENERATED for _, result in outcomes["skipped"])
+        row = {
+            "killed": len(outcomes["killed"]),
+            **{kind: kinds.count(kind) for kind in ("equivalent", "accepted", "survived")},
+            "sample": tested,
+            "mutants": tested + len(outcomes["pending"]) + len(outcomes["error"]),
+            "not generated": not_generated,
+        }
+        total = {name: total[name] + row[name] for name in total}
+        counted = row["sample"] - row["equivalent"]
+        cells = " | ".join(str(row[name]) for name in ("killed", "equivalent", "accepted", "survived", "sample", "mutants"))
+        table.append(f"| `{module}` | {cells} | {score_cells(row['killed'], counted)} | {not_generated} |")
+        for line, key, reason, result in rows:
+            said = f"{reason['kind']}: {reason['why']}" if reason else f"**not explained**: {why_survived(result.output or '')}"
+            listed.append(f"- `{module}`:{line} `{key}`: {said}")
+            diffs += [f"## `{module}`:{line} `{key}`", "", "```diff", (result.diff or "").rstrip(), "```", ""]
+    cells = " | ".join(str(total[name]) for name in ("killed", "equivalent", "accepted", "survived", "sample", "mutants"))
+    counted = total["sample"] - total["equivalent"]
+    table.append(f"| all modules tested | {cells} | {score_cells(total['killed'], counted)} | {total['not generated']} |")
+    text = [
+        "# Mutation scores",
+        "",
+        "Written by `python tools/mutation.py` (see its docstring); the reasons come from `tools/mutation_reasons.toml`.",
+        "A module's sample is a random sample of its mutants (`--sample N`: the same mutants on every run), or all of",
+        "them. The score is the share killed of the mutants that are not equivalent: killed / (sample - equivalent); an",
+        "accepted survivor counts against it, as one not yet explained does. The interval is the 95% Wilson interval of",
+        "that share over all of the module's mutants. Mutants that change only annotations, a `__future__` import or a",
+        "docstring are not generated.",
+        "",
+        *table,
+        "",
+        "## Survivors",
+        "",
+        *(listed or ["None."]),
+        "",
+        "## Modules not tested yet",
+        "",
+        ", ".join(untested) if untested else "None.",
+    ]
+    SCORES.write_text("\n".join(text) + "\n")
+    (WORK / "survivors.md").write_text("\n".join(diffs) + "\n")
+    return SCORES
 
 
 def main(argv=None) -> int:
     """Run the command line; see the module doc."""
     parser = argparse.ArgumentParser(prog="python tools/mutation.py", description=__doc__.splitlines()[0])
-    parser.add_argument("modules", nargs="*", help=f"modules to mutate (default all: {', '.join(MODULES)})")
+    parser.add_argument("modules", nargs="*", help=f"modules to mutate (default: every module of {', '.join(PACKAGES)})")
     parser.add_argument("--retest-survivors", action="store_true", help="test the survivors again (after new tests)")
-    parser.add_argument("--report", action="store_true", help="only rewrite .mutation/survivors.md")
+    parser.add_argument("--report", action="store_true", help=f"only rewrite {SCORES.relative_to(ROOT)}")
     parser.add_argument("--restart", action="store_true", help="start the modules' sessions over (after the module changed)")
     parser.add_argument(
         "--sample",
@@ -897,8 +1084,8 @@ def main(argv=None) -> int:
         refresh_tree()
         for module in modules:
             run_module(module, args.retest_survivors, args.restart, sample=args.sample)
-            print(f"report: {write_report(list(MODULES))}", flush=True)
-    print(f"report: {write_report(list(MODULES))}")
+            print(f"report: {write_report(discover_modules())}", flush=True)
+    print(f"report: {write_report(discover_modules())}")
     return 0
 
 

@@ -16,7 +16,7 @@ from agents.registry import check_plays_rules, make_policy
 from agents.solvers.optimal import solve
 from agents.training.plan_games import GamePlayer
 from agents.training.plan_train import learn
-from agents.training.plan_values import NetValue, TabularValue
+from agents.training.plan_values import NetValue, TabularValue, features, upper_row_maxima
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import RULE_SETS, UPPER_ROWS, YACHT, Category, RuleSet, rule_set, total
 
@@ -69,6 +69,35 @@ def test_a_table_learns_the_exact_values_of_a_small_rule_set_from_its_own_games(
         pass
     exact = solve(TINY).state_values.reshape(player.shape)
     np.testing.assert_allclose(model.sheet_values(), exact, atol=1e-9)  # every sheet of 4 rows is visited, and backed up exactly
+
+
+def test_one_sweep_fewest_open_rows_first_backs_up_every_sheet_exactly():
+    """A sheet's backup reads only sheets with fewer rows open: one pass over every sheet, fewest first, is exact."""
+    player = GamePlayer(TINY)
+    model = TabularValue(player)
+    every = np.arange(1, np.prod(player.shape))  # the full sheet (no row open) is worth 0, never backed up
+    model.learn(every[::-1])  # handed most open first: the model orders them
+    np.testing.assert_allclose(model.sheet_values(), solve(TINY).state_values.reshape(player.shape), atol=1e-9)
+
+
+@pytest.mark.parametrize("feature_set", ["basic", "upper"])
+def test_the_network_s_features_of_every_sheet_as_the_module_defines_them(feature_set):
+    """Rows open, u / threshold, 1 from the threshold on, y, the share of rows open (and the upper rows' slack)."""
+    player = GamePlayer(TINY_BONUS)
+    sheets, uppers, boxes = player.shape
+    every = np.arange(sheets * uppers * boxes)
+    upper_max = upper_row_maxima(TINY_BONUS)
+    assert upper_max.tolist() == [3.0, 18.0, 0.0, 0.0]  # three ones, three sixes; choice and yacht are not upper rows
+    got = features(player.shape, 4, every, upper_max if feature_set == "upper" else None)
+    for state in every:
+        open_bits, u, y = state // (uppers * boxes), state // boxes % uppers, state % boxes
+        rows = [float(open_bits >> c & 1) for c in range(4)]
+        expected = [*rows, u / 12, float(u == 12), float(y), sum(rows) / 4]
+        if feature_set == "upper":
+            need, most = max(12 - u, 0), rows[0] * 3 + rows[1] * 18
+            expected += [(0.6 * most - need) / 12, (most - need) / 12]
+        np.testing.assert_allclose(got[state], expected, rtol=1e-6, err_msg=str((open_bits, u, y)))
+    assert got[:, 5].sum() == sheets * boxes  # the threshold reached: one upper subtotal of each sheet
 
 
 def test_a_network_learns_the_value_of_a_small_bonus_rule_set_within_half_a_point(one_torch_thread):

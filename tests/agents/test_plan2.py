@@ -241,6 +241,21 @@ def test_turns_kept_for_later_decisions_give_the_same_values(monkeypatch):
     np.testing.assert_allclose(both, fresh, atol=1e-6)  # a batch of other size: BLAS sums in another order
 
 
+def test_a_turn_kept_is_the_mover_s_sheet_the_other_s_sheet_and_the_lead_together():
+    """Decisions of the same mover's sheet and lead against other sheets of the other player's are other turns:
+    each is valued as a fresh planner values it, never from the end values kept for the first."""
+    planner = Plan2Planner(WinValue(YACHT, random_layers(YACHT, seed=3)))
+    rng = np.random.default_rng(2)
+    n = 60
+    movers, leads = np.full(n, YACHT.all_open), np.full(n, -5)
+    hands, rolls_left = rng.integers(0, 252, n), np.zeros(n, dtype=np.int64)  # scoring: the end values decide alone
+    # player one's first turn, then player two's after player one scored a row
+    for others in (np.full(n, YACHT.all_open), np.full(n, YACHT.all_open & ~1)):
+        kept = planner.action_values(movers, others, leads, hands, rolls_left)
+        fresh = Plan2Planner(planner.value).action_values(movers, others, leads, hands, rolls_left)
+        np.testing.assert_array_equal(kept, fresh)
+
+
 def test_the_server_seats_a_plan2_file_at_a_table_of_two_and_plays_a_game_against_it(tmp_path):
     from tests.yacht_play.test_two_player_grading import serve_client
 

@@ -73,6 +73,24 @@ def test_the_names_are_checked_before_anything_loads():
         make_table_policy("exact2", 2, rules="yahtzee")
 
 
+@pytest.mark.parametrize("size", [1, 3])
+@pytest.mark.parametrize("opponent, label", [(None, "exact2"), ("optimal", "br:optimal"), ("greedy", "br:greedy")])
+def test_the_policy_itself_refuses_a_table_of_other_size_naming_itself(opponent, label, size):
+    """Built directly (not through the registry, which checks the table size first), before anything loads."""
+    from agents.policies.exact2 import TwoPlayerPolicy
+
+    with pytest.raises(ValueError, match=rf"^{label} plays at a table of 2 players \(the solved two-player game\), got {size}$"):
+        TwoPlayerPolicy(YACHT, size, opponent=opponent)
+
+
+def test_the_policy_built_directly_sits_at_a_table_of_two_by_default(small):
+    from agents.policies.exact2 import TwoPlayerPolicy
+
+    rules, _ = small
+    assert TwoPlayerPolicy(rules, opponent="optimal").name == "br:optimal"
+    assert TwoPlayerPolicy(rules).name == "exact2"
+
+
 def test_exact2_loses_nothing_against_the_game_it_plays(small):
     rules, _ = small
     result = play(rules, ["exact2", "optimal"], 600, seed=5, grade=True)
@@ -106,6 +124,41 @@ def test_exact2_plays_the_action_of_highest_chance_in_every_position_it_meets(sm
         mask = np.isfinite(q)[None].astype(np.int8)
         action = int(policy.act_batch(observation, mask)[0])
         assert q[action] >= q.max() - TIE_TOLERANCE
+
+
+def random_positions(rules, layout, count: int, seed: int):
+    """``count`` positions a game of two reaches: (mover's open rows, other's, mover's lead, hand, rolls left)."""
+    rng = np.random.default_rng(seed)
+    out = []
+    for _ in range(count):
+        mover = int(rng.integers(1, 1 << rules.num_rows))
+        others = [s for s in range(1 << rules.num_rows) if layout.open_counts[mover] - layout.open_counts[s] in (0, 1)]
+        other = int(rng.choice(others))
+        lowest, highest = -int(layout.most_scored[other]), int(layout.most_scored[mover])
+        lead, hand = int(rng.integers(lowest, highest + 1)), int(rng.integers(rules.dice.num_hands))
+        out.append((mover, other, lead, hand, int(rng.integers(rules.rolls_per_turn))))
+    return out
+
+
+def test_a_best_response_reads_each_seats_own_solution(small):
+    """Player one moves with as many rows open as player two, player two with one more: each position's chances
+    are those of the solution of the seat whose turn it is, in both seats."""
+    rules, solutions = small
+    policy = make_table_policy("br:optimal", 2, rules=rules)
+    seen = {0: 0, 1: 0}
+    for mover, other, lead, hand, rolls_left in random_positions(rules, solutions["game"].layout, 300, seed=8):
+        seat = int(solutions["game"].layout.open_counts[mover] > solutions["game"].layout.open_counts[other])
+        seen[seat] += 1
+        own = solutions[f"br-p{seat + 1}"].action_values_batch([mover], [other], [lead], [hand], [rolls_left])[0]
+        observation = policy.table_encoding.encode_batch(
+            np.array([hand]),
+            np.array([rolls_left]),
+            np.array([mover]),
+            np.array([[50, 50 - lead]]),
+            np.array([[mover, other]]),
+        )
+        np.testing.assert_array_equal(policy.chances(observation)[0], own)
+    assert min(seen.values()) > 100  # both seats met often
 
 
 def test_simulated_best_response_wins_what_the_solution_says(small):

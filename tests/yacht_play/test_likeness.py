@@ -177,3 +177,20 @@ def test_the_interval_over_people_is_the_cluster_robust_one():
     assert (e.low, e.high) == pytest.approx((mean - half, mean + half))
     one = estimate_over_people(agree, np.array(["a"] * 14), "decisions")
     assert one.low is None and "one person only" in one.note
+
+
+def test_a_policy_s_top_choice_is_the_keep_it_gives_most_probability_over_every_action_that_makes_it():
+    """Re-rolling die 0 or die 1 of 1 1 3 4 5 keeps 1 3 4 5 either way: 0.3 on each is a choice of 0.6, above the
+    0.4 on scoring twos, so a person who keeps 1 3 4 5 by either action makes the policy's top choice."""
+    from agents.policies.policy import OptimalPolicy
+
+    class Spread(OptimalPolicy):
+        def action_probabilities(self, observations, action_masks):
+            p = np.zeros(action_masks.shape)
+            p[:, [1, 2]], p[:, 33] = 0.3, 0.4
+            return p
+
+    where = positions([(1, 1, 3, 4, 5)] * 3, [2, 1, 33])
+    agree, log_p = likeness.agreement_and_likelihood(Spread(), where, YACHT)
+    assert agree.tolist() == [1.0, 1.0, 0.0]
+    assert log_p == pytest.approx(np.log([0.6, 0.6, 0.4]))

@@ -89,3 +89,33 @@ def test_the_ratings_say_how_many_games_of_each_mode_they_pool_wherever_they_are
     text = "\n".join(rating_lines(SimpleNamespace(ratings=one)))
     assert "  (games rated: 3 table)" in text.splitlines()
     assert "pooled" not in text + ratings_section(SimpleNamespace(ratings=one))
+
+
+def test_an_agent_s_observed_score_against_people_is_its_own_in_either_seat():
+    """The server seats the person first: an agent in the second seat scores what it won, not what the person won."""
+    games = [game(("ann", "human", 150), ("greedy", "agent", 200))] * 3 + [game(("ann", "human", 150), ("greedy", "agent", 100))]
+    games += [game(("optimal", "agent", 100), ("bob", "human", 100))]  # a tie, the agent first: 1/2 either way
+    games += [game(("ann", "human", 90), ("optimal", "agent", 80), ("bob", "human", 70))]  # one win, one loss
+    out = ratings.rate(games, bootstrap=0)
+    assert {p.name: p.rating.n for p in out.players} == {"ann": 5, "greedy": 4, "optimal": 2, "bob": 2}  # games each
+    by_agent = {p.policy: p for p in out.agents_vs_people}
+    assert by_agent["greedy"].pairs == 4 and by_agent["greedy"].observed == 0.75
+    assert by_agent["optimal"].pairs == 3 and by_agent["optimal"].observed == pytest.approx(1.5 / 3)
+
+
+def test_solitaire_games_between_the_tables_change_no_bootstrap_draw():
+    """The bootstrap resamples the games with two seats or more: a solitaire game in between is no game of theirs, so
+    the same seed gives the same intervals with or without it (the draws are read by place among the games counted)."""
+    rng = np.random.default_rng(5)
+    tables = [
+        game(("greedy", "agent", int(rng.integers(100, 200))), (name, "human", int(rng.integers(100, 200))))
+        for name in ["ann", "bob", "cat"] * 8
+    ]
+    solo = SimpleNamespace(players=[{"seat": 0, "kind": "human", "name": "ann", "policy": None}], end={"totals": [120]})
+    with_solitaire = [solo, *(g for table in tables for g in (table, solo))]
+    assert ratings.rate(with_solitaire, bootstrap=30) == ratings.rate(tables, bootstrap=30)
+
+
+def test_400_points_apart_is_a_factor_of_ten_in_the_odds():
+    assert ratings.win_probability(1400.0, 1000.0) == pytest.approx(10 / 11, rel=1e-12)
+    assert ratings.win_probability(1000.0, 1000.0) == 0.5

@@ -751,3 +751,26 @@ def test_a_length_out_of_bounds_is_refused_saying_the_bound_once(real_records, p
     with pytest.raises(RecordError) as error:
         check_line(record, "f:1")
     assert str(error.value).startswith(f"f:1: game record, field '{'.'.join(map(str, path))}': expected {expected}, got ")
+
+
+GAME_ID = re.compile(r"[A-Za-z0-9_.-]{1,64}")  # what a game id may be: it names files and links, and is printed as it is
+
+
+@pytest.fixture(scope="module")
+def table_header(real_records) -> dict:
+    return line_of_kind(real_records[1], "game")
+
+
+@given(st.text(alphabet=st.sampled_from("aZ09_.-/ \x1b\n\\é"), min_size=1, max_size=8))
+def test_a_game_id_is_taken_whole_from_its_characters_or_refused_with_it_escaped(table_header, game_id):
+    """Every character of an id is one allowed, from the first to the last (a path's ``/``, a space, ESC, a newline
+    anywhere refuse it); the refusal shows the id escaped, one line without a control character."""
+    header = with_value(table_header, ("game_id",), game_id)
+    if GAME_ID.fullmatch(game_id):
+        check_line(header, "f:1")
+        return
+    with pytest.raises(RecordError) as error:
+        check_line(header, "f:1")
+    message = str(error.value)
+    assert message.startswith("f:1: game record, field 'game_id': ") and message.endswith(f"got {game_id!r}")
+    assert message.isprintable()

@@ -156,3 +156,40 @@ def test_holding_dice_after_the_last_roll_is_refused_saying_to_score_a_row(clien
         assert response.status_code == 400 and response.json()["error"] == "no rolls left this turn: score a row"
     assert len(service.live(secret).match.decisions) == 2  # nothing played
     assert client.post(f"/api/games/{secret}/actions", json={"seq": 2, "row": "choice"}).status_code == 200
+
+
+def test_two_requests_that_both_rebuild_a_game_share_one_lock_and_the_second_is_answered_as_a_replay(
+    client, service, monkeypatch
+):
+    """A game out of memory, asked for twice at once: both requests read its rows before either keeps it. The game
+    kept is the first rebuilt, so one lock orders the two, and the same decision sent twice is played once."""
+    import threading
+
+    secret = new_game(client)
+    service.forget(service.live(secret))
+    both_read = threading.Barrier(2, timeout=30)
+    real_load = db.load_record
+
+    def load_then_wait(engine, row):
+        record = real_load(engine, row)
+        both_read.wait()  # neither request keeps its game before the other has read the rows too
+        return record
+
+    monkeypatch.setattr(db, "load_record", load_then_wait)
+    answers: list = [None, None]
+
+    def send(k: int) -> None:
+        try:
+            answers[k] = service.act(secret, {"seq": 0, "hold": [0, 1]})
+        except Refused as refused:
+            answers[k] = refused
+
+    threads = [threading.Thread(target=send, args=(k,)) for k in range(2)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join(timeout=60)
+    assert all(isinstance(answer, dict) for answer in answers), answers
+    assert sorted(answer["replayed"] for answer in answers) == [False, True]
+    monkeypatch.undo()
+    assert len(service.live(secret).match.decisions) == 1

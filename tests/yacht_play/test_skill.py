@@ -104,6 +104,13 @@ def test_draws_of_the_softmax_recover_its_temperature(name):
     assert fit.low < 2.0 < fit.high and fit.high - fit.low < 1.5
     # a keep made by the higher of two equal actions counts as the same choice
     assert np.isfinite(x[np.arange(n), softmax.choice_actions(rules)[hands, actions]]).all()
+    assert (x <= 0).all() and (x.max(axis=1) == 0).all()  # no choice above the best; -inf where none stands
+
+
+def test_a_person_who_gave_away_less_than_a_point_in_all_is_fitted_as_any_other():
+    # 3 best choices and 1 losing half a point, of two: l'(b) = 0 where e^-b/2 / (1 + e^-b/2) = 1/4, so b = 2 log 3
+    x, chosen = decisions([0.0, 0.0, 0.0, -0.5], choices=(0.0, -0.5))
+    assert skill.fit_temperature(x, chosen, min_n=1).mean == pytest.approx(1 / (2 * math.log(3)), rel=1e-9)
 
 
 def test_people_are_fitted_one_by_one_and_banded():
@@ -118,3 +125,42 @@ def test_people_are_fitted_one_by_one_and_banded():
     population = out.population
     assert population.median == pytest.approx(0.5 / math.log(2)) and population.people == 2
     assert [b.people for b in population.bands] == [1, 0, 1, 0]
+
+
+def test_a_person_without_a_finite_temperature_counts_in_the_median_as_the_least_skilled():
+    """Three people: T = 0, T = 1 / log 2, and one no better than uniform (T beyond every finite value): the median is
+    the middle one's, not the mean of the two finite ones."""
+    parts = [decisions([0.0] * 12), decisions([0.0] * 8 + [-1.0] * 4), decisions([0.0, -1.0] * 6)]
+    x, chosen = np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    player = np.array(["ace"] * 12 + ["bob"] * 12 + ["cat"] * 12, dtype=object)
+    out = skill.skill_of_people(x, chosen, player, np.array(["g1"] * 36, dtype=object))
+    assert out.players[2].temperature.mean is None
+    assert out.population.median == pytest.approx(1 / math.log(2), rel=1e-9)
+    assert out.population.no_finite_temperature == 1 and out.population.histogram.n == 2
+    histogram = out.population.histogram  # of the two finite ones, from 0 to the largest
+    assert sum(histogram.counts) == 2 and histogram.edges[0] == 0.0
+    assert histogram.edges[-1] == pytest.approx(1 / math.log(2))
+    # two of four without one: the median lies past every finite value, so there is none to give
+    more = skill.skill_of_people(
+        np.vstack([x, parts[2][0]]),
+        np.concatenate([chosen, parts[2][1]]),
+        np.concatenate([player, ["dan"] * 12]),
+        np.array(["g1"] * 48, dtype=object),
+    )
+    assert more.population.median is None and more.population.no_finite_temperature == 2
+
+
+def test_the_likelihood_at_zero_temperature_is_minus_infinity_once_a_choice_was_not_a_best_one():
+    x, chosen = decisions([0.0, 0.0, -1.0])
+    assert skill.log_likelihood(math.inf, x, chosen) == -math.inf
+    assert skill.log_likelihood(1e6, x, chosen) < -1e5  # the limit it is: l(b) falls without bound as b grows
+
+
+def test_the_skill_bands_cover_every_temperature_once_each_from_zero_up():
+    bands = skill.SKILL_BANDS
+    assert bands[0][0] == 0.0 and math.isinf(bands[-1][1])
+    assert all(high == low for (_, high), (low, _) in zip(bands[:-1], bands[1:]))  # no gap, no overlap
+    for (low, high), label in zip(bands, skill.band_labels()):
+        assert skill.band_of(low) == label  # each band holds its lower edge
+        assert f"{low:g}" in label or low == 0.0
+        assert f"{high:g}" in label or math.isinf(high)
