@@ -19,6 +19,7 @@ from typing_extensions import override
 from agents.learned.model_files import check_trained_rules
 from agents.learned.plan_files import plan_file_path, read_plan_file, value_shape
 from agents.policies.policy import Policy
+from agents.solvers.exact_solution import best_actions
 from agents.solvers.sheet_solver import SheetSolution
 from yacht_env.rules import RuleSet, rule_set
 
@@ -62,4 +63,4 @@ class PlanPolicy(Policy):
     def act_batch(self, observations, action_masks):
         q = self.planner.q_values_batch(*self.encoding.decode_positions(observations))
         q = np.where(np.asarray(action_masks) != 0, q, -np.inf)
-        return q.argmax(axis=1)
+        return best_actions(q)  # ties within TIE_RELATIVE to the lowest action, as optimal breaks them

@@ -88,7 +88,7 @@ def plan_memory(config: TrainConfig) -> list[Need]:
     rows, table = rules.num_rows, (1 << rules.num_rows) * (rules.upper_cap + 1) * 2
     games = plan.games_per_iteration
     needs = [Need("plan.games_per_iteration", 2 * games * (rows + 1) * INT64, f"{games:,} games' turn-start states")]
-    if plan.value_model == "table" or (plan.value_model == "auto" and not rules.has_bonus_or_joker):
+    if plan.value_model == "tabular" or (plan.value_model == "auto" and not rules.has_bonus_or_joker):
         return needs
     inputs = rows + EXTRA_FEATURES + FEATURE_SETS[plan.features]
     weights = mlp_weights(inputs, plan.net_arch, 1)
@@ -118,9 +118,32 @@ def plan2_memory(config: TrainConfig) -> list[Need]:
     ]
 
 
+def planN_memory(config: TrainConfig) -> list[Need]:
+    """The self-play games of an iteration at its largest table (every seat's turns kept, with the table's features)
+    and the network, whose outputs are one share of the win per seat.
+    """
+    from agents.learned.planN_files import num_features
+    from yacht_env.game import MAX_PLAYERS
+
+    rules, plan = RULE_SETS[config.env.rules], config.plan
+    seats = max(plan.table_sizes)
+    inputs, turns = num_features(rules), seats * rules.num_rows
+    games = plan.games_per_iteration
+    weights = mlp_weights(inputs, plan.net_arch, MAX_PLAYERS)
+    activations = 4 * plan.batch_size * (sum(plan.net_arch) + MAX_PLAYERS) * FLOAT
+    # each turn: every seat's sheet (open rows, subtotal, box, total) and share backed up, and the table's features
+    per_game = turns * seats * (2 * 5 * INT64 + inputs * FLOAT)
+    return [
+        Need("plan.games_per_iteration", games * per_game, f"{games:,} games of {seats} seats, {turns} turns each"),
+        Need("plan.net_arch", weights * BYTES_PER_TRAINED_WEIGHT + activations, f"{weights:,} weights in training"),
+        Need("plan.replay_states", plan.replay_states * (inputs + seats) * FLOAT * 2, f"a replay of {plan.replay_states:,}"),
+    ]
+
+
 def memory_needs(config: TrainConfig) -> list[Need]:
     """The run's large allocations, by the field that causes each (bytes)."""
-    return {"ppo": ppo_memory, "plan": plan_memory, "plan2": plan2_memory}[config.algorithm](config)
+    needs = {"ppo": ppo_memory, "plan": plan_memory, "plan2": plan2_memory, "planN": planN_memory}
+    return needs[config.algorithm](config)
 
 
 def time_needs(config: TrainConfig) -> list[Need]:

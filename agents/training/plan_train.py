@@ -147,13 +147,19 @@ def _restore(path: Path, model, where: str) -> int:
 
 def check_restored(model, where: str) -> None:
     """``ModelLoadError`` if the restored model would not pass as the file it is saved as at the run's end."""
-    if model.kind == "net2":
+    if model.kind in ("net2", "netN"):
         import torch
+
+        from agents.learned import planN_files
+        from yacht_env.game import MAX_PLAYERS
 
         tensors = {}
         for i, (weight, bias) in enumerate(model.layers()):
             tensors[f"layers.{i}.weight"], tensors[f"layers.{i}.bias"] = torch.from_numpy(weight), torch.from_numpy(bias)
-        check_layers(tensors, num_features(model.rules), where)
+        if model.kind == "net2":
+            check_layers(tensors, num_features(model.rules), where)
+        else:  # one share of the win per seat
+            check_layers(tensors, planN_files.num_features(model.rules), where, outputs=MAX_PLAYERS)
     else:
         check_values(model.sheet_values(), where)
 

@@ -14,6 +14,7 @@ from agents.learned.model_files import ModelLoadError
 from agents.learned.planN import PlanNPlanner, PlanNPolicy, ShareValue, Tables, TurnEnds, table_features
 from agents.learned.planN_files import METADATA_KEY, num_features, read_planN_file, write_planN_file
 from agents.learned.planN_turn import decision_values
+from agents.policies.guard import unguarded
 from agents.registry import make_opponents, make_policy, make_table_policy
 from agents.solvers.optimal import solve
 from agents.solvers.sheet_solver import reachable_states
@@ -148,7 +149,7 @@ def test_a_planN_file_round_trips_and_sits_at_the_tables_it_learned(tmp_path):
         np.testing.assert_array_equal(w.astype(np.float32), w2)
         np.testing.assert_array_equal(b.astype(np.float32), b2)
     policy = make_table_policy(f"planN:{path}", 3, rules=YAHTZEE)
-    assert isinstance(policy, PlanNPolicy) and policy.name == f"planN:{path}"
+    assert isinstance(unguarded(policy), PlanNPolicy) and policy.name == f"planN:{path}"
     opponents = [make_table_policy("optimal", 3, rules=YAHTZEE) for _ in range(2)]
     result, _ = run_table([policy, *opponents], ["planN", "a", "b"], 6, seed=1, rules=YAHTZEE)
     assert sum(s.games for s in result.standings) == 18

@@ -229,7 +229,17 @@ KINDS = {  # one name of every kind in the table, with the table size it is buil
     "plan:": ("plan:yacht", 1),
     "plan2:": ("plan2:yacht", 2),
     "ppo-zip:": ("ppo-zip:{zip_model}", 2),
+    "planN:": ("planN:{planN_model}", 3),
 }
+
+
+@pytest.fixture
+def planN_model(tmp_path):
+    """A small planN file of random weights (none is shipped): its kind answers an empty batch like the others."""
+    from agents.learned.planN_files import write_planN_file
+    from tests.agents.test_planN import random_layers
+
+    return write_planN_file(tmp_path / "n.safetensors", random_layers(YACHT), "yacht", [2, 3], 0)
 
 
 def test_every_kind_of_the_table_is_checked_with_an_empty_batch():
@@ -255,10 +265,11 @@ def empty_batch(policy):
 def test_an_empty_batch_gets_an_empty_answer_from_every_policy_kind(kind, request):
     """Before: ``ppo:`` answered ``cannot reshape tensor of 0 elements`` (the report on no game, a 500)."""
     name, players = KINDS[kind]
-    if kind in ("ppo:", "plan:", "plan2:", "ppo-zip:") and not registry.can_read_model_files():
+    if kind in ("ppo:", "plan:", "plan2:", "ppo-zip:", "planN:") and not registry.can_read_model_files():
         pytest.skip("model files need the train extra")
-    if kind == "ppo-zip:":
-        name = name.format(zip_model=request.getfixturevalue("zip_model"))
+    if kind in ("ppo-zip:", "planN:"):
+        fixture = "zip_model" if kind == "ppo-zip:" else "planN_model"
+        name = name.format(**{fixture: request.getfixturevalue(fixture)})
     rules = request.getfixturevalue("small_game") if kind in ("exact2", "br:") else YACHT
     policy = make_policy(name, rules=rules) if players == 1 else make_table_policy(name, players, rules=rules)
     observations, masks = empty_batch(policy)

@@ -37,7 +37,7 @@ def test_a_tie_counts_half_and_a_table_of_three_gives_three_pairs():
     pairs = ratings.PairResults.of([game(("optimal", "agent", 250), ("greedy", "agent", 200), ("bob", "human", 200))])
     assert sorted(pairs.result.tolist()) == [0.5, 1.0, 1.0] and len(pairs.players) == 3
     solo = ratings.PairResults.of([game(("x", "human", 10), mode="solitaire")])
-    assert solo.games == 0 and len(solo.s) == 0  # solitaire: no result
+    assert solo.games == 0 and len(solo.result) == 0  # solitaire: no result
 
 
 def test_the_ratings_chain_and_the_bootstrap_covers_them():
