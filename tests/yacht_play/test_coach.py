@@ -201,3 +201,42 @@ def test_the_server_imports_no_command_line_module_and_its_games_reach_none():
             reached.add(target)
             todo.append(target)
     assert "yacht_play.coach" in reached and reached & programs == set()
+
+
+def test_a_player_s_figures_are_the_sums_and_means_of_the_losses_optimal_gives_each_decision():
+    """``yacht analyze``'s per-player figures, each recomputed here from the optimum's Q-values one decision at a time."""
+    from agents.solvers.optimal import q_values
+    from yacht_play.coach import report_players
+
+    rng = np.random.default_rng(7)
+    games = []
+    for seed in (3, 4):
+        match = Match.new([Player("ann")], seed=seed, mode="solitaire")
+        while not match.finished:
+            match.play(int(rng.choice(np.flatnonzero(match.current.legal_mask()))))
+        games.append(match.game_record())
+    decisions = [d for game in games for d in game.decisions]
+    loss = []
+    for d in decisions:
+        open_rows = np.array([name in d["open"] for name in YACHT.category_names])
+        q = q_values(d["dice"], 3 - d["roll"], open_rows, "yacht")
+        loss.append(float(np.max(q) - q[d["action"]]))
+    loss = np.array(loss)
+    is_row = np.array([d["points"] is not None for d in decisions])
+    (report,) = report_players(games, Grader(YACHT), worst=3)
+    assert report.games == report.finished_games == 2 and report.decisions == len(decisions)
+    assert report.row_decisions == 2 * YACHT.num_rows and report.reroll_decisions == int((~is_row).sum()) > 0
+    assert report.loss_per_row == pytest.approx(loss[is_row].mean(), abs=1e-9)
+    assert report.loss_per_reroll == pytest.approx(loss[~is_row].mean(), abs=1e-9)
+    assert report.losses_per_game == pytest.approx([loss[: len(games[0].decisions)].sum(), loss[len(games[0].decisions) :].sum()])
+    turns = np.array([d["turn"] for d in decisions])
+    for entry in report.by_turn:
+        mine = turns == entry["turn"]
+        assert entry["decisions"] == int(mine.sum())
+        assert entry["loss_per_game"] == pytest.approx(loss[mine].sum() / 2, abs=1e-9)
+    order = np.argsort(-loss, kind="stable")[:3]
+    assert [w["loss"] for w in report.worst] == pytest.approx(loss[order].tolist(), abs=1e-9)
+    for w, i in zip(report.worst, order):
+        d = decisions[i]
+        assert (w["game_id"], w["turn"], w["roll"], w["action"]) == (d["game_id"], d["turn"], d["roll"], d["action"])
+        assert w["expected_final_best"] - w["expected_final_chosen"] == pytest.approx(w["loss"], abs=1e-9)
