@@ -178,6 +178,7 @@ def made_up_session(tool):
 
 
 def test_mutants_of_what_never_runs_are_not_generated_and_every_other_is(tool):
+    pytest.importorskip("cosmic_ray", reason="the mutation extra: pip install -e '.[mutation]'")
     from cosmic_ray.work_db import WorkDB, use_db
 
     session, left_out = made_up_session(tool)
@@ -211,6 +212,7 @@ def test_a_reason_of_another_kind_or_without_a_why_is_refused_naming_it(tool):
 
 
 def test_the_report_scores_a_module_over_its_mutants_that_are_not_equivalent_with_each_survivor_s_reason(tool):
+    pytest.importorskip("cosmic_ray", reason="the mutation extra: pip install -e '.[mutation]'")
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
 

@@ -167,13 +167,13 @@ def test_an_upper_bonus_without_an_extra_yacht_bonus_is_loaded_from_disk_by_the_
     rules = upper_bonus_only_rules()
     assert rules.has_bonus_or_joker and not rules.tracks_yahtzee_box
     assert solver(rules).expected_score == 5.5  # a 1 half the time: (1 + 10) / 2
-    (stored,) = tmp_path.glob("values-*.npz")
+    (stored,) = tmp_path.glob("values-*.npy")
     monkeypatch.setattr(sheet_solver, "solve_sheet_values", lambda *args: pytest.fail("solved again, the stored table unread"))
     same_rules = upper_bonus_only_rules()  # another object, as in another process: nothing held in memory
     again = solver(same_rules)
     assert again.state_values.shape == (2, 2, 1)  # open rows, upper subtotal 0..1, no Yacht box state
     assert again.expected_score == 5.5 and again.state_value(1) == 5.5
-    assert list(tmp_path.glob("values-*.npz")) == [stored]
+    assert list(tmp_path.glob("values-*.npy")) == [stored]
 
 
 # -- keep arrays ----------------------------------------------------------------------------------

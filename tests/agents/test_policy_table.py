@@ -106,7 +106,14 @@ def test_the_server_offers_it_for_the_rule_sets_it_plays(first_legal, tmp_path):
     service = GameService(db.connect(str(tmp_path / "yacht.db")), [NAME, "optimal"])
     with TestClient(create_app(service)) as client:
         lobby = client.get("/api/agents").json()["agents"]
-        assert lobby[0] == {"policy": NAME, "name": NAME, "rules": ["yacht"], "alone": True, "table_sizes": [1, 5]}
+        assert lobby[0] == {
+            "policy": NAME,
+            "name": NAME,
+            "rules": ["yacht"],
+            "alone": True,
+            "table_sizes": [1, 5],
+            "about": "the lowest legal action",
+        }
         created = client.post("/api/games", json={"name": "ann", "mode": "table", "agents": [NAME]})
         assert created.status_code == 201, created.text
         refused = client.post("/api/games", json={"name": "ann", "mode": "table", "agents": [NAME], "rules": "yahtzee"})

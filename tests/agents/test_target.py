@@ -240,13 +240,14 @@ def test_a_stored_table_is_taken_only_when_every_entry_is_a_probability(table, p
 
 
 def test_solve_target_stores_its_table_on_disk_named_by_the_rules_content(tmp_path, monkeypatch):
-    """By default the table goes to the cache folder, named by the rules' name, a 16-hex-digit digest and the solver's version."""
+    """By default the array goes to the cache folder, named by the rules' name, a 16-hex-digit digest and the solver's
+    version, with its checksum beside it."""
     monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path))
     solution = solve_target(one_die_rules())
     content = b"1,2,2,1" + np.array([[1], [2]], dtype=np.int16).tobytes()  # dice, faces, rolls, rows; the hand scores
     digest = hashlib.sha256(content).hexdigest()[:16]
     name = f"target-one-die-{digest}-{source_version(*SOLVER_SOURCES)}.npy"
-    assert [path.name for path in tmp_path.iterdir()] == [name]
+    assert sorted(path.name for path in tmp_path.iterdir()) == [name, f"{name}.sha256"]
     np.testing.assert_array_equal(np.load(tmp_path / name, allow_pickle=False), solution.chances)
 
 

@@ -184,7 +184,9 @@ def test_a_policy_s_top_choice_is_the_keep_it_gives_most_probability_over_every_
     0.4 on scoring twos, so a person who keeps 1 3 4 5 by either action makes the policy's top choice."""
     from agents.policies.policy import OptimalPolicy
 
-    class Spread(OptimalPolicy):
+    class Spread:  # a policy of probabilities only (a Q-value policy's top choices are read from its Q-values)
+        encoding = OptimalPolicy().encoding
+
         def action_probabilities(self, observations, action_masks):
             p = np.zeros(action_masks.shape)
             p[:, [1, 2]], p[:, 33] = 0.3, 0.4

@@ -18,6 +18,6 @@ def test_a_server_on_a_database_file_logs_beside_it_on_a_port_of_its_own(tmp_pat
 
 
 def test_a_server_on_a_database_url_needs_a_log_file(tmp_path):
-    with pytest.raises(ValueError, match="database URL postgresql://postgres@127.0.0.1:5432/postgres needs log=FILE"):
+    with pytest.raises(ValueError, match=r"database URL 'postgresql://postgres@127\.0\.0\.1:5432/postgres' needs log=FILE"):
         LocalServer("postgresql://postgres@127.0.0.1:5432/postgres")
     assert LocalServer("postgresql://postgres@127.0.0.1:5432/postgres", log=tmp_path / "serve.log").log == tmp_path / "serve.log"
