@@ -29,7 +29,7 @@ from agents.registry import make_table_policy
 from agents.training.config import PlanConfig, TrainConfig
 from agents.training.plan2_games import SelfPlayer
 from agents.training.plan_train import drive_run, game_seed, run_planning, run_progress
-from agents.training.plan_values import follow_schedule
+from agents.training.plan_values import fit_minibatches, follow_schedule, mlp, net_layers, net_tensors, restore_net
 from yacht_env.rules import RuleSet, rule_set
 from yacht_env.seeding import seat_seed
 
@@ -46,13 +46,7 @@ class WinNet:
         self.rules = rules
         self.player = SelfPlayer(rules)
         self.settlement = Settlement(rules)
-        layers: list[torch.nn.Module] = []
-        width = num_features(rules)
-        for out in plan.net_arch:
-            layers += [torch.nn.Linear(width, out), torch.nn.ReLU()]
-            width = out
-        layers.append(torch.nn.Linear(width, 1))
-        self.net = torch.nn.Sequential(*layers)
+        self.net = mlp(num_features(rules), plan.net_arch, 1)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=plan.learning_rate)
         self.learning_rates = (plan.learning_rate, plan.final_learning_rate or plan.learning_rate)
         self.epochs, self.batch_size, self.replay_size = plan.epochs, plan.batch_size, plan.replay_states
@@ -62,10 +56,7 @@ class WinNet:
 
     def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The network's ``(weight, bias)`` pairs as numpy arrays (what a plan2 file holds)."""
-        import torch
-
-        linear = [module for module in self.net if isinstance(module, torch.nn.Linear)]
-        return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in linear]
+        return net_layers(self.net)
 
     def value(self) -> WinValue:
         """The current ``W``, as the planner plays it."""
@@ -82,25 +73,17 @@ class WinNet:
         self.inputs = np.concatenate([new_inputs, self.inputs])[: self.replay_size]
         self.targets = np.concatenate([backups[keep].astype(np.float32), self.targets])[: self.replay_size]
         inputs, targets = torch.from_numpy(self.inputs), torch.from_numpy(self.targets)[:, None]
-        losses = []
-        for _ in range(self.epochs):
-            order = torch.from_numpy(self.rng.permutation(len(targets)))
-            for start in range(0, len(order), self.batch_size):
-                batch = order[start : start + self.batch_size]
-                loss = torch.nn.functional.binary_cross_entropy_with_logits(self.net(inputs[batch]), targets[batch])
-                self.optimizer.zero_grad()
-                loss.backward()
-                self.optimizer.step()
-                losses.append(float(loss.detach()))
+        bce = lambda batch: torch.nn.functional.binary_cross_entropy_with_logits(self.net(inputs[batch]), targets[batch])  # noqa: E731
+        losses = fit_minibatches(self.optimizer, self.rng, len(targets), self.epochs, self.batch_size, bce)
         return float(np.mean(losses)) if losses else 0.0
 
     def tensors(self) -> dict:
         """What a checkpoint keeps of the model: the network's weights."""
-        return {f"net.{key}": value.detach().clone().contiguous() for key, value in self.net.state_dict().items()}
+        return net_tensors(self.net)
 
     def restore(self, tensors: dict) -> None:
         """Take back what :meth:`tensors` gave (the optimizer and the replay start afresh)."""
-        self.net.load_state_dict({key.removeprefix("net."): value for key, value in tensors.items() if key.startswith("net.")})
+        restore_net(self.net, tensors)
 
 
 def learn(model: WinNet, plan: PlanConfig, seed: int, games_done: int = 0, deadline=None, wall=None):

@@ -33,7 +33,7 @@ from agents.learned.planN_files import num_features, write_planN_file
 from agents.registry import make_table_policy
 from agents.training.config import PlanConfig, TrainConfig
 from agents.training.plan_train import drive_run, game_seed, run_planning, run_progress
-from agents.training.plan_values import follow_schedule
+from agents.training.plan_values import fit_minibatches, follow_schedule, mlp, net_layers, net_tensors, restore_net
 from agents.training.planN_games import SelfPlayer
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RuleSet, rule_set
@@ -52,13 +52,7 @@ class ShareNet:
         self.rules = rules
         self.table_sizes = tuple(sorted(set(plan.table_sizes)))
         self.player = SelfPlayer(rules)
-        layers: list[torch.nn.Module] = []
-        width = num_features(rules)
-        for out in plan.net_arch:
-            layers += [torch.nn.Linear(width, out), torch.nn.ReLU()]
-            width = out
-        layers.append(torch.nn.Linear(width, MAX_PLAYERS))
-        self.net = torch.nn.Sequential(*layers)
+        self.net = mlp(num_features(rules), plan.net_arch, MAX_PLAYERS)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=plan.learning_rate)
         self.learning_rates = (plan.learning_rate, plan.final_learning_rate or plan.learning_rate)
         self.epochs, self.batch_size, self.replay_size = plan.epochs, plan.batch_size, plan.replay_states
@@ -69,10 +63,7 @@ class ShareNet:
 
     def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The network's ``(weight, bias)`` pairs as numpy arrays (what a planN file holds)."""
-        import torch
-
-        linear = [module for module in self.net if isinstance(module, torch.nn.Linear)]
-        return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in linear]
+        return net_layers(self.net)
 
     def value(self) -> ShareValue:
         """The current ``W``, as the planner plays it."""
@@ -96,26 +87,21 @@ class ShareNet:
         self.remember(played)
         inputs, targets = torch.from_numpy(self.inputs), torch.from_numpy(self.targets)
         absent = torch.from_numpy(np.arange(MAX_PLAYERS)[None, :] >= self.seats[:, None])
-        losses = []
-        for _ in range(self.epochs):
-            order = torch.from_numpy(self.rng.permutation(len(targets)))
-            for start in range(0, len(order), self.batch_size):
-                batch = order[start : start + self.batch_size]
-                logits = self.net(inputs[batch]).masked_fill(absent[batch], -1e9)
-                loss = -(targets[batch] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
-                self.optimizer.zero_grad()
-                loss.backward()
-                self.optimizer.step()
-                losses.append(float(loss.detach()))
+
+        def cross_entropy(batch):  # over the seats of each table; the absent ones get no share
+            logits = self.net(inputs[batch]).masked_fill(absent[batch], -1e9)
+            return -(targets[batch] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
+
+        losses = fit_minibatches(self.optimizer, self.rng, len(targets), self.epochs, self.batch_size, cross_entropy)
         return float(np.mean(losses)) if losses else 0.0
 
     def tensors(self) -> dict:
         """What a checkpoint keeps of the model: the network's weights."""
-        return {f"net.{key}": value.detach().clone().contiguous() for key, value in self.net.state_dict().items()}
+        return net_tensors(self.net)
 
     def restore(self, tensors: dict) -> None:
         """Take back what :meth:`tensors` gave (the optimizer and the replay start afresh)."""
-        self.net.load_state_dict({key.removeprefix("net."): value for key, value in tensors.items() if key.startswith("net.")})
+        restore_net(self.net, tensors)
 
 
 def table_size_of(plan: PlanConfig, games_done: int) -> int:

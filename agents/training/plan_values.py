@@ -73,6 +73,55 @@ def follow_schedule(optimizer, rates: tuple[float, float], progress: float) -> N
         group["lr"] = first + (final - first) * min(max(progress, 0.0), 1.0)
 
 
+def mlp(inputs: int, net_arch, outputs: int):
+    """The planning agents' network: ReLU layers of ``net_arch`` widths from ``inputs`` to ``outputs`` logits."""
+    import torch
+
+    layers: list[torch.nn.Module] = []
+    width = inputs
+    for out in net_arch:
+        layers += [torch.nn.Linear(width, out), torch.nn.ReLU()]
+        width = out
+    layers.append(torch.nn.Linear(width, outputs))
+    return torch.nn.Sequential(*layers)
+
+
+def fit_minibatches(optimizer, rng: np.random.Generator, count: int, epochs: int, batch_size: int, loss_of) -> list[float]:
+    """``epochs`` passes over ``count`` examples in shuffled minibatches, one optimizer step on ``loss_of(batch)`` each;
+    every minibatch's loss.
+    """
+    import torch
+
+    losses = []
+    for _ in range(epochs):
+        order = torch.from_numpy(rng.permutation(count))
+        for start in range(0, len(order), batch_size):
+            loss = loss_of(order[start : start + batch_size])
+            optimizer.zero_grad()
+            loss.backward()
+            optimizer.step()
+            losses.append(float(loss.detach()))
+    return losses
+
+
+def net_layers(net) -> list[tuple[np.ndarray, np.ndarray]]:
+    """The ``(weight, bias)`` pairs of ``net``'s linear layers as numpy arrays (what a planning file holds)."""
+    import torch
+
+    linear = [module for module in net if isinstance(module, torch.nn.Linear)]
+    return [(m.weight.detach().numpy().copy(), m.bias.detach().numpy().copy()) for m in linear]
+
+
+def net_tensors(net) -> dict:
+    """What a checkpoint keeps of a network: its weights, under ``net.``."""
+    return {f"net.{key}": value.detach().clone().contiguous() for key, value in net.state_dict().items()}
+
+
+def restore_net(net, tensors: dict) -> None:
+    """Load into ``net`` what :func:`net_tensors` gave (an optimizer and a replay start afresh)."""
+    net.load_state_dict({key.removeprefix("net."): value for key, value in tensors.items() if key.startswith("net.")})
+
+
 class TabularValue:
     """``V`` as a table over every state, each visited state set to its one-turn backup (Gauss-Seidel)."""
 
@@ -129,13 +178,7 @@ class NetValue:
         self.num_rows = player.rules.num_rows
         self.upper_max = upper_row_maxima(player.rules) if feature_set == "upper" else None
         self.learning_rates = (learning_rate, learning_rate if final_learning_rate is None else final_learning_rate)
-        layers: list[torch.nn.Module] = []
-        width = self.num_rows + EXTRA_FEATURES + FEATURE_SETS[feature_set]
-        for out in net_arch:
-            layers += [torch.nn.Linear(width, out), torch.nn.ReLU()]
-            width = out
-        layers.append(torch.nn.Linear(width, 1))
-        self.net = torch.nn.Sequential(*layers)
+        self.net = mlp(self.num_rows + EXTRA_FEATURES + FEATURE_SETS[feature_set], net_arch, 1)
         self.optimizer = torch.optim.Adam(self.net.parameters(), lr=learning_rate)
         self.epochs, self.batch_size, self.replay_size = epochs, batch_size, replay
         self.replay = np.zeros(0, dtype=np.int64)
@@ -162,16 +205,8 @@ class NetValue:
         targets = self.player.backups(self.current, self.replay) / VALUE_SCALE
         inputs = torch.from_numpy(features(self.player.shape, self.num_rows, self.replay, self.upper_max))
         wanted = torch.from_numpy(targets.astype(np.float32))[:, None]
-        losses = []
-        for _ in range(self.epochs):
-            order = torch.from_numpy(self.rng.permutation(len(self.replay)))
-            for start in range(0, len(order), self.batch_size):
-                batch = order[start : start + self.batch_size]
-                loss = torch.nn.functional.mse_loss(self.net(inputs[batch]), wanted[batch])
-                self.optimizer.zero_grad()
-                loss.backward()
-                self.optimizer.step()
-                losses.append(float(loss.detach()))
+        mse = lambda batch: torch.nn.functional.mse_loss(self.net(inputs[batch]), wanted[batch])  # noqa: E731
+        losses = fit_minibatches(self.optimizer, self.rng, len(self.replay), self.epochs, self.batch_size, mse)
         self.current = self._read_table()
         return float(np.mean(losses)) * VALUE_SCALE**2
 
@@ -196,9 +231,9 @@ class NetValue:
 
     def tensors(self) -> dict:
         """What a checkpoint keeps of the model: the network's weights."""
-        return {f"net.{key}": value.detach().clone().contiguous() for key, value in self.net.state_dict().items()}
+        return net_tensors(self.net)
 
     def restore(self, tensors: dict) -> None:
         """Take back what :meth:`tensors` gave (the optimizer and the replay start afresh)."""
-        self.net.load_state_dict({key.removeprefix("net."): value for key, value in tensors.items() if key.startswith("net.")})
+        restore_net(self.net, tensors)
         self.current = self._read_table()
