@@ -126,15 +126,25 @@ def check_layers(tensors: dict, width: int, where: str, outputs: int = 1) -> lis
     return layers
 
 
-def read_plan2_file(path: str | Path) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:
-    """The checked metadata and network layers of a plan2 file; ``ModelLoadError`` (one line) if anything is off."""
+def read_network_file(
+    path: str | Path, kind: str, metadata_key: str, check_metadata, outputs: int = 1
+) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:
+    """The checked metadata and network layers of a ``kind`` file (``plan2``, ``planN``): a regular safetensors file,
+    not a zip, its metadata under ``metadata_key`` passing ``check_metadata(raw, where)``, its layers
+    :func:`check_layers` to ``outputs`` logits; ``ModelLoadError`` (one line) if anything is off.
+    """
     path = Path(path)
-    where = f"plan2 file {str(path)!r}"
+    where = f"{kind} file {str(path)!r}"
     if not path.is_file():
-        raise ModelLoadError(f"no plan2 file at {str(path)!r}: expected a {SUFFIX} file written by train.py")
+        raise ModelLoadError(f"no {kind} file at {str(path)!r}: expected a {SUFFIX} file written by train.py")
     with open(path, "rb") as handle:
         if handle.read(2) == b"PK":
-            raise ModelLoadError(f"{where} is a zip, not a {SUFFIX} plan2 file written by train.py")
-    raw, tensors = read_safetensors(path, where, METADATA_KEY, "plan2 file")
-    meta = _check_metadata(raw, where)
-    return meta, check_layers(tensors, meta["features"], where)
+            raise ModelLoadError(f"{where} is a zip, not a {SUFFIX} {kind} file written by train.py")
+    raw, tensors = read_safetensors(path, where, metadata_key, f"{kind} file")
+    meta = check_metadata(raw, where)
+    return meta, check_layers(tensors, meta["features"], where, outputs=outputs)
+
+
+def read_plan2_file(path: str | Path) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:
+    """The checked metadata and network layers of a plan2 file; ``ModelLoadError`` (one line) if anything is off."""
+    return read_network_file(path, "plan2", METADATA_KEY, _check_metadata)

@@ -21,8 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
-from agents.learned.model_files import SUFFIX, ModelLoadError, named_rules, read_safetensors, write_safetensors
-from agents.learned.plan2_files import check_layers
+from agents.learned.model_files import ModelLoadError, named_rules, write_safetensors
+from agents.learned.plan2_files import read_network_file
 from agents.learned.plan_files import check_plan_header
 from agents.learned.ppo import SHIPPED_MODELS, shipped_file_path
 from yacht_env.game import MAX_PLAYERS
@@ -99,13 +99,4 @@ def _check_metadata(meta, where: str) -> dict:
 
 def read_planN_file(path: str | Path) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:
     """The checked metadata and network layers of a planN file; ``ModelLoadError`` (one line) if anything is off."""
-    path = Path(path)
-    where = f"planN file {str(path)!r}"
-    if not path.is_file():
-        raise ModelLoadError(f"no planN file at {str(path)!r}: expected a {SUFFIX} file written by train.py")
-    with open(path, "rb") as handle:
-        if handle.read(2) == b"PK":
-            raise ModelLoadError(f"{where} is a zip, not a {SUFFIX} planN file written by train.py")
-    raw, tensors = read_safetensors(path, where, METADATA_KEY, "planN file")
-    meta = _check_metadata(raw, where)
-    return meta, check_layers(tensors, meta["features"], where, outputs=MAX_PLAYERS)
+    return read_network_file(path, "planN", METADATA_KEY, _check_metadata, outputs=MAX_PLAYERS)

@@ -34,8 +34,10 @@ class SelfPlay(NamedTuple):
 
 
 @njit(cache=True)
-def _choose_keep(t, moves, scratch, hand, rerolls_left, epsilon):
-    """The keep to re-roll from, or -1 to score now: the best under the turn's values, or a random action."""
+def choose_keep(t, moves, scratch, hand, rerolls_left, epsilon):
+    """The keep to re-roll from, or -1 to score now: the best for the mover under the turn's values (lane 0 of the
+    turn's scratch), or a random action; the planN games choose the same way.
+    """
     num_masks = moves.keep_after_reroll.shape[1]
     if np.random.random() < epsilon:
         action = np.random.randint(0, num_masks)  # 0 stands for scoring now
@@ -72,7 +74,7 @@ def _play_turns(t, moves, policy, end_values, movers, epsilon, seed, backups_out
         backups_out[i] = scratch.turn_values[0]
         hand = roll_hand(t, moves, moves.empty_keep)
         for rerolls_left in range(t.rolls - 1, 0, -1):
-            keep = _choose_keep(t, moves, scratch, hand, rerolls_left, epsilon)
+            keep = choose_keep(t, moves, scratch, hand, rerolls_left, epsilon)
             if keep < 0:
                 break
             hand = roll_hand(t, moves, keep)

@@ -16,6 +16,7 @@ from numba import njit
 
 from agents.learned.planN import ShareValue, Tables, TurnEnds, advance
 from agents.learned.planN_turn import plan_scratch, plan_turn
+from agents.training.plan2_games import choose_keep
 from agents.training.plan_games import dice_moves, roll_hand
 from yacht_env.table.outcome import win_shares
 
@@ -26,21 +27,6 @@ class SelfPlay(NamedTuple):
     tables: Tables  # (turns * games, n) each: every turn start, seats from the mover
     backups: np.ndarray  # (turns * games, n) (T W) of each of those tables, float64
     first_player_shares: np.ndarray  # (games,) the first player's share of each game
-
-
-@njit(cache=True)
-def _choose_keep(t, moves, scratch, hand, rerolls_left, epsilon):
-    """The keep to re-roll from, or -1 to score now: the best for the mover under the turn's values, or a random action."""
-    num_masks = moves.keep_after_reroll.shape[1]
-    if np.random.random() < epsilon:
-        action = np.random.randint(0, num_masks)  # 0 stands for scoring now
-        return moves.keep_after_reroll[hand, action] if action > 0 else -1
-    best, keep = scratch.score_now[hand, 0], -1
-    for action in range(1, num_masks):
-        k = moves.keep_after_reroll[hand, action]
-        if scratch.keep_out[rerolls_left, k, 0] > best:
-            best, keep = scratch.keep_out[rerolls_left, k, 0], k
-    return keep
 
 
 @njit(cache=True)
@@ -62,7 +48,7 @@ def _play_turns(t, moves, out_index, ends, epsilon, seed, backups_out, chosen_ou
         backups_out[i] = scratch.turn_value
         hand = roll_hand(t, moves, moves.empty_keep)
         for rerolls_left in range(t.rolls - 1, 0, -1):
-            keep = _choose_keep(t, moves, scratch, hand, rerolls_left, epsilon)
+            keep = choose_keep(t, moves, scratch, hand, rerolls_left, epsilon)
             if keep < 0:
                 break
             hand = roll_hand(t, moves, keep)
