@@ -7,7 +7,9 @@ places where a line's coverage does not name every test that depends on it.
 
 from __future__ import annotations
 
+import hashlib
 import importlib.util
+import json
 from pathlib import Path
 
 import pytest
@@ -81,6 +83,7 @@ def tool(tmp_path, monkeypatch):
     monkeypatch.setattr(tool, "PACKAGES", ("yacht_env",))
     monkeypatch.setattr(tool, "REASONS", tmp_path / "reasons.toml")
     monkeypatch.setattr(tool, "SCORES", tmp_path / "scores.md")
+    monkeypatch.setattr(tool, "RESULTS", tmp_path / "results.json")
     return tool
 
 
@@ -192,10 +195,17 @@ def test_mutants_of_what_never_runs_are_not_generated_and_every_other_is(tool):
         assert any(item.job_id not in skipped for item in database.work_items)
 
 
-def test_a_mutant_s_key_is_the_lines_it_changes_wherever_they_move():
-    spec = importlib.util.spec_from_file_location("mutation_tool_keys", TOOL)
+def fresh_tool(name: str):
+    """The tool as it stands, with its own paths (not the fixture's made-up project)."""
+    spec = importlib.util.spec_from_file_location(name, TOOL)
+    assert spec is not None and spec.loader is not None
     tool = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(tool)
+    return tool
+
+
+def test_a_mutant_s_key_is_the_lines_it_changes_wherever_they_move():
+    tool = fresh_tool("mutation_tool_keys")
     mutated = SOURCE.replace("return x + 1", "return x - 1")
     key = tool.mutant_key(SOURCE, mutated)
     assert key == "return x + 1 -> return x - 1"
@@ -238,3 +248,147 @@ def test_the_report_scores_a_module_over_its_mutants_that_are_not_equivalent_wit
     assert f"`{keys[1]}`: accepted: a gap kept" in report
     assert f"`{keys[2]}`: **not explained**" in report
     assert "`yacht_env/later.py` (no test file imports it)" in report
+
+
+def session_tested(tool, survived: int = 3):
+    """The made-up module's session with its first ``survived`` mutants survived and the rest killed; their keys."""
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    session, _ = made_up_session(tool)
+    with use_db(str(session), WorkDB.Mode.open) as database:
+        items = sorted(database.pending_work_items, key=lambda item: item.job_id)
+        for number, item in enumerate(items):
+            outcome = TestOutcome.SURVIVED if number < survived else TestOutcome.KILLED
+            database.set_result(item.job_id, WorkResult(WorkerOutcome.NORMAL, "", outcome, "a diff"))
+    return len(items), [tool.mutant_key(SOURCE, tool.mutated_source(SOURCE, item.mutations[0])) for item in items[:survived]]
+
+
+LATER = "yacht_env/later.py"
+LATER_SOURCE = "LIMIT = 3\n"
+
+
+def measured_elsewhere(source: str = LATER_SOURCE, when: str = "2026-01-02T03:04:05Z") -> dict:
+    """An outcome of ``yacht_env/later.py`` as another checkout kept it: 5 killed, one survivor, of 9 mutants."""
+    survivor = {"key": "LIMIT = 3 -> LIMIT = 4", "line": 1, "diff": "-LIMIT = 3\n+LIMIT = 4", "output": "Every test passed."}
+    digest = hashlib.sha256(source.encode()).hexdigest()
+    counts = {"killed": 5, "survived": 1, "sample": 6, "mutants": 9, "not_generated": 0}
+    return {"source": digest, "measured": when, **counts, "survivors": [survivor]}
+
+
+def keep_results(tool, modules: dict) -> None:
+    tool.RESULTS.write_text(json.dumps({"format": 1, "modules": modules}))
+
+
+def test_a_module_measured_elsewhere_keeps_its_row_beside_one_measured_here(tool):
+    pytest.importorskip("cosmic_ray", reason="the mutation extra: pip install -e '.[mutation]'")
+    write(tool.TREE, {LATER: LATER_SOURCE})
+    n, keys = session_tested(tool)
+    keep_results(tool, {LATER: measured_elsewhere()})  # no session of it here: a fresh checkout's case
+    report = tool.write_report([MODULE, LATER]).read_text()
+    low, high = tool.wilson_interval(n - 3, n)
+    assert f"| `{MODULE}` | {n - 3} | 0 | 0 | 3 | {n} | {n} | {(n - 3) / n:.1%} | {low:.1%} to {high:.1%} |" in report
+    low, high = tool.wilson_interval(5, 6)
+    assert f"| `{LATER}` | 5 | 0 | 0 | 1 | 6 | 9 | {5 / 6:.1%} | {low:.1%} to {high:.1%} | 0 | 2026-01-02 |" in report
+    assert f"- `{LATER}`:1 `LIMIT = 3 -> LIMIT = 4`: **not explained**: Every test passed." in report
+    assert "## Modules not tested yet\n\nNone." in report
+    kept = tool.read_results()
+    assert kept[LATER] == measured_elsewhere()
+    assert kept[MODULE]["source"] == hashlib.sha256(SOURCE.encode()).hexdigest()
+    assert sorted(survivor["key"].split(" #")[0] for survivor in kept[MODULE]["survivors"]) == sorted(keys)
+    assert (kept[MODULE]["killed"], kept[MODULE]["sample"], kept[MODULE]["mutants"]) == (n - 3, n, n)
+    # a second report from the file alone, the session gone, is the same report
+    (tool.WORK / f"{tool.slug(MODULE)}.sqlite").unlink()
+    assert tool.write_report([MODULE, LATER]).read_text() == report
+
+
+def test_a_session_here_does_not_replace_an_outcome_measured_later_elsewhere(tool):
+    pytest.importorskip("cosmic_ray", reason="the mutation extra: pip install -e '.[mutation]'")
+    n, _ = session_tested(tool)
+    later = {**measured_elsewhere(SOURCE, "2999-01-01T00:00:00Z"), "survivors": [], "survived": 0, "sample": 5}
+    keep_results(tool, {MODULE: later})
+    tool.write_report([MODULE])
+    assert tool.read_results()[MODULE] == later
+    keep_results(tool, {MODULE: {**later, "measured": "2000-01-01T00:00:00Z"}})
+    tool.write_report([MODULE])
+    assert tool.read_results()[MODULE]["sample"] == n
+
+
+def test_a_module_changed_since_it_was_measured_is_marked_as_an_earlier_version(tool):
+    write(tool.TREE, {LATER: LATER_SOURCE})
+    keep_results(tool, {LATER: measured_elsewhere()})
+    report = tool.write_report([LATER]).read_text()
+    assert "| 0 | 2026-01-02 |" in report and "(earlier version) |" not in report
+    assert f"- `{LATER}`:1 `LIMIT = 3 -> LIMIT = 4`: **not explained**" in report
+    write(tool.TREE, {LATER: "LIMIT = 3  # the most\n"})
+    report = tool.write_report([LATER]).read_text()
+    assert "| 0 | 2026-01-02 (earlier version) |" in report
+    assert f"- `{LATER}`:1 `LIMIT = 3 -> LIMIT = 4` (earlier version): **not explained**" in report
+    (tool.TREE / LATER).unlink()  # a module removed since: no longer its current version either
+    assert "2026-01-02 (earlier version) |" in tool.write_report([LATER]).read_text()
+
+
+def change(data: dict, path: tuple, value) -> dict:
+    """A copy of ``data`` with the field at ``path`` (keys and list indices) set to ``value``, or removed for ``...``."""
+    copy = json.loads(json.dumps(data))
+    *parents, last = path
+    target = copy
+    for part in parents:
+        target = target[part]
+    if value is ...:
+        del target[last]
+    else:
+        target[last] = value
+    return copy
+
+
+GOOD = {"format": 1, "modules": {LATER: measured_elsewhere()}}
+
+
+@pytest.mark.parametrize(
+    "data, named",
+    [
+        (change(GOOD, ("format",), 2), "format: expected 1, got 2"),
+        (change(GOOD, ("format",), True), "format: expected 1, got True"),
+        (change(GOOD, ("modules",), []), "modules: expected an object of module paths"),
+        ({"format": 1, "modules": {"../etc/later.py": measured_elsewhere()}}, "modules: expected module paths under"),
+        ({"format": 1, "modules": {"agents/later.py": measured_elsewhere()}}, "got 'agents/later.py'"),
+        (change(GOOD, ("modules", LATER), "5 killed"), f"modules['{LATER}']: expected an object of source, measured"),
+        (change(GOOD, ("modules", LATER, "killed"), ...), f"modules['{LATER}'].killed: expected only the fields"),
+        (change(GOOD, ("modules", LATER, "extra"), 1), f"modules['{LATER}'].extra: expected only the fields"),
+        (change(GOOD, ("modules", LATER, "source"), "abc"), f"modules['{LATER}'].source: expected the sha256"),
+        (change(GOOD, ("modules", LATER, "measured"), "yesterday"), f"modules['{LATER}'].measured: expected a UTC time"),
+        (change(GOOD, ("modules", LATER, "measured"), 20260102), f"modules['{LATER}'].measured: expected a UTC time"),
+        (change(GOOD, ("modules", LATER, "killed"), -1), f"modules['{LATER}'].killed: expected a whole number from 0"),
+        (change(GOOD, ("modules", LATER, "killed"), 5.0), f"modules['{LATER}'].killed: expected a whole number"),
+        (change(GOOD, ("modules", LATER, "survived"), True), f"modules['{LATER}'].survived: expected a whole number"),
+        (change(GOOD, ("modules", LATER, "killed"), 6), f"modules['{LATER}'].sample: expected killed + survived, got 6"),
+        (change(GOOD, ("modules", LATER, "mutants"), 5), f"modules['{LATER}'].mutants: expected at least the sample, 6"),
+        (change(GOOD, ("modules", LATER, "survivors"), []), f"modules['{LATER}'].survivors: expected a list of the 1"),
+        (change(GOOD, ("modules", LATER, "survivors", 0, "line"), 0), f"'{LATER}'].survivors[0].line: expected a line number"),
+        (change(GOOD, ("modules", LATER, "survivors", 0, "key"), "a\nb"), "survivors[0].key: expected a string on one line"),
+        (change(GOOD, ("modules", LATER, "survivors", 0, "key"), " "), "survivors[0].key: expected the lines the mutant"),
+        (change(GOOD, ("modules", LATER, "survivors", 0, "output"), None), "survivors[0].output: expected a string"),
+        (change(GOOD, ("modules", LATER, "survivors", 0, "diff"), ["-a"]), "survivors[0].diff: expected a string, got"),
+        (change(GOOD, ("modules", LATER, "survivors", 0, "why"), "x"), "survivors[0].why: expected only the fields key"),
+        ("[1, 2", "results.json: not a JSON file in UTF-8 (Expecting"),
+    ],
+)
+def test_a_results_file_of_another_shape_is_refused_in_one_line_naming_the_field_before_anything_is_written(tool, data, named):
+    write(tool.TREE, {LATER: LATER_SOURCE})
+    tool.RESULTS.write_text(data if isinstance(data, str) else json.dumps(data))
+    kept = tool.RESULTS.read_bytes()
+    with pytest.raises(SystemExit) as refused:
+        tool.write_report([LATER])
+    message = str(refused.value)
+    assert message.startswith("results.json: ") and "\n" not in message
+    assert named in message
+    assert tool.RESULTS.read_bytes() == kept and not tool.SCORES.exists()
+    tool.RESULTS.write_text(json.dumps(GOOD))
+    assert tool.read_results() == GOOD["modules"]  # the same file, well formed, is read
+
+
+def test_the_project_s_kept_results_are_well_formed_and_name_its_modules():
+    tool = fresh_tool("mutation_tool_results")
+    results = tool.read_results()
+    assert results and set(results) <= set(tool.discover_modules())

@@ -3,18 +3,27 @@
 ``python tools/mutation.py`` mutates each module of ``yacht_env``, ``agents`` and ``yacht_play`` (every ``.py`` file
 with code: one added later is found without an edit, :func:`discover_modules`) one small change at a time and runs
 the tests that reach the change; a mutant the tests pass is a survivor. Every module has a session of its own under
-``.mutation/`` (a Cosmic Ray database), so a run that is stopped goes on where it left off when started again, and
-each run rewrites ``tools/mutation_scores.md`` (kept under version control, so a change shows its effect): per module
-the mutants killed, equivalent, accepted and survived, the sample, the score over the mutants that are not equivalent
-with its 95% Wilson interval, and every survivor with its reason from ``tools/mutation_reasons.toml`` (keyed by module
-and by the lines the mutant changes, before and after: a reason carries across runs while those lines stay). The
-survivors' diffs go to ``.mutation/survivors.md``. Not part of the test suite (pytest never collects it).
+``.mutation/`` (a Cosmic Ray database), so a run that is stopped goes on where it left off when started again.
+
+The sessions stay in one checkout; what they measured is kept under version control in ``tools/mutation_results.json``
+(:func:`read_results`): per module the counts, the sample, the number of mutants, the digest of the source measured,
+when, and each survivor's key, line, diff and what its tests said. Each time a module's session finishes, and on
+``--report``, a module with a session here replaces its entry (unless the entry was measured later, elsewhere) and
+every other module keeps its own, so a run in a fresh checkout or on another machine adds to the record and loses
+none of it; the file is written atomically and read as a stranger's (a file of another shape stops the run in one
+line naming the field). ``tools/mutation_scores.md`` (kept under version control too, so a change shows its effect)
+is then built from that file alone: per module the mutants killed, equivalent, accepted and survived, the sample, the
+score over the mutants that are not equivalent with its 95% Wilson interval, when it was measured, marked "(earlier
+version)" where the module's source has changed since, and every survivor with its reason from
+``tools/mutation_reasons.toml`` (keyed by module and by the lines the mutant changes, before and after: a reason
+carries across runs while those lines stay). The survivors' diffs go to ``.mutation/survivors.md``. Not part of the
+test suite (pytest never collects it).
 
     python tools/mutation.py                          # every module, resuming
     python tools/mutation.py yacht_play/records.py    # one module
     python tools/mutation.py --retest-survivors       # survivors again, after new tests
     python tools/mutation.py --sample 60 MODULE...    # a random sample of 60 mutants of each module, resuming
-    python tools/mutation.py --report                 # only rewrite the report
+    python tools/mutation.py --report                 # only rewrite the results file and the report
     python tools/mutation.py --restart MODULE         # start over, after the module itself changed
     python tools/mutation.py --measure 20 --before M  # seconds per mutant of 20 mutants, with and without the map
 
@@ -58,7 +67,6 @@ import sys
 import tempfile
 import time
 from pathlib import Path
-from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
 if ROOT.parent.name == ".mutation":  # the copy in a tree, run as a mutant's test command
@@ -79,6 +87,14 @@ TEST_DEPTH = 1
 NOT_GENERATED = "not generated: it changes only annotations, a __future__ import or a docstring"
 REASONS = ROOT / "tools" / "mutation_reasons.toml"  # each survivor's reason, kept from run to run (see read_reasons)
 SCORES = ROOT / "tools" / "mutation_scores.md"  # the report: one table per module, kept under version control
+# Each module's measured outcome, kept under version control: the report is built from it (see read_results).
+RESULTS = ROOT / "tools" / "mutation_results.json"
+RESULTS_FORMAT = 1
+COUNTS = ("killed", "survived", "sample", "mutants", "not_generated")
+ENTRY_FIELDS = ("source", "measured", *COUNTS, "survivors")
+SURVIVOR_FIELDS = ("key", "line", "diff", "output")
+MOST_MUTANTS = 10**7  # far more than any module has: a larger count is no count of mutants
+EARLIER_VERSION = "(earlier version)"
 REASON_KINDS = ("equivalent", "accepted")
 
 
@@ -967,11 +983,13 @@ def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[f
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def survivors_explained(module: str, survivors: list, reasons: dict) -> list[tuple[int, str, dict | None, Any]]:
-    """Each survivor of ``module`` as ``(line, key, reason or None, result)``, by line; a key met twice gets ``#2``."""
+def survivor_records(module: str, survivors: list) -> list[dict]:
+    """Each survivor of ``module`` as kept in :data:`RESULTS` (key, line, diff, what its test run said), by line; a key
+    met twice gets ``#2``.
+    """
     original_file = WORK / f"{slug(module)}.original"
     original = original_file.read_text() if original_file.exists() else ""
-    rows: list[tuple[int, str, dict | None, Any]] = []
+    records = []
     seen: dict[str, int] = {}
     for item, result in sorted(survivors, key=lambda pair: pair[0].mutations[0].start_pos):
         mutation = item.mutations[0]
@@ -979,8 +997,164 @@ def survivors_explained(module: str, survivors: list, reasons: dict) -> list[tup
         key = mutant_key(original, mutated) if mutated is not None else f"{mutation.operator_name} #{mutation.occurrence}"
         seen[key] = seen.get(key, 0) + 1
         key += f" #{seen[key]}" if seen[key] > 1 else ""
-        rows.append((mutation.start_pos[0], key, reasons.get(module, {}).get(key), result))
-    return rows
+        output = why_survived(result.output or "")
+        records.append({"key": key, "line": mutation.start_pos[0], "diff": (result.diff or "").rstrip(), "output": output})
+    return records
+
+
+def file_digest(path: Path) -> str:
+    """The sha256 of a file's bytes, as :data:`RESULTS` keeps a module's source."""
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def measured(module: str) -> dict | None:
+    """``module``'s outcome from its session under :data:`WORK`, as :data:`RESULTS` keeps it (see :func:`check_entry`),
+    or None where the module has no session here or none of its mutants is tested yet.
+    """
+    session = WORK / f"{slug(module)}.sqlite"
+    if not session.exists():
+        return None
+    when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(session.stat().st_mtime))  # its last result
+    outcomes = module_results(module)
+    tested = len(outcomes["killed"]) + len(outcomes["survived"])
+    if not tested:
+        return None
+    # The source the session's mutants were made from: its stamp, or the copy its last run kept.
+    stamp, original = session.with_suffix(".source"), session.with_suffix(".original")
+    source = stamp.read_text().strip() if stamp.exists() else file_digest(original if original.exists() else ROOT / module)
+    return {
+        "source": source,
+        "measured": when,
+        "killed": len(outcomes["killed"]),
+        "survived": len(outcomes["survived"]),
+        "sample": tested,
+        "mutants": tested + len(outcomes["pending"]) + len(outcomes["error"]),
+        "not_generated": sum(result.output == NOT_GENERATED for _, result in outcomes["skipped"]),
+        "survivors": survivor_records(module, outcomes["survived"]),
+    }
+
+
+class ResultsError(SystemExit):
+    """A :data:`RESULTS` file of the wrong shape: one line naming the file, the field and what is allowed."""
+
+    def __init__(self, path: Path, field: str, expected: str, value: object) -> None:
+        shown = repr(value)
+        shown = shown if len(shown) <= 60 else shown[:57] + "..."
+        super().__init__(f"{path.name}: {field}: expected {expected}, got {shown}")
+
+
+def check_count(path: Path, field: str, value: object) -> int:
+    """A count of mutants: a whole number from 0 (``True`` is no count)."""
+    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MOST_MUTANTS:
+        raise ResultsError(path, field, f"a whole number from 0 to {MOST_MUTANTS}", value)
+    return value
+
+
+def check_fields(path: Path, field: str, value: object, names: tuple[str, ...]) -> dict:
+    """An object with exactly the fields ``names``."""
+    if not isinstance(value, dict):
+        raise ResultsError(path, field, f"an object of {', '.join(names)}", value)
+    for name in [*names, *value]:
+        if name not in names or name not in value:
+            found = "missing" if name not in value else "not allowed"
+            raise ResultsError(path, f"{field}.{name}", f"only the fields {', '.join(names)}", found)
+    return value
+
+
+def check_text(path: Path, field: str, value: object, one_line: bool) -> str:
+    """A string (on one line where the report prints it inside a line)."""
+    if not isinstance(value, str) or one_line and ("\n" in value or "\r" in value):
+        raise ResultsError(path, field, "a string" + (" on one line" if one_line else ""), value)
+    return value
+
+
+def check_survivor(path: Path, field: str, survivor: object) -> None:
+    """One survivor of :data:`RESULTS`: its key (as in :data:`REASONS`), line, diff and what its test run said."""
+    survivor = check_fields(path, field, survivor, SURVIVOR_FIELDS)
+    if not check_text(path, f"{field}.key", survivor["key"], one_line=True).strip():
+        raise ResultsError(path, f"{field}.key", "the lines the mutant changes, before -> after", survivor["key"])
+    if check_count(path, f"{field}.line", survivor["line"]) < 1:
+        raise ResultsError(path, f"{field}.line", "a line number from 1", survivor["line"])
+    check_text(path, f"{field}.diff", survivor["diff"], one_line=False)
+    check_text(path, f"{field}.output", survivor["output"], one_line=True)
+
+
+def check_entry(path: Path, module: str, entry: object) -> dict:
+    """One module's outcome in :data:`RESULTS`: the digest of the source measured (sha256), when (UTC), the counts of
+    :data:`COUNTS` (killed + survived = sample <= mutants) and each survivor.
+    """
+    field = f"modules[{module!r}]"
+    if not re.fullmatch(r"[A-Za-z_]\w*(/[A-Za-z_]\w*)*\.py", module) or module.split("/")[0] not in PACKAGES:
+        raise ResultsError(path, "modules", f"module paths under {', '.join(PACKAGES)} (like yacht_env/rules.py)", module)
+    entry = check_fields(path, field, entry, ENTRY_FIELDS)
+    if not isinstance(entry["source"], str) or not re.fullmatch(r"[0-9a-f]{64}", entry["source"]):
+        raise ResultsError(path, f"{field}.source", "the sha256 of the module's source, 64 hex digits", entry["source"])
+    when = entry["measured"]
+    try:
+        time.strptime(when, "%Y-%m-%dT%H:%M:%SZ")
+    except (TypeError, ValueError):
+        raise ResultsError(path, f"{field}.measured", "a UTC time like 2026-01-31T12:00:00Z", when) from None
+    counts = {name: check_count(path, f"{field}.{name}", entry[name]) for name in COUNTS}
+    if counts["killed"] + counts["survived"] != counts["sample"]:
+        raise ResultsError(path, f"{field}.sample", "killed + survived", counts["sample"])
+    if counts["mutants"] < counts["sample"]:
+        raise ResultsError(path, f"{field}.mutants", f"at least the sample, {counts['sample']}", counts["mutants"])
+    survivors = entry["survivors"]
+    if not isinstance(survivors, list) or len(survivors) != counts["survived"]:
+        raise ResultsError(path, f"{field}.survivors", f"a list of the {counts['survived']} survivors", survivors)
+    for number, survivor in enumerate(survivors):
+        check_survivor(path, f"{field}.survivors[{number}]", survivor)
+    return entry
+
+
+def read_results(path: Path | None = None) -> dict[str, dict]:
+    """``{module: its measured outcome}`` from :data:`RESULTS` (none where the file is missing), every field checked
+    (:func:`check_entry`): a file of another shape stops the run in one line naming the field, before anything is
+    written.
+    """
+    path = RESULTS if path is None else path
+    if not path.exists():
+        return {}
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except (UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise SystemExit(f"{path.name}: not a JSON file in UTF-8 ({error})") from None
+    data = check_fields(path, "the file", data, ("format", "modules"))
+    if data["format"] != RESULTS_FORMAT or isinstance(data["format"], bool):
+        raise ResultsError(path, "format", str(RESULTS_FORMAT), data["format"])
+    if not isinstance(data["modules"], dict):
+        raise ResultsError(path, "modules", "an object of module paths", data["modules"])
+    return {module: check_entry(path, module, entry) for module, entry in data["modules"].items()}
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``path`` through a temporary file beside it, renamed over it: a stopped run leaves the old file or the new."""
+    handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".partial")
+    try:
+        with os.fdopen(handle, "w", encoding="utf-8") as out:
+            out.write(text)
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+
+
+def write_results(results: dict[str, dict], path: Path | None = None) -> None:
+    """:data:`RESULTS`, modules in order, one survivor field a line (a new measurement shows as a small diff)."""
+    data = {"format": RESULTS_FORMAT, "modules": dict(sorted(results.items()))}
+    write_atomically(RESULTS if path is None else path, json.dumps(data, indent=1, ensure_ascii=False) + "\n")
+
+
+def updated_results(modules: list[str]) -> dict[str, dict]:
+    """:data:`RESULTS` with the outcome of each of ``modules`` that has a session here (:func:`measured`) in place of
+    the one kept, unless the one kept was measured later (elsewhere); a module without a session keeps its entry.
+    """
+    results = read_results()
+    for module in modules:
+        local = measured(module)
+        if local is not None and (module not in results or results[module]["measured"] <= local["measured"]):
+            results[module] = local
+    return results
 
 
 def score_cells(killed: int, counted: int) -> str:
@@ -991,52 +1165,69 @@ def score_cells(killed: int, counted: int) -> str:
     return f"{killed / counted:.1%} | {low:.1%} to {high:.1%}"
 
 
+def is_current(module: str, entry: dict) -> bool:
+    """Whether ``entry`` was measured on ``module``'s source as it is now in the checkout."""
+    path = ROOT / module
+    return path.is_file() and file_digest(path) == entry["source"]
+
+
+def report_tables(modules: list[str], results: dict[str, dict], reasons: dict) -> tuple[list[str], list[str], list[str]]:
+    """The report's table rows, its survivor lines and ``.mutation/survivors.md``'s lines, from ``results``."""
+    table, listed, diffs = [], [], ["# Survivors of the mutation run, with their diffs", ""]
+    total = dict.fromkeys(("killed", "equivalent", "accepted", "survived", "sample", "mutants", "not_generated"), 0)
+    for module in (name for name in modules if name in results):
+        entry = results[module]
+        explained = [reasons.get(module, {}).get(survivor["key"]) for survivor in entry["survivors"]]
+        kinds = [reason["kind"] if reason else "survived" for reason in explained]
+        row = {"killed": entry["killed"], **{kind: kinds.count(kind) for kind in ("equivalent", "accepted", "survived")}}
+        row |= {name: entry[name] for name in ("sample", "mutants", "not_generated")}
+        total = {name: total[name] + row[name] for name in total}
+        cells = " | ".join(str(row[name]) for name in ("killed", "equivalent", "accepted", "survived", "sample", "mutants"))
+        score = score_cells(row["killed"], row["sample"] - row["equivalent"])
+        earlier = "" if is_current(module, entry) else f" {EARLIER_VERSION}"
+        table.append(f"| `{module}` | {cells} | {score} | {row['not_generated']} | {entry['measured'][:10]}{earlier} |")
+        for survivor, reason in zip(entry["survivors"], explained):
+            unexplained = f"**not explained**: {survivor['output'] or 'no test output kept.'}"
+            said = f"{reason['kind']}: {reason['why']}" if reason else unexplained
+            place = f"`{module}`:{survivor['line']} `{survivor['key']}`"
+            listed.append(f"- {place}{earlier}: {said}")
+            diffs += [f"## {place}", "", "```diff", survivor["diff"] or "(no diff kept)", "```", ""]
+    cells = " | ".join(str(total[name]) for name in ("killed", "equivalent", "accepted", "survived", "sample", "mutants"))
+    score = score_cells(total["killed"], total["sample"] - total["equivalent"])
+    table.append(f"| all modules tested | {cells} | {score} | {total['not_generated']} | |")
+    return table, listed, diffs
+
+
 def write_report(modules: list[str]) -> Path:
-    """:data:`SCORES` (kept under version control): a row per module tested, every survivor with its reason from
-    :data:`REASONS`, and the modules not tested yet; ``.mutation/survivors.md``: every survivor's diff.
+    """:data:`RESULTS` brought up to date with the sessions here (:func:`updated_results`), then :data:`SCORES` built
+    from it (both kept under version control): a row per module measured, every survivor with its reason from
+    :data:`REASONS`, and the modules not measured yet; ``.mutation/survivors.md``: every survivor's diff.
     """
     reasons = read_reasons()
-    head = "| module | killed | equivalent | accepted | survived | sample | mutants | score | 95% interval | not generated |"
-    table = [head, "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: |"]
-    listed, diffs, untested = [], ["# Survivors of the mutation run, with their diffs", ""], []
-    total = dict.fromkeys(("killed", "equivalent", "accepted", "survived", "sample", "mutants", "not generated"), 0)
-    for module in modules:
-        outcomes = module_results(module)
-        tested = len(outcomes["killed"]) + len(outcomes["survived"])
-        if not tested:
-            untested.append(f"`{module}`" + ("" if test_files(module, ROOT) else " (no test file imports it)"))
-            continue
-        rows = survivors_explained(module, outcomes["survived"], reasons)
-        kinds = [reason["kind"] if reason else "survived" for _, _, reason, _ in rows]
-        not_generated = sum(result.output == NOT_GENERATED for _, result in outcomes["skipped"])
-        row = {
-            "killed": len(outcomes["killed"]),
-            **{kind: kinds.count(kind) for kind in ("equivalent", "accepted", "survived")},
-            "sample": tested,
-            "mutants": tested + len(outcomes["pending"]) + len(outcomes["error"]),
-            "not generated": not_generated,
-        }
-        total = {name: total[name] + row[name] for name in total}
-        counted = row["sample"] - row["equivalent"]
-        cells = " | ".join(str(row[name]) for name in ("killed", "equivalent", "accepted", "survived", "sample", "mutants"))
-        table.append(f"| `{module}` | {cells} | {score_cells(row['killed'], counted)} | {not_generated} |")
-        for line, key, reason, result in rows:
-            said = f"{reason['kind']}: {reason['why']}" if reason else f"**not explained**: {why_survived(result.output or '')}"
-            listed.append(f"- `{module}`:{line} `{key}`: {said}")
-            diffs += [f"## `{module}`:{line} `{key}`", "", "```diff", (result.diff or "").rstrip(), "```", ""]
-    cells = " | ".join(str(total[name]) for name in ("killed", "equivalent", "accepted", "survived", "sample", "mutants"))
-    counted = total["sample"] - total["equivalent"]
-    table.append(f"| all modules tested | {cells} | {score_cells(total['killed'], counted)} | {total['not generated']} |")
+    results = updated_results(modules)
+    head = "| module | killed | equivalent | accepted | survived | sample | mutants | score | 95% interval | not generated "
+    head += "| measured |"
+    table, listed, diffs = report_tables(modules, results, reasons)
+    untested = [
+        f"`{module}`" + ("" if test_files(module, ROOT) else " (no test file imports it)")
+        for module in modules
+        if module not in results
+    ]
     text = [
         "# Mutation scores",
         "",
-        "Written by `python tools/mutation.py` (see its docstring); the reasons come from `tools/mutation_reasons.toml`.",
-        "A module's sample is a random sample of its mutants (`--sample N`: the same mutants on every run), or all of",
-        "them. The score is the share killed of the mutants that are not equivalent: killed / (sample - equivalent); an",
-        "accepted survivor counts against it, as one not yet explained does. The interval is the 95% Wilson interval of",
-        "that share over all of the module's mutants. Mutants that change only annotations, a `__future__` import or a",
-        "docstring are not generated.",
+        "Written by `python tools/mutation.py` (see its docstring) from each module's measured outcome, kept in",
+        "`tools/mutation_results.json`; the reasons come from `tools/mutation_reasons.toml`. A run replaces the",
+        "outcomes of the modules it measures and keeps the others. A module's sample is a random sample of its mutants",
+        "(`--sample N`: the same mutants on every run), or all of them. The score is the share killed of the mutants",
+        "that are not equivalent: killed / (sample - equivalent); an accepted survivor counts against it, as one not",
+        "yet explained does. The interval is the 95% Wilson interval of that share over all of the module's mutants.",
+        "Mutants that change only annotations, a `__future__` import or a docstring are not generated. The date is when",
+        f"the module was measured; {EARLIER_VERSION} marks a module whose source has changed since, and its survivors'",
+        "lines are those of the version measured.",
         "",
+        head,
+        "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |",
         *table,
         "",
         "## Survivors",
@@ -1047,7 +1238,9 @@ def write_report(modules: list[str]) -> Path:
         "",
         ", ".join(untested) if untested else "None.",
     ]
-    SCORES.write_text("\n".join(text) + "\n")
+    write_results(results)
+    write_atomically(SCORES, "\n".join(text) + "\n")
+    WORK.mkdir(exist_ok=True)
     (WORK / "survivors.md").write_text("\n".join(diffs) + "\n")
     return SCORES
 
@@ -1057,7 +1250,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(prog="python tools/mutation.py", description=__doc__.splitlines()[0])
     parser.add_argument("modules", nargs="*", help=f"modules to mutate (default: every module of {', '.join(PACKAGES)})")
     parser.add_argument("--retest-survivors", action="store_true", help="test the survivors again (after new tests)")
-    parser.add_argument("--report", action="store_true", help=f"only rewrite {SCORES.relative_to(ROOT)}")
+    parser.add_argument(
+        "--report", action="store_true", help=f"only rewrite {RESULTS.relative_to(ROOT)} and {SCORES.relative_to(ROOT)}"
+    )
     parser.add_argument("--restart", action="store_true", help="start the modules' sessions over (after the module changed)")
     parser.add_argument(
         "--sample",
