@@ -8,13 +8,18 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from agents.evaluation.tournament import run_table
 from agents.policies.exact2 import TIE_TOLERANCE
+from agents.policies.table_reading import best_with_fallback
 from agents.registry import make_table_policy, policy_spec
+from agents.solvers.optimal import solve
 from agents.two_player import SolutionNotComputed, load_two_player, solve_two_player
 from agents.two_player.__main__ import sub_game
 from agents.two_player.grading import TwoPlayerGrader, two_player_grader
+from agents.two_player.kernel import SCALE
 from yacht_env.rules import YACHT
 
 ROWS = "ones,threes,fives,full_house"
@@ -124,6 +129,49 @@ def test_exact2_plays_the_action_of_highest_chance_in_every_position_it_meets(sm
         mask = np.isfinite(q)[None].astype(np.int8)
         action = int(policy.act_batch(observation, mask)[0])
         assert q[action] >= q.max() - TIE_TOLERANCE
+
+
+@given(
+    step=st.integers(1, int(SCALE) - 1),
+    noise=st.lists(st.floats(-0.2, 0.2), min_size=3, max_size=3),
+    scores=st.lists(st.floats(0.0, 300.0), min_size=3, max_size=3, unique=True),
+)
+@example(step=32767, noise=[0.1, -0.1, 0.0], scores=[1.0, 2.0, 0.0])  # the higher chance, by noise, scores less
+def test_exact2_lets_the_expected_score_settle_chances_less_than_half_a_stored_step_apart(step, noise, scores):
+    """Chances as the solution stores them, whole steps of 1/SCALE, read back with noise well under half a step: two
+    actions on the same step are one chance to the solution, and the higher expected score of the two is played; an
+    action a whole step below is never played, however high its expected score."""
+    q = np.array([[step + noise[0], step + noise[1], step - 1 + noise[2]]]) / SCALE
+    expected = np.array([[scores[0], scores[1], max(scores) + 1.0]])
+    action = best_with_fallback(q, np.ones((1, 3), dtype=np.int8), lambda tied: expected[tied], TIE_TOLERANCE)
+    assert action.tolist() == [int(np.argmax(scores[:2]))]
+
+
+def test_exact2_plays_the_higher_expected_score_among_actions_within_half_a_stored_step_in_a_solved_game(small):
+    """Every position where both players have two rows open (the mover ones and full house, the other threes and
+    fives: many re-rolls whose chances differ by less than a stored step) and the mover has one re-roll left."""
+    rules, solutions = small
+    policy = make_table_policy("exact2", 2, rules=rules)
+    layout, mover, other = solutions["game"].layout, 0b1001, 0b0110
+    leads = np.arange(-int(layout.most_scored[other]), int(layout.most_scored[mover]) + 1)
+    leads, hands = (part.ravel() for part in np.meshgrid(leads, np.arange(rules.dice.num_hands), indexing="ij"))
+    movers, others, rolls_left = (np.full(len(leads), value) for value in (mover, other, 1))
+    q = solutions["game"].action_values_batch(movers, others, leads, hands, rolls_left)
+    legal = np.isfinite(q)
+    expected = np.where(legal, solve(rules).q_values_batch(hands, rolls_left, movers), -np.inf)
+
+    def highest_expected_within(tolerance: float) -> np.ndarray:
+        """Among the legal actions within ``tolerance`` of the best chance, that of highest expected score."""
+        return np.where(legal & (q >= q.max(axis=1, keepdims=True) - tolerance), expected, -np.inf).argmax(axis=1)
+
+    observations = policy.table_encoding.encode_batch(
+        hands, rolls_left, movers, np.stack([np.full_like(leads, 200), 200 - leads], axis=1), np.stack([movers, others], axis=1)
+    )
+    played = policy.act_batch(observations, legal.astype(np.int8))
+    np.testing.assert_array_equal(played, highest_expected_within(0.5 / SCALE))
+    # where the plain best chance (ties aside) or a coarse tolerance would play otherwise: the positions that tell
+    assert (played != highest_expected_within(0.0)).sum() > 100
+    assert (played != highest_expected_within(0.5)).sum() > 100
 
 
 def random_positions(rules, layout, count: int, seed: int):
