@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -72,7 +73,30 @@ def table_figures(planner: str, rules, n: int, games: int, seed: int) -> dict:
     return figures
 
 
-def main(argv=None) -> None:
+def read_done(out: Path) -> dict:
+    """The figures an earlier run left in ``out``: a JSON object of figures by key; ``ValueError`` in one line otherwise."""
+    if not out.exists():
+        return {}
+    try:
+        done = json.loads(out.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(
+            f"--out {str(out)!r} is not a figures file of this script ({type(error).__name__}); move it away"
+        ) from None
+    if not isinstance(done, dict) or not all(isinstance(figures, dict) for figures in done.values()):
+        raise ValueError(f"--out {str(out)!r} is not a figures file of this script (a JSON object of figures); move it away")
+    return done
+
+
+def table_sizes(text: str) -> list[int]:
+    """``"2,3,5"`` -> ``[2, 3, 5]``; ``ValueError`` in one line for anything but sizes of 2 to 5 in ASCII digits."""
+    sizes = text.split(",")
+    if not all(size.isascii() and size.isdigit() and 2 <= int(size) <= 5 for size in sizes):
+        raise ValueError(f"--sizes {text!r}: table sizes of 2 to 5, comma-separated (e.g. 2,3,5)")
+    return [int(size) for size in sizes]
+
+
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("planner", help="the planner's policy name, e.g. planN:yacht or planN:runs/x/model.safetensors")
     parser.add_argument("--rules", default="yacht")
@@ -81,17 +105,27 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=3_000_000, help="the first deal's seed (default 3000000)")
     parser.add_argument("--out", default="runs/planN_figures.json")
     args = parser.parse_args(argv)
-    rules = rule_set(args.rules)
     out = Path(args.out)
-    done = json.loads(out.read_text()) if out.exists() else {}
-    for n in (int(size) for size in args.sizes.split(",")):
+    try:  # a bad rule set, size, model file or figures file: one line, before any game is played
+        rules = rule_set(args.rules)
+        sizes = table_sizes(args.sizes)
+        if args.games < 1:
+            raise ValueError(f"--games {args.games}: at least 1")
+        done = read_done(out)
+        for n in sizes:
+            make_table_policy(args.planner, n, rules=rules)
+    except ValueError as error:
+        print(f"planN_figures: {error}", file=sys.stderr)
+        return 2
+    for n in sizes:
         key = f"{args.planner}|{rules.name}|{n}|{args.games}|{args.seed}"
         if key not in done:
             done[key] = table_figures(args.planner, rules, n, args.games, args.seed)
             write_atomically(out, lambda handle: handle.write(json.dumps(done, indent=1).encode()))
         print(key, json.dumps(done[key]))
+    return 0
 
 
 if __name__ == "__main__":
     np.seterr(all="ignore")
-    main()
+    sys.exit(main())
