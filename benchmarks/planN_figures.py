@@ -3,7 +3,8 @@
 For each table size ``N`` asked for, two tournaments on the same deals (every deal in every seating, as
 ``agents.evaluate --table`` plays them): ``PLANNER`` with ``N - 1`` ``optimal`` opponents, and ``win`` with the
 same opponents (under rules ``win`` plays: those without bonuses or jokers; elsewhere ``optimal`` itself, whose
-share is the fair ``1/N`` up to the deals' noise). The games are paired deal by deal, so the difference of the two
+share is exactly the fair ``1/N`` on every deal over its seatings, so it is not played). The games are paired deal by
+deal, so the difference of the two
 shares has a far narrower interval than either share. At a table of two it also plays ``PLANNER`` head to head
 against ``win`` (where ``win`` plays) and, under rules the two-player solution covers and where it is computed,
 grades every decision of ``PLANNER`` against it (its loss in chance of winning, percentage points per game).
@@ -53,7 +54,12 @@ def table_figures(planner: str, rules, n: int, games: int, seed: int) -> dict:
     reference = "win" if rules.name in policy_spec("win").rule_sets("win") else "optimal"
     grade = n == 2 and not rules.has_bonus_or_joker
     mine, result, seconds = first_shares([planner] + ["optimal"] * (n - 1), games, seed, rules, grade)
-    theirs, _, _ = first_shares([reference] + ["optimal"] * (n - 1), games, seed, rules)
+    if reference == "optimal":
+        # N copies of one deterministic policy: each seating of a deal plays the same game, so the seat played by the
+        # reference takes each seat's share once over the N seatings, which sum to 1: exactly 1/N per deal, unplayed
+        theirs = np.full(len(mine), 1 / n)
+    else:
+        theirs, _, _ = first_shares([reference] + ["optimal"] * (n - 1), games, seed, rules)
     figures = {
         "table_size": n,
         "games": int(len(mine) * n),
