@@ -3,7 +3,8 @@
 For each table size ``N`` asked for, two tournaments on the same deals (every deal in every seating, as
 ``agents.evaluate --table`` plays them): ``PLANNER`` with ``N - 1`` ``optimal`` opponents, and ``win`` with the
 same opponents (under rules ``win`` plays: those without bonuses or jokers; elsewhere ``optimal`` itself, whose
-share is the fair ``1/N`` up to the deals' noise). The games are paired deal by deal, so the difference of the two
+share is exactly the fair ``1/N`` on every deal over its seatings, so it is not played). The games are paired deal by
+deal, so the difference of the two
 shares has a far narrower interval than either share. At a table of two it also plays ``PLANNER`` head to head
 against ``win`` (where ``win`` plays) and, under rules the two-player solution covers and where it is computed,
 grades every decision of ``PLANNER`` against it (its loss in chance of winning, percentage points per game).
@@ -18,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import sys
 import time
 from pathlib import Path
 
@@ -52,7 +54,12 @@ def table_figures(planner: str, rules, n: int, games: int, seed: int) -> dict:
     reference = "win" if rules.name in policy_spec("win").rule_sets("win") else "optimal"
     grade = n == 2 and not rules.has_bonus_or_joker
     mine, result, seconds = first_shares([planner] + ["optimal"] * (n - 1), games, seed, rules, grade)
-    theirs, _, _ = first_shares([reference] + ["optimal"] * (n - 1), games, seed, rules)
+    if reference == "optimal":
+        # N copies of one deterministic policy: each seating of a deal plays the same game, so the seat played by the
+        # reference takes each seat's share once over the N seatings, which sum to 1: exactly 1/N per deal, unplayed
+        theirs = np.full(len(mine), 1 / n)
+    else:
+        theirs, _, _ = first_shares([reference] + ["optimal"] * (n - 1), games, seed, rules)
     figures = {
         "table_size": n,
         "games": int(len(mine) * n),
@@ -72,7 +79,30 @@ def table_figures(planner: str, rules, n: int, games: int, seed: int) -> dict:
     return figures
 
 
-def main(argv=None) -> None:
+def read_done(out: Path) -> dict:
+    """The figures an earlier run left in ``out``: a JSON object of figures by key; ``ValueError`` in one line otherwise."""
+    if not out.exists():
+        return {}
+    try:
+        done = json.loads(out.read_text())
+    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as error:
+        raise ValueError(
+            f"--out {str(out)!r} is not a figures file of this script ({type(error).__name__}); move it away"
+        ) from None
+    if not isinstance(done, dict) or not all(isinstance(figures, dict) for figures in done.values()):
+        raise ValueError(f"--out {str(out)!r} is not a figures file of this script (a JSON object of figures); move it away")
+    return done
+
+
+def table_sizes(text: str) -> list[int]:
+    """``"2,3,5"`` -> ``[2, 3, 5]``; ``ValueError`` in one line for anything but sizes of 2 to 5 in ASCII digits."""
+    sizes = text.split(",")
+    if not all(size.isascii() and size.isdigit() and 2 <= int(size) <= 5 for size in sizes):
+        raise ValueError(f"--sizes {text!r}: table sizes of 2 to 5, comma-separated (e.g. 2,3,5)")
+    return [int(size) for size in sizes]
+
+
+def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("planner", help="the planner's policy name, e.g. planN:yacht or planN:runs/x/model.safetensors")
     parser.add_argument("--rules", default="yacht")
@@ -81,17 +111,27 @@ def main(argv=None) -> None:
     parser.add_argument("--seed", type=int, default=3_000_000, help="the first deal's seed (default 3000000)")
     parser.add_argument("--out", default="runs/planN_figures.json")
     args = parser.parse_args(argv)
-    rules = rule_set(args.rules)
     out = Path(args.out)
-    done = json.loads(out.read_text()) if out.exists() else {}
-    for n in (int(size) for size in args.sizes.split(",")):
+    try:  # a bad rule set, size, model file or figures file: one line, before any game is played
+        rules = rule_set(args.rules)
+        sizes = table_sizes(args.sizes)
+        if args.games < 1:
+            raise ValueError(f"--games {args.games}: at least 1")
+        done = read_done(out)
+        for n in sizes:
+            make_table_policy(args.planner, n, rules=rules)
+    except ValueError as error:
+        print(f"planN_figures: {error}", file=sys.stderr)
+        return 2
+    for n in sizes:
         key = f"{args.planner}|{rules.name}|{n}|{args.games}|{args.seed}"
         if key not in done:
             done[key] = table_figures(args.planner, rules, n, args.games, args.seed)
             write_atomically(out, lambda handle: handle.write(json.dumps(done, indent=1).encode()))
         print(key, json.dumps(done[key]))
+    return 0
 
 
 if __name__ == "__main__":
     np.seterr(all="ignore")
-    main()
+    sys.exit(main())
