@@ -1,4 +1,5 @@
-"""Train a MaskablePPO agent on Yacht-v0 and evaluate it against the exact optimum.
+"""Train a MaskablePPO agent on Yacht-v0 and evaluate it against the exact optimum (or, by the config's
+``algorithm``, a planning agent, agents/training/plan_train.py, or a masked DQN, agents/training/dqn_train.py).
 
     python train.py --config configs/quick.yaml                    # a new run in runs/quick/
     python train.py --config configs/yahtzee_quick.yaml            # Yahtzee (env.rules: any of RULE_SETS)

@@ -653,7 +653,7 @@ class InferenceModel:
             if self.values_actions:  # greedy, sampling or not: a DQN's exploration belongs to its training
                 from agents.learned.legal_q import greedy_actions
 
-                masks = torch.as_tensor(np.asarray(action_masks) != 0).reshape(-1, self.action_space.n)
+                masks = torch.as_tensor(np.asarray(action_masks) != 0).reshape(-1, int(self.action_space.n))
                 return greedy_actions(self.usable_outputs(observations), masks).numpy().astype(np.int64), None
             distribution = self.distribution(observations, action_masks)
             actions = torch.argmax(distribution.probs, dim=1) if deterministic else distribution.sample()

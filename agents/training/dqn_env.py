@@ -49,7 +49,7 @@ class LegalActionsObservation(VecEnvWrapper):
 
     @override
     def reset(self):
-        return {OBSERVATION: self.venv.reset(), MASK: self.masks()}
+        return {OBSERVATION: np.asarray(self.venv.reset()), MASK: self.masks()}
 
     @override
     def step_wait(self) -> VecEnvStepReturn:

@@ -57,14 +57,14 @@ class MaskedDQN(DQN):
 
     def __init__(self, *args, seed: int | None = None, **kwargs):
         self.exploration_rng = np.random.default_rng(seed)
-        super().__init__(*args, seed=seed, **kwargs)
+        super().__init__(*args, **{**kwargs, "seed": seed})
 
     @override
     def predict(self, observation, state=None, episode_start=None, deterministic=False):
         actions, state = self.policy.predict(observation, state, episode_start, deterministic)
         if deterministic or self.exploration_rate <= 0:
             return actions, state
-        masks = np.asarray(observation[MASK]).reshape(-1, self.action_space.n)  # type: ignore[attr-defined]
+        masks = np.asarray(observation[MASK]).reshape(-1, self.action_space.n)
         chosen = np.array(actions, dtype=np.int64).reshape(-1)
         exploring = self.exploration_rng.random(len(chosen)) < self.exploration_rate
         if exploring.any():
@@ -74,6 +74,6 @@ class MaskedDQN(DQN):
     @override
     def _sample_action(self, learning_starts, action_noise=None, n_envs=1):
         if self.num_timesteps < learning_starts:  # the warm-up: uniformly random, among the legal actions
-            actions = sample_legal_actions(self._last_obs[MASK], self.exploration_rng)  # type: ignore[index]
+            actions = sample_legal_actions(self._last_obs[MASK], self.exploration_rng)
             return actions, actions
         return super()._sample_action(learning_starts, action_noise, n_envs)

@@ -46,7 +46,7 @@ def save_replay(buffer, folder: Path, steps: int) -> Path:
     arrays = {name: array[:rows] for name, array in buffer_arrays(buffer).items()}
     arrays.update(pos=np.array(buffer.pos), full=np.array(buffer.full), steps=np.array(steps))
     path = folder / REPLAY_NAME
-    write_atomically(path, lambda handle: np.savez(handle, **arrays))
+    write_atomically(path, lambda handle: np.savez(handle, **arrays))  # type: ignore[arg-type]  # numpy's stub types **kwds as allow_pickle's bool
     return path
 
 

@@ -94,7 +94,7 @@ def save_checkpoint(model: MaskedDQN, run_dir: Path) -> Path:
     folder, steps = run_dir / "checkpoints", model.num_timesteps
     save_replay(model.replay_buffer, folder, steps)
     path = folder / f"step_{steps}.zip"
-    write_atomically(path, lambda handle: model.save(handle))
+    write_atomically(path, lambda handle: model.save(handle))  # type: ignore[arg-type]  # SB3 writes to any binary file
     return path
 
 
