@@ -1,4 +1,5 @@
-"""Train a MaskablePPO agent on Yacht-v0 and evaluate it against the exact optimum.
+"""Train a MaskablePPO agent on Yacht-v0 and evaluate it against the exact optimum (or, by the config's
+``algorithm``, a planning agent, agents/training/plan_train.py, or a masked DQN, agents/training/dqn_train.py).
 
     python train.py --config configs/quick.yaml                    # a new run in runs/quick/
     python train.py --config configs/yahtzee_quick.yaml            # Yahtzee (env.rules: any of RULE_SETS)
@@ -36,7 +37,6 @@ from __future__ import annotations
 import argparse
 import csv
 import random
-import re
 import sys
 import time
 from contextlib import contextmanager
@@ -55,8 +55,10 @@ from agents.learned.ppo import PPOPolicy, load_sb3_model
 from agents.registry import default_policies, make_policy
 from agents.solvers.optimal import expected_score
 from agents.training.budget import check_budget
+from agents.training.checkpoints import check_checkpoint_names, latest_checkpoint
 from agents.training.config import MAX_ECHO, ConfigError, Schedule, TrainConfig, dump_config, load_config, shorten
 from agents.training.curves import rewind_learning_curve
+from agents.training.dqn_train import run_dqn
 from agents.training.envs import make_training_env
 from agents.training.lookahead_policy import LookaheadPolicy
 from agents.training.lookahead_rollouts import keep_lookahead_in_rollouts
@@ -111,24 +113,6 @@ def save_model(model: MaskablePPO, path: Path) -> None:
     write_atomically(path, lambda handle: model.save(handle))
 
 
-CHECKPOINT_NAME = re.compile(r"step_([0-9]{1,15})")
-
-
-def checkpoint_steps(path: Path) -> int:
-    """The number of steps of a checkpoint file, read from its name ``step_<N>.zip``."""
-    return int(path.stem.split("_")[-1])
-
-
-def check_checkpoint_names(run_dir: Path) -> None:
-    """``ConfigError`` naming a file ``checkpoints/step_*.zip`` whose name holds no step count."""
-    for path in sorted((run_dir / "checkpoints").glob("step_*.zip")):
-        if not CHECKPOINT_NAME.fullmatch(path.stem):
-            raise ConfigError(
-                f"checkpoint {shorten(str(path), 300)} is not named step_<N>.zip with N its steps: "
-                "rename it, or move it out of checkpoints/"
-            )
-
-
 def check_learning_curve(run_dir: Path) -> None:
     """``ConfigError`` if the run's learning_curve.csv is empty or its rows are not steps and wall seconds."""
     curve = run_dir / "learning_curve.csv"
@@ -151,12 +135,6 @@ def check_learning_curve(run_dir: Path) -> None:
             int(row[0]), float(row[1])
         except (ValueError, IndexError):
             raise ConfigError(f"{problem}: line {number} is {shorten(','.join(row))}, not steps,wall_seconds,...") from None
-
-
-def latest_checkpoint(run_dir: Path) -> Path | None:
-    """The run's checkpoint of most steps, or None if it has none."""
-    checkpoints = sorted((run_dir / "checkpoints").glob("step_*.zip"), key=checkpoint_steps)
-    return checkpoints[-1] if checkpoints else None
 
 
 class Checkpoints(BaseCallback):
@@ -457,8 +435,8 @@ def main(argv=None):
             check_budget(config)
     except ConfigError as error:
         sys.exit(f"error: {error}")
-    if config.algorithm in ("plan", "plan2", "planN"):
-        run = {"plan": run_plan, "plan2": run_plan2, "planN": run_planN}[config.algorithm]
+    if config.algorithm in ("plan", "plan2", "planN", "dqn"):
+        run = {"plan": run_plan, "plan2": run_plan2, "planN": run_planN, "dqn": run_dqn}[config.algorithm]
         try:
             return run(config, run_dir, resume=bool(args.resume))
         except (ConfigError, ModelLoadError) as error:

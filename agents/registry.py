@@ -7,7 +7,8 @@ temperature T points: human-like play of a chosen skill, :mod:`agents.policies.s
 inference file (``.safetensors``, safe to load from anyone), ``plan:PATH`` for a planning agent's
 learned sheet value (:mod:`agents.learned.plan`, a ``.safetensors`` file too), ``plan2:PATH`` for a two-player
 planner's learned chance of winning (:mod:`agents.learned.plan2`, at a table of two), ``planN:PATH`` for a table
-planner's learned shares of the win (:mod:`agents.learned.planN`, at tables of 2 to 5, any rules), or ``ppo-zip:PATH`` for a
+planner's learned shares of the win (:mod:`agents.learned.planN`, at tables of 2 to 5, any rules), ``dqn:PATH`` for a
+masked DQN's Q network (:mod:`agents.learned.dqn`, greedy over the legal actions), or ``ppo-zip:PATH`` for a
 stable-baselines3 zip (which runs code from the file when loaded: only for files you trust, and
 only when typed by the user, never because a record or another file names it). A model plays
 only the rule set it was trained on.
@@ -27,6 +28,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass
 
+from agents.learned.dqn import PREFIX as DQN_PREFIX
+from agents.learned.dqn import DQNPolicy, dqn_file_path
 from agents.learned.model_files import check_model_rules, read_model_file
 from agents.learned.plan import PREFIX as PLAN_PREFIX
 from agents.learned.plan import PlanPolicy
@@ -90,6 +93,11 @@ def planN_file_rules(name: str) -> list[str]:
 def model_file_rules(name: str) -> list[str]:
     """The one rule set the model file of ``ppo:PATH`` was trained on (read from the file, no weights loaded)."""
     return [read_model_file(model_file_path(name[len(PREFIX) :]))[0]["rules"]]
+
+
+def dqn_file_rules(name: str) -> list[str]:
+    """The one rule set the Q network file of ``dqn:PATH`` was trained on (read from the file, no weights loaded)."""
+    return [read_model_file(dqn_file_path(name[len(DQN_PREFIX) :]))[0]["rules"]]
 
 
 @dataclass(frozen=True)
@@ -227,6 +235,10 @@ def _planN_at_table(name, num_players, rules, seed):
     return PlanNPolicy.load(name[len(PLANN_PREFIX) :], rules=rules, num_players=num_players)
 
 
+def _dqn(name, rules, encoding, seed):
+    return DQNPolicy.load_named(name, rules=rules, encoding=encoding)
+
+
 def _model(name, rules, encoding, seed):
     return PPOPolicy.load_named(name, rules=rules, encoding=encoding)
 
@@ -311,6 +323,14 @@ POLICIES: dict[str, PolicySpec] = {
             refusal=MODEL_REFUSAL,
         ),
         PolicySpec(
+            DQN_PREFIX,
+            "a masked DQN's Q network (.safetensors): the legal action of highest value",
+            _dqn,
+            argument="PATH",
+            rule_sets=dqn_file_rules,
+            refusal=MODEL_REFUSAL,
+        ),
+        PolicySpec(
             PLAN_PREFIX,
             "plans each turn exactly under a learned sheet value (a plan file, or plan:yacht, plan:yahtzee, plan:yatzy)",
             _plan,
@@ -371,8 +391,8 @@ def policy_names() -> tuple[str, ...]:
 
 
 def model_prefixes() -> tuple[str, ...]:
-    """The prefixes of the names that load a model file: ``ppo:``, ``plan:``, ``plan2:``, ``planN:``, ``ppo-zip:``."""
-    files = (PLAN_PREFIX, PLAN2_PREFIX, PLANN_PREFIX)
+    """The prefixes of the names that load a model file: ``ppo:``, ``dqn:``, ``plan:``, ``plan2:``, ``planN:``, ``ppo-zip:``."""
+    files = (DQN_PREFIX, PLAN_PREFIX, PLAN2_PREFIX, PLANN_PREFIX)
     return tuple(spec.name for spec in POLICIES.values() if spec.table is _model_at_table or spec.name in files)
 
 
@@ -390,8 +410,8 @@ def shipped_policies() -> tuple[str, ...]:
 
 
 def can_read_model_files() -> bool:
-    """Whether model files (``ppo:``, ``plan:``, ``plan2:``, ``planN:``) can be read here: torch and safetensors (the train
-    extra).
+    """Whether model files (``ppo:``, ``dqn:``, ``plan:``, ``plan2:``, ``planN:``) can be read here: torch and
+    safetensors (the train extra).
     """
     try:
         import safetensors  # noqa: F401

@@ -9,9 +9,10 @@ RUNS=${RUNS:-runs/benchmark}
 TRACKS=${TRACKS:-"yacht-solo-1m yahtzee-solo-1m yatzy-solo-1m yacht-duel-1m yacht-solo-10m yahtzee-solo-10m yatzy-solo-10m yacht-duel-10m"}
 for track in $TRACKS; do
   case $track in
-    # the planning agent first, every seed (minutes each), then the PPO methods seed by seed (an hour or more each)
+    # the planning agent first, then the masked DQN, every seed (minutes each), then the PPO methods seed by seed (an
+    # hour or more each)
     *-duel-*) first=""; methods="ppo-duel:configs/benchmark/ppo_duel.yaml" ;;
-    *) first="plan:configs/benchmark/plan.yaml"; methods="ppo-plain:configs/benchmark/ppo_plain.yaml ppo-recipe:configs/benchmark/ppo_recipe.yaml" ;;
+    *) first="plan:configs/benchmark/plan.yaml dqn:configs/benchmark/dqn.yaml"; methods="ppo-plain:configs/benchmark/ppo_plain.yaml ppo-recipe:configs/benchmark/ppo_recipe.yaml" ;;
   esac
   for entry in $first; do
     for seed in 0 1 2 3 4; do

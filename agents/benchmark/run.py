@@ -6,7 +6,8 @@
 
 With ``--config``, each training seed of the track (``--seeds`` picks some of them) is one ``train.py`` run in
 ``RUNS_DIR/TRACK/METHOD/seed<N>``, its config set to the track: the seed, the rules, the table, and the budget (PPO:
-``ppo.total_timesteps``, whole rollouts within the budget; a planning agent: ``plan.total_games``, the games whose
+``ppo.total_timesteps``, whole rollouts within the budget; a masked DQN: ``dqn.total_timesteps``, whole rounds of
+``dqn.train_freq`` steps of every env within the budget; a planning agent: ``plan.total_games``, the games whose
 most env steps fit the budget); the run's own evaluations are cut to the fewest games, on deals far from the
 track's. The trained model is then evaluated on the track's deals and its results file written to
 ``OUT/TRACK/METHOD/seed<N>.json``. A seed whose results file exists is skipped, and a run folder left by a kill is
@@ -48,7 +49,7 @@ from yacht_env.rules import rule_set
 
 TRAIN_PY = Path(__file__).resolve().parents[2] / "train.py"
 # The model file each algorithm's run folder ends with, and the policy prefix that plays it.
-MODEL_PREFIX = {"ppo": "ppo", "plan": "plan", "plan2": "plan2"}
+MODEL_PREFIX = {"ppo": "ppo", "dqn": "dqn", "plan": "plan", "plan2": "plan2"}
 
 
 class BenchmarkError(ValueError):
@@ -95,13 +96,19 @@ def evaluate_on_track(fixed: Track, policy: str) -> Evaluation:
 def budget_overrides(config: TrainConfig, fixed: Track) -> tuple[list[str], Unit, int, int]:
     """The overrides that fit a config to the track's budget: (overrides, unit, units, most env steps)."""
     per_game = fixed.max_steps_per_game()
-    if config.algorithm == "ppo":
-        rollout = config.ppo.n_steps * config.env.num_envs
+    if config.algorithm in ("ppo", "dqn"):
+        # SB3 stops only between rollouts (PPO) or rounds of train_freq steps of every env (DQN): whole ones fit the budget
+        section, count, field = (
+            ("ppo", config.ppo.n_steps, "ppo.n_steps")
+            if config.algorithm == "ppo"
+            else ("dqn", config.dqn.train_freq, "dqn.train_freq")
+        )
+        rollout = count * config.env.num_envs
         steps = fixed.budget // rollout * rollout
         if steps == 0:
-            what = f"one rollout ({rollout:,} env steps: ppo.n_steps x env.num_envs)"
+            what = f"one {'rollout' if section == 'ppo' else 'round'} ({rollout:,} env steps: {field} x env.num_envs)"
             raise BenchmarkError(f"{what} exceeds the budget {fixed.budget:,}")
-        return [f"ppo.total_timesteps={steps}"], "env_steps", steps, steps
+        return [f"{section}.total_timesteps={steps}"], "env_steps", steps, steps
     seats = 1 if config.algorithm == "plan" else 2  # plan2 plays both seats of its self-play games
     games = fixed.budget // (per_game * seats)
     every = min(config.plan.games_per_iteration, games)

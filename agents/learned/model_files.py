@@ -5,15 +5,17 @@ someone else could run any code. Models that are shared, shipped or played are t
 one ``.safetensors`` file instead: the actor's weights as float32 tensors, and in the header's
 ``__metadata__`` under ``"yacht_model"`` a JSON object that says how to rebuild the network:
 
-``format`` (``"yacht-model"``), ``format_version`` (2), ``policy`` (``"mlp"``, or ``"lookahead"`` for
-:mod:`agents.training.lookahead_policy`), ``lookahead_temperature`` (a number for ``lookahead``,
-else null), ``observation_encoding`` (a name of :data:`yacht_env.encoding.ENCODINGS`), ``num_players``
-(1 for a solitaire model, 2..5 for a model that reads a table), ``rules`` (a name of
-:data:`yacht_env.rules.RULE_SETS`), ``rules_fingerprint`` (that rule set's ``fingerprint``, so a
-model is never played under rules that were changed since it was trained), ``num_actions``,
+``format`` (``"yacht-model"``), ``format_version`` (2, or 3 for a Q network), ``policy`` (``"mlp"``, or
+``"lookahead"`` for :mod:`agents.training.lookahead_policy`: a policy's logits; or ``"q"``: a masked DQN's action
+values, :mod:`agents.training.dqn_model`), ``lookahead_temperature`` (a number for ``lookahead``, else null),
+``observation_encoding`` (a name of :data:`yacht_env.encoding.ENCODINGS`), ``num_players`` (1 for a solitaire
+model, 2..5 for a model that reads a table), ``rules`` (a name of :data:`yacht_env.rules.RULE_SETS`),
+``rules_fingerprint`` (that rule set's ``fingerprint``, so a model is never played under rules that were changed
+since it was trained), ``num_actions``,
 ``net_arch`` (hidden layer widths), ``activation`` (``"relu"`` or ``"tanh"``). Version 1 files,
 written before models named their rule set's fingerprint, have no ``rules_fingerprint`` and play
-``"yacht"``.
+``"yacht"``. Version 3 adds the policy ``"q"`` (a solitaire observation only); files of the other policies are
+still written as version 2, which every reader since reads.
 
 A stable-baselines3 model records its rule set as the attributes ``yacht_rules`` and
 ``yacht_rules_fingerprint`` (:func:`record_rules`), which its zip keeps; a zip without them is a
@@ -21,16 +23,18 @@ A stable-baselines3 model records its rule set as the attributes ``yacht_rules``
 (:func:`check_model_rules`): a mismatch is a :class:`ModelLoadError` naming both.
 
 Tensors: ``policy.<i>.weight`` / ``policy.<i>.bias`` for each hidden layer ``i`` and
-``action.weight`` / ``action.bias``. Every field, name, shape and dtype is checked on load; anything
-else is a :class:`ModelLoadError` naming the file and the problem, in one line. So are weights above
-``MAX_WEIGHT``, a ``lookahead_temperature`` outside ``MIN_TEMPERATURE..MAX_TEMPERATURE``, and a network
+``action.weight`` / ``action.bias`` (a Q network's head gives one value per action). Every field, name, shape and
+dtype is checked on load; anything else is a :class:`ModelLoadError` naming the file and the problem, in one
+line. So are weights above ``MAX_WEIGHT``, a ``lookahead_temperature`` outside ``MIN_TEMPERATURE..MAX_TEMPERATURE``, and a network
 whose logits overflow (NaN, infinite, beyond ``MAX_LOGIT``) on any of :func:`probe_positions`; a
 position the probe missed still fails in play as a one-line :class:`agents.policies.policy.PolicyOutputError`.
 
-:func:`export_model` writes a MaskablePPO (in memory) in this format; :func:`load_model_file`
+:func:`export_model` writes a MaskablePPO or a masked DQN (in memory) in this format; :func:`load_model_file`
 reads it into :class:`InferenceModel`, a small torch network that picks the same actions as the
-MaskablePPO policy (the argmax of the masked logits; the same probabilities when sampling), with
-no stable-baselines3 and no unpickling. ``python -m agents.learned.export_model`` converts a saved zip.
+MaskablePPO policy (the argmax of the masked logits; the same probabilities when sampling), or the DQN's (the
+legal action of highest value, :mod:`agents.learned.legal_q`), with no stable-baselines3 and no unpickling. The
+policy prefix that plays a file is its kind's (:data:`PLAYED_AS`): ``ppo:`` a policy, ``dqn:`` a Q network.
+``python -m agents.learned.export_model`` converts a saved zip.
 """
 
 from __future__ import annotations
@@ -48,10 +52,13 @@ from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import BUILT_IN_RULE_SETS, RULE_SETS, RuleSet, rule_set
 
 FORMAT = "yacht-model"
-FORMAT_VERSION = 2
+FORMAT_VERSION = 3
+Q_VERSION = 3  # the first version with policy "q"; the others are written as POLICY_VERSION, for older readers
+POLICY_VERSION = 2
 METADATA_KEY = "yacht_model"
 SUFFIX = ".safetensors"
-POLICIES = ("mlp", "lookahead")
+POLICIES = ("mlp", "lookahead", "q")
+PLAYED_AS = {"mlp": "ppo:", "lookahead": "ppo:", "q": "dqn:"}  # the policy prefix that plays each kind of file
 ACTIVATIONS = ("relu", "tanh")
 MAX_LAYER_WIDTH = 65_536
 # No file this project writes comes near it (the largest shipped one, a Yatzy plan, is 8 MB): a bigger file is refused unread.
@@ -237,52 +244,71 @@ def describe_space(space, rules) -> tuple[str, int]:
 # -- export --------------------------------------------------------------------------------------------
 
 
-def model_metadata(model) -> tuple[dict, dict]:
-    """The metadata and actor tensors of an in-memory MaskablePPO model (``ValueError`` if it has another shape)."""
+def network_tensors(layers: list, activation_fn, head) -> tuple[dict, str]:
+    """``(tensors, activation)`` of an MLP given as its hidden ``layers`` (Linear and ``activation_fn`` in turn) and
+    its ``head`` (Linear), as float32 copies under the file's names; ``ValueError`` if it is not such an MLP.
+    """
     import torch
 
-    rules = model_rules(model)
-    policy = model.policy
-    kind = "lookahead" if type(policy).__name__ == "LookaheadPolicy" else "mlp"
-    if kind == "mlp" and type(policy.features_extractor).__name__ not in ("FlattenExtractor", "CombinedExtractor"):
-        raise ValueError(f"cannot export a policy with features extractor {type(policy.features_extractor).__name__}")
-    activations = {torch.nn.ReLU: "relu", torch.nn.Tanh: "tanh"}
-    activation = activations.get(policy.activation_fn)
+    activation = {torch.nn.ReLU: "relu", torch.nn.Tanh: "tanh"}.get(activation_fn)
     if activation is None:
-        raise ValueError(f"cannot export activation {policy.activation_fn}; expected ReLU or Tanh")
-    layers = list(policy.mlp_extractor.policy_net)
+        raise ValueError(f"cannot export activation {activation_fn}; expected ReLU or Tanh")
     linears = layers[0::2]
     if (
-        not all(isinstance(layer, torch.nn.Linear) for layer in linears)
-        or not all(isinstance(layer, policy.activation_fn) for layer in layers[1::2])
+        not all(isinstance(layer, torch.nn.Linear) for layer in [*linears, head])
+        or not all(isinstance(layer, activation_fn) for layer in layers[1::2])
         or len(layers) != 2 * len(linears)
     ):
-        raise ValueError("cannot export the policy network: expected Linear and activation layers in turn")
-    encoding, num_players = describe_space(model.observation_space, rules)
+        raise ValueError("cannot export the network: expected Linear and activation layers in turn")
     tensors = {}
-    for i, layer in enumerate(linears):
-        tensors[f"policy.{i}.weight"] = layer.weight.detach().to(torch.float32).contiguous().clone()
-        tensors[f"policy.{i}.bias"] = layer.bias.detach().to(torch.float32).contiguous().clone()
-    tensors["action.weight"] = policy.action_net.weight.detach().to(torch.float32).contiguous().clone()
-    tensors["action.bias"] = policy.action_net.bias.detach().to(torch.float32).contiguous().clone()
-    metadata = {
+    for name, layer in [*((f"policy.{i}", layer) for i, layer in enumerate(linears)), ("action", head)]:
+        tensors[f"{name}.weight"] = layer.weight.detach().to(torch.float32).contiguous().clone()
+        tensors[f"{name}.bias"] = layer.bias.detach().to(torch.float32).contiguous().clone()
+    return tensors, activation
+
+
+def file_metadata(
+    kind: str, tensors: dict, activation: str, observation_space, rules: RuleSet, num_actions: int, temperature=None
+):
+    """The metadata of a model file of policy ``kind`` whose network is ``tensors``, reading ``observation_space``."""
+    encoding, num_players = describe_space(observation_space, rules)
+    hidden = len(tensors) // 2 - 1
+    return {
         "format": FORMAT,
-        "format_version": FORMAT_VERSION,
+        "format_version": Q_VERSION if kind == "q" else POLICY_VERSION,
         "policy": kind,
-        "lookahead_temperature": float(policy.temperature) if kind == "lookahead" else None,
+        "lookahead_temperature": temperature,
         "observation_encoding": encoding,
         "num_players": num_players,
         "rules": rules.name,
         "rules_fingerprint": rules.fingerprint,
-        "num_actions": int(model.action_space.n),
-        "net_arch": [layer.out_features for layer in linears],
+        "num_actions": int(num_actions),
+        "net_arch": [int(tensors[f"policy.{i}.bias"].shape[0]) for i in range(hidden)],
         "activation": activation,
     }
-    return metadata, tensors
+
+
+def model_metadata(model) -> tuple[dict, dict]:
+    """The metadata and network tensors of an in-memory MaskablePPO (its actor) or masked DQN (its online Q network);
+    ``ValueError`` if it has another shape.
+    """
+    rules = model_rules(model)
+    policy = model.policy
+    if hasattr(model, "q_net"):  # a DQN: its observation holds the legal actions beside what the network reads
+        q_net = model.q_net
+        layers = list(q_net.q_net)
+        tensors, activation = network_tensors(layers[:-1], q_net.activation_fn, layers[-1])
+        return file_metadata("q", tensors, activation, q_net.observation_space, rules, model.action_space.n), tensors
+    kind = "lookahead" if type(policy).__name__ == "LookaheadPolicy" else "mlp"
+    if kind == "mlp" and type(policy.features_extractor).__name__ not in ("FlattenExtractor", "CombinedExtractor"):
+        raise ValueError(f"cannot export a policy with features extractor {type(policy.features_extractor).__name__}")
+    tensors, activation = network_tensors(list(policy.mlp_extractor.policy_net), policy.activation_fn, policy.action_net)
+    temperature = float(policy.temperature) if kind == "lookahead" else None
+    return file_metadata(kind, tensors, activation, model.observation_space, rules, model.action_space.n, temperature), tensors
 
 
 def export_model(model, path: str | Path) -> Path:
-    """Write a MaskablePPO model (in memory) as an inference model file, atomically; return the path."""
+    """Write a MaskablePPO or masked DQN model (in memory) as an inference model file, atomically; return the path."""
     metadata, tensors = model_metadata(model)
     return write_safetensors(path, tensors, METADATA_KEY, metadata)
 
@@ -343,14 +369,16 @@ def _check_metadata(meta, where: str) -> dict:
         except ValueError as error:
             fail(str(error))
     elif temperature is not None:
-        fail(f"lookahead_temperature must be null for policy 'mlp', got {temperature!r}")
+        fail(f"lookahead_temperature must be null for policy {meta['policy']!r}, got {temperature!r}")
+    if meta["policy"] == "q" and version < Q_VERSION:
+        fail(f"policy 'q' needs format_version {Q_VERSION} or later, got {version}")
     if meta["observation_encoding"] not in ENCODINGS:
         fail(f"observation_encoding must be one of {', '.join(ENCODINGS)}, got {meta['observation_encoding']!r}")
     players = meta["num_players"]
     if type(players) is not int or not 1 <= players <= MAX_PLAYERS:
         fail(f"num_players must be an integer 1..{MAX_PLAYERS}, got {players!r}")
-    if meta["policy"] == "lookahead" and (players != 1 or meta["observation_encoding"] == "dict"):
-        fail("a lookahead policy reads a solitaire Box observation: num_players 1 and an encoding other than dict")
+    if meta["policy"] in ("lookahead", "q") and (players != 1 or meta["observation_encoding"] == "dict"):
+        fail(f"a {meta['policy']} policy reads a solitaire Box observation: num_players 1 and an encoding other than dict")
     if version == 1 and meta["rules"] != LEGACY_RULES:
         fail(f"rules must be {LEGACY_RULES!r} in a format_version 1 file, got {meta['rules']!r}")
     fingerprint = meta.get("rules_fingerprint")
@@ -526,7 +554,8 @@ def check_finite_outputs(model: "InferenceModel", where: str) -> None:
 
 
 class InferenceModel:
-    """A saved policy network, played in torch: ``predict`` as MaskablePPO's, with no stable-baselines3.
+    """A saved policy network, played in torch: ``predict`` as MaskablePPO's, with no stable-baselines3; or a saved Q
+    network (``values_actions``), whose ``predict`` is the legal action of highest value and which gives no probabilities.
 
     ``observation_space`` and ``action_space`` are those of the env the model was trained in, so the
     policies of :mod:`agents.learned.ppo` and :mod:`agents.learned.table_policy` play it as they would the SB3 model.
@@ -544,6 +573,7 @@ class InferenceModel:
         self.hidden = [(tensors[f"policy.{i}.weight"], tensors[f"policy.{i}.bias"]) for i in range(len(metadata["net_arch"]))]
         self.head = (tensors["action.weight"], tensors["action.bias"])
         self.lookahead = metadata["policy"] == "lookahead"
+        self.values_actions = metadata["policy"] == "q"
         if self.lookahead:
             from agents.solvers.optimal import solve_myopic
 
@@ -571,7 +601,7 @@ class InferenceModel:
         return features
 
     def logits(self, observations):
-        """Action logits before masking, (N, num_actions)."""
+        """The network's outputs before masking, (N, num_actions): action logits, or a Q network's action values."""
         import torch
 
         with torch.no_grad():
@@ -584,8 +614,8 @@ class InferenceModel:
                 logits = logits + features[:, -self.action_space.n :] * (Q_SCALE / self.temperature)
             return logits
 
-    def distribution(self, observations, action_masks):
-        """The masked categorical distribution, exactly as sb3-contrib's MaskableCategorical builds it."""
+    def usable_outputs(self, observations):
+        """:meth:`logits`, or ``PolicyOutputError`` (one line, naming the row) where they are NaN, infinite or too large."""
         import torch
 
         raw = self.logits(observations)
@@ -594,6 +624,15 @@ class InferenceModel:
             raise PolicyOutputError(
                 f"the network's outputs overflow (NaN, infinite or beyond {MAX_LOGIT:g})", row=int(torch.nonzero(unusable)[0, 0])
             )
+        return raw
+
+    def distribution(self, observations, action_masks):
+        """The masked categorical distribution, exactly as sb3-contrib's MaskableCategorical builds it."""
+        import torch
+
+        if self.values_actions:
+            raise ValueError("a Q network gives action values, not a distribution over actions")
+        raw = self.usable_outputs(observations)
         logits = torch.distributions.Categorical(logits=raw).logits  # normalized first, as there
         masks = torch.as_tensor(np.asarray(action_masks) != 0, dtype=torch.bool).reshape(logits.shape)
         masked = torch.where(masks, logits, torch.tensor(-1e8, dtype=logits.dtype))
@@ -611,6 +650,11 @@ class InferenceModel:
             count = len(next(iter(observations.values()))) if isinstance(observations, dict) else len(observations)
             action_masks = np.ones((count, self.action_space.n), dtype=bool)
         with torch.no_grad():
+            if self.values_actions:  # greedy, sampling or not: a DQN's exploration belongs to its training
+                from agents.learned.legal_q import greedy_actions
+
+                masks = torch.as_tensor(np.asarray(action_masks) != 0).reshape(-1, int(self.action_space.n))
+                return greedy_actions(self.usable_outputs(observations), masks).numpy().astype(np.int64), None
             distribution = self.distribution(observations, action_masks)
             actions = torch.argmax(distribution.probs, dim=1) if deterministic else distribution.sample()
         return actions.numpy().astype(np.int64), None

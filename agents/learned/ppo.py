@@ -3,7 +3,8 @@
 ``ppo:PATH`` plays an inference model file (``.safetensors``, :mod:`agents.learned.model_files`): tensors and
 plain metadata, which loading cannot make run code. ``ppo-zip:PATH`` plays a stable-baselines3 zip,
 which is unpickled on load and can run code from the file: only for a zip the user names and trusts.
-A model plays only the rule set it was trained on: :class:`PPOPolicy` refuses another, naming both.
+A model plays only the rule set it was trained on: :class:`PPOPolicy` refuses another, naming both. A Q network's
+file (a masked DQN's) is played as ``dqn:PATH`` (:mod:`agents.learned.dqn`), and ``ppo:`` refuses it.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from pathlib import Path
 import numpy as np
 from typing_extensions import override
 
-from agents.learned.model_files import SUFFIX, ModelLoadError, check_model_rules, model_rules
+from agents.learned.model_files import PLAYED_AS, SUFFIX, ModelLoadError, check_model_rules, model_rules
 from agents.policies.policy import Policy, PolicyOutputError
 from yacht_env.actions import ActionLayout
 from yacht_env.encoding import ENCODINGS, make_encoding
@@ -88,19 +89,26 @@ def model_file_path(path: str) -> Path:
     return shipped_file_path(path)
 
 
-def load_model(path: str):
+def load_model(path: str, prefix: str = PREFIX, file: Path | None = None):
     """The inference model (``.safetensors``, :mod:`agents.learned.model_files`) at ``path``: loading it runs no code.
 
-    ``path`` may also name a shipped model (``yacht``, ``yahtzee``, ``yatzy``: see :func:`model_file_path`).
-    ``ModelLoadError`` in one line if it is missing or not such a file (a stable-baselines3 zip included).
+    ``path`` may also name a shipped model (``yacht``, ``yahtzee``, ``yatzy``: see :func:`model_file_path`); ``file``,
+    when given, is the file ``prefix + path`` names. ``ModelLoadError`` in one line if it is missing or not such a
+    file (a stable-baselines3 zip included), or if it is a kind of network that ``prefix`` does not play (a Q network
+    is played by ``dqn:``, a policy by ``ppo:``).
     """
     try:
         from agents.learned.model_files import load_model_file
     except ImportError as error:  # pragma: no cover - depends on the install
         raise ModelLoadError(
-            f"loading ppo: models needs torch and safetensors: pip install 'yacht-rl[train]' ({error})"
+            f"loading {prefix} models needs torch and safetensors: pip install 'yacht-rl[train]' ({error})"
         ) from None
-    return load_model_file(model_file_path(path))
+    model = load_model_file(model_file_path(path) if file is None else file)
+    kind = model.metadata["policy"]
+    if PLAYED_AS[kind] != prefix:
+        what = "a Q network (a DQN's action values)" if kind == "q" else "a policy network"
+        raise ModelLoadError(f"model {path!r} is {what}, which {prefix} does not play: play it as {PLAYED_AS[kind]}{path}")
+    return model
 
 
 def load_sb3_model(path: str):

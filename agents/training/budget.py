@@ -31,6 +31,7 @@ SHARE_OF_AVAILABLE = 0.9  # what a run may plan to use of the memory available: 
 # the 2-core reference machine; plan2:yacht learned from 200,000 games in 30 minutes), so the time estimated
 # is a lower bound.
 PPO_STEPS_PER_SECOND = 50_000
+DQN_STEPS_PER_SECOND = 50_000  # a masked DQN steps no faster than PPO: the same envs, and a gradient step every few steps
 EVAL_GAMES_PER_SECOND = 2_000
 PLAN_GAMES_PER_SECOND = 20_000
 PLAN2_GAMES_PER_SECOND = 5_000
@@ -77,6 +78,26 @@ def ppo_memory(config: TrainConfig) -> list[Need]:
         Need("ppo.net_arch", weights * BYTES_PER_TRAINED_WEIGHT, f"{weights:,} weights in training"),
         Need("ppo.batch_size", activations, f"the activations of a minibatch of {ppo.batch_size:,}"),
         Need("ppo.n_steps", samples * per_sample, f"a rollout buffer of {samples:,} samples (n_steps x env.num_envs)"),
+    ]
+
+
+def dqn_memory(config: TrainConfig) -> list[Need]:
+    """The Q network and its target, a minibatch's activations, and the replay buffer (each transition's observation and
+    next observation, each with its legal actions: agents/training/dqn_env.py).
+    """
+    from agents.learned.model_files import flat_size, observation_space_of
+    from yacht_env.actions import ActionLayout
+
+    rules, dqn = RULE_SETS[config.env.rules], config.dqn
+    actions = ActionLayout(rules).num_actions
+    inputs = flat_size(observation_space_of(config.env.observation_encoding, 1, rules))
+    weights = mlp_weights(inputs, dqn.net_arch, actions)
+    activations = 2 * 3 * dqn.batch_size * (inputs + sum(dqn.net_arch) + actions) * FLOAT  # online and target nets
+    per_transition = 2 * (inputs * FLOAT + actions) + 4 * FLOAT  # observations and masks; action, reward, done, timeout
+    return [
+        Need("dqn.net_arch", weights * (BYTES_PER_TRAINED_WEIGHT + FLOAT), f"{weights:,} weights in training, and a target"),
+        Need("dqn.batch_size", activations, f"the activations of a minibatch of {dqn.batch_size:,}"),
+        Need("dqn.buffer_size", dqn.buffer_size * per_transition, f"a replay buffer of {dqn.buffer_size:,} transitions"),
     ]
 
 
@@ -142,7 +163,7 @@ def planN_memory(config: TrainConfig) -> list[Need]:
 
 def memory_needs(config: TrainConfig) -> list[Need]:
     """The run's large allocations, by the field that causes each (bytes)."""
-    needs = {"ppo": ppo_memory, "plan": plan_memory, "plan2": plan2_memory, "planN": planN_memory}
+    needs = {"ppo": ppo_memory, "dqn": dqn_memory, "plan": plan_memory, "plan2": plan2_memory, "planN": planN_memory}
     return needs[config.algorithm](config)
 
 
@@ -152,6 +173,8 @@ def time_needs(config: TrainConfig) -> list[Need]:
     if config.algorithm == "ppo":
         budget, field, rate = config.ppo.total_timesteps, "ppo.total_timesteps", PPO_STEPS_PER_SECOND
         unit = "steps"
+    elif config.algorithm == "dqn":
+        budget, field, rate, unit = config.dqn.total_timesteps, "dqn.total_timesteps", DQN_STEPS_PER_SECOND, "steps"
     else:
         budget, field = config.plan.total_games, "plan.total_games"
         rate, unit = (PLAN_GAMES_PER_SECOND if config.algorithm == "plan" else PLAN2_GAMES_PER_SECOND), "games"

@@ -42,6 +42,7 @@ MAX_STEPS = 10**12  # total steps, checkpoint and evaluation intervals
 MAX_ROLLOUT = 10**6  # ppo.n_steps and ppo.batch_size: the rollout buffer holds n_steps x num_envs samples
 MAX_ENVS = 4_096
 MAX_GAMES = 10**9
+MAX_BUFFER = 10**8  # dqn.buffer_size: transitions the replay buffer holds (the budget check weighs the memory)
 
 
 def clip(text: str, limit: int = MAX_ECHO) -> str:
@@ -280,11 +281,44 @@ class PPOConfig(Section):
     @classmethod
     def positive_widths(cls, widths):
         """Check that every layer width is at least 1."""
-        if any(width < 1 for width in widths):
-            raise ValueError(f"layer widths must be >= 1, got {widths}")
-        if any(width > MAX_LAYER_WIDTH for width in widths):
-            raise ValueError(f"layer widths must be at most {MAX_LAYER_WIDTH:,}, got {shorten(widths)}")
-        return widths
+        return layer_widths(widths)
+
+
+def layer_widths(widths: list[int]) -> list[int]:
+    """``widths`` if every layer width is from 1 to ``MAX_LAYER_WIDTH``, else ``ValueError`` naming them."""
+    if any(width < 1 for width in widths):
+        raise ValueError(f"layer widths must be >= 1, got {shorten(widths)}")
+    if any(width > MAX_LAYER_WIDTH for width in widths):
+        raise ValueError(f"layer widths must be at most {MAX_LAYER_WIDTH:,}, got {shorten(widths)}")
+    return widths
+
+
+class DQNConfig(Section):
+    """The masked DQN's hyperparameters and its Q network (``algorithm: dqn``, agents/training/dqn_train.py).
+
+    Steps are env steps (transitions), counted over all ``env.num_envs`` envs, as ``ppo.total_timesteps`` counts them.
+    """
+
+    total_timesteps: int = Field(200_000, ge=1, le=MAX_STEPS)
+    learning_rate: float = Field(1e-4, gt=0, allow_inf_nan=False)
+    buffer_size: int = Field(100_000, ge=1, le=MAX_BUFFER)  # transitions the replay buffer holds, the oldest replaced
+    learning_starts: int = Field(10_000, ge=0, le=MAX_STEPS)  # steps of uniformly random legal play before learning
+    batch_size: int = Field(256, ge=1, le=MAX_ROLLOUT)  # transitions of a gradient step
+    gamma: float = Field(1.0, gt=0, le=1)  # 1: a game's points count the same whenever they are scored
+    train_freq: int = Field(4, ge=1, le=MAX_ROLLOUT)  # env steps (of all envs at once) between training rounds
+    gradient_steps: int = Field(1, ge=1, le=10_000)  # gradient steps of a training round
+    target_update_interval: int = Field(10_000, ge=1, le=MAX_STEPS)  # steps between copies of the network to the target
+    # the share of the run over which epsilon falls linearly from 1 to exploration_final_eps (0 would divide by 0)
+    exploration_fraction: float = Field(0.1, gt=0, le=1)
+    exploration_final_eps: float = Field(0.05, ge=0, le=1)
+    net_arch: list[int] = Field(default_factory=lambda: [256, 256], min_length=1, max_length=MAX_LAYERS)
+    activation: Literal["tanh", "relu"] = "relu"
+
+    @field_validator("net_arch")
+    @classmethod
+    def positive_widths(cls, widths):
+        """Check that every layer width is from 1 to MAX_LAYER_WIDTH."""
+        return layer_widths(widths)
 
 
 class PlanConfig(Section):
@@ -345,10 +379,11 @@ class TrainConfig(Section):
     name: str = "run"  # the run folder under the runs folder: a plain name, no path
     seed: int = Field(0, ge=0, lt=2**32)
     # plan: the planning agent; plan2: the two-player planner (a table of two); planN: the table planner (2 to 5
-    # seats, any rules); their steps are self-play games
-    algorithm: Literal["ppo", "plan", "plan2", "planN"] = "ppo"
+    # seats, any rules); their steps are self-play games. dqn: a DQN masked to the legal actions (solitaire)
+    algorithm: Literal["ppo", "plan", "plan2", "planN", "dqn"] = "ppo"
     env: EnvConfig = Field(default_factory=EnvConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
+    dqn: DQNConfig = Field(default_factory=DQNConfig)
     plan: PlanConfig = Field(default_factory=PlanConfig)
     run: RunConfig = Field(default_factory=RunConfig)
 
@@ -415,6 +450,18 @@ class TrainConfig(Section):
             raise ValueError(
                 f"algorithm 'planN' is evaluated at env.num_players, which must be one of plan.table_sizes "
                 f"{shorten(self.plan.table_sizes)}, got {self.env.num_players}"
+            )
+        return self
+
+    @model_validator(mode="after")
+    def dqn_plays_alone(self):
+        """Check that a DQN run is solitaire on a Box observation (its file format's Q networks read one)."""
+        if self.algorithm != "dqn":
+            return self
+        if self.env.num_players != 1 or self.env.observation_encoding == "dict":
+            raise ValueError(
+                "algorithm 'dqn' trains a solitaire agent on a Box observation: needs env.num_players 1 and an "
+                f"encoding other than dict, got {self.env.num_players} and {self.env.observation_encoding!r}"
             )
         return self
 

@@ -170,7 +170,7 @@ def set_field(key, value):
         (set_field("num_players", True), "num_players must be an integer 1..5"),
         (set_field("lookahead_temperature", -1), "lookahead_temperature must be a number > 0"),
         (set_field("observation_encoding", "pixels"), "observation_encoding must be one of"),
-        (set_field("format_version", 3), "format_version 3 is newer"),
+        (set_field("format_version", 4), "format_version 4 is newer"),
         (lambda meta, tensors: meta.pop("rules_fingerprint") and None, "metadata lacks rules_fingerprint"),
         (set_field("rules_fingerprint", 7), "rules_fingerprint must be a string, got 7"),
         (set_field("code", "import os"), "unknown metadata field"),

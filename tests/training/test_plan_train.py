@@ -35,7 +35,7 @@ TINY = [
         (["plan.net_arch=[0]"], "layer widths must be from 1 to"),
         (["plan.max_wall_minutes=-1"], "plan.max_wall_minutes: Input should be greater than 0"),
         (["plan.gamma=1"], "unknown key 'plan.gamma'"),
-        (["algorithm=dqn"], "algorithm: Input should be 'ppo', 'plan', 'plan2' or 'planN'"),
+        (["algorithm=sac"], "algorithm: Input should be 'ppo', 'plan', 'plan2', 'planN' or 'dqn'"),
     ],
 )
 def test_plan_configs_are_validated(overrides, message):

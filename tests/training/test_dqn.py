@@ -1,0 +1,325 @@
+"""The masked DQN (``algorithm: dqn``): greedy choice, exploration and TD target over the legal actions only; its run,
+model file (``dqn:PATH``) and resume."""
+
+import json
+import shutil
+from pathlib import Path
+
+import gymnasium as gym
+import numpy as np
+import pytest
+import torch
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from safetensors import safe_open
+from safetensors.torch import save_file
+from stable_baselines3.common.logger import Logger
+
+from agents.learned.legal_q import greedy_actions
+from agents.learned.model_files import METADATA_KEY, ModelLoadError
+from agents.policies.guard import unguarded
+from agents.registry import make_policy
+from agents.training.config import ConfigError, load_config
+from agents.training.dqn_env import MASK, OBSERVATION, LegalActionsObservation
+from agents.training.dqn_model import MaskedDQN, MaskedDQNPolicy
+from agents.training.dqn_replay import REPLAY_NAME
+from agents.training.envs import make_training_env
+from train import main as train_main
+
+ROOT = Path(__file__).resolve().parents[2]
+NUM_ACTIONS = 44  # Yacht's
+OBS_WIDTH = 63  # the features encoding under Yacht's rules
+
+
+def small_model(num_envs: int = 1, **kwargs) -> MaskedDQN:
+    config = load_config(None, ["algorithm=dqn", "env.observation_encoding=features", f"env.num_envs={num_envs}"])
+    env = LegalActionsObservation(make_training_env(config.env, seed=0))
+    settings_ = {"buffer_size": 1_000, "learning_starts": 0, "batch_size": 8, "seed": 0, "device": "cpu", **kwargs}
+    return MaskedDQN(MaskedDQNPolicy, env, policy_kwargs={"net_arch": [32, 32]}, **settings_)
+
+
+@pytest.fixture(scope="module")
+def model():
+    return small_model()
+
+
+def masks_strategy(rows: int):
+    """(rows, NUM_ACTIONS) 0/1 masks, each row with at least one legal action."""
+    row = st.lists(st.booleans(), min_size=NUM_ACTIONS, max_size=NUM_ACTIONS).filter(any)
+    return st.lists(row, min_size=rows, max_size=rows).map(lambda r: np.array(r, dtype=np.int8))
+
+
+# -- (a) the greedy action -------------------------------------------------------------------------------------------
+
+
+@settings(max_examples=60, deadline=None)
+@given(masks=masks_strategy(6), seed=st.integers(0, 2**31))
+def test_the_greedy_action_is_the_best_legal_action_whatever_the_mask(model, masks, seed):
+    rng = np.random.default_rng(seed)
+    observations = rng.random((len(masks), OBS_WIDTH), dtype=np.float32)
+    actions, _ = model.predict({OBSERVATION: observations, MASK: masks}, deterministic=True)
+    assert masks[np.arange(len(masks)), actions].all()
+    with torch.no_grad():
+        raw = model.q_net.q_net(torch.as_tensor(observations)).numpy()  # the unmasked values, by hand below
+    best = np.where(masks != 0, raw, -np.inf).max(axis=1)
+    np.testing.assert_array_equal(raw[np.arange(len(masks)), actions], best)
+
+
+@settings(max_examples=200, deadline=None)
+@given(masks=masks_strategy(4), q=st.lists(st.floats(-1e6, 1e6), min_size=4 * NUM_ACTIONS, max_size=4 * NUM_ACTIONS))
+def test_greedy_actions_pick_the_first_legal_maximum(masks, q):
+    values = torch.tensor(q, dtype=torch.float32).reshape(4, NUM_ACTIONS)
+    actions = greedy_actions(values, torch.as_tensor(masks)).numpy()
+    for row, action in enumerate(actions):
+        legal = np.flatnonzero(masks[row])
+        best = legal[np.argmax(values[row, legal].numpy())]
+        assert masks[row, action] and action == best
+
+
+# -- (b) exploration -------------------------------------------------------------------------------------------------
+
+
+def uniform_counts_ok(actions: np.ndarray, legal: np.ndarray, draws: int) -> None:
+    counts = np.bincount(actions, minlength=NUM_ACTIONS)
+    assert counts[np.setdiff1d(np.arange(NUM_ACTIONS), legal)].sum() == 0
+    expected, sd = draws / len(legal), np.sqrt(draws * (1 / len(legal)) * (1 - 1 / len(legal)))
+    assert np.all(np.abs(counts[legal] - expected) < 5 * sd), counts[legal]
+
+
+def test_exploration_draws_every_legal_action_uniformly_and_no_other(model):
+    legal = np.array([0, 3, 17, 30, 43])
+    draws = 5_000
+    masks = np.zeros((draws, NUM_ACTIONS), dtype=np.int8)
+    masks[:, legal] = 1
+    observations = np.random.default_rng(1).random((draws, OBS_WIDTH), dtype=np.float32)
+    model.exploration_rate = 1.0
+    actions, _ = model.predict({OBSERVATION: observations, MASK: masks}, deterministic=False)
+    uniform_counts_ok(actions, legal, draws)
+    model.exploration_rate = 0.0  # no exploration: greedy again, one action for these equal observations
+    same = np.repeat(observations[:1], 50, axis=0)
+    greedy, _ = model.predict({OBSERVATION: same, MASK: masks[:50]}, deterministic=False)
+    assert len(set(greedy.tolist())) == 1 and greedy[0] in legal
+
+
+def test_the_warm_up_before_learning_starts_draws_among_the_legal_actions_only(model):
+    legal = np.array([2, 5, 11])
+    draws = 3_000
+    masks = np.zeros((draws, NUM_ACTIONS), dtype=np.int8)
+    masks[:, legal] = 1
+    model._last_obs = {OBSERVATION: np.zeros((draws, OBS_WIDTH), dtype=np.float32), MASK: masks}
+    actions, buffer_actions = model._sample_action(learning_starts=model.num_timesteps + 1, n_envs=draws)
+    np.testing.assert_array_equal(actions, buffer_actions)
+    uniform_counts_ok(np.asarray(actions), legal, draws)
+
+
+# -- (c) the TD target -----------------------------------------------------------------------------------------------
+
+
+def test_the_td_target_is_the_reward_plus_gamma_times_the_best_legal_next_value(monkeypatch):
+    """SB3's own train() step, on a batch whose targets are computed here by hand from the target network's raw values."""
+    model = small_model(gamma=0.9)
+    rng = np.random.default_rng(3)
+    rows = 8
+    next_masks = (rng.random((rows, NUM_ACTIONS)) < 0.15).astype(np.int8)
+    next_masks[:, 0] = 0  # the target net's favourite may well be illegal: checked below that it is somewhere
+    next_masks[np.arange(rows), rng.integers(1, NUM_ACTIONS, rows)] = 1
+    dones = np.array([0, 0, 0, 1, 0, 0, 1, 0], dtype=np.float32)
+    next_masks[6] = 0  # a game's end: nothing is legal, and the target is the reward alone
+    for row in range(rows):
+        obs = {OBSERVATION: rng.random((1, OBS_WIDTH), dtype=np.float32), MASK: np.ones((1, NUM_ACTIONS), np.int8)}
+        nxt = {OBSERVATION: rng.random((1, OBS_WIDTH), dtype=np.float32), MASK: next_masks[row : row + 1]}
+        model.replay_buffer.add(obs, nxt, np.array([[row]]), np.array([rng.normal()]), dones[row : row + 1], [{}])
+    with torch.no_grad():  # nudged so that the unmasked maximum is often an illegal action
+        model.q_net_target.q_net[-1].bias[0] += 10.0
+    seen = {}
+    sample, loss = model.replay_buffer.sample, torch.nn.functional.smooth_l1_loss
+
+    def sampled(*args, **kwargs):  # the batch SB3 draws, kept to compute its targets here
+        seen["batch"] = sample(*args, **kwargs)
+        return seen["batch"]
+
+    def huber(q, target):  # the targets SB3 computed, kept; the loss as it is
+        seen["target"] = target
+        return loss(q, target)
+
+    monkeypatch.setattr(model.replay_buffer, "sample", sampled)
+    monkeypatch.setattr(torch.nn.functional, "smooth_l1_loss", huber)
+    model.set_logger(Logger(None, []))
+    model.train(gradient_steps=1, batch_size=64)
+    batch, target = seen["batch"], seen["target"].numpy().reshape(-1)
+    with torch.no_grad():
+        raw = model.q_net_target.q_net(batch.next_observations[OBSERVATION].float()).numpy()
+    masks = batch.next_observations[MASK].numpy() != 0
+    rewards, done = batch.rewards.numpy().reshape(-1), batch.dones.numpy().reshape(-1)
+    best_legal = np.array([raw[i][masks[i]].max() if masks[i].any() else np.nan for i in range(len(raw))])
+    expected = np.where(done == 1, rewards, rewards + 0.9 * best_legal)
+    np.testing.assert_allclose(target, expected.astype(np.float32), rtol=1e-6, atol=1e-6)
+    assert (done == 1).any() and (done == 0).any()
+    assert (raw.max(axis=1) > best_legal)[done == 0].any()  # the unmasked max would have given other targets
+
+
+# -- config, budget ----------------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        (["env.num_players=2", "env.opponents=[optimal]"], "algorithm 'dqn' trains a solitaire agent on a Box observation"),
+        (["env.observation_encoding=dict"], "algorithm 'dqn' trains a solitaire agent on a Box observation"),
+        (["dqn.exploration_fraction=0"], "dqn.exploration_fraction: Input should be greater than 0"),
+        (["dqn.exploration_final_eps=1.5"], "dqn.exploration_final_eps: Input should be less than or equal to 1"),
+        (["dqn.buffer_size=0"], "dqn.buffer_size: Input should be greater than or equal to 1"),
+        (["dqn.net_arch=[0]"], "layer widths must be >= 1"),
+        (["dqn.gamma=0"], "dqn.gamma: Input should be greater than 0"),
+        (["dqn.epsilon=1"], "unknown key 'dqn.epsilon'"),
+    ],
+)
+def test_bad_dqn_configs_are_refused_in_one_line(overrides, message):
+    with pytest.raises(ConfigError, match=message) as error:
+        load_config(None, ["algorithm=dqn", *overrides])
+    assert "\n" not in str(error.value)
+
+
+def test_the_benchmark_trains_whole_rounds_within_the_budget():
+    from agents.benchmark.run import budget_overrides
+    from agents.benchmark.tracks import track
+
+    config = load_config(ROOT / "configs" / "benchmark" / "dqn.yaml", ["dqn.train_freq=3"])
+    fixed = track("yacht-solo-20k")
+    overrides, unit, units, steps = budget_overrides(config, fixed)
+    rounds = 3 * config.env.num_envs
+    assert overrides == [f"dqn.total_timesteps={steps}"] and unit == "env_steps" and units == steps
+    assert steps % rounds == 0 and fixed.budget - rounds < steps <= fixed.budget
+
+
+# -- a real run: the model file, bad files, resume ---------------------------------------------------------------------
+
+TINY = [
+    "algorithm=dqn", "env.observation_encoding=features", "env.num_envs=4", "dqn.total_timesteps=2000",
+    "dqn.learning_starts=400", "dqn.buffer_size=3000", "dqn.batch_size=32", "dqn.net_arch=[32,32]",
+    "dqn.target_update_interval=500", "run.checkpoint_every=1000", "run.eval_every=1000", "run.eval_games=4",
+    "run.final_eval_games=4", "run.progress_bar=false",
+]  # fmt: skip
+
+
+@pytest.fixture(scope="module")
+def tiny_run(tmp_path_factory):
+    root = tmp_path_factory.mktemp("dqn")
+    config = root / "tiny.yaml"
+    config.write_text("name: tiny\n")
+    train_main(["--config", str(config), "--runs-dir", str(root), *TINY])
+    return root / "tiny"
+
+
+def play_a_game(policy, seed: int = 5) -> int:
+    env = gym.make("Yacht-v0", observation_encoding="features")
+    observation, info = env.reset(seed=seed)
+    decisions, done = 0, False
+    while not done:
+        mask = env.unwrapped.action_masks()
+        action = policy.act(observation, mask)
+        assert mask[action], f"illegal action {action}"
+        observation, _, terminated, truncated, _ = env.step(action)
+        decisions, done = decisions + 1, terminated or truncated
+    return decisions
+
+
+def test_a_tiny_run_writes_a_model_file_that_dqn_plays_legally(tiny_run):
+    path = tiny_run / "model.safetensors"
+    assert {"config.yaml", "learning_curve.csv", "eval.json", "model.safetensors"} <= {p.name for p in tiny_run.iterdir()}
+    with safe_open(str(path), framework="pt") as handle:
+        meta = json.loads(handle.metadata()[METADATA_KEY])
+    assert meta["policy"] == "q" and meta["format_version"] == 3 and meta["net_arch"] == [32, 32]
+    policy = make_policy(f"dqn:{path}", encoding="features")
+    assert play_a_game(policy) >= 12 and policy.replaced is None  # every decision its own, none the fallback's
+    assert unguarded(policy).action_probabilities(None, None) is None
+    evaluated = json.loads((tiny_run / "eval.json").read_text())
+    assert f"dqn:{path}" in json.dumps(evaluated)
+
+
+def test_each_prefix_refuses_the_other_kind_of_network_in_one_line(tiny_run):
+    path = tiny_run / "model.safetensors"
+    with pytest.raises(ModelLoadError, match=r"is a Q network .* play it as dqn:") as error:
+        make_policy(f"ppo:{path}")
+    assert "\n" not in str(error.value)
+    with pytest.raises(ModelLoadError, match="is a policy network, which dqn: does not play: play it as ppo:"):
+        make_policy(f"dqn:{ROOT / 'models' / 'ppo.safetensors'}")
+
+
+def rewrite(source: Path, target: Path, change) -> Path:
+    with safe_open(str(source), framework="pt") as handle:
+        meta = json.loads(handle.metadata()[METADATA_KEY])
+        tensors = {name: handle.get_tensor(name) for name in handle.keys()}
+    change(meta, tensors)
+    save_file(tensors, str(target), metadata={METADATA_KEY: json.dumps(meta)})
+    return target
+
+
+@pytest.mark.parametrize(
+    "change, message",
+    [
+        (lambda meta, tensors: meta.update(format_version=2), "policy 'q' needs format_version 3 or later, got 2"),
+        (lambda meta, tensors: meta.update(num_players=2), "a q policy reads a solitaire Box observation"),
+        (lambda meta, tensors: meta.update(lookahead_temperature=0.3), "lookahead_temperature must be null for policy 'q'"),
+        (lambda meta, tensors: meta.update(format_version=4), "format_version 4 is newer"),
+        (lambda meta, tensors: tensors.update({"action.weight": tensors["action.weight"][:40]}), r"action.weight has shape \(40"),
+        (lambda meta, tensors: tensors.update({"action.bias": tensors["action.bias"] * float("inf")}), "NaN or infinite"),
+    ],
+)
+def test_tampered_model_files_are_refused_in_one_line(tiny_run, tmp_path, change, message):
+    path = rewrite(tiny_run / "model.safetensors", tmp_path / "bad.safetensors", change)
+    with pytest.raises(ModelLoadError, match=message) as error:
+        make_policy(f"dqn:{path}")
+    assert str(path) in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_cut_model_file_is_refused_in_one_line_by_the_evaluation(tiny_run, tmp_path, capsys):
+    from agents.evaluate import main as evaluate_main
+
+    cut = tmp_path / "cut.safetensors"
+    cut.write_bytes((tiny_run / "model.safetensors").read_bytes()[:500])
+    try:
+        code = evaluate_main(["--policy", f"dqn:{cut}", "--games", "4", "--no-progress"])
+    except SystemExit as stop:
+        code = stop.code
+    error = capsys.readouterr().err.strip()
+    assert code == 2 and str(cut) in error and len(error.splitlines()) == 1 and "Traceback" not in error, error
+
+
+def test_resume_continues_from_the_checkpoint_with_its_replay_buffer(tiny_run, tmp_path, capsys):
+    from agents.training.checkpoints import latest_checkpoint
+    from agents.training.dqn_train import load_checkpoint
+
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run, run)
+    (run / "model.safetensors").unlink()  # killed before its export: the run is not finished
+    (run / "eval.json").unlink()
+    checkpoint = latest_checkpoint(run)
+    config = load_config(run / "config.yaml")
+    restored = load_checkpoint(checkpoint, config, LegalActionsObservation(make_training_env(config.env, seed=0)), run)
+    with np.load(run / "checkpoints" / REPLAY_NAME) as saved:
+        assert restored.num_timesteps == int(saved["steps"]) == 2000 and restored.replay_buffer.pos == int(saved["pos"])
+        rows = int(saved["pos"])
+        np.testing.assert_array_equal(restored.replay_buffer.observations[MASK][:rows], saved[f"observations.{MASK}"])
+    capsys.readouterr()
+    train_main(["--resume", str(run), "dqn.total_timesteps=3000"])
+    out = capsys.readouterr().out
+    assert "resuming" in out and "(2,000 steps done)" in out and "empty one" not in out
+    steps = [int(line.split(",")[0]) for line in (run / "learning_curve.csv").read_text().splitlines()[1:]]
+    assert steps == [1000, 2000, 3000] and latest_checkpoint(run).name == "step_3008.zip"
+    assert (run / "model.safetensors").is_file()
+
+
+def test_a_tampered_replay_buffer_stops_the_resume_in_one_line(tiny_run, tmp_path):
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run, run)
+    (run / "model.safetensors").unlink()
+    replay = run / "checkpoints" / REPLAY_NAME
+    with np.load(replay) as saved:
+        arrays = {name: saved[name] for name in saved.files}
+    arrays[f"observations.{MASK}"] = arrays[f"observations.{MASK}"].astype(np.float64)
+    with replay.open("wb") as handle:
+        np.savez(handle, **arrays)
+    with pytest.raises(SystemExit) as stop:
+        train_main(["--resume", str(run)])
+    assert "array observations.action_mask is float64" in str(stop.value) and "\n" not in str(stop.value)
