@@ -519,6 +519,14 @@ function pct(chance) {
   return `${(100 * chance).toFixed(1)}%`;
 }
 
+// An option's chances as the coach's card writes them: its chance of winning (the solved game's in tenths of a percent,
+// others in whole percents), and beside it, where a shipped table planner's is given too, the learned one
+function coachChances(coach, win, learned) {
+  const percent = (chance) => coach.win_exact ? pct(chance) : `${Math.round(100 * chance)}%`;
+  const shown = win === null || win === undefined ? "" : `  · ${coach.win_learned ? "learned win" : "win"} ${percent(win)}`;
+  return learned === null || learned === undefined ? shown : `${shown}  · ${coach.learned_win_label} ${Math.round(100 * learned)}%`;
+}
+
 function showCoach(coach) {
   const card = $("coach");
   card.classList.remove("hidden");
@@ -540,17 +548,17 @@ function showCoach(coach) {
     el("div", { class: "muted small" }, `With dice ${coach.dice.join(" ")}, the options by expected final score` +
       (coach.chosen_win === null || coach.chosen_win === undefined ? ":" : coach.win_learned
         ? " (and the chance of winning this game, as the shipped table planner learned it in self-play: not exact):"
-        : " (and the chance of winning this game):")),
+        : coach.learned_win_label
+          ? ` (and the chance of winning this game; ${coach.learned_win_label}: as the shipped table planner learned it in self-play, not exact):`
+          : " (and the chance of winning this game):")),
     ...coach.options.map((option) => {
       const width = 25 + 75 * (option.expected - low) / span;
-      const win = option.win === null || option.win === undefined ? "" : `  · ${coach.win_learned ? "learned win" : "win"} ${coach.win_exact ? pct(option.win) : `${Math.round(100 * option.win)}%`}`;
       return el("div", { class: `option${option.chosen ? " chosen" : ""}` },
-        el("div", { class: "bar" }, el("i", { style: `width:${width}%` }), el("span", {}, option.label + win + (option.chosen ? "  ← yours" : ""))),
+        el("div", { class: "bar" }, el("i", { style: `width:${width}%` }), el("span", {}, option.label + coachChances(coach, option.win, option.learned_win) + (option.chosen ? "  ← yours" : ""))),
         el("b", {}, fmt(option.expected)));
     }),
     coach.options.some((o) => o.chosen) ? null : el("div", { class: "option chosen" },
-      el("div", { class: "bar" }, el("i", { style: "width:20%" }), el("span", {}, `${coach.chosen}${
-        coach.chosen_win === null || coach.chosen_win === undefined ? "" : `  · win ${coach.win_exact ? pct(coach.chosen_win) : `${Math.round(100 * coach.chosen_win)}%`}`}  ← yours`)),
+      el("div", { class: "bar" }, el("i", { style: "width:20%" }), el("span", {}, `${coach.chosen}${coachChances(coach, coach.chosen_win, coach.chosen_learned_win)}  ← yours`)),
       el("b", {}, fmt(coach.chosen_expected))),
   ].filter((child) => child !== null));  // replaceChildren would show a null as the text "null"
 }
