@@ -12,8 +12,10 @@ dice do afterwards. An optimal player loses exactly 0: a choice tied with the be
   :func:`report_players` and :func:`grade_chances` sum them up per player, as ``yacht analyze`` prints them.
 
 At a table of two under rules without bonuses or jokers, decisions are also graded in chances of winning, from
-the solved two-player game (:func:`two_player_grading`). Nothing here prints or reads a command line: the
-programs show what it returns.
+the solved two-player game (:func:`two_player_grading`). Where a table planner is shipped for the rules
+(``planN:<rules>``), each option at a table also carries its chance of winning as that planner learned it
+(:func:`learned_chances`): beside the exact or ``win`` chance, or under bonus rules as the only one. Nothing here
+prints or reads a command line: the programs show what it returns.
 """
 
 from __future__ import annotations

@@ -520,11 +520,14 @@ function pct(chance) {
 }
 
 // An option's chances as the coach's card writes them: its chance of winning (the solved game's in tenths of a percent,
-// others in whole percents), and beside it, where a shipped table planner's is given too, the learned one
+// others in whole percents), and beside it, where a shipped table planner's is given too, the learned one. With two
+// figures, each is held together by no-break spaces, so that a narrow card wraps the line between figures only.
 function coachChances(coach, win, learned) {
+  const two = !(learned === null || learned === undefined);
+  const figure = (label, text) => two ? `  · ${label} ${text}`.replace(/(\S) /g, "$1\u00a0") : `  · ${label} ${text}`;
   const percent = (chance) => coach.win_exact ? pct(chance) : `${Math.round(100 * chance)}%`;
-  const shown = win === null || win === undefined ? "" : `  · ${coach.win_learned ? "learned win" : "win"} ${percent(win)}`;
-  return learned === null || learned === undefined ? shown : `${shown}  · ${coach.learned_win_label} ${Math.round(100 * learned)}%`;
+  const shown = win === null || win === undefined ? "" : figure(coach.win_learned ? "learned win" : "win", percent(win));
+  return two ? shown + figure(coach.learned_win_label, `${Math.round(100 * learned)}%`) : shown;
 }
 
 function showCoach(coach) {
@@ -534,6 +537,8 @@ function showCoach(coach) {
   const top = coach.options.length ? coach.options[0].expected : 0;
   const low = Math.min(...coach.options.map((o) => o.expected), coach.chosen_expected);
   const span = Math.max(top - low, 1e-6);
+  const bar = coach.learned_win_label ? "bar two" : "bar";  // two chances an option: its line may wrap
+  const yours = coach.learned_win_label ? "  ←\u00a0yours" : "  ← yours";
   card.replaceChildren(...[
     el("h2", {}, "Coach"),
     // the card stays up while the game moves on: it names the decision it grades (a card kept from before it did has none)
@@ -554,11 +559,11 @@ function showCoach(coach) {
     ...coach.options.map((option) => {
       const width = 25 + 75 * (option.expected - low) / span;
       return el("div", { class: `option${option.chosen ? " chosen" : ""}` },
-        el("div", { class: "bar" }, el("i", { style: `width:${width}%` }), el("span", {}, option.label + coachChances(coach, option.win, option.learned_win) + (option.chosen ? "  ← yours" : ""))),
+        el("div", { class: bar }, el("i", { style: `width:${width}%` }), el("span", {}, option.label + coachChances(coach, option.win, option.learned_win) + (option.chosen ? yours : ""))),
         el("b", {}, fmt(option.expected)));
     }),
     coach.options.some((o) => o.chosen) ? null : el("div", { class: "option chosen" },
-      el("div", { class: "bar" }, el("i", { style: "width:20%" }), el("span", {}, `${coach.chosen}${coachChances(coach, coach.chosen_win, coach.chosen_learned_win)}  ← yours`)),
+      el("div", { class: bar }, el("i", { style: "width:20%" }), el("span", {}, `${coach.chosen}${coachChances(coach, coach.chosen_win, coach.chosen_learned_win)}${yours}`)),
       el("b", {}, fmt(coach.chosen_expected))),
   ].filter((child) => child !== null));  // replaceChildren would show a null as the text "null"
 }
