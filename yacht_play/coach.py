@@ -12,8 +12,10 @@ dice do afterwards. An optimal player loses exactly 0: a choice tied with the be
   :func:`report_players` and :func:`grade_chances` sum them up per player, as ``yacht analyze`` prints them.
 
 At a table of two under rules without bonuses or jokers, decisions are also graded in chances of winning, from
-the solved two-player game (:func:`two_player_grading`). Nothing here prints or reads a command line: the
-programs show what it returns.
+the solved two-player game (:func:`two_player_grading`). Where a table planner is shipped for the rules
+(``planN:<rules>``), each option at a table also carries its chance of winning as that planner learned it
+(:func:`learned_chances`): beside the exact or ``win`` chance, or under bonus rules as the only one. Nothing here
+prints or reads a command line: the programs show what it returns.
 """
 
 from __future__ import annotations
@@ -189,6 +191,9 @@ class Option:
     expected: float  # the expected final score it leads to: the total before the decision plus its Q*
     chance: float | None  # its chance of winning, or of reaching the target, in [0, 1]; None without chances
     chosen: bool  # whether it is the person's choice
+    # beside ``chance``: its chance of winning as the shipped table planner learned it in self-play (not exact,
+    # ``LEARNED_LABEL``); None where none is shipped, or where ``chance`` is already that planner's
+    learned_chance: float | None = None
 
 
 @dataclass(frozen=True)
@@ -224,6 +229,7 @@ class Coaching:
     chances_label: str = "win"  # what the chances are of: ``win`` (winning the game) or ``>=T`` (reaching T points)
     win_grade: WinGrade | None = None  # at a table of two whose solved game is computed
     win_note: str | None = None  # at a table of two whose solved game is not: the line saying how to compute it
+    chosen_learned_chance: float | None = None  # the chosen option's ``learned_chance``, None where options have none
 
     @property
     def optimal(self) -> bool:
@@ -242,6 +248,7 @@ def coaching_of(
     open_rows=None,
     win_grades: TwoPlayerGrades | None = None,
     win_note: str | None = None,
+    learned: np.ndarray | None = None,
 ) -> Coaching:
     """The coach on ``action`` at a position whose actions' Q-values are ``q`` (``-inf`` where illegal).
 
@@ -249,6 +256,8 @@ def coaching_of(
     a target, ``chances_label`` ``>=T``), None without. ``open_rows``: the rows open before the decision, so
     that a joker's rows are labelled with joker values. ``win_grades``: at a table of two, the decision graded
     against the solved game (:meth:`agents.two_player.grading.TwoPlayerGrader.grade`, ``chances`` its chances).
+    ``learned``: each action's chance of winning learned by a shipped table planner (:func:`learned_chances`), a
+    second figure beside ``chances``: each option's ``learned_chance``.
     """
 
     def label(a: int) -> str:
@@ -263,7 +272,8 @@ def coaching_of(
     for a in np.argsort(-gaps, kind="stable"):  # best first; actions of one label are one option, at its best value
         if np.isfinite(q[a]) and label(int(a)) not in options:
             chance = None if chances is None else float(chances[a])
-            options[label(int(a))] = Option(label(int(a)), float(total + q[a]), chance, label(int(a)) == chosen)
+            learned_chance = None if learned is None else float(learned[a])
+            options[label(int(a))] = Option(label(int(a)), float(total + q[a]), chance, label(int(a)) == chosen, learned_chance)
     win_grade = None
     if win_grades is not None:
         win_best = int(win_grades.best_action[0])
@@ -288,6 +298,7 @@ def coaching_of(
         chances_label=chances_label,
         win_grade=win_grade,
         win_note=win_note,
+        chosen_learned_chance=None if learned is None else float(learned[action]),
     )
 
 
@@ -302,31 +313,34 @@ def coach_decision(
     (:func:`agents.solvers.win_chances.win_probabilities`); else at a table of several under rules with bonuses or jokers,
     the chance of winning learned by the shipped table planner of those rules (:func:`learned_chances`, labelled
     ``LEARNED_LABEL``) where one is shipped; else, with ``target`` (solitaire), the chance of finishing on at
-    least ``target`` points (:func:`agents.solvers.target.target_probabilities`). A ``two_player`` line (its solved game
-    not computed) comes back as the coaching's ``win_note``.
+    least ``target`` points (:func:`agents.solvers.target.target_probabilities`). At a table whose chances are
+    exact or ``win``'s, a shipped table planner's learned chances come as a second figure beside them (each option's
+    ``learned_chance``). A ``two_player`` line (its solved game not computed) comes back as the coaching's ``win_note``.
     """
     seat, rules = match.current, match.rules
     if seat is None:
         raise ValueError("the game is over: there is no decision to coach")
     q = grader.q_values(np.array([seat.dice]), seat.rolls_left, seat.open_bits, *seat.sheet_state)[0]
     chances, chances_label, win_grades = None, "win", None
+    at_table = match.mode == "table" and len(match.seats) > 1
+    learned = learned_chances(match, seat) if at_table else None
     if two_player is not None and not isinstance(two_player, str):
         chances = seat_chances(two_player, match.seats, seat)
         win_grades = two_player.grade(chances[None], [action])
-    elif match.mode == "table" and len(match.seats) > 1 and not rules.has_bonus_or_joker:
+    elif at_table and not rules.has_bonus_or_joker:
         from agents.solvers.win_chances import win_probabilities
 
         others = [(s.total, s.open_names) for s in match.seats if s is not seat]
         chances = win_probabilities(seat.dice, seat.rolls_left, seat.open_names, seat.total, others, rules)
-    elif match.mode == "table" and len(match.seats) > 1 and (learned := learned_chances(match, seat)) is not None:
-        chances, chances_label = np.where(np.isfinite(learned), learned, 0.0), LEARNED_LABEL
+    elif learned is not None:  # the only chances there are: shown as the chances, not twice
+        chances, chances_label, learned = np.where(np.isfinite(learned), learned, 0.0), LEARNED_LABEL, None
     elif target is not None:
         from agents.solvers.target import target_probabilities
 
         chances = target_probabilities(seat.dice, seat.rolls_left, seat.open_names, target - seat.total, rules)
         chances_label = f">={target}"
     note = two_player if isinstance(two_player, str) else None
-    return coaching_of(q, action, seat.dice, seat.total, rules, chances, chances_label, seat.open_bits, win_grades, note)
+    return coaching_of(q, action, seat.dice, seat.total, rules, chances, chances_label, seat.open_bits, win_grades, note, learned)
 
 
 # -- players over recorded games ---------------------------------------------------------------

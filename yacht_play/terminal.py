@@ -45,7 +45,7 @@ from yacht_env.render import render_dice, render_sheet
 from yacht_env.rules import YACHT, RuleSet, rule_set
 from yacht_env.safe_text import unsafe_character
 from yacht_env.table.outcome import unique_names
-from yacht_play.coach import Coaching, Grader, coach_decision, coaching_of, two_player_grading
+from yacht_play.coach import LEARNED_LABEL, Coaching, Grader, coach_decision, coaching_of, two_player_grading
 from yacht_play.commands import HELP, CommandError, decision_label, dice_text, parse_command
 from yacht_play.match import Match, Player, Seat, agent_name, load_games, load_policy
 from yacht_play.options import add_rules_option
@@ -239,7 +239,8 @@ def coaching_text(coaching: Coaching, width: int = 80) -> str:
 
     The verdict (wrapped between words): the expected final scores of the choice and of the best; at a table
     of two, a line says what the choice did to the chance of winning, in percentage points. Then one line of
-    options, as many as fit, never cut inside an option, each with its chance when there are chances.
+    options, as many as fit, never cut inside an option, each with its chance when there are chances, and beside
+    it, where a table planner is shipped, its chance as that planner learned it (``learned win``).
     """
     chosen = coaching.chosen
     if coaching.optimal:
@@ -263,7 +264,10 @@ def coaching_text(coaching: Coaching, width: int = 80) -> str:
     digits = 1 if win is not None else 0  # the solved game tells apart what whole percents would not
     options = COACH_OPTIONS
     for index, option in enumerate(coaching.options):
-        chance = "" if option.chance is None else f" ({coaching.chances_label} {100 * option.chance:.{digits}f}%)"
+        figures = [] if option.chance is None else [f"{coaching.chances_label} {100 * option.chance:.{digits}f}%"]
+        if option.learned_chance is not None:  # learned in self-play: whole percents, not the solved game's tenths
+            figures.append(f"{LEARNED_LABEL} {100 * option.learned_chance:.0f}%")
+        chance = f" ({', '.join(figures)})" if figures else ""
         item = f"{' |' if index else ''} {option.label} {option.expected:.2f}{chance}"
         if len(options) + len(item) > width:
             break

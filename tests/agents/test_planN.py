@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -105,6 +106,14 @@ def random_layers(rules, widths=(16,), seed=0):
     rng = np.random.default_rng(seed)
     sizes = [num_features(rules), *widths, MAX_PLAYERS]
     return [(rng.normal(0, 0.3, (out, width)), rng.normal(0, 0.1, out)) for width, out in zip(sizes[:-1], sizes[1:])]
+
+
+def ship_planN(monkeypatch, folder, rules, seed=0) -> Path:
+    """A small planN file of ``rules`` written to ``folder`` as the shipped ``planN:<rules>`` (the coach reads it)."""
+    import agents.learned.planN_files
+
+    monkeypatch.setattr(agents.learned.planN_files, "SHIPPED_PLANN", folder)
+    return write_planN_file(folder / f"{rules.name}.safetensors", random_layers(rules, seed=seed), rules, [2, 3, 4, 5], 1)
 
 
 @pytest.mark.parametrize("n", [2, 3, 5])
@@ -226,13 +235,10 @@ def test_a_planN_file_is_a_table_opponent_at_every_table_size_it_learned(tmp_pat
 
 
 def test_the_coach_shows_the_shipped_planners_learned_chances_at_a_table_under_bonus_rules(tmp_path, monkeypatch):
-    import agents.learned.planN_files
     from yacht_play.coach import LEARNED_LABEL, Grader, coach_decision
     from yacht_play.match import Match, Player
 
-    monkeypatch.setattr(agents.learned.planN_files, "SHIPPED_PLANN", tmp_path)
-    write_planN_file(tmp_path / "yahtzee.safetensors", random_layers(YAHTZEE, seed=5), "yahtzee", [2, 3, 4, 5], 1)
-    name = f"planN:{tmp_path / 'yahtzee.safetensors'}"
+    name = f"planN:{ship_planN(monkeypatch, tmp_path, YAHTZEE, seed=5)}"
     match = Match.new([Player("ann"), Player(name, "agent", name), Player("optimal", "agent", "optimal")], 4, "table", YAHTZEE)
     grader, coached = Grader(YAHTZEE), 0
     while not match.finished:
@@ -250,6 +256,8 @@ def test_the_coach_shows_the_shipped_planners_learned_chances_at_a_table_under_b
         tables = Tables(np.array([seats_open]), np.array([upper]), np.array([full]), np.array([totals]))
         expected = policy.planner.action_values(tables, [seat.hand], [seat.rolls_left])[0]
         assert coaching.chances_label == LEARNED_LABEL and coaching.chosen_chance == pytest.approx(expected[action])
+        # the learned chances are the only ones here: shown once, as the chances, with no second figure beside them
+        assert coaching.chosen_learned_chance is None and all(o.learned_chance is None for o in coaching.options)
         coached += 1
         match.play(action)
     assert coached >= 13 and match.seats[1].total > 0
@@ -277,11 +285,9 @@ def test_the_last_turn_of_the_game_is_planned_with_the_exact_chance_of_winning(n
 
 
 def test_the_server_seats_a_planN_file_at_a_table_of_three_and_coaches_with_its_learned_chances(tmp_path, monkeypatch):
-    import agents.learned.planN_files
     from tests.yacht_play.test_two_player_grading import serve_client
 
-    monkeypatch.setattr(agents.learned.planN_files, "SHIPPED_PLANN", tmp_path)  # the coach reads the shipped planner
-    path = write_planN_file(tmp_path / "yahtzee.safetensors", random_layers(YAHTZEE), "yahtzee", [2, 3, 4, 5], 1)
+    path = ship_planN(monkeypatch, tmp_path, YAHTZEE)  # the coach reads the shipped planner
     service, client = serve_client(YAHTZEE, tmp_path, [f"planN:{path}", "optimal"])
     shown = "planN:yahtzee.safetensors"  # the server's folders are not shown
     with client:
@@ -295,6 +301,7 @@ def test_the_server_seats_a_planN_file_at_a_table_of_three_and_coaches_with_its_
             view = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], "row": row}).json()
             coach = view["coach"]
             assert coach["win_learned"] is True and 0 <= coach["chosen_win"] <= 1, coach
+            assert "learned_win_label" not in coach and all("learned_win" not in o for o in coach["options"])
             coached += 1
     assert coached == 13
     decisions = service.live(secret).match.decisions

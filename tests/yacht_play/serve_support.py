@@ -7,6 +7,9 @@ import os
 import shutil
 import subprocess
 import tempfile
+import threading
+import time
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
@@ -30,6 +33,28 @@ class Server(LocalServer):
 
     def __init__(self, db: Path, agents: str = TEST_AGENTS, **settings):
         super().__init__(db, agents=agents, cwd=ROOT, **settings)
+
+
+@contextmanager
+def served_here(service):
+    """``service`` served by uvicorn in a thread of this process (which then sees what a test patched); its URL."""
+    import uvicorn
+
+    from yacht_play.serve.app import create_app
+
+    port = free_port()
+    config = uvicorn.Config(create_app(service), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
+    running = uvicorn.Server(config)
+    thread = threading.Thread(target=running.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 60
+    while not running.started and time.monotonic() < deadline:
+        time.sleep(0.05)
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        running.should_exit = True
+        thread.join(10)
 
 
 def chromium_or_skip():

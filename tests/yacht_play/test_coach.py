@@ -240,3 +240,103 @@ def test_a_player_s_figures_are_the_sums_and_means_of_the_losses_optimal_gives_e
         d = decisions[i]
         assert (w["game_id"], w["turn"], w["roll"], w["action"]) == (d["game_id"], d["turn"], d["roll"], d["action"])
         assert w["expected_final_best"] - w["expected_final_chosen"] == pytest.approx(w["loss"], abs=1e-9)
+
+
+# -- beside the chances: a shipped table planner's learned ones -------------------------------
+
+
+def yacht_table_decisions(seed: int, turns: int):
+    """``(match, action)`` at each of ann's decisions for ``turns`` turns at a Yacht table of three (ann, optimal,
+    greedy), before the action is played; the agents play their own turns."""
+    match = Match.new(
+        [Player("ann"), Player("optimal", "agent", "optimal"), Player("greedy", "agent", "greedy")], seed, "table", YACHT
+    )
+    rng = np.random.default_rng(seed)
+    while not match.finished and match.current.turn <= turns:
+        if match.current.kind == "agent":
+            match.play_agent()
+            continue
+        action = int(rng.choice(np.flatnonzero(match.current.legal_mask())))
+        yield match, action
+        match.play(action)
+
+
+def planner_values(planner, match) -> np.ndarray:
+    """The planner's own ``action_values`` for the seat to move, the table read from the mover on in play order."""
+    from agents.learned.planN import Tables
+
+    seat = match.current
+    at = match.seats.index(seat)
+    order = match.seats[at:] + match.seats[:at]
+    upper = [[min(s.sheet_state[0], YACHT.upper_cap) for s in order]]
+    tables = Tables(
+        np.array([[s.open_bits for s in order]]),
+        np.array(upper),
+        np.zeros((1, 3), np.int64),
+        np.array([[s.total for s in order]]),
+    )
+    return planner.action_values(tables, [seat.hand], [seat.rolls_left])[0]
+
+
+def test_at_a_yacht_table_of_three_each_option_has_its_chance_and_the_shipped_planners_learned_one_beside_it(
+    tmp_path, monkeypatch
+):
+    from agents.learned.planN import PlanNPolicy
+    from agents.solvers.win_chances import win_probabilities
+    from tests.agents.test_planN import ship_planN
+    from yacht_play.commands import choice_label
+
+    planner = PlanNPolicy.load(str(ship_planN(monkeypatch, tmp_path, YACHT, seed=3)), YACHT, 3).planner
+    grader, coached = Grader(YACHT), 0
+    for match, action in yacht_table_decisions(seed=8, turns=4):
+        seat = match.current
+        coaching = coach_decision(grader, match, action)
+        learned = planner_values(planner, match)
+        others = [(s.total, s.open_names) for s in match.seats if s is not seat]
+        win = win_probabilities(seat.dice, seat.rolls_left, seat.open_names, seat.total, others, YACHT)
+        options = {option.label: option for option in coaching.options}
+        for a in np.flatnonzero(seat.legal_mask()):  # every action of an option's label is valued alike, both ways
+            option = options[choice_label(int(a), seat.dice, YACHT, seat.open_bits)]
+            assert option.learned_chance == learned[a] and option.chance == win[a]
+        assert coaching.chances_label == "win" and coaching.chosen_learned_chance == learned[action]
+        coached += 1
+    assert coached >= 8
+
+
+def test_without_a_shipped_planner_the_coach_gives_no_learned_figure_and_nothing_else_changes(tmp_path, monkeypatch):
+    import agents.learned.planN_files
+    from tests.agents.test_planN import ship_planN
+
+    shipped, bare = tmp_path / "shipped", tmp_path / "bare"
+    shipped.mkdir(), bare.mkdir()
+    ship_planN(monkeypatch, shipped, YACHT, seed=3)
+    grader, coached = Grader(YACHT), 0
+    for match, action in yacht_table_decisions(seed=9, turns=3):
+        monkeypatch.setattr(agents.learned.planN_files, "SHIPPED_PLANN", bare)
+        without = coach_decision(grader, match, action)
+        monkeypatch.setattr(agents.learned.planN_files, "SHIPPED_PLANN", shipped)
+        beside = coach_decision(grader, match, action)
+        assert without.chosen_learned_chance is None and all(o.learned_chance is None for o in without.options)
+        assert all(o.learned_chance is not None for o in beside.options)
+        unlearned = tuple(dataclasses.replace(o, learned_chance=None) for o in beside.options)
+        assert without == dataclasses.replace(beside, options=unlearned, chosen_learned_chance=None)
+        assert "learned" not in coaching_text(without)
+        coached += 1
+    assert coached >= 6
+
+
+def test_the_terminal_coach_names_the_learned_chances_beside_the_chances_of_winning(tmp_path, monkeypatch):
+    from tests.agents.test_planN import ship_planN
+
+    ship_planN(monkeypatch, tmp_path, YACHT, seed=3)
+    (match, action), *_ = yacht_table_decisions(seed=8, turns=1)
+    coaching = coach_decision(Grader(YACHT), match, action)
+    first = coaching.options[0]
+    line = coaching_text(coaching).splitlines()[-1]
+    figures = f"(win {100 * first.chance:.0f}%, learned win {100 * first.learned_chance:.0f}%)"
+    assert line.startswith(f"       options: {first.label} {first.expected:.2f} {figures}")
+    assert len(line) <= 80
+    console = ScriptedConsole(["r all", "s 12", "q"])  # the game as typed: its coach's lines say it too
+    record = ["--record", str(tmp_path / "t.jsonl")]
+    assert play_main(["--seed", "4", "--coach", "--vs", "optimal", "--vs", "greedy", *record], console) == 0
+    assert "learned win" in console.text

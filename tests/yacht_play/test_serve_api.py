@@ -80,7 +80,8 @@ COACH_VIEW = {
     **dict.fromkeys(("dice", "chosen", "chosen_expected", "chosen_win", "best", "best_expected", "loss"), LEAF),
     **dict.fromkeys(("turn", "roll", "decision"), LEAF),  # the decision graded
     **dict.fromkeys(("win_exact", "win_best", "win_best_chance", "win_loss", "win_note"), LEAF),  # at a table of two
-    "options": [dict.fromkeys(("label", "expected", "win", "chosen"), LEAF)],
+    **dict.fromkeys(("win_learned", "learned_win_label", "chosen_learned_win"), LEAF),  # a shipped planner's chances
+    "options": [dict.fromkeys(("label", "expected", "win", "chosen", "learned_win"), LEAF)],
 }
 EVENT_KEYS = ("seat", "player", "kind", "turn", "roll", "dice", "rolls_left", "action", "label", "points", "row_points")
 VIEW = {
@@ -230,6 +231,43 @@ def test_a_whole_game_never_shows_dice_not_rolled_yet(client, service):
     # the stored game replays with the project's own rules to the same totals
     replayed = Match.resume(stored(service, secret))
     assert replayed.finished and replayed.totals == [s["total"] for s in summary["seats"]]
+
+
+def test_at_a_yacht_table_of_three_the_coach_card_gives_the_shipped_planners_learned_chances_beside(
+    client, service, tmp_path, monkeypatch
+):
+    import agents.learned.planN_files
+    import yacht_play.serve.games as games
+    from tests.agents.test_planN import ship_planN
+    from yacht_env.rules import YACHT
+
+    coached = []
+    coach = games.coach_decision
+    monkeypatch.setattr(games, "coach_decision", lambda *args, **kwargs: coached.append(coach(*args, **kwargs)) or coached[-1])
+    rng = random.Random(4)
+    for shipped in (True, False):
+        folder = tmp_path / str(shipped)
+        folder.mkdir()
+        if shipped:
+            ship_planN(monkeypatch, folder, YACHT, seed=3)
+        else:
+            monkeypatch.setattr(agents.learned.planN_files, "SHIPPED_PLANN", folder)  # an empty folder: none shipped
+        secret = new_game(client, "table", ["optimal", "greedy"], coach=True, name=f"learned {shipped}")
+        view = client.get(f"/api/games/{secret}").json()
+        for _ in range(5):
+            view = client.post(f"/api/games/{secret}/actions", json={"seq": view["seq"], **random_choice(view, rng)}).json()
+            card, coaching = view["coach"], coached[-1]
+            check_fits(view, VIEW)
+            assert card["chosen_win"] == coaching.chosen_chance and "win_learned" not in card  # the chances as before
+            if not shipped:
+                assert not {"learned_win_label", "chosen_learned_win"} & set(card)
+                assert all("learned_win" not in option for option in card["options"])
+                continue
+            assert card["learned_win_label"] == "learned win" and card["chosen_learned_win"] == coaching.chosen_learned_chance
+            assert [o["learned_win"] for o in card["options"]] == [
+                o.learned_chance for o in coaching.options[: games.COACH_OPTIONS]
+            ]
+            assert all(0 <= o["learned_win"] <= 1 for o in card["options"])
 
 
 def test_the_coach_names_the_turn_the_roll_and_the_decision_it_grades(client, service):

@@ -304,3 +304,41 @@ def test_the_pages_keep_to_their_content_security_policy(browser, page, server):
     )
     other.close()
     assert ran == "blocked"
+
+
+@pytest.mark.parametrize("size", [{"width": 390, "height": 844}, DESKTOP], ids=["phone", "desktop"])
+def test_the_coach_card_gives_each_option_its_learned_chance_beside_on_one_card_that_fits(browser, tmp_path, monkeypatch, size):
+    """At a Yacht table of three with a planN file as the shipped planner: each option's line names its chance of
+    winning and, beside it, its learned one as the card's JSON gives them, and no line runs out of its bar."""
+    from tests.agents.test_planN import ship_planN
+    from tests.yacht_play.serve_support import served_here
+    from yacht_env.rules import YACHT
+    from yacht_play.serve.games import GameService
+
+    ship_planN(monkeypatch, tmp_path, YACHT, seed=3)
+    service = GameService(db.connect(str(tmp_path / "yacht.db")), ["optimal", "greedy"], YACHT)
+    context = browser.new_context(viewport=size)
+    page = context.new_page()
+    try:
+        with served_here(service) as url:
+            start_game(page, type("At", (), {"url": url}), "ann", "table", ["optimal", "greedy"], coach=True)
+            settle(page)
+            page.click("#dice .die >> nth=0")
+            page.click("#roll")
+            settle(page)
+            card = page.evaluate("kept('coach')")  # the card's JSON, as the page keeps it
+            shown = page.inner_text("#coach")
+            lines = page.eval_on_selector_all(
+                "#coach .option .bar", "bars => bars.map(b => [b.innerText, b.scrollWidth - b.clientWidth])"
+            )
+            page.screenshot(path=tmp_path / "coach-learned.png", full_page=True)
+    finally:
+        context.close()
+    assert "learned win: as the shipped table planner learned it in self-play, not exact" in shown
+    assert len(lines) == len(card["options"]) + (card["chosen"] not in [o["label"] for o in card["options"]])
+    for option, (text, overflow) in zip(card["options"], lines):
+        text = text.replace("\xa0", " ")
+        assert (
+            f"{option['label']} · win {round(100 * option['win'])}% · learned win {round(100 * option['learned_win'])}%" in text
+        )
+    assert all(overflow <= 0 for _, overflow in lines), lines  # the chosen one's line, listed or not, too

@@ -6,17 +6,14 @@ Skipped, with the reason, where playwright or /usr/bin/chromium is missing. Scre
 
 from __future__ import annotations
 
-import threading
-import time
-
 import pytest
 
 pytest.importorskip("starlette", reason="the serve tests need the serve extra: pip install 'yacht-rl[serve]'")
-uvicorn = pytest.importorskip("uvicorn", reason="the serve tests need uvicorn")
+pytest.importorskip("uvicorn", reason="the serve tests need uvicorn")
 
 from tests.yacht_play import test_serve_browser as browser_tests  # noqa: E402
+from tests.yacht_play.serve_support import served_here  # noqa: E402
 from tests.yacht_play.test_two_player_grading import small  # noqa: E402, F401  (a fixture)
-from yacht_play.serve.local_server import free_port  # noqa: E402
 
 browser = browser_tests.browser  # the fixture: one Chromium per module
 settle = browser_tests.settle
@@ -27,22 +24,12 @@ PHONE, DESKTOP = browser_tests.PHONE, browser_tests.DESKTOP
 def server(small, tmp_path_factory):  # noqa: F811
     """``yacht serve --agents exact2,optimal`` on the small rules, in a thread of this process (which knows them)."""
     from yacht_play import store
-    from yacht_play.serve.app import create_app
     from yacht_play.serve.games import GameService
 
     rules, _ = small
     service = GameService(store.connect(str(tmp_path_factory.mktemp("serve") / "yacht.db")), ["exact2", "optimal"], rules)
-    port = free_port()
-    config = uvicorn.Config(create_app(service), host="127.0.0.1", port=port, log_level="warning", lifespan="on")
-    running = uvicorn.Server(config)
-    thread = threading.Thread(target=running.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 60
-    while not running.started and time.monotonic() < deadline:
-        time.sleep(0.05)
-    yield f"http://127.0.0.1:{port}", service
-    running.should_exit = True
-    thread.join(10)
+    with served_here(service) as url:
+        yield url, service
 
 
 @pytest.mark.parametrize("size", [PHONE, DESKTOP], ids=["phone", "desktop"])

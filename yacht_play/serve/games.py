@@ -40,6 +40,7 @@ from yacht_play.coach import (
     LEARNED_LABEL,
     Coaching,
     Grader,
+    Option,
     coach_decision,
     grade_chances,
     report_players,
@@ -769,6 +770,8 @@ def coach_view(coaching: Coaching, turn: int, roll: int, decision: str) -> dict:
     ``win_exact``, the best decision to win ``win_best`` and its chance ``win_best_chance``, and ``win_loss``,
     the chance of winning the decision gave away (all in [0, 1]); or ``win_note``, the line saying how to
     compute the solved game. ``win_learned``: the chances are a shipped table planner's, learned, not exact.
+    ``learned_win_label`` (``"learned win"``): beside exact or ``win``'s chances, a shipped table planner's
+    learned ones too: each option's ``learned_win`` and the chosen one's ``chosen_learned_win``, in [0, 1].
     """
     win = coaching.win_grade
     exact = {}
@@ -783,10 +786,7 @@ def coach_view(coaching: Coaching, turn: int, roll: int, decision: str) -> dict:
         "best": coaching.best,
         "best_expected": coaching.best_expected,
         "loss": coaching.loss,
-        "options": [
-            {"label": option.label, "expected": option.expected, "win": option.chance, "chosen": option.chosen}
-            for option in coaching.options[:COACH_OPTIONS]
-        ],
+        "options": [option_view(option) for option in coaching.options[:COACH_OPTIONS]],
         "turn": turn,
         "roll": roll,
         "decision": decision,
@@ -795,6 +795,19 @@ def coach_view(coaching: Coaching, turn: int, roll: int, decision: str) -> dict:
         view["win_note"] = coaching.win_note
     if coaching.chances_label == LEARNED_LABEL:
         view["win_learned"] = True  # the chances are a shipped table planner's, learned in self-play: not exact
+    if coaching.chosen_learned_chance is not None:  # a second figure, learned in self-play: not exact
+        view["learned_win_label"] = LEARNED_LABEL
+        view["chosen_learned_win"] = coaching.chosen_learned_chance
+    return view
+
+
+def option_view(option: Option) -> dict:
+    """One option of the coach's card: its label, expected final score, chance of winning (``win``, None without),
+    whether it was chosen, and its ``learned_win`` where a shipped table planner's learned chance is shown beside.
+    """
+    view = {"label": option.label, "expected": option.expected, "win": option.chance, "chosen": option.chosen}
+    if option.learned_chance is not None:
+        view["learned_win"] = option.learned_chance
     return view
 
 

@@ -519,6 +519,17 @@ function pct(chance) {
   return `${(100 * chance).toFixed(1)}%`;
 }
 
+// An option's chances as the coach's card writes them: its chance of winning (the solved game's in tenths of a percent,
+// others in whole percents), and beside it, where a shipped table planner's is given too, the learned one. With two
+// figures, each is held together by no-break spaces, so that a narrow card wraps the line between figures only.
+function coachChances(coach, win, learned) {
+  const two = !(learned === null || learned === undefined);
+  const figure = (label, text) => two ? `  · ${label} ${text}`.replace(/(\S) /g, "$1\u00a0") : `  · ${label} ${text}`;
+  const percent = (chance) => coach.win_exact ? pct(chance) : `${Math.round(100 * chance)}%`;
+  const shown = win === null || win === undefined ? "" : figure(coach.win_learned ? "learned win" : "win", percent(win));
+  return two ? shown + figure(coach.learned_win_label, `${Math.round(100 * learned)}%`) : shown;
+}
+
 function showCoach(coach) {
   const card = $("coach");
   card.classList.remove("hidden");
@@ -526,6 +537,8 @@ function showCoach(coach) {
   const top = coach.options.length ? coach.options[0].expected : 0;
   const low = Math.min(...coach.options.map((o) => o.expected), coach.chosen_expected);
   const span = Math.max(top - low, 1e-6);
+  const bar = coach.learned_win_label ? "bar two" : "bar";  // two chances an option: its line may wrap
+  const yours = coach.learned_win_label ? "  ←\u00a0yours" : "  ← yours";
   card.replaceChildren(...[
     el("h2", {}, "Coach"),
     // the card stays up while the game moves on: it names the decision it grades (a card kept from before it did has none)
@@ -540,17 +553,17 @@ function showCoach(coach) {
     el("div", { class: "muted small" }, `With dice ${coach.dice.join(" ")}, the options by expected final score` +
       (coach.chosen_win === null || coach.chosen_win === undefined ? ":" : coach.win_learned
         ? " (and the chance of winning this game, as the shipped table planner learned it in self-play: not exact):"
-        : " (and the chance of winning this game):")),
+        : coach.learned_win_label
+          ? ` (and the chance of winning this game; ${coach.learned_win_label}: as the shipped table planner learned it in self-play, not exact):`
+          : " (and the chance of winning this game):")),
     ...coach.options.map((option) => {
       const width = 25 + 75 * (option.expected - low) / span;
-      const win = option.win === null || option.win === undefined ? "" : `  · ${coach.win_learned ? "learned win" : "win"} ${coach.win_exact ? pct(option.win) : `${Math.round(100 * option.win)}%`}`;
       return el("div", { class: `option${option.chosen ? " chosen" : ""}` },
-        el("div", { class: "bar" }, el("i", { style: `width:${width}%` }), el("span", {}, option.label + win + (option.chosen ? "  ← yours" : ""))),
+        el("div", { class: bar }, el("i", { style: `width:${width}%` }), el("span", {}, option.label + coachChances(coach, option.win, option.learned_win) + (option.chosen ? yours : ""))),
         el("b", {}, fmt(option.expected)));
     }),
     coach.options.some((o) => o.chosen) ? null : el("div", { class: "option chosen" },
-      el("div", { class: "bar" }, el("i", { style: "width:20%" }), el("span", {}, `${coach.chosen}${
-        coach.chosen_win === null || coach.chosen_win === undefined ? "" : `  · win ${coach.win_exact ? pct(coach.chosen_win) : `${Math.round(100 * coach.chosen_win)}%`}`}  ← yours`)),
+      el("div", { class: bar }, el("i", { style: "width:20%" }), el("span", {}, `${coach.chosen}${coachChances(coach, coach.chosen_win, coach.chosen_learned_win)}${yours}`)),
       el("b", {}, fmt(coach.chosen_expected))),
   ].filter((child) => child !== null));  // replaceChildren would show a null as the text "null"
 }
