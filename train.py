@@ -28,7 +28,7 @@ A run at a table (``env.num_players`` > 1, e.g. configs/win_vs_optimal.yaml) is 
 winning instead: its evaluations are tournaments of the model against ``env.opponents`` at that
 table (agents.evaluation.tournament), and the curve and eval.json hold win rates and mean scores.
 
-A sweep (agents/training/sweep.py) runs ``train`` below once per trial, on Ray Tune: each trial is
+A sweep (agents/training/sweep.py) runs ``train`` below (PPO only) once per trial, on Ray Tune: each trial is
 an ordinary run folder under runs/<sweep>/.
 """
 

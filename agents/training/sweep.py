@@ -1,4 +1,4 @@
-"""Hyperparameter sweeps on Ray Tune: many ``train.py`` runs of one base config, ranked at the end.
+"""Hyperparameter sweeps on Ray Tune: many ``train.py`` PPO runs of one base config, ranked at the end.
 
     python train.py --sweep configs/sweep_quick.yaml                        # Ray starts here, with this machine's cores
     python train.py --sweep configs/sweep_quick.yaml --ray-address HOST:6379  # or RAY_ADDRESS: a running cluster
@@ -187,6 +187,7 @@ def load_sweep(path: str | Path, extra_overrides: Sequence[str] = (), allow_larg
     overrides = [*spec.overrides, *extra_overrides, *TRIAL_OVERRIDES]
     base_config = load_config(base, overrides)
     budget = (lambda config: None) if allow_large else check_budget
+    check_sweepable(base_config, f"sweep file {str(path)!r}: ")
     budget(base_config)
     if base_config.env.num_players != 1:
         raise ConfigError(
@@ -200,7 +201,9 @@ def load_sweep(path: str | Path, extra_overrides: Sequence[str] = (), allow_larg
     for key, dimension in spec.space.items():  # every listed value (or both ends of a range) must make a valid config
         for value in dimension.examples():
             try:
-                budget(load_config(base, [*overrides, f"{key}={json.dumps(value)}"]))
+                trial = load_config(base, [*overrides, f"{key}={json.dumps(value)}"])
+                check_sweepable(trial)
+                budget(trial)
             except ConfigError as error:
                 raise ConfigError(f"sweep file {str(path)!r}: space key {key!r} value {shorten(value)}: {error}") from None
     check_grace_period(spec, base_config, str(path))
@@ -212,6 +215,20 @@ def load_sweep(path: str | Path, extra_overrides: Sequence[str] = (), allow_larg
     except ValidationError as error:
         raise ConfigError(f"sweep file {str(path)!r}: a trial's config is invalid: {describe_invalid(error, 'trial')}") from None
     return sweep
+
+
+def check_sweepable(config: TrainConfig, prefix: str = "") -> None:
+    """``ConfigError`` (its message after ``prefix``) unless ``config`` trains PPO.
+
+    A trial is ``train`` (PPO): its periodic evaluations are what Tune ranks, and ASHA counts
+    ``ppo.total_timesteps``. The other algorithms have their own loops, which report nothing to Tune
+    and count self-play games or transitions instead: a trial of theirs could be neither run nor ranked.
+    """
+    if config.algorithm != "ppo":
+        raise ConfigError(
+            f"{prefix}algorithm {config.algorithm!r} cannot be swept: a sweep trains "
+            "algorithm 'ppo' only (train it with train.py --config)"
+        )
 
 
 def grace_period(spec: SweepSpec, base_config: TrainConfig) -> int:

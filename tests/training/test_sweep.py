@@ -86,6 +86,26 @@ def test_bad_sweep_files_are_one_line_errors(tmp_path, fields, message):
     assert "\n" not in str(error.value)
 
 
+@pytest.mark.parametrize(
+    "base, algorithm",
+    [("plan_yacht.yaml", "plan"), ("plan2_yacht.yaml", "plan2"), ("planN_yacht.yaml", "planN"), ("benchmark/dqn.yaml", "dqn")],
+)
+def test_a_sweep_of_another_algorithm_than_ppo_is_refused(tmp_path, base, algorithm):
+    # a trial is train.py's PPO loop: sweeping a plan or dqn config would train PPO under its name
+    path = write_sweep(tmp_path, base=str(ROOT / "configs" / base))
+    with pytest.raises(ConfigError, match=f"algorithm '{algorithm}' cannot be swept: a sweep trains algorithm 'ppo' only"):
+        load_sweep(path, allow_large=True)
+    result = run("train.py", "--sweep", str(path), "--runs-dir", str(tmp_path / "runs"), check=False)
+    assert result.returncode == 1 and result.stderr.count("\n") == 1 and f"algorithm '{algorithm}'" in result.stderr
+    assert not (tmp_path / "runs").exists()
+
+
+def test_a_sweep_over_the_algorithm_is_refused(tmp_path):
+    path = write_sweep(tmp_path, space={"algorithm": {"grid": ["ppo", "dqn"]}})
+    with pytest.raises(ConfigError, match="space key 'algorithm' value 'dqn': algorithm 'dqn' cannot be swept"):
+        load_sweep(path, allow_large=True)
+
+
 def test_a_bad_sweep_file_stops_train_py_with_one_line(tmp_path):
     path = write_sweep(tmp_path, space={"ppo.nope": {"grid": [1]}})
     result = run("train.py", "--sweep", str(path), "--runs-dir", str(tmp_path / "runs"), check=False)
