@@ -9,10 +9,12 @@ With ``--config``, each training seed of the track (``--seeds`` picks some of th
 ``ppo.total_timesteps``, whole rollouts within the budget; a masked DQN: ``dqn.total_timesteps``, whole rounds of
 ``dqn.train_freq`` steps of every env within the budget; a planning agent: ``plan.total_games``, the games whose
 most env steps fit the budget); the run's own evaluations are cut to the fewest games, on deals far from the
-track's. The trained model is then evaluated on the track's deals and its results file written to
-``OUT/TRACK/METHOD/seed<N>.json``. A seed whose results file exists is skipped, and a run folder left by a kill is
-resumed (``train.py --resume``): run the same command again to continue. With ``--policy``, the policy (any name
-of :mod:`agents.registry`: a checkpoint is ``ppo:PATH``) is evaluated as it is, once, under ``--seeds``' first seed.
+track's. A config whose algorithm trains for another table than the track's is refused before any training. The
+trained model, played as the registry's ``ALGORITHM:PATH``, is then evaluated on the track's deals and its results
+file written to ``OUT/TRACK/METHOD/seed<N>.json``. A seed whose results file exists is skipped, and a run folder left
+by a kill is resumed (``train.py --resume``): run the same command again to continue. With ``--policy``, the policy
+(any name of :mod:`agents.registry`: a checkpoint is ``ppo:PATH``) is evaluated as it is, once, under ``--seeds``'
+first seed.
 """
 
 from __future__ import annotations
@@ -44,12 +46,11 @@ from agents.benchmark.results import (
     write_results,
 )
 from agents.benchmark.tracks import TRACKS, TRAINING_SEEDS, Track, track
+from agents.registry import find_policy
 from agents.training.config import ConfigError, TrainConfig, load_config
 from yacht_env.rules import rule_set
 
 TRAIN_PY = Path(__file__).resolve().parents[2] / "train.py"
-# The model file each algorithm's run folder ends with, and the policy prefix that plays it.
-MODEL_PREFIX = {"ppo": "ppo", "dqn": "dqn", "plan": "plan", "plan2": "plan2"}
 
 
 class BenchmarkError(ValueError):
@@ -109,7 +110,9 @@ def budget_overrides(config: TrainConfig, fixed: Track) -> tuple[list[str], Unit
             what = f"one {'rollout' if section == 'ppo' else 'round'} ({rollout:,} env steps: {field} x env.num_envs)"
             raise BenchmarkError(f"{what} exceeds the budget {fixed.budget:,}")
         return [f"{section}.total_timesteps={steps}"], "env_steps", steps, steps
-    seats = 1 if config.algorithm == "plan" else 2  # plan2 plays both seats of its self-play games
+    # the most players of one self-play game: plan plays alone, plan2 both seats of a table of two, planN every seat
+    # of its largest table
+    seats = {"plan": 1, "plan2": 2}.get(config.algorithm) or max(config.plan.table_sizes)
     games = fixed.budget // (per_game * seats)
     every = min(config.plan.games_per_iteration, games)
     overrides = [f"plan.total_games={games}", "plan.max_wall_minutes=null", f"plan.games_per_iteration={every}"]
@@ -122,7 +125,11 @@ def track_overrides(config_path: str, fixed: Track, seed: int, extra: list[str])
     if fixed.seats > 1:
         table = [f"env.num_players={fixed.seats}", "env.opponents=[optimal]", "env.vectorized=false"]
     overrides = [*extra, f"seed={seed}", f"name=seed{seed}", f"env.rules={fixed.rules}", *table]
-    config = load_config(config_path, overrides)
+    try:
+        config = load_config(config_path, overrides)
+    except ConfigError as error:
+        load_config(config_path, extra)  # a config refused on its own: its own error, as train.py gives it
+        raise BenchmarkError(f"track {fixed.name} is {track_in_words(fixed)}, where the config cannot run: {error}") from None
     budget, unit, units, steps = budget_overrides(config, fixed)
     every = max(units // 10, 1)
     low = 2 * fixed.seats  # the fewest games train.py evaluates: the track's evaluation is the one that counts
@@ -131,6 +138,27 @@ def track_overrides(config_path: str, fixed: Track, seed: int, extra: list[str])
     overrides += [*budget, *run, "run.progress_bar=false"]
     final = load_config(config_path, overrides)  # the whole config checked before anything runs
     return overrides, unit, units, steps, final.algorithm
+
+
+def track_in_words(fixed: Track) -> str:
+    """``solitaire yacht`` or ``yacht at a table of 2 against optimal``: the table and rules a track sets."""
+    return f"solitaire {fixed.rules}" if fixed.seats == 1 else f"{fixed.rules} at a table of {fixed.seats} against optimal"
+
+
+def trained_policy(algorithm: str, model: Path, fixed: Track) -> str:
+    """The policy that plays the model file a run of ``algorithm`` ends with: the registry's ``ALGORITHM:PATH``
+    (``planN:runs/.../model.safetensors``). ``BenchmarkError`` if the registry has none, or if it does not sit at
+    the track's table.
+    """
+    name = f"{algorithm}:{model}"
+    spec = find_policy(name)
+    if spec is None:
+        raise BenchmarkError(f"algorithm {algorithm!r} has no policy {algorithm}:PATH in agents.registry to play its model")
+    try:
+        spec.check_plays_at(name, fixed.seats)
+    except ValueError as error:
+        raise BenchmarkError(f"track {fixed.name} is {track_in_words(fixed)}: {error}") from None
+    return name
 
 
 def curve_end(run_dir: Path) -> tuple[int, float] | None:
@@ -150,6 +178,7 @@ def train_seed(config_path: str, fixed: Track, seed: int, method: str, runs_dir:
     overrides, unit, units, steps, algorithm = track_overrides(config_path, fixed, seed, extra)
     parent = runs_dir / fixed.name / method
     run_dir = parent / f"seed{seed}"
+    policy = trained_policy(algorithm, run_dir / "model.safetensors", fixed)
     if (run_dir / "config.yaml").is_file():
         command = [sys.executable, str(TRAIN_PY), "--resume", str(run_dir)]
     else:
@@ -173,7 +202,7 @@ def train_seed(config_path: str, fixed: Track, seed: int, method: str, runs_dir:
         cpu_seconds=(after.ru_utime + after.ru_stime) - (before.ru_utime + before.ru_stime),
         cores=len(os.sched_getaffinity(0)),
     )
-    return training, f"{MODEL_PREFIX[algorithm]}:{run_dir / 'model.safetensors'}"
+    return training, policy
 
 
 def project_version() -> str:

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import math
+from typing import get_args
 
 import numpy as np
 import pytest
@@ -13,8 +14,9 @@ from hypothesis import strategies as st
 from agents.benchmark import run as bench_run
 from agents.benchmark.results import MAX_BYTES, ResultsError, RunResult, load_results, read_results, write_results
 from agents.benchmark.tracks import EVAL_SEED, TRACKS, TRAINING_SEEDS, track
+from agents.registry import find_policy
 from agents.solvers.optimal import expected_score
-from agents.training.config import load_config
+from agents.training.config import TrainConfig, load_config
 
 
 @pytest.fixture(scope="module")
@@ -67,6 +69,65 @@ def test_a_planning_run_plays_the_games_whose_most_steps_fit_the_budget(name):
     per_game = fixed.max_steps_per_game()
     assert unit == "games" and most == games * per_game
     assert most <= fixed.budget < (games + 1) * per_game
+
+
+@settings(max_examples=20, deadline=None)
+@given(sizes=st.sets(st.integers(2, 5), min_size=1), name=st.sampled_from(sorted(TRACKS)))
+def test_a_table_planning_run_counts_every_game_at_its_largest_table(sizes, name):
+    # a planN run plays its self-play games at every size of plan.table_sizes: each seat of the largest takes steps
+    fixed = track(name)
+    table = [f"env.num_players={min(sizes)}", f"env.opponents={['optimal'] * (min(sizes) - 1)}"]
+    config = load_config("configs/planN_yacht.yaml", [f"plan.table_sizes={sorted(sizes)}", *table])
+    _, unit, games, most = bench_run.budget_overrides(config, fixed)
+    per_game = fixed.max_steps_per_game() * max(sizes)
+    assert unit == "games" and most == games * per_game
+    assert most <= fixed.budget < (games + 1) * per_game
+
+
+ALGORITHM_CONFIGS = {
+    "ppo": "configs/benchmark/ppo_plain.yaml",
+    "dqn": "configs/benchmark/dqn.yaml",
+    "plan": "configs/benchmark/plan.yaml",
+    "plan2": "configs/plan2_yacht.yaml",
+    "planN": "configs/planN_yacht.yaml",
+}
+SMOKE_TRACKS = sorted(name for name, fixed in TRACKS.items() if not fixed.ranked)
+
+
+def test_every_algorithm_has_a_config_here():
+    assert set(ALGORITHM_CONFIGS) == set(get_args(TrainConfig.model_fields["algorithm"].annotation))
+
+
+@pytest.mark.parametrize("algorithm", sorted(ALGORITHM_CONFIGS))
+@pytest.mark.parametrize("name", SMOKE_TRACKS)
+def test_an_algorithm_runs_on_a_track_at_its_table_and_is_refused_in_one_line_elsewhere(algorithm, name, tmp_path):
+    fixed, alone = track(name), algorithm in ("plan", "dqn")  # plan2 and planN train for a table; ppo for either
+    argv = ["--track", name, "--config", ALGORITHM_CONFIGS[algorithm], "--method", "m"]
+    argv += ["--out", str(tmp_path / "out"), "--runs-dir", str(tmp_path / "runs")]
+    if algorithm != "ppo" and alone != (fixed.seats == 1):
+        with pytest.raises(SystemExit) as exit:
+            bench_run.main(argv)
+        message = str(exit.value.code)
+        where = "solitaire" if fixed.seats == 1 else "yacht at a table of 2 against optimal"
+        assert message.startswith(f"error: track {name} is {where}") and f"algorithm '{algorithm}'" in message, message
+        assert "\n" not in message and not (tmp_path / "out").exists() and not (tmp_path / "runs").exists()
+        return
+    *_, trained = bench_run.track_overrides(ALGORITHM_CONFIGS[algorithm], fixed, 0, [])
+    model = tmp_path / "model.safetensors"
+    policy = bench_run.trained_policy(trained, model, fixed)  # the registry's policy of the run's model file
+    assert trained == algorithm and policy == f"{algorithm}:{model}"
+    find_policy(policy).check_plays_at(policy, fixed.seats)
+
+
+@pytest.mark.slow
+def test_a_table_planner_trains_and_is_evaluated_on_the_duel_track(tmp_path):
+    out, runs = tmp_path / "out", tmp_path / "runs"
+    argv = ["--track", "yacht-duel-20k", "--config", ALGORITHM_CONFIGS["planN"], "--method", "planN", "--seeds", "0"]
+    bench_run.main([*argv, "--out", str(out), "--runs-dir", str(runs), "plan.games_per_iteration=50"])
+    result = read_results(out / "yacht-duel-20k" / "planN" / "seed0.json")
+    model = runs / "yacht-duel-20k" / "planN" / "seed0" / "model.safetensors"
+    assert result.policy == f"planN:{model}" and result.training.algorithm == "planN"
+    assert result.training.env_steps_at_most == result.training.done * 36 * 5 <= 20_000  # tables of up to 5 seats
 
 
 def test_a_track_run_of_a_config_is_set_to_the_track(tmp_path):
