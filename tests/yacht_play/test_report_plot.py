@@ -3,10 +3,17 @@ each 95% interval from the mean down to ``low`` and up to ``high``, on a small r
 
 from __future__ import annotations
 
-import pytest
+import dataclasses
+import math
 
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from yacht_play.records import GameRecord
 from yacht_play.report.filters import Filters
 from yacht_play.report.plot import save_plot
+from yacht_play.report.ratings import rate
 from yacht_play.report.results import (
     AgentAgainstPeople,
     AgentGraded,
@@ -87,17 +94,23 @@ REPORT = Report(
 )
 
 
-@pytest.fixture()
-def panels(monkeypatch, tmp_path):
-    """The six panels of the report's figure (row by row), as drawn just before it is saved."""
-    from yacht_play.figures import pyplot
+def drawn_panels(report: Report) -> list:
+    """The six panels of the report's figure (row by row), as drawn just before it is saved (and closed then)."""
+    from yacht_play import figures
 
     drawn = []
-    monkeypatch.setattr("yacht_play.figures.save_png", lambda path, figure, dpi: drawn.append(figure))
-    save_plot(tmp_path / "report.png", REPORT)
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(figures, "save_png", lambda path, figure, dpi: drawn.append(figure))
+        save_plot("unused.png", report)
     (figure,) = drawn
-    yield figure.axes
-    pyplot().close(figure)
+    figures.pyplot().close(figure)
+    return figure.axes
+
+
+@pytest.fixture()
+def panels():
+    """The six panels of the small report's figure."""
+    return drawn_panels(REPORT)
 
 
 def bar_chart(ax):
@@ -108,11 +121,18 @@ def bar_chart(ax):
     return container
 
 
+def error_bars(ax):
+    """The error bars of ``ax``: its one ``ErrorbarContainer``."""
+    from matplotlib.container import ErrorbarContainer
+
+    (container,) = [c for c in ax.containers if isinstance(c, ErrorbarContainer)]
+    return container
+
+
 def bars_of(ax) -> list[tuple[float, float, float]]:
     """Each bar of ``ax``: its height and the bottom and top of its error bar."""
-    container = bar_chart(ax)
-    (segments,) = [c.get_segments() for c in container.errorbar.lines[2]]
-    return [(bar.get_height(), s[0][1], s[1][1]) for bar, s in zip(container.patches, segments)]
+    (segments,) = [c.get_segments() for c in error_bars(ax).lines[2]]
+    return [(bar.get_height(), s[0][1], s[1][1]) for bar, s in zip(bar_chart(ax).patches, segments)]
 
 
 def test_each_bar_panel_draws_its_means_with_intervals_from_low_to_high(panels):
@@ -123,7 +143,7 @@ def test_each_bar_panel_draws_its_means_with_intervals_from_low_to_high(panels):
     assert [t.get_text() for t in same_games.get_xticklabels()] == ["people\nn=30", "greedy\nn=24"]
     assert [t.get_text() for t in wins.get_xticklabels()] == ["greedy\nn=20", "random\nn=3\n(no CI)"]
     for ax in (wins, by_games, same_games):  # every interval capped (the caps' size is a matter of taste, not tested)
-        assert all(line.get_markersize() > 0 for line in bar_chart(ax).errorbar.lines[1])
+        assert all(line.get_markersize() > 0 for line in error_bars(ax).lines[1])
 
 
 def test_the_win_rate_panel_marks_an_even_chance_and_the_by_games_panel_names_its_axis(panels):
@@ -154,3 +174,50 @@ def test_the_ratings_panel_shows_the_first_25_players_with_their_intervals(panel
     assert [tuple(xy) for xy in points.get_offsets()] == [(p.rating.mean, i) for i, p in enumerate(shown)]
     agent, person = (tuple(points.get_facecolors()[i]) for i in (0, 1))  # greedy first, then the people
     assert agent != person and all(tuple(color) == person for color in points.get_facecolors()[1:])
+
+
+def rating_segments(ax) -> list[tuple[float, float, float]]:
+    """Each player's interval on the ratings panel: its left end, its right end, its row."""
+    (segments,) = [c.get_segments() for c in error_bars(ax).lines[2]]
+    return [(s[0][0], s[1][0], s[0][1]) for s in segments]
+
+
+def test_a_rating_just_past_its_bootstrap_interval_is_drawn_with_its_interval_where_it_lies(tmp_path):
+    # Two games, both won by a: every bootstrap refit is a fit of two wins again (either game twice, or both), started
+    # from the point estimate, and lands a rounding error past it: a percentile interval that misses its estimate.
+    header = {"game_id": "g", "mode": "table", "rules": "yacht", "time": "", "players": []}
+    header["players"] = [{"seat": k, "name": name, "kind": "human", "policy": None, "seed": 0} for k, name in enumerate("ab")]
+    ratings = rate([GameRecord(header, [], {"totals": [200, 100]})] * 2)
+    assert all(not p.rating.low <= p.rating.mean <= p.rating.high for p in ratings.players)
+    report = dataclasses.replace(REPORT, ratings=ratings)
+    ends = rating_segments(drawn_panels(report)[5])
+    expected = [(p.rating.low, p.rating.high, row) for row, p in enumerate(ratings.players)]
+    assert [(round(left, 6), round(right, 6), row) for left, right, row in ends] == [
+        (round(low, 6), round(high, 6), row) for low, high, row in expected
+    ]
+    save_plot(tmp_path / "report.png", report)  # and saved as a PNG
+    assert (tmp_path / "report.png").read_bytes().startswith(b"\x89PNG")
+
+
+ENDS = st.one_of(st.none(), st.floats(-3000, 3000), st.sampled_from([math.nan, math.inf, -math.inf]))
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.lists(st.tuples(st.floats(-3000, 3000), ENDS, ENDS), min_size=1, max_size=5))
+def test_any_interval_is_drawn_by_its_ends_and_one_not_finite_is_drawn_as_none(figures):
+    # an end may lie on either side of the mean, the ends may come in either order, and an end may be NaN or infinite
+    estimates = [Estimate(mean, low, high, 10, "games") for mean, low, high in figures]
+    players = tuple(RatedPlayer(f"p{k}", "human", e) for k, e in enumerate(estimates))
+    graded = tuple(AgentGraded(f"a{k}", 10, e, NOTHING, NOTHING) for k, e in enumerate(estimates))
+    report = dataclasses.replace(REPORT, ratings=dataclasses.replace(REPORT.ratings, players=players), agents_graded=graded)
+    panels = drawn_panels(report)
+
+    def finite(e: Estimate) -> bool:
+        return e.low is not None and e.high is not None and math.isfinite(e.low) and math.isfinite(e.high)
+
+    ends = [(min(e.low, e.high), max(e.low, e.high)) if finite(e) else (e.mean, e.mean) for e in estimates]
+    ends = [(round(low, 6), round(high, 6)) for low, high in ends]
+    assert [(round(left, 6), round(right, 6)) for left, right, _ in rating_segments(panels[5])] == ends
+    assert [(round(bottom, 6), round(top, 6)) for _, bottom, top in bars_of(panels[4])[1:]] == ends  # after the people
+    labels = [t.get_text() for t in panels[4].get_xticklabels()[1:]]
+    assert labels == [f"a{k}\nn=10" + ("" if finite(e) else "\n(no CI)") for k, e in enumerate(estimates)]

@@ -2,20 +2,49 @@
 
 from __future__ import annotations
 
+import math
+from collections.abc import Sequence
+
 import numpy as np
 
 from yacht_play.report.results import Estimate, Report
 
 
+def finite_interval(estimate: Estimate) -> tuple[float, float] | None:
+    """The estimate's interval as (lower end, upper end), or None: it has none, or an end is not finite."""
+    low, high = estimate.low, estimate.high
+    if low is None or high is None or not (math.isfinite(low) and math.isfinite(high)):
+        return None
+    return min(low, high), max(low, high)
+
+
+def intervals(ax, positions, estimates: list[Estimate], means: Sequence[float | None], *, horizontal=False, **style) -> None:
+    """Each estimate's interval as an error bar from its lower end to its upper end (at its mean, of no width, when it
+    has no finite interval).
+
+    The bar is centred on its interval, not on the mean: a percentile bootstrap interval (a rating's) need not contain
+    its point estimate, and a refit on the very same games lands a rounding error past it, so the distances from the
+    mean to the ends, which matplotlib refuses when negative, can be. Drawn by its ends, as the page's charts draw
+    it, an interval shows where it lies, and the mean is marked apart (a bar, a point).
+    """
+    at_mean = [(math.nan, math.nan) if m is None else (m, m) for m in means]  # no mean: nothing drawn
+    ends = [finite_interval(e) or mean for e, mean in zip(estimates, at_mean)]
+    centres = [(low + high) / 2 for low, high in ends]
+    halves = [(high - low) / 2 for low, high in ends]
+    if horizontal:
+        ax.errorbar(centres, positions, xerr=halves, fmt="none", **style)
+    else:
+        ax.errorbar(positions, centres, yerr=halves, fmt="none", **style)
+
+
 def bars(ax, labels: list[str], estimates: list[Estimate], color: str) -> None:
     """One bar per estimate at its mean, its interval as an error bar, its ``n`` under its label."""
     means = [e.mean if e.mean is not None else 0.0 for e in estimates]
-    low = [m - e.low if e.low is not None else 0.0 for m, e in zip(means, estimates)]
-    high = [e.high - m if e.high is not None else 0.0 for m, e in zip(means, estimates)]
-    ax.bar(range(len(labels)), means, yerr=[low, high], capsize=4, color=color)
+    ax.bar(range(len(labels)), means, color=color)
+    intervals(ax, range(len(labels)), estimates, means, ecolor="black", capsize=4)
     ax.set_xticks(
         range(len(labels)),
-        [f"{label}\nn={e.n}" + ("" if e.low is not None else "\n(no CI)") for label, e in zip(labels, estimates)],
+        [f"{label}\nn={e.n}" + ("" if finite_interval(e) is not None else "\n(no CI)") for label, e in zip(labels, estimates)],
         fontsize=8,
     )
 
@@ -62,10 +91,9 @@ def plot_skill_and_ratings(skill_axes, rating_axes, report: Report) -> None:
     skill_axes.set_title(f"People's skill, maximum-likelihood T (n={hist.n} people)")
     players = report.ratings.players[:25]
     means = [p.rating.mean for p in players]
-    low = [m - (p.rating.low if p.rating.low is not None else m) for m, p in zip(means, players)]
-    high = [(p.rating.high if p.rating.high is not None else m) - m for m, p in zip(means, players)]
     colors = ["tab:blue" if p.kind == "agent" else "tab:orange" for p in players]
-    rating_axes.errorbar(means, range(len(players)), xerr=[low, high], fmt="none", ecolor="gray", capsize=3)
+    ratings = [p.rating for p in players]
+    intervals(rating_axes, range(len(players)), ratings, means, horizontal=True, ecolor="gray", capsize=3)
     rating_axes.scatter(means, range(len(players)), c=colors, zorder=3)
     rating_axes.set_yticks(range(len(players)), [f"{p.name} (n={p.rating.n})" for p in players], fontsize=7)
     rating_axes.invert_yaxis()
