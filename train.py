@@ -67,6 +67,7 @@ from agents.training.plan_train import plan_run_started, run_plan
 from agents.training.planN_train import run_planN
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.bounded_input import InputBoundsError, check_regular_file
+from yacht_env.option_values import whole_number
 from yacht_env.rules import rule_set
 
 # -- command line --------------------------------------------------------------------------------
@@ -95,7 +96,9 @@ def parse_args(argv=None):
         help="allow a config file to name pickled models (ppo.init_from, ppo-zip: opponents): loading one can run code",
     )
     parser.add_argument("--ray-address", help="with --sweep: join this Ray cluster (default $RAY_ADDRESS, else Ray starts here)")
-    parser.add_argument("--ray-cpus", type=int, help="with --sweep: CPUs of a Ray started here (default: all of this machine's)")
+    parser.add_argument(
+        "--ray-cpus", type=whole_number(), help="with --sweep: CPUs of a Ray started here (default: all of this machine's)"
+    )
     parser.add_argument(
         "overrides",
         nargs="*",

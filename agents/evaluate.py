@@ -40,7 +40,6 @@ from dataclasses import asdict, dataclass, fields
 import numpy as np
 
 from agents.evaluation.distributed import check_sendable_rules, cluster_cpus, game_slices, run_tasks
-from agents.evaluation.option_values import whole_number
 from agents.evaluation.stats import mean_ci
 from agents.policies.guard import guard, replacement_note, warn_replaced
 from agents.policies.policy import Policy
@@ -49,6 +48,7 @@ from agents.solvers.exact_solution import gaps_to_best
 from agents.solvers.optimal import expected_score, solve
 from yacht_env.atomic_files import OutputError, write_atomically
 from yacht_env.game import MAX_PLAYERS
+from yacht_env.option_values import whole_number
 from yacht_env.rules import RULE_SETS, RuleSet, rule_set
 
 
@@ -564,11 +564,6 @@ def save_plot(path, logs: dict[str, GameLog], names: list[str], optimum: float, 
     plt.close(figure)
 
 
-def seed_value(text: str) -> int:
-    """``--seed``: an integer 0 or more (argparse names the option in its message)."""
-    return whole_number(text)
-
-
 def rules_value(text: str) -> RuleSet:
     """``--rules``: a name of ``yacht_env.rules.RULE_SETS`` (argparse names the option in its message)."""
     if text not in RULE_SETS:
@@ -610,9 +605,13 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help=(f"the rule set played: {', '.join(RULE_SETS)} (default yacht)"),
     )
-    parser.add_argument("--games", type=int, default=10_000, help="games per policy, or games at the --table (default 10000)")
-    parser.add_argument("--seed", type=seed_value, default=0, help="seed of game 0, 0 or more; game g uses seed + g (default 0)")
-    parser.add_argument("--batch-size", type=int, default=4096, help="games played at once (default 4096)")
+    parser.add_argument(
+        "--games", type=whole_number(), default=10_000, help="games per policy, or games at the --table (default 10000)"
+    )
+    parser.add_argument(
+        "--seed", type=whole_number(), default=0, help="seed of game 0, 0 or more; game g uses seed + g (default 0)"
+    )
+    parser.add_argument("--batch-size", type=whole_number(), default=4096, help="games played at once (default 4096)")
     parser.add_argument("--json", help="write every figure to this JSON file")
     parser.add_argument("--plot", help="write a PNG of the score distributions to this file")
     parser.add_argument("--no-progress", action="store_true", help="hide the progress bar")
@@ -627,13 +626,15 @@ def build_parser() -> argparse.ArgumentParser:
         help=('play the games as Ray tasks (pip install -e ".[distributed]"); same figures as without'),
     )
     parser.add_argument("--ray-address", help="join this Ray cluster (implies --ray; default $RAY_ADDRESS, else Ray starts here)")
-    parser.add_argument("--ray-cpus", type=int, help="CPUs of a Ray started here (default: all of this machine's)")
+    parser.add_argument("--ray-cpus", type=whole_number(), help="CPUs of a Ray started here (default: all of this machine's)")
     parser.add_argument(
         "--video",
         metavar="DIR",
         help=("record games of each --policy as MP4 files in DIR instead of evaluating (needs the video extra)"),
     )
-    parser.add_argument("--video-games", type=int, default=3, help="games recorded per policy with --video (default 3)")
+    parser.add_argument(
+        "--video-games", type=whole_number(), default=3, help="games recorded per policy with --video (default 3)"
+    )
     return parser
 
 

@@ -18,6 +18,7 @@ import gymnasium as gym
 import numpy as np
 
 import yacht_env
+from yacht_env.option_values import whole_number
 
 
 def steps_per_second(env, steps: int, seed: int) -> float:
@@ -35,8 +36,8 @@ def steps_per_second(env, steps: int, seed: int) -> float:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--steps", type=int, default=200_000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--steps", type=whole_number(), default=200_000)
+    parser.add_argument("--repeats", type=whole_number(), default=5)
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})

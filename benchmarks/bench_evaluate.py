@@ -15,13 +15,14 @@ import time
 from agents.evaluate import play_games
 from agents.registry import make_policy
 from agents.solvers.optimal import solve
+from yacht_env.option_values import whole_number
 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--policy", default="optimal")
-    parser.add_argument("--games", type=int, default=10_000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--games", type=whole_number(), default=10_000)
+    parser.add_argument("--repeats", type=whole_number(), default=5)
     args = parser.parse_args()
 
     solve()

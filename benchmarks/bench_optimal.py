@@ -23,6 +23,7 @@ import numpy as np
 
 from agents.solvers import optimal
 from yacht_env import CATEGORIES, YACHT
+from yacht_env.option_values import whole_number
 
 
 def random_positions(rng: np.random.Generator, count: int):
@@ -65,9 +66,9 @@ def summary(seconds: list[float], unit: float, unit_name: str) -> str:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeats", type=int, default=7)
-    parser.add_argument("--calls", type=int, default=2000, help="q_values calls per repeat")
-    parser.add_argument("--rows", type=int, default=10_000, help="rows per batch call")
+    parser.add_argument("--repeats", type=whole_number(), default=7)
+    parser.add_argument("--calls", type=whole_number(), default=2000, help="q_values calls per repeat")
+    parser.add_argument("--rows", type=whole_number(), default=10_000, help="rows per batch call")
     parser.add_argument("--one-core", action="store_true", help="pin the process to one core first")
     args = parser.parse_args()
     if args.one_core and hasattr(os, "sched_setaffinity"):

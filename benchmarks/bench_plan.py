@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 
+from yacht_env.option_values import whole_number
+
 os.environ.setdefault("NUMBA_NUM_THREADS", "1")  # one core: before numba is imported
 
 import argparse  # noqa: E402
@@ -53,8 +55,8 @@ def decisions_per_second(policy: PlanPolicy, observations, masks) -> float:
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--rules", nargs="+", default=["yacht", "yahtzee", "yatzy"], choices=list(RULE_SETS))
-    parser.add_argument("--decisions", type=int, default=2000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--decisions", type=whole_number(), default=2000)
+    parser.add_argument("--repeats", type=whole_number(), default=5)
     args = parser.parse_args(argv)
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})

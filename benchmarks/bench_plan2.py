@@ -14,6 +14,8 @@ from __future__ import annotations
 
 import os
 
+from yacht_env.option_values import whole_number
+
 for variable in ("NUMBA_NUM_THREADS", "OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS"):
     os.environ.setdefault(variable, "1")  # one core: before numba and numpy are imported
 
@@ -66,8 +68,8 @@ def time_run(model: str, observations, masks, batch: int) -> float:
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--model", default="plan2:yacht", help="the plan2 file to time (default: the shipped plan2:yacht)")
-    parser.add_argument("--decisions", type=int, default=2000)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--decisions", type=whole_number(), default=2000)
+    parser.add_argument("--repeats", type=whole_number(), default=5)
     args = parser.parse_args()
     if hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})

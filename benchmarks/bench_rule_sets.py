@@ -24,6 +24,7 @@ import time
 import numba
 
 from agents.solvers import optimal, sheet_solver, solution_cache
+from yacht_env.option_values import whole_number
 from yacht_env.rules import RULE_SETS
 
 
@@ -39,9 +40,9 @@ def summary(seconds: list[float]) -> str:
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeats", type=int, default=5)
+    parser.add_argument("--repeats", type=whole_number(), default=5)
     parser.add_argument("--rules", nargs="+", default=list(RULE_SETS), choices=list(RULE_SETS))
-    parser.add_argument("--threads", type=int, default=None, help="numba threads (default: all cores)")
+    parser.add_argument("--threads", type=whole_number(), default=None, help="numba threads (default: all cores)")
     args = parser.parse_args()
     if args.threads:
         numba.set_num_threads(args.threads)

@@ -35,6 +35,7 @@ from pathlib import Path
 
 import numpy as np
 
+from yacht_env.option_values import decimal_number, whole_number
 from yacht_play.serve.local_server import LocalServer, free_port, postgres_bindir
 from yacht_play.simulate import Chooser, Played, audit, person_clients, run_async
 
@@ -179,18 +180,18 @@ def bench(db_url: str, label: str, players: int, games: int, time_limit: float, 
 
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--players", type=int, default=200, help="simulated people at once (default 200)")
-    parser.add_argument("--games", type=int, default=1, help="games per person (default 1)")
+    parser.add_argument("--players", type=whole_number(), default=200, help="simulated people at once (default 200)")
+    parser.add_argument("--games", type=whole_number(), default=1, help="games per person (default 1)")
     parser.add_argument("--db", choices=("sqlite", "postgresql", "both"), default="both")
     parser.add_argument(
         "--think",
-        type=float,
+        type=decimal_number(),
         default=2.0,
         metavar="S",
         help="mean seconds a person looks at the dice before each decision, drawn from an exponential "
         "distribution (default 2; 0: no pause, every person sends its next decision at once)",
     )
-    parser.add_argument("--time-limit", type=float, default=300.0, help="no new game after this many seconds")
+    parser.add_argument("--time-limit", type=decimal_number(), default=300.0, help="no new game after this many seconds")
     args = parser.parse_args()
     if not 1 <= args.players <= 1000 or not 1 <= args.games <= 100:
         parser.error("--players 1..1000 and --games 1..100")

@@ -32,6 +32,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from agents.policies import softmax  # noqa: E402
 from agents.policies.softmax import SoftmaxPolicy  # noqa: E402
+from yacht_env.option_values import decimal_number, whole_number  # noqa: E402
 from yacht_env.vector_env import YachtVectorEnv  # noqa: E402
 from yacht_play.report import skill  # noqa: E402
 
@@ -94,9 +95,9 @@ def miss_bound(bias: float, sd: float) -> float:
 
 def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--temperatures", type=float, nargs="+", default=[0.5, 2.0, 5.0])
-    parser.add_argument("--games", type=int, default=4000, help="games simulated per temperature")
-    parser.add_argument("--sizes", type=int, nargs="+", default=[12, 24, 48, 96], help="games per group")
+    parser.add_argument("--temperatures", type=decimal_number(), nargs="+", default=[0.5, 2.0, 5.0])
+    parser.add_argument("--games", type=whole_number(), default=4000, help="games simulated per temperature")
+    parser.add_argument("--sizes", type=whole_number(), nargs="+", default=[12, 24, 48, 96], help="games per group")
     parser.add_argument(
         "--test",
         nargs="+",
@@ -104,7 +105,7 @@ def main(argv=None) -> None:
         metavar="T:GAMES",
         help="the groups of the test (default: those of tests/yacht_play/test_simulated_skill.py)",
     )
-    parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--seed", type=whole_number(), default=1)
     args = parser.parse_args(argv)
     test = {float(t): int(g) for t, g in (item.split(":") for item in args.test)}
     run_miss: dict[int, float] = {}

@@ -31,6 +31,7 @@ from agents.solvers.optimal import solve
 from agents.solvers.target import _solutions, solve_target, solve_target_table
 from agents.solvers.win_chances import WinChances
 from yacht_env import YACHT
+from yacht_env.option_values import whole_number
 
 
 def timed(function) -> float:
@@ -48,8 +49,8 @@ def report(name: str, times: list[float], unit: str = "s") -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--repeats", type=int, default=3)
-    parser.add_argument("--rows", type=int, default=4096)
+    parser.add_argument("--repeats", type=whole_number(), default=3)
+    parser.add_argument("--rows", type=whole_number(), default=4096)
     args = parser.parse_args()
     solve(YACHT)
     arrays = []

@@ -34,6 +34,7 @@ from agents.training.config import load_config  # noqa: E402
 from agents.training.envs import make_training_env  # noqa: E402
 from agents.training.lookahead_rollouts import replace_rollout_buffer  # noqa: E402
 from train import new_model, unchecked_distributions  # noqa: E402
+from yacht_env.option_values import whole_number  # noqa: E402
 
 
 def steps_per_second(config, steps: int, keep_lookahead: bool = True, unchecked: bool = True) -> float:
@@ -54,8 +55,8 @@ def steps_per_second(config, steps: int, keep_lookahead: bool = True, unchecked:
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--config", default="configs/quick.yaml")
-    parser.add_argument("--steps", type=int, default=100_000)
-    parser.add_argument("--repeats", type=int, default=3)
+    parser.add_argument("--steps", type=whole_number(), default=100_000)
+    parser.add_argument("--repeats", type=whole_number(), default=3)
     parser.add_argument(
         "--compare-lookahead",
         action="store_true",

@@ -21,6 +21,7 @@ from agents.two_player import check_rules, maximizing_policy
 from agents.two_player.kernel import kernel_arrays, solve_pairs
 from agents.two_player.layout import PairLayout
 from agents.two_player.solve import layer_arrays, worker_count
+from yacht_env.option_values import whole_number
 
 
 def solve_on_threads(arrays, below, policy, view, first: int, last: int) -> None:
@@ -52,7 +53,7 @@ def main() -> None:
     """Print the per-layer rates and the projection."""
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="yacht")
-    parser.add_argument("--pairs", type=int, default=400, help="pairs timed per layer")
+    parser.add_argument("--pairs", type=whole_number(), default=400, help="pairs timed per layer")
     parser.add_argument("--layers", default="", help="comma-separated layers to time (default: every layer)")
     args = parser.parse_args()
     rules = check_rules(args.rules)

@@ -29,6 +29,7 @@ from agents.evaluation.stats import mean_ci
 from agents.evaluation.tournament import run_table
 from agents.registry import make_table_policy, policy_spec
 from yacht_env.atomic_files import write_atomically
+from yacht_env.option_values import whole_number
 from yacht_env.rules import rule_set
 from yacht_env.seeding import seat_seed
 from yacht_env.table.outcome import win_shares
@@ -107,8 +108,8 @@ def main(argv=None) -> int:
     parser.add_argument("planner", help="the planner's policy name, e.g. planN:yacht or planN:runs/x/model.safetensors")
     parser.add_argument("--rules", default="yacht")
     parser.add_argument("--sizes", default="2,3,4,5", help="table sizes, comma-separated (default 2,3,4,5)")
-    parser.add_argument("--games", type=int, default=2000, help="games per tournament (default 2000)")
-    parser.add_argument("--seed", type=int, default=3_000_000, help="the first deal's seed (default 3000000)")
+    parser.add_argument("--games", type=whole_number(), default=2000, help="games per tournament (default 2000)")
+    parser.add_argument("--seed", type=whole_number(), default=3_000_000, help="the first deal's seed (default 3000000)")
     parser.add_argument("--out", default="runs/planN_figures.json")
     args = parser.parse_args(argv)
     out = Path(args.out)

@@ -19,6 +19,7 @@ from agents.registry import make_table_policy
 from agents.two_player import load_two_player, solve_two_player
 from agents.two_player.__main__ import sub_game
 from yacht_env.game import GameBatch
+from yacht_env.option_values import whole_number
 from yacht_env.rules import rule_set
 from yacht_env.table.encoding import policy_observations
 from yacht_env.table.outcome import win_shares
@@ -30,8 +31,8 @@ def exact2_games(description: str, games: int = 30_000):
     """
     parser = argparse.ArgumentParser(description=description)
     parser.add_argument("--rows", default="", help="Yacht on these rows only (solved here); default all, read from the cache")
-    parser.add_argument("--games", type=int, default=games)
-    parser.add_argument("--seed", type=int, default=1_000_000)
+    parser.add_argument("--games", type=whole_number(), default=games)
+    parser.add_argument("--seed", type=whole_number(), default=1_000_000)
     args = parser.parse_args()
     rules = sub_game(rule_set("yacht"), args.rows) if args.rows else rule_set("yacht")
     game = solve_two_player(rules) if args.rows else load_two_player(rules)

@@ -29,6 +29,7 @@ from agents.evaluation.tournament import run_table
 from agents.registry import make_table_policy
 from agents.two_player import SolutionNotComputed, load_two_player
 from yacht_env.atomic_files import write_atomically
+from yacht_env.option_values import whole_number
 from yacht_env.seeding import seat_seed
 from yacht_env.table.outcome import win_shares
 
@@ -125,8 +126,8 @@ def print_table(results: list[dict]) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--games", type=int, default=200_000, help="games per matchup (default 200000)")
-    parser.add_argument("--seed", type=int, default=1_000_000, help="seed of the first deal (default 1000000)")
+    parser.add_argument("--games", type=whole_number(), default=200_000, help="games per matchup (default 200000)")
+    parser.add_argument("--seed", type=whole_number(), default=1_000_000, help="seed of the first deal (default 1000000)")
     parser.add_argument("--out", type=Path, default=Path("runs/two_player_figures.json"), help="the figures, as JSON")
     parser.add_argument("--only", help="comma-separated indices of MATCHUPS to run (default all)")
     args = parser.parse_args()

@@ -27,10 +27,13 @@ import csv
 import json
 import sys
 import time
+from collections.abc import Callable
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
 import numpy as np
+
+from yacht_env.option_values import decimal_number, whole_number
 
 
 @dataclass
@@ -207,9 +210,11 @@ def parse_args(argv=None) -> tuple[Args | None, argparse.Namespace]:
     """The command line as :class:`Args` (None when only a plot is asked for) and the raw namespace."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--out", type=Path, help="folder for curve.csv, result.json and model.zip")
+    # the numbers a person types, in ASCII (yacht_env.option_values)
+    read: dict[type, Callable[[str], float]] = {int: whole_number(), float: decimal_number()}
     for name, field in Args.__dataclass_fields__.items():
         if name != "out":
-            parser.add_argument("--" + name.replace("_", "-"), type=type(field.default), default=field.default)
+            parser.add_argument("--" + name.replace("_", "-"), type=read[type(field.default)], default=field.default)
     parser.add_argument("--plot", type=Path, nargs="+", metavar="RUN", help="plot these run folders instead of training")
     parser.add_argument("--plot-out", type=Path, default=Path("ppo_unmasked.png"))
     namespace = parser.parse_args(argv)

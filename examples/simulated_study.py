@@ -34,6 +34,7 @@ from pathlib import Path
 
 import numpy as np
 
+from yacht_env.option_values import decimal_number, whole_number
 from yacht_play.report.build import LOSS, build_report, temperature_of_people
 from yacht_play.report.estimates import estimate
 from yacht_play.report.json_document import save_json
@@ -56,19 +57,19 @@ def arguments() -> argparse.Namespace:
     parser.add_argument("--out", type=Path, required=True, help="a new folder for the database and the report")
     parser.add_argument(
         "--temperatures",
-        type=float,
+        type=decimal_number(),
         nargs="+",
         default=[0.3, 1.0, 3.0],
         help="one group of people per temperature, in points (default 0.3 1 3)",
     )
-    parser.add_argument("--players", type=int, default=34, help="people per temperature (default 34)")
-    parser.add_argument("--games", type=int, default=10, help="duplicate games per person (default 10)")
+    parser.add_argument("--players", type=whole_number(), default=34, help="people per temperature (default 34)")
+    parser.add_argument("--games", type=whole_number(), default=10, help="duplicate games per person (default 10)")
     parser.add_argument(
         "--agents",
         default="optimal,ppo:yacht,greedy",
         help="the agents the people play in turn (default optimal, the shipped PPO model, greedy)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the people's choices (the dice are the server's)")
+    parser.add_argument("--seed", type=whole_number(), default=0, help="seed of the people's choices (the dice are the server's)")
     args = parser.parse_args()
     if args.players < 1 or args.games < 1 or any(not 0 <= t < 1e6 for t in args.temperatures):
         parser.error("--players and --games at least 1, --temperatures between 0 and 1e6 points")

@@ -24,6 +24,7 @@ from torchrl.objectives import ClipPPOLoss
 from torchrl.objectives.value import GAE
 
 import yacht_env  # noqa: F401  (registers Yacht-v0)
+from yacht_env.option_values import whole_number
 
 
 def make_env(seed: int = 0, **env_kwargs) -> TransformedEnv:
@@ -91,8 +92,8 @@ def train(frames: int, frames_per_batch: int = 1024, epochs: int = 4, minibatch:
 def main(argv=None):
     """``python -m examples.torchrl_ppo``: train and print the points per game of each batch of steps."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--frames", type=int, default=200_000, help="env steps to train for")
-    parser.add_argument("--seed", type=int, default=0)
+    parser.add_argument("--frames", type=whole_number(), default=200_000, help="env steps to train for")
+    parser.add_argument("--seed", type=whole_number(), default=0)
     args = parser.parse_args(argv)
     if args.frames < 1:
         parser.error(f"--frames must be positive, got {args.frames}")

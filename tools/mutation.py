@@ -1248,6 +1248,8 @@ def write_report(modules: list[str]) -> Path:
 def main(argv=None) -> int:
     """Run the command line; see the module doc."""
     parser = argparse.ArgumentParser(prog="python tools/mutation.py", description=__doc__.splitlines()[0])
+    # --sample and --measure are read with int, not yacht_env.option_values: the tool imports none of the packages it
+    # mutates, since its --run-tests runs on a mutated copy of them, where a mutant could break the tool itself
     parser.add_argument("modules", nargs="*", help=f"modules to mutate (default: every module of {', '.join(PACKAGES)})")
     parser.add_argument("--retest-survivors", action="store_true", help="test the survivors again (after new tests)")
     parser.add_argument(

@@ -33,6 +33,7 @@ import numpy as np
 
 from yacht_env.atomic_files import OutputError, check_outputs, write_atomically
 from yacht_env.echo import echoed, echoed_path
+from yacht_env.option_values import whole_number
 from yacht_env.rules import RuleSet, rule_set
 from yacht_play.coach import Grader, PlayerReport, grade_chances, report_players
 from yacht_play.commands import dice_text
@@ -217,7 +218,11 @@ def configure(parser: argparse.ArgumentParser) -> None:
         parser, "the rule set the games must have been played under: {names} (default: the records', which must all be one)"
     )
     parser.add_argument(
-        "--worst", type=int, default=5, metavar="N", help="worst decisions listed per player, 1 or more (default 5)"
+        "--worst",
+        type=whole_number(noun="a number of decisions,", least=1),
+        default=5,
+        metavar="N",
+        help="worst decisions listed per player, 1 or more (default 5)",
     )
     parser.add_argument("--json", metavar="PATH", help="write every figure to this JSON file")
     parser.add_argument("--plot", metavar="PATH", help="write a PNG of the losses by turn and by decision type")
@@ -284,9 +289,6 @@ def check_replayable(names: list[str]) -> str | None:
 def run(args) -> int:
     """Run ``yacht analyze`` with the parsed ``args``; return the exit status."""
     prog = "yacht analyze"
-    if args.worst < 1:
-        print(f"{prog}: error: argument --worst: expected a number of decisions, 1 or more, got {args.worst}", file=sys.stderr)
-        return 2
     if args.plot:
         try:
             import matplotlib  # noqa: F401

@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from yacht_env.option_values import decimal_number, whole_number
 from yacht_env.rules import rule_set
 from yacht_play.options import DEFAULT_PORT, add_rules_option
 from yacht_play.records import HUMAN_MODES
@@ -294,10 +295,13 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default=f"http://127.0.0.1:{DEFAULT_PORT}",
         help="the yacht serve to play on (default %(default)s, where yacht serve listens unless told)",
     )
-    parser.add_argument("--players", type=int, default=10, help="simulated people playing at once (default 10)")
-    parser.add_argument("--games", type=int, default=1, help="games each plays, one after the other (default 1)")
+    parser.add_argument("--players", type=whole_number(), default=10, help="simulated people playing at once (default 10)")
+    parser.add_argument("--games", type=whole_number(), default=1, help="games each plays, one after the other (default 1)")
     parser.add_argument(
-        "--temperature", type=float, default=1.0, help="softmax temperature over Q*, in points: 0 plays the optimum (default 1)"
+        "--temperature",
+        type=decimal_number(noun="a temperature in points"),
+        default=1.0,
+        help="softmax temperature over Q*, in points: 0 plays the optimum (default 1)",
     )
     parser.add_argument("--mode", default="duplicate", choices=HUMAN_MODES, help="game mode (default duplicate)")
     parser.add_argument(
@@ -305,7 +309,7 @@ def configure(parser: argparse.ArgumentParser) -> None:
         default="optimal",
         help="comma-separated agents to play against, in turn (default optimal); they must be offered by the server",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of the players' noise (the dice are the server's)")
+    parser.add_argument("--seed", type=whole_number(), default=0, help="seed of the players' noise (the dice are the server's)")
     add_rules_option(parser, "the rule set of the games: {names} (default: the server's)")
     parser.add_argument("--prefix", default="sim", help="player names are PREFIX0000, PREFIX0001, ... (default sim)")
     parser.set_defaults(run=run)

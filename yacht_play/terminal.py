@@ -41,6 +41,7 @@ from pathlib import Path
 
 import numpy as np
 
+from yacht_env.option_values import whole_number
 from yacht_env.render import render_dice, render_sheet
 from yacht_env.rules import YACHT, RuleSet, rule_set
 from yacht_env.safe_text import unsafe_character
@@ -591,20 +592,6 @@ def resumed_match(args) -> tuple[Match, Path]:
     return match, path
 
 
-def seed_value(text: str) -> int:
-    """``--seed``: an integer 0 .. 2**32 - 1 (argparse names the option in its message)."""
-    from agents.evaluation.option_values import whole_number
-
-    return whole_number(text, most=2**32 - MAX_SEATS - 1)  # every seat's seed + seat must stay a 32-bit seed
-
-
-def target_value(text: str) -> int:
-    """``--target``: a whole number of points, 0 or more."""
-    from agents.evaluation.option_values import whole_number
-
-    return whole_number(text, "a whole number of points,")
-
-
 def configure(parser: argparse.ArgumentParser) -> None:
     """Add the arguments of ``yacht play`` to ``parser``."""
     from agents.registry import or_list, policy_names, shipped_policies
@@ -625,12 +612,16 @@ def configure(parser: argparse.ArgumentParser) -> None:
     parser.add_argument("--coach", action="store_true", help="after each decision, show the optimal choice and what yours cost")
     parser.add_argument(
         "--target",
-        type=target_value,
+        type=whole_number(noun="a whole number of points,"),
         metavar="T",
         help=("with --coach in a solitaire game: also show each option's chance of finishing with at least T points"),
     )
     add_rules_option(parser, "the rule set: {names} (default yacht; with --resume, the record's, which must match)")
-    parser.add_argument("--seed", type=seed_value, help="seed of the dice, 0 or more (default: a random one, shown and recorded)")
+    parser.add_argument(
+        "--seed",
+        type=whole_number(most=2**32 - MAX_SEATS - 1),  # every seat's seed + seat must stay a 32-bit seed
+        help="seed of the dice, 0 or more (default: a random one, shown and recorded)",
+    )
     parser.add_argument("--name", help="your name in the records (default: you)")
     parser.add_argument(
         "--record", metavar="FILE", help="record file; a new game is appended (default: games/<time>-seed<seed>.jsonl)"

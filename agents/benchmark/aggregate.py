@@ -31,6 +31,7 @@ from agents.benchmark.results import ResultsError, RunResult, load_results
 from agents.benchmark.tracks import TRACKS
 from yacht_env.atomic_files import write_atomically
 from yacht_env.extras import MissingExtraError, needs_extra
+from yacht_env.option_values import whole_number
 
 METRICS = ("IQM", "mean", "median", "optimality gap")
 
@@ -281,8 +282,8 @@ def parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("results", nargs="+", help="results files, or folders searched for *.json")
     parser.add_argument("--out", default="results/aggregate", help="where the tables and plots go (default results/aggregate)")
-    parser.add_argument("--reps", type=int, default=2_000, help="bootstrap replications (default 2,000)")
-    parser.add_argument("--bootstrap-seed", type=int, default=0, help="the bootstrap's seed (default 0)")
+    parser.add_argument("--reps", type=whole_number(), default=2_000, help="bootstrap replications (default 2,000)")
+    parser.add_argument("--bootstrap-seed", type=whole_number(), default=0, help="the bootstrap's seed (default 0)")
     parser.add_argument("--no-plots", action="store_true", help="the tables alone")
     return parser
 

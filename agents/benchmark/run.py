@@ -48,6 +48,8 @@ from agents.benchmark.results import (
 from agents.benchmark.tracks import TRACKS, TRAINING_SEEDS, Track, track
 from agents.registry import find_policy
 from agents.training.config import ConfigError, TrainConfig, load_config
+from yacht_env.echo import echoed
+from yacht_env.option_values import WHOLE
 from yacht_env.rules import rule_set
 
 TRAIN_PY = Path(__file__).resolve().parents[2] / "train.py"
@@ -258,13 +260,15 @@ def run_seed(args: argparse.Namespace, fixed: Track, seed: int) -> Path:
 
 def parse_seeds(text: str) -> list[int]:
     """``0,1,2`` -> [0, 1, 2]: seeds of TRAINING_SEEDS, each once."""
-    try:
-        seeds = [int(part) for part in text.split(",")]
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"--seeds {text[:80]!r} is not a comma-separated list of seeds, e.g. 0,1,2") from None
+    parts = text.split(",")
+    if not all(WHOLE.fullmatch(part) for part in parts):  # ASCII digits: int() reads any script's, and spaces
+        raise argparse.ArgumentTypeError(f"--seeds {echoed(text)} is not a comma-separated list of seeds, e.g. 0,1,2")
+    seeds = [int(part) for part in parts]
     wrong = [seed for seed in seeds if seed not in TRAINING_SEEDS]
     if wrong or len(set(seeds)) != len(seeds):
-        raise argparse.ArgumentTypeError(f"--seeds are the track's training seeds {TRAINING_SEEDS}, each once; got {text[:80]!r}")
+        raise argparse.ArgumentTypeError(
+            f"--seeds are the track's training seeds {TRAINING_SEEDS}, each once; got {echoed(text)}"
+        )
     return seeds
 
 

@@ -18,6 +18,7 @@ from agents.solvers.optimal import solve
 from agents.solvers.target import solve_target
 from yacht_env.actions import legal_masks
 from yacht_env.game import GameBatch
+from yacht_env.option_values import whole_number
 from yacht_env.rules import YACHT, RuleSet
 
 
@@ -84,11 +85,11 @@ def main(argv=None) -> None:
     )
     parser.add_argument(
         "--games",
-        type=int,
+        type=whole_number(),
         default=20_000,
         help="games (every deal in both seatings; default 20000)",
     )
-    parser.add_argument("--seed", type=int, default=0, help="seed of deal 0 (default 0)")
+    parser.add_argument("--seed", type=whole_number(), default=0, help="seed of deal 0 (default 0)")
     parser.add_argument("--json", help="write the figures to this JSON file")
     args = parser.parse_args(argv)
     if args.games < 4:

@@ -21,9 +21,10 @@ import math
 import numpy as np
 from typing_extensions import override
 
-from agents.policies.arguments import DECIMAL_FORMS, name_number, refusal
+from agents.policies.arguments import name_number, refusal
 from agents.policies.policy import QPolicy
 from agents.solvers.exact_solution import best_actions, gaps_to_best
+from yacht_env.option_values import DECIMAL_FORMS
 from yacht_env.rules import RuleSet, cached_per_rules
 
 PREFIX = "softmax:"

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from agents.training.sweep import curve_rows
 from yacht_env.atomic_files import OutputError, check_outputs, write_atomically
+from yacht_env.option_values import decimal_number
 
 COLUMNS = ("wall_seconds", "percent_of_optimal", "regret_per_decision")
 
@@ -126,7 +127,10 @@ def main(argv=None) -> int:
     parser.add_argument("--families", type=Path, help="a folder of <family>_<rules>.csv curves: one panel per rule set")
     parser.add_argument("--out", type=Path, required=True, help="the PNG to write")
     parser.add_argument(
-        "--level", type=float, action="append", help="a dashed line at this %% of the optimum (repeatable; default 98 and 99)"
+        "--level",
+        type=decimal_number(noun="a percentage"),
+        action="append",
+        help="a dashed line at this %% of the optimum (repeatable; default 98 and 99)",
     )
     args = parser.parse_args(argv)
     if bool(args.runs) == bool(args.families):

@@ -20,6 +20,7 @@ from agents.two_player import STRATEGIES, check_rules, solution_label, solve_two
 from agents.two_player.layout import PairLayout
 from agents.two_player.opponents import OPPONENTS
 from agents.two_player.solve import LayerReport, first_missing_layer, solution_folder
+from yacht_env.option_values import whole_number
 from yacht_env.rules import RULE_SETS, RuleSet
 
 
@@ -46,7 +47,7 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     parser.add_argument("--rules", default="yacht", choices=plain, help="the rule set (default: yacht)")
     parser.add_argument("--rows", default="", help="solve on these rows only, comma-separated (a smaller game)")
     parser.add_argument("--opponent", choices=OPPONENTS, help="best response to this policy (default: both play to win)")
-    parser.add_argument("--seat", type=int, choices=(1, 2), default=1, help="the best responder's seat (default 1)")
+    parser.add_argument("--seat", type=whole_number(), choices=(1, 2), default=1, help="the best responder's seat (default 1)")
     parser.add_argument(
         "--strategy",
         choices=STRATEGIES,

@@ -250,6 +250,15 @@ def test_a_bad_command_is_refused_in_one_line_before_anything_runs(argv, problem
     assert not (tmp_path / "out").exists() and not (tmp_path / "runs").exists()
 
 
+@pytest.mark.parametrize("seeds", ["١", "0,١", " 1", "1 ,2", "+1", "1_0"])
+def test_seeds_in_another_script_s_digits_or_with_spaces_are_refused(seeds, capsys):
+    # int() reads "١" as 1, a training seed: the run would be recorded under a command nobody typed
+    with pytest.raises(SystemExit) as exit:
+        bench_run.parser().parse_args(["--track", "yacht-solo-20k", "--policy", "greedy", "--method", "m", "--seeds", seeds])
+    line = capsys.readouterr().err.strip().splitlines()[-1]
+    assert exit.value.code == 2 and line.endswith("is not a comma-separated list of seeds, e.g. 0,1,2") and repr(seeds) in line
+
+
 def with_regret(run: RunResult, method: str, seed: int, regret: float) -> RunResult:
     """The run as another method's seed, its regret per game set to ``regret`` (its figures kept in agreement)."""
     optimum = run.evaluation.optimum

@@ -214,8 +214,11 @@ def test_analyze_worst_must_be_positive_and_plot_names_its_extra(tmp_path, capsy
     path = tmp_path / "game.jsonl"
     path.write_bytes(real_records[1])
     for worst in ("0", "-1"):
-        code, out = analyze(path, "--worst", worst, capsys=capsys)
-        assert code == 2 and f"--worst: expected a number of decisions, 1 or more, got {worst}" in out.err and out.out == ""
+        with pytest.raises(SystemExit) as exit:
+            analyze(path, "--worst", worst, capsys=capsys)
+        out = capsys.readouterr()
+        assert exit.value.code == 2 and f"--worst: expected a number of decisions, 1 or more, got {worst}" in out.err
+        assert out.out == ""
     code = (
         "import sys; sys.modules['matplotlib'] = None; from yacht_play.analyze import main; "
         f"sys.exit(main([{str(path)!r}, '--plot', {str(tmp_path / 'p.png')!r}]))"

@@ -6,6 +6,7 @@ import argparse
 import gc
 import sys
 
+from yacht_env.option_values import decimal_number, whole_number
 from yacht_play.options import DEFAULT_PORT, add_db_option, add_rules_option
 
 BASELINE_AGENTS = ("random", "greedy", "optimal")  # offered by default on every install; the shipped models too with torch
@@ -30,7 +31,9 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
         default="127.0.0.1",
         help="address to listen on (default 127.0.0.1: this machine only; 0.0.0.0 lets other machines in)",
     )
-    parser.add_argument("--port", type=int, default=DEFAULT_PORT, help="port (default %(default)s)")
+    parser.add_argument(
+        "--port", type=whole_number(noun="a port", most=65535), default=DEFAULT_PORT, help="port (default %(default)s)"
+    )
     add_db_option(
         parser,
         "database: an SQLite file (default %(default)s, created on first start) or a URL such as postgresql://user:password@host/dbname",
@@ -49,28 +52,28 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
     )
     parser.add_argument(
         "--new-games-per-minute",
-        type=int,
+        type=whole_number(),
         default=NEW_GAMES_PER_MINUTE,
         metavar="N",
         help="new games a client address may start in any minute; more get 429 (default %(default)s; 0: no limit)",
     )
     parser.add_argument(
         "--max-header-bytes",
-        type=int,
+        type=whole_number(least=1),
         default=MAX_HEADER_BYTES,
         metavar="N",
         help="most bytes of a request's line and headers; more gets 431 (default %(default)s)",
     )
     parser.add_argument(
         "--max-headers",
-        type=int,
+        type=whole_number(least=1),
         default=MAX_HEADERS,
         metavar="N",
         help="most headers of a request; more gets 431 (default %(default)s)",
     )
     parser.add_argument(
         "--header-timeout",
-        type=float,
+        type=decimal_number(noun="a number of seconds"),
         default=HEADER_TIMEOUT,
         metavar="SECONDS",
         help="seconds a request's line and headers may take to arrive; a slower client gets 408 and is let go "
@@ -169,12 +172,6 @@ def run_serve(args) -> int:
         from yacht_play.serve.heads import head_limited
     except ImportError as error:
         return need_extra(error)
-    if not 0 <= args.port <= 65535:
-        print(f"yacht serve: --port {args.port} is not a port (0..65535)", file=sys.stderr)
-        return 2
-    if args.new_games_per_minute < 0:
-        print(f"yacht serve: --new-games-per-minute {args.new_games_per_minute} is negative (0 means no limit)", file=sys.stderr)
-        return 2
     try:
         proxies = forwarded_allow_ips(args.forwarded_allow_ips)
         limits = head_limits(args)
