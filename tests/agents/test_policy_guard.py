@@ -230,7 +230,20 @@ KINDS = {  # one name of every kind in the table, with the table size it is buil
     "plan2:": ("plan2:yacht", 2),
     "ppo-zip:": ("ppo-zip:{zip_model}", 2),
     "planN:": ("planN:{planN_model}", 3),
+    "dqn:": ("dqn:{dqn_model}", 1),
 }
+
+
+@pytest.fixture(scope="module")
+def dqn_model(tmp_path_factory):
+    """An untrained masked DQN exported as a model file: what ``dqn:`` loads."""
+    pytest.importorskip("sb3_contrib")
+    from agents.learned.model_files import export_model, record_rules
+    from tests.training.test_dqn import small_model
+
+    model = small_model()
+    record_rules(model, "yacht")
+    return export_model(model, tmp_path_factory.mktemp("dqn") / "untrained.safetensors")
 
 
 @pytest.fixture
@@ -265,10 +278,10 @@ def empty_batch(policy):
 def test_an_empty_batch_gets_an_empty_answer_from_every_policy_kind(kind, request):
     """Before: ``ppo:`` answered ``cannot reshape tensor of 0 elements`` (the report on no game, a 500)."""
     name, players = KINDS[kind]
-    if kind in ("ppo:", "plan:", "plan2:", "ppo-zip:", "planN:") and not registry.can_read_model_files():
+    if kind in ("ppo:", "plan:", "plan2:", "ppo-zip:", "planN:", "dqn:") and not registry.can_read_model_files():
         pytest.skip("model files need the train extra")
-    if kind in ("ppo-zip:", "planN:"):
-        fixture = "zip_model" if kind == "ppo-zip:" else "planN_model"
+    if kind in ("ppo-zip:", "planN:", "dqn:"):
+        fixture = {"ppo-zip:": "zip_model", "planN:": "planN_model", "dqn:": "dqn_model"}[kind]
         name = name.format(**{fixture: request.getfixturevalue(fixture)})
     rules = request.getfixturevalue("small_game") if kind in ("exact2", "br:") else YACHT
     policy = make_policy(name, rules=rules) if players == 1 else make_table_policy(name, players, rules=rules)

@@ -26,7 +26,10 @@ from yacht_play.options import DEFAULT_PORT  # noqa: E402
 from yacht_play.serve import app, games  # noqa: E402
 from yacht_play.serve.cli import BASELINE_AGENTS, default_agents  # noqa: E402
 
-SHIPPED = ["ppo:yacht", "ppo:yahtzee", "ppo:yatzy", "plan:yacht", "plan:yahtzee", "plan:yatzy", "plan2:yacht"]
+SHIPPED = [
+    *("ppo:yacht", "ppo:yahtzee", "ppo:yatzy", "plan:yacht", "plan:yahtzee", "plan:yatzy", "plan2:yacht"),
+    *("planN:yacht", "planN:yahtzee", "planN:yatzy"),
+]
 
 
 @pytest.fixture
@@ -88,6 +91,8 @@ def test_the_lobby_offers_every_default_agent_under_the_rules_its_file_names(tmp
     for name in SHIPPED:
         assert offered[name]["rules"] == [name.split(":")[1]], name
     assert not offered["plan2:yacht"]["alone"] and offered["plan2:yacht"]["table_sizes"] == [2, 2]
+    for rules in ("yacht", "yahtzee", "yatzy"):  # the table planners sit at every table they learned, never alone
+        assert not offered[f"planN:{rules}"]["alone"] and offered[f"planN:{rules}"]["table_sizes"] == [2, 5]
 
 
 def test_the_lobby_says_what_each_agent_is_in_the_words_of_help(tmp_path):
