@@ -48,6 +48,10 @@ LONG_RUNNING = [
     ("training.md", "python train.py --config configs/quick.yaml"),
     ("training.md", "python train.py --config configs/yahtzee_quick.yaml"),
     ("training.md", "python train.py --config configs/plan_yacht.yaml"),
+    (
+        "training.md",
+        "python -m agents.benchmark run --track yacht-solo-20k --config configs/benchmark/dqn.yaml --method dqn --seeds 0",
+    ),
 ]
 
 
