@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -392,3 +393,15 @@ def test_the_project_s_kept_results_are_well_formed_and_name_its_modules():
     tool = fresh_tool("mutation_tool_results")
     results = tool.read_results()
     assert results and set(results) <= set(tool.discover_modules())
+
+
+def test_a_test_run_that_spins_is_stopped_by_its_cpu_limit_and_one_that_ends_is_not(tool):
+    # without the limit the spinning run would reach the timeout and raise: the limit, not the clock, must stop it
+    assert tool.run_within_cpu([sys.executable, "-c", "while True: pass"], 1, timeout=120) != 0
+    assert tool.run_within_cpu([sys.executable, "-c", "pass"], 1, timeout=120) == 0
+
+
+def test_a_mutant_may_use_four_times_the_cpu_of_the_map_s_run_and_two_minutes_at_least(tool):
+    assert tool.mutant_cpu_limit({"seconds": 900.0, "cpu_seconds": 50.0}) == 200.0  # the CPU, not the wall clock
+    assert tool.mutant_cpu_limit({"seconds": 900.0, "cpu_seconds": 10.0}) == 120.0
+    assert tool.mutant_cpu_limit({"seconds": 40.0}) == 160.0  # a map kept before CPU seconds were recorded

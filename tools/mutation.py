@@ -61,6 +61,7 @@ import hashlib
 import json
 import os
 import re
+import resource
 import shutil
 import subprocess
 import sys
@@ -301,6 +302,31 @@ def pytest_runtest_logreport(report) -> None:
             out.write(json.dumps([report.nodeid, report.when, report.duration]) + "\n")
 
 
+def children_cpu_seconds() -> float:
+    """CPU seconds (user and system) of every child process that has ended so far."""
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_within_cpu(command: list[str], cpu_seconds: float, **options) -> int:
+    """Run ``command`` and return its exit status; past ``cpu_seconds`` of CPU the system stops it (SIGXCPU).
+
+    A mutant that loops for ever is killed by this limit whatever the machine's load: a limit on the wall clock,
+    taken from a run on a busy machine, let one mutant spin for most of an hour.
+    """
+    limit = max(1, int(cpu_seconds))
+    return subprocess.run(
+        command, preexec_fn=lambda: resource.setrlimit(resource.RLIMIT_CPU, (limit, limit)), **options
+    ).returncode
+
+
+def mutant_cpu_limit(recorded: dict) -> float:
+    """CPU seconds a mutant's test run may take: four times the map's run of every test (its kernels compiled), at least
+    two minutes; a map kept before CPU time was recorded gives its wall time.
+    """
+    return max(120.0, 4 * recorded.get("cpu_seconds", recorded["seconds"]))
+
+
 def record_map(module: str) -> dict:
     """Run ``module``'s tests once on the unmutated code and keep which test reaches which line (``<slug>.map.json``).
 
@@ -323,11 +349,11 @@ def record_map(module: str) -> dict:
     # the run for a distributed one and leaves its test contexts to workers that never start (every line: import time).
     command = [sys.executable, "-m", "pytest", "-q", "-n", "0", "--dist", "no", "-p", "no:cacheprovider", "-p", "mutation"]
     command += ["-m", "not slow", f"--cov-config={rc_file}", "--cov", "--cov-context=test", "--cov-report=", *test_files(module)]
-    started = time.monotonic()
+    started, cpu_before = time.monotonic(), children_cpu_seconds()
     if subprocess.run(command, cwd=TREE, env=environment).returncode:
         # Every mutant would count as killed: the tests must pass on the code as it is first.
         raise SystemExit(f"the tests of {module} fail without any mutant: fix them first")
-    seconds = time.monotonic() - started
+    seconds, cpu_seconds = time.monotonic() - started, children_cpu_seconds() - cpu_before
 
     import coverage
 
@@ -352,6 +378,7 @@ def record_map(module: str) -> dict:
         "source": source_digest(module),
         "tests": tests_digest(module),
         "seconds": seconds,
+        "cpu_seconds": cpu_seconds,
         "contexts": sorted(contexts, key=contexts.__getitem__),
         "files": files,
         "durations": durations,
@@ -799,8 +826,8 @@ def run_module(module: str, retest_survivors: bool, restart: bool, execute_pendi
             if sample:
                 chosen = sampled(module, database, sample)
                 items = [item for item in items if item.job_id in chosen]
-    # A mutant that loops for ever is killed by the time limit: four times the map's run of every test, 5 minutes at
-    # least, as a survivor runs its chosen tests, then every test file, with its kernels compiled afresh.
+    # A mutant that loops for ever is stopped by its CPU limit (run_tests); this limit on the wall clock, four times
+    # the map's run of every test and 5 minutes at least, stops one that waits without using the CPU.
     execute(module, session, items, timeout=max(300.0, 4 * recorded["seconds"]))
 
 
@@ -887,7 +914,7 @@ def run_tests(module: str) -> int:
         for stage in filter(None, stages):
             listing.write_text("\n".join(stage) + "\n")
             command = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-m", "not slow", *QUIET_PLUGINS, f"@{listing}"]
-            code = subprocess.run(command, cwd=TREE, env=environment).returncode
+            code = run_within_cpu(command, mutant_cpu_limit(recorded), cwd=TREE, env=environment)
             if code not in (0, 5):  # 5: every test chosen was deselected (marked slow since the map): none failed
                 return code
         return 0
