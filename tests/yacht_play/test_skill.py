@@ -164,3 +164,20 @@ def test_the_skill_bands_cover_every_temperature_once_each_from_zero_up():
         assert skill.band_of(low) == label  # each band holds its lower edge
         assert f"{low:g}" in label or low == 0.0
         assert f"{high:g}" in label or math.isinf(high)
+
+
+@pytest.mark.parametrize(("n", "has_interval"), [(9, False), (10, True)])
+def test_ten_decisions_give_an_interval_for_a_fit_and_for_each_person(n, has_interval):
+    x, chosen = decisions([0.0] * (n - 2) + [-1.0] * 2)
+    assert (skill.fit_temperature(x, chosen).low is not None) == has_interval
+    people = skill.skill_of_people(x, chosen, np.array(["ace"] * n, dtype=object), np.array(["g1"] * n, dtype=object))
+    assert (people.players[0].temperature.low is not None) == has_interval
+
+
+def test_a_person_a_little_worse_than_uniform_has_no_finite_temperature():
+    # choices 0, -1, -2 points: always the middle one and once the worst is below the uniform mean (-1) at b = 0,
+    # though above it at b < 0: the fit stops at b = 0 (T infinite) and does not look for a root below it
+    x, chosen = decisions([-1.0] * 10 + [-2.0], choices=(0.0, -1.0, -2.0))
+    assert skill.fit_inverse_temperature(x, chosen) == 0.0
+    fit = skill.fit_temperature(x, chosen)
+    assert fit.mean is None and "no better than uniform" in fit.note
