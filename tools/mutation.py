@@ -85,7 +85,7 @@ PACKAGES = ("yacht_env", "agents", "yacht_play")
 # helper), further only where none does (a test of the server imports the app, which imports the pages).
 TEST_DEPTH = 1
 # Why a mutant is not generated: it changes only what Python never runs (see :func:`only_annotations_changed`).
-NOT_GENERATED = "not generated: it changes only annotations, a __future__ import or a docstring"
+NOT_GENERATED = "not generated: it changes only annotations, a __future__ import or a docstring, or is not Python"
 REASONS = ROOT / "tools" / "mutation_reasons.toml"  # each survivor's reason, kept from run to run (see read_reasons)
 SCORES = ROOT / "tools" / "mutation_scores.md"  # the report: one table per module, kept under version control
 # Each module's measured outcome, kept under version control: the report is built from it (see read_results).
@@ -701,6 +701,17 @@ def what_runs(text: str) -> str:
     return ast.dump(tree)
 
 
+def is_python(text: str) -> bool:
+    """Whether ``text`` parses: Cosmic Ray turns the ``*`` that ends a signature's positional parameters into ``+``,
+    which is no program at all (it would count as killed by failing to import, saying nothing of the tests).
+    """
+    try:
+        ast.parse(text)
+    except SyntaxError:
+        return False
+    return True
+
+
 def only_annotations_changed(original: str, mutated: str) -> bool:
     """Whether ``mutated`` differs from ``original`` only where Python never runs (see :func:`what_runs`)."""
     return what_runs(original) == what_runs(mutated)
@@ -741,7 +752,8 @@ def mutated_source(original: str, mutation) -> str | None:
 
 def leave_out_what_never_runs(module: str, session: Path) -> int:
     """Mark as skipped (never tested, never counted) each mutant of a new session that changes only annotations, a
-    ``__future__`` import or a docstring (:func:`only_annotations_changed`); how many there were.
+    ``__future__`` import or a docstring (:func:`only_annotations_changed`), or that is not Python (:func:`is_python`);
+    how many there were.
     """
     from cosmic_ray.work_db import WorkDB, use_db
     from cosmic_ray.work_item import WorkerOutcome, WorkResult
@@ -751,7 +763,7 @@ def leave_out_what_never_runs(module: str, session: Path) -> int:
         never_run = []
         for item in database.pending_work_items:
             mutated = mutated_source(original, item.mutations[0])
-            if mutated is not None and only_annotations_changed(original, mutated):
+            if mutated is not None and (not is_python(mutated) or only_annotations_changed(original, mutated)):
                 never_run.append(item.job_id)
         if never_run:
             database.set_multiple_results(never_run, WorkResult(output=NOT_GENERATED, worker_outcome=WorkerOutcome.SKIPPED))
