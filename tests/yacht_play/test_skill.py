@@ -181,3 +181,15 @@ def test_a_person_a_little_worse_than_uniform_has_no_finite_temperature():
     assert skill.fit_inverse_temperature(x, chosen) == 0.0
     fit = skill.fit_temperature(x, chosen)
     assert fit.mean is None and "no better than uniform" in fit.note
+
+
+def test_an_interval_reaching_below_a_millionth_of_a_point_starts_at_zero():
+    # Bob's decisions (T = 1 / log 2 on gaps of one point) with every gap shrunk to s points: T scales with s, and
+    # the interval's lower end comes out at 1 / 1,162,161 points, under 1 / B_MAX: the report gives 0 there
+    s = math.log(2) / 4e5
+    x, chosen = decisions([0.0] * 8 + [-s] * 4, choices=(0.0, -s))
+    b_hat = skill.fit_inverse_temperature(x, chosen)
+    _, b_high = skill.profile_interval(b_hat, x, chosen)
+    assert skill.B_MAX < b_high < math.inf  # the case: a finite upper end of b past the cut-off
+    fit = skill.fit_temperature(x, chosen)
+    assert fit.mean == pytest.approx(1 / b_hat) and fit.low == 0.0
