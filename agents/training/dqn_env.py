@@ -58,7 +58,7 @@ class LegalActionsObservation(VecEnvWrapper):
             if "terminal_observation" in info:
                 terminal = info["terminal_observation"]
                 info["terminal_observation"] = {OBSERVATION: terminal, MASK: np.zeros(self.action_space.n, dtype=np.int8)}  # type: ignore[attr-defined]
-        return {OBSERVATION: observations, MASK: self.masks()}, rewards, dones, infos
+        return {OBSERVATION: np.asarray(observations), MASK: self.masks()}, rewards, dones, infos  # a Box env's: one array
 
     def action_masks(self) -> np.ndarray:
         """Every env's legal actions as bool, (num_envs, num_actions)."""
