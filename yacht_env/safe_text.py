@@ -28,8 +28,10 @@ Cell = str | int | float | None
 
 
 def is_unsafe(char: str) -> bool:
-    """Whether ``char`` is a control character (C0, DEL, C1), a bidirectional control or a lone surrogate."""
-    return unicodedata.category(char) in ("Cc", "Cs") or char in BIDI_CONTROLS
+    """Whether ``char`` is a control character (C0, DEL, C1), a line or paragraph separator (U+2028, U+2029: a line
+    break to ``str.splitlines`` and to many readers), a bidirectional control or a lone surrogate.
+    """
+    return unicodedata.category(char) in ("Cc", "Cs", "Zl", "Zp") or char in BIDI_CONTROLS
 
 
 def unsafe_character(text: str) -> str | None:
@@ -37,7 +39,9 @@ def unsafe_character(text: str) -> str | None:
     for char in text:
         if is_unsafe(char):
             category = unicodedata.category(char)
-            kind = {"Cs": "a lone surrogate", "Cc": "a control character"}.get(category, "a bidirectional control")
+            kinds = {"Cs": "a lone surrogate", "Cc": "a control character", "Zl": "a line separator"}
+            kinds["Zp"] = "a paragraph separator"
+            kind = kinds.get(category, "a bidirectional control")
             return f"{ascii(char)} is {kind}"
     return None
 

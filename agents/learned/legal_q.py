@@ -9,7 +9,10 @@ state's actions in the TD target ``r + gamma * max_a' Q(s', a')``.
 
 from __future__ import annotations
 
-import torch
+from yacht_env.extras import needs_extra
+
+with needs_extra("train"):
+    import torch
 
 
 def legal_values(q: torch.Tensor, masks: torch.Tensor) -> torch.Tensor:
