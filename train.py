@@ -63,7 +63,7 @@ from agents.training.envs import make_training_env
 from agents.training.lookahead_policy import LookaheadPolicy
 from agents.training.lookahead_rollouts import keep_lookahead_in_rollouts
 from agents.training.plan2_train import run_plan2
-from agents.training.plan_train import plan_run_started, run_plan
+from agents.training.plan_train import plan_run_started, run_plan, solitaire_figures
 from agents.training.planN_train import run_planN
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.bounded_input import InputBoundsError, check_regular_file
@@ -193,12 +193,7 @@ class PeriodicEvaluation(BaseCallback):
             ].standings[0]
             figures = {"win_rate": f"{learner.win_rate:.4f}", "mean_score": f"{learner.mean_score:.3f}"}
         else:
-            summary = evaluate_against_optimum(self.model, self.config, run.eval_games, run.eval_seed)[0]
-            figures = {
-                "mean_score": f"{summary.mean:.3f}",
-                "percent_of_optimal": f"{summary.percent_of_optimal:.3f}",
-                "regret_per_decision": f"{summary.regret_per_decision:.5f}",
-            }
+            figures = solitaire_figures(evaluate_against_optimum(self.model, self.config, run.eval_games, run.eval_seed)[0])
         for key, value in figures.items():
             self.logger.record(f"eval/{key}", float(value))
         self.logger.dump(self.num_timesteps)

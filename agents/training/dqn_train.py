@@ -40,7 +40,7 @@ from agents.training.dqn_env import LegalActionsObservation
 from agents.training.dqn_model import MaskedDQN, MaskedDQNPolicy
 from agents.training.dqn_replay import load_replay, save_replay
 from agents.training.envs import make_training_env
-from agents.training.plan_train import append_curve, run_planning
+from agents.training.plan_train import append_curve, run_planning, solitaire_figures
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.bounded_input import InputBoundsError, check_regular_file
 from yacht_env.extras import needs_extra
@@ -168,12 +168,7 @@ class PeriodicEvaluation(BaseCallback):
         if self.num_timesteps >= self.next_at:
             run = self.config.run
             games, seed, rules = run.eval_games, run.eval_seed, rule_set(self.config.env.rules)
-            summary = evaluate_policies({"dqn": q_policy(self.model, self.config)}, games, seed, rules)[0][0]
-            figures = {
-                "mean_score": f"{summary.mean:.3f}",
-                "percent_of_optimal": f"{summary.percent_of_optimal:.3f}",
-                "regret_per_decision": f"{summary.regret_per_decision:.5f}",
-            }
+            figures = solitaire_figures(evaluate_policies({"dqn": q_policy(self.model, self.config)}, games, seed, rules)[0][0])
             for key, value in figures.items():
                 self.logger.record(f"eval/{key}", float(value))
             self.logger.dump(self.num_timesteps)

@@ -187,7 +187,11 @@ def append_curve(run_dir: Path, games_done: int, wall: float, figures: dict) -> 
 
 def periodic_figures(values, config: TrainConfig, rules: RuleSet) -> dict:
     """Mean score, % of optimum and regret per decision of the planner under ``values`` on the evaluation games."""
-    summary = evaluate_values(values, rules, config.run.eval_games, config.run.eval_seed)[0]
+    return solitaire_figures(evaluate_values(values, rules, config.run.eval_games, config.run.eval_seed)[0])
+
+
+def solitaire_figures(summary) -> dict[str, str]:
+    """A solitaire evaluation's learning-curve figures, as every algorithm's curve writes them."""
     return {
         "mean_score": f"{summary.mean:.3f}",
         "percent_of_optimal": f"{summary.percent_of_optimal:.3f}",
