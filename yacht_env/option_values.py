@@ -45,6 +45,17 @@ def _span(least: float | None, most: float | None) -> str:
     return f" {shown(most)} or less" if most is not None else ""
 
 
+def checked_form(text: str, pattern, forms: str, expected: str) -> str:
+    """``expected`` when ``text`` is short enough and in ``pattern``'s forms (a ``-`` before them), else
+    ``argparse.ArgumentTypeError`` naming it and ``forms``.
+    """
+    if len(text) > MAX_NUMBER_TEXT:
+        raise argparse.ArgumentTypeError(f"{expected} of at most {MAX_NUMBER_TEXT} characters, got {echoed(text)}")
+    if not pattern.fullmatch(text.removeprefix("-")):
+        raise argparse.ArgumentTypeError(f"{expected} {forms}, got {echoed(text)}")
+    return expected
+
+
 @dataclass(frozen=True)
 class WholeNumber:
     """An argparse type: a whole number in ASCII digits (a ``-`` before them), from ``least`` to ``most`` (no bound
@@ -57,11 +68,7 @@ class WholeNumber:
 
     def __call__(self, text: str) -> int:
         """``text`` as the number, else ``argparse.ArgumentTypeError`` naming it and what is allowed."""
-        expected = f"expected {self.noun}{_span(self.least, self.most)}"
-        if len(text) > MAX_NUMBER_TEXT:
-            raise argparse.ArgumentTypeError(f"{expected} of at most {MAX_NUMBER_TEXT} characters, got {echoed(text)}")
-        if not WHOLE.fullmatch(text.removeprefix("-")):
-            raise argparse.ArgumentTypeError(f"{expected} {WHOLE_FORMS}, got {echoed(text)}")
+        expected = checked_form(text, WHOLE, WHOLE_FORMS, f"expected {self.noun}{_span(self.least, self.most)}")
         value = int(text)
         if (self.least is not None and value < self.least) or (self.most is not None and value > self.most):
             raise argparse.ArgumentTypeError(f"{expected}, got {value}")
@@ -80,11 +87,7 @@ class DecimalNumber:
 
     def __call__(self, text: str) -> float:
         """``text`` as the number, else ``argparse.ArgumentTypeError`` naming it and what is allowed."""
-        expected = f"expected {self.noun}{_span(self.least, self.most)}"
-        if len(text) > MAX_NUMBER_TEXT:
-            raise argparse.ArgumentTypeError(f"{expected} of at most {MAX_NUMBER_TEXT} characters, got {echoed(text)}")
-        if not DECIMAL.fullmatch(text.removeprefix("-")):
-            raise argparse.ArgumentTypeError(f"{expected} {DECIMAL_FORMS}, got {echoed(text)}")
+        expected = checked_form(text, DECIMAL, DECIMAL_FORMS, f"expected {self.noun}{_span(self.least, self.most)}")
         value = float(text)
         low = self.least is not None and value < self.least
         if not math.isfinite(value) or low or (self.most is not None and value > self.most):  # 1e999 is inf
