@@ -13,6 +13,7 @@ import contextlib
 import functools
 import importlib
 import io
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -54,12 +55,18 @@ def programs() -> list[str]:
 def built_parser(name: str) -> argparse.ArgumentParser:
     """The parser the program ``name`` builds, taken when its ``main`` parses the command line."""
     module_name = name.removesuffix(".py").replace("/", ".")
+    # A benchmark sets NUMBA_NUM_THREADS and BLAS threads when imported, as its own process wants: in this
+    # process numba's threads may already run, and its next compile refuses a thread count changed under it.
+    environment = dict(os.environ)
     try:
         module = importlib.import_module(module_name)
     except ModuleNotFoundError as error:
         if error.name and error.name.split(".")[0] in ("agents", "yacht_env", "yacht_play", "benchmarks", "examples"):
             raise
         pytest.skip(f"{name} needs {error.name}, not installed here")
+    finally:
+        os.environ.clear()
+        os.environ.update(environment)
 
     def build(parser, *args, **kwargs):
         raise Built(parser)
@@ -93,6 +100,17 @@ def number_options(name: str) -> list[tuple[argparse.ArgumentParser, argparse.Ac
 
 
 PROGRAMS = programs()  # found from the files' text: collecting builds no parser
+
+
+def test_taking_a_benchmark_s_parser_leaves_this_process_environment_as_it_was(monkeypatch):
+    """Each benchmark sets its thread counts on import; numba refuses a compile after they change under it."""
+    benchmarks = [name for name in PROGRAMS if name.startswith("benchmarks/")]
+    before = dict(os.environ)
+    for name in benchmarks:
+        monkeypatch.delitem(sys.modules, name.removesuffix(".py").replace("/", "."), raising=False)
+        built_parser.__wrapped__(name)
+    assert "benchmarks/bench_plan.py" in benchmarks
+    assert dict(os.environ) == before
 
 
 @pytest.mark.parametrize("name", PROGRAMS)
