@@ -83,3 +83,45 @@ def test_a_value_longer_than_any_number_is_refused_and_echoed_short(text):
 def test_the_bounds_are_keyword_arguments_so_that_a_forgotten_call_fails_at_once():
     with pytest.raises(TypeError):
         whole_number("5")  # type=whole_number without () would read every value as a noun
+
+
+@given(st.floats(-1e6, 1e6), st.floats(-1e6, 1e6), st.floats(-1e6, 1e6))
+def test_a_decimal_outside_its_bounds_is_refused_naming_it_and_the_bounds(x, a, b):
+    least, most = min(a, b), max(a, b)
+    read = decimal_number(noun="a temperature", least=least, most=most)
+    if least <= x <= most:
+        assert read(repr(x)) == x
+    else:
+        assert refusal(read, repr(x)) == f"expected a temperature from {least:g} to {most:g}, got {x!r}"
+
+
+@pytest.mark.parametrize("text", ["-0.5", "-1", "-1e-9"])
+def test_a_decimal_option_is_zero_or_more_unless_told(text):
+    assert refusal(decimal_number(), text) == f"expected a number 0 or more, got {text}"
+    assert decimal_number(least=None)(text) == float(text)
+
+
+@pytest.mark.parametrize("text", ["1e999", "-1e999", "2e308"])
+def test_a_decimal_too_large_for_a_float_is_refused_even_with_no_bounds(text):
+    assert refusal(decimal_number(least=None), text) == f"expected a number, got {text}"
+
+
+@pytest.mark.parametrize(
+    ("read", "text", "message"),
+    [
+        (whole_number(noun="a port", most=65535), "70000", "expected a port from 0 to 65535, got 70000"),
+        (whole_number(least=1_000_000), "5", "expected an integer 1000000 or more, got 5"),
+        (whole_number(least=None, most=10**20), str(10**21), f"expected an integer {10**20} or less, got {10**21}"),
+        (decimal_number(most=0.001), "0.5", "expected a number from 0 to 0.001, got 0.5"),
+        (decimal_number(least=1.5), "1", "expected a number 1.5 or more, got 1"),
+    ],
+)
+def test_a_refusal_writes_whole_bounds_in_full_and_decimal_bounds_short(read, text, message):
+    assert refusal(read, text) == message
+
+
+def test_a_number_of_32_characters_is_read_and_one_of_33_is_refused():
+    assert whole_number()("9" * 32) == int("9" * 32)
+    assert decimal_number()("0." + "5" * 30) == float("0." + "5" * 30)
+    assert refusal(whole_number(), "9" * 33) == f"expected an integer 0 or more of at most 32 characters, got {echoed('9' * 33)}"
+    assert "of at most 32 characters" in refusal(decimal_number(), "0." + "5" * 31)
