@@ -112,6 +112,42 @@ def test_the_warm_up_before_learning_starts_draws_among_the_legal_actions_only(m
     uniform_counts_ok(np.asarray(actions), legal, draws)
 
 
+def test_a_partial_exploration_rate_leaves_the_greedy_action_that_share_of_the_time(model):
+    legal = np.array([1, 8, 20, 33])
+    draws, rate = 8_000, 0.2
+    masks = np.zeros((draws, NUM_ACTIONS), dtype=np.int8)
+    masks[:, legal] = 1
+    same = np.repeat(np.random.default_rng(2).random((1, OBS_WIDTH), dtype=np.float32), draws, axis=0)
+    greedy, _ = model.predict({OBSERVATION: same[:1], MASK: masks[:1]}, deterministic=True)
+    model.exploration_rate = rate
+    try:
+        actions, _ = model.predict({OBSERVATION: same, MASK: masks}, deterministic=False)
+    finally:
+        model.exploration_rate = 0.0
+    away = rate * (1 - 1 / len(legal))  # an exploring draw may land on the greedy action too
+    assert abs(np.mean(actions != greedy[0]) - away) < 5 * np.sqrt(away * (1 - away) / draws)
+    assert np.isin(actions, legal).all()
+
+
+def test_from_the_step_learning_starts_on_the_actions_are_the_policy_s_own(model):
+    legal = np.array([4, 9, 26])
+    draws = 200
+    masks = np.zeros((draws, NUM_ACTIONS), dtype=np.int8)
+    masks[:, legal] = 1
+    same = np.repeat(np.random.default_rng(3).random((1, OBS_WIDTH), dtype=np.float32), draws, axis=0)
+    greedy, _ = model.predict({OBSERVATION: same[:1], MASK: masks[:1]}, deterministic=True)
+    model.exploration_rate = 0.0
+    model._last_obs = {OBSERVATION: same, MASK: masks}
+    steps = model.num_timesteps
+    model.num_timesteps = 100
+    try:
+        for learning_starts in (100, 40):  # the step itself, and long after it
+            actions, _ = model._sample_action(learning_starts=learning_starts, n_envs=draws)
+            assert (np.asarray(actions) == greedy[0]).all()
+    finally:
+        model.num_timesteps = steps
+
+
 # -- (c) the TD target -----------------------------------------------------------------------------------------------
 
 
