@@ -21,7 +21,7 @@ from agents.two_player import check_rules, maximizing_policy
 from agents.two_player.kernel import kernel_arrays, solve_pairs
 from agents.two_player.layout import PairLayout
 from agents.two_player.solve import layer_arrays, worker_count
-from yacht_env.option_values import whole_number
+from yacht_env.option_values import whole_number, whole_numbers
 
 
 def solve_on_threads(arrays, below, policy, view, first: int, last: int) -> None:
@@ -54,14 +54,18 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rules", default="yacht")
     parser.add_argument("--pairs", type=whole_number(), default=400, help="pairs timed per layer")
-    parser.add_argument("--layers", default="", help="comma-separated layers to time (default: every layer)")
+    parser.add_argument(
+        "--layers", type=whole_numbers(noun="layers", least=1), help="comma-separated layers to time (default: every layer)"
+    )
     args = parser.parse_args()
     rules = check_rules(args.rules)
     layout = PairLayout(rules)
+    wanted = args.layers or list(range(1, layout.num_layers))
+    if max(wanted) >= layout.num_layers:
+        parser.error(f"argument --layers: layers of {args.rules} run from 1 to {layout.num_layers - 1}, got {max(wanted)}")
     arrays = kernel_arrays(rules, layout)
     rng = np.random.default_rng(0)
     time_layer(arrays, layout, 2, 4, rng)  # compile (or load the compiled kernel) before timing
-    wanted = [int(n) for n in args.layers.split(",")] if args.layers else list(range(1, layout.num_layers))
     print(f"load before: {os.getloadavg()}")
     rates, cpu_rates = {}, {}
     for n in wanted:

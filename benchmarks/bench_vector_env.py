@@ -20,7 +20,7 @@ import time
 import numpy as np
 
 from yacht_env import YachtEnv
-from yacht_env.option_values import decimal_number, whole_number
+from yacht_env.option_values import decimal_number, whole_number, whole_numbers
 from yacht_env.vector_env import YachtVectorEnv, sample_legal_actions
 
 # Untimed steps before measuring: a few games, so that episode ends are spread over steps.
@@ -73,13 +73,18 @@ def vector_env_rates(num_envs: int, seconds: float, repeats: int, seed: int) -> 
 
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    parser.add_argument("--sizes", default="1,64,1024,4096", help="comma-separated game counts (default %(default)s)")
+    parser.add_argument(
+        "--sizes",
+        type=whole_numbers(noun="game counts", least=1),
+        default=[1, 64, 1024, 4096],
+        help="comma-separated game counts (default 1,64,1024,4096)",
+    )
     parser.add_argument("--seconds", type=decimal_number(), default=1.0, help="length of one measurement (default %(default)s)")
     parser.add_argument("--repeats", type=whole_number(), default=5, help="measurements per env (default %(default)s)")
     parser.add_argument("--seed", type=whole_number(), default=0)
     parser.add_argument("--one-core", action="store_true", help="pin the process to one core where the OS allows it")
     args = parser.parse_args()
-    sizes = [int(size) for size in args.sizes.split(",")]
+    sizes = args.sizes
     if args.one_core and hasattr(os, "sched_setaffinity"):
         os.sched_setaffinity(0, {sorted(os.sched_getaffinity(0))[0]})
 

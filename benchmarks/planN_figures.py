@@ -29,7 +29,7 @@ from agents.evaluation.stats import mean_ci
 from agents.evaluation.tournament import run_table
 from agents.registry import make_table_policy, policy_spec
 from yacht_env.atomic_files import write_atomically
-from yacht_env.option_values import whole_number
+from yacht_env.option_values import whole_number, whole_numbers
 from yacht_env.rules import rule_set
 from yacht_env.seeding import seat_seed
 from yacht_env.table.outcome import win_shares
@@ -95,19 +95,16 @@ def read_done(out: Path) -> dict:
     return done
 
 
-def table_sizes(text: str) -> list[int]:
-    """``"2,3,5"`` -> ``[2, 3, 5]``; ``ValueError`` in one line for anything but sizes of 2 to 5 in ASCII digits."""
-    sizes = text.split(",")
-    if not all(size.isascii() and size.isdigit() and 2 <= int(size) <= 5 for size in sizes):
-        raise ValueError(f"--sizes {text!r}: table sizes of 2 to 5, comma-separated (e.g. 2,3,5)")
-    return [int(size) for size in sizes]
-
-
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("planner", help="the planner's policy name, e.g. planN:yacht or planN:runs/x/model.safetensors")
     parser.add_argument("--rules", default="yacht")
-    parser.add_argument("--sizes", default="2,3,4,5", help="table sizes, comma-separated (default 2,3,4,5)")
+    parser.add_argument(
+        "--sizes",
+        type=whole_numbers(noun="table sizes", least=2, most=5),
+        default=[2, 3, 4, 5],
+        help="table sizes, comma-separated (default 2,3,4,5)",
+    )
     parser.add_argument("--games", type=whole_number(), default=2000, help="games per tournament (default 2000)")
     parser.add_argument("--seed", type=whole_number(), default=3_000_000, help="the first deal's seed (default 3000000)")
     parser.add_argument("--out", default="runs/planN_figures.json")
@@ -115,7 +112,7 @@ def main(argv=None) -> int:
     out = Path(args.out)
     try:  # a bad rule set, size, model file or figures file: one line, before any game is played
         rules = rule_set(args.rules)
-        sizes = table_sizes(args.sizes)
+        sizes = args.sizes
         if args.games < 1:
             raise ValueError(f"--games {args.games}: at least 1")
         done = read_done(out)

@@ -29,7 +29,7 @@ from agents.evaluation.tournament import run_table
 from agents.registry import make_table_policy
 from agents.two_player import SolutionNotComputed, load_two_player
 from yacht_env.atomic_files import write_atomically
-from yacht_env.option_values import whole_number
+from yacht_env.option_values import whole_number, whole_numbers
 from yacht_env.seeding import seat_seed
 from yacht_env.table.outcome import win_shares
 
@@ -129,10 +129,14 @@ def main() -> None:
     parser.add_argument("--games", type=whole_number(), default=200_000, help="games per matchup (default 200000)")
     parser.add_argument("--seed", type=whole_number(), default=1_000_000, help="seed of the first deal (default 1000000)")
     parser.add_argument("--out", type=Path, default=Path("runs/two_player_figures.json"), help="the figures, as JSON")
-    parser.add_argument("--only", help="comma-separated indices of MATCHUPS to run (default all)")
+    parser.add_argument(
+        "--only",
+        type=whole_numbers(noun="indices of MATCHUPS", most=len(MATCHUPS) - 1),
+        help="comma-separated indices of MATCHUPS to run (default all)",
+    )
     args = parser.parse_args()
     results = json.loads(args.out.read_text()) if args.out.is_file() else []
-    chosen = MATCHUPS if not args.only else [MATCHUPS[int(i)] for i in args.only.split(",")]
+    chosen = MATCHUPS if not args.only else [MATCHUPS[i] for i in args.only]
     games = 2 * math.ceil(args.games / 2)
     for first, second in chosen:
         done = [r for r in results if (r["first"], r["second"], r["games"], r["seed"]) == (first, second, games, args.seed)]

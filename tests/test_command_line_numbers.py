@@ -23,7 +23,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from yacht_env.echo import echoed
-from yacht_env.option_values import DecimalNumber, WholeNumber
+from yacht_env.option_values import DecimalNumber, WholeNumber, WholeNumbers
 
 ROOT = Path(__file__).resolve().parents[1]
 FOLDERS = ("agents", "yacht_play", "benchmarks", "examples", "tools")
@@ -96,7 +96,11 @@ def options(parser: argparse.ArgumentParser):
 
 def number_options(name: str) -> list[tuple[argparse.ArgumentParser, argparse.Action]]:
     """(parser, action) of every number option of the program ``name`` (its subcommands' too)."""
-    return [(sub, action) for sub, action in options(built_parser(name)) if isinstance(action.type, (WholeNumber, DecimalNumber))]
+    return [
+        (sub, action)
+        for sub, action in options(built_parser(name))
+        if isinstance(action.type, (WholeNumber, WholeNumbers, DecimalNumber))
+    ]
 
 
 PROGRAMS = programs()  # found from the files' text: collecting builds no parser
@@ -164,6 +168,9 @@ def test_a_number_option_reads_a_person_s_ascii_number_as_before(name, data):
         if isinstance(read, WholeNumber):
             text = str(data.draw(st.integers(low, high)))
             assert read(text) == int(text)
+        elif isinstance(read, WholeNumbers):
+            numbers = data.draw(st.lists(st.integers(low, high), min_size=1, max_size=6))
+            assert read(",".join(map(str, numbers))) == numbers
         else:
             text = repr(data.draw(st.floats(low, high, allow_nan=False, allow_infinity=False)))
             assert read(text) == float(text)

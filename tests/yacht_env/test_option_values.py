@@ -12,7 +12,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from yacht_env.echo import echoed
-from yacht_env.option_values import DECIMAL, MAX_NUMBER_TEXT, decimal_number, whole_number
+from yacht_env.option_values import DECIMAL, MAX_LIST_TEXT, MAX_NUMBER_TEXT, decimal_number, whole_number, whole_numbers
 
 NON_ASCII_DIGITS = st.characters(categories=["Nd"]).filter(lambda c: not "0" <= c <= "9")  # ٣, ८, ௫, 𝟙, ...
 
@@ -125,3 +125,28 @@ def test_a_number_of_32_characters_is_read_and_one_of_33_is_refused():
     assert decimal_number()("0." + "5" * 30) == float("0." + "5" * 30)
     assert refusal(whole_number(), "9" * 33) == f"expected an integer 0 or more of at most 32 characters, got {echoed('9' * 33)}"
     assert "of at most 32 characters" in refusal(decimal_number(), "0." + "5" * 31)
+
+
+@given(st.lists(st.integers(-(10**6), 10**6), min_size=1, max_size=12), st.integers(-50, 50), st.integers(-50, 50))
+def test_a_list_of_whole_numbers_is_read_in_order_or_refused_whole_naming_it_and_the_bounds(numbers, a, b):
+    least, most = min(a, b), max(a, b)
+    read = whole_numbers(noun="table sizes", least=least, most=most)
+    text = ",".join(map(str, numbers))
+    if all(least <= n <= most for n in numbers):
+        assert read(text) == numbers
+    else:
+        assert refusal(read, text) == f"expected table sizes from {least} to {most}, comma-separated, got {echoed(text)}"
+
+
+@pytest.mark.parametrize("text", ["", ",", "2,", ",2", "2,,3", "2, 3", "2;3", "2,٣", "2,+3", "2,3.0", "--2", "2,--3"])
+def test_a_list_with_an_empty_or_unreadable_part_is_refused_whole(text):
+    message = refusal(whole_numbers(least=None), text)
+    assert message == f"expected integers, comma-separated in digits 0-9, got {echoed(text)}"
+
+
+def test_a_list_of_200_characters_is_read_and_one_of_201_is_refused():
+    longest = "1," * 99 + "11"
+    assert len(longest) == MAX_LIST_TEXT == 200
+    assert whole_numbers()(longest) == [1] * 99 + [11]
+    assert "of at most 200 characters" in refusal(whole_numbers(), longest + "1")
+    assert whole_numbers()("0,5") == [0, 5] and "0 or more" in refusal(whole_numbers(), "1,-1")  # 0 or more unless told
