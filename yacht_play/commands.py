@@ -21,6 +21,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from yacht_env.actions import ActionLayout
+from yacht_env.option_values import WHOLE
 from yacht_env.rules import RuleSet
 
 HELP_WORDS = {"?", "h", "help"}
@@ -78,7 +79,7 @@ def split_command(text: str) -> tuple[str, str]:
     parts = text.split(None, 1)
     word = parts[0].lower() if parts else ""
     rest = parts[1] if len(parts) > 1 else ""
-    glued = re.fullmatch(r"([krs])(\d[\d,]*)", word)
+    glued = re.fullmatch(r"([krs])([0-9][0-9,]*)", word)
     if glued:
         word, rest = glued.group(1), glued.group(2)
     return word, rest
@@ -90,7 +91,7 @@ def digits(rest: str, what: str) -> list[int]:
     for token in re.split(r"[\s,]+", rest.strip()):
         if not token:
             continue
-        if not token.isdigit():
+        if not WHOLE.fullmatch(token):  # ASCII digits: str.isdigit also takes "٣" and "²"
             raise CommandError(f"{token!r} is not a {what}: {USAGE}")
         values.extend(int(ch) for ch in token)
     return values
@@ -141,7 +142,7 @@ def find_row(text: str, rules: RuleSet) -> int:
     text = text.strip()
     if not text:
         raise CommandError(f"s needs a row: a number 1 to {rules.num_rows} or a name, e.g. s 9 or s full_house")
-    if text.isdigit():
+    if WHOLE.fullmatch(text):
         number = int(text)
         if not 1 <= number <= rules.num_rows:
             raise CommandError(f"there is no row {number}: rows are numbered 1 to {rules.num_rows}")

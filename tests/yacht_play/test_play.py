@@ -460,6 +460,14 @@ def test_commands_name_dice_positions_and_rows():
     assert parse_command("Q", dice, 2, ALL_OPEN, YACHT).kind == "quit"
 
 
+@pytest.mark.parametrize("text", ["s ٣", "s ²", "k ٢", "k²", "r ³", "r1²", "s 𝟗", "k 2 ٢"])
+def test_a_command_with_another_script_s_digits_is_refused_naming_it(text):
+    dice = (2, 2, 3, 5, 6)
+    with pytest.raises(CommandError) as error:  # int() would read ٣ as 3, and str.isdigit takes "²" that int refuses
+        parse_command(text, dice, 2, ALL_OPEN, YACHT)
+    assert "\n" not in str(error.value) and text.split()[-1][-1] in str(error.value)
+
+
 def test_coach_names_the_best_choice_and_the_loss():
     dice = [1, 1, 1, 1, 4]
     q = q_values(dice, 0, list(CATEGORIES))
