@@ -11,7 +11,7 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal
+from typing import Literal, get_args
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
@@ -20,6 +20,7 @@ from yacht_env.echo import MAX_ECHO, echoed
 from yacht_env.encoding import ENCODINGS
 from yacht_env.extras import needs_extra
 from yacht_env.game import MAX_PLAYERS
+from yacht_env.option_values import DECIMAL, DECIMAL_FORMS, WHOLE, WHOLE_FORMS
 from yacht_env.rules import RULE_SETS
 
 with needs_extra("train"):
@@ -142,16 +143,15 @@ def read_yaml(path: str | Path, what: str = "config file"):
         raise ConfigError(f"{what} {str(path)!r} is not valid YAML: {clip(str(error), 200)}") from None
 
 
+SIGNED_DECIMAL = re.compile(rf"[+-]?(?:{DECIMAL.pattern})")
+SIGNED_WHOLE = re.compile(rf"[+-]?{WHOLE.pattern}")
 RUN_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._=+-]*")  # = and +: sweep trials are named key=value
 
 
 def number_or_schedule(value):
     """Before validation: a number or a ``{start, end}`` mapping, in one message instead of the union's two."""
-    if isinstance(value, str):  # YAML reads 1e-4 (no dot) as text
-        try:
-            return float(value)
-        except ValueError:
-            pass
+    if isinstance(value, str) and SIGNED_DECIMAL.fullmatch(value):  # a number in quotes; float() also reads ١e-4
+        return float(value)
     if isinstance(value, bool) or not isinstance(value, (int, float, dict)):
         raise ValueError(f"expected a number or a schedule {{start: ..., end: ...}}, got {shorten(value)}")
     return value
@@ -164,10 +164,31 @@ def one_of(value, allowed, what: str):
     return value
 
 
+def number_forms(annotation) -> tuple[re.Pattern, str, str] | None:
+    """The text forms a field of type ``annotation`` reads a number in (pattern, noun, forms), or None."""
+    kinds = get_args(annotation) or (annotation,)
+    if float in kinds:
+        return SIGNED_DECIMAL, "a number", DECIMAL_FORMS
+    if int in kinds:
+        return SIGNED_WHOLE, "an integer", WHOLE_FORMS
+    return None
+
+
 class Section(BaseModel):
     """A section of the config: unknown keys are refused and assignments validated."""
 
     model_config = ConfigDict(extra="forbid", validate_assignment=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def numbers_in_ascii(cls, value, info):
+        """A number given as text (YAML reads ``1e-4`` as a string) in ASCII forms only, as every command line
+        reads them (:mod:`yacht_env.option_values`): pydantic's lax parsing reads ``١e-4`` and `` 256 `` too.
+        """
+        forms = number_forms(cls.model_fields[info.field_name].annotation) if isinstance(value, str) else None
+        if forms is not None and not forms[0].fullmatch(value):
+            raise ValueError(f"expected {forms[1]} {forms[2]}, got {shorten(value)}")
+        return value
 
 
 class EnvConfig(Section):

@@ -64,6 +64,29 @@ def test_shipped_configs_still_load_with_their_numbers():
     assert config.ppo.learning_rate == 1e-4 and config.ppo.n_steps == 128
 
 
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("ppo.learning_rate=١e-4", "ppo.learning_rate: expected a number or a schedule"),
+        ("ppo.learning_rate={start: ١e-3, end: 0}", "ppo.learning_rate.start: expected a number in digits 0-9"),
+        ("ppo.ent_coef='٠.٠١'", "ppo.ent_coef: expected a number or a schedule"),
+        ("env.reward_scale='١'", "env.reward_scale: expected a number in digits 0-9"),
+        ("ppo.n_steps=' 256 '", "ppo.n_steps: expected an integer in digits 0-9"),
+        ("seed='٧'", "seed: expected an integer in digits 0-9"),
+        ("plan.learning_rate='1e-3 '", "plan.learning_rate: expected a number in digits 0-9"),
+    ],
+)
+def test_a_number_in_another_script_s_digits_or_with_spaces_is_refused_naming_the_key(override, message):
+    with pytest.raises(ConfigError) as error:  # float() and pydantic's lax parsing read ١e-4 as 0.0001
+        load_config(None, [override])
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+def test_a_number_in_quotes_in_ascii_forms_is_read_as_before():
+    config = load_config(None, ["ppo.learning_rate='1e-4'", "env.reward_scale='0.5'", "seed='7'", "ppo.ent_coef='-0'"])
+    assert (config.ppo.learning_rate, config.env.reward_scale, config.seed, config.ppo.ent_coef) == (1e-4, 0.5, 7, 0.0)
+
+
 def make_resumable(tmp_path) -> Path:
     """A run folder with a config and a checkpoint, as a kill leaves it."""
     from agents.training.config import dump_config
