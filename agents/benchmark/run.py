@@ -12,7 +12,8 @@ most env steps fit the budget); the run's own evaluations are cut to the fewest 
 track's. A config whose algorithm trains for another table than the track's is refused before any training. The
 trained model, played as the registry's ``ALGORITHM:PATH``, is then evaluated on the track's deals and its results
 file written to ``OUT/TRACK/METHOD/seed<N>.json``. A seed whose results file exists is skipped, and a run folder left
-by a kill is resumed (``train.py --resume``): run the same command again to continue. With ``--policy``, the policy
+by a kill is resumed (``train.py --resume``): run the same command again to continue (a folder started with another
+config or other overrides is refused, naming the settings that changed). With ``--policy``, the policy
 (any name of :mod:`agents.registry`: a checkpoint is ``ppo:PATH``) is evaluated as it is, once, under ``--seeds``'
 first seed.
 """
@@ -173,6 +174,34 @@ def curve_end(run_dir: Path) -> tuple[int, float] | None:
     return (int(rows[-1][0]), float(rows[-1][1])) if len(rows) > 1 else None
 
 
+def flat(settings: dict, prefix: str = "") -> dict:
+    """``{"ppo": {"n_steps": 8}}`` -> ``{"ppo.n_steps": 8}``: a config's settings by dotted key."""
+    found = {}
+    for key, value in settings.items():
+        if isinstance(value, dict):
+            found.update(flat(value, f"{prefix}{key}."))
+        else:
+            found[prefix + key] = value
+    return found
+
+
+def check_same_run(run_dir: Path, config: TrainConfig) -> None:
+    """``BenchmarkError`` unless the run folder a kill left was started with ``config``: resuming it would finish
+    another config's run (a changed --config, or overrides) under this method's name.
+    """
+    try:
+        started = load_config(run_dir / "config.yaml").model_dump()
+    except ConfigError as error:
+        raise BenchmarkError(f"{run_dir} is a run folder left by a kill that cannot be resumed: {error}") from None
+    started, wanted = flat(started), flat(config.model_dump())
+    changed = [key for key in wanted if started.get(key) != wanted[key]]
+    if changed:
+        raise BenchmarkError(
+            f"{run_dir} was started with another config (changed: {', '.join(changed)}): give the same --config and "
+            "overrides to resume it, or move the folder away to start over"
+        )
+
+
 def train_seed(config_path: str, fixed: Track, seed: int, method: str, runs_dir: Path, extra: list[str], trust: bool):
     """Train one seed with train.py (resuming a run folder a kill left); (training figures, policy name)."""
     if not TRAIN_PY.is_file():
@@ -182,6 +211,7 @@ def train_seed(config_path: str, fixed: Track, seed: int, method: str, runs_dir:
     run_dir = parent / f"seed{seed}"
     policy = trained_policy(algorithm, run_dir / "model.safetensors", fixed)
     if (run_dir / "config.yaml").is_file():
+        check_same_run(run_dir, load_config(config_path, overrides))
         command = [sys.executable, str(TRAIN_PY), "--resume", str(run_dir)]
     else:
         command = [sys.executable, str(TRAIN_PY), "--config", config_path, "--runs-dir", str(parent), *overrides]

@@ -230,6 +230,23 @@ def test_two_files_of_one_run_are_refused_and_a_folder_is_read_whole(evaluated, 
         load_results([evaluated, copy])
 
 
+def test_a_run_folder_left_by_another_config_is_not_resumed_under_this_one(tmp_path):
+    from agents.training.config import dump_config
+
+    fixed, config_path = track("yacht-solo-20k"), "configs/benchmark/ppo_plain.yaml"
+    overrides = bench_run.track_overrides(config_path, fixed, 0, [])[0]
+    left = tmp_path / "runs" / fixed.name / "m" / "seed0"
+    left.mkdir(parents=True)
+    (left / "config.yaml").write_text(dump_config(load_config(config_path, [*overrides, "ppo.n_epochs=9"])))
+    with pytest.raises(SystemExit) as exit:  # before train.py --resume would finish the other config's run
+        bench_run.main(["--track", fixed.name, "--config", config_path, "--method", "m", "--seeds", "0",
+                        "--out", str(tmp_path / "out"), "--runs-dir", str(tmp_path / "runs")])  # fmt: skip
+    assert f"{left} was started with another config (changed: ppo.n_epochs)" in str(exit.value.code)
+    assert not (tmp_path / "out").exists() and sorted(p.name for p in left.iterdir()) == ["config.yaml"]
+    (left / "config.yaml").write_text(dump_config(load_config(config_path, overrides)))
+    bench_run.check_same_run(left, load_config(config_path, overrides))  # the same config: resumed
+
+
 @pytest.mark.parametrize(
     "argv,problem",
     [
