@@ -3,6 +3,7 @@ headers, too slow. Each gets its status and one line, and the server goes on ans
 
 from __future__ import annotations
 
+import json
 import socket
 import subprocess
 import sys
@@ -23,7 +24,8 @@ TIMEOUT = 2  # --header-timeout of the server under test: seconds
 @pytest.fixture(scope="module")
 def server(tmp_path_factory):
     folder = tmp_path_factory.mktemp("heads")
-    server = Server(folder / "yacht.db", agents="random", options=("--header-timeout", str(TIMEOUT))).start()
+    options = ("--header-timeout", str(TIMEOUT), "--body-timeout", str(TIMEOUT))
+    server = Server(folder / "yacht.db", agents="random", options=options).start()
     yield server
     server.stop()
 
@@ -100,6 +102,37 @@ def test_a_head_that_does_not_arrive_in_time_gets_408_and_others_are_answered_me
     assert waited > TIMEOUT - 0.5  # not cut before its time (how late it comes depends on the machine's load)
 
 
+def test_a_body_that_does_not_arrive_in_time_gets_408_and_others_are_answered_meanwhile(server):
+    head = b"POST /api/games HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nContent-Length: 64\r\n\r\n"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as slow:
+        started = time.monotonic()
+        slow.sendall(head + b'{"mode": ')  # a head in time, then a body that stops short of its length
+        assert still_answers(server)
+        answer = b""
+        try:
+            while chunk := slow.recv(65536):
+                answer += chunk
+        except ConnectionResetError:
+            pass
+        waited = time.monotonic() - started
+    status, body = status_and_line(answer)
+    assert status == 408 and json.loads(body) == {"error": f"the request body did not arrive within {TIMEOUT} s"}
+    assert waited > TIMEOUT - 0.5 and still_answers(server)
+
+
+def test_a_body_that_arrives_in_pieces_within_the_time_is_read(server):
+    body = json.dumps({"name": "ann", "mode": "solitaire", "agents": []}).encode()
+    head = b"POST /api/games HTTP/1.1\r\nHost: test\r\nContent-Type: application/json\r\nConnection: close\r\n"
+    with socket.create_connection(("127.0.0.1", server.port), timeout=30) as connection:
+        connection.sendall(head + b"Content-Length: %d\r\n\r\n" % len(body) + body[:5])
+        time.sleep(TIMEOUT / 4)
+        connection.sendall(body[5:])
+        answer = b""
+        while chunk := connection.recv(65536):
+            answer += chunk
+    assert status_and_line(answer)[0] == 201
+
+
 def test_a_streaming_header_neither_stalls_other_requests_nor_grows_the_server(server):
     """One connection streams a header of up to 150 MB: the others are answered as fast as ever."""
     sent = []
@@ -143,6 +176,8 @@ def test_the_bounds_are_options(tmp_path):
         ("--max-headers", "-1", "argument --max-headers: expected an integer 1 or more, got -1"),
         ("--header-timeout", "inf", "argument --header-timeout: expected a number of seconds 0 or more in digits 0-9"),
         ("--header-timeout", "0", "--header-timeout 0 is not above 0"),
+        ("--body-timeout", "0", "--body-timeout 0 is not above 0"),
+        ("--body-timeout", "١", "argument --body-timeout: expected a number of seconds 0 or more in digits 0-9"),
     ],
 )
 def test_a_bound_that_is_no_bound_is_refused_in_one_line(option, value, problem):

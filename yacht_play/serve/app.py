@@ -25,6 +25,7 @@ lives in :mod:`yacht_play.serve.games`; its calls run in worker threads.
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 import json
 import threading
@@ -50,6 +51,7 @@ with needs_extra("serve"):
 
 STATIC = Path(__file__).parent / "static"
 MAX_BODY = 16 * 1024  # bytes; a decision is a few dozen
+BODY_TIMEOUT = 10.0  # seconds a request's body may take once its head is read: a decision's is one packet
 MAX_DIGITS = 18  # of a number in a request: more than any count of decisions or bytes
 SERVER_ERROR = "the server failed on this request (its log says why); try again, or start a new game"
 NEW_GAMES_PER_MINUTE = 30  # yacht serve's default, per client address (create_app: 0, no limit, for tests)
@@ -73,14 +75,26 @@ def refused(message: str, status: int = 400) -> JSONResponse:
 
 
 async def json_body(request: Request):
-    """The request body as JSON, refused (4xx) when it is not JSON or over ``MAX_BODY`` bytes."""
-    if request.headers.get("content-type", "").split(";")[0].strip() != "application/json":
+    """The request body as JSON, refused (4xx) when it is not JSON, over ``MAX_BODY`` bytes, or slower to arrive
+    than the app's ``body_timeout`` (408: a client that sends a byte now and then would hold its handler for ever).
+    """
+    timeout = request.app.state.body_timeout
+    try:
+        async with asyncio.timeout(timeout):
+            return await parsed_json(request.headers, request.stream())
+    except TimeoutError:
+        raise Refused(f"the request body did not arrive within {timeout:g} s", 408) from None
+
+
+async def parsed_json(headers, chunks):
+    """The body the ``chunks`` bring, read as JSON: see :func:`json_body`."""
+    if headers.get("content-type", "").split(";")[0].strip() != "application/json":
         raise Refused("send the request body as JSON (Content-Type: application/json)", 415)
-    length = request.headers.get("content-length")
+    length = headers.get("content-length")
     if length is not None and (not decimal(length) or int(length) > MAX_BODY):
         raise Refused(f"request body over {MAX_BODY} bytes", 413)
     data = b""
-    async for chunk in request.stream():
+    async for chunk in chunks:
         data += chunk
         if len(data) > MAX_BODY:
             raise Refused(f"request body over {MAX_BODY} bytes", 413)
@@ -418,8 +432,10 @@ async def on_server_error(request: Request, error: Exception) -> Response:
     return refused(SERVER_ERROR, 500) if wants_json(request) else error_page(500, SERVER_ERROR)
 
 
-def create_app(service: GameService, new_games_per_minute: int = 0) -> Site:
-    """The ASGI app serving ``service``'s games."""
+def create_app(service: GameService, new_games_per_minute: int = 0, body_timeout: float = BODY_TIMEOUT) -> Site:
+    """The ASGI app serving ``service``'s games; a request body slower than ``body_timeout`` seconds gets 408."""
+    if not 0 < body_timeout < float("inf"):
+        raise ValueError(f"the body timeout must be a number of seconds above 0, got {body_timeout!r}")
     limit = RateLimit(new_games_per_minute)
     reports = Reports(service)
 
@@ -482,4 +498,6 @@ def create_app(service: GameService, new_games_per_minute: int = 0) -> Site:
         Route("/api/report", report_json),
         Mount("/static", StaticFiles(directory=STATIC), name="static"),
     ]
-    return Site(routes=routes, exception_handlers={Refused: on_refused, HTTPException: on_http_error, Exception: on_server_error})
+    site = Site(routes=routes, exception_handlers={Refused: on_refused, HTTPException: on_http_error, Exception: on_server_error})
+    site.state.body_timeout = body_timeout
+    return site

@@ -13,6 +13,7 @@ BASELINE_AGENTS = ("random", "greedy", "optimal")  # offered by default on every
 NEW_GAMES_PER_MINUTE = 30  # as yacht_play.serve.app (not imported here: the extra may be missing)
 # As yacht_play.serve.heads, which imports uvicorn: the bounds of a request's line and headers.
 MAX_HEADER_BYTES, MAX_HEADERS, HEADER_TIMEOUT = 16 * 1024, 100, 10.0
+BODY_TIMEOUT = 10.0  # as yacht_play.serve.app: seconds a request's body may take
 EXTRA = "pip install 'yacht-rl[serve]'"
 
 
@@ -78,6 +79,13 @@ def configure_serve(parser: argparse.ArgumentParser) -> None:
         metavar="SECONDS",
         help="seconds a request's line and headers may take to arrive; a slower client gets 408 and is let go "
         "(default %(default)g)",
+    )
+    parser.add_argument(
+        "--body-timeout",
+        type=decimal_number(noun="a number of seconds"),
+        default=BODY_TIMEOUT,
+        metavar="SECONDS",
+        help="seconds a request's body may take to arrive once its headers are read; a slower one gets 408 (default %(default)g)",
     )
     parser.add_argument(
         "--forwarded-allow-ips",
@@ -155,6 +163,7 @@ def head_limits(args):
         ("--max-header-bytes", args.max_header_bytes),
         ("--max-headers", args.max_headers),
         ("--header-timeout", args.header_timeout),
+        ("--body-timeout", args.body_timeout),
     ):
         if not value > 0 or math.isinf(value):
             raise ValueError(f"{option} {value:g} is not above 0 (and finite)")
@@ -201,7 +210,7 @@ def run_serve(args) -> int:
     # uvicorn believes X-Forwarded-For from 127.0.0.1 unless told otherwise: behind no proxy, a local client
     # would then get a fresh new-game quota for every address it invents. Only the proxies named are believed.
     uvicorn.run(
-        create_app(service, args.new_games_per_minute),
+        create_app(service, args.new_games_per_minute, args.body_timeout),
         host=args.host,
         port=args.port,
         log_level="warning",
