@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import json
 import math
+import re
+from pathlib import Path
 from typing import get_args
 
 import numpy as np
@@ -17,6 +19,8 @@ from agents.benchmark.tracks import EVAL_SEED, TRACKS, TRAINING_SEEDS, track
 from agents.registry import find_policy
 from agents.solvers.optimal import expected_score
 from agents.training.config import TrainConfig, load_config
+
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
@@ -88,7 +92,7 @@ ALGORITHM_CONFIGS = {
     "ppo": "configs/benchmark/ppo_plain.yaml",
     "dqn": "configs/benchmark/dqn.yaml",
     "plan": "configs/benchmark/plan.yaml",
-    "plan2": "configs/plan2_yacht.yaml",
+    "plan2": "configs/benchmark/plan2.yaml",
     "planN": "configs/planN_yacht.yaml",
 }
 SMOKE_TRACKS = sorted(name for name, fixed in TRACKS.items() if not fixed.ranked)
@@ -117,6 +121,27 @@ def test_an_algorithm_runs_on_a_track_at_its_table_and_is_refused_in_one_line_el
     policy = bench_run.trained_policy(trained, model, fixed)  # the registry's policy of the run's model file
     assert trained == algorithm and policy == f"{algorithm}:{model}"
     find_policy(policy).check_plays_at(policy, fixed.seats)
+
+
+def baseline_entries() -> list[tuple[str, str, str]]:
+    """(track pattern, method, config) of every baseline tools/benchmark_baselines.sh runs."""
+    script = (ROOT / "tools" / "benchmark_baselines.sh").read_text()
+    found = []
+    for pattern, lists in re.findall(r"^\s*(\*[^)]*)\)\s*(.*?);;", script, flags=re.M):
+        for entry in re.findall(r"([A-Za-z0-9.+-]+):(configs/\S+\.yaml)", lists):
+            found.append((pattern, *entry))
+    return found
+
+
+def test_every_baseline_the_script_runs_is_set_to_each_of_its_ranked_tracks():
+    entries = baseline_entries()
+    assert {method for _, method, _ in entries} == {"plan", "dqn", "ppo-plain", "ppo-recipe", "ppo-duel", "plan2"}
+    for pattern, method, config in entries:
+        tracks = [fixed for fixed in TRACKS.values() if fixed.ranked and (fixed.seats > 1) == ("duel" in pattern)]
+        for fixed in tracks:
+            *_, steps, algorithm = bench_run.track_overrides(config, fixed, 0, [])
+            assert steps <= fixed.budget, (method, fixed.name)
+            bench_run.trained_policy(algorithm, ROOT / "model.safetensors", fixed)  # plays at the track's table
 
 
 @pytest.mark.slow
