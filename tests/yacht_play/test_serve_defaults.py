@@ -42,7 +42,7 @@ def started(monkeypatch):
             seen["agents"] = agents
 
     monkeypatch.setattr(games, "GameService", LoadsNothing)
-    monkeypatch.setattr(app, "create_app", lambda service, limit: None)
+    monkeypatch.setattr(app, "create_app", lambda service, limit, body_timeout: None)
     monkeypatch.setattr(uvicorn, "run", lambda served, **options: seen.update(options))
     monkeypatch.setattr(gc, "freeze", lambda: None)  # the server's own tuning, not this test process's
     return seen
