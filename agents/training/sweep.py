@@ -32,10 +32,11 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable, Literal, Sequence
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agents.training.budget import check_budget
 from agents.training.config import (
+    SIGNED_DECIMAL,
     ConfigError,
     TrainConfig,
     apply_override,
@@ -73,6 +74,23 @@ class Dimension(Spec):
     choice: list[Any] | None = None  # one value drawn per trial
     uniform: tuple[float, float] | None = None  # [low, high]
     loguniform: tuple[float, float] | None = None  # [low, high], both > 0
+
+    @field_validator("uniform", "loguniform", mode="before")
+    @classmethod
+    def finite_ends(cls, value):
+        """A range's ends as the config reads a number: a finite int or float, or its ASCII text (pydantic's lax
+        parsing would take ``true`` for 1, `` 1 `` and ``inf``).
+        """
+        if not isinstance(value, (list, tuple)):
+            return value  # pydantic names the shape
+        ends = []
+        for end in value:
+            if isinstance(end, str) and SIGNED_DECIMAL.fullmatch(end):
+                end = float(end)
+            if isinstance(end, bool) or not isinstance(end, (int, float)) or not math.isfinite(end):
+                raise ValueError(f"a range's ends are finite numbers in digits 0-9, got {shorten(end)}")
+            ends.append(end)
+        return ends
 
     @model_validator(mode="after")
     def one_kind(self):

@@ -68,6 +68,12 @@ def test_the_shipped_sweep_is_valid():
         ({"base": "nowhere.yaml"}, "base config 'nowhere.yaml' does not exist"),
         ({"space": {"ppo.learning_rate": {"loguniform": [0.0, 0.1]}}}, "needs low > 0"),
         ({"space": {"ppo.learning_rate": {"uniform": [0.1, 0.01]}}}, "needs low < high"),
+        # a range's ends are read as the config reads a number: no boolean, padded text, other digits or infinity
+        ({"space": {"ppo.learning_rate": {"uniform": [True, 2]}}}, "finite numbers.*True"),
+        ({"space": {"ppo.learning_rate": {"uniform": [" 1 ", "2"]}}}, "finite numbers.*' 1 '"),
+        ({"space": {"ppo.learning_rate": {"loguniform": ["١e-4", 0.1]}}}, "finite numbers"),
+        ({"space": {"ppo.learning_rate": {"uniform": [1, float("inf")]}}}, "finite numbers"),
+        ({"space": {"ppo.learning_rate": {"loguniform": [1e-4, "1e400"]}}}, "finite numbers"),
         ({"space": {"ppo.learning_rate": {"grid": [0.1], "choice": [0.2]}}}, "exactly one of"),
         ({"space": {"ppo.learning_rat": {"grid": [0.1]}}}, "unknown key 'ppo.learning_rat'"),
         ({"space": {"ppo.n_steps": {"choice": [64, -1]}}}, "ppo.n_steps.*-1"),
@@ -241,3 +247,9 @@ def test_ray_flags_go_with_sweep(monkeypatch):
 
     with pytest.raises(SystemExit, match="--ray-address and --ray-cpus go with --sweep"):
         train.main(["--config", "configs/quick.yaml", "--ray-cpus", "2"])
+
+
+def test_a_range_given_in_exponent_text_reads_as_its_numbers(tmp_path):
+    # YAML 1.1 reads 2e-4 (no point) as a string: the range takes it as the config takes any number in text
+    path = write_sweep(tmp_path, space={"ppo.learning_rate": {"loguniform": ["2e-4", "+3E-3"]}})
+    assert load_sweep(path).spec.space["ppo.learning_rate"].loguniform == (0.0002, 0.003)
