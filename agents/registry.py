@@ -29,7 +29,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from agents.learned.dqn import PREFIX as DQN_PREFIX
-from agents.learned.dqn import DQNPolicy, dqn_file_path
+from agents.learned.dqn import DQNPolicy, dqn_file_path, load_q_model
 from agents.learned.model_files import check_model_rules, read_model_file
 from agents.learned.plan import PREFIX as PLAN_PREFIX
 from agents.learned.plan import PlanPolicy
@@ -239,6 +239,13 @@ def _dqn(name, rules, encoding, seed):
     return DQNPolicy.load_named(name, rules=rules, encoding=encoding)
 
 
+def _dqn_at_table(name, num_players, rules, seed):
+    """A Q network at a table: read as the table it was trained at, or as it plays alone."""
+    model = load_q_model(name[len(DQN_PREFIX) :])
+    check_model_rules(model, name, rules)  # before the table reads its observations under the wrong rules
+    return model_policy(model, name, num_players, rules, solitaire=DQNPolicy)
+
+
 def _model(name, rules, encoding, seed):
     return PPOPolicy.load_named(name, rules=rules, encoding=encoding)
 
@@ -326,6 +333,7 @@ POLICIES: dict[str, PolicySpec] = {
             DQN_PREFIX,
             "a masked DQN's Q network (.safetensors): the legal action of highest value",
             _dqn,
+            _dqn_at_table,
             argument="PATH",
             rule_sets=dqn_file_rules,
             refusal=MODEL_REFUSAL,

@@ -11,7 +11,7 @@ for track in $TRACKS; do
   case $track in
     # the planning agent first, then the masked DQN, every seed (minutes each), then the PPO methods seed by seed (an
     # hour or more each)
-    *-duel-*) first="plan2:configs/benchmark/plan2.yaml"; methods="ppo-duel:configs/benchmark/ppo_duel.yaml" ;;
+    *-duel-*) first="plan2:configs/benchmark/plan2.yaml dqn:configs/benchmark/dqn.yaml"; methods="ppo-duel:configs/benchmark/ppo_duel.yaml ppo-plain:configs/benchmark/ppo_plain.yaml" ;;
     *) first="plan:configs/benchmark/plan.yaml dqn:configs/benchmark/dqn.yaml"; methods="ppo-plain:configs/benchmark/ppo_plain.yaml ppo-recipe:configs/benchmark/ppo_recipe.yaml" ;;
   esac
   for entry in $first; do

@@ -14,7 +14,7 @@ model, 2..5 for a model that reads a table), ``rules`` (a name of :data:`yacht_e
 since it was trained), ``num_actions``,
 ``net_arch`` (hidden layer widths), ``activation`` (``"relu"`` or ``"tanh"``). Version 1 files,
 written before models named their rule set's fingerprint, have no ``rules_fingerprint`` and play
-``"yacht"``. Version 3 adds the policy ``"q"`` (a solitaire observation only); files of the other policies are
+``"yacht"``. Version 3 adds the policy ``"q"`` (a Box observation, alone or at a table); files of the other policies are
 still written as version 2, which every reader since reads.
 
 A stable-baselines3 model records its rule set as the attributes ``yacht_rules`` and
@@ -377,8 +377,10 @@ def _check_metadata(meta, where: str) -> dict:
     players = meta["num_players"]
     if type(players) is not int or not 1 <= players <= MAX_PLAYERS:
         fail(f"num_players must be an integer 1..{MAX_PLAYERS}, got {players!r}")
-    if meta["policy"] in ("lookahead", "q") and (players != 1 or meta["observation_encoding"] == "dict"):
-        fail(f"a {meta['policy']} policy reads a solitaire Box observation: num_players 1 and an encoding other than dict")
+    if meta["policy"] == "lookahead" and (players != 1 or meta["observation_encoding"] == "dict"):
+        fail("a lookahead policy reads a solitaire Box observation: num_players 1 and an encoding other than dict")
+    if meta["policy"] == "q" and meta["observation_encoding"] == "dict":
+        fail("a q policy reads a Box observation: an encoding other than dict")
     if version == 1 and meta["rules"] != LEGACY_RULES:
         fail(f"rules must be {LEGACY_RULES!r} in a format_version 1 file, got {meta['rules']!r}")
     fingerprint = meta.get("rules_fingerprint")

@@ -57,9 +57,13 @@ class TablePPOPolicy(Policy):
         return predict_actions(self.model, self.name, observations, action_masks, self.deterministic)
 
 
-def model_policy(model, name: str, num_players: int, rules: RuleSet | None = None) -> Policy:
-    """The policy of an in-memory MaskablePPO model: a table policy if it reads the table, else solitaire."""
+def model_policy(
+    model, name: str, num_players: int, rules: RuleSet | None = None, solitaire: type[PPOPolicy] = PPOPolicy
+) -> Policy:
+    """The policy of an in-memory model (MaskablePPO, or a model file's network): a table policy if it reads the
+    table, else ``solitaire``'s (a Q network's: :class:`agents.learned.dqn.DQNPolicy`).
+    """
     rules = rule_set(rules)
     if is_solitaire_space(model.observation_space, rules):
-        return PPOPolicy(model, name, rules=rules)
+        return solitaire(model, name, rules=rules)
     return TablePPOPolicy(model, name, rules=rules, num_players=num_players)

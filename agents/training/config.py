@@ -400,7 +400,7 @@ class TrainConfig(Section):
     name: str = "run"  # the run folder under the runs folder: a plain name, no path
     seed: int = Field(0, ge=0, lt=2**32)
     # plan: the planning agent; plan2: the two-player planner (a table of two); planN: the table planner (2 to 5
-    # seats, any rules); their steps are self-play games. dqn: a DQN masked to the legal actions (solitaire)
+    # seats, any rules); their steps are self-play games. dqn: a DQN masked to the legal actions (alone or at a table)
     algorithm: Literal["ppo", "plan", "plan2", "planN", "dqn"] = "ppo"
     env: EnvConfig = Field(default_factory=EnvConfig)
     ppo: PPOConfig = Field(default_factory=PPOConfig)
@@ -475,15 +475,10 @@ class TrainConfig(Section):
         return self
 
     @model_validator(mode="after")
-    def dqn_plays_alone(self):
-        """Check that a DQN run is solitaire on a Box observation (its file format's Q networks read one)."""
-        if self.algorithm != "dqn":
-            return self
-        if self.env.num_players != 1 or self.env.observation_encoding == "dict":
-            raise ValueError(
-                "algorithm 'dqn' trains a solitaire agent on a Box observation: needs env.num_players 1 and an "
-                f"encoding other than dict, got {self.env.num_players} and {self.env.observation_encoding!r}"
-            )
+    def dqn_reads_a_box(self):
+        """Check that a DQN run reads a Box observation (its file format's Q networks read one), alone or at a table."""
+        if self.algorithm == "dqn" and self.env.observation_encoding == "dict":
+            raise ValueError("algorithm 'dqn' trains on a Box observation: needs an encoding other than dict, got 'dict'")
         return self
 
     @model_validator(mode="after")

@@ -1,4 +1,4 @@
-"""Training a masked DQN (``algorithm: dqn``): stable-baselines3's DQN on the legal actions only, a solitaire baseline.
+"""Training a masked DQN (``algorithm: dqn``): stable-baselines3's DQN on the legal actions only, alone or at a table.
 
 The model is :mod:`agents.training.dqn_model` (greedy choice, exploration and TD target over the legal actions) in
 the env of :mod:`agents.training.dqn_env` (observations that carry their legal actions into the replay buffer).
@@ -7,10 +7,11 @@ The run folder is a PPO run's (train.py): config.yaml, tb/ (TensorBoard), checkp
 ``run.checkpoint_every`` steps and at the end, written atomically) with checkpoints/replay.npz (the replay buffer of
 the latest one, :mod:`agents.training.dqn_replay`), learning_curve.csv, model.safetensors (the online Q network as an
 inference model file of policy ``"q"``, :mod:`agents.learned.model_files`, played as ``dqn:PATH``) and eval.json.
-Every evaluation, periodic or final, plays the Q network through :class:`agents.learned.dqn.DQNPolicy`, as the file
-is played. ``--resume`` continues from the last checkpoint: the network, its target, the optimizer, the step count,
-the exploration's random state and the replay buffer, with the learning rate rebuilt from the config; a run that
-has its model.safetensors only finishes its final evaluation.
+Every evaluation, periodic or final, plays the Q network as the file is played (``dqn:PATH``): alone against the
+optimum, or at the config's table against its opponents (win rate and mean score, as a PPO run at a table).
+``--resume`` continues from the last checkpoint: the network, its target, the optimizer, the step count, the
+exploration's random state and the replay buffer, with the learning rate rebuilt from the config; a run that has its
+model.safetensors only finishes its final evaluation.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ from pathlib import Path
 import numpy as np
 
 from agents.evaluate import evaluate, evaluate_policies, print_table, save_json
+from agents.evaluation.tournament import evaluate_model_at_table, print_tournament, save_tournament_json, tournament
 from agents.learned.dqn import PREFIX, DQNPolicy
 from agents.learned.model_files import (
     InferenceModel,
@@ -147,13 +149,32 @@ class Checkpoints(BaseCallback):
 
 def q_policy(model: MaskedDQN, config: TrainConfig, name: str = "dqn") -> DQNPolicy:
     """The model's online Q network as the policy a ``dqn:`` file of it plays (the same tensors, read the same way)."""
+    return DQNPolicy(q_network(model), name, rules=config.env.rules, encoding=config.env.observation_encoding)
+
+
+def q_network(model: MaskedDQN) -> InferenceModel:
+    """The model's online Q network as a model file holds it (the same tensors, read the same way)."""
     metadata, tensors = model_metadata(model)
-    network = InferenceModel(metadata, tensors)
-    return DQNPolicy(network, name, rules=config.env.rules, encoding=config.env.observation_encoding)
+    return InferenceModel(metadata, tensors)
+
+
+def evaluation_figures(model: MaskedDQN, config: TrainConfig, games: int, seed: int) -> dict[str, str]:
+    """The Q network's figures on ``games`` games: against the optimum alone, or its win rate and mean score at the
+    config's table (train.py's figures for either).
+    """
+    env = config.env
+    if env.num_players > 1:
+        result = evaluate_model_at_table(q_network(model), "dqn", list(env.opponents), games, seed, rules=env.rules)[0]
+        learner = result.standings[0]
+        return {"win_rate": f"{learner.win_rate:.4f}", "mean_score": f"{learner.mean_score:.3f}"}
+    rules = rule_set(env.rules)
+    return solitaire_figures(evaluate_policies({"dqn": q_policy(model, config)}, games, seed, rules)[0][0])
 
 
 class PeriodicEvaluation(BaseCallback):
-    """Every ``run.eval_every`` steps: the Q network against the optimum; logged to TensorBoard and learning_curve.csv."""
+    """Every ``run.eval_every`` steps: the Q network's figures (:func:`evaluation_figures`); logged to TensorBoard and
+    learning_curve.csv.
+    """
 
     def __init__(self, config: TrainConfig, run_dir: Path, elapsed_before: float):
         super().__init__()
@@ -167,8 +188,7 @@ class PeriodicEvaluation(BaseCallback):
     def _on_step(self):
         if self.num_timesteps >= self.next_at:
             run = self.config.run
-            games, seed, rules = run.eval_games, run.eval_seed, rule_set(self.config.env.rules)
-            figures = solitaire_figures(evaluate_policies({"dqn": q_policy(self.model, self.config)}, games, seed, rules)[0][0])
+            figures = evaluation_figures(self.model, self.config, run.eval_games, run.eval_seed)
             for key, value in figures.items():
                 self.logger.record(f"eval/{key}", float(value))
             self.logger.dump(self.num_timesteps)
@@ -234,6 +254,11 @@ def finish_dqn(config: TrainConfig, run_dir: Path) -> None:
     name = f"{PREFIX}{path}"
     print(f"model: {path} (play it as {name})")
     games, seed, rules = config.run.final_eval_games, config.run.eval_seed, rule_set(config.env.rules)
+    if config.env.num_players > 1:  # at the table it was trained at, against its opponents
+        result, _ = tournament([name, *config.env.opponents], games, seed, rules=rules)
+        print_tournament(result)
+        save_tournament_json(run_dir / "eval.json", result)
+        return
     summaries = evaluate([name, *default_policies()], games, seed, rules)[0]
     print(f"rules: {config.env.rules}")
     print_table(summaries, expected_score(rules), games, seed, rules)

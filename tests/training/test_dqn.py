@@ -18,7 +18,7 @@ from stable_baselines3.common.logger import Logger
 from agents.learned.legal_q import greedy_actions
 from agents.learned.model_files import METADATA_KEY, ModelLoadError
 from agents.policies.guard import unguarded
-from agents.registry import make_policy
+from agents.registry import make_policy, make_table_policy
 from agents.training.config import ConfigError, load_config
 from agents.training.dqn_env import MASK, OBSERVATION, LegalActionsObservation
 from agents.training.dqn_model import MaskedDQN, MaskedDQNPolicy
@@ -200,8 +200,8 @@ def test_the_td_target_is_the_reward_plus_gamma_times_the_best_legal_next_value(
 @pytest.mark.parametrize(
     "overrides, message",
     [
-        (["env.num_players=2", "env.opponents=[optimal]"], "algorithm 'dqn' trains a solitaire agent on a Box observation"),
-        (["env.observation_encoding=dict"], "algorithm 'dqn' trains a solitaire agent on a Box observation"),
+        (["env.observation_encoding=dict"], "algorithm 'dqn' trains on a Box observation: needs an encoding other than dict"),
+        (["env.num_players=2", "env.opponents=[optimal]", "env.observation_encoding=dict"], "algorithm 'dqn' trains on a Box"),
         (["dqn.exploration_fraction=0"], "dqn.exploration_fraction: Input should be greater than 0"),
         (["dqn.exploration_final_eps=1.5"], "dqn.exploration_final_eps: Input should be less than or equal to 1"),
         (["dqn.buffer_size=0"], "dqn.buffer_size: Input should be greater than or equal to 1"),
@@ -273,6 +273,31 @@ def test_a_tiny_run_writes_a_model_file_that_dqn_plays_legally(tiny_run):
     assert f"dqn:{path}" in json.dumps(evaluated)
 
 
+def test_a_table_run_trains_a_q_network_that_reads_the_table_and_is_judged_at_it(tmp_path):
+    runs = tmp_path / "runs"
+    config = tmp_path / "table.yaml"
+    config.write_text("name: table\n")
+    table = ["env.num_players=2", "env.opponents=[greedy]", "env.vectorized=false", "dqn.total_timesteps=1200"]
+    train_main(["--config", str(config), "--runs-dir", str(runs), *TINY, *table])
+    path = runs / "table" / "model.safetensors"
+    with safe_open(str(path), framework="pt") as handle:
+        meta = json.loads(handle.metadata()[METADATA_KEY])
+    assert meta["policy"] == "q" and meta["num_players"] == 2  # it reads the other seat's totals and open rows
+    result = json.loads((runs / "table" / "eval.json").read_text())
+    assert result["table"] == [f"dqn:{path}", "greedy"] and result["games"] == 4
+    assert sum(seat["win_rate"] for seat in result["standings"]) == pytest.approx(1.0)
+    with (runs / "table" / "learning_curve.csv").open() as handle:
+        header = handle.readline().strip().split(",")
+    assert header == ["steps", "wall_seconds", "win_rate", "mean_score"]
+    # by name, at a table of two it reads the table; alone, or at a table of three, it is refused in one line
+    policy = make_table_policy(f"dqn:{path}", 2)
+    assert unguarded(policy).table_encoding.num_players == 2
+    for build in (lambda: make_policy(f"dqn:{path}"), lambda: make_table_policy(f"dqn:{path}", 3)):
+        with pytest.raises((ModelLoadError, ValueError)) as error:
+            build()
+        assert "\n" not in str(error.value)
+
+
 def test_each_prefix_refuses_the_other_kind_of_network_in_one_line(tiny_run):
     path = tiny_run / "model.safetensors"
     with pytest.raises(ModelLoadError, match=r"is a Q network .* play it as dqn:") as error:
@@ -295,7 +320,9 @@ def rewrite(source: Path, target: Path, change) -> Path:
     "change, message",
     [
         (lambda meta, tensors: meta.update(format_version=2), "policy 'q' needs format_version 3 or later, got 2"),
-        (lambda meta, tensors: meta.update(num_players=2), "a q policy reads a solitaire Box observation"),
+        (lambda meta, tensors: meta.update(observation_encoding="dict"), "a q policy reads a Box observation"),
+        # a table's observation is wider than the solitaire one the network was trained on
+        (lambda meta, tensors: meta.update(num_players=2), r"policy.0.weight has shape \(32, 63\), expected \(32, 77\)"),
         (lambda meta, tensors: meta.update(lookahead_temperature=0.3), "lookahead_temperature must be null for policy 'q'"),
         (lambda meta, tensors: meta.update(format_version=4), "format_version 4 is newer"),
         (lambda meta, tensors: tensors.update({"action.weight": tensors["action.weight"][:40]}), r"action.weight has shape \(40"),
