@@ -196,3 +196,108 @@ def test_a_policy_s_top_choice_is_the_keep_it_gives_most_probability_over_every_
     agree, log_p = likeness.agreement_and_likelihood(Spread(), where, YACHT)
     assert agree.tolist() == [1.0, 1.0, 0.0]
     assert log_p == pytest.approx(np.log([0.6, 0.6, 0.4]))
+
+
+class Certain:
+    """Probability 1 on scoring the first row (action 32), 0 on every other action: a policy of probabilities only."""
+
+    def __init__(self):
+        from agents.policies.policy import OptimalPolicy
+
+        self.encoding = OptimalPolicy().encoding
+
+    def action_probabilities(self, observations, action_masks):
+        p = np.zeros(action_masks.shape)
+        p[:, 32] = 1.0
+        return p
+
+
+def test_a_choice_of_probability_zero_counts_at_the_floor_and_the_likelihood_interval_ends_at_zero():
+    """Ann takes the policy's certain choice five times (log 1 = 0), Bob five times a choice it never makes (log 0,
+    counted as log FLOOR = L): a mean of L/2. Over decisions, five 0s and five Ls have a standard deviation of
+    |L| sqrt(10) / 6, so the interval is L/2 +- Z95 |L| / 6; over the two people, the half-width is
+    Z95 sqrt(2 * 2 (5 L/2)**2) / 10 = Z95 |L| / 2, whose upper end passes 0, where no log-likelihood can be."""
+    z95, floor = 1.959963984540054, math.log(1e-9)
+    where = positions([(1, 1, 3, 4, 5)] * 10, [32] * 5 + [33] * 5)
+    where.players = 2
+    _, log_p = likeness.agreement_and_likelihood(Certain(), where, YACHT)
+    assert log_p == pytest.approx([0.0] * 5 + [floor] * 5)
+    bands = np.array(["a"] * 10)
+    pooled = likeness.likeness_of("certain", Certain(), where, bands, {"a": 2}, YACHT).log_likelihood
+    assert (pooled.mean, pooled.low, pooled.high) == pytest.approx(
+        (floor / 2, floor / 2 + z95 * floor / 6, floor / 2 - z95 * floor / 6)
+    )
+    where.people = np.array(["Ann"] * 5 + ["Bob"] * 5)
+    entry = likeness.likeness_of("certain", Certain(), where, bands, {"a": 2}, YACHT)
+    for clustered in (entry.log_likelihood, entry.by_band[0].log_likelihood):
+        assert (clustered.mean, clustered.low, clustered.high) == pytest.approx((floor / 2, floor / 2 * (1 + z95), 0.0))
+
+
+def test_a_policy_that_plays_alone_is_built_and_one_that_reads_the_table_is_not():
+    for name in ("random", "optimal", "softmax:2"):
+        policy, note = likeness.build_policy(name, YACHT, None)
+        assert policy is not None and note is None, (name, note)
+    for name in ("win", "target:200"):  # win plays only at a table; target:T plays alone too, but reads its total
+        policy, note = likeness.build_policy(name, YACHT, None)
+        assert policy is None and "plays only at a table" in note, name
+
+
+def registered(monkeypatch, name: str, build) -> None:
+    """``name`` a policy of one's own for this test, as :func:`agents.registry.register` adds one."""
+    from agents import registry
+
+    monkeypatch.setitem(registry.POLICIES, name, registry.PolicySpec(name, "a test's own", build))
+
+
+def test_a_policy_that_fails_to_build_is_noted_with_the_first_line_of_why(monkeypatch):
+    def unreadable(name, rules, encoding, seed):
+        raise OSError("cannot read the model\nthe traceback's second line")
+
+    def silent(name, rules, encoding, seed):
+        raise RuntimeError
+
+    registered(monkeypatch, "unreadable", unreadable)
+    registered(monkeypatch, "silent", silent)
+    assert likeness.build_policy("unreadable", YACHT, None) == (None, "OSError: cannot read the model")
+    policy, note = likeness.build_policy("silent", YACHT, None)
+    assert policy is None and note.startswith("RuntimeError")
+
+
+def test_a_policy_that_cannot_choose_is_noted_under_its_label_and_only_softmax_fit_names_a_temperature(monkeypatch):
+    """A policy whose probabilities are NaN, or which raises where it must choose (the guard's fallback then plays
+    for it), is noted rather than measured; the note names it by its label. Measured policies other than
+    ``softmax:fit`` have no temperature, whatever their names."""
+    from agents.policies.policy import OptimalPolicy, Policy
+
+    class NanProbabilities(Policy):
+        name = "nan-probabilities"
+
+        def act_batch(self, observations, action_masks):
+            return np.full(len(action_masks), 32, dtype=np.int64)
+
+        def action_probabilities(self, observations, action_masks):
+            return np.full(action_masks.shape, np.nan)
+
+    class Raises(Policy):
+        name = "raises"
+
+        def act_batch(self, observations, action_masks):
+            raise RuntimeError("lost its way")
+
+    class Zigzag(OptimalPolicy):
+        name = "zigzag"
+
+    registered(monkeypatch, "nan-probabilities", lambda name, rules, encoding, seed: NanProbabilities(rules, encoding))
+    registered(monkeypatch, "raises", lambda name, rules, encoding, seed: Raises(rules, encoding))
+    registered(monkeypatch, "zigzag", lambda name, rules, encoding, seed: Zigzag(rules, encoding))
+    where = positions([(1, 2, 3, 4, 5)], [0])
+    where.actions[0] = int(np.argmax(where.q[0]))  # the person plays the optimum's choice
+    names = [("Nan", "nan-probabilities"), ("Raiser", "raises"), ("Zig", "zigzag"), ("Best", "optimal")]
+    names += [("Fit", likeness.FIT)]
+    table = likeness.likeness_table(names, where, np.array(["b"]), {"b": 1}, YACHT, 1.5)
+    nan, raiser = table[0], table[1]
+    assert isinstance(nan, PolicyNotMeasured) and nan.note.startswith("policy Nan gives no probabilities at ")
+    assert isinstance(raiser, PolicyNotMeasured) and raiser.note.startswith("policy Raiser could not choose at ")
+    assert raiser.note.endswith(": lost its way")
+    assert [(row.policy, row.temperature) for row in table[2:]] == [("Zig", None), ("Best", None), ("Fit", 1.5)]
+    assert [row.top1.mean for row in table[2:]] == [1.0, 1.0, 1.0]  # each plays a best choice

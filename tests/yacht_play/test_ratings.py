@@ -119,3 +119,45 @@ def test_solitaire_games_between_the_tables_change_no_bootstrap_draw():
 def test_400_points_apart_is_a_factor_of_ten_in_the_odds():
     assert ratings.win_probability(1400.0, 1000.0) == pytest.approx(10 / 11, rel=1e-12)
     assert ratings.win_probability(1000.0, 1000.0) == 0.5
+
+
+def test_two_wins_in_three_is_the_gap_at_which_the_penalized_likelihood_is_flat():
+    """Two players, one pair result per game: the prior pulls both ratings alike toward 0, so ``r = (d/2, -d/2)`` and
+    the gap ``d`` (logits) solves ``2 - 3 p(d) = PRIOR d / 2``: the wins less their expected number, against the
+    prior's pull. Solved here by bisection; the fit gives it in Elo points, and its ratings predict ``p(d)`` back."""
+    games = [game(("greedy", "agent", 200), ("ann", "human", 150))] * 2 + [game(("greedy", "agent", 100), ("ann", "human", 150))]
+    by_name = {p.name: p.rating.mean for p in ratings.rate(games, bootstrap=0).players}
+    flat = lambda d: 2 - 3 / (1 + math.exp(-d)) - ratings.PRIOR * d / 2  # noqa: E731
+    low, high = 0.0, math.log(2)  # flat > 0 at 0; < 0 at log 2 (the odds without the prior)
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if flat(middle) > 0 else (low, middle)
+    d = (low + high) / 2
+    assert by_name["greedy"] - by_name["ann"] == pytest.approx(400 * math.log10(math.e) * d, rel=1e-9)
+    assert ratings.win_probability(by_name["greedy"], by_name["ann"]) == pytest.approx(1 / (1 + math.exp(-d)), rel=1e-9)
+
+
+def test_the_same_policy_twice_at_a_table_still_meets_every_other_seat():
+    """Only the pair of the two seats of one policy is left out: each of them still has its result against the person."""
+    pairs = ratings.PairResults.of([game(("greedy", "agent", 200), ("greedy", "agent", 100), ("ann", "human", 150))])
+    assert pairs.players == [("agent", "greedy"), ("human", "ann")]
+    assert list(zip(pairs.first.tolist(), pairs.second.tolist(), pairs.result.tolist())) == [(0, 1, 1.0), (0, 1, 0.0)]
+
+
+def test_each_player_is_rated_as_its_kind_and_only_agents_are_compared_with_people():
+    games = [game(("greedy", "agent", 200), ("ann", "human", 150))] * 2 + [game(("ann", "human", 150), ("bob", "human", 120))]
+    games += [game(("optimal", "agent", 250), ("greedy", "agent", 200))]  # against no person: no comparison
+    out = ratings.rate(games, bootstrap=0)
+    assert {p.name: p.kind for p in out.players} == {"greedy": "agent", "optimal": "agent", "ann": "human", "bob": "human"}
+    assert [(p.policy, p.pairs, p.observed) for p in out.agents_vs_people] == [("greedy", 2, 1.0)]
+
+
+def test_without_threadpoolctl_the_ratings_are_the_same(monkeypatch):
+    """threadpoolctl only keeps the solves on one thread: where it is not installed, the fit runs as it is."""
+    import sys
+
+    games = [game(("greedy", "agent", 200), ("ann", "human", 150)), game(("greedy", "agent", 100), ("ann", "human", 150))]
+    games += [game(("optimal", "agent", 250), ("ann", "human", 150))]
+    with_it = ratings.rate(games, bootstrap=10)
+    monkeypatch.setitem(sys.modules, "threadpoolctl", None)  # importing it now raises ImportError
+    assert ratings.rate(games, bootstrap=10) == with_it
