@@ -14,9 +14,10 @@ from agents.policies.guard import unguarded
 from agents.policies.policy import OptimalPolicy
 from agents.registry import check_plays_rules, make_policy
 from agents.solvers.optimal import solve
+from agents.solvers.sheet_solver import reachable_states
 from agents.training.plan_games import GamePlayer
 from agents.training.plan_train import learn
-from agents.training.plan_values import NetValue, TabularValue, features, upper_row_maxima
+from agents.training.plan_values import NetValue, TabularValue, features, follow_schedule, state_parts, upper_row_maxima
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import RULE_SETS, UPPER_ROWS, YACHT, Category, RuleSet, rule_set, total
 
@@ -98,6 +99,89 @@ def test_the_network_s_features_of_every_sheet_as_the_module_defines_them(featur
             expected += [(0.6 * most - need) / 12, (most - need) / 12]
         np.testing.assert_allclose(got[state], expected, rtol=1e-6, err_msg=str((open_bits, u, y)))
     assert got[:, 5].sum() == sheets * boxes  # the threshold reached: one upper subtotal of each sheet
+
+
+ONES_ALONE = 3 * (1 - (5 / 6) ** 3)
+"""Ones being the one row open, 3 dice, 3 rolls: keep every one, so each die ends a one with chance 1 - (5/6)**3."""
+
+
+def test_state_parts_splits_a_flat_index_into_open_rows_upper_subtotal_and_yahtzee_box():
+    """The flat index is (S * U + u) * Y + y, so a Yahtzee box (Y = 2) interleaves the subtotals."""
+    shape = (8, 5, 2)
+    expected = [(s, u, y) for s in range(8) for u in range(5) for y in range(2)]
+    flat = [(s * 5 + u) * 2 + y for s, u, y in expected]
+    open_bits, upper, yahtzee = state_parts(shape, np.array(flat))
+    assert list(zip(open_bits.tolist(), upper.tolist(), yahtzee.tolist(), strict=True)) == expected
+    assert upper.dtype == np.int64
+
+
+def test_features_of_a_rule_set_without_a_bonus_never_reach_a_threshold():
+    """Without an upper bonus the subtotal is always 0 and there is no threshold: both its features stay 0."""
+    player = GamePlayer(TINY)
+    assert player.shape == (16, 1, 1)
+    got = features(player.shape, 4, np.arange(16))
+    for open_bits in range(16):
+        rows = [float(open_bits >> c & 1) for c in range(4)]
+        np.testing.assert_allclose(got[open_bits], [*rows, 0.0, 0.0, 0.0, sum(rows) / 4], err_msg=str(open_bits))
+
+
+def test_the_learning_rate_follows_the_schedule_clamped_to_its_ends():
+    weights = [torch.nn.Parameter(torch.zeros(1)), torch.nn.Parameter(torch.zeros(1))]
+    optimizer = torch.optim.Adam([{"params": [weights[0]]}, {"params": [weights[1]]}], lr=1.0)
+    for progress, rate in [(0.0, 4.0), (0.25, 3.5), (0.5, 3.0), (1.0, 2.0), (-0.5, 4.0), (3.0, 2.0)]:
+        follow_schedule(optimizer, (4.0, 2.0), progress)
+        assert [group["lr"] for group in optimizer.param_groups] == [rate, rate], progress
+
+
+def test_a_table_s_learning_returns_the_mean_absolute_change_of_its_values():
+    player = GamePlayer(TINY)
+    model = TabularValue(player)
+    ones_open = np.array([0b0001])
+    assert model.learn(ones_open) == pytest.approx(ONES_ALONE)  # from 0 to its value
+    assert model.sheet_values()[1, 0, 0] == pytest.approx(ONES_ALONE)
+    assert model.learn(ones_open) == 0.0  # its backup reads only the full sheet: nothing left to change
+
+
+def small_net(player, replay: int = 100, epochs: int = 2):
+    return NetValue(player, [8], learning_rate=1e-2, epochs=epochs, batch_size=4, replay=replay, seed=0)
+
+
+def test_a_network_s_output_is_read_in_hundreds_of_points(one_torch_thread):
+    """Checkpoints keep the network's weights: the unit of its output must not change under a saved run."""
+    player = GamePlayer(TINY_BONUS)
+    model = small_net(player)
+    with torch.no_grad():
+        model.net[-1].weight.zero_()
+        model.net[-1].bias.fill_(1.0)
+    model.restore(model.tensors())
+    reachable = reachable_states(TINY_BONUS)
+    values = model.sheet_values()
+    np.testing.assert_array_equal(values[1:][reachable[1:]], 100.0)  # copies of a shared value included
+    np.testing.assert_array_equal(values[1:][~reachable[1:]], 0.0)
+    np.testing.assert_array_equal(values[0], 0.0)  # the full sheet: nothing more to score
+
+
+def test_a_network_s_loss_is_in_squared_points(one_torch_thread):
+    """A network that outputs 0, fitted to one sheet: its one minibatch's loss is the sheet's backup squared."""
+    player = GamePlayer(TINY_BONUS)
+    model = small_net(player, epochs=1)  # one minibatch, its loss taken before the step
+    with torch.no_grad():
+        model.net[-1].weight.zero_()
+        model.net[-1].bias.zero_()
+    _, uppers, boxes = player.shape
+    ones_open_nothing_scored = (0b0001 * uppers + 0) * boxes + 0  # 3 ones at most: the bonus's 12 out of reach
+    assert model.learn(np.array([ones_open_nothing_scored])) == pytest.approx(ONES_ALONE**2, rel=1e-5)
+
+
+def test_a_replay_filled_to_its_size_trains_as_one_with_room_left(one_torch_thread):
+    """Only a replay over its size is subsampled (drawing from the model's generator, so changing what follows)."""
+    player = GamePlayer(TINY_BONUS)
+    _, uppers, boxes = player.shape
+    states = np.arange(1, 16) * uppers * boxes  # every sheet with a row open, nothing scored in the upper rows
+    full, roomy = small_net(player, replay=len(states)), small_net(player, replay=len(states) + 1)
+    full.learn(states)
+    roomy.learn(states)
+    np.testing.assert_array_equal(full.sheet_values(), roomy.sheet_values())
 
 
 def test_a_network_learns_the_value_of_a_small_bonus_rule_set_within_half_a_point(one_torch_thread):
