@@ -129,6 +129,47 @@ def test_a_partial_exploration_rate_leaves_the_greedy_action_that_share_of_the_t
     assert np.isin(actions, legal).all()
 
 
+def equal_observations_with_legal(legal: np.ndarray, draws: int, seed: int) -> dict:
+    masks = np.zeros((draws, NUM_ACTIONS), dtype=np.int8)
+    masks[:, legal] = 1
+    same = np.repeat(np.random.default_rng(seed).random((1, OBS_WIDTH), dtype=np.float32), draws, axis=0)
+    return {OBSERVATION: same, MASK: masks}
+
+
+def test_predict_explores_unless_told_to_be_deterministic(model):
+    """sb3's callers (collect_rollouts among them) may leave ``deterministic`` out: exploring is the default."""
+    observations = equal_observations_with_legal(np.array([6, 12, 19, 40]), 200, seed=4)
+    model.exploration_rate = 1.0
+    try:
+        actions, _ = model.predict(observations)
+    finally:
+        model.exploration_rate = 0.0
+    # all 200 uniform draws among 4 legal actions landing on one action has chance 4 ** -199
+    assert len(set(actions.tolist())) > 1
+
+
+def test_a_deterministic_prediction_is_greedy_whatever_the_exploration_rate(model):
+    observations = equal_observations_with_legal(np.array([7, 14, 21, 28]), 200, seed=5)
+    greedy, _ = model.predict(observations, deterministic=True)  # at the fixture's rate 0
+    model.exploration_rate = 1.0
+    try:
+        actions, _ = model.predict(observations, deterministic=True)
+    finally:
+        model.exploration_rate = 0.0
+    assert len(set(greedy.tolist())) == 1
+    np.testing.assert_array_equal(actions, greedy)
+
+
+def test_a_prediction_at_exploration_rate_0_draws_nothing_from_the_exploration_stream(model):
+    """The stream is saved with the model for a resumed run to draw on where it stopped: steps that cannot explore
+    leave it where it was, so the exploring draws that follow them are the same however many there were."""
+    observations = equal_observations_with_legal(np.array([3, 10, 36]), 50, seed=6)
+    model.exploration_rate = 0.0
+    before = model.exploration_rng.bit_generator.state
+    model.predict(observations, deterministic=False)
+    assert model.exploration_rng.bit_generator.state == before
+
+
 def test_from_the_step_learning_starts_on_the_actions_are_the_policy_s_own(model):
     legal = np.array([4, 9, 26])
     draws = 200
