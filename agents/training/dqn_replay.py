@@ -14,6 +14,7 @@ shape checked against the buffer it is read into; anything else is a ``ModelLoad
 from __future__ import annotations
 
 from pathlib import Path
+from zipfile import BadZipFile
 
 import numpy as np
 
@@ -24,6 +25,9 @@ from yacht_env.bounded_input import InputBoundsError, check_regular_file
 REPLAY_NAME = "replay.npz"
 MAX_REPLAY_BYTES = 64 * 2**30  # far above any buffer the budget check lets a machine hold
 ARRAYS = ("actions", "rewards", "dones", "timeouts")
+# What reading a file that is not a whole replay.npz raises: a size or kind refused, a read error, not a .npz at all,
+# or zipfile's own for a cut or altered archive (a bad central directory, an unknown compression, an encrypted member).
+UNREADABLE = (InputBoundsError, OSError, ValueError, EOFError, BadZipFile, NotImplementedError, RuntimeError)
 
 
 def buffer_arrays(buffer) -> dict[str, np.ndarray]:
@@ -63,7 +67,7 @@ def load_replay(buffer, folder: Path, steps: int) -> bool:
         check_regular_file(path, MAX_REPLAY_BYTES)
         with np.load(path, allow_pickle=False) as data:
             saved = {name: data[name] for name in data.files}
-    except (InputBoundsError, OSError, ValueError, EOFError) as error:
+    except UNREADABLE as error:
         detail = str(error).splitlines()[0] if str(error) else type(error).__name__
         raise ModelLoadError(f"{where} cannot be read: {detail[:200]}") from None
     state = check_state(saved, buffer, where)
