@@ -1,0 +1,47 @@
+"""The checkpoints of a stable-baselines3 run (checkpoints/step_<N>.zip): names refused before a run starts or resumes,
+and the one a resume continues from."""
+
+from pathlib import Path
+
+import pytest
+
+from agents.training.checkpoints import check_checkpoint_names, latest_checkpoint
+from agents.training.config import ConfigError
+
+ADVICE = "is not named step_<N>.zip with N its steps: rename it, or move it out of checkpoints/"
+
+
+def run_with(run_dir: Path, *names: str) -> Path:
+    (run_dir / "checkpoints").mkdir(parents=True)
+    for name in names:
+        (run_dir / "checkpoints" / name).write_bytes(b"PK")
+    return run_dir
+
+
+@pytest.mark.parametrize("bad", ["step_abc.zip", "step_.zip", "step_1_2.zip", "step_-5.zip", "step_1234567890123456.zip"])
+def test_a_checkpoint_name_without_a_step_count_is_refused_in_one_line(tmp_path, bad):
+    run = run_with(tmp_path / "run", "step_512.zip", bad)
+    with pytest.raises(ConfigError) as error:
+        check_checkpoint_names(run)
+    assert str(error.value) == f"checkpoint {str(run / 'checkpoints' / bad)!r} {ADVICE}"
+
+
+def test_checkpoints_named_by_their_steps_pass(tmp_path):
+    run = run_with(tmp_path / "run", "step_0.zip", "step_512.zip", "step_999999999999999.zip", "replay.npz", "step_7.zip.part")
+    check_checkpoint_names(run)  # nothing raised
+    check_checkpoint_names(tmp_path / "new")  # a run not started yet has no checkpoints folder
+
+
+def test_a_long_checkpoint_path_is_shown_cut_to_300_characters_with_its_length(tmp_path):
+    run = run_with(tmp_path / ("r" * 250), "step_x.zip")
+    path = str(run / "checkpoints" / "step_x.zip")
+    assert len(path) > 301
+    with pytest.raises(ConfigError) as error:
+        check_checkpoint_names(run)
+    assert str(error.value) == f"checkpoint {path[:300]!r}... ({len(path):,} characters) {ADVICE}"
+
+
+def test_a_resume_continues_from_the_checkpoint_of_most_steps_by_number_not_by_name(tmp_path):
+    run = run_with(tmp_path / "run", "step_999.zip", "step_1000.zip", "step_64.zip")
+    assert latest_checkpoint(run) == run / "checkpoints" / "step_1000.zip"
+    assert latest_checkpoint(run_with(tmp_path / "empty")) is None
