@@ -30,6 +30,9 @@ def check_checkpoint_names(run_dir: Path) -> None:
 
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
-    """The run's checkpoint of most steps, or None if it has none."""
+    """The run's checkpoint of most steps, or None if it has none; ``ConfigError`` for a name that holds no step
+    count (checked here too, so that every resume is guarded, a sweep trial's as train.py's).
+    """
+    check_checkpoint_names(run_dir)
     checkpoints = sorted((run_dir / "checkpoints").glob("step_*.zip"), key=checkpoint_steps)
     return checkpoints[-1] if checkpoints else None

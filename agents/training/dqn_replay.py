@@ -23,7 +23,7 @@ from yacht_env.atomic_files import write_atomically
 from yacht_env.bounded_input import InputBoundsError, check_regular_file
 
 REPLAY_NAME = "replay.npz"
-MAX_REPLAY_BYTES = 64 * 2**30  # far above any buffer the budget check lets a machine hold
+MAX_REPLAY_BYTES = 64 * 2**30  # above any buffer a config allows (the largest, 1e8 Yatzy features transitions: 63.5 GiB)
 ARRAYS = ("actions", "rewards", "dones", "timeouts")
 # What reading a file that is not a whole replay.npz raises: a size or kind refused, a read error, not a .npz at all,
 # or zipfile's own for a cut or altered archive (a bad central directory, an unknown compression, an encrypted member).

@@ -21,9 +21,10 @@ def run_with(run_dir: Path, *names: str) -> Path:
 @pytest.mark.parametrize("bad", ["step_abc.zip", "step_.zip", "step_1_2.zip", "step_-5.zip", "step_1234567890123456.zip"])
 def test_a_checkpoint_name_without_a_step_count_is_refused_in_one_line(tmp_path, bad):
     run = run_with(tmp_path / "run", "step_512.zip", bad)
-    with pytest.raises(ConfigError) as error:
-        check_checkpoint_names(run)
-    assert str(error.value) == f"checkpoint {str(run / 'checkpoints' / bad)!r} {ADVICE}"
+    for read in (check_checkpoint_names, latest_checkpoint):  # a resume by any caller (a sweep trial's too) is guarded
+        with pytest.raises(ConfigError) as error:
+            read(run)
+        assert str(error.value) == f"checkpoint {str(run / 'checkpoints' / bad)!r} {ADVICE}"
 
 
 def test_checkpoints_named_by_their_steps_pass(tmp_path):
