@@ -16,6 +16,7 @@ improvement of each method over each other, and the performance profiles. It wri
 from __future__ import annotations
 
 import argparse
+import contextlib
 import csv
 import io
 import itertools
@@ -51,6 +52,9 @@ class Row:
     regret_per_game: float | None  # mean over runs, points (solitaire tracks alone)
     wall_seconds: float | None  # mean training wall time per run
     cpu_seconds: float | None
+
+
+MAX_SEED = 2**32 - 1  # numpy's global random state takes a 32-bit seed
 
 
 def normalized_score(run: RunResult) -> float:
@@ -117,14 +121,43 @@ def training_means(runs: list[RunResult], method: str, tracks: list[str]) -> tup
     )
 
 
-def aggregate_scope(scope: str, tracks: list[str], runs: list[RunResult], reps: int, seed: int):
-    """The rows of one scope, its probabilities of improvement, and what its plots need."""
+@contextlib.contextmanager
+def seeded_resamples(seed: int):
+    """Seed numpy's global random state with ``seed`` inside, and put the caller's back after; yields a RandomState
+    of ``seed`` for rliable's ``random_state``.
+
+    rliable's stratified bootstrap draws its resamples from the global state (``np.random.choice`` in
+    ``StratifiedBootstrap.update_indices``) whatever ``random_state`` it is given, and so does its performance profile:
+    left alone, every interval would be left to chance, and run to run the same files would give other intervals.
+    """
+    saved = np.random.get_state()
+    np.random.seed(seed)
+    try:
+        yield np.random.RandomState(seed)
+    finally:
+        np.random.set_state(saved)
+
+
+def interval_estimates(scores: dict, function, reps: int, seed: int) -> tuple[dict, dict]:
+    """The point estimates and bootstrap intervals (rliable's) of ``function`` for each entry of ``scores``, each from the
+    resamples of ``seed``: an entry's interval depends on its own scores and the seed, not on the entries beside it.
+    """
     from rliable import library
 
+    points, intervals = {}, {}
+    for key, value in scores.items():
+        with seeded_resamples(seed) as state:
+            point, interval = library.get_interval_estimates({key: value}, function, reps=reps, random_state=state)
+        points[key], intervals[key] = point[key], interval[key]
+    return points, intervals
+
+
+def aggregate_scope(scope: str, tracks: list[str], runs: list[RunResult], reps: int, seed: int):
+    """The rows of one scope, its probabilities of improvement, and what its plots need."""
     matrices = score_matrices(runs, tracks)
     if not matrices:
         return [], {}, None
-    points, intervals = library.get_interval_estimates(matrices, aggregates, reps=reps, random_state=np.random.RandomState(seed))
+    points, intervals = interval_estimates(matrices, aggregates, reps, seed)
     rows = []
     for method, matrix in matrices.items():
         iqm, mean, median, gap = [
@@ -138,9 +171,7 @@ def aggregate_scope(scope: str, tracks: list[str], runs: list[RunResult], reps: 
     if pairs:
         from rliable import metrics
 
-        estimates, bounds = library.get_interval_estimates(
-            pairs, metrics.probability_of_improvement, reps=reps, random_state=np.random.RandomState(seed)
-        )
+        estimates, bounds = interval_estimates(pairs, metrics.probability_of_improvement, reps, seed)
         for key in pairs:
             low, high = np.ravel(bounds[key])
             improvement[key] = (float(estimates[key]), float(low), float(high))
@@ -194,7 +225,9 @@ def save_png(path: Path, figure) -> None:
     write_atomically(path, lambda handle: handle.write(buffer.getvalue()))
 
 
-def plot_scope(out: Path, scope: str, plotted, improvement: dict[str, tuple[float, float, float]], reps: int) -> list[Path]:
+def plot_scope(
+    out: Path, scope: str, plotted, improvement: dict[str, tuple[float, float, float]], reps: int, seed: int
+) -> list[Path]:
     """The scope's plots: the aggregates with their intervals, the performance profiles, the probabilities of improvement."""
     import matplotlib
 
@@ -222,7 +255,8 @@ def plot_scope(out: Path, scope: str, plotted, improvement: dict[str, tuple[floa
     written.append(out / f"{scope}-intervals.png")
     low = min(float(matrix.min()) for matrix in matrices.values())
     taus = np.linspace(max(0.0, low - 0.02), 1.0, 101)
-    profiles, profile_cis = library.create_performance_profile(matrices, taus, reps=reps)
+    with seeded_resamples(seed):
+        profiles, profile_cis = library.create_performance_profile(matrices, taus, reps=reps)
     figure, axis = plt.subplots(figsize=(7, 4.5))
     plot_utils.plot_performance_profiles(
         profiles,
@@ -265,7 +299,7 @@ def aggregate(paths: list[str], out: Path, reps: int = 2_000, seed: int = 0, plo
         rows += scope_rows
         improvement[scope] = scope_improvement
         if plots and plotted is not None:
-            plot_scope(out, scope, plotted, scope_improvement, reps)
+            plot_scope(out, scope, plotted, scope_improvement, reps, seed)
     text = markdown(rows, improvement)
     write_atomically(out / "aggregates.md", lambda handle: handle.write(text.encode()))
     write_atomically(out / "aggregates.csv", lambda handle: handle.write(csv_text(rows).encode()))
@@ -283,7 +317,7 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("results", nargs="+", help="results files, or folders searched for *.json")
     parser.add_argument("--out", default="results/aggregate", help="where the tables and plots go (default results/aggregate)")
     parser.add_argument("--reps", type=whole_number(), default=2_000, help="bootstrap replications (default 2,000)")
-    parser.add_argument("--bootstrap-seed", type=whole_number(), default=0, help="the bootstrap's seed (default 0)")
+    parser.add_argument("--bootstrap-seed", type=whole_number(most=MAX_SEED), default=0, help="the bootstrap's seed (default 0)")
     parser.add_argument("--no-plots", action="store_true", help="the tables alone")
     return parser
 

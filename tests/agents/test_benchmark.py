@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import math
 import re
+import shutil
 from pathlib import Path
 from typing import get_args
 
@@ -363,3 +364,32 @@ def test_optimal_against_itself_at_the_duel_wins_half_exactly(tmp_path):
     assert math.isclose(evaluation.normalized_regret, 1 - 0.5 / ((0.516114 + 0.522202) / 2))
     low, high = evaluation.normalized_regret_ci95
     assert low <= evaluation.normalized_regret <= high
+
+
+def test_the_intervals_depend_on_the_files_and_the_seed_alone(evaluated, tmp_path):
+    # rliable's bootstrap draws from numpy's global state whatever random_state says: the aggregate seeds it itself
+    pytest.importorskip("rliable")
+    from agents.benchmark.aggregate import aggregate
+
+    base = read_results(evaluated / "yacht-solo-20k" / "greedy" / "seed0.json")
+    regrets = {"good": [1.0, 2.0, 3.0, 4.0, 30.0], "bad": [10.0, 11.0, 12.0, 13.0, 14.0], "odd": [5.0, 9.0, 2.0, 7.0, 20.0]}
+    for method, values in regrets.items():
+        for seed, regret in enumerate(values):
+            write_results(tmp_path / "in" / method / f"{seed}.json", with_regret(base, method, seed, regret))
+    outcomes = []
+    for outer in (1, 2):  # whatever state the caller left numpy's global random numbers in
+        np.random.seed(outer)
+        before = np.random.get_state()[1].copy()
+        rows, improvement = aggregate([str(tmp_path / "in")], tmp_path / f"out{outer}", reps=200, plots=False)
+        assert (np.random.get_state()[1] == before).all()  # and the caller's state is put back
+        outcomes.append(({row.method: row for row in rows}, improvement["yacht-solo-20k"]))
+    assert outcomes[0] == outcomes[1]
+    # a method's intervals are its own: the same without the other methods' files beside it
+    shutil.rmtree(tmp_path / "in" / "odd")
+    rows, improvement = aggregate([str(tmp_path / "in")], tmp_path / "out3", reps=200, plots=False)
+    alone = {row.method: row for row in rows}
+    assert alone["good"] == outcomes[0][0]["good"] and alone["bad"] == outcomes[0][0]["bad"]
+    assert improvement["yacht-solo-20k"]["bad,good"] == outcomes[0][1]["bad,good"]
+    # another seed gives other resamples
+    rows, _ = aggregate([str(tmp_path / "in")], tmp_path / "out4", reps=200, seed=7, plots=False)
+    assert {row.method: row.iqm for row in rows} != {method: alone[method].iqm for method in ("good", "bad")}
