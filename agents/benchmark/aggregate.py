@@ -3,14 +3,14 @@
     python -m agents.benchmark aggregate results/benchmark --out results/aggregate
 
 Each run's score is its *normalized score*, ``1 - normalized regret`` (the share of the optimum it reaches; 1 is
-optimal play). For every track, and for every budget's suite (the tracks of that budget that every method there
-has run, each a task of rliable's score matrices, runs x tasks), it computes with ``rliable`` (Agarwal et al.,
-NeurIPS 2021): the interquartile mean (IQM), the mean, the median and the optimality gap (the mean shortfall from
-the optimum, here the mean normalized regret) with 95% stratified bootstrap intervals (rliable's mean and median
-are over tasks, of each task's mean over runs), the probability of
-improvement of each method over each other, and the performance profiles. It writes ``aggregates.csv`` and
-``aggregates.md`` (the tables), ``aggregates.json`` and the plots ``<scope>-intervals.png``,
-``<scope>-profile.png`` and ``<scope>-improvement.png`` to ``--out``, and prints the tables.
+optimal play). For every track, and for every budget's suites (its solitaire tracks, and its tracks at a table: each
+a task of rliable's score matrices, runs x tasks, for the methods that ran every one of them), it computes with
+``rliable`` (Agarwal et al., NeurIPS 2021): the interquartile mean (IQM), the mean, the median and the optimality gap
+(the mean shortfall from the optimum, here the mean normalized regret) with 95% stratified bootstrap intervals
+(rliable's mean and median are over tasks, of each task's mean over runs), the probability of improvement of each
+method over each other, and the performance profiles. It writes ``aggregates.csv`` and ``aggregates.md`` (the
+tables), ``aggregates.json`` and the plots ``<scope>-intervals.png``, ``<scope>-profile.png`` and
+``<scope>-improvement.png`` to ``--out``, and prints the tables.
 """
 
 from __future__ import annotations
@@ -92,17 +92,20 @@ def aggregates(scores: np.ndarray) -> np.ndarray:
 
 
 def scopes(runs: list[RunResult]) -> dict[str, list[str]]:
-    """Each scope's tracks: every track run, then each budget's suite of the tracks every method there ran."""
+    """Each scope's tracks: every track run, then each budget's suites: its solitaire tracks (``suite-1m``) and its
+    tracks at a table (``suite-1m-duel``), where two or more were run. A suite's rows are the methods that ran every
+    one of its tracks (:func:`score_matrices`): a method run on part of it (a reference policy on one track, a
+    solitaire method beside a table's) is left out of that suite, not the suite left out.
+    """
     found: dict[str, list[str]] = {}
     ran = sorted({run.track for run in runs}, key=list(TRACKS).index)
     for name in ran:
         found[name] = [name]
     for budget in dict.fromkeys(TRACKS[name].budget_name for name in ran):
-        tracks = [name for name in ran if TRACKS[name].budget_name == budget]
-        methods = {run.method for run in runs if run.track in tracks}
-        shared = [name for name in tracks if all(any(r.method == m and r.track == name for r in runs) for m in methods)]
-        if len(shared) > 1:
-            found[f"suite-{budget}"] = shared
+        for alone, suffix in ((True, ""), (False, "-duel")):
+            tracks = [name for name in ran if TRACKS[name].budget_name == budget and (TRACKS[name].seats == 1) == alone]
+            if len(tracks) > 1:
+                found[f"suite-{budget}{suffix}"] = tracks
     return found
 
 

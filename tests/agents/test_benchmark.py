@@ -393,3 +393,21 @@ def test_the_intervals_depend_on_the_files_and_the_seed_alone(evaluated, tmp_pat
     # another seed gives other resamples
     rows, _ = aggregate([str(tmp_path / "in")], tmp_path / "out4", reps=200, seed=7, plots=False)
     assert {row.method: row.iqm for row in rows} != {method: alone[method].iqm for method in ("good", "bad")}
+
+
+def test_a_budget_s_suite_holds_its_solitaire_tracks_and_the_methods_that_ran_them_all():
+    from types import SimpleNamespace
+
+    from agents.benchmark.aggregate import scopes, score_matrices
+
+    def run(track, method, seed, regret=0.1):
+        return SimpleNamespace(track=track, method=method, seed=seed, evaluation=SimpleNamespace(normalized_regret=regret))
+
+    runs = [run(name, method, seed) for name in ("yacht-solo-20k", "yatzy-solo-20k") for method in "ab" for seed in (0, 1)]
+    runs += [run("yacht-solo-20k", "greedy", 0), run("yacht-duel-20k", "a", 0)]  # a reference, and a table's track
+    found = scopes(runs)
+    # a method on part of the suite (greedy on one track) leaves the suite as it is; one table track is no suite
+    assert found["suite-20k"] == ["yacht-solo-20k", "yatzy-solo-20k"] and "suite-20k-duel" not in found
+    assert set(found) == {"yacht-solo-20k", "yatzy-solo-20k", "yacht-duel-20k", "suite-20k"}
+    matrices = score_matrices(runs, found["suite-20k"])
+    assert set(matrices) == {"a", "b"} and matrices["a"].shape == (2, 2)  # runs x tracks
