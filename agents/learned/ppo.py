@@ -34,11 +34,23 @@ __all__ = [
 ]
 
 
-def encoding_of(observation_space, rules) -> str:
-    """The name of the encoding whose observation space is ``observation_space``."""
+def encoding_of(observation_space, rules, model: str = "MODEL") -> str:
+    """The name of the encoding whose observation space is ``observation_space``; ``ModelLoadError`` in one line if
+    none is, naming the table a model trained at a table reads (it plays only there) and ``model`` (its name) there.
+    """
     for name in ENCODINGS:
         if make_encoding(name, rules).space == observation_space:
             return name
+    from yacht_env.game import MAX_PLAYERS
+    from yacht_env.table.encoding import make_table_encoding
+
+    for num_players in range(2, MAX_PLAYERS + 1):
+        if any(make_table_encoding(name, num_players, rules).space == observation_space for name in ENCODINGS):
+            table = ",".join([model] + ["optimal"] * (num_players - 1))
+            raise ModelLoadError(
+                f"the model was trained at a table of {num_players} (it reads the other players' scores): play it at "
+                f"a table of {num_players}, e.g. python -m agents.evaluate --table {table}"
+            )
     raise ModelLoadError(f"the model's observation space {observation_space} matches no encoding of {', '.join(ENCODINGS)}")
 
 
@@ -169,7 +181,7 @@ class PPOPolicy(Policy):
         self.model = model
         self.name = name
         self.deterministic = deterministic
-        self.model_encoding = make_encoding(encoding_of(model.observation_space, self.rules), self.rules)
+        self.model_encoding = make_encoding(encoding_of(model.observation_space, self.rules, name), self.rules)
         expected_actions = ActionLayout(self.rules).num_actions
         if getattr(model.action_space, "n", None) != expected_actions:
             raise ModelLoadError(f"model {name} has action space {model.action_space}, expected Discrete({expected_actions})")

@@ -333,8 +333,12 @@ def test_a_table_run_trains_a_q_network_that_reads_the_table_and_is_judged_at_it
     # by name, at a table of two it reads the table; alone, or at a table of three, it is refused in one line
     policy = make_table_policy(f"dqn:{path}", 2)
     assert unguarded(policy).table_encoding.num_players == 2
-    for build in (lambda: make_policy(f"dqn:{path}"), lambda: make_table_policy(f"dqn:{path}", 3)):
-        with pytest.raises((ModelLoadError, ValueError)) as error:
+    advice = f"trained at a table of 2 .*: play it at a table of 2, e.g. python -m agents.evaluate --table dqn:{path},optimal$"
+    for build, message in (
+        (lambda: make_policy(f"dqn:{path}"), advice),
+        (lambda: make_table_policy(f"dqn:{path}", 3), "is no table observation of 3 players"),
+    ):
+        with pytest.raises(ModelLoadError, match=message) as error:
             build()
         assert "\n" not in str(error.value)
 
