@@ -18,6 +18,7 @@ from yacht_env.actions import ActionLayout
 from yacht_env.rules import YACHT, rule_set
 from yacht_play.coach import Coaching, Grader, coach_decision, coaching_of
 from yacht_play.match import Match, Player
+from yacht_play.records import RecordError
 from yacht_play.terminal import ScriptedConsole, coaching_text
 from yacht_play.terminal import main as play_main
 
@@ -230,9 +231,11 @@ def test_a_player_s_figures_are_the_sums_and_means_of_the_losses_optimal_gives_e
     assert report.loss_per_reroll == pytest.approx(loss[~is_row].mean(), abs=1e-9)
     assert report.losses_per_game == pytest.approx([loss[: len(games[0].decisions)].sum(), loss[len(games[0].decisions) :].sum()])
     turns = np.array([d["turn"] for d in decisions])
+    assert [entry["turn"] for entry in report.by_turn] == list(range(1, 13))  # Yacht's twelve turns, each once
     for entry in report.by_turn:
         mine = turns == entry["turn"]
         assert entry["decisions"] == int(mine.sum())
+        assert entry["loss_per_decision"] == pytest.approx(loss[mine].mean(), abs=1e-9)
         assert entry["loss_per_game"] == pytest.approx(loss[mine].sum() / 2, abs=1e-9)
     order = np.argsort(-loss, kind="stable")[:3]
     assert [w["loss"] for w in report.worst] == pytest.approx(loss[order].tolist(), abs=1e-9)
@@ -240,6 +243,50 @@ def test_a_player_s_figures_are_the_sums_and_means_of_the_losses_optimal_gives_e
         d = decisions[i]
         assert (w["game_id"], w["turn"], w["roll"], w["action"]) == (d["game_id"], d["turn"], d["roll"], d["action"])
         assert w["expected_final_best"] - w["expected_final_chosen"] == pytest.approx(w["loss"], abs=1e-9)
+
+
+def test_grading_names_the_first_decision_that_records_an_illegal_action():
+    choice, ones = LAYOUT.score_action(CHOICE), LAYOUT.score_action(0)
+    decisions = [
+        {"game_id": "g", "turn": 1, "roll": 3, "dice": [1, 2, 3, 4, 5], "rolls_left": 0, "open": ["choice"], "action": choice},
+        # scoring Ones where only Choice is open, then re-rolling no dice: both illegal, the first is the one named
+        {"game_id": "g", "turn": 2, "roll": 1, "dice": [1, 1, 2, 3, 6], "rolls_left": 2, "open": ["choice"], "action": ones},
+        {"game_id": "g", "turn": 3, "roll": 2, "dice": [2, 2, 2, 5, 6], "rolls_left": 1, "open": ["choice"], "action": 0},
+    ]
+    with pytest.raises(RecordError, match=f"^game g: turn 2, roll 1 records the illegal action {ones}$"):
+        Grader(YACHT).grade(decisions)
+
+
+def chance_of_at_least(dice: list[int], needed: int) -> float:
+    """The chance that ``dice`` fresh dice sum to at least ``needed``, counted over every equally likely roll."""
+    rolls = np.array(np.meshgrid(*[np.arange(1, 7)] * len(dice))).reshape(len(dice), -1).sum(axis=0)
+    return float((rolls >= needed).mean())
+
+
+def test_a_solitaire_coach_with_a_target_gives_each_option_its_chance_of_finishing_on_the_target():
+    """The last turn with only Choice open and one roll left: the final score is the points so far plus the sum of the
+    dice kept and of those re-rolled, so each option's chance of reaching the target is a count of equally likely
+    rolls of the re-rolled dice; scoring now reaches it or not."""
+    from yacht_play.commands import choice_label
+
+    match = Match.new([Player("ann")], 5, "solitaire", YACHT)
+    for row in [row for row in range(YACHT.num_rows) if row != CHOICE]:
+        match.play(LAYOUT.score_action(row))
+    match.play(LAYOUT.first_score_action - 1)  # re-roll all five dice
+    seat = match.current
+    assert seat.open_names == ["choice"] and seat.rolls_left == 1 and seat.total > 0
+    dice, grader = list(seat.dice), Grader(YACHT)
+    for needed in (8, sum(dice), sum(dice) + 1, 27):
+        target = seat.total + needed
+        coaching = coach_decision(grader, match, LAYOUT.score_action(CHOICE), target=target)
+        assert coaching.chances_label == f">={target}"
+        chances = {option.label: option.chance for option in coaching.options}
+        assert coaching.chosen_chance == chances[coaching.chosen] == float(sum(dice) >= needed)
+        for action in range(1, LAYOUT.first_score_action):
+            rerolled = YACHT.dice.reroll_positions[action]
+            kept = sum(d for i, d in enumerate(dice) if i not in rerolled)
+            expected = chance_of_at_least([dice[i] for i in rerolled], needed - kept)
+            assert chances[choice_label(action, dice, YACHT, seat.open_bits)] == pytest.approx(expected, abs=1e-12)
 
 
 # -- beside the chances: a shipped table planner's learned ones -------------------------------

@@ -112,6 +112,25 @@ def test_analyze_grades_a_two_player_record_in_percentage_points(small, tmp_path
     assert " pp" not in capsys.readouterr().out
 
 
+def test_a_player_s_costliest_decisions_give_their_chances_of_winning_in_percent_as_the_solution_has_them(small):
+    from yacht_play.coach import Grader, grade_chances, report_players
+
+    rules, solution = small
+    match, states = agents_game(rules, 5, ("greedy", "exact2"))
+    games = [match.game_record()]
+    reports = report_players(games, Grader(rules))
+    assert grade_chances(reports, games, rules, worst=len(states)) is None
+    greedy = next(report for report in reports if report.name == "greedy0")
+    at = {(d["turn"], d["roll"]): i for i, d in enumerate(match.decisions) if d["player"] == "greedy0"}
+    assert greedy.win_worst  # greedy gives some chance of winning away against the solved game
+    for entry in greedy.win_worst:
+        i = at[entry["turn"], entry["roll"]]
+        chances = solution.action_values(*states[i])
+        assert entry["chance_chosen"] == pytest.approx(100 * chances[match.decisions[i]["action"]], abs=1e-9)
+        assert entry["chance_best"] == pytest.approx(100 * chances.max(), abs=1e-9)
+        assert entry["loss"] == pytest.approx(entry["chance_best"] - entry["chance_chosen"], abs=1e-9) and entry["loss"] > 0
+
+
 def test_analyze_says_how_to_compute_a_missing_solution(small, tmp_path, capsys):
     rules, _ = small
     match, _ = agents_game(rules, 3, ("optimal", "greedy"))
