@@ -15,6 +15,7 @@ import pytest
 from agents.solvers import optimal
 from agents.two_player import check_rules, solve_two_player
 from agents.two_player.kernel import SCALE
+from agents.two_player.layout import PairLayout, layer_sizes, open_row_counts
 from yacht_env.rules import YACHT, Category, RuleSet, all_alike, total, upper
 
 
@@ -236,3 +237,81 @@ def test_unknown_opponents_are_refused():
         solve_two_player(GAMES["three_faces"], "perfect")
     with pytest.raises(ValueError, match="seat must be 0"):
         solve_two_player(GAMES["three_faces"], "optimal", 2)
+
+
+def test_only_the_legal_actions_have_a_chance(game):
+    # Re-rolls (masks 1 .. 2**dice - 1) with a roll left, and the mover's open rows: every other action is -inf.
+    rules, solution, _ = game
+    first_score = 1 << rules.num_dice
+    every = list(states(rules))
+    for mover, other, lead in every[:: len(every) // 40]:
+        mover_bits = bits(rules, mover)
+        for rolls_left in range(rules.rolls_per_turn):
+            for hand in rules.dice.hands[::2]:
+                q = solution.action_values(mover_bits, bits(rules, other), lead, hand.tolist(), rolls_left)
+                legal = np.zeros(first_score + rules.num_rows, dtype=bool)
+                legal[1:first_score] = rolls_left > 0
+                legal[first_score:] = [name in mover for name in rules.category_names]
+                np.testing.assert_array_equal(np.isfinite(q), legal)
+                assert (q[legal] >= 0).all() and (q[legal] <= 1 + 1e-6).all()
+
+
+@pytest.mark.parametrize("seat", [0, 1])
+def test_best_response_action_values_match_brute_force(seat, tmp_path, monkeypatch):
+    """In the best response's turns its best action is worth what the brute force gives; in the policy's turns, the
+    policy's own action is (the rest of that turn the policy's too); and the first roll's mean is the state value."""
+    monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path))
+    rules = GAMES["three_faces"]
+    solution, reference = solve_two_player(rules, "optimal", seat), Reference(rules, "optimal", seat)
+    rerolls = rules.rolls_per_turn - 1
+    every = list(states(rules))
+    met = {True: 0, False: 0}
+    for mover, other, lead in every[:: len(every) // 60]:
+        mover_bits, other_bits = bits(rules, mover), bits(rules, other)
+        fixed = reference.fixed(mover, other)
+        met[fixed] += 1
+        total_value = 0.0
+        for hand, probability in zip(rules.dice.hands, rules.dice.hand_probabilities):
+            q = solution.action_values(mover_bits, other_bits, lead, hand.tolist(), rerolls)
+            if fixed:
+                chosen = q[int(reference.policy.best_actions_batch(rules.hand(hand.tolist()), rerolls, mover_bits)[0])]
+            else:
+                chosen = q.max()
+            assert chosen == pytest.approx(
+                reference.best_with(mover, other, lead, tuple(int(d) for d in hand), rerolls), abs=tolerance(rules)
+            )
+            total_value += probability * chosen
+        assert total_value == pytest.approx(solution.value(mover_bits, other_bits, lead), abs=1e-5)
+    assert min(met.values()) > 10  # both seats' turns
+
+
+def test_the_stored_leads_of_a_two_row_game_as_counted_by_hand():
+    """Rows ``ones`` (at most 2 with two dice) and ``sum`` (at most 6 with three faces): each pair stores the leads
+    from max(-what the mover can still score, -what the other has filled) to min(what the other can still
+    score, what the mover has filled)."""
+    rules = small_rules("two_player_two_rows", ("ones", "sum"), 3, 2)
+    layout = PairLayout(rules)
+    np.testing.assert_array_equal(open_row_counts(3), [0, 1, 1, 2, 1, 2, 2, 3])
+    assert [layer_sizes(n) for n in range(5)] == [(0, 0), (1, 0), (1, 1), (2, 1), (2, 2)]
+    assert layout.num_layers == 5 and len(layout.layers) == 5
+    ones, sum_row = 0b01, 0b10
+    expected = [  # (mover's sets, other's sets, lo of each pair, width of each pair), mover's set major
+        ([0], [0], [0], [1]),  # the game over: a lead of 0 is all that is stored
+        ([ones, sum_row], [0], [-2, -6], [3, 7]),  # player two's last turn: behind by at most what its filled row holds
+        ([ones, sum_row], [ones, sum_row], [-2, -2, -6, -2], [5, 9, 9, 5]),
+        ([0b11], [ones, sum_row], [-6, -2], [7, 3]),
+        ([0b11], [0b11], [0], [1]),  # the first turn: lead 0
+    ]
+    for layer, (movers, others, lo, width) in zip(layout.layers, expected, strict=True):
+        np.testing.assert_array_equal(layer.mover_sets, movers)
+        np.testing.assert_array_equal(layer.other_sets, others)
+        np.testing.assert_array_equal(layer.lo, lo)
+        np.testing.assert_array_equal(layer.width, width)
+        np.testing.assert_array_equal(layer.offset, np.concatenate([[0], np.cumsum(width)]))
+        assert layer.num_pairs == len(lo) and layer.num_values == sum(width)
+    assert layout.total_values == 1 + 10 + 28 + 10 + 1
+    assert layout.pair_index(sum_row, ones) == 2 and layout.pair_index(ones, sum_row) == 1
+    assert layout.pair_index(0b11, sum_row) == 1 and layout.pair_index(0b11, 0b11) == 0
+    for mover, other in ((0, ones), (ones, 0b11), (0, 0b11)):
+        with pytest.raises(ValueError, match="no turn starts"):
+            layout.pair_index(mover, other)
