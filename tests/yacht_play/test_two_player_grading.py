@@ -292,3 +292,63 @@ def test_the_coached_screens_fit_a_short_terminal_counting_the_lines_that_wrap(s
         assert len(screens) == 4 and any("to win:" in text for text in screens)
         rows = [sum(max(1, -(-len(line) // console.width)) for line in text.splitlines()) for text in screens]
         assert max(rows) < height, (height, rows)  # the prompt takes the last line
+
+
+def test_grades_of_given_chances_name_the_best_action_the_chosen_chance_and_the_loss(small):
+    rules, _ = small
+    grader = TwoPlayerGrader(rules)
+    n = grader.solution.actions.num_actions
+    chances = np.full((3, n), -np.inf)
+    chances[0, [3, 5, n - 1]] = [0.25, 0.75, 0.75]  # two best actions: the lower is named
+    chances[1, [1, n - 2]] = [0.5, 0.125]
+    chances[2, n - 1] = 0.0  # the one legal action loses for sure: nothing is lost by taking it
+    graded = grader.grade(chances, [3, n - 2, n - 1])
+    assert graded.best_action.tolist() == [5, 1, n - 1]
+    assert graded.chosen.tolist() == [0.25, 0.125, 0.0]
+    assert graded.loss.tolist() == [0.5, 0.375, 0.0]
+    with pytest.raises(ValueError, match="^action 4 is not legal there$"):  # the first of the two illegal ones
+        grader.grade(chances, [4, 2, n - 1])
+    empty = grader.grade(np.zeros((0, n)), [])
+    assert empty.best_action.shape == empty.loss.shape == empty.chosen.shape == (0,)
+
+
+def test_losses_of_actions_taken_are_the_drop_from_the_best_chance(small):
+    rules, solution = small
+    grader = TwoPlayerGrader(rules)
+    every, n = rules.all_open, grader.solution.actions.num_actions
+    hand = rules.hand([1, 1, 3, 5, 6])
+    q = solution.action_values(every, every, 0, [1, 1, 3, 5, 6], 0)
+    legal = np.flatnonzero(np.isfinite(q))
+    assert len(legal) == rules.num_rows and q[legal].max() > q[legal].min()
+    losses = grader.losses(
+        [every] * len(legal), [every] * len(legal), [0] * len(legal), [hand] * len(legal), [0] * len(legal), legal
+    )
+    np.testing.assert_allclose(losses, q.max() - q[legal], atol=1e-12)
+    assert losses.min() == 0.0
+    with pytest.raises(ValueError, match="^action 3 is not legal there$"):  # no roll left: re-rolls 3 and 5 are illegal
+        grader.losses([every] * 3, [every] * 3, [0] * 3, [hand] * 3, [0] * 3, [n - 1, 3, 5])
+
+
+def test_a_record_whose_sheet_does_not_follow_from_the_decisions_before_it_is_refused(small):
+    rules, _ = small
+    match, _ = agents_game(rules, 5)
+    grader = TwoPlayerGrader(rules)
+    # seat 0's first decision after it has filled a row
+    first_row = next(i for i, d in enumerate(match.decisions) if d["seat"] == 0 and d["points"] is not None)
+    later = next(i for i, d in enumerate(match.decisions) if i > first_row and d["seat"] == 0)
+    for change in ({"total": match.decisions[later]["total"] + 1}, {"open": list(rules.category_names)}):
+        decisions = [dict(d) for d in match.decisions]
+        decisions[later].update(change)  # only the total, or only the open rows, off
+        with pytest.raises(ValueError, match=f"seat 0: turn {decisions[later]['turn']} comes without the decisions before it"):
+            grader.grade_decisions(decisions)
+    decisions = [dict(d) for d in match.decisions]
+    decisions[1]["seat"] = 2
+    with pytest.raises(ValueError, match="seat 2 at a table of two"):
+        grader.grade_decisions(decisions)
+
+
+def test_the_grader_grades_yacht_unless_told_otherwise(no_solution):
+    from agents.two_player import SolutionNotComputed
+
+    with pytest.raises(SolutionNotComputed, match="`python -m agents.two_player --rules yacht` computes it"):
+        TwoPlayerGrader()
