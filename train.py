@@ -63,7 +63,7 @@ from agents.training.envs import make_training_env
 from agents.training.lookahead_policy import LookaheadPolicy
 from agents.training.lookahead_rollouts import keep_lookahead_in_rollouts
 from agents.training.plan2_train import run_plan2
-from agents.training.plan_train import plan_run_started, run_plan, solitaire_figures
+from agents.training.plan_train import plan_run_started, run_plan, solitaire_figures, table_figures
 from agents.training.planN_train import run_planN
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.bounded_input import InputBoundsError, check_regular_file
@@ -191,7 +191,7 @@ class PeriodicEvaluation(BaseCallback):
             learner = evaluate_model_at_table(self.model, "ppo", env.opponents, run.eval_games, run.eval_seed, rules=env.rules)[
                 0
             ].standings[0]
-            figures = {"win_rate": f"{learner.win_rate:.4f}", "mean_score": f"{learner.mean_score:.3f}"}
+            figures = table_figures(learner)
         else:
             figures = solitaire_figures(evaluate_against_optimum(self.model, self.config, run.eval_games, run.eval_seed)[0])
         for key, value in figures.items():

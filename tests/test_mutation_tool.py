@@ -413,3 +413,13 @@ def test_a_mutant_may_use_four_times_the_cpu_of_the_map_s_run_and_two_minutes_at
     assert tool.mutant_cpu_limit({"seconds": 900.0, "cpu_seconds": 50.0}) == 200.0  # the CPU, not the wall clock
     assert tool.mutant_cpu_limit({"seconds": 900.0, "cpu_seconds": 10.0}) == 120.0
     assert tool.mutant_cpu_limit({"seconds": 40.0}) == 160.0  # a map kept before CPU seconds were recorded
+
+
+def test_a_missing_requirement_stops_the_run_in_one_line_naming_it(tool, monkeypatch):
+    monkeypatch.setattr(tool, "REQUIREMENTS", ("pytest", "no_such_package_for_the_mutation_tool"))
+    monkeypatch.setattr(tool, "RESULTS", tool.ROOT / "results.json")  # the help names both under the checkout
+    monkeypatch.setattr(tool, "SCORES", tool.ROOT / "scores.md")
+    with pytest.raises(SystemExit, match=r"needs no_such_package_for_the_mutation_tool: pip install -e '\.\[mutation\]'$"):
+        tool.main(["--report"])
+    monkeypatch.setattr(tool, "REQUIREMENTS", ("pytest",))
+    tool.check_requirements()  # what is there passes

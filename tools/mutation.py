@@ -1284,6 +1284,19 @@ def write_report(modules: list[str]) -> Path:
     return SCORES
 
 
+# What a run needs beyond the project itself (the `mutation` extra), by the name it is imported as.
+REQUIREMENTS = ("cosmic_ray", "coverage", "pytest_cov")
+
+
+def check_requirements() -> None:
+    """Stop in one line naming what is missing, before the first map's run fails on it as if the tests had failed."""
+    import importlib.util
+
+    missing = [name for name in REQUIREMENTS if importlib.util.find_spec(name) is None]
+    if missing:
+        raise SystemExit(f"tools/mutation.py needs {', '.join(missing)}: pip install -e '.[mutation]'")
+
+
 def main(argv=None) -> int:
     """Run the command line; see the module doc."""
     parser = argparse.ArgumentParser(prog="python tools/mutation.py", description=__doc__.splitlines()[0])
@@ -1309,6 +1322,7 @@ def main(argv=None) -> int:
     if args.run_tests:
         return run_tests(check_modules([args.run_tests])[0])
     modules = check_modules(args.modules)
+    check_requirements()
     WORK.mkdir(exist_ok=True)
     if args.measure is not None:
         refresh_tree()

@@ -42,7 +42,7 @@ from agents.training.dqn_env import LegalActionsObservation
 from agents.training.dqn_model import MaskedDQN, MaskedDQNPolicy
 from agents.training.dqn_replay import load_replay, save_replay
 from agents.training.envs import make_training_env
-from agents.training.plan_train import append_curve, run_planning, solitaire_figures
+from agents.training.plan_train import append_curve, run_planning, solitaire_figures, table_figures
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.bounded_input import InputBoundsError, check_regular_file
 from yacht_env.extras import needs_extra
@@ -165,8 +165,7 @@ def evaluation_figures(model: MaskedDQN, config: TrainConfig, games: int, seed: 
     env = config.env
     if env.num_players > 1:
         result = evaluate_model_at_table(q_network(model), "dqn", list(env.opponents), games, seed, rules=env.rules)[0]
-        learner = result.standings[0]
-        return {"win_rate": f"{learner.win_rate:.4f}", "mean_score": f"{learner.mean_score:.3f}"}
+        return table_figures(result.standings[0])
     rules = rule_set(env.rules)
     return solitaire_figures(evaluate_policies({"dqn": q_policy(model, config)}, games, seed, rules)[0][0])
 

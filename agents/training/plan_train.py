@@ -199,6 +199,11 @@ def solitaire_figures(summary) -> dict[str, str]:
     }
 
 
+def table_figures(standing) -> dict[str, str]:
+    """A table evaluation's learning-curve figures (the learner's standing), as every algorithm's curve writes them."""
+    return {"win_rate": f"{standing.win_rate:.4f}", "mean_score": f"{standing.mean_score:.3f}"}
+
+
 # -- the run --------------------------------------------------------------------------------------------
 
 

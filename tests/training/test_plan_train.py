@@ -302,3 +302,12 @@ def test_a_tiny_planN_run_writes_a_table_player_and_resumes_from_its_checkpoint(
     assert read_planN_file(run / "model.safetensors")[0]["games"] == 80
     assert train_main(["--resume", str(run)]) is None
     assert "nothing to resume" in capsys.readouterr().out
+
+
+def test_table_figures_are_the_learners_win_rate_and_mean_score_as_the_curves_write_them():
+    from types import SimpleNamespace
+
+    from agents.training.plan_train import table_figures
+
+    standing = SimpleNamespace(win_rate=0.512345, mean_score=170.12345, name="learner")
+    assert table_figures(standing) == {"win_rate": "0.5123", "mean_score": "170.123"}
