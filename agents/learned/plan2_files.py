@@ -133,6 +133,15 @@ def read_network_file(
     not a zip, its metadata under ``metadata_key`` passing ``check_metadata(raw, where)``, its layers
     :func:`check_layers` to ``outputs`` logits; ``ModelLoadError`` (one line) if anything is off.
     """
+    meta, tensors, where = read_network_tensors(path, kind, metadata_key, check_metadata)
+    return meta, check_layers(tensors, meta["features"], where, outputs=outputs)
+
+
+def read_network_tensors(path: str | Path, kind: str, metadata_key: str, check_metadata) -> tuple[dict, dict, str]:
+    """``(metadata, tensors, where)`` of a ``kind`` file: a regular safetensors file, not a zip, its metadata under
+    ``metadata_key`` passing ``check_metadata(raw, where)``; its tensors are not checked yet. ``ModelLoadError``
+    (one line) if anything is off.
+    """
     path = Path(path)
     where = f"{kind} file {str(path)!r}"
     if not path.is_file():
@@ -141,8 +150,7 @@ def read_network_file(
         if handle.read(2) == b"PK":
             raise ModelLoadError(f"{where} is a zip, not a {SUFFIX} {kind} file written by train.py")
     raw, tensors = read_safetensors(path, where, metadata_key, f"{kind} file")
-    meta = check_metadata(raw, where)
-    return meta, check_layers(tensors, meta["features"], where, outputs=outputs)
+    return check_metadata(raw, where), tensors, where
 
 
 def read_plan2_file(path: str | Path) -> tuple[dict, list[tuple[np.ndarray, np.ndarray]]]:

@@ -26,7 +26,14 @@ import numpy as np
 from typing_extensions import override
 
 from agents.learned.model_files import ModelLoadError, check_trained_rules
-from agents.learned.planN_files import TABLE_SIZES, planN_file_path, read_planN_file
+from agents.learned.planN_files import (
+    PRIOR_EXTRA,
+    SEAT_EXTRA,
+    TABLE_SIZES,
+    LeadPrior,
+    planN_file_path,
+    read_planN_file,
+)
 from agents.learned.planN_turn import decision_values, outcome_key_count, turn_outcomes
 from agents.policies.table_reading import TableReadingPolicy, best_with_fallback
 from agents.solvers.sheet_solver import TurnArrays
@@ -62,10 +69,12 @@ class Tables(NamedTuple):
 
 
 class SheetFeatures:
-    """What :func:`table_features` needs of a rule set, computed once."""
+    """What :func:`table_features` needs of a rule set (and of a lead prior's points to come), computed once."""
 
-    def __init__(self, rules: RuleSet):
+    def __init__(self, rules: RuleSet, points_to_come: np.ndarray | None = None):
         self.rules = rules
+        self.points_to_come = None if points_to_come is None else np.asarray(points_to_come, dtype=np.float64)
+        self.seat_width = rules.num_rows + SEAT_EXTRA + (0 if points_to_come is None else PRIOR_EXTRA)
         self.num_rows = rules.num_rows
         self.shifts = np.arange(rules.num_rows)
         self.cap = max(1, rules.upper_cap)
@@ -95,11 +104,18 @@ class SheetFeatures:
         )
         return np.concatenate([sheet[:, :1], rows, sheet[:, 1:]], axis=1)
 
+    def prior_inputs(self, points: np.ndarray, expected_lead: np.ndarray, lead_scale: np.ndarray) -> np.ndarray:
+        """One seat's inputs from the lead prior, (B, PRIOR_EXTRA): its points to come and its expected lead over the
+        mover, as is and scaled by the rows open (the last: the input the prior's logit reads).
+        """
+        return np.stack([points / 100.0, expected_lead / 100.0, expected_lead * lead_scale], axis=1)
+
 
 def table_features(sheets: SheetFeatures, tables: Tables) -> np.ndarray:
     """The network's input of each table, (B, num_features) float32: ``MAX_PLAYERS`` seat blocks from the mover
-    (a seat's total given as its lead over the mover's, also scaled by ``10 sqrt(1 + rows open at the table)``; a
-    seat the table lacks is all zeros), then the table size one-hot (2 .. ``MAX_PLAYERS``) and the share of rows open.
+    (a seat's total given as its lead over the mover's, also scaled by ``10 sqrt(1 + rows open at the table)``; with a
+    lead prior, then its points to come and its expected final total's lead over the mover's, as is and so scaled;
+    a seat the table lacks is all zeros), then the table size one-hot (2 .. ``MAX_PLAYERS``) and the share of rows open.
     """
     count, n = tables.open_bits.shape
     rows_open = sum(((tables.open_bits >> c) & 1).sum(axis=1) for c in range(sheets.num_rows))
@@ -108,12 +124,23 @@ def table_features(sheets: SheetFeatures, tables: Tables) -> np.ndarray:
     blocks = [
         sheets.seat(tables.open_bits[:, j], tables.upper[:, j], tables.yahtzee[:, j], leads[:, j], lead_scale) for j in range(n)
     ]
-    width = blocks[0].shape[1]
-    blocks += [np.zeros((count, width))] * (MAX_PLAYERS - n)
+    if sheets.points_to_come is not None:
+        points = sheets.points_to_come[tables.open_bits, tables.upper, tables.yahtzee]
+        expected_leads = leads + points - points[:, :1]
+        blocks = [
+            np.concatenate([block, sheets.prior_inputs(points[:, j], expected_leads[:, j], lead_scale)], axis=1)
+            for j, block in enumerate(blocks)
+        ]
+    blocks += [np.zeros((count, sheets.seat_width))] * (MAX_PLAYERS - n)
     size = np.zeros((count, MAX_PLAYERS - 1))
     size[:, n - 2] = 1.0
     share_open = rows_open / (n * sheets.num_rows)
     return np.concatenate([*blocks, size, share_open[:, None]], axis=1).astype(np.float32)
+
+
+def prior_lead_columns(sheets: SheetFeatures) -> np.ndarray:
+    """The input each seat's logit adds under a lead prior: the last of its block (its scaled expected lead)."""
+    return np.arange(MAX_PLAYERS) * sheets.seat_width + sheets.seat_width - 1
 
 
 def softmax_shares(logits: np.ndarray, n: int) -> np.ndarray:
@@ -127,14 +154,23 @@ class ShareValue:
     """``W(tables)``: every seat's learned share of the win (an MLP's logits over :func:`table_features`), exact at the end.
 
     ``layers``: the network's ``(weight, bias)`` pairs, weight ``(out, in)``; ReLU between them, ``MAX_PLAYERS`` logits
-    out. ``table_sizes``: the table sizes it plays (those it learned at).
+    out. ``table_sizes``: the table sizes it plays (those it learned at). ``prior``: a :class:`LeadPrior` (None: none),
+    whose inputs the network reads and whose weight times each seat's scaled expected lead is added to its logit.
     """
 
-    def __init__(self, rules: RuleSet | str, layers: list[tuple[np.ndarray, np.ndarray]], table_sizes=TABLE_SIZES):
+    def __init__(
+        self,
+        rules: RuleSet | str,
+        layers: list[tuple[np.ndarray, np.ndarray]],
+        table_sizes=TABLE_SIZES,
+        prior: LeadPrior | None = None,
+    ):
         self.rules = rule_set(rules)
         self.layers = [(np.ascontiguousarray(w, dtype=np.float32).T.copy(), np.asarray(b, dtype=np.float32)) for w, b in layers]
         self.table_sizes = tuple(table_sizes)
-        self.sheets = SheetFeatures(self.rules)
+        self.prior = prior
+        self.sheets = SheetFeatures(self.rules, None if prior is None else prior.points_to_come)
+        self.lead_columns = prior_lead_columns(self.sheets)
 
     def logits(self, features: np.ndarray) -> np.ndarray:
         """The network's output for (B, num_features) inputs, (B, MAX_PLAYERS) float32."""
@@ -143,6 +179,8 @@ class ShareValue:
             h = h @ weight + bias
             if i < len(self.layers) - 1:
                 np.maximum(h, 0.0, out=h)
+        if self.prior is not None:
+            h = h + np.float32(self.prior.weight) * features[:, self.lead_columns]
         return h
 
     def __call__(self, tables: Tables) -> np.ndarray:
@@ -253,12 +291,12 @@ class PlanNPolicy(TableReadingPolicy):
     def load(cls, path: str, rules=None, num_players: int = 2) -> PlanNPolicy:
         """The policy of the planN file at ``path`` (or a shipped one by name), for a table of ``num_players`` under ``rules``."""
         rules = rule_set(rules)
-        meta, layers = read_planN_file(planN_file_path(path))
+        meta, layers, prior = read_planN_file(planN_file_path(path))
         check_trained_rules("planN file", path, meta, rules)
         if num_players not in meta["table_sizes"]:
             sizes = ", ".join(str(size) for size in meta["table_sizes"])
             raise ModelLoadError(f"planN file {path!r} learned at tables of {sizes} players; this table has {num_players}")
-        return cls(ShareValue(rules, layers, meta["table_sizes"]), f"{PREFIX}{path}", num_players)
+        return cls(ShareValue(rules, layers, meta["table_sizes"], prior), f"{PREFIX}{path}", num_players)
 
     def tables(self, observations) -> tuple[Tables, np.ndarray, np.ndarray]:
         """The table each observation shows (from the observer), with the observers' hands and rolls left."""
@@ -301,9 +339,9 @@ def shipped_planner(rules: RuleSet, num_players: int) -> PlanNPlanner | None:
     if not path.is_file():
         return None
     if path not in _shipped:
-        meta, layers = read_planN_file(path)
+        meta, layers, prior = read_planN_file(path)
         _shipped[path] = (
-            None if meta["rules_fingerprint"] != rules.fingerprint else ShareValue(rules, layers, meta["table_sizes"])
+            None if meta["rules_fingerprint"] != rules.fingerprint else ShareValue(rules, layers, meta["table_sizes"], prior)
         )
     value = _shipped[path]
     if value is None or value.rules.fingerprint != rules.fingerprint or num_players not in value.table_sizes:
@@ -322,5 +360,5 @@ def planN_rules(path: str) -> str:
 
 def load_value(path: str | Path) -> ShareValue:
     """The :class:`ShareValue` of a planN file."""
-    meta, layers = read_planN_file(Path(path))
-    return ShareValue(meta["rules"], layers, meta["table_sizes"])
+    meta, layers, prior = read_planN_file(Path(path))
+    return ShareValue(meta["rules"], layers, meta["table_sizes"], prior)

@@ -66,9 +66,12 @@ def write_plan_file(path: str | Path, values: np.ndarray, rules: RuleSet | str, 
     return write_safetensors(path, {"values": torch.from_numpy(values.copy())}, METADATA_KEY, metadata)
 
 
-def check_plan_header(meta, where: str, file_format: str, version: int, fields: tuple[str, ...]) -> RuleSet:
-    """What every planning file's metadata gets: its header, its rules and their fingerprint, and ``games``; the rules."""
-    check_header(meta, where, file_format, version, lambda _: fields)
+def check_plan_header(meta, where: str, file_format: str, version: int, fields) -> RuleSet:
+    """What every planning file's metadata gets: its header, its rules and their fingerprint, and ``games``; the rules.
+
+    ``fields``: the metadata's fields, or a function of the file's format version giving them.
+    """
+    check_header(meta, where, file_format, version, fields if callable(fields) else lambda _: fields)
     if not isinstance(meta["rules_fingerprint"], str):
         raise ModelLoadError(f"{where}: rules_fingerprint must be a string, got {meta['rules_fingerprint']!r}")
     rules = named_rules(meta["rules"], meta["rules_fingerprint"], where)
@@ -83,16 +86,18 @@ def check_games(games, where: str) -> int:
     return games
 
 
-def check_values(values: np.ndarray, where: str) -> np.ndarray:
-    """``values`` (a value table of :func:`value_shape`) if finite, within ``MAX_VALUE`` and 0 for the full sheet.
+def check_values(values: np.ndarray, where: str, name: str = "values") -> np.ndarray:
+    """``values`` (a value table of :func:`value_shape`, the tensor ``name``) if finite, within ``MAX_VALUE`` and 0 for
+    the full sheet.
 
-    What a plan file is held to when it loads, and a planning run's model when it resumes from a checkpoint.
+    What a plan file is held to when it loads, a planning run's model when it resumes from a checkpoint, and the
+    points to come that a planN file carries.
     """
     if not np.isfinite(values).all():
-        raise ModelLoadError(f"{where}: tensor values holds NaN or infinite values")
+        raise ModelLoadError(f"{where}: tensor {name} holds NaN or infinite values")
     largest = float(np.abs(values).max())
     if largest > MAX_VALUE:
-        raise ModelLoadError(f"{where}: tensor values holds a value of magnitude {largest:.3g}, above {MAX_VALUE:g} points")
+        raise ModelLoadError(f"{where}: tensor {name} holds a value of magnitude {largest:.3g}, above {MAX_VALUE:g} points")
     if np.any(values[0] != 0):
         raise ModelLoadError(f"{where}: the value of the full sheet (no row open) must be 0, got {float(values[0].flat[0])!r}")
     return values

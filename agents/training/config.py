@@ -364,6 +364,10 @@ class PlanConfig(Section):
     replay_states: int = Field(100_000, ge=1, le=10**8)  # distinct visited states the network is fitted on
     # planN: the table sizes its self-play games are played at, one iteration each in turn (the sizes it plays)
     table_sizes: list[int] = Field(default_factory=lambda: list(range(2, MAX_PLAYERS + 1)), min_length=1, max_length=MAX_PLAYERS)
+    # planN: a plan file (plan:yahtzee, plan:PATH) whose learned sheet value gives each seat's points to come: the
+    # network reads each seat's expected lead, and its logits start from lead_weight times it (the weight is learned)
+    lead_prior: str | None = Field(None, min_length=6, max_length=1000, pattern=r"^plan:\S")
+    lead_weight: float = Field(1.0, ge=-100, le=100, allow_inf_nan=False)
 
     @field_validator("net_arch")
     @classmethod

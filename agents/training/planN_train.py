@@ -28,8 +28,11 @@ from pathlib import Path
 import numpy as np
 
 from agents.evaluation.tournament import print_tournament, run_table, save_tournament_json
-from agents.learned.planN import PREFIX, PlanNPolicy, ShareValue, load_value, table_features
-from agents.learned.planN_files import num_features, write_planN_file
+from agents.learned.model_files import check_trained_rules
+from agents.learned.plan import PREFIX as PLAN_PREFIX
+from agents.learned.plan_files import plan_file_path, read_plan_file
+from agents.learned.planN import PREFIX, PlanNPolicy, ShareValue, SheetFeatures, load_value, prior_lead_columns, table_features
+from agents.learned.planN_files import LeadPrior, num_features, write_planN_file
 from agents.registry import make_table_policy
 from agents.training.config import PlanConfig, TrainConfig
 from agents.training.plan_train import drive_run, game_seed, run_planning, run_progress
@@ -52,22 +55,40 @@ class ShareNet:
         self.rules = rules
         self.table_sizes = tuple(sorted(set(plan.table_sizes)))
         self.player = SelfPlayer(rules)
-        self.net = mlp(num_features(rules), plan.net_arch, MAX_PLAYERS)
-        self.optimizer = torch.optim.Adam(self.net.parameters(), lr=plan.learning_rate)
+        self.points_to_come = None if plan.lead_prior is None else prior_points(plan.lead_prior, rules)
+        self.net = mlp(num_features(rules, self.has_prior), plan.net_arch, MAX_PLAYERS)
+        self.lead_weight = torch.nn.Parameter(torch.tensor(float(plan.lead_weight)))
+        self.lead_columns = torch.from_numpy(prior_lead_columns(SheetFeatures(rules, self.points_to_come)))
+        parameters = [*self.net.parameters(), *([self.lead_weight] if self.has_prior else [])]
+        self.optimizer = torch.optim.Adam(parameters, lr=plan.learning_rate)
         self.learning_rates = (plan.learning_rate, plan.final_learning_rate or plan.learning_rate)
         self.epochs, self.batch_size, self.replay_size = plan.epochs, plan.batch_size, plan.replay_states
         self.rng = np.random.default_rng(seed)
-        self.inputs = np.zeros((0, num_features(rules)), dtype=np.float32)
+        self.inputs = np.zeros((0, num_features(rules, self.has_prior)), dtype=np.float32)
         self.targets = np.zeros((0, MAX_PLAYERS), dtype=np.float32)
         self.seats = np.zeros(0, dtype=np.int64)
+
+    @property
+    def has_prior(self) -> bool:
+        """Whether the network has a lead prior (``plan.lead_prior``)."""
+        return self.points_to_come is not None
 
     def layers(self) -> list[tuple[np.ndarray, np.ndarray]]:
         """The network's ``(weight, bias)`` pairs as numpy arrays (what a planN file holds)."""
         return net_layers(self.net)
 
+    def prior(self) -> LeadPrior | None:
+        """The lead prior as it stands (its weight is learned), or None without one."""
+        return None if self.points_to_come is None else LeadPrior(self.points_to_come, float(self.lead_weight.detach()))
+
     def value(self) -> ShareValue:
         """The current ``W``, as the planner plays it."""
-        return ShareValue(self.rules, self.layers(), self.table_sizes)
+        return ShareValue(self.rules, self.layers(), self.table_sizes, self.prior())
+
+    def logits(self, inputs):
+        """The network's logits for a batch of inputs (torch), with the lead prior's term where it has one."""
+        logits = self.net(inputs)
+        return logits + self.lead_weight * inputs[:, self.lead_columns] if self.has_prior else logits
 
     def remember(self, played) -> None:
         """Add the visited tables and their backups to the front of the replay (the oldest fall off its end)."""
@@ -89,19 +110,38 @@ class ShareNet:
         absent = torch.from_numpy(np.arange(MAX_PLAYERS)[None, :] >= self.seats[:, None])
 
         def cross_entropy(batch):  # over the seats of each table; the absent ones get no share
-            logits = self.net(inputs[batch]).masked_fill(absent[batch], -1e9)
+            logits = self.logits(inputs[batch]).masked_fill(absent[batch], -1e9)
             return -(targets[batch] * torch.log_softmax(logits, dim=1)).sum(dim=1).mean()
 
         losses = fit_minibatches(self.optimizer, self.rng, len(targets), self.epochs, self.batch_size, cross_entropy)
         return float(np.mean(losses)) if losses else 0.0
 
     def tensors(self) -> dict:
-        """What a checkpoint keeps of the model: the network's weights."""
-        return net_tensors(self.net)
+        """What a checkpoint keeps of the model: the network's weights (and the lead prior's weight)."""
+        kept = net_tensors(self.net)
+        if self.has_prior:
+            kept["lead_weight"] = self.lead_weight.detach().clone().reshape(1)
+        return kept
 
     def restore(self, tensors: dict) -> None:
         """Take back what :meth:`tensors` gave (the optimizer and the replay start afresh)."""
+        import torch
+
         restore_net(self.net, tensors)
+        if self.has_prior:
+            weight = tensors["lead_weight"]
+            if tuple(weight.shape) != (1,):
+                raise ValueError(f"lead_weight has shape {tuple(weight.shape)}, expected (1,)")
+            with torch.no_grad():
+                self.lead_weight.copy_(weight.reshape(()))
+
+
+def prior_points(name: str, rules: RuleSet) -> np.ndarray:
+    """The points to come of the plan file ``name`` (``plan:yahtzee``, ``plan:PATH``), checked to be of ``rules``."""
+    path = name.removeprefix(PLAN_PREFIX)
+    meta, values = read_plan_file(plan_file_path(path))
+    check_trained_rules("plan file", path, meta, rules)
+    return values
 
 
 def table_size_of(plan: PlanConfig, games_done: int) -> int:
@@ -156,7 +196,7 @@ def train_planN(config: TrainConfig, run_dir: Path, resume: bool = False) -> Non
         return ((games, {f"train/first_player_share_{size}": share, "train/loss": loss}) for games, size, share, loss in played)
 
     games_done = drive_run(config, run_dir, resume, model, iterate, lambda: periodic_figures(model.value(), config), "planN")
-    write_planN_file(run_dir / "model.safetensors", model.layers(), rules, model.table_sizes, games_done)
+    write_planN_file(run_dir / "model.safetensors", model.layers(), rules, model.table_sizes, games_done, model.prior())
     finish_planN(config, run_dir)
 
 

@@ -159,7 +159,12 @@ def check_restored(model, where: str) -> None:
         if model.kind == "net2":
             check_layers(tensors, num_features(model.rules), where)
         else:  # one share of the win per seat
-            check_layers(tensors, planN_files.num_features(model.rules), where, outputs=MAX_PLAYERS)
+            check_layers(tensors, planN_files.num_features(model.rules, model.has_prior), where, outputs=MAX_PLAYERS)
+            weight = float(model.lead_weight.detach())
+            if not np.isfinite(weight) or abs(weight) > planN_files.MAX_WEIGHT:
+                raise ModelLoadError(
+                    f"{where}: its lead_weight must be finite and at most {planN_files.MAX_WEIGHT:g}, got {weight!r}"
+                )
     else:
         check_values(model.sheet_values(), where)
 

@@ -152,7 +152,7 @@ def test_the_features_are_as_wide_as_a_planN_file_says_and_say_the_table_size():
 def test_a_planN_file_round_trips_and_sits_at_the_tables_it_learned(tmp_path):
     layers = random_layers(YAHTZEE)
     path = write_planN_file(tmp_path / "w.safetensors", layers, "yahtzee", [2, 3], 77)
-    meta, read = read_planN_file(path)
+    meta, read, _ = read_planN_file(path)
     assert meta["games"] == 77 and meta["table_sizes"] == [2, 3] and meta["features"] == num_features(YAHTZEE)
     for (w, b), (w2, b2) in zip(layers, read):
         np.testing.assert_array_equal(w.astype(np.float32), w2)
