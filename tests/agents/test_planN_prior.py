@@ -220,3 +220,22 @@ def test_a_lead_prior_of_other_rules_is_refused_in_one_line(tmp_path):
     )
     with pytest.raises(SystemExit, match="trained on the 'yacht' rules"):
         train_main(["--config", str(config), "--runs-dir", str(tmp_path / "runs")])
+
+
+def test_a_shipped_file_with_a_lead_prior_is_the_one_the_coach_and_the_table_read(tmp_path, monkeypatch):
+    import agents.learned.planN_files
+    from agents.learned import planN
+    from agents.registry import make_table_policy
+
+    monkeypatch.setattr(agents.learned.planN_files, "SHIPPED_PLANN", tmp_path)
+    monkeypatch.setattr(planN, "_shipped", {})
+    monkeypatch.setattr(planN, "_planners", {})
+    points, layers = points_table(YAHTZEE, seed=6), prior_layers(YAHTZEE, seed=6)
+    write_planN_file(tmp_path / "yahtzee.safetensors", layers, YAHTZEE, [2, 3], 3, LeadPrior(points, 0.8))
+    planner = planN.shipped_planner(YAHTZEE, 3)
+    assert planner is not None and planner.value.prior.weight == pytest.approx(0.8)
+    tables = some_tables(YAHTZEE, 3, seed=7)
+    expected = ShareValue(YAHTZEE, layers, (2, 3), LeadPrior(points.astype(np.float32), 0.8))(tables)
+    np.testing.assert_allclose(planner.value(tables), expected, rtol=1e-6)
+    policy = make_table_policy("planN:yahtzee", 2, rules=YAHTZEE)
+    assert policy.name == "planN:yahtzee"
