@@ -57,9 +57,16 @@ def distributions(extra: str | None) -> set[str]:
     return {canonicalize_name(requirement.name) for requirement in requirements(extra)}
 
 
+@cache
+def installed_modules() -> dict[str, list[str]]:
+    """Each top-level module of the installed distributions and the distributions that provide it (a scan of every
+    installed distribution's files: taken once, not once per import)."""
+    return packages_distributions()
+
+
 def distribution_of(module: str) -> set[str]:
     """The installed distributions that provide the top-level module ``module`` (``yaml`` -> ``pyyaml``)."""
-    return {canonicalize_name(name) for name in packages_distributions().get(module, [])}
+    return {canonicalize_name(name) for name in installed_modules().get(module, [])}
 
 
 def module_level_imports(path: Path) -> set[str]:
