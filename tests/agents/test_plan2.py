@@ -87,6 +87,8 @@ def test_the_rules_settle_only_what_is_certain(solved):
     assert known.any() and not known.all()
 
 
+# A long check: the game of three faces (40 s) runs with `pytest -m slow`; the one of six faces runs everywhere.
+@pytest.mark.parametrize("solved", ["six_faces", pytest.param("three_faces", marks=pytest.mark.slow)], indirect=True)
 def test_self_play_learns_the_chance_of_winning_of_a_small_game(solved, one_torch_thread):
     rules, solution = solved
     plan = PlanConfig(games_per_iteration=200, epsilon=0.2, net_arch=[32, 32], learning_rate=3e-3, epochs=4, batch_size=64)

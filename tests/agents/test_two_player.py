@@ -215,8 +215,10 @@ def test_bad_states_are_refused(game):
         solution.value(every_row, every_row, 5)
 
 
+# Against greedy (a long check, `pytest -m slow`) the kernel runs as against optimal; greedy's table is checked
+# decision by decision in test_fixed_opponents.py.
 @pytest.mark.parametrize("seat", [0, 1])
-@pytest.mark.parametrize("opponent", ["optimal", "greedy"])
+@pytest.mark.parametrize("opponent", ["optimal", pytest.param("greedy", marks=pytest.mark.slow)])
 def test_best_response_matches_brute_force(opponent, seat, tmp_path, monkeypatch):
     monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path))
     rules = GAMES["three_faces"]
