@@ -131,6 +131,17 @@ FULL_SHEET[0] = 3.0
         (prior_tensors(points=FULL_SHEET), prior_header(), "the value of the full sheet"),
         (prior_tensors(), prior_header(lead_prior="yes"), "lead_prior must be true or false"),
         (prior_tensors(), prior_header(features=num_features(YACHT)), f"features must be {num_features(YACHT, True)}"),
+        (  # wider than the rules need is refused as narrower is, and the message says the width is the prior's
+            prior_tensors(),
+            prior_header(features=num_features(YACHT, True) + 1),
+            f"must be {num_features(YACHT, True)} for the yacht rules with a lead prior, got {num_features(YACHT, True) + 1}$",
+        ),
+        (
+            tensors_of(random_layers(YACHT)),
+            header(features=num_features(YACHT) + 1),
+            f"for the yacht rules, got {num_features(YACHT) + 1}$",
+        ),
+        (prior_tensors(), prior_header(features="9" * 100), "with a lead prior, got 9{40}$"),  # the value echoed cut to 40
         (tensors_of(random_layers(YACHT)), header(format_version=2), "lacks lead_prior"),
         (tensors_of(random_layers(YACHT)), header(lead_prior=False), "unknown metadata field"),  # not in version 1
         (prior_tensors(), prior_header(lead_prior=False, features=num_features(YACHT)), "expected tensors layers"),
