@@ -123,6 +123,7 @@ FULL_SHEET[0] = 3.0
     [
         (prior_tensors(drop=("points_to_come",)), prior_header(), "must hold tensor points_to_come"),
         (prior_tensors(drop=("lead_weight",)), prior_header(), "must hold tensor lead_weight"),
+        (prior_tensors(drop=("points_to_come", "lead_weight")), prior_header(), "must hold tensor points_to_come$"),  # the first
         (prior_tensors(points=np.zeros((8, 1, 1))), prior_header(), r"points_to_come has shape \(8, 1, 1\)"),
         (prior_tensors(weight=[1.0, 2.0]), prior_header(), r"lead_weight has shape \(2,\)"),
         (prior_tensors(weight=[np.inf]), prior_header(), "lead_weight must be finite"),
