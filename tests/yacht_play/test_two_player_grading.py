@@ -17,6 +17,7 @@ from agents.registry import make_opponents
 from agents.two_player import solve_two_player
 from agents.two_player.__main__ import sub_game
 from agents.two_player.grading import TwoPlayerGrader
+from yacht_env.actions import ActionLayout
 from yacht_env.rules import RULE_SETS, YACHT
 from yacht_play.analyze import main as analyze_main
 from yacht_play.match import Match, Player
@@ -336,15 +337,22 @@ def test_a_record_whose_sheet_does_not_follow_from_the_decisions_before_it_is_re
     # seat 0's first decision after it has filled a row
     first_row = next(i for i, d in enumerate(match.decisions) if d["seat"] == 0 and d["points"] is not None)
     later = next(i for i, d in enumerate(match.decisions) if i > first_row and d["seat"] == 0)
-    for change in ({"total": match.decisions[later]["total"] + 1}, {"open": list(rules.category_names)}):
+    total = match.decisions[later]["total"]
+    for change in ({"total": total + 1}, {"total": total - 1}, {"open": list(rules.category_names)}):
         decisions = [dict(d) for d in match.decisions]
-        decisions[later].update(change)  # only the total, or only the open rows, off
+        decisions[later].update(change)  # only the total (above or below), or only the open rows, off
         with pytest.raises(ValueError, match=f"seat 0: turn {decisions[later]['turn']} comes without the decisions before it"):
             grader.grade_decisions(decisions)
     decisions = [dict(d) for d in match.decisions]
     decisions[1]["seat"] = 2
     with pytest.raises(ValueError, match="seat 2 at a table of two"):
         grader.grade_decisions(decisions)
+
+
+def test_no_decisions_grade_to_empty_grades(small):
+    rules, _ = small
+    graded = TwoPlayerGrader(rules).grade_decisions([])
+    assert graded.chances.shape == (0, ActionLayout(rules).num_actions) and graded.loss.shape == (0,)
 
 
 def test_the_grader_grades_yacht_unless_told_otherwise(no_solution):
