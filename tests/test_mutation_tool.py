@@ -230,6 +230,18 @@ def test_a_reason_of_another_kind_or_without_a_why_is_refused_naming_it(tool):
         tool.read_reasons()
 
 
+def test_a_reasons_file_that_is_not_toml_is_refused_in_one_line(tool):
+    tool.REASONS.write_text('["m.py"]\n"a -> b" = { kind = "equivalent", why = "x" }\n\n["m.py"]\n')
+    with pytest.raises(SystemExit, match=r"^reasons.toml: Cannot declare \('m.py',\) twice"):
+        tool.read_reasons()
+
+
+def test_the_kept_reasons_read_and_each_names_a_module_of_the_packages():
+    tool = fresh_tool("mutation_tool_kept_reasons")
+    reasons = tool.read_reasons(tool.ROOT / "tools" / "mutation_reasons.toml")
+    assert reasons and set(reasons) <= set(tool.discover_modules())
+
+
 def test_the_report_scores_a_module_over_its_mutants_that_are_not_equivalent_with_each_survivor_s_reason(tool):
     pytest.importorskip("cosmic_ray", reason="the mutation extra: pip install -e '.[mutation]'")
     from cosmic_ray.work_db import WorkDB, use_db

@@ -794,7 +794,10 @@ def read_reasons(path: Path | None = None) -> dict[str, dict[str, dict[str, str]
     path = REASONS if path is None else path
     if not path.exists():
         return {}
-    reasons = tomllib.loads(path.read_text())
+    try:
+        reasons = tomllib.loads(path.read_text())
+    except tomllib.TOMLDecodeError as error:  # a module's table declared twice, say: one line naming it
+        raise SystemExit(f"{path.name}: {error}") from None
     for module, entries in reasons.items():
         for key, entry in entries.items():
             if not isinstance(entry, dict) or entry.get("kind") not in REASON_KINDS or not str(entry.get("why", "")).strip():
