@@ -91,7 +91,9 @@ def test_with_points_and_the_optimum_after_them_the_turn_is_the_solitaire_optimu
     ends_of = TurnEnds(ShareValue(rules, random_layers(rules)))
     out_index, counts, rows, gains, uppers, yahtzees = ends_of.outcomes(tables)
     after = (tables.open_bits[:, :1] & ~(1 << rows), uppers, yahtzees if rules.tracks_yahtzee_box else 0 * yahtzees)
-    ends = np.where(np.arange(rows.shape[1]) < counts[:, None], gains + solution.state_values[after], 0.0)[:, :, None]
+    mover = np.where(np.arange(rows.shape[1]) < counts[:, None], gains + solution.state_values[after], 0.0)
+    # a second seat's column that orders the outcomes otherwise: the mover plans by its own column, and reads it
+    ends = np.stack([mover, 7.0 - 3.0 * mover], axis=2)
     hands, rolls_left = rng.integers(0, rules.dice.num_hands, 300), rng.integers(0, rules.rolls_per_turn, 300)
     layout = ActionLayout(rules)
     planned = np.full((300, layout.num_actions), -np.inf)
