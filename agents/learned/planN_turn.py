@@ -166,8 +166,10 @@ def plan_turn(t, out_index, ends, scratch):
 
     Leaves the hands' best rows and vectors in ``scratch.score_now``/``best_row`` and every ``Kj`` in ``keep_out[j]``.
     """
-    _score_now(t, out_index, ends, scratch)
     n = ends.shape[1]
+    if scratch.turn_value.shape[0] != n:  # the kernels write rows without bounds checks: a narrower scratch overruns
+        raise ValueError("plan_turn: the scratch's width is not the number of value columns of the ends")
+    _score_now(t, out_index, ends, scratch)
     for h in range(scratch.hand_values.shape[0]):
         _copy(scratch.score_now[h], scratch.hand_values[h])
     for rerolls_left in range(1, t.rolls):

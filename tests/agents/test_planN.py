@@ -14,7 +14,7 @@ from agents.evaluation.tournament import run_table
 from agents.learned.model_files import ModelLoadError
 from agents.learned.planN import PlanNPlanner, PlanNPolicy, ShareValue, Tables, TurnEnds, table_features
 from agents.learned.planN_files import METADATA_KEY, num_features, read_planN_file, write_planN_file
-from agents.learned.planN_turn import decision_values
+from agents.learned.planN_turn import decision_values, plan_scratch, plan_turn
 from agents.policies.guard import unguarded
 from agents.registry import make_opponents, make_policy, make_table_policy
 from agents.solvers.optimal import solve
@@ -333,3 +333,17 @@ def test_the_policy_reads_every_seats_sheet_from_table_observations_as_the_game_
     np.testing.assert_array_equal(tables.totals, games.totals[rows[:, None], order])
     np.testing.assert_array_equal(tables.upper, np.minimum(upper, 63))
     np.testing.assert_array_equal(tables.yahtzee, full)
+
+
+def test_a_turn_is_not_planned_into_a_scratch_of_another_width():
+    # the kernels write whole rows without bounds checks: a scratch narrower than the ends would be overrun
+    rules = YACHT
+    ends_of = TurnEnds(ShareValue(rules, random_layers(rules)))
+    tables = Tables.start(rules, 1, 2)
+    out_index, ends, _ = ends_of(tables)
+    for width in (1, 3, ends.shape[1]):
+        with pytest.raises(ValueError, match="scratch's width"):
+            plan_turn(ends_of.kernel, out_index[0], ends[0], plan_scratch(ends_of.kernel, width))
+    scratch = plan_scratch(ends_of.kernel, 2)
+    plan_turn(ends_of.kernel, out_index[0], ends[0], scratch)
+    assert 0.0 <= scratch.turn_value[0] <= 1.0 and abs(scratch.turn_value.sum() - 1.0) < 1e-9

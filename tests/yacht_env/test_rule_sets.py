@@ -367,6 +367,21 @@ def test_without_a_yahtzee_row_no_hand_is_a_joker(open_bits, alike, face_row, jo
     assert placement(open_bits, alike, face_row, -1, YAHTZEE.lower_bits, joker_mode) == (open_bits, False)
 
 
+@given(
+    st.integers(1, (1 << 13) - 1),
+    st.booleans(),
+    st.integers(-1, 5),
+    st.sampled_from([JOKER_NONE, JOKER_FREE, JOKER_FORCED]),
+)
+@example(open_bits=1 << 2, alike=True, face_row=2, joker_mode=JOKER_FORCED)  # only the face's own row open
+@example(open_bits=1 << 3, alike=True, face_row=2, joker_mode=JOKER_FORCED)  # only another upper row open
+def test_on_a_sheet_with_an_open_row_every_hand_may_go_somewhere_open(open_bits, alike, face_row, joker_mode):
+    """Whatever the joker rule, a hand always has a row to go in, and only ever an open one (the planners rely on it)."""
+    yahtzee_row = YAHTZEE.category_index["yahtzee"]
+    legal, _ = placement(open_bits, alike, face_row, yahtzee_row, YAHTZEE.lower_bits, joker_mode)
+    assert legal != 0 and legal & ~open_bits == 0
+
+
 def test_an_upper_row_that_takes_points_away_is_not_the_upper_row_of_its_face():
     """Only a row that pays for five of a face is that face's upper row: a penalty row beside it is not a second one."""
     penalty = Category("ones_penalty", lambda dice, counts: -counts[0], upper=True)
