@@ -285,6 +285,17 @@ def session_tested(tool, survived: int = 3):
     return len(items), [tool.mutant_key(SOURCE, tool.mutated_source(SOURCE, item.mutations[0])) for item in items[:survived]]
 
 
+def test_survivors_are_tested_again_but_those_explained_as_equivalent(tool):
+    pytest.importorskip("cosmic_ray", reason="the mutation extra: pip install -e '.[mutation]'")
+    _, keys = session_tested(tool)
+    tool.REASONS.write_text(
+        f'["{MODULE}"]\n"{keys[0]}" = {{ kind = "equivalent", why = "the same either way" }}\n'
+        f'"{keys[1]}" = {{ kind = "accepted", why = "a gap kept" }}\n'
+    )
+    again = tool.survivors_to_retest(MODULE)
+    assert sorted(tool.mutant_key(SOURCE, tool.mutated_source(SOURCE, item.mutations[0])) for item in again) == sorted(keys[1:])
+
+
 LATER = "yacht_env/later.py"
 LATER_SOURCE = "LIMIT = 3\n"
 

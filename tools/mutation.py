@@ -21,7 +21,7 @@ test suite (pytest never collects it).
 
     python tools/mutation.py                          # every module, resuming
     python tools/mutation.py yacht_play/records.py    # one module
-    python tools/mutation.py --retest-survivors       # survivors again, after new tests
+    python tools/mutation.py --retest-survivors       # survivors again (not those explained as equivalent), after new tests
     python tools/mutation.py --sample 60 MODULE...    # a random sample of 60 mutants of each module, resuming
     python tools/mutation.py --report                 # only rewrite the results file and the report
     python tools/mutation.py --restart MODULE         # start over, after the module itself changed
@@ -834,7 +834,7 @@ def run_module(module: str, retest_survivors: bool, restart: bool, execute_pendi
     if not execute_pending:
         return
     if retest_survivors:
-        items = [item for item, _ in module_results(module)["survived"]]
+        items = survivors_to_retest(module)
     else:
         with use_db(str(session), WorkDB.Mode.open) as database:
             items = list(database.pending_work_items)
@@ -1025,23 +1025,46 @@ def wilson_interval(successes: int, trials: int, z: float = 1.959964) -> tuple[f
     return max(0.0, centre - half), min(1.0, centre + half)
 
 
-def survivor_records(module: str, survivors: list) -> list[dict]:
-    """Each survivor of ``module`` as kept in :data:`RESULTS` (key, line, diff, what its test run said), by line; a key
-    met twice gets ``#2``.
+def keyed_survivors(module: str, survivors: list) -> list[tuple[str, object, object]]:
+    """``(key, work item, result)`` of each survivor of ``module``, by line: its key in :data:`REASONS` (see
+    :func:`mutant_key`); a key met twice gets ``#2``.
     """
     original_file = WORK / f"{slug(module)}.original"
     original = original_file.read_text() if original_file.exists() else ""
-    records = []
+    keyed = []
     seen: dict[str, int] = {}
     for item, result in sorted(survivors, key=lambda pair: pair[0].mutations[0].start_pos):
         mutation = item.mutations[0]
         mutated = mutated_source(original, mutation) if original else None
         key = mutant_key(original, mutated) if mutated is not None else f"{mutation.operator_name} #{mutation.occurrence}"
         seen[key] = seen.get(key, 0) + 1
-        key += f" #{seen[key]}" if seen[key] > 1 else ""
-        output = why_survived(result.output or "")
-        records.append({"key": key, "line": mutation.start_pos[0], "diff": (result.diff or "").rstrip(), "output": output})
-    return records
+        keyed.append((key + (f" #{seen[key]}" if seen[key] > 1 else ""), item, result))
+    return keyed
+
+
+def survivor_records(module: str, survivors: list) -> list[dict]:
+    """Each survivor of ``module`` as kept in :data:`RESULTS` (key, line, diff, what its test run said), by line."""
+    return [
+        {
+            "key": key,
+            "line": item.mutations[0].start_pos[0],
+            "diff": (result.diff or "").rstrip(),
+            "output": why_survived(result.output or ""),
+        }
+        for key, item, result in keyed_survivors(module, survivors)
+    ]
+
+
+def survivors_to_retest(module: str) -> list:
+    """The work items of ``module``'s survivors that new tests may kill: every one but those :data:`REASONS` gives as
+    equivalent (no test can tell them from the module; an accepted one may yet be killed).
+    """
+    reasons = read_reasons().get(module, {})
+    survivors = keyed_survivors(module, module_results(module)["survived"])
+    kept = [item for key, item, _ in survivors if reasons.get(key, {}).get("kind") != "equivalent"]
+    equivalent = len(survivors) - len(kept)
+    print(f"{module}: {len(kept)} of {len(survivors)} survivors to test again ({equivalent} equivalent)", flush=True)
+    return kept
 
 
 def file_digest(path: Path) -> str:
@@ -1306,7 +1329,9 @@ def main(argv=None) -> int:
     # --sample and --measure are read with int, not yacht_env.option_values: the tool imports none of the packages it
     # mutates, since its --run-tests runs on a mutated copy of them, where a mutant could break the tool itself
     parser.add_argument("modules", nargs="*", help=f"modules to mutate (default: every module of {', '.join(PACKAGES)})")
-    parser.add_argument("--retest-survivors", action="store_true", help="test the survivors again (after new tests)")
+    parser.add_argument(
+        "--retest-survivors", action="store_true", help="test the survivors again (after new tests), but the equivalent ones"
+    )
     parser.add_argument(
         "--report", action="store_true", help=f"only rewrite {RESULTS.relative_to(ROOT)} and {SCORES.relative_to(ROOT)}"
     )
