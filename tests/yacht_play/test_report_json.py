@@ -15,6 +15,7 @@ import math
 from pathlib import Path
 
 import numpy as np
+import pytest
 
 from yacht_play.match import Match, Player
 from yacht_play.records import GameRecord
@@ -78,3 +79,23 @@ def test_the_json_of_a_fixed_set_of_games_is_the_json_written_before_the_results
     written = json.loads((tmp_path / "report.json").read_text())
     assert written == report_document(report)
     assert differences(written, json.loads(BEFORE.read_text())) == []
+
+
+def test_every_part_of_a_report_is_a_value_that_cannot_be_changed_once_built():
+    # the page, the text and the JSON are written from one report: none of them may alter what the others show
+    import yacht_play.report.results as results
+
+    report = build_report(fixed_games(), policies=POLICIES)
+    seen, waiting = set(), [report]
+    while waiting:
+        value = waiting.pop()
+        if isinstance(value, (tuple, list)):
+            waiting += value
+        elif dataclasses.is_dataclass(value):
+            seen.add(type(value).__name__)
+            first = dataclasses.fields(value)[0].name
+            with pytest.raises(dataclasses.FrozenInstanceError):
+                setattr(value, first, getattr(value, first))
+            waiting += [getattr(value, field.name) for field in dataclasses.fields(value)]
+    defined = {name for name, kind in vars(results).items() if isinstance(kind, type) and dataclasses.is_dataclass(kind)}
+    assert defined - seen == set()
