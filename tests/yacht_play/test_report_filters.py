@@ -25,6 +25,14 @@ def test_no_filter_keeps_every_game_played_here_and_leaves_imported_ones_out():
     assert not Filters(mode="duplicate").keep(game())
 
 
+def test_filters_cannot_be_changed_once_made():
+    # the header of every table names the filters the games were kept by: they must stay those
+    import dataclasses
+
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        Filters(mode="table").mode = "duplicate"
+
+
 def test_a_game_is_kept_from_since_up_to_but_not_at_until_and_one_without_a_time_only_without_since():
     at = "2026-01-02T10:00:00Z"
     assert Filters(since=at).keep(game(at)) and not Filters(until=at).keep(game(at))

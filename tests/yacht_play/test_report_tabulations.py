@@ -63,6 +63,15 @@ def test_one_csv_per_table_with_interval_columns_and_the_filters(tmp_path, repor
     assert loss.low < loss.mean < loss.high and int(greedy["loss_n"]) == loss.n
 
 
+def test_a_tabulation_and_the_positions_it_is_made_from_cannot_be_changed_once_made(report):
+    # one tabulation is written as CSV and as LaTeX: neither writer may change what the other writes
+    import dataclasses
+
+    for made in (tabulations.tabulations(report)[0], DecisionPositions(*[np.zeros(1, dtype=np.int64)] * 6)):
+        with pytest.raises(dataclasses.FrozenInstanceError):
+            made.__setattr__(dataclasses.fields(made)[0].name, None)
+
+
 def test_latex_escapes_names_and_gives_intervals_and_n(tmp_path, report):
     path = tmp_path / "tables.tex"
     latex.save_latex(path, report)
