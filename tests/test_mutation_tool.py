@@ -176,6 +176,35 @@ def test_a_module_s_test_files_are_those_importing_it_through_its_package_or_hel
     assert tool.test_files("yacht_env/later.py") == ()
 
 
+def test_a_kernel_s_mutant_compiles_again_only_the_kernels_of_files_its_change_can_reach(tool):
+    # a kernel compiled from the unmutated code may be reused only where the change cannot be inlined into it
+    write(
+        tool.TREE,
+        {
+            "yacht_env/uses_tables.py": "from yacht_env.tables import table\n",
+            "yacht_env/sub/uses_that.py": "import yacht_env.uses_tables\n",
+            "yacht_env/sub/tables.py": "LIMIT = 1\n",  # the module's name in another folder: another file, kept
+            "yacht_env/apart.py": "LIMIT = 2\n",
+            "tests/test_uses.py": "import yacht_env.uses_tables\n",
+        },
+    )
+    shared, fresh = tool.WORK / "shared", tool.WORK / "fresh"
+    kept = ["yacht_env_1a2b/apart.f-1.py311.nbi", "yacht_env_1a2b/apart.f-1.py311.1.nbc", "sub_77/tables.m-1.py311.nbi"]
+    dropped = [
+        "yacht_env_1a2b/tables.f-7.py311.nbi",
+        "yacht_env_1a2b/uses_tables.h-1.py311.nbi",
+        "sub_77/uses_that.k-2.py311.nbi",
+    ]
+    for name in kept + dropped:
+        (shared / name).parent.mkdir(parents=True, exist_ok=True)
+        (shared / name).write_bytes(name.encode())
+    assert tool.reached_by_change(MODULE) == {MODULE, "yacht_env/uses_tables.py", "yacht_env/sub/uses_that.py"}
+    assert tool.seed_numba_cache(MODULE, shared, fresh) == len(kept)
+    assert sorted(path.relative_to(fresh).as_posix() for path in fresh.rglob("*") if path.is_file()) == sorted(kept)
+    assert all((fresh / name).read_bytes() == name.encode() for name in kept)
+    assert tool.seed_numba_cache(MODULE, tool.WORK / "no such cache", tool.WORK / "none") == 0
+
+
 def made_up_session(tool):
     """A Cosmic Ray session of the made-up module, as a run begins it (its mutants generated, none tested)."""
     tool.write_config(MODULE)

@@ -45,7 +45,9 @@ all. Compiled numba code is not seen by
 coverage: a kernel's lines go to the tests that reach the places naming it (through the kernels that
 call it), which is cheaper than taking the map with the JIT off, where a solver's tests would run for
 hours. A mutant of a kernel, or of a module constant (a kernel reads it when compiled), gets a fresh
-numba cache; any other reuses the kernels the map's run compiled. The solved tables live in
+numba cache seeded with the kernels of every file the change cannot reach (neither the module nor what imports it,
+:func:`seed_numba_cache`), so only those it can reach compile again; any other reuses the kernels the map's run
+compiled. The solved tables live in
 ``.mutation/solved`` (``YACHT_RL_TEST_CACHE_DIR``, which the tests keep instead of a fresh folder per
 run): their keys hold a digest of the solver's source, so a mutated solver solves again, and what it
 solved is deleted after its run.
@@ -908,7 +910,10 @@ def run_tests(module: str) -> int:
     before = set(solved.iterdir()) if solved.exists() else set()
     # A mutant of compiled code (or of a constant a kernel reads) compiles everything afresh; any other reuses the
     # kernels compiled from the unmutated code.
-    numba_cache = tempfile.mkdtemp(prefix="numba-", dir=WORK) if compiled else WORK / f"numba-{slug(module)}"
+    shared_cache = WORK / f"numba-{slug(module)}"
+    numba_cache = tempfile.mkdtemp(prefix="numba-", dir=WORK) if compiled else shared_cache
+    if compiled:
+        seed_numba_cache(module, shared_cache, Path(numba_cache))
     environment = test_environment(module, numba_cache)
     if everything:
         environment.pop("YACHT_RL_HYPOTHESIS_PROFILE")
@@ -939,6 +944,40 @@ def run_tests(module: str) -> int:
             shutil.rmtree(numba_cache, ignore_errors=True)
         for path in set(solved.iterdir()) - before:  # a mutant's own tables: never read again
             path.unlink(missing_ok=True)
+
+
+def reached_by_change(module: str) -> set[str]:
+    """``module`` and every file of the packages that imports it, directly or through others: the only files whose
+    compiled kernels a change to ``module`` can alter (a kernel calls, or reads a constant of, only what its file
+    imports).
+    """
+    importers = importers_in(TREE)
+    found, stack = {module}, [module]
+    while stack:
+        for importer in importers.get(stack.pop(), ()):
+            if importer not in found and not importer.startswith("tests/"):
+                found.add(importer)
+                stack.append(importer)
+    return found
+
+
+def seed_numba_cache(module: str, shared: Path, fresh: Path) -> int:
+    """Copy into a mutant's ``fresh`` numba cache the kernels of the ``shared`` one (compiled from the unmutated code by
+    the map's run) that the change cannot reach (:func:`reached_by_change`): only those are compiled again. Numba keeps
+    a file's kernels in ``<its folder>_<digest of the folder's path>/<its stem>.<kernel>-<line>.py<version>.<ext>``; a
+    file of a name shared by several folders of the same last name is left out if any of them is reached. Returns how
+    many cache files were copied.
+    """
+    reached = {(Path(name).parent.name, Path(name).stem) for name in reached_by_change(module)}
+    copied = 0
+    for path in sorted(shared.glob("*/*")) if shared.is_dir() else []:
+        folder, stem = path.parent.name.rpartition("_")[0], path.name.split(".")[0]
+        if (folder, stem) in reached or not path.is_file():
+            continue
+        (fresh / path.parent.name).mkdir(parents=True, exist_ok=True)
+        shutil.copy2(path, fresh / path.parent.name / path.name)
+        copied += 1
+    return copied
 
 
 def measure(module: str, count: int, before: bool) -> None:
