@@ -337,6 +337,17 @@ def measured_elsewhere(source: str = LATER_SOURCE, when: str = "2026-01-02T03:04
     return {"source": digest, "measured": when, **counts, "survivors": [survivor]}
 
 
+def test_a_sample_short_of_sixty_mutants_or_of_all_a_module_has_is_marked_short(tool):
+    def entry(sample: int, mutants: int) -> dict:
+        counts = {"killed": sample, "survived": 0, "sample": sample, "mutants": mutants, "not_generated": 0}
+        return {"source": "0" * 64, "measured": "2026-01-02T03:04:05Z", **counts, "survivors": []}
+
+    shown = {(60, 100): "60", (59, 100): "59 (short of 60)", (42, 42): "42", (41, 42): "41 (short of 42)"}
+    for (sample, mutants), cell in shown.items():
+        table, _, _ = tool.report_tables([LATER], {LATER: entry(sample, mutants)}, {})
+        assert table[0].split(" | ")[5] == cell
+
+
 def keep_results(tool, modules: dict) -> None:
     tool.RESULTS.write_text(json.dumps({"format": 1, "modules": modules}))
 
@@ -350,7 +361,10 @@ def test_a_module_measured_elsewhere_keeps_its_row_beside_one_measured_here(tool
     low, high = tool.wilson_interval(n - 3, n)
     assert f"| `{MODULE}` | {n - 3} | 0 | 0 | 3 | {n} | {n} | {(n - 3) / n:.1%} | {low:.1%} to {high:.1%} |" in report
     low, high = tool.wilson_interval(5, 6)
-    assert f"| `{LATER}` | 5 | 0 | 0 | 1 | 6 | 9 | {5 / 6:.1%} | {low:.1%} to {high:.1%} | 0 | 2026-01-02 |" in report
+    # 6 of its 9 mutants tested: a run stopped short of its sample
+    assert (
+        f"| `{LATER}` | 5 | 0 | 0 | 1 | 6 (short of 9) | 9 | {5 / 6:.1%} | {low:.1%} to {high:.1%} | 0 | 2026-01-02 |" in report
+    )
     assert f"- `{LATER}`:1 `LIMIT = 3 -> LIMIT = 4`: **not explained**: Every test passed." in report
     assert "## Modules not tested yet\n\nNone." in report
     kept = tool.read_results()

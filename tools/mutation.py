@@ -98,6 +98,8 @@ ENTRY_FIELDS = ("source", "measured", *COUNTS, "survivors")
 SURVIVOR_FIELDS = ("key", "line", "diff", "output")
 MOST_MUTANTS = 10**7  # far more than any module has: a larger count is no count of mutants
 EARLIER_VERSION = "(earlier version)"
+# The smallest sample a module's score stands on (or all its mutants, where it has fewer): a row short of it is marked.
+SAMPLE_TARGET = 60
 REASON_KINDS = ("equivalent", "accepted")
 
 
@@ -1286,7 +1288,11 @@ def report_tables(modules: list[str], results: dict[str, dict], reasons: dict) -
         row = {"killed": entry["killed"], **{kind: kinds.count(kind) for kind in ("equivalent", "accepted", "survived")}}
         row |= {name: entry[name] for name in ("sample", "mutants", "not_generated")}
         total = {name: total[name] + row[name] for name in total}
-        cells = " | ".join(str(row[name]) for name in ("killed", "equivalent", "accepted", "survived", "sample", "mutants"))
+        shown = {name: str(row[name]) for name in ("killed", "equivalent", "accepted", "survived", "sample", "mutants")}
+        wanted = min(SAMPLE_TARGET, row["mutants"])
+        if row["sample"] < wanted:  # a run stopped before its sample was tested
+            shown["sample"] += f" (short of {wanted})"
+        cells = " | ".join(shown.values())
         score = score_cells(row["killed"], row["sample"] - row["equivalent"])
         earlier = "" if is_current(module, entry) else f" {EARLIER_VERSION}"
         table.append(f"| `{module}` | {cells} | {score} | {row['not_generated']} | {entry['measured'][:10]}{earlier} |")
@@ -1328,7 +1334,8 @@ def write_report(modules: list[str]) -> Path:
         "yet explained does. The interval is the 95% Wilson interval of that share over all of the module's mutants.",
         "Mutants that change only annotations, a `__future__` import or a docstring are not generated. The date is when",
         f"the module was measured; {EARLIER_VERSION} marks a module whose source has changed since, and its survivors'",
-        "lines are those of the version measured.",
+        "lines are those of the version measured. A sample smaller than "
+        f"{SAMPLE_TARGET} mutants (or all of them, for a module with fewer) is marked short.",
         "",
         head,
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |",
