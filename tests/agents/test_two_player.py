@@ -6,6 +6,7 @@ positions to re-roll, memoized; it shares no code with the solver but the rule s
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from functools import lru_cache
 
@@ -317,3 +318,8 @@ def test_the_stored_leads_of_a_two_row_game_as_counted_by_hand():
     for mover, other in ((0, ones), (ones, 0b11), (0, 0b11)):
         with pytest.raises(ValueError, match="no turn starts"):
             layout.pair_index(mover, other)
+    # a layer is the solution's index into its stored values: fixed once made, and one layer is one key of a cache
+    layer = layout.layers[1]
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        layer.lo = layer.lo + 1
+    assert layer == layout.layers[1] and layer != dataclasses.replace(layer) and len({layer, layout.layers[1]}) == 1
