@@ -6,8 +6,10 @@ positions to re-roll, memoized; it shares no code with the solver but the rule s
 
 from __future__ import annotations
 
+import copy
 import dataclasses
 import itertools
+import re
 from functools import lru_cache
 
 import numpy as np
@@ -214,6 +216,47 @@ def test_bad_states_are_refused(game):
         solution.value(0b001, every_row, 0)
     with pytest.raises(ValueError, match="out of range"):
         solution.value(every_row, every_row, 5)
+
+
+def test_leads_and_open_rows_outside_the_game_are_refused_naming_them_and_the_range_allowed(game):
+    rules, solution, _ = game
+    dice = list(itertools.product(range(1, rules.num_faces + 1), repeat=rules.num_dice))
+    row_max = [max(reference_points(row, roll) for roll in dice) for row in rules.category_names]
+    last = rules.num_rows - 1
+    one_open = 1 << last  # player two's last turn: the last row open, the other's sheet full
+    ahead, behind = sum(row_max) - row_max[last], -sum(row_max)  # what the filled rows can hold
+    assert solution.value(one_open, 0, ahead) == 1.0 and solution.value(one_open, 0, behind) == 0.0
+    assert solution.value(one_open, 0, -row_max[last] - 1) == 0.0  # further behind than the last row can make up
+    assert solution.value(one_open, 0, 1) == 1.0  # ahead, and the other has nothing left to score
+    for lead in (ahead + 1, behind - 1):
+        with pytest.raises(ValueError, match=rf"^lead {lead} is out of range {behind}\.\.{ahead}: the filled rows"):
+            solution.value(one_open, 0, lead)
+    for lead in (True, 0.5, "0"):
+        with pytest.raises(ValueError, match=rf"^lead must be an integer .*, got {re.escape(repr(lead))}$"):
+            solution.value(one_open, 0, lead)
+    assert solution.value(one_open, 0, np.int64(1)) == 1.0
+    for name, state in (("mover_open", (rules.all_open + 1, 0)), ("other_open", (one_open, -1))):
+        with pytest.raises(ValueError, match=rf"^{name} {state[name == 'other_open']} is out of range 0\.\.{rules.all_open}$"):
+            solution.value(*state, 0)
+    # the game over: a lead wins, a tie is half a win, whatever the rows were
+    assert [solution.value([], frozenset(), lead) for lead in (1, 0, -1)] == [1.0, 0.5, 0.0]
+    with pytest.raises(ValueError, match="^the mover has no open row"):
+        solution.action_values(0, 0, 0, [1] * rules.num_dice, 0)
+
+
+def test_a_decision_s_rolls_left_outside_the_turn_is_refused_and_a_strategy_s_chances_decide_nothing(game):
+    rules, solution, _ = game
+    hand, every = [1] * rules.num_dice, rules.all_open
+    for rolls_left in (True, -1, rules.rolls_per_turn, 1.0):
+        expected = rf"^rolls_left must be an integer in 0\.\.{rules.rolls_per_turn - 1}, got {re.escape(repr(rolls_left))}$"
+        with pytest.raises(ValueError, match=expected):
+            solution.action_values(every, every, 0, hand, rolls_left)
+    for rolls_left in (0, rules.rolls_per_turn - 1):
+        assert np.isfinite(solution.action_values(every, every, 0, hand, rolls_left)).any()
+    strategy = copy.copy(solution)
+    strategy.decides = False
+    with pytest.raises(ValueError, match=rf"^{re.escape(solution.label)} holds a strategy's chances, not decisions"):
+        strategy.action_values(every, every, 0, hand, 0)
 
 
 # Against greedy (a long check, `pytest -m slow`) the kernel runs as against optimal; greedy's table is checked
