@@ -12,7 +12,7 @@ from safetensors.torch import save
 
 from agents.evaluation.tournament import run_table
 from agents.learned.model_files import ModelLoadError
-from agents.learned.planN import PlanNPlanner, PlanNPolicy, ShareValue, Tables, TurnEnds, table_features
+from agents.learned.planN import PlanNPlanner, PlanNPolicy, ShareValue, Tables, TurnEnds, shipped_planner, table_features
 from agents.learned.planN_files import METADATA_KEY, num_features, read_planN_file, write_planN_file
 from agents.learned.planN_turn import decision_values, plan_scratch, plan_turn
 from agents.policies.guard import unguarded
@@ -25,7 +25,7 @@ from tests.agents.test_plan2 import decisions
 from tests.agents.test_two_player import GAMES
 from yacht_env.actions import ActionLayout
 from yacht_env.game import MAX_PLAYERS
-from yacht_env.rules import RULE_SETS, YACHT, rule_set
+from yacht_env.rules import RULE_SETS, YACHT, RuleSet, rule_set
 
 YAHTZEE = rule_set("yahtzee")
 
@@ -146,6 +146,72 @@ def test_the_features_are_as_wide_as_a_planN_file_says_and_say_the_table_size():
             features = table_features(ShareValue(rules, random_layers(rules)).sheets, Tables.start(rules, 3, n))
             assert features.shape == (3, num_features(rules))
             assert features[0, -MAX_PLAYERS:-1].tolist() == [float(size == n) for size in range(2, MAX_PLAYERS + 1)]
+
+
+def test_each_input_of_a_table_of_four_under_bonus_rules_is_what_the_sheets_say():
+    # counted by hand: the upper rows pay at most five times their face, Yahtzee's bonus threshold is 63
+    rules = YAHTZEE
+    row = {name: 1 << c for c, name in enumerate(rules.category_names)}
+    lower = sum(row[name] for name in rules.category_names[6:])
+    tables = Tables(
+        open_bits=np.array([[rules.all_open & ~row["ones"], row["chance"], row["sixes"] | lower, row["fives"] | lower]]),
+        # 3 + 100 still to come: in reach; 63: reached; 33 + 30 = 63: just in reach; 37 + 25 = 62: just out of reach
+        upper=np.array([[3, 63, 33, 37]]),
+        yahtzee=np.array([[0, 1, 0, 1]]),
+        totals=np.array([[3, 250, 100, 3]]),
+    )
+    features = table_features(ShareValue(rules, random_layers(rules)).sheets, tables)[0]
+    rows_open = 12 + 1 + 8 + 8
+    scale = 1 / (10 * np.sqrt(1 + rows_open))
+    seats = [
+        (tables.open_bits[0, 0], 3 / 63, 0, 0, 0, 0.0, 0.0, 12 / 13),
+        (row["chance"], 1.0, 1, 0, 1, 2.47, 247 * scale, 1 / 13),
+        (row["sixes"] | lower, 33 / 63, 0, 0, 0, 0.97, 97 * scale, 8 / 13),
+        (row["fives"] | lower, 37 / 63, 0, 1, 1, 0.0, 0.0, 8 / 13),
+    ]
+    expected = []
+    for open_bits, *sheet in seats:
+        expected += [1.0, *[(open_bits >> c) & 1 for c in range(13)], *sheet]
+    expected += [0.0] * (13 + 8) + [0, 0, 1, 0] + [rows_open / (4 * 13)]
+    np.testing.assert_allclose(features, np.array(expected, dtype=np.float32), rtol=1e-6)
+
+
+def test_a_decision_needs_an_open_row_of_the_mover_s_and_sheets_within_the_rule_set_s_rows():
+    planner = PlanNPlanner(ShareValue(YACHT, random_layers(YACHT)))
+    full, beyond = YACHT.all_open, 1 << YACHT.num_rows
+    for mover, other in ((0, full), (full, beyond), (beyond, full), (-1, full)):
+        tables = Tables(np.array([[mover, other]]), *[np.zeros((1, 2), dtype=np.int64)] * 3)
+        with pytest.raises(
+            ValueError, match="^a decision needs at least one open row of the mover's, within the rule set's rows"
+        ):
+            planner.action_values(tables, [0], [2])
+    tables = Tables(np.array([[1, full]]), *[np.zeros((1, 2), dtype=np.int64)] * 3)  # one row left, the first
+    assert np.isfinite(planner.action_values(tables, [0], [0])[0]).sum() == 1
+
+
+def test_a_planner_is_seated_only_at_the_table_sizes_it_learned():
+    value = ShareValue(YACHT, random_layers(YACHT), table_sizes=(2, 3))
+    for num_players in (4, 5):
+        with pytest.raises(
+            ValueError, match=rf"^planN plays at tables of 2, 3 players \(those it learned at\), got {num_players}$"
+        ):
+            PlanNPolicy(value, num_players=num_players)
+    assert PlanNPolicy(value, num_players=3).num_players == 3
+
+
+def test_the_shipped_planner_is_read_once_and_only_for_its_own_rules_and_the_tables_it_learned(tmp_path, monkeypatch):
+    import agents.learned.planN_files
+
+    monkeypatch.setattr(agents.learned.planN_files, "SHIPPED_PLANN", tmp_path)
+    write_planN_file(tmp_path / "yahtzee.safetensors", random_layers(YAHTZEE), YAHTZEE, [2, 3], 1)
+    first = shipped_planner(YAHTZEE, 2)
+    (tmp_path / "yahtzee.safetensors").write_bytes(b"not read again")
+    assert isinstance(first, PlanNPlanner) and shipped_planner(YAHTZEE, 3) is first
+    assert shipped_planner(RuleSet("yahtzee", YACHT.categories), 2) is None  # rules of the same name, other rows
+    assert shipped_planner(YAHTZEE, 4) is None  # a size it did not learn
+    assert shipped_planner(rule_set("yatzy"), 2) is None  # no file shipped for those rules
+    write_planN_file(tmp_path / "yacht.safetensors", random_layers(YAHTZEE), YAHTZEE, [2], 1)
+    assert shipped_planner(YACHT, 2) is None  # a file under Yacht's name that learned other rules
 
 
 # -- files and names --------------------------------------------------------------------------------
