@@ -213,6 +213,31 @@ def test_the_features_are_as_wide_as_a_plan2_file_says():
         assert width == num_features(rules)
 
 
+def test_each_input_of_a_two_player_state_is_what_the_sheets_and_the_lead_say():
+    from agents.learned.plan2 import win_features
+
+    # Yacht's twelve rows: the mover holds rows 0 and 11 open, the other rows 1, 2 and 3; the mover leads by 30
+    mover, other = (1 << 0) | (1 << 11), 0b1110
+    features = win_features(12, np.array([mover, mover]), np.array([other, other]), np.array([30, -7]))
+    rows = [1.0, *[0.0] * 10, 1.0] + [0.0, 1.0, 1.0, 1.0, *[0.0] * 8]
+    expected = [rows + [lead / 100, lead / (10 * np.sqrt(6)), 5 / 24] for lead in (30, -7)]
+    np.testing.assert_allclose(features, np.array(expected, dtype=np.float32), rtol=1e-6)
+
+
+def test_a_decision_needs_an_open_row_of_the_mover_s_and_a_table_of_two():
+    value = WinValue(YACHT, random_layers(YACHT))
+    planner, full = Plan2Planner(value), YACHT.all_open
+    for mover in (0, -1, 1 << YACHT.num_rows):
+        with pytest.raises(
+            ValueError, match="^a decision needs at least one open row of the mover's, within the rule set's rows"
+        ):
+            planner.action_values([mover], [full], [0], [0], [2])
+    assert np.isfinite(planner.action_values([1], [full], [0], [0], [0])[0]).sum() == 1  # one row left: one action
+    for num_players in (1, 3):
+        with pytest.raises(ValueError, match=rf"^plan2 plays at a table of 2 players \(a two-player value\), got {num_players}$"):
+            Plan2Policy(value, num_players=num_players)
+
+
 def test_a_learned_value_is_a_chance_and_exact_where_the_rules_settle_it():
     value = WinValue(YACHT, random_layers(YACHT, seed=4))
     rng = np.random.default_rng(0)
