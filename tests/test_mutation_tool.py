@@ -122,6 +122,38 @@ def test_a_default_of_a_method_no_test_calls_runs_the_tests_that_use_its_class(t
     assert f"{TESTS}::test_default" in chosen
 
 
+FIELDS = """\
+from __future__ import annotations
+
+import dataclasses
+from typing import ClassVar, NamedTuple
+
+
+@dataclasses.dataclass(frozen=True)
+class Result:
+    name: str | None
+    size: int = 0
+    LIMIT: ClassVar[int] = 3
+
+
+class Row(NamedTuple):
+    name: str | None
+"""
+
+
+def test_a_dataclass_field_s_annotation_is_never_run_but_a_class_var_s_or_another_class_s_is():
+    tool = fresh_tool("mutation_tool_fields")
+    changed = lambda before, after: tool.only_annotations_changed(FIELDS, FIELDS.replace(before, after, 1))  # noqa: E731
+    assert changed("    name: str | None\n    size", "    name: str & None\n    size")
+    assert changed("size: int = 0", "size: float = 0")
+    assert not changed("size: int = 0", "size: int = 1")
+    assert not changed("LIMIT: ClassVar[int]", "LIMIT: int")  # a class variable would become a field
+    named_tuple = FIELDS.rpartition("name: str | None")
+    assert not tool.only_annotations_changed(FIELDS, named_tuple[0] + "name: str & None" + named_tuple[2])  # read by it
+    without_postponed = FIELDS.replace("from __future__ import annotations\n", "")
+    assert not tool.only_annotations_changed(without_postponed, without_postponed.replace("size: int", "size: float"))
+
+
 def test_a_plain_line_runs_the_tests_that_reach_it_and_no_others(tool):
     tests = made_up_map(tool, {"return x + 1": ["test_plain"]})
     assert tests.line_tests(MODULE, line_of("return x + 1")) == {f"{TESTS}::test_plain"}

@@ -409,8 +409,10 @@ def load_map(module: str) -> dict:
 
 
 def decorated_with(function: ast.AST, names: tuple[str, ...]) -> bool:
-    """Whether a function definition carries one of the decorators ``names`` (called or not, by any module path)."""
-    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef)):
+    """Whether a function or class definition carries one of the decorators ``names`` (called or not, by any module
+    path).
+    """
+    if not isinstance(function, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
         return False
     for decorator in function.decorator_list:
         target = decorator.func if isinstance(decorator, ast.Call) else decorator
@@ -679,7 +681,9 @@ class TestMap:
 def what_runs(text: str) -> str:
     """The syntax tree of ``text`` less what Python never runs: docstrings, ``from __future__`` imports and, in a module
     of postponed annotations (``from __future__ import annotations``), the annotations of functions' arguments, returns
-    and local variables. A class's annotations stay: dataclasses and pydantic read them.
+    and local variables, and of a dataclass's fields: ``dataclasses`` reads those strings only for ``ClassVar``,
+    ``InitVar`` and ``KW_ONLY`` (an annotation naming one stays). Any other class's annotations stay: pydantic and
+    ``NamedTuple`` read them.
     """
     tree = ast.parse(text)
     postponed = any(
@@ -702,7 +706,15 @@ def what_runs(text: str) -> str:
             for inner in ast.walk(node):
                 if isinstance(inner, ast.AnnAssign) and isinstance(inner.target, ast.Name):
                     inner.annotation = ast.Constant(None)
+        if postponed and isinstance(node, ast.ClassDef) and decorated_with(node, ("dataclass",)):
+            for field in node.body:
+                if isinstance(field, ast.AnnAssign) and not DATACLASS_READS.search(ast.unparse(field.annotation)):
+                    field.annotation = ast.Constant(None)
     return ast.dump(tree)
+
+
+# What ``dataclasses`` looks for in a field's annotation string: every other annotation of a field is never evaluated.
+DATACLASS_READS = re.compile(r"\b(ClassVar|InitVar|KW_ONLY)\b")
 
 
 def is_python(text: str) -> bool:
