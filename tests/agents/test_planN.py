@@ -25,7 +25,7 @@ from tests.agents.test_plan2 import decisions
 from tests.agents.test_two_player import GAMES
 from yacht_env.actions import ActionLayout
 from yacht_env.game import MAX_PLAYERS
-from yacht_env.rules import RULE_SETS, YACHT, RuleSet, rule_set
+from yacht_env.rules import RULE_SETS, YACHT, Category, RuleSet, all_alike, rule_set, total, upper
 
 YAHTZEE = rule_set("yahtzee")
 
@@ -102,6 +102,24 @@ def test_with_points_and_the_optimum_after_them_the_turn_is_the_solitaire_optimu
     exact = solution.q_values_batch(hands, rolls_left, *chosen.T)
     np.testing.assert_array_equal(np.isfinite(planned), np.isfinite(exact))
     np.testing.assert_allclose(planned[np.isfinite(exact)], exact[np.isfinite(exact)], atol=1e-9)
+
+
+def test_a_turn_s_outcomes_keep_the_smallest_bonus_and_a_yahtzee_box_filled_by_one_point_apart():
+    # rules whose extra-Yahtzee bonus is 1 and whose Yahtzee row pays 1: the least a bonus or a full box can be
+    rows = (Category("ones", upper(1), upper=True), Category("yahtzee", all_alike(1)), Category("chance", total))
+    rules = RuleSet("least_bonus", rows, yahtzee_row="yahtzee", yahtzee_bonus=1)
+    ends_of = TurnEnds(ShareValue(rules, random_layers(rules)))
+    chance, yahtzee_row = rules.category_index["chance"], rules.category_index["yahtzee"]
+    full_box = Tables(*(np.array([[part]]) for part in (rules.all_open & ~(1 << yahtzee_row), 0, 1, 0)))
+    out_index, _, _, gains, _, _ = ends_of.outcomes(full_box)
+    five_twos, ten_otherwise = rules.hand([2] * 5), rules.hand([1, 2, 2, 2, 3])
+    assert gains[0, out_index[0, chance, five_twos]] == 10 + 1  # five alike on a full box: the bonus
+    assert gains[0, out_index[0, chance, ten_otherwise]] == 10
+    empty_box = Tables(*(np.array([[part]]) for part in (rules.all_open, 0, 0, 0)))
+    out_index, _, _, gains, _, yahtzees = ends_of.outcomes(empty_box)
+    scored = out_index[0, yahtzee_row, five_twos]
+    assert gains[0, scored] == 1 and yahtzees[0, scored] == 1  # its one point fills the box: a later bonus is earned
+    assert yahtzees[0, out_index[0, yahtzee_row, ten_otherwise]] == 0
 
 
 def random_layers(rules, widths=(16,), seed=0):

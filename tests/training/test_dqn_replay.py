@@ -195,6 +195,14 @@ def test_a_replay_file_over_the_size_bound_is_refused_before_it_is_read(tmp_path
     assert f"is {size:,} bytes, more than the {size - 1:,} allowed" in message
 
 
+def test_a_replay_file_a_byte_over_64_gib_is_refused_before_it_is_read(tmp_path):
+    # a sparse file: its size is all the bound reads, and none of it is written to the disk
+    bound = 64 * 2**30
+    with open(tmp_path / REPLAY_NAME, "wb") as handle:
+        handle.truncate(bound + 1)
+    assert refusal(tmp_path).endswith(f"is {bound + 1:,} bytes, more than the {bound:,} allowed: not read")
+
+
 def test_a_long_reason_is_cut_to_its_first_200_characters(tmp_path):
     folder = tmp_path / ("f" * 220) / "checkpoints"
     (folder / REPLAY_NAME).mkdir(parents=True)  # a folder where the file should be: the reason leads with its path
@@ -219,13 +227,14 @@ def test_an_array_of_a_narrower_dtype_is_refused_naming_what_the_buffer_needs(tm
     )
 
 
-def test_an_array_of_other_rows_is_refused_naming_the_shape_the_buffer_needs(tmp_path):
+@pytest.mark.parametrize("rows", [2, 4])
+def test_an_array_of_other_rows_is_refused_naming_the_shape_the_buffer_needs(tmp_path, rows):
     saved_buffer(tmp_path, count=3)
     arrays = read_arrays(tmp_path)
-    arrays["rewards"] = arrays["rewards"][:2]
+    arrays["rewards"] = np.resize(arrays["rewards"], (rows, N_ENVS))  # a row short, or one the write position never reached
     rewrite(tmp_path, arrays)
     assert refusal(tmp_path) == (
-        f"{where(tmp_path)}: array rewards is float32 (2, {N_ENVS}), this run's buffer needs float32 (3, {N_ENVS})"
+        f"{where(tmp_path)}: array rewards is float32 ({rows}, {N_ENVS}), this run's buffer needs float32 (3, {N_ENVS})"
     )
 
 
