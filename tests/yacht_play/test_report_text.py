@@ -1,0 +1,78 @@
+"""The report's plain text, written from results made by hand: figures, temperatures, the likeness and the ratings."""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+
+from yacht_play.report.build import build_report
+from yacht_play.report.results import BandLikeness, Estimate, PolicyLikeness, PolicyNotMeasured, RatedPlayer
+from yacht_play.report.text import figure, likeness_lines, rating_lines, temperature
+
+GAMES = "games"
+
+
+def test_a_figure_gives_its_mean_and_interval_with_n_or_says_why_it_has_none():
+    assert figure(Estimate(0.5, 0.25, 0.75, 12, GAMES), percent=True) == "50.0% [25.0%, 75.0%] (n=12)"
+    assert figure(Estimate(0.123, None, None, 2, GAMES, "n < 10"), percent=True) == "12.3% (n=2; n < 10)"
+    assert figure(Estimate(1.23456, 1.0, 1.5, 30, GAMES), digits=2) == "1.23 [1.00, 1.50] (n=30)"
+    assert figure(Estimate(None, None, None, 0, GAMES, "no game")) == "- (no game)"
+
+
+def test_a_temperature_writes_an_interval_without_an_upper_end_as_such():
+    # a person who never strays far from the optimum has no finite upper end to the interval of T
+    assert temperature(Estimate(1.5, 0.25, None, 7, "decisions")) == "1.500 [0.250, no upper end] (n=7)"
+    assert temperature(Estimate(1.5, 0.25, 2.0, 7, "decisions")) == "1.500 [0.250, 2.000] (n=7)"
+    assert temperature(Estimate(1.5, None, None, 3, "decisions", "n < 10")) == "1.500 (n=3; n < 10)"
+    assert temperature(Estimate(None, None, None, 0, "decisions", "no decision")) == "- (no decision)"
+
+
+@pytest.fixture(scope="module")
+def report():
+    """The report of no game: every section empty, the sections under test filled by hand."""
+    return build_report([])
+
+
+def test_the_likeness_section_gives_each_policy_overall_and_per_band_with_people_and_names_the_unmeasured(report):
+    percent = Estimate(0.5, 0.25, 0.75, 40, "decisions")
+    likelihood = Estimate(-1.25, -1.5, -1.0, 40, "decisions")
+    bands = (
+        BandLikeness("expert", 2, percent, likelihood),
+        BandLikeness("novice", 0, percent, None),  # nobody in the band: no line
+        BandLikeness("casual", 1, percent, None),
+    )
+    likeness = (
+        PolicyLikeness("softmax:fit", 40, percent, likelihood, bands, temperature=1.234),
+        PolicyLikeness("greedy", 40, percent, None, ()),
+        PolicyNotMeasured("win", 40, "plays only at a table"),
+    )
+    lines = likeness_lines(dataclasses.replace(report, likeness=likeness))
+    assert lines[1:] == [
+        "  softmax:fit (T=1.23): top-1 agreement 50.0% [25.0%, 75.0%] (n=40); mean log-likelihood -1.250 [-1.500, -1.000] (n=40)",
+        "    expert (2 people): 50.0% [25.0%, 75.0%] (n=40); -1.250 [-1.500, -1.000] (n=40)",
+        "    casual (1 person): 50.0% [25.0%, 75.0%] (n=40)",
+        "  greedy: top-1 agreement 50.0% [25.0%, 75.0%] (n=40)",
+        "  win: not measured (plays only at a table)",
+    ]
+    assert likeness_lines(dataclasses.replace(report, likeness=()))[1:] == ["  (no decision of a person)"]
+
+
+def test_the_ratings_show_every_agent_and_only_the_first_people_up_to_the_limit_by_rank(report):
+    rating = Estimate(1500.0, 1400.0, 1600.0, 9, GAMES)
+    players = (
+        RatedPlayer("ann", "human", rating),
+        RatedPlayer("greedy", "agent", rating),
+        RatedPlayer("bob", "human", rating),
+        RatedPlayer("cy", "human", rating),
+        RatedPlayer("random", "agent", rating),
+    )
+    ratings = dataclasses.replace(report.ratings, players=players)
+    lines = [line for line in rating_lines(dataclasses.replace(report, ratings=ratings), max_players=2) if line[2:3].isdigit()]
+    assert [line.split(":")[0] for line in lines] == [
+        "  1. ann (person)",
+        "  2. greedy (agent)",
+        "  3. bob (person)",
+        "  5. random (agent)",  # cy, the third person, is past the limit of two
+    ]
+    assert lines[0] == "  1. ann (person): 1500 [1400, 1600] (n=9)"
