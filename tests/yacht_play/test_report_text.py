@@ -7,8 +7,28 @@ import dataclasses
 import pytest
 
 from yacht_play.report.build import build_report
-from yacht_play.report.results import BandLikeness, Estimate, PolicyLikeness, PolicyNotMeasured, RatedPlayer
-from yacht_play.report.text import figure, likeness_lines, rating_lines, temperature
+from yacht_play.report.filters import Filters
+from yacht_play.report.results import (
+    AgentPrediction,
+    BandLikeness,
+    Estimate,
+    GamesPlayedBin,
+    PersonLoss,
+    PersonSkill,
+    PolicyLikeness,
+    PolicyNotMeasured,
+    RatedPlayer,
+    TemperatureFit,
+)
+from yacht_play.report.text import (
+    figure,
+    imported_text,
+    likeness_lines,
+    rating_lines,
+    skill_lines,
+    temperature,
+    text_lines,
+)
 
 GAMES = "games"
 
@@ -76,3 +96,42 @@ def test_the_ratings_show_every_agent_and_only_the_first_people_up_to_the_limit_
         "  5. random (agent)",  # cy, the third person, is past the limit of two
     ]
     assert lines[0] == "  1. ann (person): 1500 [1400, 1600] (n=9)"
+
+
+def test_the_imported_games_line_says_what_was_counted_in_or_left_out():
+    report = build_report([])
+    assert imported_text(report) == "no imported game left out"
+    assert imported_text(dataclasses.replace(report, imported_games_left_out=2)) == (
+        "2 imported games left out (--include-imported counts them)"
+    )
+    counted = dataclasses.replace(report, filters=Filters(include_imported=True), imported_games=1, imported_games_left_out=3)
+    assert imported_text(counted) == "1 imported game counted in"
+
+
+def test_each_list_of_people_shows_the_first_twenty_and_says_how_many_there_are(report):
+    names = [f"p{k:02d}" for k in range(21)]
+    loss = Estimate(0.5, 0.25, 0.75, 30, "decisions")
+    people = tuple(PersonLoss(name, 2, loss, loss, loss) for name in names)
+    unfit = TemperatureFit(None, None, None, 4, "decisions", "no finite T")
+    skills = tuple(PersonSkill(name, 2, unfit, "unrated") for name in names)
+    rated = tuple(RatedPlayer(name, "human", Estimate(1500.0, 1400.0, 1600.0, 2, GAMES)) for name in names)
+    bins = (GamesPlayedBin("1", loss), GamesPlayedBin("2-3", loss))
+    predictions = (AgentPrediction("greedy", 12, 0.625, 0.5),)
+    report = dataclasses.replace(
+        report,
+        people=dataclasses.replace(report.people, players=people, by_games_played=bins),
+        skill=dataclasses.replace(report.skill, players=skills),
+        ratings=dataclasses.replace(report.ratings, players=rated, agents_vs_people=predictions),
+    )
+    lines = text_lines(report)
+    assert "  per person (21; first 20 shown):" in lines and lines.count("  per person (21; first 20 shown):") == 2
+    text = "\n".join(lines)
+    loss_line = "    {}: 2 games; all 0.500 [0.250, 0.750] (n=30); re-roll"
+    skill_line = "    {}: T - (no finite T); no finite T; unrated"
+    rating_line = "  {}. {} (person): 1500 [1400, 1600] (n=2)"
+    assert loss_line.format("p19") in text and skill_line.format("p19") + "\n" in text and rating_line.format(20, "p19") in text
+    assert "p20" not in text  # the twenty-first person, in none of the three lists
+    for section in (skill_lines, rating_lines):  # each section alone keeps to the same limit
+        assert "p19" in "\n".join(section(report)) and "p20" not in "\n".join(section(report))
+    assert "    game 1: 0.500 [0.250, 0.750] (n=30)" in lines and "    game 2-3: 0.500 [0.250, 0.750] (n=30)" in lines
+    assert "  greedy against people: predicted score 62.5%, observed 50.0% (n=12)" in lines
