@@ -38,6 +38,7 @@ def test_where_two_options_are_optimal_either_is_optimal_and_the_first_is_listed
     q = tied_rows_q()
     coaching = coaching_of(q, LAYOUT.score_action(LITTLE_STRAIGHT), (1, 2, 3, 4, 5), 40, YACHT)
     assert coaching.loss == 0 and coaching.optimal
+    assert not dataclasses.replace(coaching, loss=0.5).optimal  # half a point given away is not optimal
     assert coaching.best == "score Choice (15)" and coaching.chosen == "score Little Straight (30)"
     labels = [option.label for option in coaching.options]
     assert labels[:2] == ["score Choice (15)", "score Little Straight (30)"]  # tied: in the order of the actions
@@ -217,11 +218,12 @@ def test_a_player_s_figures_are_the_sums_and_means_of_the_losses_optimal_gives_e
             match.play(int(rng.choice(np.flatnonzero(match.current.legal_mask()))))
         games.append(match.game_record())
     decisions = [d for game in games for d in game.decisions]
-    loss = []
+    loss, chosen = [], []
     for d in decisions:
         open_rows = np.array([name in d["open"] for name in YACHT.category_names])
         q = q_values(d["dice"], 3 - d["roll"], open_rows, "yacht")
         loss.append(float(np.max(q) - q[d["action"]]))
+        chosen.append(float(q[d["action"]]))
     loss = np.array(loss)
     is_row = np.array([d["points"] is not None for d in decisions])
     (report,) = report_players(games, Grader(YACHT), worst=3)
@@ -243,6 +245,17 @@ def test_a_player_s_figures_are_the_sums_and_means_of_the_losses_optimal_gives_e
         d = decisions[i]
         assert (w["game_id"], w["turn"], w["roll"], w["action"]) == (d["game_id"], d["turn"], d["roll"], d["action"])
         assert w["expected_final_best"] - w["expected_final_chosen"] == pytest.approx(w["loss"], abs=1e-9)
+    # every decision that lost something: the total before it (a row's points are in the recorded total already) plus
+    # what is still to come
+    (every,) = report_players(games, Grader(YACHT), worst=len(decisions))
+    listed = {(w["game_id"], w["turn"], w["roll"]): w for w in every.worst}
+    rows_listed = 0
+    for i, d in enumerate(decisions):
+        w = listed.get((d["game_id"], d["turn"], d["roll"]))
+        if w is not None:
+            assert w["expected_final_chosen"] == pytest.approx(d["total"] - (d["points"] or 0) + chosen[i], abs=1e-9)
+            rows_listed += bool(d["points"])
+    assert rows_listed > 0
 
 
 def test_grading_names_the_first_decision_that_records_an_illegal_action():
@@ -387,3 +400,16 @@ def test_the_terminal_coach_names_the_learned_chances_beside_the_chances_of_winn
     record = ["--record", str(tmp_path / "t.jsonl")]
     assert play_main(["--seed", "4", "--coach", "--vs", "optimal", "--vs", "greedy", *record], console) == 0
     assert "learned win" in console.text
+
+
+def test_only_a_two_player_table_without_bonuses_or_jokers_is_graded_in_chances_of_winning():
+    from yacht_play.coach import two_player_grading
+
+    for rules, mode, players in (
+        ("yacht", "table", 1),
+        ("yacht", "table", 3),
+        ("yacht", "duplicate", 2),
+        ("yahtzee", "table", 2),
+    ):
+        assert two_player_grading(rule_set(rules), mode, players) is None, (rules, mode, players)
+    assert two_player_grading(YACHT, "table", 2) is not None
