@@ -268,6 +268,10 @@ def test_grading_names_the_first_decision_that_records_an_illegal_action():
     ]
     with pytest.raises(RecordError, match=f"^game g: turn 2, roll 1 records the illegal action {ones}$"):
         Grader(YACHT).grade(decisions)
+    for action in (-1, LAYOUT.num_actions):  # no action of the game at all: the range of actions named
+        outside = [{**decisions[0], "action": action}]
+        with pytest.raises(RecordError, match=rf"^a decision record holds an action outside 0\.\.{LAYOUT.num_actions - 1}$"):
+            Grader(YACHT).grade(outside)
 
 
 def chance_of_at_least(dice: list[int], needed: int) -> float:

@@ -7,6 +7,7 @@ module, so that records, ``yacht play`` and the server take it by name.
 
 from __future__ import annotations
 
+import dataclasses
 import json
 
 import numpy as np
@@ -21,7 +22,7 @@ from yacht_env.actions import ActionLayout
 from yacht_env.rules import RULE_SETS, YACHT
 from yacht_play.analyze import main as analyze_main
 from yacht_play.match import Match, Player
-from yacht_play.records import RecordWriter, read_records
+from yacht_play.records import RecordError, RecordWriter, read_records
 from yacht_play.terminal import ScriptedConsole
 from yacht_play.terminal import main as play_main
 
@@ -121,6 +122,13 @@ def test_a_player_s_costliest_decisions_give_their_chances_of_winning_in_percent
     games = [match.game_record()]
     reports = report_players(games, Grader(rules))
     assert grade_chances(reports, games, rules, worst=len(states)) is None
+    # a record that lacks what the two-player grading reads is refused in one line, whatever it lacks
+    for missing in ("game_id", "seat", "open"):
+        broken = dataclasses.replace(
+            games[0], decisions=[{k: v for k, v in d.items() if k != missing} for d in games[0].decisions]
+        )
+        with pytest.raises(RecordError, match="^a decision record does not describe a two-player position: "):
+            grade_chances(report_players(games, Grader(rules)), [broken], rules, worst=1)
     greedy = next(report for report in reports if report.name == "greedy0")
     at = {(d["turn"], d["roll"]): i for i, d in enumerate(match.decisions) if d["player"] == "greedy0"}
     assert greedy.win_worst  # greedy gives some chance of winning away against the solved game
