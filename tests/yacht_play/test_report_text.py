@@ -9,8 +9,10 @@ import pytest
 from yacht_play.report.build import build_report
 from yacht_play.report.filters import Filters
 from yacht_play.report.results import (
+    AgentAgainstPeople,
     AgentPrediction,
     BandLikeness,
+    DuplicatePair,
     Estimate,
     GamesPlayedBin,
     PersonLoss,
@@ -24,6 +26,7 @@ from yacht_play.report.text import (
     figure,
     imported_text,
     likeness_lines,
+    people_lines,
     rating_lines,
     skill_lines,
     temperature,
@@ -64,16 +67,16 @@ def test_the_likeness_section_gives_each_policy_overall_and_per_band_with_people
     )
     likeness = (
         PolicyLikeness("softmax:fit", 40, percent, likelihood, bands, temperature=1.234),
+        PolicyNotMeasured("win", 40, "plays only at a table"),  # and the policies after it are still listed
         PolicyLikeness("greedy", 40, percent, None, ()),
-        PolicyNotMeasured("win", 40, "plays only at a table"),
     )
     lines = likeness_lines(dataclasses.replace(report, likeness=likeness))
     assert lines[1:] == [
         "  softmax:fit (T=1.23): top-1 agreement 50.0% [25.0%, 75.0%] (n=40); mean log-likelihood -1.250 [-1.500, -1.000] (n=40)",
         "    expert (2 people): 50.0% [25.0%, 75.0%] (n=40); -1.250 [-1.500, -1.000] (n=40)",
         "    casual (1 person): 50.0% [25.0%, 75.0%] (n=40)",
-        "  greedy: top-1 agreement 50.0% [25.0%, 75.0%] (n=40)",
         "  win: not measured (plays only at a table)",
+        "  greedy: top-1 agreement 50.0% [25.0%, 75.0%] (n=40)",
     ]
     assert likeness_lines(dataclasses.replace(report, likeness=()))[1:] == ["  (no decision of a person)"]
 
@@ -131,7 +134,20 @@ def test_each_list_of_people_shows_the_first_twenty_and_says_how_many_there_are(
     rating_line = "  {}. {} (person): 1500 [1400, 1600] (n=2)"
     assert loss_line.format("p19") in text and skill_line.format("p19") + "\n" in text and rating_line.format(20, "p19") in text
     assert "p20" not in text  # the twenty-first person, in none of the three lists
-    for section in (skill_lines, rating_lines):  # each section alone keeps to the same limit
+    for section in (people_lines, skill_lines, rating_lines):  # each section alone keeps to the same limit
         assert "p19" in "\n".join(section(report)) and "p20" not in "\n".join(section(report))
     assert "    game 1: 0.500 [0.250, 0.750] (n=30)" in lines and "    game 2-3: 0.500 [0.250, 0.750] (n=30)" in lines
     assert "  greedy against people: predicted score 62.5%, observed 50.0% (n=12)" in lines
+
+
+def test_agents_against_people_give_the_score_difference_to_a_tenth_and_duplicates_to_a_hundredth(report):
+    rate, points = Estimate(0.625, 0.5, 0.75, 8, GAMES), Estimate(12.345, 3.21, 21.5, 8, GAMES)
+    lines = text_lines(
+        dataclasses.replace(
+            report,
+            agents_vs_people=(AgentAgainstPeople("greedy", 8, 3, rate, points),),
+            duplicate=(DuplicatePair("greedy", 8, 3, points),),
+        )
+    )
+    assert ("  greedy: 8 games, 3 people; win rate 62.5% [50.0%, 75.0%] (n=8); score difference 12.3 [3.2, 21.5] (n=8)") in lines
+    assert "  vs greedy: 8 games, 3 people; 12.35 [3.21, 21.50] (n=8)" in lines
