@@ -267,3 +267,20 @@ def test_a_player_filter_that_is_not_utf8_is_refused_in_one_line(tmp_path, capsy
     text = tabulations.csv_file_text(report, tabulations.tabulations(report)[0])  # the writers escape it anyway
     assert "player=a\\udcffb" in text.encode("utf-8").decode()
     assert latex.latex_escape(player) == "a\\textbackslash{}udcffb"
+
+
+def test_the_likeness_table_lists_every_measured_policy_by_band_and_the_ratings_rank_from_one():
+    import dataclasses
+
+    from yacht_play.report.results import BandLikeness, PolicyLikeness, PolicyNotMeasured, RatedPlayer
+
+    report = build_report([])
+    top1, rating = Estimate(0.5, 0.25, 0.75, 40, "decisions"), Estimate(1500.0, 1400.0, 1600.0, 3, "games")
+    bands = (BandLikeness("expert", 2, top1, None), BandLikeness("novice", 0, top1, None))  # a band of nobody: no row
+    likeness = (PolicyNotMeasured("win", 40, "plays only at a table"), PolicyLikeness("greedy", 40, top1, None, bands))
+    players = (RatedPlayer("ann", "human", rating), RatedPlayer("greedy", "agent", rating))
+    report = dataclasses.replace(report, likeness=likeness, ratings=dataclasses.replace(report.ratings, players=players))
+    _, like, rated = tabulations.skill_tabulations(report)
+    people = report.skill.population.people
+    assert like.rows == [["greedy", "all", people, top1, None], ["greedy", "expert", 2, top1, None]]
+    assert [row[:3] for row in rated.rows] == [[1, "ann", "human"], [2, "greedy", "agent"]]
