@@ -417,3 +417,14 @@ def test_only_a_two_player_table_without_bonuses_or_jokers_is_graded_in_chances_
     ):
         assert two_player_grading(rule_set(rules), mode, players) is None, (rules, mode, players)
     assert two_player_grading(YACHT, "table", 2) is not None
+
+
+def test_a_player_s_report_starts_with_nothing_counted_and_no_figure():
+    # a report is filled from the player's decisions: before any, it counts none and has no mean to show
+    from yacht_play.coach import PlayerReport
+
+    fresh = PlayerReport("ann", "human", "records")
+    counts = ("games", "finished_games", "decisions", "reroll_decisions", "row_decisions", "win_decisions")
+    assert [getattr(fresh, name) for name in counts] == [0] * len(counts)
+    assert fresh.scores == fresh.losses_per_game == fresh.by_turn == fresh.worst == fresh.win_worst == []
+    assert fresh.label == "ann" and PlayerReport("greedy", "agent", "replay").label == "greedy (replay)"
