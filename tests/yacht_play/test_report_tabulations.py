@@ -272,7 +272,7 @@ def test_a_player_filter_that_is_not_utf8_is_refused_in_one_line(tmp_path, capsy
 def test_the_likeness_table_lists_every_measured_policy_by_band_and_the_ratings_rank_from_one():
     import dataclasses
 
-    from yacht_play.report.results import BandLikeness, PolicyLikeness, PolicyNotMeasured, RatedPlayer
+    from yacht_play.report.results import Anchor, BandLikeness, PolicyLikeness, PolicyNotMeasured, RatedPlayer
 
     report = build_report([])
     top1, rating = Estimate(0.5, 0.25, 0.75, 40, "decisions"), Estimate(1500.0, 1400.0, 1600.0, 3, "games")
@@ -284,3 +284,8 @@ def test_the_likeness_table_lists_every_measured_policy_by_band_and_the_ratings_
     people = report.skill.population.people
     assert like.rows == [["greedy", "all", people, top1, None], ["greedy", "expert", 2, top1, None]]
     assert [row[:3] for row in rated.rows] == [[1, "ann", "human"], [2, "greedy", "agent"]]
+    # the scale's anchor named in the title: the anchor policy, or the mean where the games had none
+    for anchor, named in ((Anchor("greedy", 1500.0), "greedy = 1500"), (Anchor(None, 1500.0), "mean = 1500")):
+        ratings = dataclasses.replace(report.ratings, anchor=anchor)
+        title = tabulations.skill_tabulations(dataclasses.replace(report, ratings=ratings))[2].title
+        assert title.startswith(f"Ratings: Bradley-Terry, Elo scale, {named}; ")
