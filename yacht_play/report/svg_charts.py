@@ -94,7 +94,10 @@ def histogram_chart(edges: Sequence[float], counts: Sequence[int], description: 
     left, right, top_margin, height = 30, WIDTH - 12, 8, 150
     axis_y = height - 24
     x_ticks = nice_ticks(edges[-1] if edges else 1.0)
-    y_ticks = [t for t in nice_ticks(max([*counts, 1]), 3) if t == int(t)] or [0.0, 1.0]
+    top_count = max([*counts, 1])
+    y_ticks = [t for t in nice_ticks(top_count, 3) if t == int(t)] or [0.0, 1.0]
+    if y_ticks[-1] < top_count:  # a count is whole: of 0, 2.5, 5, 7.5 only 0 and 5 are kept, and 7 needs 10
+        y_ticks.append(y_ticks[-1] + y_ticks[1])
     x = lambda value: left + (right - left) * value / x_ticks[-1]  # noqa: E731
     y = lambda count: axis_y - (axis_y - top_margin) * count / y_ticks[-1]  # noqa: E731
     parts = []
