@@ -244,3 +244,19 @@ def test_the_report_names_its_schema_and_its_filters(report):
 
 def test_the_likeness_table_measures_the_default_policies_and_every_agent_of_the_games(report):
     assert [row.policy for row in report.likeness] == ["random", "greedy", "optimal", "softmax:1", "softmax:fit"]
+
+
+def test_an_agent_against_people_wins_a_share_per_game_against_each_person_and_a_game_of_agents_alone_counts_not():
+    from yacht_play.report.build import agents_against_people
+
+    games = [
+        finished("g0", seat(0, "greedy", "agent"), seat(1, "random", "agent"), totals=[100, 0]),  # no person: left out
+        # greedy beats ann and ties bob: half a game's worth of each, 0.75; 20 - 10 and 20 - 20: 5 points a person
+        finished("g1", seat(0, "ann"), seat(1, "greedy", "agent"), seat(2, "bob"), totals=[10, 20, 20]),
+        finished("g2", seat(0, "greedy", "agent"), seat(1, "ann"), totals=[5, 30]),  # lost to ann by 25
+        finished("g3", seat(0, "greedy", "agent"), seat(1, "ann"), totals=[30, 30]),  # a tie: half a win
+    ]
+    (greedy,) = agents_against_people(games)
+    assert (greedy.policy, greedy.games, greedy.people) == ("greedy", 3, 2)
+    assert greedy.win_rate.mean == pytest.approx((0.75 + 0.0 + 0.5) / 3) and greedy.win_rate.n == 3
+    assert greedy.score_difference.mean == pytest.approx((5.0 - 25.0 + 0.0) / 3)
