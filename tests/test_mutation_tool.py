@@ -237,6 +237,30 @@ def test_a_kernel_s_mutant_compiles_again_only_the_kernels_of_files_its_change_c
     assert tool.seed_numba_cache(MODULE, tool.WORK / "no such cache", tool.WORK / "none") == 0
 
 
+def test_a_module_tested_by_the_same_files_on_the_same_tree_takes_the_map_another_module_took(tool):
+    # one run of the tests under coverage maps every file of the packages: it need not run again for each module
+    write(tool.TREE, {"yacht_env/other.py": "LIMIT = 3\n", TESTS: "import yacht_env.other\n" + TEST_SOURCE})
+    other = "yacht_env/other.py"
+    (tool.WORK / f"{tool.slug(other)}.original").write_text("LIMIT = 3\n")
+    assert tool.test_files(other) == tool.test_files(MODULE) == (TESTS,)
+    taken = {"source": "s", "tests": tool.tests_digest(other), "tree": tool.tree_digest(), "seconds": 1.0, "files": {}}
+    tool.map_file(other).write_text(json.dumps(taken))
+    (tool.WORK / f"numba-{tool.slug(other)}" / "yacht_env_1a").mkdir(parents=True)
+    (tool.WORK / f"numba-{tool.slug(other)}" / "yacht_env_1a" / "other.f-1.py311.nbi").write_text("compiled")
+    shared = tool.load_map(MODULE)
+    assert shared == {**taken, "source": tool.source_digest(MODULE)}
+    assert json.loads(tool.map_file(MODULE).read_text()) == shared  # kept as the module's own
+    assert (tool.WORK / f"numba-{tool.slug(MODULE)}" / "yacht_env_1a" / "other.f-1.py311.nbi").read_text() == "compiled"
+    # another tree (a file of the packages changed since): no map of it to share
+    tool.map_file(MODULE).unlink()
+    write(tool.TREE, {"yacht_env/other.py": "LIMIT = 4\n"})
+    tool.tree_digest.cache_clear()
+    assert tool.shared_map(MODULE) is None
+    # this tree, but other test files: not shared either
+    tool.map_file(other).write_text(json.dumps({**taken, "tree": tool.tree_digest(), "tests": "0" * 64}))
+    assert tool.shared_map(MODULE) is None and not tool.map_file(MODULE).exists()
+
+
 def made_up_session(tool):
     """A Cosmic Ray session of the made-up module, as a run begins it (its mutants generated, none tested)."""
     tool.write_config(MODULE)

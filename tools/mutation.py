@@ -36,7 +36,9 @@ copy for a second run at once: ``YACHT_RL_MUTATION_TREE=NAME``), never in the ch
 Which tests a mutant runs: a module's test files are those that import it (through its package or a test helper;
 further only where none does, :func:`test_files`). They run once on the unmutated code under coverage,
 each line's context named after its test (pytest-cov's ``--cov-context=test``), and that map is kept
-(``<module>-<source>-<tests>.map.json``, taken again when the module, its tests or a conftest change).
+(``<module>-<source>-<tests>.map.json``, taken again when the module, its tests or a conftest change; coverage
+measures every file of the packages, so modules tested by the same files share the map one of them took on the same
+tree, :func:`shared_map`).
 A mutant runs the tests reaching the line it changes (see :meth:`TestMap.select`), quickest first,
 stopped at the first failure, with the ``mutation`` hypothesis profile (fewer examples, always the
 same ones). A mutant those tests pass then runs every test file of its module, as the map can miss
@@ -381,6 +383,7 @@ def record_map(module: str) -> dict:
     result = {
         "source": source_digest(module),
         "tests": tests_digest(module),
+        "tree": tree_digest(),
         "seconds": seconds,
         "cpu_seconds": cpu_seconds,
         "contexts": sorted(contexts, key=contexts.__getitem__),
@@ -403,9 +406,44 @@ def map_file(module: str) -> Path:
 
 
 def load_map(module: str) -> dict:
-    """``module``'s map, taken when the module, its test files or a conftest are new."""
+    """``module``'s map, taken when the module, its test files or a conftest are new, unless another module's map was
+    taken on this very tree with the same test files (:func:`shared_map`).
+    """
     path = map_file(module)
-    return json.loads(path.read_text()) if path.exists() else record_map(module)
+    if path.exists():
+        return json.loads(path.read_text())
+    return shared_map(module) or record_map(module)
+
+
+@functools.cache
+def tree_digest() -> str:
+    """A digest of every file of the packages in the tree: two maps taken on equal digests ran on the same code."""
+    digest = hashlib.sha256()
+    for name in python_files(TREE, PACKAGES):
+        digest.update(name.encode() + b"\0" + (TREE / name).read_bytes())
+    return digest.hexdigest()
+
+
+def shared_map(module: str) -> dict | None:
+    """A map another module's run took on the same tree with the same test files, kept as ``module``'s (with the
+    numba cache that run compiled), or None. Coverage measured every file of the packages in that run, so the lines of
+    ``module`` are mapped as its own run would map them: modules tested by the same files share one run.
+    """
+    tests, tree = tests_digest(module), tree_digest()
+    for candidate in sorted(WORK.glob("*.map.json")):
+        recorded = json.loads(candidate.read_text())
+        if recorded.get("tests") != tests or recorded.get("tree") != tree:
+            continue
+        donor = candidate.name.split("-")[0]
+        shared, own = WORK / f"numba-{donor}", WORK / f"numba-{slug(module)}"
+        shutil.rmtree(own, ignore_errors=True)
+        if shared.is_dir():
+            shutil.copytree(shared, own)
+        recorded["source"] = source_digest(module)
+        map_file(module).write_text(json.dumps(recorded))
+        print(f"{module}: the map of {donor} (the same test files, the same tree)", flush=True)
+        return recorded
+    return None
 
 
 def decorated_with(function: ast.AST, names: tuple[str, ...]) -> bool:
