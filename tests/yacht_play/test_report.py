@@ -129,6 +129,7 @@ def test_the_histogram_runs_from_zero_to_the_largest_person_s_loss_and_counts_ea
     assert histogram.counts == (0, 0, 0, 0, 0, 1, 0, 0, 0, 0, 0, 1)  # 1.75 and 3.625 of 0..3.625 in 12 bins
     shifted = histogram_of(np.array([0.0, 0.5, 1.2]))
     assert shifted.edges[0] == 0.0 and shifted.counts[0] == 1 and sum(shifted.counts) == 3
+    assert histogram_of(np.array([0.1, 0.5])).edges[-1] == 0.5  # a small loss is the top too, however small
     assert histogram_of(np.array([])) == Histogram(edges=(), counts=(), n=0, unit="people")
     perfect = histogram_of(np.zeros(3))  # everyone played the optimum: all in the first bin, from 0 up
     assert perfect.edges[0] == 0.0 and perfect.edges[-1] > 0 and perfect.counts[0] == 3
