@@ -366,3 +366,23 @@ def test_the_stored_leads_of_a_two_row_game_as_counted_by_hand():
     with pytest.raises(dataclasses.FrozenInstanceError):
         layer.lo = layer.lo + 1
     assert layer == layout.layers[1] and layer != dataclasses.replace(layer) and len({layer, layout.layers[1]}) == 1
+
+
+def test_with_more_ways_to_re_roll_than_hands_every_re_roll_still_has_its_chance(tmp_path, monkeypatch):
+    # three two-faced dice: eight sets of dice to pick up, four hands (zero to three ones); the reference agrees
+    rules = RuleSet(
+        name="two_player_coins",
+        categories=(Category("ones", upper(1)), Category("sum", total)),
+        num_dice=3,
+        num_faces=2,
+        rolls_per_turn=2,
+    )
+    assert rules.dice.num_hands < 1 << rules.num_dice
+    monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path))
+    solution, reference = solve_two_player(rules), Reference(rules)
+    every = rules.all_open
+    for dice in ([1, 1, 2], [2, 2, 2]):
+        q = solution.action_values(every, every, 0, dice, 1)
+        assert np.isfinite(q[1 : 1 << rules.num_dice]).all()  # every non-empty set of dice may be picked up
+        expected = reference.best_with(frozenset(rules.category_names), frozenset(rules.category_names), 0, tuple(dice), 1)
+        assert q.max() == pytest.approx(expected, abs=tolerance(rules))
