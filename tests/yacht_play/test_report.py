@@ -261,3 +261,16 @@ def test_an_agent_against_people_wins_a_share_per_game_against_each_person_and_a
     assert (greedy.policy, greedy.games, greedy.people) == ("greedy", 3, 2)
     assert greedy.win_rate.mean == pytest.approx((0.75 + 0.0 + 0.5) / 3) and greedy.win_rate.n == 3
     assert greedy.score_difference.mean == pytest.approx((5.0 - 25.0 + 0.0) / 3)
+
+
+def test_an_agent_s_win_rate_interval_stays_within_0_and_1():
+    from yacht_play.report.build import agents_against_people
+
+    # eleven wins and a loss in twelve games against two people: the normal interval's upper end passes 1
+    games = [
+        finished(f"g{k}", seat(0, "greedy", "agent"), seat(1, "ann" if k % 2 else "bob"), totals=[20, 10 if k else 30])
+        for k in range(12)
+    ]
+    (greedy,) = agents_against_people(games)
+    assert greedy.win_rate.mean == pytest.approx(11 / 12)
+    assert greedy.win_rate.high == 1.0 and 0.0 < greedy.win_rate.low < 11 / 12
