@@ -44,6 +44,7 @@ def test_a_game_is_kept_from_since_up_to_but_not_at_until_and_one_without_a_time
 def test_mode_rules_and_player_each_keep_only_their_games():
     assert Filters(mode="table").keep(game()) and not Filters(mode="table").keep(game(mode="solitaire"))
     assert Filters(rules="yacht").keep(game()) and not Filters(rules="yacht").keep(game(rules="yahtzee"))
+    assert not Filters(rules="yahtzee").keep(game(rules="yacht"))  # whichever of the two names sorts first
     assert Filters(player="ann").keep(game()) and Filters(player="bob").keep(game(players=("ann", "bob")))
     assert not Filters(player="bob").keep(game())
     assert not Filters(player="greedy").keep(game())  # an agent is not a player a report is filtered on
