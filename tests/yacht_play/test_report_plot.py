@@ -225,3 +225,20 @@ def test_any_interval_is_drawn_by_its_ends_and_one_not_finite_is_drawn_as_none(f
     assert len(bars) == len(ends) and np.allclose(bars, ends, rtol=0, atol=1e-6)
     labels = [t.get_text() for t in panels[4].get_xticklabels()[1:]]
     assert labels == [f"a{k}\nn=10" + ("" if finite(e) else "\n(no CI)") for k, e in enumerate(estimates)]
+
+
+def test_the_skill_panel_draws_a_bar_per_bin_of_temperatures_and_the_ratings_colour_agents_apart_from_people():
+    from matplotlib.colors import to_rgba
+
+    temperatures = Histogram((0.0, 1.0, 3.0), (4, 1), 5)
+    skill = dataclasses.replace(REPORT.skill, population=dataclasses.replace(REPORT.skill.population, histogram=temperatures))
+    skill_panel, ratings = drawn_panels(dataclasses.replace(REPORT, skill=skill))[2::3]
+    assert [(patch.get_x(), patch.get_width(), patch.get_height()) for patch in skill_panel.patches] == [
+        (0.0, 1.0, 4),
+        (1.0, 2.0, 1),
+    ]
+    (points,) = [c for c in ratings.collections if c is not error_bars(ratings).lines[2][0]]
+    shown = REPORT.ratings.players[:25]
+    expected = [to_rgba("tab:blue" if p.kind == "agent" else "tab:orange") for p in shown]
+    assert [tuple(color) for color in points.get_facecolors()] == expected  # agents blue, people orange
+    assert not drawn_panels(REPORT)[2].patches  # no person fitted: no bar
