@@ -150,7 +150,7 @@ def test_each_bar_panel_draws_its_means_with_intervals_from_low_to_high(panels):
 def test_the_win_rate_panel_marks_an_even_chance_and_the_by_games_panel_names_its_axis(panels):
     wins, histogram, _, by_games, same_games, _ = panels
     (even,) = [line for line in wins.get_lines() if list(line.get_ydata()) == [0.5, 0.5]]
-    assert list(even.get_xdata()) == [0, 1] and even.get_linestyle() == "--"
+    assert list(even.get_xdata()) == [0, 1] and even.get_linestyle() == "--" and even.get_linewidth() > 0  # it shows
     assert not [line for ax in (histogram, by_games, same_games) for line in ax.get_lines() if line.get_linestyle() == "--"]
     assert wins.get_ylim() == (0, 1)
     assert by_games.get_xlabel() == "the person's game number" and same_games.get_xlabel() == ""
