@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import pytest
 
 from yacht_play.records import GameRecord
@@ -27,8 +29,6 @@ def test_no_filter_keeps_every_game_played_here_and_leaves_imported_ones_out():
 
 def test_filters_cannot_be_changed_once_made():
     # the header of every table names the filters the games were kept by: they must stay those
-    import dataclasses
-
     with pytest.raises(dataclasses.FrozenInstanceError):
         Filters(mode="table").mode = "duplicate"
 

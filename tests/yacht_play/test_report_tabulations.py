@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import dataclasses
 
 import numpy as np
 import pytest
@@ -65,8 +66,6 @@ def test_one_csv_per_table_with_interval_columns_and_the_filters(tmp_path, repor
 
 def test_a_tabulation_and_the_positions_it_is_made_from_cannot_be_changed_once_made(report):
     # one tabulation is written as CSV and as LaTeX: neither writer may change what the other writes
-    import dataclasses
-
     for made in (tabulations.tabulations(report)[0], DecisionPositions(*[np.zeros(1, dtype=np.int64)] * 6)):
         with pytest.raises(dataclasses.FrozenInstanceError):
             made.__setattr__(dataclasses.fields(made)[0].name, None)
@@ -270,8 +269,6 @@ def test_a_player_filter_that_is_not_utf8_is_refused_in_one_line(tmp_path, capsy
 
 
 def test_the_likeness_table_lists_every_measured_policy_by_band_and_the_ratings_rank_from_one():
-    import dataclasses
-
     from yacht_play.report.results import Anchor, BandLikeness, PolicyLikeness, PolicyNotMeasured, RatedPlayer
 
     report = build_report([])
