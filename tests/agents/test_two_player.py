@@ -240,6 +240,11 @@ def test_leads_and_open_rows_outside_the_game_are_refused_naming_them_and_the_ra
             solution.value(*state, 0)
     # the game over: a lead wins, a tie is half a win, whatever the rows were
     assert [solution.value([], frozenset(), lead) for lead in (1, 0, -1)] == [1.0, 0.5, 0.0]
+    # open rows named are the rows of those names, in any kind of collection
+    last_name = rules.category_names[last]
+    for named in ([last_name], (last_name,), {last_name}, frozenset([last_name])):
+        assert solution.value(named, [], 1) == solution.value(one_open, 0, 1) == 1.0
+        assert solution.value(named, (), -row_max[last]) == solution.value(one_open, 0, -row_max[last]) < 1.0
     with pytest.raises(ValueError, match="^the mover has no open row"):
         solution.action_values(0, 0, 0, [1] * rules.num_dice, 0)
 
@@ -247,7 +252,7 @@ def test_leads_and_open_rows_outside_the_game_are_refused_naming_them_and_the_ra
 def test_a_decision_s_rolls_left_outside_the_turn_is_refused_and_a_strategy_s_chances_decide_nothing(game):
     rules, solution, _ = game
     hand, every = [1] * rules.num_dice, rules.all_open
-    for rolls_left in (True, -1, rules.rolls_per_turn, 1.0):
+    for rolls_left in (True, -1, rules.rolls_per_turn, rules.rolls_per_turn + 1, 1.0):
         expected = rf"^rolls_left must be an integer in 0\.\.{rules.rolls_per_turn - 1}, got {re.escape(repr(rolls_left))}$"
         with pytest.raises(ValueError, match=expected):
             solution.action_values(every, every, 0, hand, rolls_left)
