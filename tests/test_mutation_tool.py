@@ -289,6 +289,49 @@ def test_mutants_of_what_never_runs_are_not_generated_and_every_other_is(tool):
         assert broken and all(item.job_id in skipped for item in broken)
 
 
+UNMADE_SOURCE = """\
+import json
+
+
+def parse(text):
+    try:
+        return json.loads(text)
+    except (ValueError, json.JSONDecodeError):
+        return None
+"""
+
+
+def test_a_mutant_cosmic_ray_cannot_make_is_not_generated_and_leaves_no_sample_short(tool):
+    """Cosmic Ray's exception replacer fails on ``json.JSONDecodeError`` in a tuple of exceptions: there is no mutant
+    to test, so it is counted as not generated, never as a mutant pending or in error (a sample short of its size)."""
+    pytest.importorskip("cosmic_ray", reason="the mutation extra: pip install -e '.[mutation]'")
+    from cosmic_ray.work_db import WorkDB, use_db
+    from cosmic_ray.work_item import TestOutcome, WorkerOutcome, WorkResult
+
+    write(tool.TREE, {MODULE: UNMADE_SOURCE})
+    (tool.WORK / f"{tool.slug(MODULE)}.original").write_text(UNMADE_SOURCE)
+    session, left_out = made_up_session(tool)
+    with use_db(str(session), WorkDB.Mode.open) as database:
+        (unmade,) = [item for item, result in database.completed_work_items if result.output == tool.NOT_MADE]
+        assert left_out == 1 and unmade.mutations[0].operator_name == "core/ExceptionReplacer"
+        tested = [item.job_id for item in database.pending_work_items]  # the other replacement (ValueError) among them
+        killed = WorkResult(WorkerOutcome.NORMAL, output="", test_outcome=TestOutcome.KILLED)
+        database.set_multiple_results(tested, killed)
+    counts = {name: tool.measured(MODULE)[name] for name in tool.COUNTS}
+    assert counts == {"killed": len(tested), "survived": 0, "sample": len(tested), "mutants": len(tested), "not_generated": 1}
+    # a session begun before: the worker's failure to make it, a traceback through Cosmic Ray's apply_mutation
+    failed = 'Traceback (most recent call last):\n  File "cosmic_ray/mutating.py", line 130, in apply_mutation\n'
+    with use_db(str(session), WorkDB.Mode.open) as database:
+        database.set_result(unmade.job_id, WorkResult(WorkerOutcome.EXCEPTION, failed, TestOutcome.INCOMPETENT))
+    assert {name: tool.measured(MODULE)[name] for name in tool.COUNTS} == counts
+    # any other failure of the worker is a mutant not measured, which leaves the sample short
+    elsewhere = failed.replace("apply_mutation", "run_tests")
+    with use_db(str(session), WorkDB.Mode.open) as database:
+        database.set_result(unmade.job_id, WorkResult(WorkerOutcome.EXCEPTION, elsewhere, TestOutcome.INCOMPETENT))
+    short = counts | {"mutants": len(tested) + 1, "not_generated": 0}
+    assert {name: tool.measured(MODULE)[name] for name in tool.COUNTS} == short
+
+
 def fresh_tool(name: str):
     """The tool as it stands, with its own paths (not the fixture's made-up project)."""
     spec = importlib.util.spec_from_file_location(name, TOOL)

@@ -28,7 +28,8 @@ test suite (pytest never collects it).
     python tools/mutation.py --measure 20 --before M  # seconds per mutant of 20 mutants, with and without the map
 
 Mutants that change only what Python never runs are not generated (marked skipped when a session begins): a
-function's annotations under postponed annotations, a ``from __future__`` import, a docstring.
+function's annotations under postponed annotations, a ``from __future__`` import, a docstring; nor is one that Cosmic
+Ray's operator fails to make (its exception replacer on ``except (A, module.B)``).
 
 The mutants run in a copy of the working tree (``.mutation/tree``, refreshed at each start; another
 copy for a second run at once: ``YACHT_RL_MUTATION_TREE=NAME``), never in the checkout itself.
@@ -90,6 +91,10 @@ PACKAGES = ("yacht_env", "agents", "yacht_play")
 TEST_DEPTH = 1
 # Why a mutant is not generated: it changes only what Python never runs (see :func:`only_annotations_changed`).
 NOT_GENERATED = "not generated: it changes only annotations, a __future__ import or a docstring, or is not Python"
+# Why a mutant is not generated: Cosmic Ray's operator fails on the code it would change (its exception replacer on
+# ``except (A, module.B)``), so there is no mutant to test. A session begun before this was known holds the worker's
+# failure instead, a traceback through Cosmic Ray's ``apply_mutation``: read as the same (see :func:`cannot_be_made`).
+NOT_MADE = "not generated: Cosmic Ray cannot make it (its operator fails on this code)"
 REASONS = ROOT / "tools" / "mutation_reasons.toml"  # each survivor's reason, kept from run to run (see read_reasons)
 SCORES = ROOT / "tools" / "mutation_scores.md"  # the report: one table per module, kept under version control
 # Each module's measured outcome, kept under version control: the report is built from it (see read_results).
@@ -814,14 +819,19 @@ def leave_out_what_never_runs(module: str, session: Path) -> int:
 
     original = (TREE / module).read_text()
     with use_db(str(session), WorkDB.Mode.open) as database:
-        never_run = []
+        never_run, unmade = [], []
         for item in database.pending_work_items:
-            mutated = mutated_source(original, item.mutations[0])
+            try:
+                mutated = mutated_source(original, item.mutations[0])
+            except Exception:  # Cosmic Ray's own failure to make this one (NOT_MADE): no mutant, nothing to test
+                unmade.append(item.job_id)
+                continue
             if mutated is not None and (not is_python(mutated) or only_annotations_changed(original, mutated)):
                 never_run.append(item.job_id)
-        if never_run:
-            database.set_multiple_results(never_run, WorkResult(output=NOT_GENERATED, worker_outcome=WorkerOutcome.SKIPPED))
-    return len(never_run)
+        for jobs, why in ((never_run, NOT_GENERATED), (unmade, NOT_MADE)):
+            if jobs:
+                database.set_multiple_results(jobs, WorkResult(output=why, worker_outcome=WorkerOutcome.SKIPPED))
+    return len(never_run) + len(unmade)
 
 
 def mutant_key(original: str, mutated: str) -> str:
@@ -1085,7 +1095,7 @@ def module_results(module: str) -> dict[str, list]:
         return outcomes
     with use_db(str(session), WorkDB.Mode.open) as database:
         for item, result in database.completed_work_items:
-            if result.worker_outcome.value in ("skipped", "no-test"):
+            if result.worker_outcome.value in ("skipped", "no-test") or cannot_be_made(result):
                 outcomes["skipped"].append((item, result))
             elif result.worker_outcome.value != "normal":
                 outcomes["error"].append((item, result))
@@ -1094,6 +1104,17 @@ def module_results(module: str) -> dict[str, list]:
                 outcomes[kind].append((item, result))
         outcomes["pending"] = [(item, None) for item in database.pending_work_items]
     return outcomes
+
+
+def cannot_be_made(result) -> bool:
+    """Whether a session's result says that Cosmic Ray could not make the mutant (:data:`NOT_MADE`)."""
+    output = result.output or ""
+    return output == NOT_MADE or result.worker_outcome.value == "exception" and "in apply_mutation" in output
+
+
+def not_generated(result) -> bool:
+    """Whether a skipped mutant was never generated: only what never runs changed, or Cosmic Ray could not make it."""
+    return result.output == NOT_GENERATED or cannot_be_made(result)
 
 
 def why_survived(output: str) -> str:
@@ -1185,7 +1206,7 @@ def measured(module: str) -> dict | None:
         "survived": len(outcomes["survived"]),
         "sample": tested,
         "mutants": tested + len(outcomes["pending"]) + len(outcomes["error"]),
-        "not_generated": sum(result.output == NOT_GENERATED for _, result in outcomes["skipped"]),
+        "not_generated": sum(not_generated(result) for _, result in outcomes["skipped"]),
         "survivors": survivor_records(module, outcomes["survived"]),
     }
 
@@ -1382,7 +1403,8 @@ def write_report(modules: list[str]) -> Path:
         "(`--sample N`: the same mutants on every run), or all of them. The score is the share killed of the mutants",
         "that are not equivalent: killed / (sample - equivalent); an accepted survivor counts against it, as one not",
         "yet explained does. The interval is the 95% Wilson interval of that share over all of the module's mutants.",
-        "Mutants that change only annotations, a `__future__` import or a docstring are not generated. The date is when",
+        "Mutants that change only annotations, a `__future__` import or a docstring are not generated, nor those Cosmic",
+        "Ray fails to make (its exception replacer on `except (A, module.B)`). The date is when",
         f"the module was measured; {EARLIER_VERSION} marks a module whose source has changed since, and its survivors'",
         "lines are those of the version measured. A sample smaller than "
         f"{SAMPLE_TARGET} mutants (or all of them, for a module with fewer) is marked short.",
