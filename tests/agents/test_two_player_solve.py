@@ -544,9 +544,9 @@ class Bar:
         self.updates.append((completed, description, left))
 
 
-class MinuteAndAHalfLeft(LayerReport):
+class TenMinutesLeft(LayerReport):
     def seconds_left(self):
-        return 90.0
+        return 600.0
 
 
 def test_the_progress_bar_counts_the_values_solved_from_the_layer_it_starts_at(cache, monkeypatch, capsys):
@@ -556,14 +556,14 @@ def test_the_progress_bar_counts_the_values_solved_from_the_layer_it_starts_at(c
     remove_layer(folder, 3)
     remove_layer(folder, 4)
     forget(monkeypatch)
-    report = MinuteAndAHalfLeft(layout, 3)
+    report = TenMinutesLeft(layout, 3)
     solution = command_line._solve_with_bar(RULES, None, 0, "best", layout, 3, report)
     sizes = [layer.num_values for layer in layout.layers]
     bar = Bar.last
     assert bar.total == sizes[3] + sizes[4]
     ends = {description: completed for completed, description, _ in bar.updates}
     assert ends == {"layer 3/4": sizes[3], "layer 4/4": sizes[3] + sizes[4]}
-    assert {left for _, _, left in bar.updates} == {"about 1.5 min left"}
+    assert {left for _, _, left in bar.updates} == {"about 10.0 min left"}
     assert all(0 < completed <= bar.total for completed, _, _ in bar.updates)
     assert [line[:11] for line in capsys.readouterr().err.splitlines()] == ["layer  3/4:", "layer  4/4:"]
     assert 0 < solution.start_value() < 1
