@@ -295,3 +295,53 @@ def test_a_plan_sits_at_a_table_and_the_server_shows_no_path(tmp_path, yacht_val
     (opponent,) = make_opponents([f"plan:{path}"], rules=YACHT)
     assert isinstance(unguarded(opponent), PlanPolicy)
     assert shown_policy(f"plan:{path}") == "plan:plan.safetensors"
+
+
+# -- the planner's inputs and the masks it is given ---------------------------------------------------
+
+
+def test_a_planner_takes_only_finite_values_of_its_rules_shape():
+    with pytest.raises(ValueError) as error:
+        TurnPlanner(YACHT, np.zeros((4096, 1, 2)))
+    assert str(error.value) == "values of the yacht rules have shape (4096, 1, 1), got (4096, 1, 2)"
+    with pytest.raises(ValueError, match=r"have shape \(4096, 1, 1\), got \(2048, 1, 1\)"):
+        TurnPlanner(YACHT, np.zeros((2048, 1, 1)))
+    with pytest.raises(ValueError, match=r"got \(4096,\)"):
+        TurnPlanner(YACHT, np.zeros(4096))
+    for bad in (np.nan, np.inf):
+        values = np.zeros((4096, 1, 1))
+        values[5, 0, 0] = bad
+        with pytest.raises(ValueError, match="values must be finite for every sheet state"):
+            TurnPlanner(YACHT, values)
+
+
+def test_a_planner_s_values_cannot_be_changed_once_it_plans_with_them():
+    planner = TurnPlanner(YACHT, np.zeros((4096, 1, 1)))
+    with pytest.raises(ValueError, match="read-only"):
+        planner.state_values[1, 0, 0] = 5.0
+
+
+def hand_of(rules, dice):
+    return int(np.flatnonzero((rules.dice.hands == sorted(dice)).all(axis=1))[0])
+
+
+def test_the_planner_plays_only_what_the_masks_allow_even_where_it_scores_nothing():
+    """Values 0 beyond the turn: each row's Q is its points. The masks given narrow the legal actions further."""
+    from yacht_env.actions import ActionLayout
+
+    layout = ActionLayout(YACHT)
+    policy = PlanPolicy(TurnPlanner(YACHT, np.zeros((4096, 1, 1))), rules=YACHT)
+    yacht_row = YACHT.category_names.index("yacht")
+    every_row, yacht_alone = (1 << 12) - 1, 1 << yacht_row
+    sixes = YACHT.category_names.index("sixes")
+    hands = [hand_of(YACHT, [6] * 5), hand_of(YACHT, [1, 2, 3, 4, 5]), hand_of(YACHT, [6] * 5)]
+    observations = make_encoding("flat", YACHT).encode_batch(
+        np.array(hands), np.array([0, 0, 0]), np.array([every_row, yacht_alone, every_row])
+    )
+    masks = np.zeros((3, layout.num_actions), dtype=np.int8)
+    masks[0, layout.score_action(0)] = 1  # five sixes, only the ones row allowed: 0 points rather than 50
+    masks[1, layout.score_action(yacht_row)] = 1  # the yacht row alone open, no yacht: 0 points, the only move
+    masks[2, [layout.score_action(0), layout.score_action(sixes)]] = 1  # ones or sixes: the 30 points, not the lower index
+    expected = [layout.score_action(0), layout.score_action(yacht_row), layout.score_action(sixes)]
+    assert policy.act_batch(observations, masks).tolist() == expected
+    assert policy.act_batch(observations, masks.astype(bool)).tolist() == expected
