@@ -208,26 +208,3 @@ def test_a_plan2_file_s_layers_chain_from_its_features_to_one_logit(tmp_path):
     path = write_raw(tmp_path / "w.safetensors", net(27, 2), header())
     with pytest.raises(ModelLoadError, match=r"layers.0.weight has shape \(2, 27\), expected \(1, 27\)"):
         read_plan2_file(path)
-
-
-@pytest.mark.parametrize("start", [b"PA", b"P", b"\x00\x00", b"zz"])
-def test_a_file_starting_otherwise_than_a_zip_is_not_called_one(tmp_path, start):
-    path = tmp_path / "w.safetensors"
-    path.write_bytes(start + b" not safetensors at all")
-    with pytest.raises(ModelLoadError) as error:
-        read_plan2_file(path)
-    assert "zip" not in str(error.value) and "not a readable" in str(error.value)
-
-
-def test_a_zip_is_refused_before_it_is_parsed(tmp_path):
-    path = tmp_path / "w.safetensors"
-    path.write_bytes(b"PK\x03\x04")
-    with pytest.raises(ModelLoadError) as error:
-        read_plan2_file(path)
-    assert str(error.value) == f"plan2 file {str(path)!r} is a zip, not a .safetensors plan2 file written by train.py"
-
-
-def test_a_folder_is_no_plan2_file(tmp_path):
-    with pytest.raises(ModelLoadError) as error:
-        read_plan2_file(tmp_path)
-    assert str(error.value) == f"no plan2 file at {str(tmp_path)!r}: expected a .safetensors file written by train.py"

@@ -9,6 +9,7 @@ from safetensors import safe_open
 from safetensors.torch import save
 
 from agents.learned.model_files import ModelLoadError
+from agents.learned.plan2_files import read_plan2_file
 from agents.learned.plan_files import (
     METADATA_KEY,
     check_games,
@@ -232,24 +233,32 @@ def test_a_version_1_header_written_by_hand_reads(tmp_path):
     assert read_plan_file(path)[0]["format_version"] == 1
 
 
+# -- what is not a plan file, for both planners' files -------------------------------------------------
+
+READERS = [(read_plan_file, "plan"), (read_plan2_file, "plan2")]
+
+
+@pytest.mark.parametrize("read, kind", READERS)
 @pytest.mark.parametrize("start", [b"PA", b"P", b"\x00\x00", b"Q", b"zz"])
-def test_a_file_starting_otherwise_than_a_zip_is_not_called_one(tmp_path, start):
+def test_a_file_starting_otherwise_than_a_zip_is_not_called_one(tmp_path, read, kind, start):
     path = tmp_path / "p.safetensors"
     path.write_bytes(start + b" not safetensors at all")
     with pytest.raises(ModelLoadError) as error:
-        read_plan_file(path)
+        read(path)
     assert "zip" not in str(error.value) and "not a readable" in str(error.value)
 
 
-def test_a_zip_is_refused_before_it_is_parsed(tmp_path):
+@pytest.mark.parametrize("read, kind", READERS)
+def test_a_zip_is_refused_before_it_is_parsed(tmp_path, read, kind):
     path = tmp_path / "p.safetensors"
     path.write_bytes(b"PK\x03\x04")
     with pytest.raises(ModelLoadError) as error:
-        read_plan_file(path)
-    assert str(error.value) == f"plan file {str(path)!r} is a zip, not a .safetensors plan file written by train.py"
+        read(path)
+    assert str(error.value) == f"{kind} file {str(path)!r} is a zip, not a .safetensors {kind} file written by train.py"
 
 
-def test_a_folder_is_no_plan_file(tmp_path):
+@pytest.mark.parametrize("read, kind", READERS)
+def test_a_folder_is_no_plan_file(tmp_path, read, kind):
     with pytest.raises(ModelLoadError) as error:
-        read_plan_file(tmp_path)
-    assert str(error.value) == f"no plan file at {str(tmp_path)!r}: expected a .safetensors file written by train.py"
+        read(tmp_path)
+    assert str(error.value) == f"no {kind} file at {str(tmp_path)!r}: expected a .safetensors file written by train.py"
