@@ -14,7 +14,7 @@ from agents.learned.model_files import ModelLoadError
 from agents.learned.plan2 import Plan2Planner, Plan2Policy, Settlement, WinValue
 from agents.learned.plan2_files import METADATA_KEY, num_features, plan2_file_path, read_plan2_file, write_plan2_file
 from agents.policies.guard import unguarded
-from agents.registry import make_policy, make_table_policy
+from agents.registry import make_opponents, make_policy, make_table_policy
 from agents.training.config import PlanConfig
 from agents.training.plan2_games import SelfPlayer
 from agents.training.plan2_train import WinNet, learn
@@ -331,3 +331,58 @@ def test_an_oversized_file_is_refused_unread(tmp_path, monkeypatch):
     assert "\n" not in str(error.value)
     with pytest.raises(ModelLoadError, match="more than a model file may be"):
         agents.learned.model_files.read_model_file(path)
+
+
+def test_the_policy_plays_the_legal_action_of_highest_chance_and_the_lowest_among_chances_a_millionth_apart():
+    policy = Plan2Policy(WinValue(YACHT, random_layers(YACHT)))
+    actions = [3, 17, 40]  # three legal actions of each decision, the others not allowed
+    chances = np.full((3, policy.planner.num_actions), -np.inf)
+    chances[:, actions] = [
+        [0.3, 0.7 - 5e-7, 0.7],  # within a millionth of the best: equal, the lowest index plays
+        [0.3, 0.7 - 5e-6, 0.7],  # five millionths below: the best plays
+        [0.9, 0.2, 0.1],  # the best is not allowed
+    ]
+    masks = np.isfinite(chances).astype(np.int8)
+    masks[2, 3] = 0
+    policy.chances = lambda observations: np.where(masks != 0, chances, -np.inf)
+    np.testing.assert_array_equal(policy.act_batch(None, masks), [17, 40, 17])
+
+
+def test_the_policy_at_a_real_table_plays_a_legal_action_of_the_highest_planned_chance():
+    import gymnasium as gym
+
+    policy = Plan2Policy(WinValue(YACHT, random_layers(YACHT, seed=3)))
+    env = gym.make("YachtTable-v0", opponents=make_opponents(["greedy"]), observation_encoding="dict")
+    observation, info = env.reset(seed=4)
+    for _ in range(40):
+        batch = {key: np.asarray(value)[None] for key, value in observation.items()}
+        mask = np.asarray(info["action_mask"])[None]
+        chances = policy.chances(batch)[0]
+        (action,) = policy.act_batch(batch, mask)
+        assert mask[0, action] and chances[action] == chances[mask[0] != 0].max()
+        observation, _, terminated, _, info = env.step(int(action))
+        if terminated:
+            observation, info = env.reset()
+
+
+def test_the_policy_plans_from_its_own_sheet_the_other_s_sheet_and_its_lead(tmp_path):
+    """At 16 points against 20, the mover is 4 behind: the chances are the planner's at a lead of -4."""
+    policy = Plan2Policy.load(str(write_plan2_file(tmp_path / "w.safetensors", random_layers(YACHT, seed=5), "yacht", 1)))
+    assert policy.num_players == 2  # a table of two unless told otherwise
+    mine, theirs = [1] * 5 + [0] * 7, [1, 1, 1, 0, 0, 0, 0, 0, 0, 1, 1, 0]
+    observation = {
+        "dice": np.array([[3, 3, 4, 5, 6]]),
+        "rolls_left": np.array([2]),
+        "open_categories": np.array([mine]),
+        "total": np.array([16]),
+        "other_totals": np.array([[20]]),
+        "other_open_categories": np.array([[theirs]]),
+    }
+    expected = policy.planner.action_values(
+        np.array([0b11111]), np.array([0b11000000111]), np.array([-4]), np.array([YACHT.hand([3, 3, 4, 5, 6])]), np.array([2])
+    )
+    np.testing.assert_array_equal(policy.chances(observation), expected)
+    ahead = policy.planner.action_values(
+        np.array([0b11111]), np.array([0b11000000111]), np.array([36]), np.array([YACHT.hand([3, 3, 4, 5, 6])]), np.array([2])
+    )
+    assert not np.array_equal(expected, ahead)  # the lead is read: a mover 36 ahead plans otherwise
