@@ -359,7 +359,8 @@ def test_the_policy_at_a_real_table_plays_a_legal_action_of_the_highest_planned_
         mask = np.asarray(info["action_mask"])[None]
         chances = policy.chances(batch)[0]
         (action,) = policy.act_batch(batch, mask)
-        assert mask[0, action] and chances[action] == chances[mask[0] != 0].max()
+        legal = mask[0] != 0
+        assert action == np.flatnonzero(legal & (chances >= chances[legal].max() - 1e-6))[0]  # the lowest of the best
         observation, _, terminated, _, info = env.step(int(action))
         if terminated:
             observation, info = env.reset()
