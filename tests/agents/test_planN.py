@@ -465,3 +465,13 @@ def test_the_policy_at_a_real_table_plays_a_legal_action_of_the_highest_planned_
         observation, _, terminated, _, info = env.step(int(action))
         if terminated:
             observation, info = env.reset()
+
+
+def test_the_value_s_logits_are_its_layers_applied_in_order_with_relu_between_and_none_after_the_last():
+    layers = random_layers(YACHT, widths=(16, 8), seed=7)
+    features = np.random.default_rng(7).normal(0.0, 1.0, (6, layers[0][0].shape[1])).astype(np.float32)
+    hidden = np.maximum(features @ layers[0][0].T + layers[0][1], 0.0)
+    hidden = np.maximum(hidden @ layers[1][0].T + layers[1][1], 0.0)
+    expected = hidden @ layers[2][0].T + layers[2][1]
+    assert (expected < 0).any()  # the last layer's negative outputs are kept as they are
+    np.testing.assert_allclose(ShareValue(YACHT, layers).logits(features), expected, rtol=1e-5, atol=1e-5)

@@ -567,3 +567,16 @@ def test_the_progress_bar_counts_the_values_solved_from_the_layer_it_starts_at(c
     assert all(0 < completed <= bar.total for completed, _, _ in bar.updates)
     assert [line[:11] for line in capsys.readouterr().err.splitlines()] == ["layer  3/4:", "layer  4/4:"]
     assert 0 < solution.start_value() < 1
+
+
+def test_the_progress_bar_of_the_first_turn_alone_ends_full_at_its_one_value(cache, monkeypatch, capsys):
+    """Only the first turn left to solve: one pair (every row open for both), one lead (0), so one value."""
+    monkeypatch.setattr("rich.progress.Progress", Bar)
+    layout, folder = PairLayout(RULES), solution_folder(RULES, "game")
+    solve_two_player(RULES)
+    remove_layer(folder, 4)
+    forget(monkeypatch)
+    assert layout.layers[4].num_values == 1
+    command_line._solve_with_bar(RULES, None, 0, "best", layout, 4, TenMinutesLeft(layout, 4))
+    bar = Bar.last
+    assert bar.total == 1 and [completed for completed, _, _ in bar.updates][-1] == 1
