@@ -583,3 +583,10 @@ def test_the_progress_bar_of_the_first_turn_alone_ends_full_at_its_one_value(cac
     command_line._solve_with_bar(RULES, None, 0, "best", layout, 4, TenMinutesLeft(layout, 4))
     bar = Bar.last
     assert bar.total == 1 and [completed for completed, _, _ in bar.updates][-1] == 1
+
+
+def test_the_command_line_says_how_long_the_solve_took(cache, capsys, monkeypatch):
+    clock = iter([100.0, 112.5])  # the command's start, then its end
+    monkeypatch.setattr(command_line, "time", SimpleNamespace(perf_counter=lambda: next(clock)))
+    assert main(CLI) == 0
+    assert capsys.readouterr().err.splitlines()[-1].startswith("12.5 s, peak memory ")
