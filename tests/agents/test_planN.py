@@ -197,7 +197,7 @@ def test_each_input_of_a_table_of_four_under_bonus_rules_is_what_the_sheets_say(
 def test_a_decision_needs_an_open_row_of_the_mover_s_and_sheets_within_the_rule_set_s_rows():
     planner = PlanNPlanner(ShareValue(YACHT, random_layers(YACHT)))
     full, beyond = YACHT.all_open, 1 << YACHT.num_rows
-    for mover, other in ((0, full), (full, beyond), (beyond, full), (-1, full)):
+    for mover, other in ((0, full), (full, beyond), (beyond, full), (-1, full), (full, 2 * beyond), (3 * beyond, full)):
         tables = Tables(np.array([[mover, other]]), *[np.zeros((1, 2), dtype=np.int64)] * 3)
         with pytest.raises(
             ValueError, match="^a decision needs at least one open row of the mover's, within the rule set's rows"
@@ -246,6 +246,7 @@ def test_a_planN_file_round_trips_and_sits_at_the_tables_it_learned(tmp_path):
     policy = make_table_policy(f"planN:{path}", 3, rules=YAHTZEE)
     assert isinstance(unguarded(policy), PlanNPolicy) and policy.name == f"planN:{path}"
     assert PlanNPolicy.load(str(path), YAHTZEE).num_players == 2  # a table of two unless told otherwise
+    assert PlanNPolicy(ShareValue(YAHTZEE, layers, [2, 3])).num_players == 2
     opponents = [make_table_policy("optimal", 3, rules=YAHTZEE) for _ in range(2)]
     result, _ = run_table([policy, *opponents], ["planN", "a", "b"], 6, seed=1, rules=YAHTZEE)
     assert sum(s.games for s in result.standings) == 18
