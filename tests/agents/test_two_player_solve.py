@@ -590,3 +590,18 @@ def test_the_command_line_says_how_long_the_solve_took(cache, capsys, monkeypatc
     monkeypatch.setattr(command_line, "time", SimpleNamespace(perf_counter=lambda: next(clock)))
     assert main(CLI) == 0
     assert capsys.readouterr().err.splitlines()[-1].startswith("12.5 s, peak memory ")
+
+
+def test_a_layer_solved_in_many_batches_is_the_layer_solved_in_one(cache, monkeypatch):
+    """Yacht's layers are solved a batch of pairs at a time: batches of about 3 values (whole pairs each) must store
+    what one batch per layer stores, every pair of every batch solved."""
+    import agents.two_player.solve as solve_module
+
+    whole = solve_two_player(RULES)
+    forget(monkeypatch)
+    monkeypatch.setenv("YACHT_RL_CACHE_DIR", "")
+    monkeypatch.setattr(solve_module, "VALUES_PER_BATCH", 3)
+    assert max(layer.num_pairs for layer in PairLayout(RULES).layers) > 1  # more than one batch in a layer
+    batched = solve_two_player(RULES)
+    for mine, theirs in zip(batched.layers, whole.layers, strict=True):
+        assert np.asarray(mine).tobytes() == np.asarray(theirs).tobytes()
