@@ -13,6 +13,8 @@ from agents.evaluation.tournament import run_table
 from agents.learned.model_files import ModelLoadError
 from agents.learned.plan2 import Plan2Planner, Plan2Policy, Settlement, WinValue
 from agents.learned.plan2_files import METADATA_KEY, num_features, plan2_file_path, read_plan2_file, write_plan2_file
+from agents.learned.planN import PlanNPolicy, ShareValue
+from agents.learned.planN_files import num_features as planN_num_features
 from agents.policies.guard import unguarded
 from agents.registry import make_opponents, make_policy, make_table_policy
 from agents.training.config import PlanConfig
@@ -20,6 +22,7 @@ from agents.training.plan2_games import SelfPlayer
 from agents.training.plan2_train import WinNet, learn
 from agents.two_player import solve_two_player
 from tests.agents.test_two_player import GAMES, bits, states
+from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import YACHT, rule_set
 
 
@@ -333,13 +336,28 @@ def test_an_oversized_file_is_refused_unread(tmp_path, monkeypatch):
         agents.learned.model_files.read_model_file(path)
 
 
-def test_the_policy_plays_the_legal_action_of_highest_chance_and_the_lowest_among_chances_a_millionth_apart():
-    policy = Plan2Policy(WinValue(YACHT, random_layers(YACHT)))
+def planN_layers(rules, seed=0):
+    """A table planner's network of random weights: its features in, a logit per seat of the largest table out."""
+    rng = np.random.default_rng(seed)
+    sizes = [planN_num_features(rules), 16, MAX_PLAYERS]
+    return [(rng.normal(0, 0.3, (out, width)), rng.normal(0, 0.1, out)) for width, out in zip(sizes[:-1], sizes[1:])]
+
+
+# The two learned table players, each at a table it plays: the same rule of play, a chance or a share of the win.
+LEARNED_PLAYERS = {
+    "plan2": lambda seed: Plan2Policy(WinValue(YACHT, random_layers(YACHT, seed=seed))),
+    "planN": lambda seed: PlanNPolicy(ShareValue(YACHT, planN_layers(YACHT, seed=seed)), "mine", 3),
+}
+
+
+@pytest.mark.parametrize("player", sorted(LEARNED_PLAYERS))
+def test_the_policy_plays_the_legal_action_of_highest_chance_and_the_lowest_among_chances_a_millionth_apart(player):
+    policy = LEARNED_PLAYERS[player](0)
     actions = [3, 17, 40]  # three legal actions of each decision, the others not allowed
     chances = np.full((3, policy.planner.num_actions), -np.inf)
     chances[:, actions] = [
-        [0.3, 0.7 - 5e-7, 0.7],  # within a millionth of the best: equal, the lowest index plays
-        [0.3, 0.7 - 5e-6, 0.7],  # five millionths below: the best plays
+        [0.3, 0.5 - 5e-7, 0.5],  # within a millionth of the best: equal, the lowest index plays
+        [0.3, 0.5 - 5e-6, 0.5],  # five millionths below: the best plays
         [0.9, 0.2, 0.1],  # the best is not allowed
     ]
     masks = np.isfinite(chances).astype(np.int8)
@@ -348,11 +366,13 @@ def test_the_policy_plays_the_legal_action_of_highest_chance_and_the_lowest_amon
     np.testing.assert_array_equal(policy.act_batch(None, masks), [17, 40, 17])
 
 
-def test_the_policy_at_a_real_table_plays_a_legal_action_of_the_highest_planned_chance():
+@pytest.mark.parametrize("player", sorted(LEARNED_PLAYERS))
+def test_the_policy_at_a_real_table_plays_a_legal_action_of_the_highest_planned_chance(player):
     import gymnasium as gym
 
-    policy = Plan2Policy(WinValue(YACHT, random_layers(YACHT, seed=3)))
-    env = gym.make("YachtTable-v0", opponents=make_opponents(["greedy"]), observation_encoding="dict")
+    policy = LEARNED_PLAYERS[player](3)
+    greedy = ["greedy"] * (policy.num_players - 1)
+    env = gym.make("YachtTable-v0", opponents=make_opponents(greedy), observation_encoding="dict")
     observation, info = env.reset(seed=4)
     for _ in range(40):
         batch = {key: np.asarray(value)[None] for key, value in observation.items()}

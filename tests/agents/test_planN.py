@@ -435,39 +435,6 @@ def test_a_turn_is_not_planned_into_a_scratch_of_another_width():
     assert 0.0 <= scratch.turn_value[0] <= 1.0 and abs(scratch.turn_value.sum() - 1.0) < 1e-9
 
 
-def test_the_policy_plays_the_legal_action_of_highest_share_and_the_lowest_among_shares_a_millionth_apart():
-    policy = PlanNPolicy(ShareValue(YACHT, random_layers(YACHT)), "mine", 3)
-    actions = [3, 17, 40]  # three legal actions of each decision, the others not allowed
-    shares = np.full((3, policy.planner.num_actions), -np.inf)
-    shares[:, actions] = [
-        [0.3, 0.5 - 5e-7, 0.5],  # within a millionth of the best: equal, the lowest index plays
-        [0.3, 0.5 - 5e-6, 0.5],  # five millionths below: the best plays
-        [0.9, 0.2, 0.1],  # the best is not allowed
-    ]
-    masks = np.isfinite(shares).astype(np.int8)
-    masks[2, 3] = 0
-    policy.chances = lambda observations: np.where(masks != 0, shares, -np.inf)
-    np.testing.assert_array_equal(policy.act_batch(None, masks), [17, 40, 17])
-
-
-def test_the_policy_at_a_real_table_plays_a_legal_action_of_the_highest_planned_share():
-    import gymnasium as gym
-
-    policy = PlanNPolicy(ShareValue(YACHT, random_layers(YACHT, seed=3)), "mine", 3)
-    env = gym.make("YachtTable-v0", opponents=make_opponents(["greedy", "greedy"]), observation_encoding="dict")
-    observation, info = env.reset(seed=4)
-    for _ in range(40):
-        batch = {key: np.asarray(value)[None] for key, value in observation.items()}
-        mask = np.asarray(info["action_mask"])[None]
-        shares = policy.chances(batch)[0]
-        (action,) = policy.act_batch(batch, mask)
-        legal = mask[0] != 0
-        assert action == np.flatnonzero(legal & (shares >= shares[legal].max() - 1e-6))[0]  # the lowest of the best
-        observation, _, terminated, _, info = env.step(int(action))
-        if terminated:
-            observation, info = env.reset()
-
-
 def test_the_value_s_logits_are_its_layers_applied_in_order_with_relu_between_and_none_after_the_last():
     layers = random_layers(YACHT, widths=(16, 8), seed=7)
     features = np.random.default_rng(7).normal(0.0, 1.0, (6, layers[0][0].shape[1])).astype(np.float32)
