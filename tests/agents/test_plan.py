@@ -18,6 +18,7 @@ from agents.solvers.sheet_solver import reachable_states
 from agents.training.plan_games import GamePlayer
 from agents.training.plan_train import learn
 from agents.training.plan_values import NetValue, TabularValue, features, follow_schedule, state_parts, upper_row_maxima
+from tests.agents.test_plan_files import header
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import RULE_SETS, UPPER_ROWS, YACHT, Category, RuleSet, rule_set, total
 
@@ -215,19 +216,8 @@ def write_raw(path, tensors, metadata):
     return path
 
 
-def good_metadata():
-    return {
-        "format": "yacht-plan",
-        "format_version": 1,
-        "rules": "yacht",
-        "rules_fingerprint": YACHT.fingerprint,
-        "value_model": "tabular",
-        "games": 10,
-    }
-
-
 def changed(**fields):
-    meta = good_metadata()
+    meta = header()
     for key, value in fields.items():
         if value is None:
             meta.pop(key)
@@ -251,12 +241,12 @@ VALUES = torch.zeros((4096, 1, 1), dtype=torch.float32)
         ({"values": VALUES}, changed(rules_fingerprint="0" * 16), "the rules changed since"),
         ({"values": VALUES}, changed(value_model="forest"), "value_model must be one of"),
         ({"values": VALUES}, changed(games=-1), "games must be an integer >= 0"),
-        ({"values": torch.zeros((4096, 1, 2))}, good_metadata(), "the yacht rules need (4096, 1, 1)"),
-        ({"values": VALUES.double()}, good_metadata(), "expected float32"),
-        ({"values": VALUES, "more": VALUES.clone()}, good_metadata(), "expected exactly one tensor 'values'"),
-        ({"values": VALUES.clone().fill_(float("nan"))}, good_metadata(), "NaN or infinite"),
-        ({"values": VALUES.clone().fill_(1e9)}, good_metadata(), "above 1e+06 points"),
-        ({"values": VALUES.clone().fill_(1.0)}, good_metadata(), "value of the full sheet (no row open) must be 0"),
+        ({"values": torch.zeros((4096, 1, 2))}, header(), "the yacht rules need (4096, 1, 1)"),
+        ({"values": VALUES.double()}, header(), "expected float32"),
+        ({"values": VALUES, "more": VALUES.clone()}, header(), "expected exactly one tensor 'values'"),
+        ({"values": VALUES.clone().fill_(float("nan"))}, header(), "NaN or infinite"),
+        ({"values": VALUES.clone().fill_(1e9)}, header(), "above 1e+06 points"),
+        ({"values": VALUES.clone().fill_(1.0)}, header(), "value of the full sheet (no row open) must be 0"),
     ],
 )
 def test_bad_plan_files_are_refused_in_one_line(tmp_path, tensors, metadata, message):
