@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import csv
 import json
-import re
 import time
 from pathlib import Path
 
@@ -35,14 +34,14 @@ from agents.learned.plan2_files import check_layers, num_features
 from agents.learned.plan_files import check_games, check_values, read_plan_file, write_plan_file
 from agents.registry import default_policies, make_policy
 from agents.solvers.optimal import expected_score
-from agents.training.config import ConfigError, TrainConfig, dump_config, shorten
+from agents.training import checkpoints
+from agents.training.config import TrainConfig, dump_config, shorten
 from agents.training.curves import rewind_learning_curve
 from agents.training.plan_games import GamePlayer
 from agents.training.plan_values import NetValue, TabularValue
 from yacht_env.atomic_files import remove_partial_files, write_atomically
 from yacht_env.rules import RuleSet, rule_set
 
-CHECKPOINT = re.compile(r"step_([0-9]{1,15})")
 CHECKPOINT_KEY = "yacht_plan_checkpoint"
 
 
@@ -108,11 +107,7 @@ def save_checkpoint(run_dir: Path, model, games_done: int) -> Path:
 
 def latest_checkpoint(run_dir: Path) -> Path | None:
     """The run's checkpoint of most games, or None; ``ConfigError`` for a checkpoint named otherwise."""
-    paths = sorted((run_dir / "checkpoints").glob("step_*.safetensors"))
-    for path in paths:
-        if not CHECKPOINT.fullmatch(path.stem):
-            raise ConfigError(f"checkpoint {shorten(str(path), 300)} is not named step_<N>.safetensors with N its games")
-    return max(paths, key=lambda path: int(path.stem[5:]), default=None)
+    return checkpoints.latest_checkpoint(run_dir, suffix=".safetensors", counts="games")
 
 
 def load_checkpoint(path: Path, model) -> int:

@@ -6,6 +6,10 @@ turn (:func:`agents.two_player.kernel.block_turn` on a block that starts at ``d`
 the solve, so a decision's best value is the state value the solve stored (to its rounding). From a
 learned value (:mod:`agents.learned.plan2`), the turn's end values are given and the same turn runs on them
 (:func:`learned_action_values`).
+
+These kernels only copy values (the arithmetic is the turn's, compiled with its own flags in
+:mod:`agents.two_player.kernel`), so they are compiled without fastmath: it would speed up nothing here, and
+its assumption of no infinities does not hold for values that are ``-inf`` where an action is illegal.
 """
 
 from __future__ import annotations
@@ -16,7 +20,7 @@ from numba import njit
 from agents.two_player.kernel import block_turn, new_scratch, turn_from_follow
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True)
 def action_values_batch(t, below, policy, movers, others, leads, hands, rolls_left, keep_after_reroll, first_score, out):
     """``out[i, a]``: the mover's chance of winning after action ``a`` at decision ``i``; ``-inf`` where illegal.
 
@@ -30,7 +34,7 @@ def action_values_batch(t, below, policy, movers, others, leads, hands, rolls_le
         read_actions(t, scratch, movers[i], hands[i], rolls_left[i], keep_after_reroll, first_score, out[i])
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True)
 def read_actions(t, scratch, mover, hand, rolls_left, keep_after_reroll, first_score, out):
     """``out[a]``: the value of action ``a`` in a turn whose one-lane ``scratch`` holds its values (``-inf`` where illegal)."""
     out[:] = -np.inf
@@ -46,7 +50,7 @@ def read_actions(t, scratch, mover, hand, rolls_left, keep_after_reroll, first_s
             out[mask] = scratch.keep_out[rolls_left, keep_after_reroll[hand, mask], 0]
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True)
 def fill_follow(t, end_values, mover, scratch):
     """``scratch.follow`` of a one-lane turn from ``end_values[c, p]`` (``p`` points in open row ``c``); returns the rows open."""
     count = 0
@@ -59,7 +63,7 @@ def fill_follow(t, end_values, mover, scratch):
     return count
 
 
-@njit(cache=True, fastmath=True)
+@njit(cache=True)
 def learned_action_values(t, policy, end_values, movers, hands, rolls_left, keep_after_reroll, first_score, out):
     """``out[i, a]``: the value of action ``a`` at decision ``i`` when ending its turn is worth ``end_values[i]`` (C, points)."""
     scratch = new_scratch(t, t.rolls, 1)

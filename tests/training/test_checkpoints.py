@@ -5,7 +5,7 @@ from pathlib import Path
 
 import pytest
 
-from agents.training.checkpoints import check_checkpoint_names, latest_checkpoint
+from agents.training.checkpoints import check_checkpoint_names, checkpoint_count, latest_checkpoint
 from agents.training.config import ConfigError
 
 ADVICE = "is not named step_<N>.zip with N its steps: rename it, or move it out of checkpoints/"
@@ -46,3 +46,30 @@ def test_a_resume_continues_from_the_checkpoint_of_most_steps_by_number_not_by_n
     run = run_with(tmp_path / "run", "step_999.zip", "step_1000.zip", "step_64.zip")
     assert latest_checkpoint(run) == run / "checkpoints" / "step_1000.zip"
     assert latest_checkpoint(run_with(tmp_path / "empty")) is None
+
+
+def test_a_planning_run_reads_its_own_checkpoints_counted_in_games(tmp_path):
+    from agents.training import plan_train
+
+    run = run_with(tmp_path / "run", "step_90.safetensors", "step_100.safetensors", "step_5000.zip", "step_x.zip")
+    assert plan_train.latest_checkpoint(run) == run / "checkpoints" / "step_100.safetensors"  # its own files only
+    (run / "checkpoints" / "step_1_0.safetensors").write_bytes(b"")
+    with pytest.raises(ConfigError) as error:
+        plan_train.latest_checkpoint(run)
+    path = run / "checkpoints" / "step_1_0.safetensors"
+    assert str(error.value) == (
+        f"checkpoint {str(path)!r} is not named step_<N>.safetensors with N its games: rename it, or move it out of checkpoints/"
+    )
+
+
+@pytest.mark.parametrize(
+    "name, count", [("step_0.zip", 0), ("step_12.zip", 12), ("step_999999999999999.safetensors", 10**15 - 1)]
+)
+def test_a_checkpoints_count_is_the_number_in_its_name(name, count):
+    assert checkpoint_count(Path("run") / "checkpoints" / name) == count
+
+
+@pytest.mark.parametrize("bad", ["step_1_2.zip", "step_.zip", "steps_3.zip", "step_3x.safetensors"])
+def test_a_name_without_a_count_is_never_read_as_one(bad):
+    with pytest.raises(ConfigError, match=r"is not named step_<N>\."):
+        checkpoint_count(Path(bad))
