@@ -50,7 +50,8 @@ def test_the_report_page_of_two_rule_sets_is_the_servers_rules_with_a_picker(cli
     assert "3 finished games under the yacht rules" in page.text
     picker = re.search(r"<nav class='rules-picker'.*?</nav>", page.text).group(0)
     assert "aria-current='page' href='?rules=yacht'>Yacht (3 games)</a>" in picker
-    assert "href='?rules=yahtzee'>Yahtzee (1 game)</a>" in picker
+    assert "<a class='pill' href='?rules=yahtzee'>Yahtzee (1 game)</a>" in picker  # not the one shown
+    assert picker.count("aria-current") == picker.count(" chosen") == 1
     assert "Yatzy" not in picker  # a rule set without games is not offered
     # win rates, the histogram, by games played, agents graded; the temperatures, the likeness, the ratings
     assert page.text.count("<svg class='plot'") == 7
