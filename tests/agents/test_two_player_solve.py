@@ -35,6 +35,7 @@ from agents.two_player.solve import (
     LayerReport,
     estimate_seconds_left,
     first_missing_layer,
+    layer_check,
     layer_path,
     load_layer,
     solution_folder,
@@ -307,6 +308,19 @@ def test_a_stored_chance_may_be_one_but_not_above(first_layer):
     assert isinstance(loaded, np.memmap) and not loaded.flags.writeable  # read-only, and not copied into memory
     with pytest.raises(ArrayFileError, match=rf"holds {int(SCALE) + 1}, above {int(SCALE)} \(a chance of 1\): not a solved"):
         load_with(at, int(SCALE) + 1)
+
+
+def test_a_chance_above_one_is_found_anywhere_in_a_layer_read_in_parts(first_layer):
+    """A layer of Yacht holds hundreds of millions of values, which the check reads a part at a time: a value past
+    the first part, or between parts, is checked as the first one is."""
+    layout, layer, _, _ = first_layer
+    check = layer_check(layout, layer)
+    values = np.full((1 << 24) + (1 << 23) + 7, HALF, dtype=np.uint16)  # longer than one part, ties everywhere
+    assert check(values) is None
+    for at in (0, (1 << 23) + 1, (1 << 24) + 1, len(values) - 1):
+        values[at] = int(SCALE) + 1
+        assert check(values) == f"holds {int(SCALE) + 1}, above {int(SCALE)} (a chance of 1): not a solved layer", at
+        values[at] = HALF
 
 
 # --- the time left ---------------------------------------------------------------------------------------------------
