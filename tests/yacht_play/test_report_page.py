@@ -70,10 +70,12 @@ def test_the_summary_gives_the_counts_the_filters_but_the_rule_set_and_the_optim
         f"none is shown on fewer than {report.min_n} values or over one person. Loss: expected points "
         "lost per decision against the exact optimum (191.77 points a game)."
     )
-    filtered = dataclasses.replace(report, games=2, decisions=1, filters=Filters(mode="duplicate", player="<ann>", rules="yacht"))
+    filtered = dataclasses.replace(
+        report, games=2, decisions=1, filters=Filters(since="2026-01-02", mode="duplicate", player="<ann>", rules="yacht")
+    )
     assert Page(report_main(filtered)).paragraphs[0] == (
         f"2 finished games under the {report.rules} rules, 1 decision "
-        "(filters: mode=duplicate, player=<ann>; no imported game left out)."
+        "(filters: since=2026-01-02, mode=duplicate, player=<ann>; no imported game left out)."
     )
 
 
@@ -227,6 +229,7 @@ def test_the_graded_card_puts_the_people_first_then_each_agent_on_the_same_games
             ("row", "0.000", "[-0.125, 0.125] n=40"),
         ],
     ]
+    assert [c["number"] for c in page.tables[0][0]] == [False, True, True, True, True]
     (chart,) = page.charts
     assert chart["bars"] == 3
     assert [text for text in chart["texts"] if text in ("people", "greedy", "optimal")] == ["people", "greedy", "optimal"]
