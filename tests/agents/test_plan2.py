@@ -21,6 +21,7 @@ from agents.training.config import PlanConfig
 from agents.training.plan2_games import SelfPlayer
 from agents.training.plan2_train import WinNet, learn
 from agents.two_player import solve_two_player
+from agents.two_player.__main__ import sub_game
 from tests.agents.test_two_player import GAMES, bits, states
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import YACHT, rule_set
@@ -78,6 +79,38 @@ def test_self_play_backups_under_the_solved_chances_reproduce_them(solved):
     # player one's share of the games is the game's value, within the games' noise
     shares = SelfPlayer(rules).play_games(ExactChances(solution), 4000, 0.0, seed=4).first_player_shares
     assert abs(shares.mean() - solution.start_value()) < 4 * shares.std() / np.sqrt(len(shares))
+
+
+class KeepRowOpen:
+    """A value under which ending a turn with the row ``row`` still open is worth 0.9 and filling it 0.1, whatever the
+    points: a planner under it fills that row last, and any other open row is as good as the next."""
+
+    def __init__(self, rules, row: str):
+        self.rules, self.num_rows, self.bit = rules, rules.num_rows, 1 << rules.category_index[row]
+
+    def __call__(self, movers, others, leads):
+        # W of the next mover's state: the row is the last mover's (``others``), 1 - W its worth to that mover
+        return np.where(np.asarray(others) & self.bit, 0.1, 0.9)
+
+
+SELF_PLAY_RULES = sub_game(YACHT, "ones,twos,threes,fours,fives")
+
+
+def test_self_play_without_exploration_scores_in_the_row_of_highest_value():
+    value = KeepRowOpen(SELF_PLAY_RULES, "ones")
+    played = SelfPlayer(SELF_PLAY_RULES).play_games(value, 200, 0.0, seed=5)
+    assert (played.movers & value.bit).all()  # every turn starts with the row open: it was filled only on the last
+
+
+def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row():
+    games, rules = 3000, SELF_PLAY_RULES
+    played = SelfPlayer(rules).play_games(KeepRowOpen(rules, "ones"), games, 1.0, seed=6)
+    # player one's open rows at its second turn: the row its first turn filled is the one missing
+    after_first = played.movers[2 * games : 3 * games]
+    filled = np.log2(rules.all_open & ~after_first).astype(int)
+    counts = np.bincount(filled, minlength=rules.num_rows)
+    expected, spread = games / rules.num_rows, np.sqrt(games * (1 / rules.num_rows) * (1 - 1 / rules.num_rows))
+    assert np.all(np.abs(counts - expected) < 5 * spread), counts
 
 
 def test_the_rules_settle_only_what_is_certain(solved):
