@@ -102,6 +102,29 @@ def test_self_play_without_exploration_scores_in_the_row_of_highest_value():
     assert (played.movers & value.bit).all()  # every turn starts with the row open: it was filled only on the last
 
 
+class LeadValue:
+    """A chance of winning that grows with the lead alone, ``1/2 + lead / 400``: a planner under it plays each turn for
+    the most points, and the backup of a turn start is ``1/2 + (lead + the most points expected) / 400``."""
+
+    def __init__(self, rules):
+        self.rules, self.num_rows = rules, rules.num_rows
+
+    def __call__(self, movers, others, leads):
+        return 0.5 + np.asarray(leads, dtype=np.float64) / 400
+
+
+def test_self_play_without_exploration_plays_the_turn_it_plans():
+    """The first turn's points, read from the lead the second turn starts with, average what the first turn's backup
+    planned: every keep and the row are the plan's (a random keep, or one re-roll skipped, falls short of it)."""
+    games, rules = 2000, SELF_PLAY_RULES
+    played = SelfPlayer(rules).play_games(LeadValue(rules), games, 0.0, seed=7)
+    planned = played.backups[:games]  # the first turn of every game: both sheets full, no lead
+    np.testing.assert_allclose(planned, planned[0])
+    points = -played.leads[games : 2 * games]  # player two starts behind by player one's points
+    realized = 0.5 + points / 400
+    assert abs(realized.mean() - planned[0]) < 5 * realized.std() / np.sqrt(games), (realized.mean(), planned[0])
+
+
 def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row():
     games, rules = 3000, SELF_PLAY_RULES
     played = SelfPlayer(rules).play_games(KeepRowOpen(rules, "ones"), games, 1.0, seed=6)

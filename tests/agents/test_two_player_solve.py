@@ -380,6 +380,16 @@ def test_a_missing_yacht_solution_names_the_command_that_computes_exactly_it_its
     assert solution_label(args.opponent, args.seat - 1, args.strategy) == solution_label(opponent, seat, strategy)
 
 
+@pytest.mark.parametrize("seconds, minutes", [(150.5, 3), (91.0, 2), (89.0, 1), (10.0, 1)])
+def test_the_time_a_missing_solve_takes_is_its_values_at_the_solve_s_rate_to_the_nearest_minute_one_at_least(
+    cache, monkeypatch, seconds, minutes
+):
+    values = PairLayout(YACHT).total_values
+    monkeypatch.setattr(two_player, "SOLVE_VALUES_PER_SECOND", values / seconds)
+    with pytest.raises(SolutionNotComputed, match=rf"\(about {minutes} min on 2 free cores, 2\.4 GiB on disk\)$"):
+        load_two_player("yacht")
+
+
 @pytest.mark.parametrize("opponent, seat, strategy", SOLUTIONS)
 def test_a_missing_solution_of_one_s_own_rules_names_the_call_that_computes_exactly_it(cache, opponent, seat, strategy):
     with pytest.raises(SolutionNotComputed) as missing:
