@@ -21,7 +21,7 @@ from agents.solvers.optimal import solve
 from agents.solvers.sheet_solver import reachable_states
 from agents.training.planN_games import SelfPlayer
 from agents.two_player import solve_two_player
-from tests.agents.test_plan2 import decisions
+from tests.agents.test_plan2 import SELF_PLAY_RULES, decisions
 from tests.agents.test_two_player import GAMES
 from yacht_env.actions import ActionLayout
 from yacht_env.game import MAX_PLAYERS
@@ -76,6 +76,42 @@ def test_self_play_backups_under_the_solved_chances_reproduce_them(solved):
     np.testing.assert_allclose(played.backups, exact, atol=2 * rules.num_rows / 65534 + 1e-5)
     shares = SelfPlayer(rules).play_games(ExactShares(solution), 3000, 2, 0.0, seed=4).first_player_shares
     assert abs(shares.mean() - solution.start_value()) < 4 * shares.std() / np.sqrt(len(shares))
+
+
+class TotalsValue:
+    """Shares that grow with each seat's total alone, ``1/n + (total - the table's mean) / 400``: a planner under it
+    plays each turn for the most points, and the mover's backup at the first turn is ``1/n + (1 - 1/n) points / 400``
+    for the most points expected."""
+
+    def __init__(self, rules):
+        self.rules = rules
+
+    def __call__(self, tables: Tables) -> np.ndarray:
+        totals = tables.totals.astype(np.float64)
+        return 1 / totals.shape[1] + (totals - totals.mean(axis=1, keepdims=True)) / 400
+
+
+@pytest.mark.parametrize("n", [2, 3])
+def test_self_play_without_exploration_plays_the_turn_it_plans(n):
+    """The first turn's points, read from the first mover's total at the second turn, average what the first turn's
+    backup planned: every keep and the row are the plan's (a random keep, or one re-roll skipped, falls short of it)."""
+    games, rules = 2000, SELF_PLAY_RULES
+    played = SelfPlayer(rules).play_games(TotalsValue(rules), games, n, 0.0, seed=7)
+    planned = played.backups[:games, 0]  # the first turn of every game: every sheet empty
+    np.testing.assert_allclose(planned, planned[0])
+    points = played.tables.totals[games : 2 * games, -1]  # the first mover is listed last at the next turn
+    realized = 1 / n + (1 - 1 / n) * points / 400
+    assert abs(realized.mean() - planned[0]) < 5 * realized.std() / np.sqrt(games), (realized.mean(), planned[0])
+
+
+def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row():
+    games, rules = 3000, SELF_PLAY_RULES
+    played = SelfPlayer(rules).play_games(TotalsValue(rules), games, 2, 1.0, seed=6)
+    after_first = played.tables.open_bits[games : 2 * games, -1]
+    filled = np.log2(rules.all_open & ~after_first).astype(int)
+    counts = np.bincount(filled, minlength=rules.num_rows)
+    expected, spread = games / rules.num_rows, np.sqrt(games * (1 / rules.num_rows) * (1 - 1 / rules.num_rows))
+    assert np.all(np.abs(counts - expected) < 5 * spread), counts
 
 
 @pytest.mark.parametrize("name", ["yahtzee", pytest.param("yatzy", marks=pytest.mark.slow), "yahtzee_forced_joker"])
