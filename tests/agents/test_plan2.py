@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import time
 
 import numpy as np
 import pytest
@@ -11,7 +12,7 @@ from safetensors.torch import save
 
 from agents.evaluation.tournament import run_table
 from agents.learned.model_files import ModelLoadError
-from agents.learned.plan2 import Plan2Planner, Plan2Policy, Settlement, WinValue
+from agents.learned.plan2 import Plan2Planner, Plan2Policy, Settlement, WinValue, win_features
 from agents.learned.plan2_files import METADATA_KEY, num_features, plan2_file_path, read_plan2_file, write_plan2_file
 from agents.learned.planN import PlanNPolicy, ShareValue
 from agents.learned.planN_files import num_features as planN_num_features
@@ -160,6 +161,32 @@ def test_self_play_learns_the_chance_of_winning_of_a_small_game(solved, one_torc
     assert abs(start - solution.start_value()) < 0.03, (start, solution.start_value())  # 0.012 and 0.019 measured
     errors = np.abs(learned(visited.movers, visited.others, visited.leads) - exact(visited.movers, visited.others, visited.leads))
     assert errors.mean() < 0.04, errors.mean()  # 0.026 and 0.029 measured; an untrained network is off by 0.2 to 0.3
+
+
+def test_the_replay_holds_the_newest_unsettled_states_first_with_their_backups_and_no_settled_one(one_torch_thread):
+    rules = GAMES["six_faces"]
+    model = WinNet(rules, PlanConfig(replay_states=5, net_arch=[4], epochs=1, batch_size=2), seed=0)
+    every = np.array([(bits(rules, m), bits(rules, o), d) for m, o, d in states(rules)], dtype=np.int64)
+    known, _ = Settlement(rules).settled(*every.T)
+    live, settled = every[~known], every[known]
+    first = np.concatenate([live[:2], settled[:2], live[2:4]])
+    loss = model.learn(*first.T, np.array([0.125, 0.25, 1.0, 0.0, 0.375, 0.5]))
+    assert loss > 0.0
+    np.testing.assert_array_equal(model.inputs, win_features(rules.num_rows, *live[:4].T))
+    np.testing.assert_array_equal(model.targets, np.array([0.125, 0.25, 0.375, 0.5], dtype=np.float32))
+    model.learn(*live[4:7].T, np.array([0.625, 0.75, 0.875]))  # three more: the two oldest go
+    np.testing.assert_array_equal(model.inputs, win_features(rules.num_rows, *np.concatenate([live[4:7], live[:2]]).T))
+    np.testing.assert_array_equal(model.targets, np.array([0.625, 0.75, 0.875, 0.125, 0.25], dtype=np.float32))
+    assert model.learn(*settled[:3].T, np.ones(3)) > 0.0  # nothing new to learn: the replay is fitted again
+
+
+def test_self_play_learning_plays_its_games_in_iterations_to_the_total_and_stops_at_the_deadline(one_torch_thread):
+    rules = GAMES["six_faces"]
+    plan = PlanConfig(total_games=250, games_per_iteration=100, net_arch=[4], epochs=1, batch_size=64)
+    done = [games for games, share, _ in learn(WinNet(rules, plan, seed=0), plan, seed=0)]
+    assert done == [100, 200, 250]
+    assert [games for games, _, _ in learn(WinNet(rules, plan, seed=0), plan, seed=0, games_done=200)] == [250]
+    assert list(learn(WinNet(rules, plan, seed=0), plan, seed=0, deadline=time.perf_counter())) == []
 
 
 # -- files and names --------------------------------------------------------------------------------
