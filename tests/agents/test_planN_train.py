@@ -1,0 +1,79 @@
+"""Training the table planner: the table size of each iteration, the replay of visited tables and their backups, the
+loss over the seats present, and the iterations of self-play."""
+
+from __future__ import annotations
+
+import math
+import time
+
+import numpy as np
+import pytest
+import torch
+
+from agents.learned.planN import Tables, table_features
+from agents.training.config import PlanConfig
+from agents.training.planN_games import SelfPlay
+from agents.training.planN_train import ShareNet, learn, table_size_of
+from tests.agents.test_plan2 import SELF_PLAY_RULES
+from yacht_env.game import MAX_PLAYERS
+
+RULES = SELF_PLAY_RULES
+
+
+def plan(**fields) -> PlanConfig:
+    return PlanConfig(net_arch=[4], epochs=1, batch_size=4096, **fields)
+
+
+def played(n: int, count: int, seed: int) -> SelfPlay:
+    """``count`` made-up turn starts of ``n`` seats with backups that split the win."""
+    rng = np.random.default_rng(seed)
+    shape = (count, n)
+    tables = Tables(
+        rng.integers(1, RULES.all_open + 1, shape), np.zeros(shape, int), np.zeros(shape, int), rng.integers(0, 90, shape)
+    )
+    backups = rng.dirichlet(np.ones(n), count)
+    return SelfPlay(tables, backups, rng.uniform(0, 1, count))
+
+
+def test_each_iteration_seats_the_next_table_size_in_increasing_order_and_starts_over():
+    config = plan(table_sizes=[4, 2, 3], games_per_iteration=10)
+    assert [table_size_of(config, done) for done in (0, 9, 10, 20, 30, 45, 50)] == [2, 2, 3, 4, 2, 3, 4]
+
+
+def test_the_replay_holds_the_newest_tables_first_with_each_seat_s_backup_and_the_table_size(one_torch_thread):
+    model = ShareNet(RULES, plan(table_sizes=[2, 3], replay_states=5), seed=0)
+    two, three = played(2, 3, seed=1), played(3, 4, seed=2)
+    model.remember(two)
+    model.remember(three)  # 7 tables: the oldest two of the first batch fall off
+    sheets = model.value().sheets
+    expected = np.concatenate([table_features(sheets, three.tables), table_features(sheets, two.tables)[:1]])
+    np.testing.assert_array_equal(model.inputs, expected)
+    assert model.targets.shape == (5, MAX_PLAYERS)
+    np.testing.assert_allclose(model.targets[:4, :3], three.backups, rtol=1e-6)
+    np.testing.assert_allclose(model.targets[4, :2], two.backups[0], rtol=1e-6)
+    assert not model.targets[:4, 3:].any() and not model.targets[4, 2:].any()  # no share for a seat not at the table
+    assert model.seats.tolist() == [3, 3, 3, 3, 2]
+
+
+def test_the_loss_is_the_cross_entropy_over_the_seats_present_only(one_torch_thread):
+    """A network that says nothing (every logit 0) gives each seat present 1/n: its loss on a table of n is log n,
+    whatever the backups, as long as they split the win."""
+    model = ShareNet(RULES, plan(table_sizes=[2, 3]), seed=0)
+    with torch.no_grad():
+        model.net[-1].weight.zero_()
+        model.net[-1].bias.zero_()
+    assert model.learn(played(2, 6, seed=3)) == pytest.approx(math.log(2), rel=1e-6)  # one minibatch, before its step
+    fresh = ShareNet(RULES, plan(table_sizes=[2, 3]), seed=0)
+    with torch.no_grad():
+        fresh.net[-1].weight.zero_()
+        fresh.net[-1].bias.zero_()
+    assert fresh.learn(played(3, 4, seed=4)) == pytest.approx(math.log(3), rel=1e-6)
+
+
+def test_self_play_learning_takes_the_table_sizes_in_turn_to_the_total_and_stops_at_the_deadline(one_torch_thread):
+    config = plan(table_sizes=[2, 3], total_games=25, games_per_iteration=10)
+    steps = [(games, size) for games, size, share, loss in learn(ShareNet(RULES, config, seed=0), config, seed=0)]
+    assert steps == [(10, 2), (20, 3), (25, 2)]
+    resumed = learn(ShareNet(RULES, config, seed=0), config, seed=0, games_done=10)
+    assert [(games, size) for games, size, _, _ in resumed] == [(20, 3), (25, 2)]
+    assert list(learn(ShareNet(RULES, config, seed=0), config, seed=0, deadline=time.perf_counter())) == []
