@@ -5,6 +5,7 @@ import json
 import os
 import re
 import shutil
+import time
 from pathlib import Path
 
 import pytest
@@ -311,3 +312,53 @@ def test_table_figures_are_the_learners_win_rate_and_mean_score_as_the_curves_wr
 
     standing = SimpleNamespace(win_rate=0.512345, mean_score=170.12345, name="learner")
     assert table_figures(standing) == {"win_rate": "0.5123", "mean_score": "170.123"}
+
+
+# -- the loop both planning runs share -----------------------------------------------------------------------------
+
+
+def test_the_share_of_a_run_done_is_by_its_games_or_by_its_wall_time_whichever_is_further():
+    from agents.training.plan_train import run_progress
+
+    assert run_progress(25, 100) == 0.25
+    assert run_progress(25, 100, deadline=None, wall=60.0) == 0.25  # no deadline: the games alone
+    half_gone = time.perf_counter() + 30.0
+    assert run_progress(25, 100, deadline=half_gone, wall=60.0) == pytest.approx(0.5, abs=0.01)
+    just_started = time.perf_counter() + 59.0
+    assert run_progress(25, 100, deadline=just_started, wall=60.0) == 0.25
+
+
+class CountingModel:
+    """What the loop needs of a model: its kind and tensors for the checkpoints."""
+
+    kind = "table"
+
+    def tensors(self):
+        import torch
+
+        return {"values": torch.zeros(2, dtype=torch.float64)}
+
+
+def test_the_loop_checkpoints_and_evaluates_each_time_its_games_pass_a_multiple_and_checkpoints_at_the_end(tmp_path):
+    from agents.training.plan_train import drive_run
+
+    config = load_config(CONFIG, [*TINY, "run.checkpoint_every=50", "run.eval_every=40", "plan.max_wall_minutes=2"])
+    run = tmp_path / "run"
+    seen, evaluated = [], []
+
+    def iterate(games_done, deadline, wall):
+        seen.append((games_done, deadline - time.perf_counter(), wall))
+        for games in (30, 60, 80, 100, 110):
+            yield games, {"train/x": 1.0}
+
+    def figures():
+        evaluated.append(len(evaluated))
+        return {"mean_score": f"{len(evaluated):.3f}"}
+
+    assert drive_run(config, run, False, CountingModel(), iterate, figures, "plan") == 110
+    ((start, left, wall),) = seen
+    assert start == 0 and wall == 120 and 110 < left <= 120
+    # past 50, then at 100 (a multiple reached counts), then the last one
+    assert sorted(int(path.stem[5:]) for path in (run / "checkpoints").iterdir()) == [60, 100, 110]
+    assert curve_steps(run) == [60, 80]  # past 40, then at 80; 100 and 110 are short of 120
+    assert (run / "config.yaml").exists() and (run / "tb" / "plan").is_dir()
