@@ -64,6 +64,19 @@ def test_self_play_under_the_exact_values_scores_the_optimum_and_backups_reprodu
     np.testing.assert_allclose(player.backups(exact, visited), exact.reshape(-1)[visited], atol=1e-9)
 
 
+def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row():
+    games, player = 4000, GamePlayer(TINY)
+    states, _ = player.play_games(np.zeros(player.shape), games, 1.0, seed=2)
+    open_after_first = states[:, 1] // (player.shape[1] * player.shape[2])
+    filled = np.log2((1 << TINY.num_rows) - 1 & ~open_after_first).astype(int)
+    counts = np.bincount(filled, minlength=TINY.num_rows)
+    expected, spread = games / TINY.num_rows, np.sqrt(games * (1 / TINY.num_rows) * (1 - 1 / TINY.num_rows))
+    assert np.all(np.abs(counts - expected) < 5 * spread), counts
+    # and only open rows: every turn starts with one row fewer open
+    open_rows = player.open_counts(states.reshape(-1)).reshape(states.shape)
+    assert (open_rows == TINY.num_rows - np.arange(TINY.num_rows)).all()
+
+
 def test_a_table_learns_the_exact_values_of_a_small_rule_set_from_its_own_games():
     player = GamePlayer(TINY)
     model = TabularValue(player)
