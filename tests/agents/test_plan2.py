@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import json
 import time
 
@@ -25,7 +26,7 @@ from agents.two_player import solve_two_player
 from agents.two_player.__main__ import sub_game
 from tests.agents.test_two_player import GAMES, bits, states
 from yacht_env.game import MAX_PLAYERS
-from yacht_env.rules import YACHT, rule_set
+from yacht_env.rules import YACHT, Category, RuleSet, rule_set, total
 
 
 class ExactChances:
@@ -124,6 +125,57 @@ def test_self_play_without_exploration_plays_the_turn_it_plans():
     points = -played.leads[games : 2 * games]  # player two starts behind by player one's points
     realized = 0.5 + points / 400
     assert abs(realized.mean() - planned[0]) < 5 * realized.std() / np.sqrt(games), (realized.mean(), planned[0])
+
+
+SUM_OF_DICE = {n: RuleSet(f"sum_of_{n}_dice", categories=(Category("choice", total),), num_dice=n) for n in (1, 2)}
+"""One or two dice, one row scoring their sum, three rolls: a turn's play can be followed by hand."""
+
+
+def points_by_hand(num_dice: int, epsilon: float, rolls: int = 3, faces: int = 6) -> float:
+    """The expected points of a turn of :data:`SUM_OF_DICE` played for the most points, each decision taken at random
+    with probability ``epsilon`` (score now, or any re-roll: a mask over the sorted dice, all alike): by hand, over
+    every roll of the dice, from the last roll back. The plan re-rolls where it expects more than the sum showing,
+    the first re-roll (by mask) of the highest value."""
+    rolls_of = lambda n: itertools.product(range(1, faces + 1), repeat=n)  # noqa: E731
+    masks = range(1, 1 << num_dice)
+
+    def after(table, dice, mask):  # the table's mean once the dice of ``mask`` (bits over the sorted dice) are re-rolled
+        kept = [die for i, die in enumerate(sorted(dice)) if not mask >> i & 1]
+        return np.mean([table[tuple(sorted((*kept, *roll)))] for roll in rolls_of(num_dice - len(kept))])
+
+    hands = {tuple(sorted(roll)) for roll in rolls_of(num_dice)}
+    planned = {hand: float(sum(hand)) for hand in hands}
+    realized = dict(planned)
+    for _ in range(1, rolls):
+        next_planned, next_realized = {}, {}
+        for hand in hands:
+            best, chosen = float(sum(hand)), 0
+            for mask in masks:
+                if after(planned, hand, mask) > best + 1e-12:
+                    best, chosen = after(planned, hand, mask), mask
+            outcomes = [float(sum(hand))] + [after(realized, hand, mask) for mask in masks]
+            next_planned[hand] = best
+            next_realized[hand] = epsilon * np.mean(outcomes) + (1 - epsilon) * outcomes[chosen]
+        planned, realized = next_planned, next_realized
+    return float(np.mean([realized[tuple(sorted(roll))] for roll in rolls_of(num_dice)]))
+
+
+def test_points_by_hand():
+    assert points_by_hand(2, 1.0) == 7.0  # any play of fair dice ends on fair dice
+    assert points_by_hand(2, 0.0, rolls=1) == 7.0
+    assert points_by_hand(2, 0.0, rolls=2) == pytest.approx(8.5)  # re-roll each die under 4: 2 * (3/6 * 5 + 3/6 * 3.5)
+    assert points_by_hand(1, 0.0) == pytest.approx(14 / 3)  # keep a 5 or a 6, then a 4 or more
+
+
+@pytest.mark.parametrize("num_dice", [1, 2])
+@pytest.mark.parametrize("epsilon", [0.0, 0.5, 1.0])
+def test_self_play_rolls_keeps_and_explores_as_the_turn_is_played_by_hand(num_dice, epsilon):
+    """Each decision of a turn is the plan's or, with probability epsilon, one taken at random; and a turn has its
+    three rolls, no more: the points of 20,000 first turns average what that play gives by hand."""
+    games, rules = 20_000, SUM_OF_DICE[num_dice]
+    played = SelfPlayer(rules).play_games(LeadValue(rules), games, epsilon, seed=3)
+    points = -played.leads[games : 2 * games]
+    assert abs(points.mean() - points_by_hand(num_dice, epsilon)) < 5 * points.std() / np.sqrt(games) + 1e-9
 
 
 def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row():
