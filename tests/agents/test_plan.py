@@ -19,6 +19,7 @@ from agents.training.plan_games import GamePlayer
 from agents.training.plan_train import learn
 from agents.training.plan_values import NetValue, TabularValue, features, follow_schedule, state_parts, upper_row_maxima
 from tests.agents.test_plan_files import header
+from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import RULE_SETS, UPPER_ROWS, YACHT, Category, RuleSet, rule_set, total
 
@@ -62,6 +63,18 @@ def test_self_play_under_the_exact_values_scores_the_optimum_and_backups_reprodu
     assert abs(scores.mean() - solve(rules).expected_score) < 4 * scores.std() / np.sqrt(len(scores))
     visited = np.unique(states)
     np.testing.assert_allclose(player.backups(exact, visited), exact.reshape(-1)[visited], atol=1e-9)
+
+
+@pytest.mark.parametrize("num_dice", [1, 2])
+@pytest.mark.parametrize("epsilon", [0.0, 0.5])
+def test_self_play_rolls_keeps_and_explores_as_the_turn_is_played_by_hand(num_dice, epsilon):
+    """Each decision of a turn is the plan's (under a value of 0 for every sheet: the most points now) or, with
+    probability epsilon, one taken at random; and a turn has its three rolls, no more: the scores of 20,000 games of
+    one turn average what that play gives by hand."""
+    games, rules = 20_000, SUM_OF_DICE[num_dice]
+    player = GamePlayer(rules)
+    _, scores = player.play_games(np.zeros(player.shape), games, epsilon, seed=3)
+    assert abs(scores.mean() - points_by_hand(num_dice, epsilon)) < 5 * scores.std() / np.sqrt(games) + 1e-9
 
 
 def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row():

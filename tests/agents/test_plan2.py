@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import itertools
 import json
 import time
 
@@ -25,8 +24,9 @@ from agents.training.plan2_train import WinNet, learn
 from agents.two_player import solve_two_player
 from agents.two_player.__main__ import sub_game
 from tests.agents.test_two_player import GAMES, bits, states
+from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand
 from yacht_env.game import MAX_PLAYERS
-from yacht_env.rules import YACHT, Category, RuleSet, rule_set, total
+from yacht_env.rules import YACHT, rule_set
 
 
 class ExactChances:
@@ -125,39 +125,6 @@ def test_self_play_without_exploration_plays_the_turn_it_plans():
     points = -played.leads[games : 2 * games]  # player two starts behind by player one's points
     realized = 0.5 + points / 400
     assert abs(realized.mean() - planned[0]) < 5 * realized.std() / np.sqrt(games), (realized.mean(), planned[0])
-
-
-SUM_OF_DICE = {n: RuleSet(f"sum_of_{n}_dice", categories=(Category("choice", total),), num_dice=n) for n in (1, 2)}
-"""One or two dice, one row scoring their sum, three rolls: a turn's play can be followed by hand."""
-
-
-def points_by_hand(num_dice: int, epsilon: float, rolls: int = 3, faces: int = 6) -> float:
-    """The expected points of a turn of :data:`SUM_OF_DICE` played for the most points, each decision taken at random
-    with probability ``epsilon`` (score now, or any re-roll: a mask over the sorted dice, all alike): by hand, over
-    every roll of the dice, from the last roll back. The plan re-rolls where it expects more than the sum showing,
-    the first re-roll (by mask) of the highest value."""
-    rolls_of = lambda n: itertools.product(range(1, faces + 1), repeat=n)  # noqa: E731
-    masks = range(1, 1 << num_dice)
-
-    def after(table, dice, mask):  # the table's mean once the dice of ``mask`` (bits over the sorted dice) are re-rolled
-        kept = [die for i, die in enumerate(sorted(dice)) if not mask >> i & 1]
-        return np.mean([table[tuple(sorted((*kept, *roll)))] for roll in rolls_of(num_dice - len(kept))])
-
-    hands = {tuple(sorted(roll)) for roll in rolls_of(num_dice)}
-    planned = {hand: float(sum(hand)) for hand in hands}
-    realized = dict(planned)
-    for _ in range(1, rolls):
-        next_planned, next_realized = {}, {}
-        for hand in hands:
-            best, chosen = float(sum(hand)), 0
-            for mask in masks:
-                if after(planned, hand, mask) > best + 1e-12:
-                    best, chosen = after(planned, hand, mask), mask
-            outcomes = [float(sum(hand))] + [after(realized, hand, mask) for mask in masks]
-            next_planned[hand] = best
-            next_realized[hand] = epsilon * np.mean(outcomes) + (1 - epsilon) * outcomes[chosen]
-        planned, realized = next_planned, next_realized
-    return float(np.mean([realized[tuple(sorted(roll))] for roll in rolls_of(num_dice)]))
 
 
 def test_points_by_hand():

@@ -23,6 +23,7 @@ from agents.training.planN_games import SelfPlayer
 from agents.two_player import solve_two_player
 from tests.agents.test_plan2 import SELF_PLAY_RULES, decisions
 from tests.agents.test_two_player import GAMES
+from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand
 from yacht_env.actions import ActionLayout
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RULE_SETS, YACHT, Category, RuleSet, all_alike, rule_set, total, upper
@@ -102,6 +103,17 @@ def test_self_play_without_exploration_plays_the_turn_it_plans(n):
     points = played.tables.totals[games : 2 * games, -1]  # the first mover is listed last at the next turn
     realized = 1 / n + (1 - 1 / n) * points / 400
     assert abs(realized.mean() - planned[0]) < 5 * realized.std() / np.sqrt(games), (realized.mean(), planned[0])
+
+
+@pytest.mark.parametrize("num_dice", [1, 2])
+@pytest.mark.parametrize("epsilon", [0.0, 0.5])
+def test_self_play_rolls_keeps_and_explores_as_the_turn_is_played_by_hand(num_dice, epsilon):
+    """Each decision of a turn is the plan's or, with probability epsilon, one taken at random; and a turn has its
+    three rolls, no more: the points of 20,000 first turns average what that play gives by hand."""
+    games, rules = 20_000, SUM_OF_DICE[num_dice]
+    played = SelfPlayer(rules).play_games(TotalsValue(rules), games, 2, epsilon, seed=3)
+    points = played.tables.totals[games : 2 * games, -1]
+    assert abs(points.mean() - points_by_hand(num_dice, epsilon)) < 5 * points.std() / np.sqrt(games) + 1e-9
 
 
 def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row():

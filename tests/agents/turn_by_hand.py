@@ -1,0 +1,41 @@
+"""Turns of one or two dice played by hand: what a planner's self-play must average, exploration included."""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+
+from yacht_env.rules import Category, RuleSet, total
+
+SUM_OF_DICE = {n: RuleSet(f"sum_of_{n}_dice", categories=(Category("choice", total),), num_dice=n) for n in (1, 2)}
+"""One or two dice, one row scoring their sum, three rolls: a turn's play can be followed by hand."""
+
+
+def points_by_hand(num_dice: int, epsilon: float, rolls: int = 3, faces: int = 6) -> float:
+    """The expected points of a turn of :data:`SUM_OF_DICE` played for the most points, each decision taken at random
+    with probability ``epsilon`` (score now, or any re-roll: a mask over the sorted dice, all alike): by hand, over
+    every roll of the dice, from the last roll back. The plan re-rolls where it expects more than the sum showing,
+    the first re-roll (by mask) of the highest value."""
+    rolls_of = lambda n: itertools.product(range(1, faces + 1), repeat=n)  # noqa: E731
+    masks = range(1, 1 << num_dice)
+
+    def after(table, dice, mask):  # the table's mean once the dice of ``mask`` (bits over the sorted dice) are re-rolled
+        kept = [die for i, die in enumerate(sorted(dice)) if not mask >> i & 1]
+        return np.mean([table[tuple(sorted((*kept, *roll)))] for roll in rolls_of(num_dice - len(kept))])
+
+    hands = {tuple(sorted(roll)) for roll in rolls_of(num_dice)}
+    planned = {hand: float(sum(hand)) for hand in hands}
+    realized = dict(planned)
+    for _ in range(1, rolls):
+        next_planned, next_realized = {}, {}
+        for hand in hands:
+            best, chosen = float(sum(hand)), 0
+            for mask in masks:
+                if after(planned, hand, mask) > best + 1e-12:
+                    best, chosen = after(planned, hand, mask), mask
+            outcomes = [float(sum(hand))] + [after(realized, hand, mask) for mask in masks]
+            next_planned[hand] = best
+            next_realized[hand] = epsilon * np.mean(outcomes) + (1 - epsilon) * outcomes[chosen]
+        planned, realized = next_planned, next_realized
+    return float(np.mean([realized[tuple(sorted(roll))] for roll in rolls_of(num_dice)]))
