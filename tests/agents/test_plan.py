@@ -19,7 +19,7 @@ from agents.training.plan_games import GamePlayer
 from agents.training.plan_train import learn
 from agents.training.plan_values import NetValue, TabularValue, features, follow_schedule, state_parts, upper_row_maxima
 from tests.agents.test_plan_files import header
-from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand
+from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand, rows_filled_are_uniform
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import RULE_SETS, UPPER_ROWS, YACHT, Category, RuleSet, rule_set, total
 
@@ -81,10 +81,7 @@ def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row()
     games, player = 4000, GamePlayer(TINY)
     states, _ = player.play_games(np.zeros(player.shape), games, 1.0, seed=2)
     open_after_first = states[:, 1] // (player.shape[1] * player.shape[2])
-    filled = np.log2((1 << TINY.num_rows) - 1 & ~open_after_first).astype(int)
-    counts = np.bincount(filled, minlength=TINY.num_rows)
-    expected, spread = games / TINY.num_rows, np.sqrt(games * (1 / TINY.num_rows) * (1 - 1 / TINY.num_rows))
-    assert np.all(np.abs(counts - expected) < 5 * spread), counts
+    assert rows_filled_are_uniform((1 << TINY.num_rows) - 1, open_after_first, TINY.num_rows)
     # and only open rows: every turn starts with one row fewer open
     open_rows = player.open_counts(states.reshape(-1)).reshape(states.shape)
     assert (open_rows == TINY.num_rows - np.arange(TINY.num_rows)).all()

@@ -24,7 +24,7 @@ from agents.training.plan2_train import WinNet, learn
 from agents.two_player import solve_two_player
 from agents.two_player.__main__ import sub_game
 from tests.agents.test_two_player import GAMES, bits, states
-from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand
+from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand, rows_filled_are_uniform
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import YACHT, rule_set
 
@@ -150,10 +150,7 @@ def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row()
     played = SelfPlayer(rules).play_games(KeepRowOpen(rules, "ones"), games, 1.0, seed=6)
     # player one's open rows at its second turn: the row its first turn filled is the one missing
     after_first = played.movers[2 * games : 3 * games]
-    filled = np.log2(rules.all_open & ~after_first).astype(int)
-    counts = np.bincount(filled, minlength=rules.num_rows)
-    expected, spread = games / rules.num_rows, np.sqrt(games * (1 / rules.num_rows) * (1 - 1 / rules.num_rows))
-    assert np.all(np.abs(counts - expected) < 5 * spread), counts
+    assert rows_filled_are_uniform(rules.all_open, after_first, rules.num_rows)
 
 
 def test_the_rules_settle_only_what_is_certain(solved):

@@ -23,7 +23,7 @@ from agents.training.planN_games import SelfPlayer
 from agents.two_player import solve_two_player
 from tests.agents.test_plan2 import SELF_PLAY_RULES, decisions
 from tests.agents.test_two_player import GAMES
-from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand
+from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand, rows_filled_are_uniform
 from yacht_env.actions import ActionLayout
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RULE_SETS, YACHT, Category, RuleSet, all_alike, rule_set, total, upper
@@ -120,10 +120,7 @@ def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row()
     games, rules = 3000, SELF_PLAY_RULES
     played = SelfPlayer(rules).play_games(TotalsValue(rules), games, 2, 1.0, seed=6)
     after_first = played.tables.open_bits[games : 2 * games, -1]
-    filled = np.log2(rules.all_open & ~after_first).astype(int)
-    counts = np.bincount(filled, minlength=rules.num_rows)
-    expected, spread = games / rules.num_rows, np.sqrt(games * (1 / rules.num_rows) * (1 - 1 / rules.num_rows))
-    assert np.all(np.abs(counts - expected) < 5 * spread), counts
+    assert rows_filled_are_uniform(rules.all_open, after_first, rules.num_rows)
 
 
 @pytest.mark.parametrize("name", ["yahtzee", pytest.param("yatzy", marks=pytest.mark.slow), "yahtzee_forced_joker"])

@@ -39,3 +39,12 @@ def points_by_hand(num_dice: int, epsilon: float, rolls: int = 3, faces: int = 6
             next_realized[hand] = epsilon * np.mean(outcomes) + (1 - epsilon) * outcomes[chosen]
         planned, realized = next_planned, next_realized
     return float(np.mean([realized[tuple(sorted(roll))] for roll in rolls_of(num_dice)]))
+
+
+def rows_filled_are_uniform(all_open: int, open_after: np.ndarray, num_rows: int) -> bool:
+    """Whether the one row each sheet of ``open_after`` filled from ``all_open`` is every row about equally often:
+    each count within 5 standard deviations of its binomial mean."""
+    filled = np.log2(all_open & ~np.asarray(open_after)).astype(int)
+    counts = np.bincount(filled, minlength=num_rows)
+    draws, share = len(filled), 1 / num_rows
+    return bool(np.all(np.abs(counts - draws * share) < 5 * np.sqrt(draws * share * (1 - share))))
