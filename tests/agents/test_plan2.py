@@ -214,6 +214,31 @@ def random_layers(rules, widths=(16, 8), seed=0):
     return [(rng.normal(0, 0.3, (out, width)), rng.normal(0, 0.1, out)) for width, out in zip(sizes[:-1], sizes[1:])]
 
 
+def test_a_learning_curve_row_is_the_planner_s_standing_against_the_run_s_opponent():
+    from pathlib import Path
+
+    from agents.training.config import load_config
+    from agents.training.plan2_train import opponents_of, periodic_figures, tournament
+
+    config = load_config(
+        Path(__file__).parents[2] / "configs" / "plan2_yacht.yaml", ["env.opponents=[greedy]", "run.eval_games=6"]
+    )
+    assert opponents_of(config) == ["greedy"]
+    value = WinValue(YACHT, random_layers(YACHT))
+    row = periodic_figures(value, config)
+    result, _ = tournament(value, "plan2", config, 6)
+    assert result.table == ["plan2", "greedy"] and (result.games, result.deals) == (6, 3)  # every deal in both seatings
+    (mine,) = [s for s in result.standings if s.policy == "plan2"]
+    low, high = mine.win_rate_ci95
+    assert low < mine.win_rate < high  # won some, lost some: the three figures differ
+    assert row == {
+        "win_rate": f"{mine.win_rate:.4f}",
+        "win_rate_low": f"{low:.4f}",
+        "win_rate_high": f"{high:.4f}",
+        "mean_score": f"{mine.mean_score:.3f}",
+    }
+
+
 def test_a_plan2_file_round_trips_and_sits_at_a_table_of_two(tmp_path):
     layers = random_layers(YACHT)
     path = write_plan2_file(tmp_path / "w.safetensors", layers, "yacht", 77)
