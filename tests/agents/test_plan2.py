@@ -239,6 +239,25 @@ def test_a_learning_curve_row_is_the_planner_s_standing_against_the_run_s_oppone
     }
 
 
+def test_a_run_s_final_tournament_plays_its_file_against_the_opponent_graded_where_it_can_be(tmp_path, monkeypatch, capsys):
+    from pathlib import Path
+
+    from agents.training.config import load_config
+    from agents.training.plan2_train import finish_plan2
+
+    monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path / "cache"))  # no solved game here: said, not graded
+    config = load_config(
+        Path(__file__).parents[2] / "configs" / "plan2_yacht.yaml", ["env.opponents=[greedy]", "run.final_eval_games=4"]
+    )
+    run = tmp_path / "run"
+    path = write_plan2_file(run / "model.safetensors", random_layers(YACHT), YACHT, 10)
+    finish_plan2(config, run)
+    assert f"model: {path} (play it as plan2:{path})" in capsys.readouterr().out
+    result = json.loads((run / "eval.json").read_text())
+    assert result["table"] == [f"plan2:{path}", "greedy"] and result["games"] == 4
+    assert "two-player solution of yacht" in result["grading"] and "not computed" in result["grading"]
+
+
 def test_a_plan2_file_round_trips_and_sits_at_a_table_of_two(tmp_path):
     layers = random_layers(YACHT)
     path = write_plan2_file(tmp_path / "w.safetensors", layers, "yacht", 77)
