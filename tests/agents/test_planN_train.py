@@ -16,6 +16,7 @@ from agents.training.planN_games import SelfPlay
 from agents.training.planN_train import ShareNet, learn, table_size_of
 from tests.agents.test_plan2 import SELF_PLAY_RULES
 from yacht_env.game import MAX_PLAYERS
+from yacht_env.rules import YACHT
 
 RULES = SELF_PLAY_RULES
 
@@ -77,3 +78,48 @@ def test_self_play_learning_takes_the_table_sizes_in_turn_to_the_total_and_stops
     resumed = learn(ShareNet(RULES, config, seed=0), config, seed=0, games_done=10)
     assert [(games, size) for games, size, _, _ in resumed] == [(20, 3), (25, 2)]
     assert list(learn(ShareNet(RULES, config, seed=0), config, seed=0, deadline=time.perf_counter())) == []
+
+
+def run_config(*overrides: str):
+    from pathlib import Path
+
+    from agents.training.config import load_config
+
+    config = Path(__file__).parents[2] / "configs" / "planN_yahtzee.yaml"
+    return load_config(config, ["env.rules=yacht", "plan.lead_prior=null", "plan.table_sizes=[2,3]", *overrides])
+
+
+def test_a_learning_curve_row_is_the_planner_s_standing_against_the_run_s_opponents():
+    from agents.learned.planN import shipped_planner
+    from agents.training.planN_train import periodic_figures, tournament
+
+    config = run_config("env.num_players=3", "env.opponents=[greedy,random]", "run.eval_games=6")
+    value = shipped_planner(YACHT, 3).value  # one that wins some games
+    row = periodic_figures(value, config)
+    result, _ = tournament(value, "planN", config, 6)
+    assert result.table == ["planN", "greedy", "random"] and (result.games, result.deals) == (6, 2)  # every seating
+    (mine,) = [s for s in result.standings if s.policy == "planN"]
+    low, high = mine.win_rate_ci95
+    assert low < mine.win_rate < high  # won some, lost some: the three figures differ
+    assert row == {
+        "win_rate": f"{mine.win_rate:.4f}",
+        "win_rate_low": f"{low:.4f}",
+        "win_rate_high": f"{high:.4f}",
+        "mean_score": f"{mine.mean_score:.3f}",
+    }
+
+
+def test_a_run_s_final_tournament_plays_its_file_against_the_opponents(tmp_path, capsys):
+    import json
+
+    from agents.learned.planN_files import write_planN_file
+    from agents.training.planN_train import finish_planN
+    from tests.agents.test_planN import random_layers
+
+    config = run_config("env.num_players=2", "env.opponents=[greedy]", "run.final_eval_games=4")
+    run = tmp_path / "run"
+    path = write_planN_file(run / "model.safetensors", random_layers(YACHT), YACHT, (2, 3), 10)
+    finish_planN(config, run)
+    assert f"model: {path} (play it as planN:{path})" in capsys.readouterr().out
+    result = json.loads((run / "eval.json").read_text())
+    assert result["table"] == [f"planN:{path}", "greedy"] and result["games"] == 4
