@@ -73,3 +73,10 @@ def test_a_checkpoints_count_is_the_number_in_its_name(name, count):
 def test_a_name_without_a_count_is_never_read_as_one(bad):
     with pytest.raises(ConfigError, match=r"is not named step_<N>\."):
         checkpoint_count(Path(bad))
+    long = Path("r" * 400) / bad
+    with pytest.raises(ConfigError) as error:
+        checkpoint_count(long)
+    assert (
+        str(error.value)
+        == f"checkpoint {str(long)[:300]!r}... ({len(str(long)):,} characters) is not named step_<N>{long.suffix}"
+    )
