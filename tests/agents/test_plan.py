@@ -21,7 +21,7 @@ from agents.training.plan_values import NetValue, TabularValue, features, follow
 from tests.agents.test_plan_files import header
 from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand, rows_filled_are_uniform
 from yacht_env.encoding import make_encoding
-from yacht_env.rules import RULE_SETS, UPPER_ROWS, YACHT, Category, RuleSet, rule_set, total
+from yacht_env.rules import RULE_SETS, UPPER_ROWS, YACHT, Category, RuleSet, all_alike, rule_set, total
 
 TINY = RuleSet("tiny", categories=(UPPER_ROWS[0], UPPER_ROWS[5], Category("choice", total), YACHT.categories[-1]), num_dice=3)
 """3 dice, 4 rows (ones, sixes, choice, yacht), no bonus: 16 sheets, a table learns them."""
@@ -75,6 +75,34 @@ def test_self_play_rolls_keeps_and_explores_as_the_turn_is_played_by_hand(num_di
     player = GamePlayer(rules)
     _, scores = player.play_games(np.zeros(player.shape), games, epsilon, seed=3)
     assert abs(scores.mean() - points_by_hand(num_dice, epsilon)) < 5 * scores.std() / np.sqrt(games) + 1e-9
+
+
+def test_self_play_keeps_a_filled_yahtzee_box_whatever_its_points_and_pays_the_extra_bonus_after_it():
+    """With one die every roll is alike: a box worth 1 point, filled first, holds its points, so the next alike roll
+    scores the extra bonus of 100 on top of its face; filled second, no bonus is paid."""
+    rules = RuleSet(
+        "one_point_box",
+        categories=(Category("box", all_alike(1)), Category("choice", total)),
+        num_dice=1,
+        yahtzee_row="box",
+        yahtzee_bonus=100,
+    )
+    player = GamePlayer(rules)
+    states, scores = player.play_games(np.zeros(player.shape), 400, 1.0, seed=1)  # rows in a random order
+    open_bits, _, box = state_parts(player.shape, states[:, 1])
+    box_first = (open_bits & 1) == 0
+    assert 0 < box_first.sum() < 400
+    assert (box[box_first] == 1).all() and (box[~box_first] == 0).all()
+    assert (scores[box_first] >= 1 + 100 + 1).all() and (scores[~box_first] <= 1 + 6).all()
+
+
+def test_self_play_games_of_different_seeds_differ_and_of_one_seed_repeat():
+    player = GamePlayer(TINY)
+    values = np.zeros(player.shape)
+    games = [player.play_games(values, 50, 0.5, seed) for seed in (1, 3, 1)]
+    assert not np.array_equal(games[0][0], games[1][0])
+    np.testing.assert_array_equal(games[0][0], games[2][0])
+    np.testing.assert_array_equal(games[0][1], games[2][1])
 
 
 def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row():
