@@ -105,6 +105,37 @@ def test_self_play_games_of_different_seeds_differ_and_of_one_seed_repeat():
     np.testing.assert_array_equal(games[0][1], games[2][1])
 
 
+def test_the_open_rows_of_a_sheet_are_counted_from_its_flat_index_with_subtotals_and_a_box():
+    rules = RuleSet(
+        "tiny_box",
+        categories=TINY.categories,
+        num_dice=3,
+        bonus_threshold=12,
+        bonus_points=20,
+        yahtzee_row="yacht",
+        yahtzee_bonus=100,
+    )
+    player = GamePlayer(rules)
+    assert player.shape[1:] == (13, 2)  # subtotals 0 to 12, and the box
+    every = np.arange(int(np.prod(player.shape)))
+    open_bits, _, _ = state_parts(player.shape, every)
+    expected = [bin(int(bits)).count("1") for bits in open_bits]
+    assert player.open_counts(every).tolist() == expected
+
+
+def test_self_play_adds_to_the_upper_subtotal_only_the_points_of_upper_rows_wherever_they_stand():
+    """A rule set listing a lower row before its upper one: scoring the lower row first leaves the subtotal at 0."""
+    rules = RuleSet(
+        "lower_first", categories=(Category("choice", total), UPPER_ROWS[5]), num_dice=3, bonus_threshold=12, bonus_points=20
+    )
+    player = GamePlayer(rules)
+    states, _ = player.play_games(np.zeros(player.shape), 400, 1.0, seed=4)  # rows in a random order
+    open_bits, upper, _ = state_parts(player.shape, states[:, 1])
+    choice_first = (open_bits & 1) == 0
+    assert 0 < choice_first.sum() < 400
+    assert (upper[choice_first] == 0).all() and (upper[~choice_first] > 0).any()
+
+
 def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row():
     games, player = 4000, GamePlayer(TINY)
     states, _ = player.play_games(np.zeros(player.shape), games, 1.0, seed=2)
