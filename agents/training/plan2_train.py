@@ -28,7 +28,7 @@ from agents.learned.plan2_files import num_features, write_plan2_file
 from agents.registry import make_table_policy
 from agents.training.config import PlanConfig, TrainConfig
 from agents.training.plan2_games import SelfPlayer
-from agents.training.plan_train import drive_run, game_seed, run_planning, run_progress
+from agents.training.plan_train import drive_run, game_seed, run_planning, run_progress, standing_figures
 from agents.training.plan_values import fit_minibatches, follow_schedule, mlp, net_layers, net_tensors, restore_net
 from yacht_env.rules import RuleSet, rule_set
 from yacht_env.seeding import seat_seed
@@ -113,13 +113,7 @@ def tournament(value: WinValue, name: str, config: TrainConfig, games: int, grad
 def periodic_figures(value: WinValue, config: TrainConfig) -> dict:
     """The planner's win rate (and its 95% interval) and mean score against the opponent on the evaluation games."""
     result, _ = tournament(value, "plan2", config, config.run.eval_games)
-    mine = result.standings[[s.policy for s in result.standings].index("plan2")]
-    return {
-        "win_rate": f"{mine.win_rate:.4f}",
-        "win_rate_low": f"{mine.win_rate_ci95[0]:.4f}",
-        "win_rate_high": f"{mine.win_rate_ci95[1]:.4f}",
-        "mean_score": f"{mine.mean_score:.3f}",
-    }
+    return standing_figures(result.standings[[s.policy for s in result.standings].index("plan2")])
 
 
 def run_plan2(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:

@@ -35,7 +35,7 @@ from agents.learned.planN import PREFIX, PlanNPolicy, ShareValue, SheetFeatures,
 from agents.learned.planN_files import LeadPrior, num_features, write_planN_file
 from agents.registry import make_table_policy
 from agents.training.config import PlanConfig, TrainConfig
-from agents.training.plan_train import drive_run, game_seed, run_planning, run_progress
+from agents.training.plan_train import drive_run, game_seed, run_planning, run_progress, standing_figures
 from agents.training.plan_values import fit_minibatches, follow_schedule, mlp, net_layers, net_tensors, restore_net
 from agents.training.planN_games import SelfPlayer
 from yacht_env.game import MAX_PLAYERS
@@ -172,13 +172,7 @@ def tournament(value: ShareValue, name: str, config: TrainConfig, games: int):
 def periodic_figures(value: ShareValue, config: TrainConfig) -> dict:
     """The planner's share of the win (and its 95% interval) and mean score against the opponents on the evaluation games."""
     result, _ = tournament(value, "planN", config, config.run.eval_games)
-    mine = result.standings[[s.policy for s in result.standings].index("planN")]
-    return {
-        "win_rate": f"{mine.win_rate:.4f}",
-        "win_rate_low": f"{mine.win_rate_ci95[0]:.4f}",
-        "win_rate_high": f"{mine.win_rate_ci95[1]:.4f}",
-        "mean_score": f"{mine.mean_score:.3f}",
-    }
+    return standing_figures(result.standings[[s.policy for s in result.standings].index("planN")])
 
 
 def run_planN(config: TrainConfig, run_dir: Path, resume: bool = False) -> None:

@@ -199,6 +199,17 @@ def solitaire_figures(summary) -> dict[str, str]:
     }
 
 
+def standing_figures(standing) -> dict[str, str]:
+    """A table planner's learning-curve figures: its win rate with the 95% interval, and its mean score."""
+    low, high = standing.win_rate_ci95
+    return {
+        "win_rate": f"{standing.win_rate:.4f}",
+        "win_rate_low": f"{low:.4f}",
+        "win_rate_high": f"{high:.4f}",
+        "mean_score": f"{standing.mean_score:.3f}",
+    }
+
+
 def table_figures(standing) -> dict[str, str]:
     """A table evaluation's learning-curve figures (the learner's standing), as every algorithm's curve writes them."""
     return {"win_rate": f"{standing.win_rate:.4f}", "mean_score": f"{standing.mean_score:.3f}"}

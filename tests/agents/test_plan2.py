@@ -214,6 +214,19 @@ def random_layers(rules, widths=(16, 8), seed=0):
     return [(rng.normal(0, 0.3, (out, width)), rng.normal(0, 0.1, out)) for width, out in zip(sizes[:-1], sizes[1:])]
 
 
+def assert_row_of(row: dict, mine) -> None:
+    """``row`` is the standing ``mine``: its win rate inside its interval (won some, lost some: the three figures
+    differ), each figure to its places."""
+    low, high = mine.win_rate_ci95
+    assert low < mine.win_rate < high
+    assert row == {
+        "win_rate": f"{mine.win_rate:.4f}",
+        "win_rate_low": f"{low:.4f}",
+        "win_rate_high": f"{high:.4f}",
+        "mean_score": f"{mine.mean_score:.3f}",
+    }
+
+
 def test_a_learning_curve_row_is_the_planner_s_standing_against_the_run_s_opponent():
     from pathlib import Path
 
@@ -229,14 +242,7 @@ def test_a_learning_curve_row_is_the_planner_s_standing_against_the_run_s_oppone
     result, _ = tournament(value, "plan2", config, 6)
     assert result.table == ["plan2", "greedy"] and (result.games, result.deals) == (6, 3)  # every deal in both seatings
     (mine,) = [s for s in result.standings if s.policy == "plan2"]
-    low, high = mine.win_rate_ci95
-    assert low < mine.win_rate < high  # won some, lost some: the three figures differ
-    assert row == {
-        "win_rate": f"{mine.win_rate:.4f}",
-        "win_rate_low": f"{low:.4f}",
-        "win_rate_high": f"{high:.4f}",
-        "mean_score": f"{mine.mean_score:.3f}",
-    }
+    assert_row_of(row, mine)
 
 
 def test_a_run_s_final_tournament_plays_its_file_against_the_opponent_graded_where_it_can_be(tmp_path, monkeypatch, capsys):
