@@ -21,7 +21,7 @@ from agents.training.plan_values import NetValue, TabularValue, features, follow
 from tests.agents.test_plan_files import header
 from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand, rows_filled_are_uniform
 from yacht_env.encoding import make_encoding
-from yacht_env.rules import RULE_SETS, UPPER_ROWS, YACHT, Category, RuleSet, all_alike, rule_set, total
+from yacht_env.rules import RULE_SETS, UPPER_ROWS, YACHT, Category, RuleSet, all_alike, full_house, rule_set, total
 
 TINY = RuleSet("tiny", categories=(UPPER_ROWS[0], UPPER_ROWS[5], Category("choice", total), YACHT.categories[-1]), num_dice=3)
 """3 dice, 4 rows (ones, sixes, choice, yacht), no bonus: 16 sheets, a table learns them."""
@@ -94,6 +94,23 @@ def test_self_play_keeps_a_filled_yahtzee_box_whatever_its_points_and_pays_the_e
     assert 0 < box_first.sum() < 400
     assert (box[box_first] == 1).all() and (box[~box_first] == 0).all()
     assert (scores[box_first] >= 1 + 100 + 1).all() and (scores[~box_first] <= 1 + 6).all()
+
+
+def test_self_play_scores_a_joker_at_its_joker_points_once_the_yahtzee_box_is_filled():
+    """With one die every roll is alike and has no upper row: once the box is filled, a roll scored in the full house
+    (which one die never makes) is a joker worth its 25 joker points; scored before the box, it is worth 0."""
+    rules = RuleSet(
+        "one_die_joker",
+        categories=(Category("box", all_alike(1)), Category("full_house", full_house, joker_points=25)),
+        num_dice=1,
+        yahtzee_row="box",
+        joker="free",
+    )
+    player = GamePlayer(rules)
+    states, scores = player.play_games(np.zeros(player.shape), 400, 1.0, seed=2)  # rows in a random order
+    box_first = (state_parts(player.shape, states[:, 1])[0] & 1) == 0
+    assert 0 < box_first.sum() < 400
+    assert (scores[box_first] == 1 + 25).all() and (scores[~box_first] == 0 + 1).all()
 
 
 def test_self_play_games_of_different_seeds_differ_and_of_one_seed_repeat():
