@@ -76,6 +76,25 @@ def test_a_line_the_writer_never_writes_is_refused_naming_it():
         read_csv_text('"name"\n"a"b\n')
 
 
+def test_a_comment_is_read_after_its_hash_and_one_space_if_it_has_one():
+    comments = read_csv_text('#no space\n# one space\n#  two spaces\n#\n"h"\n').comments
+    assert comments == ["no space", "one space", " two spaces", ""]
+
+
+@pytest.mark.parametrize(
+    ("rows", "message"),
+    [
+        ('"a"\n', "row 2: 1 cells under a header of 2"),
+        ('"a",1\n"b"\n', "row 3: 1 cells under a header of 2"),
+        ('"a",1,2\n', "row 2: 3 cells under a header of 2"),
+        ('"a",1\n"b",2,3\n', "row 3: 3 cells under a header of 2"),
+    ],
+)
+def test_every_row_must_have_as_many_cells_as_the_header(rows, message):
+    with pytest.raises(ValueError, match=f"^{message}$"):
+        read_csv_text('"name","n"\n' + rows)
+
+
 @pytest.mark.parametrize(
     "text, problem",
     [
