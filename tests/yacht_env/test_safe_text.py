@@ -3,6 +3,7 @@ the characters no name may hold."""
 
 from __future__ import annotations
 
+import dataclasses
 import math
 
 import pytest
@@ -72,8 +73,22 @@ def test_numbers_keep_their_kind_and_non_finite_floats_survive():
 def test_a_line_the_writer_never_writes_is_refused_naming_it():
     with pytest.raises(ValueError, match="line 2: 'abc' is neither a number nor quoted text"):
         read_csv_text('"name"\nabc\n')
-    with pytest.raises(ValueError, match="line 2: a cell runs on after its closing quote"):
+    with pytest.raises(ValueError, match="^line 2: a cell runs on after its closing quote at character 4$"):
         read_csv_text('"name"\n"a"b\n')
+    with pytest.raises(ValueError, match="^line 3: a cell runs on after its closing quote at character 6$"):
+        read_csv_text('"name","n"\n"a",1\n"b",2"c"\n')
+
+
+def test_a_long_cell_that_is_not_a_number_is_named_by_its_first_40_characters():
+    with pytest.raises(ValueError) as error:
+        read_csv_text('"name"\n' + "x" * 39 + "yz\n")
+    assert str(error.value) == f"line 2: {'x' * 39 + 'y'!r} is neither a number nor quoted text"
+
+
+def test_what_is_read_cannot_be_changed_in_place():
+    read = read_csv_text('"name"\n"a"\n')
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        read.header = ["other"]
 
 
 def test_a_comment_is_read_after_its_hash_and_one_space_if_it_has_one():
