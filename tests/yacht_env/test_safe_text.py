@@ -77,6 +77,8 @@ def test_a_line_the_writer_never_writes_is_refused_naming_it():
         read_csv_text('"name"\n"a"b\n')
     with pytest.raises(ValueError, match="^line 3: a cell runs on after its closing quote at character 6$"):
         read_csv_text('"name","n"\n"a",1\n"b",2"c"\n')
+    with pytest.raises(ValueError, match="^line 2: a cell runs on after its closing quote at character 4$"):
+        read_csv_text('"name"\n"a" \n')  # a space sorts before the comma
 
 
 def test_a_long_cell_that_is_not_a_number_is_named_by_its_first_40_characters():
