@@ -40,3 +40,19 @@ def test_a_huge_value_is_bounded_whatever_its_characters():
     for value in ("x" * 100_000, "\x1b" * 100_000, "\U0010ffff" * 100_000):
         assert len(echoed(value)) < 12 * MAX_ECHO and len(echoed_path(value)) < 12 * MAX_PATH_ECHO
     assert echoed(list(range(100_000))).endswith(" characters)") and len(echoed(list(range(100_000)))) < 2 * MAX_ECHO
+
+
+def test_a_value_is_cut_only_past_its_limit():
+    assert echoed("x" * MAX_ECHO) == repr("x" * MAX_ECHO)
+    assert echoed("x" * (MAX_ECHO + 1)) == repr("x" * MAX_ECHO) + f"... ({MAX_ECHO + 1} characters)"
+    assert echoed("abc", limit=2) == "'ab'... (3 characters)"
+
+
+def test_what_is_not_text_is_cut_by_its_repr_only_past_its_limit():
+    # repr(12345) is 5 characters
+    assert [echoed(12345, limit=limit) for limit in (6, 5, 4)] == ["12345", "12345", "1234... (5 characters)"]
+
+
+def test_a_path_is_cut_only_past_its_limit():
+    assert echoed_path("p" * MAX_PATH_ECHO) == "p" * MAX_PATH_ECHO
+    assert echoed_path("p" * (MAX_PATH_ECHO + 1)) == "p" * MAX_PATH_ECHO + f"... ({MAX_PATH_ECHO + 1} characters)"
