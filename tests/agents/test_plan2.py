@@ -196,6 +196,17 @@ def test_the_replay_holds_the_newest_unsettled_states_first_with_their_backups_a
     assert model.learn(*settled[:3].T, np.ones(3)) > 0.0  # nothing new to learn: the replay is fitted again
 
 
+def test_a_model_with_only_settled_states_to_learn_from_fits_nothing_and_has_no_loss(one_torch_thread):
+    rules = GAMES["six_faces"]
+    model = WinNet(rules, PlanConfig(replay_states=5, net_arch=[4], epochs=1, batch_size=2), seed=0)
+    every = np.array([(bits(rules, m), bits(rules, o), d) for m, o, d in states(rules)], dtype=np.int64)
+    known, _ = Settlement(rules).settled(*every.T)
+    before = [weight.copy() for weight, _ in model.layers()]
+    assert model.learn(*every[known][:3].T, np.ones(3)) == 0.0
+    assert len(model.targets) == 0
+    assert all(np.array_equal(weight, old) for (weight, _), old in zip(model.layers(), before))
+
+
 def test_self_play_learning_plays_its_games_in_iterations_to_the_total_and_stops_at_the_deadline(one_torch_thread):
     rules = GAMES["six_faces"]
     plan = PlanConfig(total_games=250, games_per_iteration=100, net_arch=[4], epochs=1, batch_size=64)
@@ -203,6 +214,7 @@ def test_self_play_learning_plays_its_games_in_iterations_to_the_total_and_stops
     assert done == [100, 200, 250]
     assert [games for games, _, _ in learn(WinNet(rules, plan, seed=0), plan, seed=0, games_done=200)] == [250]
     assert list(learn(WinNet(rules, plan, seed=0), plan, seed=0, deadline=time.perf_counter())) == []
+    assert list(learn(WinNet(rules, plan, seed=0), plan, seed=0, games_done=300)) == []  # a run resumed past its total
 
 
 # -- files and names --------------------------------------------------------------------------------
@@ -241,6 +253,7 @@ def test_a_learning_curve_row_is_the_planner_s_standing_against_the_run_s_oppone
     row = periodic_figures(value, config)
     result, _ = tournament(value, "plan2", config, 6)
     assert result.table == ["plan2", "greedy"] and (result.games, result.deals) == (6, 3)  # every deal in both seatings
+    assert result.grading == ""  # the learning curve's tournaments are not graded
     (mine,) = [s for s in result.standings if s.policy == "plan2"]
     assert_row_of(row, mine)
 
