@@ -217,6 +217,32 @@ def test_self_play_learning_plays_its_games_in_iterations_to_the_total_and_stops
     assert list(learn(WinNet(rules, plan, seed=0), plan, seed=0, games_done=300)) == []  # a run resumed past its total
 
 
+def test_a_run_writes_the_model_its_seeded_self_play_trains_and_plays_its_final_tournament(tmp_path, monkeypatch, capsys):
+    """The run's file holds the network that learning from the config's seed gives, after all its games; its final
+    tournament (eval.json) seats that file against the opponent."""
+    from pathlib import Path
+
+    from agents.training.config import load_config
+    from agents.training.plan2_train import run_plan2
+
+    monkeypatch.setenv("YACHT_RL_CACHE_DIR", str(tmp_path / "cache"))
+    overrides = ["seed=3", "env.opponents=[greedy]", "plan.total_games=30", "plan.games_per_iteration=20", "plan.net_arch=[8]"]
+    overrides += ["plan.max_wall_minutes=null", "run.checkpoint_every=20", "run.eval_every=20", "run.eval_games=4"]
+    config = load_config(Path(__file__).parents[2] / "configs" / "plan2_yacht.yaml", [*overrides, "run.final_eval_games=4"])
+    run = tmp_path / "run"
+    run_plan2(config, run)
+    meta, layers = read_plan2_file(run / "model.safetensors")
+    assert meta["games"] == 30 and meta["rules"] == "yacht"
+    torch.set_num_threads(config.run.torch_threads)
+    model = WinNet(YACHT, config.plan, seed=3)
+    assert [games for games, _, _ in learn(model, config.plan, seed=3)] == [20, 30]
+    for (weight, bias), (trained_weight, trained_bias) in zip(layers, model.layers(), strict=True):
+        np.testing.assert_array_equal(weight, trained_weight)
+        np.testing.assert_array_equal(bias, trained_bias)
+    result = json.loads((run / "eval.json").read_text())
+    assert result["table"] == [f"plan2:{run / 'model.safetensors'}", "greedy"] and result["games"] == 4
+
+
 # -- files and names --------------------------------------------------------------------------------
 
 
