@@ -143,3 +143,77 @@ def test_a_link_to_nothing_or_to_a_fifo_is_refused(tmp_path):
 def test_a_path_under_a_file_names_the_path(tmp_path):
     (tmp_path / "a-file").write_bytes(b"")
     assert "Not a directory" in refused(tmp_path / "a-file" / "out.json")
+
+
+# -- the error each failure gives: its reason and its code -------------------------------------------------------
+
+
+def test_an_os_error_on_the_way_gives_its_own_reason_and_code(tmp_path):
+    import errno
+
+    from yacht_env.atomic_files import OutputError, output_folder, output_target
+
+    (tmp_path / "a-file").write_bytes(b"")
+    for check in (output_target, output_folder, lambda path: write_atomically(path, lambda handle: None)):
+        with pytest.raises(OutputError) as error:
+            check(tmp_path / "a-file" / "out.json")
+        assert error.value.errno == errno.ENOTDIR
+        assert str(error.value) == f"cannot write {tmp_path / 'a-file' / 'out.json'}: Not a directory"
+
+
+def test_an_error_without_a_code_gives_its_text_and_code_0(tmp_path, monkeypatch):
+    """An ``OSError("...")`` raised by a writer (or by what a library wraps) carries no errno or strerror."""
+    import tempfile
+
+    from yacht_env import atomic_files
+    from yacht_env.atomic_files import OutputError, output_folder, output_target
+
+    def fails(*args, **kwargs):
+        raise OSError("the disk went away")
+
+    def refusal(write) -> OutputError:
+        with pytest.raises(OutputError) as error:
+            write()
+        assert str(error.value) == f"cannot write {tmp_path / 'out.json'}: the disk went away"
+        assert error.value.errno == 0
+        return error.value
+
+    assert isinstance(refusal(lambda: write_atomically(tmp_path / "out.json", fails)).__cause__, OSError)
+    assert no_partial_left(tmp_path)
+    with monkeypatch.context() as patch:
+        patch.setattr(tempfile, "mkstemp", fails)
+        refusal(lambda: write_atomically(tmp_path / "out.json", lambda handle: None))
+    with monkeypatch.context() as patch:
+        patch.setattr(atomic_files.os, "stat", fails)
+        refusal(lambda: output_target(tmp_path / "out.json"))
+    with monkeypatch.context() as patch:
+        patch.setattr(atomic_files.Path, "mkdir", fails)
+        refusal(lambda: output_folder(tmp_path / "out.json"))
+
+
+def test_a_missing_output_folder_is_made_with_its_parents_and_an_existing_one_kept(tmp_path):
+    from yacht_env.atomic_files import output_folder
+
+    (tmp_path / "kept").mkdir()
+    (tmp_path / "kept" / "old.png").write_bytes(b"old")
+    assert output_folder(tmp_path / "kept") == tmp_path / "kept"
+    assert (tmp_path / "kept" / "old.png").read_bytes() == b"old"
+    assert output_folder(tmp_path / "new" / "plots" / "run") == tmp_path / "new" / "plots" / "run"
+    assert (tmp_path / "new" / "plots" / "run").is_dir()
+    (tmp_path / "a-file").write_bytes(b"")
+    with pytest.raises(OSError, match=r"a-file: it is a regular file, not a folder; give a folder path$"):
+        output_folder(tmp_path / "a-file")
+
+
+def test_outputs_are_checked_before_any_work_skipping_none_and_folders_not_made_yet(tmp_path):
+    from yacht_env.atomic_files import OutputError, check_outputs
+
+    (tmp_path / "a-folder").mkdir()
+    (tmp_path / "a-file").write_bytes(b"")
+    check_outputs(files=[None, tmp_path / "a-file", tmp_path / "new.json"], folders=[None, tmp_path / "a-folder"])
+    check_outputs(folders=[tmp_path / "later" / "plots"])
+    assert not (tmp_path / "later").exists()  # checked only: made by the write at the end
+    with pytest.raises(OutputError, match="a-folder: it is a folder; give a file path in it$"):
+        check_outputs(files=[None, tmp_path / "new.json", tmp_path / "a-folder"])
+    with pytest.raises(OutputError, match="a-file: it is a regular file, not a folder"):
+        check_outputs(folders=[None, tmp_path / "a-file"])
