@@ -110,6 +110,19 @@ def test_every_env_truncates_at_the_default_limit(env_class):
 
 
 @pytest.mark.parametrize("env_class", ENVS, ids=lambda c: c.__name__)
+def test_a_limit_of_one_truncates_at_the_first_illegal_action(env_class):
+    assert answers(env_class, [0], max_illegal_actions=1, illegal_action_penalty=0)[0][:2] == (0.0, True)
+
+
+def test_a_judge_made_alone_has_the_envs_defaults_and_counts_from_where_it_is_told():
+    assert IllegalActionJudge() == YachtEnv().illegal_judge == IllegalActionJudge("penalize", 1.0, 100)
+    judge = IllegalActionJudge(max_illegal_actions=3)
+    assert [judge.judge("why", count) for count in range(3)] == [(1, -1.0, False), (2, -1.0, False), (3, -1.0, True)]
+    assert IllegalActionJudge(illegal_action_penalty=2).illegal_action_penalty == 2.0
+    assert type(IllegalActionJudge(illegal_action_penalty=2).illegal_action_penalty) is float
+
+
+@pytest.mark.parametrize("env_class", ENVS, ids=lambda c: c.__name__)
 def test_every_env_raises_alike_and_changes_nothing(env_class):
     env = env_class(illegal_action="raise")
     before = env.reset(seed=5)
