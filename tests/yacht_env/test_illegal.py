@@ -1,5 +1,7 @@
 """One illegal-action rule: every env answers an illegal action the same way (yacht_env.illegal)."""
 
+import dataclasses
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -118,6 +120,9 @@ def test_a_judge_made_alone_has_the_envs_defaults_and_counts_from_where_it_is_to
     assert IllegalActionJudge() == YachtEnv().illegal_judge == IllegalActionJudge("penalize", 1.0, 100)
     judge = IllegalActionJudge(max_illegal_actions=3)
     assert [judge.judge("why", count) for count in range(3)] == [(1, -1.0, False), (2, -1.0, False), (3, -1.0, True)]
+    assert judge.judge("why", 5) == (6, -1.0, True)  # past a limit lowered during the episode: truncated too
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        judge.max_illegal_actions = 5  # only through the env's setting, which checks it again
     assert IllegalActionJudge(illegal_action_penalty=2).illegal_action_penalty == 2.0
     assert type(IllegalActionJudge(illegal_action_penalty=2).illegal_action_penalty) is float
 
