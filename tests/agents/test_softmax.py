@@ -69,6 +69,25 @@ def test_the_draws_follow_the_probabilities():
     assert np.abs(frequencies - p[0]).max() < 0.015 and frequencies[~softmax.choosable(q, hands, YACHT)[0]].sum() == 0
 
 
+def test_a_draw_is_in_proportion_to_the_weights_whatever_their_sum():
+    draws = softmax.sample(np.tile([[1.0, 0.0, 3.0]], (20000, 1)), np.random.default_rng(2))
+    frequencies = np.bincount(draws, minlength=3) / len(draws)
+    assert frequencies[1] == 0 and abs(frequencies[0] - 0.25) < 0.015 and abs(frequencies[2] - 0.75) < 0.015
+
+
+def test_the_policy_plays_the_rule_at_the_hands_it_is_shown():
+    policy = softmax.SoftmaxPolicy(2.0, seed=7)
+    hands = np.array([YACHT.hand((1, 1, 3, 4, 5)), YACHT.hand((2, 2, 2, 6, 6))] * 100)
+    observations = policy.encoding.encode_batch(hands, np.array([2, 1] * 100), np.full(200, 4095))
+    masks = ActionLayout(YACHT).legal_masks[1, 4095][None].repeat(200, axis=0)
+    q = policy.q_values(observations, masks)
+    expected = softmax.probabilities(q, hands, YACHT, 2.0)
+    assert ((expected[:2] > 0).sum(axis=1) < YACHT.num_rows + 31).all()  # pairs: fewer choices than actions
+    np.testing.assert_array_equal(policy.action_probabilities(observations, masks), expected)
+    expected_actions = softmax.choose(q, hands, YACHT, 2.0, np.random.default_rng(7))
+    np.testing.assert_array_equal(policy.act_batch(observations, masks), expected_actions)
+
+
 def test_softmax_is_a_policy_everywhere_seeded_and_reproducible():
     assert "softmax:T" in policy_names()
     env_actions = []
