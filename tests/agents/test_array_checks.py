@@ -61,6 +61,7 @@ def test_hands_given_as_dice_in_any_order_are_the_index_of_their_sorted_dice(dic
         ([20], r"^hand index 20 is out of range 0\.\.19$"),
         ([-1], r"^hand index -1 is out of range 0\.\.19$"),
         ([[1, 2]], r"^hands must be hand indices of shape \(N,\) or dice of shape \(N, 3\), got shape \(1, 2\)$"),
+        ([[1, 2, 3, 4]], r"got shape \(1, 4\)$"),
         ([[[1, 2, 3]]], r"got shape \(1, 1, 3\)$"),
     ],
 )
