@@ -1,0 +1,41 @@
+"""Videos of policies (``agents.evaluate --video``): file names, and the games each video shows."""
+
+import gymnasium as gym
+import pytest
+
+from agents.evaluation import video
+
+
+@pytest.mark.parametrize(
+    ("name", "prefix"),
+    [
+        ("greedy", "greedy"),
+        ("ppo:models/ppo.safetensors", "ppo-ppo"),
+        ("ppo:yacht", "ppo-yacht"),
+        ("ppo_like", "ppo_like"),  # only the ppo: prefix names a file
+        ("softmax:1.5", "softmax-1.5"),
+        ("target:200", "target-200"),
+        ("plan:/tmp/a b/run 1.safetensors", "plan-tmp-a-b-run-1.safetensors"),
+    ],
+)
+def test_a_video_s_prefix_is_the_policy_name_made_file_name_safe(name, prefix):
+    assert video.video_prefix(name) == prefix
+
+
+class SeedsPlayed(gym.Wrapper):
+    seeds: list = []
+
+    def reset(self, *, seed=None, options=None):
+        SeedsPlayed.seeds.append(seed)
+        return super().reset(seed=seed, options=options)
+
+
+def test_each_policy_once_plays_its_games_on_consecutive_seeds_one_video_each(tmp_path, monkeypatch):
+    pytest.importorskip("moviepy")
+    make = gym.make
+    SeedsPlayed.seeds = []
+    monkeypatch.setattr(video.gym, "make", lambda *args, **kwargs: SeedsPlayed(make(*args, **kwargs)))
+    paths = video.record_games(["greedy", "random", "greedy"], tmp_path, games=2, seed=7)
+    assert SeedsPlayed.seeds == [7, 8, 7, 8]
+    assert paths == [tmp_path / f"{name}-episode-{game}.mp4" for name in ("greedy", "random") for game in (0, 1)]
+    assert all(path.stat().st_size > 0 for path in paths)
