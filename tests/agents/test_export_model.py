@@ -27,16 +27,13 @@ def test_a_zip_is_written_next_to_itself_by_default_and_reads_back_as_the_shippe
         np.testing.assert_array_equal(tensor, shipped[name])
 
 
-def test_an_output_that_is_not_a_model_file_name_is_refused_before_the_zip_is_read(tmp_path, capsys):
+@pytest.mark.parametrize("name", ["model.bin", "model.zip", "model"])
+def test_an_output_that_is_not_a_model_file_name_is_refused_before_the_zip_is_read(tmp_path, capsys, name):
     with pytest.raises(SystemExit) as exit_:
-        main([str(tmp_path / "missing.zip"), str(tmp_path / "model.bin")])
+        main([str(tmp_path / "missing.zip"), str(tmp_path / name)])
     assert exit_.value.code == 2
-    assert (
-        capsys.readouterr()
-        .err.strip()
-        .splitlines()[-1]
-        .endswith(f"error: the output file must end in .safetensors, got {str(tmp_path / 'model.bin')!r}")
-    )
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert last.endswith(f"error: the output file must end in .safetensors, got {str(tmp_path / name)!r}")
 
 
 def test_a_zip_that_is_no_model_is_refused_in_one_line_and_nothing_is_written(tmp_path, capsys):
