@@ -1,5 +1,7 @@
 """Videos of policies (``agents.evaluate --video``): file names, and the games each video shows."""
 
+import sys
+
 import gymnasium as gym
 import pytest
 
@@ -39,3 +41,19 @@ def test_each_policy_once_plays_its_games_on_consecutive_seeds_one_video_each(tm
     assert SeedsPlayed.seeds == [7, 8, 7, 8]
     assert paths == [tmp_path / f"{name}-episode-{game}.mp4" for name in ("greedy", "random") for game in (0, 1)]
     assert all(path.stat().st_size > 0 for path in paths)
+
+
+def test_three_games_by_default_recorded_without_a_progress_bar(tmp_path, capfd):
+    pytest.importorskip("moviepy")
+    paths = video.record_games(["greedy"], tmp_path / "videos")
+    assert paths == [tmp_path / "videos" / f"greedy-episode-{game}.mp4" for game in range(3)]
+    assert all(path.exists() for path in paths)
+    captured = capfd.readouterr()
+    assert "MoviePy" not in captured.out + captured.err and "%" not in captured.out + captured.err
+
+
+def test_without_moviepy_the_refusal_names_the_extra_to_install(tmp_path, monkeypatch):
+    monkeypatch.setitem(sys.modules, "moviepy", None)  # as if it were not installed
+    with pytest.raises(ValueError, match=r'^recording videos needs moviepy: pip install "yacht-rl\[video\]"$'):
+        video.record_games(["greedy"], tmp_path)
+    assert list(tmp_path.iterdir()) == []
