@@ -76,6 +76,12 @@ def test_headers_up_to_the_bounds_are_read_and_one_more_is_refused(server):
     assert len(request([near])) == MAX_HEADER_BYTES and status_and_line(exchange(server, request([near])))[0] == 200
 
 
+@pytest.mark.parametrize("head", [b"NOT HTTP AT ALL\r\n\r\n", b"GET / HTTP/1.1\r\nno colon here\r\n\r\n"])
+def test_a_head_that_is_not_http_gets_400_in_one_line(server, head):
+    assert status_and_line(exchange(server, head)) == (400, "the request is not valid HTTP/1.1\n")
+    assert still_answers(server)
+
+
 def test_ten_thousand_headers_are_refused(server):
     status, _ = status_and_line(exchange(server, request([b"X-%d: 1" % i for i in range(10_000)])))
     assert status == 431
