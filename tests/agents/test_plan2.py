@@ -214,6 +214,8 @@ def test_self_play_learning_plays_its_games_in_iterations_to_the_total_and_stops
     assert done == [100, 200, 250]
     assert [games for games, _, _ in learn(WinNet(rules, plan, seed=0), plan, seed=0, games_done=200)] == [250]
     assert list(learn(WinNet(rules, plan, seed=0), plan, seed=0, deadline=time.perf_counter())) == []
+    far = time.perf_counter() + 3600
+    assert [games for games, _, _ in learn(WinNet(rules, plan, seed=0), plan, seed=0, deadline=far)] == [100, 200, 250]
     assert list(learn(WinNet(rules, plan, seed=0), plan, seed=0, games_done=300)) == []  # a run resumed past its total
 
 
@@ -282,6 +284,23 @@ def test_a_learning_curve_row_is_the_planner_s_standing_against_the_run_s_oppone
     assert result.grading == ""  # the learning curve's tournaments are not graded
     (mine,) = [s for s in result.standings if s.policy == "plan2"]
     assert_row_of(row, mine)
+
+
+def test_the_run_s_tournament_is_the_evaluation_harness_s_with_a_table_reading_opponent(tmp_path):
+    """Seated as ``agents.evaluate --table`` seats it: ``win`` reads a table of two, on the evaluation seeds."""
+    from pathlib import Path
+
+    from agents.evaluation.tournament import tournament as harness
+    from agents.training.config import load_config
+    from agents.training.plan2_train import tournament
+
+    config = load_config(Path(__file__).parents[2] / "configs" / "plan2_yacht.yaml", ["env.opponents=[win]"])
+    path = write_plan2_file(tmp_path / "model.safetensors", random_layers(YACHT), YACHT, 10)
+    name = f"plan2:{path}"
+    result, log = tournament(WinValue(YACHT, random_layers(YACHT)), name, config, 4)
+    expected, expected_log = harness([name, "win"], 4, seed=config.run.eval_seed, rules=YACHT)
+    np.testing.assert_array_equal(log.totals, expected_log.totals)
+    assert result.table == expected.table == [name, "win"]
 
 
 def test_a_run_s_final_tournament_plays_its_file_against_the_opponent_graded_where_it_can_be(tmp_path, monkeypatch, capsys):
