@@ -192,6 +192,22 @@ def test_every_backup_is_a_split_of_the_win_and_the_games_end_in_the_rules_share
     assert set(np.round(played.first_player_shares * 60).astype(int)) <= {0, 12, 15, 20, 30, 60}
 
 
+@pytest.mark.parametrize("n", [2, 3])
+def test_a_game_s_share_is_the_first_player_s_as_the_last_turn_settles_it(n):
+    """At the last turn's start the first player's total is final; where it is below the last mover's total already,
+    the first player lost, and where no last turn can catch it up, the first player won alone."""
+    games, rules = 600, SELF_PLAY_RULES
+    played = SelfPlayer(rules).play_games(TotalsValue(rules), games, n, 1.0, seed=11)
+    last = played.tables.totals[-games:]  # the last mover first, then the first player and the others in play order
+    first, mover, others = last[:, 1], last[:, 0], last[:, 2:]
+    last_row = np.log2(played.tables.open_bits[-games:, 0]).astype(int)  # the mover's one open row
+    most_in_its_row = rules.hand_scores.max(axis=0)[last_row]
+    lost = first < mover
+    won = (first > mover + most_in_its_row) & (first[:, None] > others).all(axis=1)
+    assert lost.sum() > 20 and won.sum() > 20
+    assert (played.first_player_shares[lost] == 0).all() and (played.first_player_shares[won] == 1).all()
+
+
 def test_a_finished_table_is_split_by_the_rules_and_a_live_one_by_the_network():
     value = ShareValue(YAHTZEE, random_layers(YAHTZEE))
     over = Tables(
