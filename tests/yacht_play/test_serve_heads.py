@@ -87,6 +87,12 @@ def test_ten_thousand_headers_are_refused(server):
     assert status == 431
 
 
+def test_a_connection_that_asks_nothing_in_time_is_closed_without_an_answer(server):
+    started = time.monotonic()
+    assert exchange(server, b"") == b""
+    assert TIMEOUT <= time.monotonic() - started < 10 * TIMEOUT
+
+
 def test_a_head_that_does_not_arrive_in_time_gets_408_and_others_are_answered_meanwhile(server):
     with socket.create_connection(("127.0.0.1", server.port), timeout=30) as slow:
         started = time.monotonic()
