@@ -76,7 +76,14 @@ def test_headers_up_to_the_bounds_are_read_and_one_more_is_refused(server):
     assert len(request([near])) == MAX_HEADER_BYTES and status_and_line(exchange(server, request([near])))[0] == 200
 
 
-@pytest.mark.parametrize("head", [b"NOT HTTP AT ALL\r\n\r\n", b"GET / HTTP/1.1\r\nno colon here\r\n\r\n"])
+@pytest.mark.parametrize(
+    "head",
+    [
+        b"NOT HTTP AT ALL\r\n\r\n",
+        b"GET / HTTP/1.1\r\nno colon here\r\n\r\n",
+        b"POST /api/games HTTP/1.1\r\nHost: test\r\nTransfer-Encoding: gzip\r\n\r\n",  # h11 refuses it as 501
+    ],
+)
 def test_a_head_that_is_not_http_gets_400_in_one_line(server, head):
     assert status_and_line(exchange(server, head)) == (400, "the request is not valid HTTP/1.1\n")
     assert still_answers(server)
