@@ -19,7 +19,7 @@ from agents.training.plan_games import GamePlayer
 from agents.training.plan_train import learn
 from agents.training.plan_values import NetValue, TabularValue, features, follow_schedule, state_parts, upper_row_maxima
 from tests.agents.test_plan_files import header
-from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand, rows_filled_are_uniform
+from tests.agents.turn_by_hand import SUM_OF_DICE, points_are_distributed_as_by_hand, points_by_hand, rows_filled_are_uniform
 from yacht_env.encoding import make_encoding
 from yacht_env.rules import RULE_SETS, UPPER_ROWS, YACHT, Category, RuleSet, all_alike, full_house, rule_set, total
 
@@ -75,6 +75,7 @@ def test_self_play_rolls_keeps_and_explores_as_the_turn_is_played_by_hand(num_di
     player = GamePlayer(rules)
     _, scores = player.play_games(np.zeros(player.shape), games, epsilon, seed=3)
     assert abs(scores.mean() - points_by_hand(num_dice, epsilon)) < 5 * scores.std() / np.sqrt(games) + 1e-9
+    assert points_are_distributed_as_by_hand(scores, num_dice, epsilon)  # each number of points as often
 
 
 def test_self_play_keeps_a_filled_yahtzee_box_whatever_its_points_and_pays_the_extra_bonus_after_it():

@@ -24,7 +24,7 @@ from agents.training.plan2_train import WinNet, learn
 from agents.two_player import solve_two_player
 from agents.two_player.__main__ import sub_game
 from tests.agents.test_two_player import GAMES, bits, states
-from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand, rows_filled_are_uniform
+from tests.agents.turn_by_hand import SUM_OF_DICE, points_are_distributed_as_by_hand, points_by_hand, rows_filled_are_uniform
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import YACHT, rule_set
 
@@ -143,6 +143,7 @@ def test_self_play_rolls_keeps_and_explores_as_the_turn_is_played_by_hand(num_di
     played = SelfPlayer(rules).play_games(LeadValue(rules), games, epsilon, seed=3)
     points = -played.leads[games : 2 * games]
     assert abs(points.mean() - points_by_hand(num_dice, epsilon)) < 5 * points.std() / np.sqrt(games) + 1e-9
+    assert points_are_distributed_as_by_hand(points, num_dice, epsilon)  # each number of points as often
 
 
 def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row():

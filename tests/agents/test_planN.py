@@ -23,7 +23,7 @@ from agents.training.planN_games import SelfPlayer
 from agents.two_player import solve_two_player
 from tests.agents.test_plan2 import SELF_PLAY_RULES, decisions
 from tests.agents.test_two_player import GAMES
-from tests.agents.turn_by_hand import SUM_OF_DICE, points_by_hand, rows_filled_are_uniform
+from tests.agents.turn_by_hand import SUM_OF_DICE, points_are_distributed_as_by_hand, points_by_hand, rows_filled_are_uniform
 from yacht_env.actions import ActionLayout
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RULE_SETS, YACHT, Category, RuleSet, all_alike, rule_set, total, upper
@@ -114,6 +114,7 @@ def test_self_play_rolls_keeps_and_explores_as_the_turn_is_played_by_hand(num_di
     played = SelfPlayer(rules).play_games(TotalsValue(rules), games, 2, epsilon, seed=3)
     points = played.tables.totals[games : 2 * games, -1]
     assert abs(points.mean() - points_by_hand(num_dice, epsilon)) < 5 * points.std() / np.sqrt(games) + 1e-9
+    assert points_are_distributed_as_by_hand(points, num_dice, epsilon)  # each number of points as often
 
 
 def test_self_play_with_full_exploration_scores_in_a_uniformly_random_open_row():
