@@ -1,8 +1,10 @@
 """The confidence interval every report computes: checked against its formula worked by hand."""
 
 import math
+import warnings
 from statistics import NormalDist
 
+import numpy as np
 import pytest
 
 from agents.evaluation.stats import Z95, mean_ci
@@ -33,3 +35,9 @@ def test_a_clipped_interval_is_cut_at_its_bounds_and_only_there(values, clipped_
     mean, low, high = mean_ci(values)
     assert (low < 0) == clipped_low and (high > 1) == clipped_high
     assert mean_ci(values, clip=(0.0, 1.0)) == pytest.approx((mean, max(low, 0.0), min(high, 1.0)), abs=1e-12)
+
+
+def test_no_values_have_no_mean_and_no_interval():
+    with np.errstate(all="ignore"), warnings.catch_warnings():
+        warnings.simplefilter("ignore", RuntimeWarning)  # numpy's "mean of empty slice"
+        assert all(math.isnan(figure) for figure in mean_ci([]))
