@@ -57,6 +57,11 @@ def test_nesting_is_the_depth_of_the_arrays_and_objects_whatever_their_strings_h
     assert nested_deeper_than(raw, limit) == (depth_by_hand(value) > limit)
 
 
+def test_brackets_after_a_space_or_a_mark_inside_a_string_are_text():
+    assert not nested_deeper_than(b'["a ' + b"[" * 10 + b' !"]', 2)
+    assert not nested_deeper_than(b'{"k": "!' + b"{" * 10 + b'"}', 2)
+
+
 def test_many_brackets_side_by_side_are_no_nesting():
     assert not nested_deeper_than(b"[" + b"[], {}, " * 100 + b"[]]", 2)
 
