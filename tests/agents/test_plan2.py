@@ -24,7 +24,13 @@ from agents.training.plan2_train import WinNet, learn
 from agents.two_player import solve_two_player
 from agents.two_player.__main__ import sub_game
 from tests.agents.test_two_player import GAMES, bits, states
-from tests.agents.turn_by_hand import SUM_OF_DICE, points_are_distributed_as_by_hand, points_by_hand, rows_filled_are_uniform
+from tests.agents.turn_by_hand import (
+    SUM_OF_DICE,
+    points_are_distributed_as_by_hand,
+    points_by_hand,
+    points_distribution_by_hand,
+    rows_filled_are_uniform,
+)
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import YACHT, rule_set
 
@@ -128,8 +134,11 @@ def test_self_play_without_exploration_plays_the_turn_it_plans():
 
 
 def test_points_by_hand():
-    assert points_by_hand(2, 1.0) == 7.0  # any play of fair dice ends on fair dice
-    assert points_by_hand(2, 0.0, rolls=1) == 7.0
+    assert points_by_hand(2, 1.0) == pytest.approx(7.0, abs=1e-12)  # any play of fair dice ends on fair dice
+    two_dice = [0, 0, 1, 2, 3, 4, 5, 6, 5, 4, 3, 2, 1]  # ways to throw each sum of two dice, of 36
+    np.testing.assert_allclose(points_distribution_by_hand(2, 1.0), np.array(two_dice) / 36, atol=1e-12)
+    np.testing.assert_allclose(points_distribution_by_hand(1, 0.0, rolls=1), [0] + [1 / 6] * 6, atol=1e-12)
+    assert points_by_hand(2, 0.0, rolls=1) == pytest.approx(7.0, abs=1e-12)
     assert points_by_hand(2, 0.0, rolls=2) == pytest.approx(8.5)  # re-roll each die under 4: 2 * (3/6 * 5 + 3/6 * 3.5)
     assert points_by_hand(1, 0.0) == pytest.approx(14 / 3)  # keep a 5 or a 6, then a 4 or more
 
