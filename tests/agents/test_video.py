@@ -26,19 +26,26 @@ def test_a_video_s_prefix_is_the_policy_name_made_file_name_safe(name, prefix):
 
 class SeedsPlayed(gym.Wrapper):
     seeds: list = []
+    ended: list = []  # whether each game played was played to its end
 
     def reset(self, *, seed=None, options=None):
         SeedsPlayed.seeds.append(seed)
+        SeedsPlayed.ended.append(False)
         return super().reset(seed=seed, options=options)
+
+    def step(self, action):
+        observation, reward, terminated, truncated, info = super().step(action)
+        SeedsPlayed.ended[-1] = bool(terminated)
+        return observation, reward, terminated, truncated, info
 
 
 def test_each_policy_once_plays_its_games_on_consecutive_seeds_one_video_each(tmp_path, monkeypatch):
     pytest.importorskip("moviepy")
     make = gym.make
-    SeedsPlayed.seeds = []
+    SeedsPlayed.seeds, SeedsPlayed.ended = [], []
     monkeypatch.setattr(video.gym, "make", lambda *args, **kwargs: SeedsPlayed(make(*args, **kwargs)))
     paths = video.record_games(["greedy", "random", "greedy"], tmp_path, games=2, seed=7)
-    assert SeedsPlayed.seeds == [7, 8, 7, 8]
+    assert SeedsPlayed.seeds == [7, 8, 7, 8] and SeedsPlayed.ended == [True] * 4  # each game played to its end
     assert paths == [tmp_path / f"{name}-episode-{game}.mp4" for name in ("greedy", "random") for game in (0, 1)]
     assert all(path.stat().st_size > 0 for path in paths)
 
