@@ -77,6 +77,6 @@ def test_rolls_left_are_the_integers_below_the_rolls_of_a_turn(name):
         assert check_rolls_left(np.int16(rolls_left), rules) == rolls_left
         assert type(check_rolls_left(np.int16(rolls_left), rules)) is int
     last = rules.rolls_per_turn - 1
-    for bad in (-1, rules.rolls_per_turn, True, 1.0, "1"):
+    for bad in (-1, rules.rolls_per_turn, rules.rolls_per_turn + 1, True, 1.0, "1"):
         with pytest.raises(ValueError, match=rf"^rolls_left must be an integer in 0\.\.{last}, got {bad!r}$"):
             check_rolls_left(bad, rules)

@@ -106,10 +106,20 @@ def test_a_pipe_named_through_proc_is_refused(tmp_path):
 
 
 def test_a_folder_is_refused_by_its_own_name(tmp_path):
+    from yacht_env.atomic_files import OutputError
+
     folder = tmp_path / "tables"
     folder.mkdir()
     assert "a folder" in refused(folder)
     assert folder.is_dir() and no_partial_left(folder) and no_partial_left(tmp_path)
+    with pytest.raises(OutputError) as error:
+        write_atomically(folder, lambda handle: None)
+    assert error.value.errno == 0  # refused by the project, not by the system: no system error code
+
+
+def test_a_file_in_folders_not_made_yet_is_written_with_its_folders(tmp_path):
+    write_atomically(tmp_path / "runs" / "one" / "eval.json", lambda handle: handle.write(b"{}"))
+    assert (tmp_path / "runs" / "one" / "eval.json").read_bytes() == b"{}"
 
 
 def test_a_symbolic_link_stays_a_link_and_its_file_is_replaced(tmp_path):
