@@ -92,8 +92,10 @@ def dqn_memory(config: TrainConfig) -> list[Need]:
     actions = ActionLayout(rules).num_actions
     inputs = flat_size(observation_space_of(config.env.observation_encoding, 1, rules))
     weights = mlp_weights(inputs, dqn.net_arch, actions)
-    activations = 2 * 3 * dqn.batch_size * (inputs + sum(dqn.net_arch) + actions) * FLOAT  # online and target nets
-    per_transition = 2 * (inputs * FLOAT + actions) + 4 * FLOAT  # observations and masks; action, reward, done, timeout
+    # the online network's values, forward and backward, and the target network's forward pass
+    activations = 3 * dqn.batch_size * (inputs + sum(dqn.net_arch) + actions) * FLOAT
+    # observations and masks (int8), now and next; the action (int64), reward, done and timeout (float32)
+    per_transition = 2 * (inputs * FLOAT + actions) + INT64 + 3 * FLOAT
     return [
         Need("dqn.net_arch", weights * (BYTES_PER_TRAINED_WEIGHT + FLOAT), f"{weights:,} weights in training, and a target"),
         Need("dqn.batch_size", activations, f"the activations of a minibatch of {dqn.batch_size:,}"),
@@ -106,7 +108,8 @@ def plan_memory(config: TrainConfig) -> list[Need]:
     from agents.training.plan_values import EXTRA_FEATURES, FEATURE_SETS
 
     rules, plan = RULE_SETS[config.env.rules], config.plan
-    rows, table = rules.num_rows, (1 << rules.num_rows) * (rules.upper_cap + 1) * 2
+    rows = rules.num_rows
+    table = (1 << rows) * (rules.upper_cap + 1) * (2 if rules.tracks_yahtzee_box else 1)  # states of the value table
     games = plan.games_per_iteration
     needs = [Need("plan.games_per_iteration", 2 * games * (rows + 1) * INT64, f"{games:,} games' turn-start states")]
     if plan.value_model == "tabular" or (plan.value_model == "auto" and not rules.has_bonus_or_joker):
@@ -129,7 +132,8 @@ def plan2_memory(config: TrainConfig) -> list[Need]:
     inputs, turns = num_features(rules), 2 * rules.num_rows
     games = plan.games_per_iteration
     weights = mlp_weights(inputs, plan.net_arch, 1)
-    activations = 4 * plan.batch_size * sum(plan.net_arch) * FLOAT
+    # a minibatch's inputs, and each layer's values before and after its activation, forward and backward
+    activations = plan.batch_size * (inputs + 4 * sum(plan.net_arch)) * FLOAT
     # each turn's state and backup (4 arrays of int64), joined once more, and the features of the new states
     per_game = turns * (2 * 4 * INT64 + inputs * FLOAT)
     return [
@@ -151,9 +155,10 @@ def planN_memory(config: TrainConfig) -> list[Need]:
     inputs, turns = num_features(rules), seats * rules.num_rows
     games = plan.games_per_iteration
     weights = mlp_weights(inputs, plan.net_arch, MAX_PLAYERS)
-    activations = 4 * plan.batch_size * (sum(plan.net_arch) + MAX_PLAYERS) * FLOAT
-    # each turn: every seat's sheet (open rows, subtotal, box, total) and share backed up, and the table's features
-    per_game = turns * seats * (2 * 5 * INT64 + inputs * FLOAT)
+    activations = plan.batch_size * (inputs + 4 * (sum(plan.net_arch) + MAX_PLAYERS)) * FLOAT  # as plan2_memory's
+    # each turn: every seat's sheet (open rows, subtotal, box, total) and share backed up, held per turn and joined once
+    # more, and the table's features
+    per_game = turns * (seats * 2 * 5 * INT64 + inputs * FLOAT)
     return [
         Need("plan.games_per_iteration", games * per_game, f"{games:,} games of {seats} seats, {turns} turns each"),
         Need("plan.net_arch", weights * BYTES_PER_TRAINED_WEIGHT + activations, f"{weights:,} weights in training"),
