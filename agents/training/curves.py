@@ -40,14 +40,13 @@ def rewind_learning_curve(run_dir: Path, steps: int) -> float:
     return float(kept[-1][1]) if len(kept) > 1 else 0.0
 
 
-def plot_curves(run_dirs: list[Path], out: Path, levels: tuple[float, ...] = (98.0, 99.0)) -> Path:
+CURVE_LEVELS = (98.0, 99.0)  # the levels a solitaire run is judged at
+FAMILY_LEVELS = (99.0,)
+DPI = 110  # 11 x 4.2 inches: 1210 x 462 pixels, a page's width in the docs
+
+
+def plot_curves(run_dirs: list[Path], out: Path, levels: tuple[float, ...] = CURVE_LEVELS) -> Path:
     """Draw every run's percent of the optimum and regret per decision against minutes of wall time, as a PNG."""
-    import matplotlib
-    import matplotlib.ticker
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     curves = {}
     for run_dir in run_dirs:
         try:
@@ -57,6 +56,14 @@ def plot_curves(run_dirs: list[Path], out: Path, levels: tuple[float, ...] = (98
         if not rows or not set(COLUMNS) <= set(rows[0]):
             raise ValueError(f"{run_dir} has no solitaire learning curve (learning_curve.csv with percent_of_optimal)")
         curves[run_dir.name] = rows
+    return save_png(curves_figure(curves, levels), out)
+
+
+def curves_figure(curves: dict[str, list[dict[str, float]]], levels: tuple[float, ...]):
+    """The two panels of :func:`plot_curves` for ``{run name: its rows}``, as a matplotlib figure."""
+    import matplotlib.ticker
+
+    plt = pyplot()
     figure, (percent, regret) = plt.subplots(1, 2, figsize=(11, 4.2))
     for name, rows in curves.items():
         minutes = [row["wall_seconds"] / 60 for row in rows]
@@ -67,14 +74,12 @@ def plot_curves(run_dirs: list[Path], out: Path, levels: tuple[float, ...] = (98
     percent.set(xlabel="wall time (minutes)", ylabel="mean score, % of the optimum", title="score")
     regret.set(xlabel="wall time (minutes)", ylabel="points lost per decision", title="regret per decision", yscale="log")
     for axis in (regret.yaxis.set_major_formatter, regret.yaxis.set_minor_formatter):
-        axis(matplotlib.ticker.FormatStrFormatter("%.2g"))  # 0.06, not 6 x 10^-2
+        axis(matplotlib.ticker.FormatStrFormatter("%.3g"))  # 0.06, not 6 x 10^-2; 0.145 and 0.15 told apart
     for axes in (percent, regret):
         axes.grid(alpha=0.3)
         axes.legend()
     figure.tight_layout()
-    write_atomically(out, lambda handle: figure.savefig(handle, format="png", dpi=110))
-    plt.close(figure)
-    return out
+    return figure
 
 
 def read_curve(path: Path) -> list[dict[str, float]]:
@@ -89,19 +94,20 @@ def read_curve(path: Path) -> list[dict[str, float]]:
     return rows
 
 
-def plot_families(folder: Path, out: Path, levels: tuple[float, ...] = (99.0,)) -> Path:
+def plot_families(folder: Path, out: Path, levels: tuple[float, ...] = FAMILY_LEVELS) -> Path:
     """One panel per rule set: every ``<family>_<rules>.csv`` of ``folder`` as % of the optimum against minutes, as a PNG."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
     panels: dict[str, dict[str, list[dict[str, float]]]] = {}
     for path in sorted(folder.glob("*_*.csv")):
         family, rules = path.stem.split("_", 1)
         panels.setdefault(rules, {})[family] = read_curve(path)
     if not panels:
         raise ValueError(f"{folder} holds no <family>_<rules>.csv learning curves")
+    return save_png(families_figure(panels, levels), out)
+
+
+def families_figure(panels: dict[str, dict[str, list[dict[str, float]]]], levels: tuple[float, ...]):
+    """The panels of :func:`plot_families` for ``{rules: {family: its rows}}``, as a matplotlib figure."""
+    plt = pyplot()
     figure, axes = plt.subplots(1, len(panels), figsize=(4.6 * len(panels), 4.0), squeeze=False)
     for axis, (rules, families) in zip(axes[0], panels.items()):
         for family, rows in families.items():
@@ -113,8 +119,23 @@ def plot_families(folder: Path, out: Path, levels: tuple[float, ...] = (99.0,)) 
         axis.grid(alpha=0.3)
         axis.legend()
     figure.tight_layout()
-    write_atomically(out, lambda handle: figure.savefig(handle, format="png", dpi=110))
-    plt.close(figure)
+    return figure
+
+
+def pyplot():
+    """The pyplot of matplotlib, drawing off screen."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+def save_png(figure, out: Path) -> Path:
+    """Write ``figure`` to ``out`` as a PNG, atomically, and let it go."""
+    write_atomically(out, lambda handle: figure.savefig(handle, format="png", dpi=DPI))
+    pyplot().close(figure)
     return out
 
 
@@ -138,9 +159,9 @@ def main(argv=None) -> int:
     try:
         check_outputs([args.out])  # a folder, FIFO or device: refused before reading and drawing, not after
         if args.families:
-            path = plot_families(args.families, args.out, tuple(args.level or (99.0,)))
+            path = plot_families(args.families, args.out, tuple(args.level or FAMILY_LEVELS))
         else:
-            path = plot_curves(args.runs, args.out, tuple(args.level or (98.0, 99.0)))
+            path = plot_curves(args.runs, args.out, tuple(args.level or CURVE_LEVELS))
     except (ValueError, OutputError) as error:
         parser.exit(2, f"error: {error}\n")
     print(path)

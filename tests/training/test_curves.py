@@ -70,3 +70,100 @@ def test_curves_of_two_families_make_one_panel_per_rule_set(tmp_path, capsys):
     assert exit_info.value.code == 2 and "ppo_yahtzee.csv has no wall_seconds" in err and len(err.strip().splitlines()) == 1
     with pytest.raises(SystemExit):
         main([str(folder), "--families", str(folder), "--out", str(out)])
+
+
+def test_rewinding_keeps_the_rows_up_to_the_checkpoint_and_gives_their_wall_time(tmp_path):
+    from agents.training.curves import rewind_learning_curve
+
+    assert rewind_learning_curve(tmp_path / "fresh", 1000) == 0.0  # no curve yet: nothing spent
+    rows = [(1000, 40.5, 160.0, 95.0, 0.2), (2000, 81.0, 162.0, 96.0, 0.15), (3000, 120.25, 163.0, 97.0, 0.1)]
+    write_curve(tmp_path / "run", rows)
+    curve = tmp_path / "run" / "learning_curve.csv"
+    header = curve.read_text().splitlines()[0]
+    assert rewind_learning_curve(tmp_path / "run", 2000) == 81.0
+    assert curve.read_text() == "\n".join([header, "1000,40.5,160.0,95.0,0.2", "2000,81.0,162.0,96.0,0.15"]) + "\n"
+    assert rewind_learning_curve(tmp_path / "run", 2999) == 81.0  # between checkpoints: the last row before
+    assert rewind_learning_curve(tmp_path / "run", 999) == 0.0  # before the first evaluation: the header alone
+    assert curve.read_text() == header + "\n"
+
+
+class Drawn:
+    """The figures a command draws, kept as they are before their PNG is written."""
+
+    def __init__(self, monkeypatch):
+        import agents.training.curves as curves
+
+        self.figures, save_png = [], curves.save_png
+        monkeypatch.setattr(curves, "save_png", lambda figure, out: (self.figures.append(figure), save_png(figure, out))[1])
+
+
+def lines_of(axes):
+    """``(x, y)`` of each line drawn on ``axes`` but the dashed levels, and the levels' heights."""
+    drawn = [line for line in axes.get_lines() if line.get_linestyle() != "--"]
+    levels = [line.get_ydata()[0] for line in axes.get_lines() if line.get_linestyle() == "--"]
+    return [(list(line.get_xdata()), list(line.get_ydata())) for line in drawn], levels
+
+
+def test_curves_are_drawn_against_minutes_with_the_levels_dashed(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    drawn = Drawn(monkeypatch)
+    write_curve(tmp_path / "yacht", [(500000, 90.0, 163.0, 96.0, 0.16), (1000000, 300.0, 165.0, 97.2, 0.12)])
+    write_curve(tmp_path / "yatzy", [(500000, 120.0, 229.0, 89.8, 0.67)])
+    out = tmp_path / "curves.png"
+    assert main([str(tmp_path / "yacht"), str(tmp_path / "yatzy"), "--out", str(out)]) == 0
+    ((percent, regret),) = [figure.axes for figure in drawn.figures]
+    assert lines_of(percent) == ([([1.5, 5.0], [96.0, 97.2]), ([2.0], [89.8])], [98.0, 99.0])  # the default levels
+    assert lines_of(regret) == ([([1.5, 5.0], [0.16, 0.12]), ([2.0], [0.67])], [])
+    assert regret.get_yscale() == "log" and percent.get_yscale() == "linear"
+    assert [text.get_text() for text in percent.get_legend().get_texts()] == ["yacht", "yatzy"]
+    assert plt.imread(out).shape[:2] == (462, 1210)  # 11 x 4.2 inches at 110 dpi
+    main([str(tmp_path / "yacht"), "--out", str(out), "--level", "95", "--level", "97.5"])
+    assert lines_of(drawn.figures[-1].axes[0])[1] == [95.0, 97.5]
+    regret = drawn.figures[-1].axes[1]  # 0.12 to 0.16: within a decade, its labels all minor ones
+    regret.figure.canvas.draw()
+    labels = [label.get_text() for minor in (False, True) for label in regret.get_yticklabels(minor=minor)]
+    labels = [text for text in labels if text]
+    assert len(labels) == len(set(labels)) > 3  # each a different number
+    assert all(float(text) == float(f"{float(text):.3g}") and "e" not in text for text in labels)  # in plain decimals
+
+
+def test_families_get_a_panel_per_rule_set_with_their_curves_against_minutes(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    drawn = Drawn(monkeypatch)
+    folder = tmp_path / "curves"
+    folder.mkdir()
+    header = "steps,wall_seconds,percent_of_optimal\n"
+    (folder / "ppo_yacht.csv").write_text(header + "500000,90,95.8\n2000000,450,96.9\n")
+    (folder / "plan_yacht.csv").write_text(header + "50000,60,99.9\n")
+    (folder / "plan_yatzy.csv").write_text(header + "50000,30,98.3\n")
+    out = tmp_path / "families.png"
+    assert main(["--families", str(folder), "--out", str(out)]) == 0
+    (figure,) = drawn.figures
+    assert [axes.get_title() for axes in figure.axes] == ["yacht", "yatzy"]
+    assert lines_of(figure.axes[0]) == ([([1.0], [99.9]), ([1.5, 7.5], [95.8, 96.9])], [99.0])  # plan, then ppo
+    assert lines_of(figure.axes[1]) == ([([0.5], [98.3])], [99.0])
+    assert plt.imread(out).shape[:2] == (440, 1012)  # 4.6 inches a panel, 4 high, at 110 dpi
+    main(["--families", str(folder), "--out", str(out), "--level", "98"])
+    assert [lines_of(axes)[1] for axes in drawn.figures[-1].axes] == [[98.0], [98.0]]
+
+
+@pytest.mark.parametrize("row", ["500000,x,95.8", "500000,90", "500000,90,95.8,7"])
+def test_a_family_curve_with_a_bad_row_is_refused_in_one_line(tmp_path, capsys, row):
+    """A value that is not a number, a row short of a field or with one too many: each refused naming the file."""
+    folder = tmp_path / "curves"
+    folder.mkdir()
+    (folder / "ppo_yacht.csv").write_text(f"steps,wall_seconds,percent_of_optimal\n{row}\n")
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--families", str(folder), "--out", str(tmp_path / "c.png")])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.startswith(f"error: {folder / 'ppo_yacht.csv'} is not a learning curve: ")
+    assert len(err.strip().splitlines()) == 1 and not (tmp_path / "c.png").exists()
+
+
+def test_naming_both_run_folders_and_families_is_refused_with_the_usage_code(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(tmp_path), "--families", str(tmp_path), "--out", str(tmp_path / "c.png")])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == "error: name run folders, or --families FOLDER, not both\n"
