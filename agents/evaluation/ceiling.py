@@ -76,8 +76,8 @@ def ceiling_match(games: int, seed: int = 0, rules: RuleSet | None = None, batch
     return summarize_table(log, seed), log
 
 
-def main(argv=None) -> None:
-    """Run the command line: parse ``argv`` and print (or write) the ceiling figures."""
+def argument_parser() -> argparse.ArgumentParser:
+    """The command line's options."""
     parser = argparse.ArgumentParser(
         prog="python -m agents.evaluation.ceiling",
         description="The reference ceiling: a player who knows the "
@@ -91,6 +91,12 @@ def main(argv=None) -> None:
     )
     parser.add_argument("--seed", type=whole_number(), default=0, help="seed of deal 0 (default 0)")
     parser.add_argument("--json", help="write the figures to this JSON file")
+    return parser
+
+
+def main(argv=None) -> None:
+    """Run the command line: parse ``argv`` and print (or write) the ceiling figures."""
+    parser = argument_parser()
     args = parser.parse_args(argv)
     if args.games < 4:
         parser.error(f"--games must be at least 4 (two deals, for a confidence interval), got {args.games}")

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 
@@ -56,3 +58,54 @@ def test_the_command_refuses_too_few_games(capsys):
     with pytest.raises(SystemExit) as exit_info:
         main(["--games", "3"])
     assert exit_info.value.code == 2 and "--games must be at least 4" in capsys.readouterr().err
+
+
+def test_games_are_played_in_batches_of_whole_deals_and_give_the_same_totals(monkeypatch):
+    """``batch_size`` games at once (a deal's two at least): memory is bounded, and the games are those of one batch."""
+    import agents.evaluation.ceiling as ceiling
+
+    whole = ceiling_match(14, seed=3, rules=MINI)[1].totals
+    played, play = [], ceiling._play_solitaire
+
+    def counted(rules, faces, choose):
+        played.append(len(faces))
+        return play(rules, faces, choose)
+
+    monkeypatch.setattr(ceiling, "_play_solitaire", counted)
+    for batch_size, expected in ((4, [4, 4, 4, 2]), (5, [4, 4, 4, 2]), (1, [2] * 7)):
+        played.clear()
+        totals = ceiling_match(14, seed=3, rules=MINI, batch_size=batch_size)[1].totals
+        np.testing.assert_array_equal(totals, whole)
+        assert played == [size for size in expected for _ in range(2)]  # the optimum's games, then knows-final's
+
+
+def test_the_options_default_to_what_their_help_says():
+    from agents.evaluation.ceiling import argument_parser
+
+    said = {action.dest: re.search(r"default ([^)]+)\)", action.help or "") for action in argument_parser()._actions}
+    defaults = {action.dest: action.default for action in argument_parser()._actions}
+    assert {dest: str(defaults[dest]) for dest, found in said.items() if found} == {
+        dest: found[1] for dest, found in said.items() if found
+    }
+    assert set(dest for dest, found in said.items() if found) == {"games", "seed"}
+
+
+def test_a_figures_file_that_cannot_be_written_is_refused_before_the_games(tmp_path, capsys):
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--games", "4", "--json", str(tmp_path)])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err.startswith(f"error: cannot write {tmp_path}: ") and err.count("\n") == 1
+
+
+def test_a_figures_file_that_cannot_be_written_after_the_games_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    import agents.evaluation.ceiling as ceiling
+    from yacht_env.atomic_files import OutputError
+
+    def disk_full(path, result):
+        raise OutputError(path, "No space left on device")
+
+    monkeypatch.setattr(ceiling, "save_tournament_json", disk_full)
+    with pytest.raises(SystemExit) as exit_info:
+        main(["--games", "4", "--json", str(tmp_path / "ceiling.json")])
+    err = capsys.readouterr().err
+    assert exit_info.value.code == 2 and err == f"error: cannot write {tmp_path / 'ceiling.json'}: No space left on device\n"
