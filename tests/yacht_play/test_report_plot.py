@@ -196,8 +196,11 @@ def test_a_rating_just_past_its_bootstrap_interval_is_drawn_with_its_interval_wh
     assert [(round(left, 6), round(right, 6), row) for left, right, row in ends] == [
         (round(low, 6), round(high, 6), row) for low, high, row in expected
     ]
-    save_plot(tmp_path / "report.png", report)  # and saved as a PNG
+    save_plot(tmp_path / "report.png", report)  # and saved as a PNG, six panels of 6 x 4 inches at 100 dpi
     assert (tmp_path / "report.png").read_bytes().startswith(b"\x89PNG")
+    import matplotlib.pyplot as plt
+
+    assert plt.imread(tmp_path / "report.png").shape[:2] == (800, 1800)
 
 
 ENDS = st.one_of(st.none(), st.floats(-3000, 3000), st.sampled_from([math.nan, math.inf, -math.inf]))
