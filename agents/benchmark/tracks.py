@@ -21,6 +21,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from yacht_env.echo import echoed
 from yacht_env.rules import rule_set
 
 TRAINING_SEEDS = (0, 1, 2, 3, 4)
@@ -97,6 +98,6 @@ TRACKS = _tracks()
 def track(name: str) -> Track:
     """The track called ``name``; ``ValueError`` naming the tracks there are."""
     if not isinstance(name, str) or name not in TRACKS:
-        shown = repr(name)[:80] if isinstance(name, str) else type(name).__name__
+        shown = echoed(name) if isinstance(name, str) else type(name).__name__
         raise ValueError(f"unknown track {shown}: one of {', '.join(TRACKS)}")
     return TRACKS[name]
