@@ -116,3 +116,43 @@ def test_a_run_s_final_tournament_plays_its_file_against_the_opponents(tmp_path,
     assert f"model: {path} (play it as planN:{path})" in capsys.readouterr().out
     result = json.loads((run / "eval.json").read_text())
     assert result["table"] == [f"planN:{path}", "greedy"] and result["games"] == 4
+
+
+def test_trained_logits_with_a_lead_prior_are_those_the_planner_plays(one_torch_thread):
+    """The network trains on the logits the planner reads: its own plus the prior's weight times each seat's lead."""
+    from agents.learned.planN import table_features
+
+    model = ShareNet(YACHT, PlanConfig(net_arch=[8], lead_prior="plan:yacht", lead_weight=0.7, table_sizes=[2, 3]), seed=0)
+    assert model.has_prior
+    tables = played(3, 6, seed=5).tables
+    tables = tables._replace(open_bits=np.minimum(tables.open_bits, YACHT.all_open))
+    value = model.value()
+    features = table_features(value.sheets, tables)
+    with torch.no_grad():
+        trained = model.logits(torch.from_numpy(features)).numpy()
+    np.testing.assert_allclose(trained, value.logits(features), rtol=1e-5, atol=1e-5)
+    without = ShareNet(YACHT, PlanConfig(net_arch=[8], lead_prior="plan:yacht", lead_weight=0.0, table_sizes=[2, 3]), seed=0)
+    with torch.no_grad():
+        plain = without.logits(torch.from_numpy(features)).numpy()
+    assert not np.allclose(plain, trained, atol=1e-3)  # the prior's term counts
+
+
+def test_learning_starts_at_the_first_learning_rate_and_reports_no_loss_for_nothing_fitted(one_torch_thread):
+    model = ShareNet(RULES, plan(table_sizes=[2, 3], learning_rate=1e-3, final_learning_rate=1e-5), seed=0)
+    model.learn(played(2, 6, seed=3))  # progress not given: the run's start
+    assert model.optimizer.param_groups[0]["lr"] == pytest.approx(1e-3)
+    assert ShareNet(RULES, plan(table_sizes=[2, 3]), seed=0).learn(played(2, 0, seed=3)) == 0.0
+
+
+def test_the_replay_s_table_sizes_stay_one_a_table_as_it_fills(one_torch_thread):
+    model = ShareNet(RULES, plan(table_sizes=[2, 3], replay_states=50), seed=0)
+    assert len(model.seats) == len(model.targets) == len(model.inputs) == 0
+    model.remember(played(2, 3, seed=1))
+    assert model.seats.tolist() == [2, 2, 2] and len(model.targets) == len(model.inputs) == 3
+
+
+def test_learning_runs_to_the_total_before_a_deadline_still_ahead(one_torch_thread):
+    config = plan(table_sizes=[2, 3], total_games=20, games_per_iteration=10)
+    model = ShareNet(RULES, config, seed=0)
+    steps = learn(model, config, seed=0, deadline=time.perf_counter() + 600, wall=600)
+    assert [(games, size) for games, size, _, _ in steps] == [(10, 2), (20, 3)]
