@@ -156,3 +156,8 @@ def test_learning_runs_to_the_total_before_a_deadline_still_ahead(one_torch_thre
     model = ShareNet(RULES, config, seed=0)
     steps = learn(model, config, seed=0, deadline=time.perf_counter() + 600, wall=600)
     assert [(games, size) for games, size, _, _ in steps] == [(10, 2), (20, 3)]
+
+
+def test_a_run_resumed_past_a_lowered_total_plays_no_more_games(one_torch_thread):
+    config = plan(table_sizes=[2, 3], total_games=20, games_per_iteration=10)
+    assert list(learn(ShareNet(RULES, config, seed=0), config, seed=0, games_done=30)) == []
