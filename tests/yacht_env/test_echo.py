@@ -56,3 +56,12 @@ def test_what_is_not_text_is_cut_by_its_repr_only_past_its_limit():
 def test_a_path_is_cut_only_past_its_limit():
     assert echoed_path("p" * MAX_PATH_ECHO) == "p" * MAX_PATH_ECHO
     assert echoed_path("p" * (MAX_PATH_ECHO + 1)) == "p" * MAX_PATH_ECHO + f"... ({MAX_PATH_ECHO + 1} characters)"
+
+
+def test_the_security_page_states_the_bounds_the_messages_keep():
+    import re
+    from pathlib import Path
+
+    page = (Path(__file__).resolve().parents[2] / "docs" / "security.md").read_text()
+    said = re.search(r"cut after its first\s+(\d+) characters, a file name or URL after its first (\d+),", page)
+    assert said is not None and (int(said[1]), int(said[2])) == (MAX_ECHO, MAX_PATH_ECHO)
