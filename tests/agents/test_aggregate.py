@@ -16,7 +16,12 @@ pytest.importorskip("rliable")
 pytest.importorskip("matplotlib")
 
 SCOPE = "yacht-solo-20k"
-REGRETS = {"good": [1.0, 2.0, 3.0, 4.0, 30.0], "bad": [10.0, 11.0, 12.0, 13.0, 14.0], "fair": [5.0, 6.0, 7.0, 8.0, 9.0]}
+REGRETS = {
+    "good": [1.0, 2.0, 3.0, 4.0, 30.0],
+    "bad": [10.0, 11.0, 12.0, 13.0, 14.0],
+    "fair": [5.0, 6.0, 7.0, 8.0, 9.0],
+    "awful": [150.0, 160.0, 166.0, 167.0, 168.0],  # a run near 1% of the optimum: the profiles start at 0, not below
+}
 
 
 @pytest.fixture(scope="module")
@@ -57,7 +62,7 @@ def test_each_method_keeps_its_colour_of_tab10_in_name_order_in_every_plot(drawn
     from matplotlib.colors import to_rgba
 
     _, figures, *_ = drawn
-    tab10 = [to_rgba(plt.get_cmap("tab10")(i)) for i in range(3)]
+    tab10 = [to_rgba(plt.get_cmap("tab10")(i)) for i in range(len(REGRETS))]
     legend = figures[f"{SCOPE}-profile.png"].axes[0].get_legend()
     assert [(text.get_text(), to_rgba(line.get_color())) for text, line in zip(legend.get_texts(), legend.get_lines())] == [
         (method, tab10[i]) for i, method in enumerate(sorted(REGRETS))
@@ -77,7 +82,8 @@ def test_the_performance_profiles_run_from_just_below_the_lowest_score_to_the_op
     lowest = min(1 - regret / optimum for values in REGRETS.values() for regret in values)
     axis = figures[f"{SCOPE}-profile.png"].axes[0]
     xs = np.concatenate([line.get_xdata() for line in axis.get_lines() if len(line.get_xdata()) > 2])
-    assert np.isclose(xs.min(), lowest - 0.02) and np.isclose(xs.max(), 1.0)
+    assert np.isclose(xs.min(), max(0.0, lowest - 0.02)) and np.isclose(xs.max(), 1.0)
+    assert lowest < 0.02 and min(1 - regret / optimum for regret in REGRETS["bad"]) - 0.02 > 0
 
 
 def test_the_improvement_plot_marks_each_estimate_within_its_interval_a_row_per_pair(drawn):
@@ -98,7 +104,7 @@ def test_the_tables_list_every_probability_of_improvement_and_the_json_reads_bac
         assert f"| {SCOPE} | {pair.replace(',', ' > ')} | {value[0]:.4f} [{value[1]:.4f}, {value[2]:.4f}] |" in table
     text = (out / "aggregates.json").read_text()
     document = json.loads(text)
-    assert text.startswith('{\n  "runs": 15,') and document["improvement"][SCOPE] == {k: list(v) for k, v in improvement.items()}
+    assert text.startswith('{\n  "runs": 20,') and document["improvement"][SCOPE] == {k: list(v) for k, v in improvement.items()}
     assert [row["method"] for row in document["rows"]] == [row.method for row in rows]
 
 
@@ -133,3 +139,34 @@ def test_the_options_default_to_what_their_help_says():
         dest: str(defaults[dest]) for dest, found in said.items() if found
     }
     assert {dest for dest, found in said.items() if found} == {"out", "reps", "bootstrap_seed"}
+    import inspect
+
+    from agents.benchmark.aggregate import aggregate
+
+    function = inspect.signature(aggregate).parameters  # called from Python, as the command calls it
+    assert (function["reps"].default, function["seed"].default) == (defaults["reps"], defaults["bootstrap_seed"])
+
+
+@pytest.mark.parametrize("seed, refused", [(2**32 - 1, False), (2**32, True)])
+def test_the_bootstrap_seed_is_any_32_bit_number(evaluated, tmp_path, seed, refused, capsys):  # noqa: F811
+    from agents.benchmark.aggregate import main
+
+    command = [str(evaluated), "--out", str(tmp_path), "--reps", "100", "--no-plots", "--bootstrap-seed", str(seed)]
+    if refused:
+        with pytest.raises(SystemExit) as exit_info:
+            main(command)
+        assert exit_info.value.code == 2 and "--bootstrap-seed" in capsys.readouterr().err
+    else:
+        main(command)
+        assert json.loads((tmp_path / "aggregates.json").read_text())["bootstrap_seed"] == seed
+
+
+def test_plots_need_matplotlib_and_the_tables_alone_do_not(evaluated, tmp_path, monkeypatch):  # noqa: F811
+    from agents.benchmark.aggregate import main
+
+    monkeypatch.setitem(__import__("sys").modules, "matplotlib", None)  # as if it were not installed
+    with pytest.raises(SystemExit) as exit_info:
+        main([str(evaluated), "--out", str(tmp_path / "plots"), "--reps", "100"])
+    assert str(exit_info.value.code).startswith("error: matplotlib is not installed; it comes with the benchmark extra")
+    main([str(evaluated), "--out", str(tmp_path / "tables"), "--reps", "100", "--no-plots"])
+    assert (tmp_path / "tables" / "aggregates.md").exists()
