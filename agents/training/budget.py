@@ -162,7 +162,12 @@ def planN_memory(config: TrainConfig) -> list[Need]:
     return [
         Need("plan.games_per_iteration", games * per_game, f"{games:,} games of {seats} seats, {turns} turns each"),
         Need("plan.net_arch", weights * BYTES_PER_TRAINED_WEIGHT + activations, f"{weights:,} weights in training"),
-        Need("plan.replay_states", plan.replay_states * (inputs + seats) * FLOAT * 2, f"a replay of {plan.replay_states:,}"),
+        # each replayed table's features and its seats' shares (float32), and its size (int64), joined once more
+        Need(
+            "plan.replay_states",
+            plan.replay_states * ((inputs + MAX_PLAYERS) * FLOAT + INT64) * 2,
+            f"a replay of {plan.replay_states:,}",
+        ),
     ]
 
 

@@ -223,7 +223,7 @@ def test_dqn_estimates_are_what_its_networks_and_replay_buffer_allocate(tmp_path
         key: torch.as_tensor(np.stack([space.sample() for _ in range(128)])) for key, space in env.observation_space.items()
     }
     kept = kept_for_backward(lambda: model.q_net(observations), model.q_net.parameters())
-    assert kept <= needs["dqn.batch_size"] <= 4 * kept
+    assert 3 * kept <= needs["dqn.batch_size"] <= 4 * kept  # three passes: forward, backward, the target's forward
 
 
 def linear_inputs(net, inputs) -> int:
@@ -340,3 +340,37 @@ def test_table_games_estimate_is_what_an_iteration_of_self_play_holds():
     tables = sum(part.nbytes for part in played.tables)
     held = 2 * (tables + played.backups.nbytes) + table_features(value.sheets, played.tables).nbytes
     assert needs_of(config)["plan.games_per_iteration"] == held
+
+
+def test_table_replay_estimate_is_what_a_full_replay_holds():
+    """ShareNet keeps each replayed table's features and every seat's share (float32) and its size (int64), joined
+    with the new ones: twice."""
+    from agents.training.planN_train import ShareNet
+    from tests.agents.test_planN_train import played
+
+    table = ["env.num_players=3", "env.opponents=[optimal,optimal]", "plan.table_sizes=[2,3]"]
+    config = load_config(None, ["algorithm=planN", *table, "plan.replay_states=30"])
+    model = ShareNet(RULE_SETS["yacht"], config.plan)
+    model.remember(played(3, 40, seed=1))
+    assert len(model.seats) == 30
+    assert needs_of(config)["plan.replay_states"] == 2 * (model.inputs.nbytes + model.targets.nbytes + model.seats.nbytes)
+
+
+def test_two_player_games_estimate_is_what_an_iteration_of_self_play_holds():
+    """plan2's games: every turn's state (the two sheets and the lead, int64) and backup (float64), kept per turn and
+    joined once more, and each state's features."""
+    from agents.learned.plan2 import win_features
+    from agents.training.plan2_train import WinNet
+
+    config = load_config(None, [*PLAN2, "plan.games_per_iteration=4"])
+    rules = RULE_SETS["yacht"]
+    model = WinNet(rules, config.plan)
+    played = model.player.play_games(model.value(), 4, 0.0, seed=0)
+    states = (played.movers, played.others, played.leads, played.backups)
+    features = win_features(rules.num_rows, played.movers, played.others, played.leads)
+    assert needs_of(config)["plan.games_per_iteration"] == 2 * sum(part.nbytes for part in states) + features.nbytes
+
+
+def test_every_game_of_the_final_evaluation_adds_to_the_time():
+    fewer, more = (time_needs(load_config(None, [f"run.final_eval_games={games}"]))[-1] for games in (3000, 3001))
+    assert fewer.field == more.field == "run.final_eval_games" and more.amount > fewer.amount
