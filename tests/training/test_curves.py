@@ -97,6 +97,13 @@ class Drawn:
         monkeypatch.setattr(curves, "save_png", lambda figure, out: (self.figures.append(figure), save_png(figure, out))[1])
 
 
+def levels_are_thin_and_curves_stand_out(axes):
+    """The dashed levels are drawn, and thinner than the curves."""
+    levels = [line.get_linewidth() for line in axes.get_lines() if line.get_linestyle() == "--"]
+    curves = [line.get_linewidth() for line in axes.get_lines() if line.get_linestyle() != "--"]
+    return levels and all(0 < level < min(curves) for level in levels)
+
+
 def lines_of(axes):
     """``(x, y)`` of each line drawn on ``axes`` but the dashed levels, and the levels' heights."""
     drawn = [line for line in axes.get_lines() if line.get_linestyle() != "--"]
@@ -116,6 +123,7 @@ def test_curves_are_drawn_against_minutes_with_the_levels_dashed(tmp_path, monke
     assert lines_of(percent) == ([([1.5, 5.0], [96.0, 97.2]), ([2.0], [89.8])], [98.0, 99.0])  # the default levels
     assert lines_of(regret) == ([([1.5, 5.0], [0.16, 0.12]), ([2.0], [0.67])], [])
     assert regret.get_yscale() == "log" and percent.get_yscale() == "linear"
+    assert levels_are_thin_and_curves_stand_out(percent)
     assert [text.get_text() for text in percent.get_legend().get_texts()] == ["yacht", "yatzy"]
     assert plt.imread(out).shape[:2] == (462, 1210)  # 11 x 4.2 inches at 110 dpi
     main([str(tmp_path / "yacht"), "--out", str(out), "--level", "95", "--level", "97.5"])
@@ -144,6 +152,7 @@ def test_families_get_a_panel_per_rule_set_with_their_curves_against_minutes(tmp
     assert [axes.get_title() for axes in figure.axes] == ["yacht", "yatzy"]
     assert lines_of(figure.axes[0]) == ([([1.0], [99.9]), ([1.5, 7.5], [95.8, 96.9])], [99.0])  # plan, then ppo
     assert lines_of(figure.axes[1]) == ([([0.5], [98.3])], [99.0])
+    assert all(levels_are_thin_and_curves_stand_out(axes) for axes in figure.axes)
     assert plt.imread(out).shape[:2] == (440, 1012)  # 4.6 inches a panel, 4 high, at 110 dpi
     main(["--families", str(folder), "--out", str(out), "--level", "98"])
     assert [lines_of(axes)[1] for axes in drawn.figures[-1].axes] == [[98.0], [98.0]]
@@ -167,3 +176,14 @@ def test_naming_both_run_folders_and_families_is_refused_with_the_usage_code(tmp
         main([str(tmp_path), "--families", str(tmp_path), "--out", str(tmp_path / "c.png")])
     assert exit_info.value.code == 2
     assert capsys.readouterr().err == "error: name run folders, or --families FOLDER, not both\n"
+
+
+def test_a_rule_set_name_may_hold_underscores(tmp_path, monkeypatch):
+    """A file's family is its name up to the first underscore; the rest, underscores and all, names its panel."""
+    drawn = Drawn(monkeypatch)
+    folder = tmp_path / "curves"
+    folder.mkdir()
+    (folder / "plan_house_rules.csv").write_text("steps,wall_seconds,percent_of_optimal\n50000,60,99.0\n")
+    assert main(["--families", str(folder), "--out", str(tmp_path / "f.png")]) == 0
+    assert [axes.get_title() for axes in drawn.figures[0].axes] == ["house_rules"]
+    assert [text.get_text() for text in drawn.figures[0].axes[0].get_legend().get_texts()] == ["plan"]
