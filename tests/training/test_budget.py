@@ -374,3 +374,23 @@ def test_two_player_games_estimate_is_what_an_iteration_of_self_play_holds():
 def test_every_game_of_the_final_evaluation_adds_to_the_time():
     fewer, more = (time_needs(load_config(None, [f"run.final_eval_games={games}"]))[-1] for games in (3000, 3001))
     assert fewer.field == more.field == "run.final_eval_games" and more.amount > fewer.amount
+
+
+def test_a_run_of_hours_is_let_through_and_one_of_days_refused():
+    hours = [need.amount / 3600 for need in time_needs(load_config(None, ["ppo.total_timesteps=1800000000"]))]
+    assert 9 < sum(hours) < MAX_HOURS
+    check_budget(load_config(None, ["ppo.total_timesteps=1800000000"]), available=MACHINE)
+    with pytest.raises(BudgetError):
+        check_budget(load_config(None, ["ppo.total_timesteps=18000000000"]), available=MACHINE)
+
+
+def test_the_final_evaluation_takes_its_games_at_the_fastest_rate_measured():
+    from agents.training.budget import EVAL_GAMES_PER_SECOND
+
+    for games in (2_000, 100_000):
+        (final,) = [
+            need
+            for need in time_needs(load_config(None, [f"run.final_eval_games={games}"]))
+            if need.field == "run.final_eval_games"
+        ]
+        assert final.amount == games / EVAL_GAMES_PER_SECOND

@@ -8,6 +8,7 @@ import pytest
 from agents.solvers.sheet_solver import equivalent_states, reachable_states
 from agents.training.config import load_config
 from agents.training.plan_train import value_model
+from agents.training.plan_values import NetValue
 from yacht_env.rules import RULE_SETS
 
 
@@ -19,6 +20,7 @@ def test_the_network_reads_each_value_of_its_table_once(rules, monkeypatch):
 
     config = load_config(None, ["algorithm=plan", "plan.value_model=net", f"env.rules={rules}", "plan.net_arch=[4]"])
     model = value_model(config, RULE_SETS[rules])
+    assert isinstance(model, NetValue)
     rows = []
     model.net[0].register_forward_hook(lambda layer, args, out: rows.append(len(args[0])))
     with torch.no_grad():
