@@ -64,3 +64,12 @@ def test_without_moviepy_the_refusal_names_the_extra_to_install(tmp_path, monkey
     with pytest.raises(ValueError, match=r'^recording videos needs moviepy: pip install "yacht-rl\[video\]"$'):
         video.record_games(["greedy"], tmp_path)
     assert list(tmp_path.iterdir()) == []
+
+
+def test_by_default_the_games_are_dealt_from_seed_0(tmp_path):
+    pytest.importorskip("moviepy")
+    default, zero, one = (
+        video.record_games(["greedy"], tmp_path / name, games=1, **seed)
+        for name, seed in (("default", {}), ("zero", {"seed": 0}), ("one", {"seed": 1}))
+    )
+    assert default[0].read_bytes() == zero[0].read_bytes() != one[0].read_bytes()
