@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_valida
 
 from agents.benchmark.tracks import TRACKS, TRAINING_SEEDS, track
 from yacht_env.atomic_files import write_atomically
+from yacht_env.echo import MAX_PATH_ECHO, echoed
 
 FORMAT: Literal["yacht-rl-benchmark-results"] = "yacht-rl-benchmark-results"
 VERSION = 1
@@ -178,10 +179,15 @@ def _refuse_constant(name: str):
     raise ValueError(f"{name} is not a number JSON allows")
 
 
+def shown(path: str | Path) -> str:
+    """A file name as a refusal repeats it: quoted, escaped, cut (:func:`yacht_env.echo.echoed`)."""
+    return echoed(str(path), MAX_PATH_ECHO)
+
+
 def read_results(path: str | Path) -> RunResult:
     """The run in the results file at ``path``; :class:`ResultsError` (one line) for anything else."""
     path = Path(path)
-    where = f"results file {str(path)[:300]!r}"
+    where = f"results file {shown(path)}"
     try:
         if not path.is_file():
             raise ResultsError(f"{where} is not a file")
@@ -214,9 +220,9 @@ def results_files(paths: Iterable[str | Path]) -> list[Path]:
         elif path.exists():
             found.append(path)
         else:
-            raise ResultsError(f"{str(path)[:300]!r} is neither a results file nor a folder of them")
+            raise ResultsError(f"{shown(path)} is neither a results file nor a folder of them")
         if len(found) > MAX_FILES:
-            raise ResultsError(f"more than {MAX_FILES:,} results files under {str(path)[:300]!r}")
+            raise ResultsError(f"more than {MAX_FILES:,} results files under {shown(path)}")
     return found
 
 
@@ -229,13 +235,13 @@ def load_results(paths: Iterable[str | Path]) -> list[RunResult]:
         run = read_results(path)
         if run.evaluation.replaced_games:
             raise ResultsError(
-                f"results file {str(path)[:300]!r}: its policy was replaced by optimal in {run.evaluation.replaced_games:,} "
+                f"results file {shown(path)}: its policy was replaced by optimal in {run.evaluation.replaced_games:,} "
                 f"of {run.evaluation.games:,} evaluation games, so its figures are partly optimal's: not aggregated"
             )
         if run.key in runs:
             first = runs[run.key][0]
             raise ResultsError(
-                f"results files {str(first)[:300]!r} and {str(path)[:300]!r} both hold track {run.track}, "
+                f"results files {shown(first)} and {shown(path)} both hold track {run.track}, "
                 f"method {run.method}, seed {run.seed}: keep one"
             )
         runs[run.key] = (path, run)

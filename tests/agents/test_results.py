@@ -78,3 +78,69 @@ def test_a_folder_is_read_to_its_bound_of_files_and_refused_past_it(tmp_path):
     (folder / "one-more.json").touch()
     with pytest.raises(ResultsError, match=f"^more than {MAX_FILES:,} results files under "):
         results_files([folder])
+
+
+def refused(tmp_path, data: dict, words: str) -> None:
+    with pytest.raises(ResultsError) as error:
+        read_results(written(tmp_path, data))
+    assert words in str(error.value) and "\n" not in str(error.value), str(error.value)
+
+
+def with_evaluation(document: dict, **fields) -> dict:
+    return {**document, "evaluation": {**document["evaluation"], **fields}}
+
+
+def with_training(document: dict, **fields) -> dict:
+    return {**document, "training": {**document["training"], **fields}}
+
+
+def test_a_figure_at_either_end_of_its_interval_is_held_and_one_past_it_refused(tmp_path, document):
+    regret = document["evaluation"]["regret_per_game"]
+    for interval in ([regret, regret + 1], [regret - 1, regret]):
+        assert read_results(written(tmp_path, with_evaluation(document, regret_per_game_ci95=interval)))
+    refused(tmp_path, with_evaluation(document, regret_per_game_ci95=[regret + 0.5, regret + 1]), "regret_per_game_ci95")
+
+
+def test_a_solitaire_run_gives_its_regret_and_a_table_run_none(tmp_path, document):
+    refused(tmp_path, with_evaluation(document, regret_per_game=None, regret_per_game_ci95=None), "only there")
+
+
+@pytest.mark.parametrize(
+    "change, words",
+    [
+        (
+            lambda d: with_evaluation(d, replaced_games=-1),
+            "evaluation.replaced_games: Input should be greater than or equal to 0",
+        ),
+        (lambda d: with_training(d, wall_seconds=-0.5), "training.wall_seconds: Input should be greater than or equal to 0"),
+        (lambda d: {**d, "version": 0}, "format version 0 is not read here (this version reads 1)"),
+        (lambda d: {**d, "format": "zzz"}, "is not a benchmark results file (its 'format' must be 'yacht-rl-benchmark-results')"),
+        (lambda d: {**d, "format": "aaa"}, "is not a benchmark results file (its 'format' must be 'yacht-rl-benchmark-results')"),
+    ],
+)
+def test_a_field_out_of_its_range_is_refused_naming_it(tmp_path, document, change, words):
+    refused(tmp_path, change(document), words)
+
+
+def test_a_run_may_use_its_whole_budget_and_not_a_step_more(tmp_path, document):
+    budget = 20_000  # the smoke track's
+    assert read_results(written(tmp_path, with_training(document, env_steps_at_most=budget)))
+    refused(tmp_path, with_training(document, env_steps_at_most=budget + 1), "exceeds the budget 20,000")
+
+
+def test_a_bound_of_a_field_is_the_one_the_page_states():
+    from agents.benchmark.results import Training
+
+    said = re.search(r"`cores` \(([0-9,]+) to ([0-9,]+)\)", PAGE)
+    bounds = {type(item).__name__: item for item in Training.model_fields["cores"].metadata}
+    assert said is not None and (number(said[1]), number(said[2])) == (bounds["Ge"].ge, bounds["Le"].le)
+
+
+def test_a_long_or_hostile_file_name_is_repeated_short_and_escaped(tmp_path):
+    from yacht_env.echo import MAX_PATH_ECHO, echoed
+
+    name = tmp_path / "runs" / ("\x1b]0;x\x07" + "y" * 200) / "seed0.json"
+    with pytest.raises(ResultsError) as error:
+        read_results(name)
+    assert str(error.value) == f"results file {echoed(str(name), MAX_PATH_ECHO)} is not a file"
+    assert "\x1b" not in str(error.value)
