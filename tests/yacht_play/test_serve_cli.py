@@ -10,6 +10,7 @@ import pytest
 pytest.importorskip("uvicorn")
 
 from tests.yacht_play.test_serve_defaults import started  # noqa: E402, F401  (a fixture)
+from yacht_env.echo import echoed  # noqa: E402
 from yacht_play.cli import main  # noqa: E402
 from yacht_play.serve import app, cli, heads  # noqa: E402
 
@@ -54,8 +55,11 @@ def test_proxies_are_addresses_networks_or_every_peer(started, tmp_path, capsys)
     assert started["forwarded_allow_ips"] == ["10.0.0.0/8", "::1"]
     assert serve(tmp_path) == 0  # none by default: the headers are not believed
     assert started["forwarded_allow_ips"] is None and started["proxy_headers"] is False
-    assert serve(tmp_path, "--forwarded-allow-ips", "10.0.0.1,proxy") == 2
-    assert "yacht serve: --forwarded-allow-ips: 'proxy' is not an IP address or network" in capsys.readouterr().err
+    for bad in ("proxy", "#1", "!", "\x1b[2J" + "x" * 100):  # also names that sort before "*"
+        assert serve(tmp_path, "--forwarded-allow-ips", f"10.0.0.1,{bad}") == 2
+        said = capsys.readouterr().err
+        assert f"yacht serve: --forwarded-allow-ips: {echoed(bad)} is not an IP address or network" in said
+        assert "\x1b" not in said
 
 
 def test_serving_no_agent_says_so_while_loading(started, tmp_path, capsys):  # noqa: F811
@@ -135,7 +139,26 @@ def test_an_import_that_cannot_be_read_or_stored_imports_nothing_with_status_2(t
     def refuses(self, game):
         raise OperationalError("INSERT", {}, Exception("database is locked"))
 
+    first_line = str(OperationalError("INSERT", {}, Exception("database is locked"))).splitlines()[0]
     monkeypatch.setattr(games.GameService, "import_game", refuses)
     assert main(["import", str(good), "--db", str(tmp_path / "yacht.db")]) == 2
     said = capsys.readouterr().err
-    assert said.startswith("yacht import: the database refused the import (") and said.endswith("nothing was imported\n")
+    assert said == f"yacht import: the database refused the import ({first_line}); nothing was imported\n"
+
+
+def test_an_import_counts_the_games_added_and_those_already_there(tmp_path, capsys):
+    from tests.yacht_play.test_imported_games import played_in_order, write_lines
+    from yacht_play.match import Match, Player
+
+    games = [
+        played_in_order(Match.new([Player(name)], seed=seed)).game_record().lines() for name, seed in (("ann", 3), ("bo", 4))
+    ]
+    first = write_lines(tmp_path / "first.jsonl", games[0])
+    both = write_lines(tmp_path / "both.jsonl", games[0] + games[1])
+    database = str(tmp_path / "yacht.db")
+    assert main(["import", str(first), "--db", database]) == 0
+    assert capsys.readouterr().err.startswith("yacht import: 1 games added, 0 already in the database (marked imported")
+    assert main(["import", str(both), "--db", database]) == 0
+    assert capsys.readouterr().err.startswith("yacht import: 1 games added, 1 already in the database")
+    assert main(["import", str(first), "--db", database]) == 0
+    assert capsys.readouterr().err == "yacht import: 0 games added, 1 already in the database\n"

@@ -6,6 +6,7 @@ import argparse
 import gc
 import sys
 
+from yacht_env.echo import echoed
 from yacht_env.option_values import decimal_number, whole_number
 from yacht_play.options import DEFAULT_PORT, add_db_option, add_rules_option
 
@@ -146,7 +147,7 @@ def forwarded_allow_ips(text: str) -> list[str]:
                 ipaddress.ip_network(item, strict=False)
             except ValueError:
                 raise ValueError(
-                    f"--forwarded-allow-ips: {item[:60]!r} is not an IP address or network (e.g. 10.0.0.1, 10.0.0.0/8, ::1, *)"
+                    f"--forwarded-allow-ips: {echoed(item)} is not an IP address or network (e.g. 10.0.0.1, 10.0.0.0/8, ::1, *)"
                 ) from None
     return proxies
 
