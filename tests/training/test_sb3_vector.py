@@ -56,3 +56,61 @@ def test_adapter_reports_masks_and_terminal_observations():
         assert info["terminal_observation"].shape == (18,) and not info["terminal_observation"][6:].any()
         assert info["episode"]["l"] == 12 and not info["TimeLimit.truncated"]
     assert (obs[:, 6:] == 1).all()  # the next games have started
+
+
+def play_out(env, masks):
+    """Every game scores its first open row each turn to its end; the steps' rewards and the last infos."""
+    rewards_seen = []
+    for _ in range(12):
+        env.step_async(np.argmax(masks[:, 32:], axis=1) + 32)
+        obs, rewards, dones, infos = env.step_wait()
+        rewards_seen.append(rewards)
+        masks = np.stack(env.env_method("action_masks"))
+    return np.array(rewards_seen), infos, masks
+
+
+def test_ppo_sees_rewards_scaled_while_the_episodes_are_recorded_raw_and_start_afresh():
+    env = make_training_env(EnvConfig(num_envs=2, vectorized=True, reward_scale=0.25), seed=5)
+    env.reset()
+    rewards, infos, masks = play_out(env, np.stack(env.env_method("action_masks")))
+    assert rewards.dtype == np.float32
+    for i, info in enumerate(infos):
+        assert info["episode"]["r"] == pytest.approx(4 * rewards[:, i].sum()) and info["episode"]["l"] == 12
+    again, infos, _ = play_out(env, masks)  # the next games: returns and lengths counted from 0 again
+    assert all(info["episode"]["l"] == 12 for info in infos)
+    assert [info["episode"]["r"] for info in infos] == pytest.approx(4 * again.sum(axis=0))
+
+
+def test_a_seeded_reset_deals_the_same_games_and_the_seed_is_used_once():
+    config = EnvConfig(num_envs=3, vectorized=True)
+    first, second = make_training_env(config, seed=9), make_training_env(config, seed=9)
+    np.testing.assert_array_equal(first.reset(), second.reset())
+    np.testing.assert_array_equal(first.reset(), second.reset())  # unseeded now, but alike: one stream each
+    assert first._seeds == [None, None, None]
+
+
+def test_only_the_masks_are_a_per_env_method_and_attributes_are_read_alike_for_every_env():
+    env = make_training_env(EnvConfig(num_envs=3, vectorized=True), seed=0)
+    env.reset()
+    assert len(env.env_method("action_masks", indices=[0, 2])) == 2
+    with pytest.raises(AttributeError, match="SB3YachtVecEnv has no per-env method 'render'"):
+        env.env_method("render")
+    assert env.get_attr("num_envs") == [3, 3, 3] and env.get_attr("num_envs", indices=[1]) == [3]
+    with pytest.raises(AttributeError, match=r"does not set per-env attributes \('rules'\)"):
+        env.set_attr("rules", None)
+    assert env.env_is_wrapped(object) == [False, False, False] and env.get_images() == [None, None, None]
+    assert env.has_attr("action_masks") and env.has_attr("num_envs") and not env.has_attr("no_such_thing")
+    env.close()
+
+
+def test_a_game_cut_short_by_illegal_actions_is_reported_truncated_by_a_time_limit():
+    env = make_training_env(EnvConfig(num_envs=2, vectorized=True), seed=0)
+    env.reset()
+    dones = np.zeros(2, dtype=bool)
+    steps = 0
+    while not dones.any():
+        env.step_async(np.zeros(2, dtype=np.int64))  # keeping every die is never a legal re-roll
+        _, _, dones, infos = env.step_wait()
+        steps += 1
+    assert dones.all() and steps == 100  # the envs' default limit of illegal actions
+    assert all(info["TimeLimit.truncated"] and info["episode"]["l"] == 100 for info in infos)
