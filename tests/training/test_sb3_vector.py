@@ -7,6 +7,7 @@ from sb3_contrib import MaskablePPO
 
 from agents.training.config import EnvConfig
 from agents.training.envs import make_training_env
+from agents.training.sb3_vector import SB3YachtVecEnv
 from yacht_env.rules import rule_set
 
 
@@ -91,6 +92,7 @@ def test_a_seeded_reset_deals_the_same_games_and_the_seed_is_used_once():
 
 def test_only_the_masks_are_a_per_env_method_and_attributes_are_read_alike_for_every_env():
     env = make_training_env(EnvConfig(num_envs=3, vectorized=True), seed=0)
+    assert isinstance(env, SB3YachtVecEnv)
     env.reset()
     assert len(env.env_method("action_masks", indices=[0, 2])) == 2
     with pytest.raises(AttributeError, match="SB3YachtVecEnv has no per-env method 'render'"):
