@@ -144,3 +144,18 @@ def test_a_long_or_hostile_file_name_is_repeated_short_and_escaped(tmp_path):
         read_results(name)
     assert str(error.value) == f"results file {echoed(str(name), MAX_PATH_ECHO)} is not a file"
     assert "\x1b" not in str(error.value)
+
+
+def test_two_files_of_one_run_are_refused_naming_both(tmp_path, document):
+    from agents.benchmark.results import load_results
+    from yacht_env.echo import MAX_PATH_ECHO, echoed
+
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    first, second = tmp_path / "a" / "seed0.json", tmp_path / "b" / "seed0.json"
+    for path in (first, second):
+        path.write_text(json.dumps(document))
+    with pytest.raises(ResultsError) as error:
+        load_results([first, second])
+    shown = [echoed(str(path), MAX_PATH_ECHO) for path in (first, second)]
+    assert str(error.value).startswith(f"results files {shown[0]} and {shown[1]} both hold track yacht-solo-20k, ")
