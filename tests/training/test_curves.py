@@ -51,15 +51,21 @@ def test_a_corrupt_curve_is_refused_in_one_line_naming_the_file(tmp_path, capsys
     assert "has no solitaire learning curve" in capsys.readouterr().err
 
 
+def family_folder(tmp_path, **curves: str):
+    """A folder of ``<family>_<rules>.csv`` curves, each its rows of steps, wall seconds and % of the optimum."""
+    folder = tmp_path / "curves"
+    folder.mkdir()
+    for name, rows in curves.items():
+        (folder / f"{name}.csv").write_text(f"steps,wall_seconds,percent_of_optimal\n{rows}\n")
+    return folder
+
+
 def test_curves_of_two_families_make_one_panel_per_rule_set(tmp_path, capsys):
     import matplotlib.pyplot as plt
 
-    folder = tmp_path / "curves"
-    folder.mkdir()
-    header = "steps,wall_seconds,percent_of_optimal\n"
-    (folder / "ppo_yacht.csv").write_text(header + "500000,110,95.8\n2000000,429,96.9\n")
-    (folder / "plan_yacht.csv").write_text(header + "50000,60,99.9\n")
-    (folder / "plan_yatzy.csv").write_text(header + "50000,65,98.3\n")
+    folder = family_folder(
+        tmp_path, ppo_yacht="500000,110,95.8\n2000000,429,96.9", plan_yacht="50000,60,99.9", plan_yatzy="50000,65,98.3"
+    )
     out = tmp_path / "families.png"
     assert main(["--families", str(folder), "--out", str(out)]) == 0
     assert plt.imread(out).shape[1] > plt.imread(out).shape[0] * 1.8  # two panels side by side
@@ -140,12 +146,9 @@ def test_families_get_a_panel_per_rule_set_with_their_curves_against_minutes(tmp
     import matplotlib.pyplot as plt
 
     drawn = Drawn(monkeypatch)
-    folder = tmp_path / "curves"
-    folder.mkdir()
-    header = "steps,wall_seconds,percent_of_optimal\n"
-    (folder / "ppo_yacht.csv").write_text(header + "500000,90,95.8\n2000000,450,96.9\n")
-    (folder / "plan_yacht.csv").write_text(header + "50000,60,99.9\n")
-    (folder / "plan_yatzy.csv").write_text(header + "50000,30,98.3\n")
+    folder = family_folder(
+        tmp_path, ppo_yacht="500000,90,95.8\n2000000,450,96.9", plan_yacht="50000,60,99.9", plan_yatzy="50000,30,98.3"
+    )
     out = tmp_path / "families.png"
     assert main(["--families", str(folder), "--out", str(out)]) == 0
     (figure,) = drawn.figures
@@ -161,9 +164,7 @@ def test_families_get_a_panel_per_rule_set_with_their_curves_against_minutes(tmp
 @pytest.mark.parametrize("row", ["500000,x,95.8", "500000,90", "500000,90,95.8,7"])
 def test_a_family_curve_with_a_bad_row_is_refused_in_one_line(tmp_path, capsys, row):
     """A value that is not a number, a row short of a field or with one too many: each refused naming the file."""
-    folder = tmp_path / "curves"
-    folder.mkdir()
-    (folder / "ppo_yacht.csv").write_text(f"steps,wall_seconds,percent_of_optimal\n{row}\n")
+    folder = family_folder(tmp_path, ppo_yacht=row)
     with pytest.raises(SystemExit) as exit_info:
         main(["--families", str(folder), "--out", str(tmp_path / "c.png")])
     err = capsys.readouterr().err
@@ -181,9 +182,7 @@ def test_naming_both_run_folders_and_families_is_refused_with_the_usage_code(tmp
 def test_a_rule_set_name_may_hold_underscores(tmp_path, monkeypatch):
     """A file's family is its name up to the first underscore; the rest, underscores and all, names its panel."""
     drawn = Drawn(monkeypatch)
-    folder = tmp_path / "curves"
-    folder.mkdir()
-    (folder / "plan_house_rules.csv").write_text("steps,wall_seconds,percent_of_optimal\n50000,60,99.0\n")
+    folder = family_folder(tmp_path, plan_house_rules="50000,60,99.0")
     assert main(["--families", str(folder), "--out", str(tmp_path / "f.png")]) == 0
     assert [axes.get_title() for axes in drawn.figures[0].axes] == ["house_rules"]
     assert [text.get_text() for text in drawn.figures[0].axes[0].get_legend().get_texts()] == ["plan"]
