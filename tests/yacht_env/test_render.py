@@ -52,6 +52,8 @@ def test_a_position_in_play_shows_its_turn_dice_sheet_and_what_the_dice_would_sc
     assert lines[0] == "ann  Turn 3/12   rolls left 2   total 12"
     assert lines[1] == "Dice  1:[2] 2:[2] 3:[4] 4:[4] 5:[6]"
     table = cells(lines[2:])
+    assert [line[:3] for line in lines[3:15]] == [f"{c:>3}" for c in range(1, 13)]  # each row numbered as s takes it
+    assert [line[5:].split("  ")[0] for line in lines[3:15]] == [category.title for category in YACHT.categories]
     now = YACHT.scores_now(dice, open_bits_of(sheet))
     for c, category in enumerate(YACHT.categories):
         assert table[category.title] == {
