@@ -164,3 +164,13 @@ def test_choices_are_phrased_by_what_they_keep_or_score():
     assert describe_choice(0, dice, YACHT) == "keep 1 3 3 4 6"
     assert describe_choice(YACHT.dice.num_rerolls + 6, dice, YACHT) == "score Choice (17)"
     assert describe_choice(0b11111, dice, YACHT) == "re-roll all"
+
+
+@pytest.mark.parametrize("rules_name, joker_points", [("yahtzee", 25), ("yahtzee_forced_joker", 25), ("yahtzee_no_joker", 0)])
+def test_a_joker_s_row_is_phrased_at_joker_points_given_the_open_rows(rules_name, joker_points):
+    """Five fives with the Yahtzee box and Fives filled: a joker where the rules have one, so Full House takes 25."""
+    rules = RULE_SETS[rules_name]
+    open_rows = [name for name in rules.category_names if name not in ("yahtzee", "fives")]
+    full_house = rules.dice.num_rerolls + rules.category_index["full_house"]
+    assert choice_label(full_house, [5] * 5, rules, open_rows) == f"score Full House ({joker_points})"
+    assert choice_label(full_house, [5] * 5, rules) == "score Full House (0)"  # without the open rows: the usual points
