@@ -123,3 +123,8 @@ def test_too_few_dice_or_faces_are_refused_naming_both(num_dice, num_faces):
 def test_the_smallest_space_is_one_coin():
     coin = DiceSpace(1, 2)
     assert coin.hands.tolist() == [[1], [2]] and coin.num_rerolls == 2 and coin.hand_probabilities.tolist() == [0.5, 0.5]
+
+
+def test_the_default_space_is_five_six_sided_dice():
+    default = DiceSpace()
+    assert (default.num_dice, default.num_faces, default.num_hands, default.num_keeps) == (5, 6, 252, 462)
