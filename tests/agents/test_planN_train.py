@@ -39,6 +39,7 @@ def played(n: int, count: int, seed: int) -> SelfPlay:
 def test_each_iteration_seats_the_next_table_size_in_increasing_order_and_starts_over():
     config = plan(table_sizes=[4, 2, 3], games_per_iteration=10)
     assert [table_size_of(config, done) for done in (0, 9, 10, 20, 30, 45, 50)] == [2, 2, 3, 4, 2, 3, 4]
+    assert [table_size_of(config, done) for done in (60, 70, 80, 1_000_000)] == [2, 3, 4, 3]  # round after round
 
 
 def test_the_replay_holds_the_newest_tables_first_with_each_seat_s_backup_and_the_table_size(one_torch_thread):

@@ -105,3 +105,9 @@ def test_a_sheet_s_open_rows_are_its_bit_set():
 
 def test_report_tables_take_160_columns_where_the_output_is_no_terminal():
     assert report_console().width == 160  # pytest captures the output: not a terminal
+
+
+def test_the_now_column_follows_only_the_column_it_is_asked_after():
+    lines = render_sheet(YACHT, [("ann", [None] * 12), ("bob", [None] * 12)], now=(0, [6, 6, 6, 6, 6]))
+    assert lines[0].split()[2:] == ["ann", "now", "bob"]
+    assert cells(lines)["Yacht"] == {"ann": "", "now": "50", "bob": ""}

@@ -47,7 +47,7 @@ def test_a_command_is_its_word_and_the_rest_and_single_letters_may_run_into_digi
 
 def test_digits_are_read_one_by_one_with_spaces_and_commas_alike():
     assert digits("3 3", "die value") == digits("33", "die value") == digits(" 3, ,3 ", "die value") == [3, 3]
-    assert digits("", "die value") == []
+    assert digits("", "die value") == [] and digits(",3,3,", "die value") == [3, 3]  # commas around them too
     with pytest.raises(CommandError, match=r"^'٣' is not a die value: k DICE"):
         digits("3 ٣", "die value")
 
