@@ -175,7 +175,7 @@ def save_json(
 
 def save_plot(path, reports: list[PlayerReport]) -> None:
     """Plot the reports and save the figure to ``path``."""
-    from yacht_play.figures import pyplot, save_png
+    from yacht_env.figures import pyplot, save_png
 
     figure_, (by_turn, by_kind) = pyplot().subplots(1, 2, figsize=(12, 4.5), gridspec_kw={"width_ratios": [3, 1]})
     width = 0.8 / max(len(reports), 1)

@@ -22,6 +22,7 @@ from pathlib import Path
 
 from agents.training.sweep import curve_rows
 from yacht_env.atomic_files import OutputError, check_outputs, write_atomically
+from yacht_env.figures import pyplot, save_png
 from yacht_env.option_values import decimal_number
 
 COLUMNS = ("wall_seconds", "percent_of_optimal", "regret_per_decision")
@@ -56,7 +57,8 @@ def plot_curves(run_dirs: list[Path], out: Path, levels: tuple[float, ...] = CUR
         if not rows or not set(COLUMNS) <= set(rows[0]):
             raise ValueError(f"{run_dir} has no solitaire learning curve (learning_curve.csv with percent_of_optimal)")
         curves[run_dir.name] = rows
-    return save_png(curves_figure(curves, levels), out)
+    save_png(out, curves_figure(curves, levels), DPI)
+    return out
 
 
 def curves_figure(curves: dict[str, list[dict[str, float]]], levels: tuple[float, ...]):
@@ -78,7 +80,6 @@ def curves_figure(curves: dict[str, list[dict[str, float]]], levels: tuple[float
     for axes in (percent, regret):
         axes.grid(alpha=0.3)
         axes.legend()
-    figure.tight_layout()
     return figure
 
 
@@ -102,7 +103,8 @@ def plot_families(folder: Path, out: Path, levels: tuple[float, ...] = FAMILY_LE
         panels.setdefault(rules, {})[family] = read_curve(path)
     if not panels:
         raise ValueError(f"{folder} holds no <family>_<rules>.csv learning curves")
-    return save_png(families_figure(panels, levels), out)
+    save_png(out, families_figure(panels, levels), DPI)
+    return out
 
 
 def families_figure(panels: dict[str, dict[str, list[dict[str, float]]]], levels: tuple[float, ...]):
@@ -118,25 +120,7 @@ def families_figure(panels: dict[str, dict[str, list[dict[str, float]]]], levels
         axis.set(xlabel="wall time (minutes)", ylabel="mean score, % of the optimum", title=rules)
         axis.grid(alpha=0.3)
         axis.legend()
-    figure.tight_layout()
     return figure
-
-
-def pyplot():
-    """The pyplot of matplotlib, drawing off screen."""
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
-
-
-def save_png(figure, out: Path) -> Path:
-    """Write ``figure`` to ``out`` as a PNG, atomically, and let it go."""
-    write_atomically(out, lambda handle: figure.savefig(handle, format="png", dpi=DPI))
-    pyplot().close(figure)
-    return out
 
 
 def main(argv=None) -> int:

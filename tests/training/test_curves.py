@@ -100,7 +100,9 @@ class Drawn:
         import agents.training.curves as curves
 
         self.figures, save_png = [], curves.save_png
-        monkeypatch.setattr(curves, "save_png", lambda figure, out: (self.figures.append(figure), save_png(figure, out))[1])
+        monkeypatch.setattr(
+            curves, "save_png", lambda out, figure, dpi: (self.figures.append(figure), save_png(out, figure, dpi))[1]
+        )
 
 
 def levels_are_thin_and_curves_stand_out(axes):

@@ -70,7 +70,7 @@ def test_a_symbolic_link_keeps_pointing_at_its_file_which_gets_the_output(tmp_pa
 
 def test_a_name_that_looks_like_mathtext_is_drawn_as_written(tmp_path):
     pytest.importorskip("matplotlib")
-    from yacht_play.figures import pyplot, save_png
+    from yacht_env.figures import pyplot, save_png
 
     figure, axes = pyplot().subplots()
     axes.set_yticks([0], ["ann$\\frac{\\undefined}{x}$"])  # a name of 24 characters the browser accepts

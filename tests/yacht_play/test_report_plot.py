@@ -97,7 +97,7 @@ REPORT = Report(
 
 def drawn_panels(report: Report) -> list:
     """The six panels of the report's figure (row by row), as drawn just before it is saved (and closed then)."""
-    from yacht_play import figures
+    from yacht_env import figures
 
     drawn = []
     with pytest.MonkeyPatch.context() as patch:

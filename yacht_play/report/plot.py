@@ -53,7 +53,7 @@ def save_plot(path, report: Report) -> None:
     """Six panels: agents' win rates, the histogram, loss by games played, people vs agents per decision, the people's
     temperatures and the ratings.
     """
-    from yacht_play.figures import pyplot, save_png
+    from yacht_env.figures import pyplot, save_png
 
     fig, axes = pyplot().subplots(2, 3, figsize=(18, 8))
     wins = report.agents_vs_people
