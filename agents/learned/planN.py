@@ -3,9 +3,10 @@
 The state at the start of a turn is every seat's sheet, listed from the mover in play order: its open rows, its
 upper subtotal (capped at the bonus threshold), whether its Yahtzee box holds its full points, and its total
 (:class:`Tables`). The agent learns ``W(state)``, every seat's share of the win (a first place shared by ``k``
-counts ``1/k``; the shares add up to 1), from its own self-play games (:mod:`agents.training.planN_train`). One
-network per rule set plays every table size it learned at: the table size is one of its inputs, and seats a smaller
-table lacks are left out (zero inputs, no share).
+counts ``1/k``; the shares add up to 1), from its own self-play games (:mod:`agents.training.planN_train`). A
+network plays every table size it learned at: the table size is one of its inputs, and seats a smaller table lacks
+are left out (zero inputs, no share). A planN file holds one network or more, each for its own table sizes
+(:mod:`agents.learned.planN_files`); a table is played by the one that learned its size.
 
 At each decision it values every keep and row of the turn exactly through the dice probabilities
 (:mod:`agents.learned.planN_turn`): ending the turn with hand ``h`` in row ``c`` leaves a known sheet and total
@@ -31,6 +32,8 @@ from agents.learned.planN_files import (
     SEAT_EXTRA,
     TABLE_SIZES,
     LeadPrior,
+    PlanNNetwork,
+    network_for,
     planN_file_path,
     read_planN_file,
 )
@@ -291,12 +294,9 @@ class PlanNPolicy(TableReadingPolicy):
     def load(cls, path: str, rules=None, num_players: int = 2) -> PlanNPolicy:
         """The policy of the planN file at ``path`` (or a shipped one by name), for a table of ``num_players`` under ``rules``."""
         rules = rule_set(rules)
-        meta, layers, prior = read_planN_file(planN_file_path(path))
+        meta, networks = read_planN_file(planN_file_path(path))
         check_trained_rules("planN file", path, meta, rules)
-        if num_players not in meta["table_sizes"]:
-            sizes = ", ".join(str(size) for size in meta["table_sizes"])
-            raise ModelLoadError(f"planN file {path!r} learned at tables of {sizes} players; this table has {num_players}")
-        return cls(ShareValue(rules, layers, meta["table_sizes"], prior), f"{PREFIX}{path}", num_players)
+        return cls(share_value(rules, network_at(meta, networks, num_players, path)), f"{PREFIX}{path}", num_players)
 
     def tables(self, observations) -> tuple[Tables, np.ndarray, np.ndarray]:
         """The table each observation shows (from the observer), with the observers' hands and rolls left."""
@@ -339,18 +339,24 @@ def shipped_planner(rules: RuleSet, num_players: int) -> PlanNPlanner | None:
     if not path.is_file():
         return None
     if path not in _shipped:
-        meta, layers, prior = read_planN_file(path)
-        _shipped[path] = (
-            None if meta["rules_fingerprint"] != rules.fingerprint else ShareValue(rules, layers, meta["table_sizes"], prior)
-        )
-    value = _shipped[path]
-    if value is None or value.rules.fingerprint != rules.fingerprint or num_players not in value.table_sizes:
+        meta, networks = read_planN_file(path)
+        _shipped[path] = None if meta["rules_fingerprint"] != rules.fingerprint else [share_value(rules, n) for n in networks]
+    values = _shipped[path] or []
+    k = next((k for k, value in enumerate(values) if num_players in value.table_sizes), None)
+    if k is None or values[k].rules.fingerprint != rules.fingerprint:
         return None
-    return _planners.setdefault(path, PlanNPlanner(value))
+    if (path, k) not in _planners:
+        _planners[path, k] = PlanNPlanner(values[k])
+    return _planners[path, k]
 
 
-_shipped: dict[Path, ShareValue | None] = {}
-_planners: dict[Path, PlanNPlanner] = {}
+_shipped: dict[Path, list[ShareValue] | None] = {}
+_planners: dict[tuple[Path, int], PlanNPlanner] = {}  # by file and network
+
+
+def share_value(rules: RuleSet | str, network: PlanNNetwork) -> ShareValue:
+    """The :class:`ShareValue` of one network of a planN file."""
+    return ShareValue(rules, network.layers, network.table_sizes, network.prior)
 
 
 def planN_rules(path: str) -> str:
@@ -358,7 +364,16 @@ def planN_rules(path: str) -> str:
     return read_planN_file(planN_file_path(path))[0]["rules"]
 
 
-def load_value(path: str | Path) -> ShareValue:
-    """The :class:`ShareValue` of a planN file."""
-    meta, layers, prior = read_planN_file(Path(path))
-    return ShareValue(meta["rules"], layers, meta["table_sizes"], prior)
+def load_value(path: str | Path, num_players: int) -> ShareValue:
+    """The :class:`ShareValue` of the network of a planN file that plays at a table of ``num_players``."""
+    meta, networks = read_planN_file(Path(path))
+    return share_value(meta["rules"], network_at(meta, networks, num_players, str(path)))
+
+
+def network_at(meta: dict, networks: list[PlanNNetwork], num_players: int, path: str) -> PlanNNetwork:
+    """The network of the planN file at ``path`` that plays at a table of ``num_players``, else ``ModelLoadError``."""
+    network = network_for(networks, num_players)
+    if network is None:
+        sizes = ", ".join(str(size) for size in meta["table_sizes"])
+        raise ModelLoadError(f"planN file {path!r} learned at tables of {sizes} players; this table has {num_players}")
+    return network

@@ -198,6 +198,6 @@ def finish_planN(config: TrainConfig, run_dir: Path) -> None:
     """The final tournament of the run's planN file against the opponents (eval.json)."""
     path = run_dir / "model.safetensors"
     print(f"model: {path} (play it as {PREFIX}{path})")
-    result, _ = tournament(load_value(path), f"{PREFIX}{path}", config, config.run.final_eval_games)
+    result, _ = tournament(load_value(path, config.env.num_players), f"{PREFIX}{path}", config, config.run.final_eval_games)
     print_tournament(result)
     save_tournament_json(run_dir / "eval.json", result)

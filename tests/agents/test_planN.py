@@ -300,9 +300,10 @@ def test_the_shipped_planner_is_read_once_and_only_for_its_own_rules_and_the_tab
 def test_a_planN_file_round_trips_and_sits_at_the_tables_it_learned(tmp_path):
     layers = random_layers(YAHTZEE)
     path = write_planN_file(tmp_path / "w.safetensors", layers, "yahtzee", [2, 3], 77)
-    meta, read, _ = read_planN_file(path)
+    meta, (network,) = read_planN_file(path)
     assert meta["games"] == 77 and meta["table_sizes"] == [2, 3] and meta["features"] == num_features(YAHTZEE)
-    for (w, b), (w2, b2) in zip(layers, read):
+    assert network.table_sizes == (2, 3) and network.games == 77 and network.prior is None
+    for (w, b), (w2, b2) in zip(layers, network.layers, strict=True):
         np.testing.assert_array_equal(w.astype(np.float32), w2)
         np.testing.assert_array_equal(b.astype(np.float32), b2)
     policy = make_table_policy(f"planN:{path}", 3, rules=YAHTZEE)

@@ -88,16 +88,17 @@ def test_with_no_network_the_shares_are_the_softmax_of_weight_times_the_scaled_e
 def test_a_file_with_a_lead_prior_round_trips_and_plays_as_written(tmp_path):
     points, layers = points_table(YAHTZEE), prior_layers(YAHTZEE)
     path = write_planN_file(tmp_path / "p.safetensors", layers, YAHTZEE, [2, 3], 9, LeadPrior(points, 1.75))
-    meta, read, prior = read_planN_file(path)
-    assert meta["lead_prior"] is True and meta["format_version"] == 2
+    meta, ((_, _, _, prior),) = read_planN_file(path)
+    assert meta["lead_prior"] is True and meta["format_version"] == 3
     assert meta["features"] == num_features(YAHTZEE, True) == num_features(YAHTZEE) + MAX_PLAYERS * PRIOR_EXTRA
     assert prior.weight == 1.75
     np.testing.assert_array_equal(prior.points_to_come, points.astype(np.float32))
     tables = some_tables(YAHTZEE, 2, seed=3)
     written = ShareValue(YAHTZEE, layers, (2, 3), LeadPrior(points.astype(np.float32), 1.75))
-    np.testing.assert_allclose(load_value(path)(tables), written(tables), rtol=1e-6)
+    np.testing.assert_allclose(load_value(path, 2)(tables), written(tables), rtol=1e-6)
     # without a prior the file says so and holds no prior tensors
-    meta, _, prior = read_planN_file(write_planN_file(tmp_path / "q.safetensors", random_layers(YAHTZEE), YAHTZEE, [2], 1))
+    unprimed = write_planN_file(tmp_path / "q.safetensors", random_layers(YAHTZEE), YAHTZEE, [2], 1)
+    meta, ((_, _, _, prior),) = read_planN_file(unprimed)
     assert meta["lead_prior"] is False and prior is None
 
 
@@ -159,8 +160,9 @@ def test_bad_lead_priors_are_refused_in_one_line(tmp_path, tensors, metadata, me
 def test_a_version_1_file_reads_with_no_prior(tmp_path):
     path = tmp_path / "v1.safetensors"
     path.write_bytes(save(tensors_of(random_layers(YACHT)), metadata={METADATA_KEY: json.dumps(header())}))
-    meta, layers, prior = read_planN_file(path)
+    meta, ((sizes, games, layers, prior),) = read_planN_file(path)
     assert meta["format_version"] == 1 and prior is None and layers[0][0].shape[1] == num_features(YACHT)
+    assert sizes == tuple(meta["table_sizes"]) and games == meta["games"]
 
 
 # -- training -------------------------------------------------------------------------------------------
@@ -194,7 +196,7 @@ def test_a_run_with_a_lead_prior_learns_its_weight_and_writes_it_with_the_plan_f
     config, train_main, plan_path = tiny_run(tmp_path, "prior")
     config.write_text(config.read_text().replace("{games}", "8"))
     assert train_main(["--config", str(config), "--runs-dir", str(tmp_path / "runs")]) in (0, None)
-    meta, layers, prior = read_planN_file(tmp_path / "runs" / "prior" / "model.safetensors")
+    meta, ((_, _, layers, prior),) = read_planN_file(tmp_path / "runs" / "prior" / "model.safetensors")
     assert meta["lead_prior"] is True and meta["games"] == 8
     np.testing.assert_array_equal(prior.points_to_come, read_plan_file(plan_path)[1].astype(np.float32))
     assert prior.weight != 0.75  # learned: two fits moved it from where it started

@@ -290,7 +290,7 @@ def test_a_tiny_planN_run_writes_a_table_player_and_resumes_from_its_checkpoint(
     assert rows[0] == ["steps", "wall_seconds", "win_rate", "win_rate_low", "win_rate_high", "mean_score"]
     assert [int(row[0]) for row in rows[1:]] == [40]
     assert sorted(path.name for path in (run / "checkpoints").iterdir()) == ["step_40.safetensors", "step_60.safetensors"]
-    meta, _, _ = read_planN_file(run / "model.safetensors")
+    meta, _ = read_planN_file(run / "model.safetensors")
     assert meta["games"] == 60 and meta["table_sizes"] == [2, 3] and meta["rules"] == "yahtzee"
     assert isinstance(unguarded(make_table_policy(f"planN:{run / 'model.safetensors'}", 3, rules="yahtzee")), PlanNPolicy)
     result = json.loads((run / "eval.json").read_text())
