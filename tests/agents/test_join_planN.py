@@ -80,6 +80,7 @@ def test_files_that_do_not_fit_together_are_refused_in_one_line_and_nothing_writ
     yahtzee = planN_file(tmp_path, "y.safetensors", [2], 1)
     yacht = planN_file(tmp_path, "yacht.safetensors", [3], 1, rules=YACHT)
     assert "is of the yacht rules, the first of yahtzee" in refused(capsys, [str(out), str(yahtzee), str(yacht)])
+    assert "is of the yahtzee rules, the first of yacht" in refused(capsys, [str(out), str(yacht), str(yahtzee)])
     again = planN_file(tmp_path, "again.safetensors", [2], 1, seed=4)
     err = refused(capsys, [str(out), str(yahtzee), str(again)])
     assert f"planN file {again}: its network for tables of 2 adds no table size that an earlier file has not" in err
@@ -97,12 +98,14 @@ def test_files_that_do_not_fit_together_are_refused_in_one_line_and_nothing_writ
     assert not out.exists()
 
 
-def test_an_output_that_is_not_a_safetensors_file_is_a_usage_error(tmp_path, capsys):
+@pytest.mark.parametrize("name", ["out.zip", "out.pt", "out", "out.safetensors.tmp"])
+def test_an_output_that_is_not_a_safetensors_file_is_a_usage_error(tmp_path, capsys, name):
     yahtzee = planN_file(tmp_path, "y.safetensors", [2], 1)
     with pytest.raises(SystemExit) as exit_:
-        main([str(tmp_path / "out.zip"), str(yahtzee)])
+        main([str(tmp_path / name), str(yahtzee)])
     assert exit_.value.code == 2
-    assert "the output file must end in .safetensors, got" in capsys.readouterr().err
+    assert f"the output file must end in .safetensors, got {tmp_path / name}" in capsys.readouterr().err
+    assert not (tmp_path / name).exists()
 
 
 def test_no_file_to_join_is_refused():
