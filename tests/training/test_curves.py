@@ -188,3 +188,16 @@ def test_a_rule_set_name_may_hold_underscores(tmp_path, monkeypatch):
     assert main(["--families", str(folder), "--out", str(tmp_path / "f.png")]) == 0
     assert [axes.get_title() for axes in drawn.figures[0].axes] == ["house_rules"]
     assert [text.get_text() for text in drawn.figures[0].axes[0].get_legend().get_texts()] == ["plan"]
+
+
+def test_the_shipped_curves_folder_draws_the_solitaire_families_of_the_model_card(tmp_path, monkeypatch):
+    """The model card's command, on the curves it ships: every solitaire family's curve, one panel per rule set (the
+    table players' curves, shares of the win, are kept apart in a folder of their own)."""
+    from pathlib import Path
+
+    drawn = Drawn(monkeypatch)
+    shipped = Path(__file__).resolve().parents[2] / "models" / "curves"
+    assert main(["--families", str(shipped), "--out", str(tmp_path / "families.png")]) == 0
+    (figure,) = drawn.figures
+    assert [axes.get_title() for axes in figure.axes] == ["yacht", "yahtzee", "yatzy"]
+    assert [len(lines_of(axes)[0]) for axes in figure.axes] == [2, 2, 2]  # plan and ppo in each
