@@ -4,6 +4,7 @@ written and read back as written, and every way a stranger's file can be off ref
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 import pytest
@@ -170,6 +171,26 @@ PRIOR_HEADER = {"lead_prior": True, "features": num_features(YACHT, True)}
         (v3_tensors(), v3_header(networks=[[2], [3, 4, 5]]), r"networks\[0\] must be an object of table_sizes, games"),
         (
             v3_tensors(),
+            v3_header(networks=[{"games": 4}, {"table_sizes": [3, 4, 5], "games": 5}]),
+            r"networks\[0\] must be an object of table_sizes, games, got \{'games': 4\}$",
+        ),
+        (
+            v3_tensors(),
+            v3_header(networks=[{"table_sizes": [2], "games": 4, "note": "x" * 200}, {"table_sizes": [3, 4, 5], "games": 5}]),
+            "got " + re.escape(str({"table_sizes": [2], "games": 4, "note": "x" * 200})[:80]) + "$",
+        ),
+        (
+            v3_tensors(),
+            v3_header(table_sizes=[2, 3, 4]),
+            r"the networks' table sizes \[\[2\], \[3, 4, 5\]\] must split table_sizes \[2, 3, 4\]",
+        ),
+        (
+            v3_tensors(),
+            v3_header(networks=[{"table_sizes": [2] * 100, "games": 4}, {"table_sizes": [3, 4, 5], "games": 5}]),
+            re.escape(str([2] * 100)[:80]) + "$",
+        ),
+        (
+            v3_tensors(),
             v3_header(networks=[{"table_sizes": [2], "games": 4, "x": 1}, {"table_sizes": [3, 4, 5], "games": 5}]),
             r"networks\[0\] must be an object",
         ),
@@ -215,6 +236,11 @@ PRIOR_HEADER = {"lead_prior": True, "features": num_features(YACHT, True)}
         ),
         (v3_tensors(prior=True, drop=("points_to_come",)), v3_header(**PRIOR_HEADER), "must hold tensor points_to_come"),
         (
+            v3_tensors(prior=True, extra={"networks.0.lead_weight": torch.tensor(1.0)}),
+            v3_header(**PRIOR_HEADER),
+            r"tensor networks.0.lead_weight has shape \(\), expected \(1,\)",
+        ),
+        (
             v3_tensors(prior=True, extra={"networks.0.lead_weight": torch.tensor([1.0, 2.0])}),
             v3_header(**PRIOR_HEADER),
             r"tensor networks.0.lead_weight has shape \(2,\), expected \(1,\)",
@@ -256,3 +282,14 @@ def test_a_good_version_3_file_made_by_hand_reads(tmp_path):
     meta, networks = read_planN_file(path)
     assert [network.table_sizes for network in networks] == [(2,), (3, 4, 5)] and [n.games for n in networks] == [4, 5]
     assert all(network.prior.weight == 1.0 for network in networks)
+
+
+def test_a_lead_weight_at_the_bound_reads_and_one_past_it_is_refused(tmp_path):
+    path = tmp_path / "edge.safetensors"
+    at_bound = {"networks.1.lead_weight": torch.tensor([-1e4])}
+    path.write_bytes(save(v3_tensors(prior=True, extra=at_bound), metadata={METADATA_KEY: json.dumps(v3_header(**PRIOR_HEADER))}))
+    assert read_planN_file(path)[1][1].prior.weight == -1e4
+    past = {"networks.1.lead_weight": torch.tensor([np.nextafter(np.float32(1e4), np.float32(np.inf))])}
+    path.write_bytes(save(v3_tensors(prior=True, extra=past), metadata={METADATA_KEY: json.dumps(v3_header(**PRIOR_HEADER))}))
+    with pytest.raises(ModelLoadError, match="at most 10000 in magnitude"):
+        read_planN_file(path)
