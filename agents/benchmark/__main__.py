@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import sys
 
+from yacht_env.echo import echoed
+
 USAGE = "usage: python -m agents.benchmark {run,aggregate} ... (--help after either for its options)"
 
 
@@ -14,7 +16,7 @@ def main(argv: list[str] | None = None) -> None:
         print(USAGE)
         return
     if not argv or argv[0] not in ("run", "aggregate"):
-        sys.exit(f"{USAGE}: unknown command {argv[0][:80]!r}" if argv else USAGE)
+        sys.exit(f"{USAGE}: unknown command {echoed(argv[0])}" if argv else USAGE)
     if argv[0] == "run":
         from agents.benchmark.run import main as run
     else:
