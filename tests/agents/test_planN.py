@@ -365,8 +365,17 @@ ONE_OUT = [GOOD[0], (GOOD[1][0][:1], GOOD[1][1][:1])]
     ],
 )
 def test_bad_planN_files_are_refused_in_one_line(tmp_path, tensors, metadata, message):
-    path = tmp_path / "bad.safetensors"
+    assert_refused_in_one_line(file_by_hand(tmp_path / "bad.safetensors", tensors, metadata), message)
+
+
+def file_by_hand(path, tensors: dict, metadata: dict):
+    """A planN file of these tensors and this metadata, written as a stranger might (nothing checked)."""
     path.write_bytes(save(tensors, metadata={METADATA_KEY: json.dumps(metadata)}))
+    return path
+
+
+def assert_refused_in_one_line(path, message: str) -> None:
+    """Reading the planN file at ``path`` fails with a one-line ``ModelLoadError`` that matches ``message``."""
     with pytest.raises(ModelLoadError, match=message) as error:
         read_planN_file(path)
     assert "\n" not in str(error.value)

@@ -3,18 +3,15 @@ written and read back as written, and every way a stranger's file can be off ref
 
 from __future__ import annotations
 
-import json
 import re
 
 import numpy as np
 import pytest
 import torch
-from safetensors.torch import save
 
 from agents.learned.model_files import ModelLoadError
 from agents.learned.planN import PlanNPolicy, ShareValue, load_value, shipped_planner
 from agents.learned.planN_files import (
-    METADATA_KEY,
     LeadPrior,
     PlanNNetwork,
     network_for,
@@ -23,7 +20,7 @@ from agents.learned.planN_files import (
     write_planN_file,
     write_planN_networks,
 )
-from tests.agents.test_planN import random_layers
+from tests.agents.test_planN import assert_refused_in_one_line, file_by_hand, header, random_layers
 from tests.agents.test_planN_prior import points_table, prior_layers, some_tables
 from yacht_env.rules import YACHT, rule_set
 
@@ -129,19 +126,9 @@ def test_networks_that_do_not_fit_in_one_file_are_refused_unwritten(tmp_path, ne
 
 
 def v3_header(**changes) -> dict:
-    meta = {
-        "format": "yacht-planN",
-        "format_version": 3,
-        "rules": "yacht",
-        "rules_fingerprint": YACHT.fingerprint,
-        "features": num_features(YACHT),
-        "table_sizes": [2, 3, 4, 5],
-        "games": 9,
-        "lead_prior": False,
-        "networks": [{"table_sizes": [2], "games": 4}, {"table_sizes": [3, 4, 5], "games": 5}],
-    }
-    meta.update(changes)
-    return meta
+    """A version 3 header of two Yacht networks without a prior: one for tables of two, one for three to five."""
+    networks = [{"table_sizes": [2], "games": 4}, {"table_sizes": [3, 4, 5], "games": 5}]
+    return header(**{"format_version": 3, "games": 9, "lead_prior": False, "networks": networks, **changes})
 
 
 def v3_tensors(count=2, prior=False, drop=(), extra=None) -> dict:
@@ -269,27 +256,31 @@ PRIOR_HEADER = {"lead_prior": True, "features": num_features(YACHT, True)}
     ],
 )
 def test_bad_files_of_several_networks_are_refused_in_one_line(tmp_path, tensors, metadata, message):
-    path = tmp_path / "bad.safetensors"
-    path.write_bytes(save(tensors, metadata={METADATA_KEY: json.dumps(metadata)}))
-    with pytest.raises(ModelLoadError, match=message) as error:
-        read_planN_file(path)
-    assert "\n" not in str(error.value)
+    assert_refused_in_one_line(file_by_hand(tmp_path / "bad.safetensors", tensors, metadata), message)
 
 
 def test_a_good_version_3_file_made_by_hand_reads(tmp_path):
-    path = tmp_path / "good.safetensors"
-    path.write_bytes(save(v3_tensors(prior=True), metadata={METADATA_KEY: json.dumps(v3_header(**PRIOR_HEADER))}))
+    path = file_by_hand(tmp_path / "good.safetensors", v3_tensors(prior=True), v3_header(**PRIOR_HEADER))
     meta, networks = read_planN_file(path)
     assert [network.table_sizes for network in networks] == [(2,), (3, 4, 5)] and [n.games for n in networks] == [4, 5]
     assert all(network.prior.weight == 1.0 for network in networks)
 
 
 def test_a_lead_weight_at_the_bound_reads_and_one_past_it_is_refused(tmp_path):
-    path = tmp_path / "edge.safetensors"
     at_bound = {"networks.1.lead_weight": torch.tensor([-1e4])}
-    path.write_bytes(save(v3_tensors(prior=True, extra=at_bound), metadata={METADATA_KEY: json.dumps(v3_header(**PRIOR_HEADER))}))
+    path = file_by_hand(tmp_path / "edge.safetensors", v3_tensors(prior=True, extra=at_bound), v3_header(**PRIOR_HEADER))
     assert read_planN_file(path)[1][1].prior.weight == -1e4
     past = {"networks.1.lead_weight": torch.tensor([np.nextafter(np.float32(1e4), np.float32(np.inf))])}
-    path.write_bytes(save(v3_tensors(prior=True, extra=past), metadata={METADATA_KEY: json.dumps(v3_header(**PRIOR_HEADER))}))
-    with pytest.raises(ModelLoadError, match="at most 10000 in magnitude"):
-        read_planN_file(path)
+    path = file_by_hand(tmp_path / "edge.safetensors", v3_tensors(prior=True, extra=past), v3_header(**PRIOR_HEADER))
+    assert_refused_in_one_line(path, "at most 10000 in magnitude")
+
+
+def test_the_shipped_files_play_tables_of_two_to_five_and_yacht_s_tables_of_two_have_a_network_of_their_own():
+    from agents.learned.planN_files import SHIPPED_PLANN
+
+    sizes = {}
+    for rules in ("yacht", "yahtzee", "yatzy"):
+        meta, networks = read_planN_file(SHIPPED_PLANN / f"{rules}.safetensors")
+        assert meta["rules"] == rules and meta["table_sizes"] == [2, 3, 4, 5] and meta["lead_prior"] is True
+        sizes[rules] = [network.table_sizes for network in networks]
+    assert sizes == {"yacht": [(2,), (3, 4, 5)], "yahtzee": [(2, 3, 4, 5)], "yatzy": [(2, 3, 4, 5)]}

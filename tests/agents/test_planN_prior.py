@@ -10,12 +10,11 @@ import pytest
 import torch
 from safetensors.torch import save
 
-from agents.learned.model_files import ModelLoadError
 from agents.learned.plan_files import read_plan_file, value_shape, write_plan_file
 from agents.learned.planN import ShareValue, Tables, load_value, prior_lead_columns, table_features
 from agents.learned.planN_files import METADATA_KEY, PRIOR_EXTRA, LeadPrior, num_features, read_planN_file, write_planN_file
 from agents.training.config import ConfigError, load_config
-from tests.agents.test_planN import header, random_layers, tensors_of
+from tests.agents.test_planN import assert_refused_in_one_line, file_by_hand, header, random_layers, tensors_of
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import YACHT, rule_set
 
@@ -150,11 +149,7 @@ FULL_SHEET[0] = 3.0
     ],
 )
 def test_bad_lead_priors_are_refused_in_one_line(tmp_path, tensors, metadata, message):
-    path = tmp_path / "bad.safetensors"
-    path.write_bytes(save(tensors, metadata={METADATA_KEY: json.dumps(metadata)}))
-    with pytest.raises(ModelLoadError, match=message) as error:
-        read_planN_file(path)
-    assert "\n" not in str(error.value)
+    assert_refused_in_one_line(file_by_hand(tmp_path / "bad.safetensors", tensors, metadata), message)
 
 
 def test_a_version_1_file_reads_with_no_prior(tmp_path):
