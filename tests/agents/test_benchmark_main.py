@@ -11,9 +11,9 @@ from agents.benchmark.__main__ import USAGE, main
 from yacht_env.echo import echoed
 
 
-@pytest.mark.parametrize("flag", ["-h", "--help"])
-def test_help_prints_the_usage_and_returns(flag, capsys):
-    assert main([flag]) is None
+@pytest.mark.parametrize("argv", [["-h"], ["--help"], ["--help", "run"], ["-h", "nope"]])
+def test_help_first_prints_the_usage_and_returns(argv, capsys):
+    assert main(argv) is None
     assert capsys.readouterr().out == USAGE + "\n"
 
 
@@ -23,6 +23,19 @@ def test_an_unknown_command_is_refused_with_the_usage_and_the_command_echoed(arg
         main(argv)
     assert exit_.value.code == f"{USAGE}: unknown command {echoed(argv[0])}"
     assert "\x1b" not in str(exit_.value.code)
+
+
+def test_the_unknown_command_is_the_one_named_not_what_follows_it():
+    with pytest.raises(SystemExit) as exit_:
+        main(["rnu", "--track", "yacht-solo-1m"])
+    assert exit_.value.code == f"{USAGE}: unknown command 'rnu'"
+
+
+def test_the_command_reads_only_what_follows_it(capsys):
+    with pytest.raises(SystemExit) as exit_:
+        main(["aggregate"])  # no results files: aggregate's own usage error, not a file named "aggregate"
+    assert exit_.value.code == 2
+    assert "the following arguments are required" in capsys.readouterr().err
 
 
 def test_no_command_is_refused_with_the_usage():
