@@ -18,10 +18,10 @@ MODEL = f"ppo:{ROOT / 'models' / 'ppo.safetensors'}"
 
 
 def test_evaluation_on_ray_equals_the_local_run(ray_cluster):
-    # batch 128: 1,000 games are 8 batches per policy, so the Ray run cuts them into several slices
+    # batch 50: 400 games are 8 batches per policy, so the Ray run cuts them into several slices
     names = ["random", "greedy"]
-    local, local_logs = evaluate(names, games=1000, seed=321, batch_size=128)
-    remote, remote_logs = evaluate(names, games=1000, seed=321, batch_size=128, on_ray=True)
+    local, local_logs = evaluate(names, games=400, seed=321, batch_size=50)
+    remote, remote_logs = evaluate(names, games=400, seed=321, batch_size=50, on_ray=True)
     assert [asdict(s) for s in remote] == [asdict(s) for s in local]
     for name in [*names, "optimal"]:
         for field in ("scores", "regret", "decisions"):
