@@ -288,6 +288,9 @@ def test_the_shipped_planner_is_read_once_and_only_for_its_own_rules_and_the_tab
     (tmp_path / "yahtzee.safetensors").write_bytes(b"not read again")
     assert isinstance(first, PlanNPlanner) and shipped_planner(YAHTZEE, 3) is first
     assert shipped_planner(RuleSet("yahtzee", YACHT.categories), 2) is None  # rules of the same name, other rows
+    others = [RuleSet("yahtzee", rule_set(name).categories) for name in ("yacht", "yatzy")]
+    assert {other.fingerprint < YAHTZEE.fingerprint for other in others} == {True, False}  # on either side of it
+    assert all(shipped_planner(other, 2) is None for other in others)
     assert shipped_planner(YAHTZEE, 4) is None  # a size it did not learn
     assert shipped_planner(rule_set("yatzy"), 2) is None  # no file shipped for those rules
     write_planN_file(tmp_path / "yacht.safetensors", random_layers(YAHTZEE), YAHTZEE, [2], 1)

@@ -39,6 +39,11 @@ def test_an_unknown_argument_is_refused_naming_the_env_and_every_argument_it_tak
     )
 
 
+def test_of_several_unknown_arguments_the_first_is_named():
+    with pytest.raises(TypeError, match="unexpected keyword argument 'rule';"):
+        YachtEnv(rule="yahtzee", encoding="flat")
+
+
 @pytest.mark.parametrize("env_class", ENVS)
 def test_a_render_mode_the_env_does_not_list_is_refused_naming_those_it_does(env_class):
     modes = env_class.metadata["render_modes"]
