@@ -260,3 +260,39 @@ def test_turn_end_values_hold_nothing_for_filled_rows_or_scores_a_row_cannot_tak
         for points in range(values.shape[2]):
             if points not in can_take:
                 assert values[0, row, points] == 0.0, (row, points)
+
+
+def test_the_win_policy_sits_at_a_table_of_two_unless_told():
+    from agents.policies.win import WinPolicy
+
+    assert WinPolicy(MINI).num_players == 2 and WinPolicy(MINI, num_players=np.int64(5)).num_players == 5
+
+
+@pytest.mark.parametrize("num_players", [1, 6, True, 2.0, "2", None])
+def test_the_win_policy_refuses_a_table_size_it_cannot_play_naming_it(num_players):
+    from agents.policies.win import WinPolicy
+
+    with pytest.raises(ValueError) as error:
+        WinPolicy(MINI, num_players=num_players)
+    assert str(error.value) == f"the win policy plays at tables of 2 to 5 players, got {num_players!r}"
+
+
+@pytest.mark.parametrize("num_players", [3, 5])
+def test_with_the_win_certain_at_any_table_it_plays_for_points_as_the_optimum_does(num_players):
+    """Every opponent finished on 0 and the policy ahead on its last turn: every action wins, so the expected score
+    decides, as it does for ``optimal``; the policy reads every opponent's total and open rows to know it."""
+    from agents.policies.policy import OptimalPolicy
+    from agents.policies.win import WinPolicy
+    from yacht_env.actions import ActionLayout
+
+    policy, optimal = WinPolicy(MINI, num_players=num_players), OptimalPolicy(MINI)
+    layout = ActionLayout(MINI)
+    rng = np.random.default_rng(num_players)
+    for _ in range(10):
+        open_bits = int(rng.integers(1, 16))
+        hand, rolls_left = int(rng.integers(0, MINI.dice.num_hands)), int(rng.integers(0, 3))
+        totals, table_open = [5] + [0] * (num_players - 1), [open_bits] + [0] * (num_players - 1)
+        observation = policy.table_encoding.encode(hand, rolls_left, open_bits, totals, table_open)
+        mask = layout.legal_mask(rolls_left, open_bits).copy()
+        own = optimal.encoding.encode(hand, rolls_left, open_bits)
+        assert policy.act(observation, mask) == optimal.act(own, mask)
