@@ -154,3 +154,20 @@ def test_a_policy_that_reads_no_table_still_sees_its_own_sheet_under_bonus_rules
         seen = policy_observations(SolitaireReader(YAHTZEE), tables, [0], [seat])
         hand, rolls_left, open_bits = (part[0] for part in tables.position(np.array([0]), np.array([seat])))
         np.testing.assert_array_equal(seen[0], encoding.encode(hand, rolls_left, open_bits, upper, full))
+
+
+def test_the_spaces_start_at_zero():
+    flat = make_table_encoding("flat", 3, YAHTZEE)
+    assert flat.space.low.min() == 0 == flat.space.low.max()
+    parts = make_table_encoding("dict", 3, YAHTZEE).space.spaces
+    assert parts["total"].low == 0 and (parts["other_totals"].low == 0).all()
+    assert (parts["other_upper_totals"].low == 0).all() and (parts["other_upper_totals"].high == 63).all()
+
+
+@pytest.mark.parametrize("name", ["flat", "features"])
+def test_a_table_of_one_under_bonus_rules_is_the_own_part_and_total(name):
+    encoding = make_table_encoding(name, 1, YAHTZEE)
+    hand = YAHTZEE.dice.hand_index[(2, 2, 2, 4, 6)]
+    observation = encoding.encode_batch([hand], [1], [YAHTZEE.all_open], [[12]], [[YAHTZEE.all_open]], [[30]], [[1]])[0]
+    own = make_encoding(name, YAHTZEE).encode(hand, 1, YAHTZEE.all_open, 30, 1)
+    np.testing.assert_array_equal(observation, [*own, np.float32(0.12)])
