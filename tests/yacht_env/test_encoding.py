@@ -150,3 +150,17 @@ def test_an_observation_no_position_gives_is_refused_naming_it():
     negative[0], negative[1] = -1, 4  # still five in all
     with pytest.raises(ValueError, match="face counts"):
         counts.decode_batch(negative[None])
+
+
+def test_features_show_a_yahtzee_at_its_plain_points_where_the_rules_have_no_joker():
+    rules = rule_set("yahtzee_no_joker")
+    encoding = make_encoding("features", rules)
+    names = list(rules.category_names)
+    open_bits = rules.all_open & ~(1 << names.index("yahtzee"))  # the Yahtzee box filled
+    dice = [3, 3, 3, 3, 3]
+    observation = encoding.encode(rules.dice.hand_index[tuple(dice)], 0, open_bits, 0, 1)
+    scale = max(int(rules.hand_scores.max()), int(rules.joker_hand_scores.max()))
+    shown = observation[-(rules.num_rows + encoding.sheet_width) : -encoding.sheet_width]
+    wanted = [rules.score(dice, name) / scale if open_bits >> c & 1 else 0 for c, name in enumerate(names)]
+    np.testing.assert_allclose(shown, wanted, rtol=1e-6)
+    assert shown[names.index("full_house")] == 0  # five alike is no full house without a joker
