@@ -87,9 +87,10 @@ def estimate(mean, low=None, high=None, n=30) -> Estimate:
 # --- the ticks of every axis -----------------------------------------------------------------------------------------
 
 
-@given(top=st.floats(1e-6, 1e6), count=st.integers(1, 10))
+@given(top=st.floats(1e-300, 1e300), count=st.integers(1, 10))
 @example(top=4.0, count=4)  # exactly a round step: no tick past the top
 @example(top=7.5, count=3)  # a step of 2.5
+@example(top=1e-13, count=4)  # steps under the 12th decimal
 def test_ticks_start_at_zero_and_step_evenly_by_one_two_two_and_a_half_or_five_times_a_power_of_ten_just_past_the_top(top, count):
     ticks = nice_ticks(top, count)
     step = ticks[1]

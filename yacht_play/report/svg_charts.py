@@ -25,10 +25,9 @@ def nice_ticks(top: float, count: int = 4) -> list[float]:
     raw = top / count
     power = 10.0 ** math.floor(math.log10(raw))
     step = next(m * power for m in (1, 2, 2.5, 5, 10) if m * power >= raw)
-    ticks = [0.0]
-    while ticks[-1] < top - 1e-9 * step:
-        ticks.append(round(ticks[-1] + step, 12))
-    return ticks
+    steps = max(1, math.ceil(top / step - 1e-9))  # a top a rounding error past a round number adds no tick
+    digits = 2 - math.floor(math.log10(power))  # the decimals of 2.5 times the power: no rounding error in the labels
+    return [round(k * step, digits) for k in range(steps + 1)]
 
 
 def tick_label(value: float, percent: bool = False) -> str:
