@@ -486,6 +486,14 @@ def test_a_single_rating_without_interval_still_gets_an_axis_of_two_ticks_with_i
     assert "-0" not in [shown(t) for t in texts(chart, "middle")]  # the second tick is above the rating, not below 0
 
 
+@pytest.mark.parametrize("means", [[1000.0, 1000.0], [1000.2, 1000.4], [-3.4, -3.1, -2.9]])
+def test_ratings_within_a_point_of_each_other_get_ticks_a_whole_point_apart(means):
+    chart = parse(range_chart([(f"p{i}", estimate(mean)) for i, mean in enumerate(means)], "d", "red"))
+    ticks = tick_values(chart)
+    assert len(ticks) >= 2 and all(b - a == 1 for a, b in zip(ticks, ticks[1:]))  # each label read apart
+    assert ticks[0] <= min(means) and max(means) <= ticks[-1]
+
+
 def test_a_ratings_chart_without_rows_keeps_one_rows_height_and_an_axis_from_0_to_1():
     chart = parse(range_chart([], "nobody", "red"))
     assert height(chart) == TOP + ROW + 20

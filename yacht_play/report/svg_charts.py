@@ -142,7 +142,8 @@ def range_chart(rows: list[tuple[str, Estimate]], description: str, color: str, 
     left, right, row_height, top_margin = 104, WIDTH - 50, 24, 6
     ends = [v for _, e in rows for v in (e.low, e.high, e.mean) if v is not None] + ([reference] if reference is not None else [])
     low, high = (min(ends), max(ends)) if ends else (0.0, 1.0)
-    step = nice_ticks(max(high - low, 1e-9))[1]  # round ticks around the values: multiples of a round step
+    # round ticks around the values, multiples of a round step; at least a point, as ticks are written in whole points
+    step = max(nice_ticks(max(high - low, 1e-9))[1], 1.0)
     ticks = [math.floor(low / step) * step]
     while ticks[-1] < high - 1e-9 * step:
         ticks.append(ticks[-1] + step)
