@@ -62,7 +62,7 @@ figures this project's own. The tests reproduce each to 1e-6."""
 # -- open categories ---------------------------------------------------------------------------
 
 
-OPEN_FORMS = "row names (['sixes', 'yacht']), distinct row indices ([5, 11]) or a boolean mask of {n} entries"
+OPEN_FORMS = "row names ({names}), distinct row indices ({indices}) or a boolean mask of {n} entries"
 
 
 def open_bits_from(open_categories, rules: RuleSet | None = None) -> int:
@@ -75,7 +75,9 @@ def open_bits_from(open_categories, rules: RuleSet | None = None) -> int:
     Raises ``ValueError`` naming the forms allowed, a bad entry, or when no category is open.
     """
     rules = rule_set(rules)
-    forms = OPEN_FORMS.format(n=rules.num_rows)
+    indices = sorted({0, rules.num_rows - 1})  # the examples: the rule set's own first and last rows
+    names = [rules.category_names[i] for i in indices]
+    forms = OPEN_FORMS.format(names=names, indices=indices, n=rules.num_rows)
     if isinstance(open_categories, str):
         open_categories = [open_categories]
     if isinstance(open_categories, (numbers.Number, np.generic, bytes)) or not isinstance(open_categories, Iterable):

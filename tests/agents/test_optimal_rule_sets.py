@@ -612,3 +612,14 @@ def test_the_rules_pay_the_extra_yahtzee_bonus_only_on_a_box_holding_points(box)
     )
     scored = rules.score_on(Sheet(0b01, 0, box), (2, 2), "chance")
     assert scored.yahtzee_bonus == (100 if box is not None and box > 0 else 0)
+
+
+@pytest.mark.parametrize("name", sorted(RULE_SETS))
+def test_a_refused_set_of_open_rows_is_shown_the_forms_with_its_own_rule_sets_rows(name):
+    rules = RULE_SETS[name]
+    with pytest.raises(ValueError) as refused:
+        optimal.open_bits_from(3, rules)
+    first, last = rules.category_names[0], rules.category_names[-1]
+    message = str(refused.value)
+    assert f"row names (['{first}', '{last}']), distinct row indices ([0, {rules.num_rows - 1}])" in message
+    assert f"a boolean mask of {rules.num_rows} entries, got 3" in message
