@@ -31,7 +31,9 @@ def rules_view(rules: RuleSet) -> dict:
 
 
 def sheet_view(seat) -> dict:
-    """One seat's sheet: the points in each row, the upper subtotal, the bonuses earned and the total (bonuses in)."""
+    """One seat's sheet: the points in each row, the upper subtotal (0 under rules without an upper bonus, as the
+    decision's sheet state has it), the bonuses earned and the total (bonuses in).
+    """
     upper_bonus, yahtzee_bonus = seat.bonuses
     return {
         "seat": seat.index,
