@@ -142,7 +142,7 @@ def range_chart(rows: list[tuple[str, Estimate]], description: str, color: str, 
     left, right, row_height, top_margin = 104, WIDTH - 50, 24, 6
     ends = [v for _, e in rows for v in (e.low, e.high, e.mean) if v is not None] + ([reference] if reference is not None else [])
     low, high = (min(ends), max(ends)) if ends else (0.0, 1.0)
-    # round ticks around the values, multiples of a round step; at least a point, as ticks are written in whole points
+    # round ticks around the values, multiples of a round step of at least a point (ratings differ by whole points)
     step = max(nice_ticks(max(high - low, 1e-9))[1], 1.0)
     ticks = [math.floor(low / step) * step]
     while ticks[-1] < high - 1e-9 * step:
@@ -153,7 +153,7 @@ def range_chart(rows: list[tuple[str, Estimate]], description: str, color: str, 
     axis_y = top_margin + row_height * max(len(rows), 1)
     parts = []
     for tick in ticks:
-        parts += [line(x(tick), top_margin, x(tick), axis_y, GRID), text(x(tick), axis_y + 15, f"{tick:.0f}", "middle", MUTED)]
+        parts += [line(x(tick), top_margin, x(tick), axis_y, GRID), text(x(tick), axis_y + 15, tick_label(tick), "middle", MUTED)]
     if reference is not None:
         parts.append(line(x(reference), top_margin, x(reference), axis_y, MUTED, "4 3"))
     for i, (label, e) in enumerate(rows):
