@@ -11,8 +11,23 @@ import pytest
 
 from agents.registry import make_opponents
 from yacht_env import YachtEnv
-from yacht_env.render_rgb import FRAME_HEIGHT, FRAME_WIDTH, HELD, Seat, held_dice, render_frame
-from yacht_env.rules import CATEGORIES, YACHT
+from yacht_env.render_rgb import (
+    BACKGROUND,
+    DIE,
+    FRAME_HEIGHT,
+    FRAME_WIDTH,
+    GRID,
+    HELD,
+    INK,
+    LIGHT_TEXT,
+    NOW,
+    PANEL,
+    ZERO_NOW,
+    Seat,
+    held_dice,
+    render_frame,
+)
+from yacht_env.rules import CATEGORIES, YACHT, RuleSet
 from yacht_env.table.env import YachtTableEnv
 from yacht_env.vector_env import YachtVectorEnv
 
@@ -170,3 +185,169 @@ def test_evaluate_records_a_video_of_each_policy(tmp_path, capsys):
     with pytest.raises(SystemExit):
         main(["--video", str(tmp_path), "--video-games", "0"])
     assert "--video-games must be at least 1, got 0" in capsys.readouterr().err
+
+
+# --- what a frame shows, read back from its pixels ---------------------------------------------------------------------
+
+HEADER_BAND = slice(8, 36)
+DIE_FACES = {  # the pips of each face on a 3 x 3 grid (column, row): the usual die
+    1: {(1, 1)},
+    2: {(0, 0), (2, 2)},
+    3: {(0, 0), (1, 1), (2, 2)},
+    4: {(0, 0), (2, 0), (0, 2), (2, 2)},
+    5: {(0, 0), (2, 0), (1, 1), (0, 2), (2, 2)},
+    6: {(0, 0), (2, 0), (0, 1), (2, 1), (0, 2), (2, 2)},
+}
+
+
+def painted(frame, colour) -> np.ndarray:
+    return np.all(frame == colour, axis=-1)
+
+
+def runs(flags) -> list[tuple[int, int]]:
+    """``(first, last)`` of each run of True in a 1-d array."""
+    edges = np.flatnonzero(np.diff(np.concatenate(([0], np.asarray(flags, dtype=np.int8), [0]))))
+    return [(int(a), int(b) - 1) for a, b in zip(edges[::2], edges[1::2])]
+
+
+def blobs(mask) -> list[tuple[float, float, int, int]]:
+    """``(row, column, height, width)`` of each 4-connected blob of a boolean image: its centre and its extent."""
+    seen, centres = np.zeros_like(mask), []
+    for start in zip(*np.nonzero(mask)):
+        if seen[start]:
+            continue
+        stack, cells = [start], []
+        seen[start] = True
+        while stack:
+            r, c = stack.pop()
+            cells.append((r, c))
+            for nr, nc in ((r + 1, c), (r - 1, c), (r, c + 1), (r, c - 1)):
+                if 0 <= nr < mask.shape[0] and 0 <= nc < mask.shape[1] and mask[nr, nc] and not seen[nr, nc]:
+                    seen[nr, nc] = True
+                    stack.append((nr, nc))
+        spread = np.ptp(cells, axis=0) + 1
+        centres.append((*np.mean(cells, axis=0), int(spread[0]), int(spread[1])))
+    return centres
+
+
+def dice_boxes(frame) -> list[tuple[int, int, int, int]]:
+    """``(top, bottom, left, right)`` of each die: the white squares in the dice band."""
+    white = painted(frame[DICE_BAND], DIE)
+    boxes = []
+    for left, right in runs(white.any(axis=0)):
+        top, bottom = runs(white[:, left : right + 1].any(axis=1))[0]
+        boxes.append((top + DICE_BAND.start, bottom + DICE_BAND.start, left, right))
+    return boxes
+
+
+@pytest.mark.parametrize("face", range(1, 7))
+def test_each_die_shows_its_face_as_the_pips_of_a_die(face):
+    frame = render_frame(YACHT, [face] * 5, 2, [None] * 12, 1)
+    for top, bottom, left, right in dice_boxes(frame):
+        size = right - left
+        inside = frame[top + 4 : bottom - 3, left + 4 : right - 3]
+        pips = blobs(painted(inside, INK))
+        spots = {(round((c + 4) / size * 4 - 1), round((r + 4) / size * 4 - 1)) for r, c, _, _ in pips}
+        assert spots == DIE_FACES[face]
+        # every face of a die is symmetric through its centre: so are its pips, to the pixel
+        centre = np.array([(bottom - top) / 2 - 4, (right - left) / 2 - 4])
+        mirrored = sorted(tuple(np.round(2 * centre - (r, c), 1)) for r, c, _, _ in pips)
+        assert np.allclose(mirrored, sorted(tuple(np.round((r, c), 1)) for r, c, _, _ in pips), atol=1.0)
+
+
+def test_the_dice_stand_in_a_row_centred_on_the_frame_equal_and_evenly_spaced():
+    frame = render_frame(YACHT, [1, 2, 3, 5, 6], 2, [None] * 12, 1)
+    boxes = dice_boxes(frame)
+    assert len(boxes) == 5
+    widths = {right - left for _, _, left, right in boxes}
+    heights = {bottom - top for top, bottom, _, _ in boxes}
+    assert len(widths) == 1 and widths == heights  # squares of one size
+    gaps = {b[2] - a[3] for a, b in zip(boxes, boxes[1:])}
+    assert len(gaps) == 1 and 0 < gaps.pop() < widths.pop()
+    assert abs(boxes[0][2] - (FRAME_WIDTH - 1 - boxes[-1][3])) <= 1  # as far from either side
+
+
+def test_a_held_die_is_ringed_and_labelled_and_the_others_are_not():
+    held = [False, True, False, False, True]
+    frame = render_frame(YACHT, [2, 4, 4, 4, 6], 1, [None] * 12, 1, held=held)
+    boxes = dice_boxes(frame)
+    for (top, bottom, left, right), is_held in zip(boxes, held):
+        ring = painted(frame[top - 6 : bottom + 7, left - 6 : right + 7], HELD)
+        label = painted(frame[bottom + 1 : bottom + 20, left : right + 1], HELD)
+        assert ring[:, :3].any() == ring[:, -3:].any() == is_held  # both sides of the die
+        assert label.any() == is_held
+
+
+def lights(frame) -> list:
+    """The re-roll lights of the header, lit or not: its rings (the text's glyphs are smaller)."""
+    return [blob for blob in blobs(painted(frame[HEADER_BAND], LIGHT_TEXT)) if min(blob[2:]) >= 17]
+
+
+@pytest.mark.parametrize("rules, rolls_left", [(YACHT, 2), (YACHT, 1), (YACHT, 0)])
+def test_one_light_a_re_roll_is_lit_while_it_is_still_to_use(rules, rolls_left):
+    frame = render_frame(rules, [1, 2, 3, 4, 5], rolls_left, [None] * 12, 1)
+    lit = sorted(c for _, c, _, _ in blobs(painted(frame[HEADER_BAND], HELD)))
+    assert len(lit) == rolls_left
+    every = render_frame(rules, [1, 2, 3, 4, 5], 2, [None] * 12, 1)
+    all_lit = sorted(c for _, c, _, _ in blobs(painted(every[HEADER_BAND], HELD)))
+    assert lit == all_lit[:rolls_left]  # the first ones, at the left
+    assert len(lights(frame)) == rules.rolls_per_turn - 1
+
+
+def test_a_game_of_four_rolls_a_turn_has_three_lights():
+    rules = RuleSet("four_rolls", categories=YACHT.categories, rolls_per_turn=4)
+    frame = render_frame(rules, [1, 2, 3, 4, 5], 1, [None] * 12, 1)
+    assert len(lights(frame)) == 3 and len(blobs(painted(frame[HEADER_BAND], HELD))) == 1
+
+
+def test_the_sheet_is_a_light_panel_on_the_green_table():
+    frame = render_frame(YACHT, [1, 2, 3, 4, 5], 1, [None] * 12, 1)
+    assert tuple(frame[4, 4]) == tuple(frame[-4, 4]) == tuple(frame[300, 4]) == BACKGROUND
+    panel = frame[SHEET_BAND][10:-20, 20:-20]
+    assert painted(panel, PANEL).mean() > 0.8
+
+
+def sheet_rows(frame) -> list[tuple[int, int]]:
+    """The ``(top, bottom)`` of each row of the sheet's left column: between its grid lines, a line's pitch apart, the
+    last one above the line drawn under the rows."""
+    column = frame[SHEET_BAND, 40:290]
+    lines = [r for r in range(column.shape[0]) if painted(column[r], GRID).mean() > 0.9]
+    under = next(r for r in range(column.shape[0]) if painted(column[r], INK).mean() > 0.9)
+    pitch = lines[1] - lines[0]
+    assert np.all(np.diff(lines) == pitch) and lines[-1] + pitch < under
+    edges = [lines[0] - pitch, *lines, lines[-1] + pitch]
+    return [(a + SHEET_BAND.start + 1, b + SHEET_BAND.start - 1) for a, b in zip(edges, edges[1:])]
+
+
+def test_open_rows_show_what_the_dice_would_score_now_in_green_or_a_zero_in_red_and_written_rows_neither():
+    # the left column: ones (open, scores 0), twos (written), threes, fours, fives (open, score), sixes (open, 0)
+    sheet = [None, 4, None, None, None, None, None, None, None, None, None, None]
+    frame = render_frame(YACHT, [3, 3, 4, 5, 5], 1, sheet, 2)
+    rows = sheet_rows(frame)
+    assert len(rows) == 6
+    right = slice(200, 310)  # where a row's points are written
+    colours = []
+    for top, bottom in rows:
+        cell = frame[top : bottom + 1, right]
+        colours.append((painted(cell, NOW).any(), painted(cell, ZERO_NOW).any()))
+    assert colours == [(False, True), (False, False), (True, False), (True, False), (True, False), (False, True)]
+
+
+def test_each_rows_name_and_points_sit_in_the_middle_of_the_row():
+    sheet = [None, 4, None, 12, None, None, 23, None, 0, None, None, None]
+    frame = render_frame(YACHT, [3, 3, 4, 5, 5], 1, sheet, 2)
+    for top, bottom in sheet_rows(frame):
+        row = frame[top : bottom + 1, 20:310]
+        inked = np.flatnonzero((np.abs(row.astype(int) - PANEL).sum(axis=-1) > 60).any(axis=1))  # text, not the panel
+        assert abs((inked[0] + inked[-1]) / 2 - (bottom - top) / 2) <= 2
+
+
+def test_the_scoreboard_marks_who_is_to_play_or_who_won():
+    full = [3, 6, 9, 12, 15, 18, 23, 0, 0, 15, 30, 50]
+    board = slice(FRAME_HEIGHT - 52, FRAME_HEIGHT)
+    plain = render_frame(YACHT, None, 0, full, 12, seats=[Seat("a", 181, 0), Seat("b", 170, 0)])
+    assert not painted(plain[board], HELD).any()
+    for marked in (Seat("a", 181, 0, winner=True), Seat("a", 181, 0, to_play=True)):
+        frame = render_frame(YACHT, None, 0, full, 12, seats=[marked, Seat("b", 170, 0)])
+        marks = painted(frame[board], HELD)
+        assert marks[:, : FRAME_WIDTH // 2].any() and not marks[:, FRAME_WIDTH // 2 :].any()  # the first seat's half
