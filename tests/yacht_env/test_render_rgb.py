@@ -20,6 +20,7 @@ from yacht_env.render_rgb import (
     HELD,
     INK,
     LIGHT_TEXT,
+    MUTED,
     NOW,
     PANEL,
     ZERO_NOW,
@@ -27,7 +28,7 @@ from yacht_env.render_rgb import (
     held_dice,
     render_frame,
 )
-from yacht_env.rules import CATEGORIES, YACHT, RuleSet
+from yacht_env.rules import CATEGORIES, RULE_SETS, YACHT, RuleSet
 from yacht_env.table.env import YachtTableEnv
 from yacht_env.vector_env import YachtVectorEnv
 
@@ -351,3 +352,35 @@ def test_the_scoreboard_marks_who_is_to_play_or_who_won():
         frame = render_frame(YACHT, None, 0, full, 12, seats=[marked, Seat("b", 170, 0)])
         marks = painted(frame[board], HELD)
         assert marks[:, : FRAME_WIDTH // 2].any() and not marks[:, FRAME_WIDTH // 2 :].any()  # the first seat's half
+
+
+def test_a_finished_game_shows_its_final_score_where_the_dice_were():
+    full = [3, 6, 9, 12, 15, 18, 23, 0, 0, 15, 30, 50]
+    frame = render_frame(YACHT, None, 0, full, 12)
+    words = np.flatnonzero(painted(frame[DICE_BAND], LIGHT_TEXT).any(axis=0))
+    assert words.size and abs((words[0] + words[-1]) / 2 - FRAME_WIDTH / 2) <= 4  # centred in the band, to the glyphs
+    assert not dice_boxes(frame)
+
+
+@pytest.mark.parametrize("name", ["yacht", "yahtzee", "yatzy"])
+@pytest.mark.parametrize("with_seats", [False, True])
+def test_the_sheet_fits_its_panel_with_green_around_it_at_every_rule_set_and_with_a_scoreboard(name, with_seats):
+    rules = RULE_SETS[name]
+    seats = [Seat("a", 10, 3), Seat("b", 12, 3)] if with_seats else []
+    frame = render_frame(rules, [1, 2, 3, 4, 5], 1, [None] * rules.num_rows, 1, seats=seats)
+    panel = painted(frame, PANEL)
+    rows, columns = np.flatnonzero(panel.any(axis=1)), np.flatnonzero(panel.any(axis=0))
+    assert columns[0] > 4 and columns[-1] < FRAME_WIDTH - 5  # green on either side
+    assert rows[-1] < FRAME_HEIGHT - (52 if with_seats else 5)  # and under it, or the scoreboard
+    column = frame[:, 40:290]
+    under = [r for r in range(rows[0], FRAME_HEIGHT) if painted(column[r], INK).mean() > 0.9]
+    grid = [r for r in range(rows[0], FRAME_HEIGHT) if painted(column[r], GRID).mean() > 0.9]
+    assert under and grid and grid[-1] < under[0] < rows[-1] - 20  # every row above the line, the total below it
+
+
+def test_an_open_rows_name_is_in_ink_and_a_written_rows_is_muted():
+    sheet = [None, 4, None, 12, None, None, 23, None, 0, None, None, None]
+    frame = render_frame(YACHT, [3, 3, 4, 5, 5], 1, sheet, 2)
+    for (top, bottom), points in zip(sheet_rows(frame), sheet):
+        name = frame[top : bottom + 1, 20:160]
+        assert painted(name, INK).any() == (points is None) and painted(name, MUTED).any() == (points is not None)
