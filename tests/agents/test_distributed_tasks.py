@@ -50,6 +50,19 @@ def test_tasks_on_ray_return_in_argument_order_whatever_order_they_end_in(ray_cl
     assert distributed.cluster_cpus() == 2  # the test cluster's
 
 
+def spell(seconds):
+    """When this task ran: ``(start, end)`` on the wall clock."""
+    start = time.time()
+    time.sleep(seconds)
+    return start, time.time()
+
+
+def test_each_task_on_ray_takes_a_cpu_so_no_more_run_at_once_than_the_cluster_has(ray_cluster):
+    spells = run_tasks(spell, [(0.5,)] * 5, on_ray=True)
+    most_at_once = max(sum(start <= moment < end for start, end in spells) for moment, _ in spells)
+    assert 1 <= most_at_once <= distributed.cluster_cpus() == 2
+
+
 @pytest.mark.parametrize("name", sorted(RULE_SETS))
 def test_a_named_rule_set_can_travel_to_ray_workers(name):
     check_sendable_rules(RULE_SETS[name])
