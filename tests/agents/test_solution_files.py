@@ -64,6 +64,30 @@ def test_a_file_of_any_other_size_is_refused_before_its_values_are_read(tmp_path
         read_array(path, values.dtype, values.shape)
 
 
+@pytest.mark.parametrize("version", [(2, 0), (1, 0)])
+def test_a_file_in_either_npy_format_version_numpy_writes_is_read(tmp_path, version):
+    values = np.arange(12, dtype=np.uint16).reshape(3, 4)
+    path = tmp_path / "values.npy"
+    with open(path, "wb") as handle:
+        np.lib.format.write_array(handle, values, version=version)
+    np.testing.assert_array_equal(read_array(path, np.uint16, (3, 4)), values)
+
+
+@pytest.mark.parametrize("version", [(3, 0), (0, 9), (1, 1), (2, 1)])
+def test_a_file_of_any_other_npy_format_version_is_refused_naming_it(tmp_path, version):
+    values = np.arange(12, dtype=np.uint16).reshape(3, 4)
+    path = tmp_path / "values.npy"
+    with open(path, "wb") as handle:  # a valid header of the nearest version numpy reads, under another version number
+        np.lib.format.write_array(handle, values, version=(1, 0) if version < (2, 0) else (2, 0))
+    data = bytearray(path.read_bytes())
+    data[6:8] = bytes(version)
+    path.write_bytes(bytes(data))
+    with pytest.raises(
+        ArrayFileError, match=rf"^{path} is not a .npy array file \(format version \({version[0]}, {version[1]}\)\)$"
+    ):
+        read_array(path, np.uint16, (3, 4))
+
+
 @pytest.mark.parametrize("special", ["fifo", "device", "folder"])
 def test_a_path_that_is_not_a_regular_file_is_refused_without_reading(tmp_path, special):
     path = tmp_path / "values.npy"
