@@ -5,9 +5,14 @@ Starting it, killing it and starting it again are the serve tests' own (``tests/
 
 from __future__ import annotations
 
+import glob
+import shutil
+import signal
+import socket
+
 import pytest
 
-from yacht_play.serve.local_server import LocalServer
+from yacht_play.serve.local_server import LocalServer, free_port, postgres_bindir
 
 
 def test_a_server_on_a_database_file_logs_beside_it_on_a_port_of_its_own(tmp_path):
@@ -21,3 +26,54 @@ def test_a_server_on_a_database_url_needs_a_log_file(tmp_path):
     with pytest.raises(ValueError, match=r"database URL 'postgresql://postgres@127\.0\.0\.1:5432/postgres' needs log=FILE"):
         LocalServer("postgresql://postgres@127.0.0.1:5432/postgres")
     assert LocalServer("postgresql://postgres@127.0.0.1:5432/postgres", log=tmp_path / "serve.log").log == tmp_path / "serve.log"
+
+
+def test_before_it_starts_stopping_or_killing_it_does_nothing(tmp_path):
+    server = LocalServer(tmp_path / "games.db")
+    server.stop()
+    server.kill()
+    assert server.process is None
+
+
+def test_it_starts_answers_stops_and_starts_again_on_the_same_database(tmp_path):
+    httpx = pytest.importorskip("httpx", reason="the serve extra")
+    server = LocalServer(tmp_path / "games.db", agents="random").start()
+    try:
+        assert httpx.get(server.url + "/api/agents", timeout=10).status_code == 200
+        server.stop()
+        assert server.process.returncode is not None  # ended
+        server.stop()  # already ended: nothing to do
+        server.start()
+        assert httpx.get(server.url + "/api/agents", timeout=10).status_code == 200
+        server.kill()
+        assert server.process.returncode == -signal.SIGKILL
+    finally:
+        server.stop()
+    assert server.log.read_bytes()  # its output went to the log beside the database
+
+
+def test_a_server_that_exits_at_once_is_said_with_its_log(tmp_path):
+    server = LocalServer(tmp_path / "games.db", options=("--no-such-option",))
+    with pytest.raises(RuntimeError, match=r"^yacht serve exited with 2: (.|\n)*unrecognized arguments: --no-such-option"):
+        server.start()
+
+
+def test_a_server_that_does_not_answer_in_time_is_stopped_and_said(tmp_path):
+    server = LocalServer(tmp_path / "games.db", agents="random")
+    with pytest.raises(RuntimeError, match=r"^yacht serve did not answer within 0\.01 s"):
+        server.start(timeout=0.01)
+    assert server.process.returncode is not None  # not left running
+
+
+def test_a_free_port_can_be_listened_on_at_once():
+    port = free_port()
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", port))
+        sock.listen()
+
+
+def test_postgresql_is_found_with_both_of_its_programs_or_not_at_all():
+    folder = postgres_bindir()
+    assert folder is None or ((folder / "initdb").exists() and (folder / "pg_ctl").exists())
+    if shutil.which("pg_config") is None and not glob.glob("/usr/lib/postgresql/*/bin/initdb"):
+        assert folder is None
