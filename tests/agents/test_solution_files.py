@@ -88,6 +88,19 @@ def test_a_file_of_any_other_npy_format_version_is_refused_naming_it(tmp_path, v
         read_array(path, np.uint16, (3, 4))
 
 
+@pytest.mark.parametrize("size", [1_000, 1_001])
+def test_a_checksum_file_is_read_up_to_a_thousand_bytes_and_refused_past_them(tmp_path, size):
+    values = np.arange(6, dtype=np.uint16)
+    path = write_array(tmp_path / "values.npy", values)
+    line = checksum_path(path).read_bytes()
+    checksum_path(path).write_bytes(line + b" " * (size - len(line)))  # the digest first, then padding
+    if size <= 1_000:
+        np.testing.assert_array_equal(read_array(path, np.uint16, (6,)), values)
+    else:
+        with pytest.raises(ArrayFileError, match=rf"^{checksum_path(path)} is not a checksum file: not read$"):
+            read_array(path, np.uint16, (6,))
+
+
 @pytest.mark.parametrize("special", ["fifo", "device", "folder"])
 def test_a_path_that_is_not_a_regular_file_is_refused_without_reading(tmp_path, special):
     path = tmp_path / "values.npy"
