@@ -384,3 +384,35 @@ def test_an_open_rows_name_is_in_ink_and_a_written_rows_is_muted():
     for (top, bottom), points in zip(sheet_rows(frame), sheet):
         name = frame[top : bottom + 1, 20:160]
         assert painted(name, INK).any() == (points is None) and painted(name, MUTED).any() == (points is not None)
+
+
+def test_a_die_of_more_than_six_faces_shows_its_number_in_its_middle():
+    rules = RuleSet("eight_faced", categories=YACHT.categories[:8], num_dice=4, num_faces=8, rolls_per_turn=2)
+    frame = render_frame(rules, [1, 7, 8, 8], 1, [None] * 8, 1)
+    for (top, bottom, left, right), face in zip(dice_boxes(frame), [1, 7, 8, 8]):
+        inked = painted(frame[top + 4 : bottom - 3, left + 4 : right - 3], INK)
+        rows, columns = np.flatnonzero(inked.any(axis=1)), np.flatnonzero(inked.any(axis=0))
+        middle = (bottom - top) / 2 - 4
+        assert abs((rows[0] + rows[-1]) / 2 - middle) <= 3 and abs((columns[0] + columns[-1]) / 2 - middle) <= 3
+        if face > 6:  # a number: one glyph wider than a pip, not pips at the corners
+            assert len(blobs(inked)) <= 2 and columns[-1] - columns[0] > (right - left) // 5
+
+
+def test_a_title_is_written_before_the_turn_and_none_leaves_the_header_as_it_was():
+    plain = render_frame(YACHT, [1, 2, 3, 4, 5], 1, [None] * 12, 1)
+    assert np.array_equal(render_frame(YACHT, [1, 2, 3, 4, 5], 1, [None] * 12, 1, title=""), plain)
+    titled = render_frame(YACHT, [1, 2, 3, 4, 5], 1, [None] * 12, 1, title="game 7")
+    text = lambda frame: np.flatnonzero(painted(frame[HEADER_BAND, : FRAME_WIDTH // 2], LIGHT_TEXT).any(axis=0))  # noqa: E731
+    assert text(titled)[-1] > text(plain)[-1] + 40  # the turn moved right, after the title
+    assert np.array_equal(titled[HEADER_BAND.stop :], plain[HEADER_BAND.stop :])
+
+
+def test_the_sheets_two_columns_are_divided_by_a_line_and_the_total_is_written_under_the_rows():
+    frame = render_frame(YACHT, [1, 2, 3, 4, 5], 1, [None] * 12, 1)
+    rows = sheet_rows(frame)
+    middle = frame[rows[0][0] : rows[-1][1], FRAME_WIDTH // 2 - 4 : FRAME_WIDTH // 2 + 4]
+    assert painted(middle, GRID).all(axis=0).any()  # a vertical line between the columns, all the way down
+    column = frame[:, 40:290]
+    under = next(r for r in range(rows[-1][1], FRAME_HEIGHT) if painted(column[r], INK).mean() > 0.9)
+    total = painted(frame[under + 3 : FRAME_HEIGHT - 14, FRAME_WIDTH // 2 : FRAME_WIDTH - 20], INK)
+    assert total.any()  # "Total 0", between the line and the panel's bottom, at the right
