@@ -5,6 +5,7 @@ folder that cannot take a solution is said in one line before the solve starts."
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import weakref
 
@@ -86,6 +87,39 @@ def test_a_file_of_any_other_npy_format_version_is_refused_naming_it(tmp_path, v
         ArrayFileError, match=rf"^{path} is not a .npy array file \(format version \({version[0]}, {version[1]}\)\)$"
     ):
         read_array(path, np.uint16, (3, 4))
+
+
+def write_npy(path, values) -> None:
+    """A .npy file as numpy writes it, without a checksum beside it."""
+    with open(path, "wb") as handle:
+        np.lib.format.write_array(handle, values)
+
+
+@pytest.mark.parametrize(
+    "stored, message",
+    [
+        (np.zeros((2, 6), dtype=np.uint16), "holds a uint16 array of shape (2, 6) (C order), expected uint16 of shape (3, 4)"),
+        (np.zeros((3, 4), dtype=np.int16), "holds a int16 array of shape (3, 4) (C order), expected uint16 of shape (3, 4)"),
+        (
+            np.asfortranarray(np.arange(12, dtype=np.uint16).reshape(3, 4)),
+            "holds a uint16 array of shape (3, 4) (Fortran order), expected uint16 of shape (3, 4)",
+        ),
+    ],
+)
+def test_an_array_of_the_same_size_but_another_shape_dtype_or_order_is_refused_by_its_header(tmp_path, stored, message):
+    path = tmp_path / "values.npy"
+    write_npy(path, stored)
+    with pytest.raises(ArrayFileError, match=f"^{re.escape(f'{path} {message}')}$"):
+        read_array(path, np.uint16, (3, 4))
+
+
+@pytest.mark.parametrize("mmap", [False, True])
+def test_an_array_read_is_read_only(tmp_path, mmap):
+    path = write_array(tmp_path / "values.npy", np.arange(6, dtype=np.uint16))
+    values = read_array(path, np.uint16, (6,), mmap=mmap)
+    assert not values.flags.writeable
+    with pytest.raises(ValueError):
+        values[0] = 7
 
 
 @pytest.mark.parametrize("size", [1_000, 1_001])
