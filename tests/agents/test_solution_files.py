@@ -65,12 +65,17 @@ def test_a_file_of_any_other_size_is_refused_before_its_values_are_read(tmp_path
         read_array(path, values.dtype, values.shape)
 
 
+def write_npy(path, values, version=None) -> None:
+    """A .npy file as numpy writes it (in format ``version``, or numpy's choice), without a checksum beside it."""
+    with open(path, "wb") as handle:
+        np.lib.format.write_array(handle, values, version=version)
+
+
 @pytest.mark.parametrize("version", [(2, 0), (1, 0)])
 def test_a_file_in_either_npy_format_version_numpy_writes_is_read(tmp_path, version):
     values = np.arange(12, dtype=np.uint16).reshape(3, 4)
     path = tmp_path / "values.npy"
-    with open(path, "wb") as handle:
-        np.lib.format.write_array(handle, values, version=version)
+    write_npy(path, values, version)
     np.testing.assert_array_equal(read_array(path, np.uint16, (3, 4)), values)
 
 
@@ -78,8 +83,8 @@ def test_a_file_in_either_npy_format_version_numpy_writes_is_read(tmp_path, vers
 def test_a_file_of_any_other_npy_format_version_is_refused_naming_it(tmp_path, version):
     values = np.arange(12, dtype=np.uint16).reshape(3, 4)
     path = tmp_path / "values.npy"
-    with open(path, "wb") as handle:  # a valid header of the nearest version numpy reads, under another version number
-        np.lib.format.write_array(handle, values, version=(1, 0) if version < (2, 0) else (2, 0))
+    # a valid header of the nearest version numpy reads, under another version number
+    write_npy(path, values, (1, 0) if version < (2, 0) else (2, 0))
     data = bytearray(path.read_bytes())
     data[6:8] = bytes(version)
     path.write_bytes(bytes(data))
@@ -87,12 +92,6 @@ def test_a_file_of_any_other_npy_format_version_is_refused_naming_it(tmp_path, v
         ArrayFileError, match=rf"^{path} is not a .npy array file \(format version \({version[0]}, {version[1]}\)\)$"
     ):
         read_array(path, np.uint16, (3, 4))
-
-
-def write_npy(path, values) -> None:
-    """A .npy file as numpy writes it, without a checksum beside it."""
-    with open(path, "wb") as handle:
-        np.lib.format.write_array(handle, values)
 
 
 @pytest.mark.parametrize(
