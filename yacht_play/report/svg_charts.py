@@ -144,6 +144,7 @@ def range_chart(rows: list[tuple[str, Estimate]], description: str, color: str, 
     low, high = (min(ends), max(ends)) if ends else (0.0, 1.0)
     # round ticks around the values, multiples of a round step of at least a point (ratings differ by whole points)
     step = max(nice_ticks(max(high - low, 1e-9))[1], 1.0)
+    step = step if step == int(step) else 2 * step  # 2.5 -> 5: whole labels, short enough for a phone's width
     ticks = [math.floor(low / step) * step]
     while ticks[-1] < high - 1e-9 * step:
         ticks.append(ticks[-1] + step)
