@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import shutil
 import sys
 from pathlib import Path
 
@@ -287,6 +288,18 @@ def test_mutants_of_what_never_runs_are_not_generated_and_every_other_is(tool):
         # the `*` of ``named`` turned into an operator is no program: left out, not counted as killed
         broken = [item for item in database.work_items if not tool.is_python(tool.mutated_source(SOURCE, item.mutations[0]))]
         assert broken and all(item.job_id in skipped for item in broken)
+
+
+def test_cosmic_ray_is_run_from_beside_the_interpreter_with_no_venv_activated(tool, monkeypatch, tmp_path):
+    pytest.importorskip("cosmic_ray", reason="the mutation extra: pip install -e '.[mutation]'")
+    if shutil.which("cosmic-ray", path=str(Path(sys.executable).parent)) is None:
+        pytest.skip(f"cosmic-ray is not installed beside {sys.executable}")
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing"))  # as when a venv's python is run by its path
+    session, _ = made_up_session(tool)
+    assert session.exists()
+    monkeypatch.setattr(sys, "executable", str(tmp_path / "nothing" / "python"))
+    with pytest.raises(SystemExit, match="cosmic-ray is not installed beside .*nothing.*mutation"):
+        tool.cosmic_ray("cosmic-ray", "--help")
 
 
 UNMADE_SOURCE = """\

@@ -272,10 +272,17 @@ def write_config(module: str) -> Path:
     return config
 
 
-def cosmic_ray(*args: str) -> None:
-    """Run a Cosmic Ray command in the tree's copy, with the copy's code the one imported."""
+def cosmic_ray(command: str, *args: str) -> None:
+    """Run a Cosmic Ray command in the tree's copy, with the copy's code the one imported.
+
+    The command is the one installed beside this interpreter (a virtual environment's ``bin``), so the tool runs
+    from a venv that is not activated; else the first on ``PATH``.
+    """
     environment = dict(os.environ, PYTHONPATH=str(TREE))
-    subprocess.run(list(args), cwd=TREE, env=environment, check=True)
+    found = shutil.which(command, path=os.pathsep.join([str(Path(sys.executable).parent), os.environ.get("PATH", "")]))
+    if found is None:
+        sys.exit(f"{command} is not installed beside {sys.executable} nor on PATH: pip install -e '.[mutation]'")
+    subprocess.run([found, *args], cwd=TREE, env=environment, check=True)
 
 
 def source_digest(module: str) -> str:
