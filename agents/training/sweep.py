@@ -55,6 +55,7 @@ with needs_extra("train"):
 
 if TYPE_CHECKING:
     from ray.tune import ResultGrid
+    from ray.tune.schedulers import TrialScheduler
 
 METRIC = "best_percent_of_optimal"  # the max of percent_of_optimal over a trial's periodic evaluations so far
 TRIAL_OVERRIDES = ["run.progress_bar=false"]  # trials run in Ray workers: no progress bars
@@ -329,10 +330,23 @@ def run_trial(params: dict[str, Any], *, sweep: Sweep, sweep_dir: str, train: Ca
 # -- the sweep ------------------------------------------------------------------------------------
 
 
+def trial_scheduler(spec: SweepSpec, base_config: TrainConfig) -> TrialScheduler:
+    """Tune's scheduler of the sweep's trials: ASHA, stopping the weaker trials at its rungs, or every trial to its end."""
+    from ray.tune.schedulers import ASHAScheduler, FIFOScheduler
+
+    if spec.scheduler.type == "asha":
+        return ASHAScheduler(
+            time_attr="steps",
+            max_t=base_config.ppo.total_timesteps,
+            grace_period=grace_period(spec, base_config),
+            reduction_factor=spec.scheduler.reduction_factor,
+        )
+    return FIFOScheduler()
+
+
 def run_sweep(sweep: Sweep, train: Callable, sweep_dir: Path) -> ResultGrid:
     """Run (or resume) the sweep on the connected Ray; return Tune's results."""
     from ray import tune
-    from ray.tune.schedulers import ASHAScheduler, FIFOScheduler, TrialScheduler
     from ray.tune.search.basic_variant import BasicVariantGenerator
 
     # Ray Tune reads a relative path as a URI without a scheme, and a trial runs in a worker with another cwd
@@ -346,16 +360,7 @@ def run_sweep(sweep: Sweep, train: Callable, sweep_dir: Path) -> ResultGrid:
         print(f"resuming sweep {spec.name} from {state_dir}")
         tuner = tune.Tuner.restore(str(state_dir), trainable, resume_unfinished=True, resume_errored=True)
     else:
-        scheduler: TrialScheduler
-        if spec.scheduler.type == "asha":
-            scheduler = ASHAScheduler(
-                time_attr="steps",
-                max_t=sweep.base_config.ppo.total_timesteps,
-                grace_period=grace_period(spec, sweep.base_config),
-                reduction_factor=spec.scheduler.reduction_factor,
-            )
-        else:
-            scheduler = FIFOScheduler()
+        scheduler = trial_scheduler(spec, sweep.base_config)
         tuner = tune.Tuner(
             trainable,
             param_space={key: dimension.to_tune() for key, dimension in spec.space.items()},

@@ -61,6 +61,22 @@ def test_the_shipped_sweep_is_valid():
     assert config.ppo.learning_rate == 0.000421 and config.ppo.lookahead_temperature == 0.3
 
 
+@pytest.mark.parametrize("kind", ["asha", "none"])
+def test_a_sweep_schedules_its_trials_as_its_file_says(tmp_path, kind):
+    pytest.importorskip("ray", reason="sweeps need Ray: pip install 'yacht-rl[ray]'")
+    from ray.tune.schedulers import ASHAScheduler, FIFOScheduler
+
+    from agents.training.sweep import trial_scheduler
+
+    sweep = load_sweep(write_sweep(tmp_path, overrides=TINY, scheduler={"type": kind, "grace_period": 512}))
+    scheduler = trial_scheduler(sweep.spec, sweep.base_config)
+    if kind == "none":  # every trial runs to its end
+        assert type(scheduler) is FIFOScheduler
+    else:  # rungs from the grace period up to the trials' last step
+        assert isinstance(scheduler, ASHAScheduler)
+        assert "Bracket: Iter 1024.000: None | Iter 512.000: None" in scheduler.debug_string()
+
+
 @pytest.mark.parametrize(
     "fields, message",
     [
