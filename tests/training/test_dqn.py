@@ -3,6 +3,7 @@ model file (``dqn:PATH``) and resume."""
 
 import json
 import shutil
+import types
 from pathlib import Path
 
 import gymnasium as gym
@@ -392,6 +393,16 @@ def test_a_cut_model_file_is_refused_in_one_line_by_the_evaluation(tiny_run, tmp
         code = stop.code
     error = capsys.readouterr().err.strip()
     assert code == 2 and str(cut) in error and len(error.splitlines()) == 1 and "Traceback" not in error, error
+
+
+def test_a_fresh_run_counts_its_wall_time_from_zero(tmp_path, monkeypatch):
+    from agents.training import dqn_train
+
+    monkeypatch.setattr(dqn_train, "time", types.SimpleNamespace(perf_counter=lambda: 1234.5))  # a clock standing still
+    (tmp_path / "tiny.yaml").write_text("name: tiny\n")
+    train_main(["--config", str(tmp_path / "tiny.yaml"), "--runs-dir", str(tmp_path), *TINY, "dqn.total_timesteps=1000"])
+    rows = (tmp_path / "tiny" / "learning_curve.csv").read_text().splitlines()[1:]
+    assert [row.split(",")[:2] for row in rows] == [["1000", "0.0"]]
 
 
 def test_resume_continues_from_the_checkpoint_with_its_replay_buffer(tiny_run, tmp_path, capsys):
