@@ -395,12 +395,15 @@ def test_a_cut_model_file_is_refused_in_one_line_by_the_evaluation(tiny_run, tmp
     assert code == 2 and str(cut) in error and len(error.splitlines()) == 1 and "Traceback" not in error, error
 
 
-def test_a_fresh_run_counts_its_wall_time_from_zero(tmp_path, monkeypatch):
+def test_a_fresh_run_checkpoints_at_each_multiple_of_its_period_and_counts_wall_time_from_zero(tmp_path, monkeypatch):
     from agents.training import dqn_train
 
     monkeypatch.setattr(dqn_train, "time", types.SimpleNamespace(perf_counter=lambda: 1234.5))  # a clock standing still
     (tmp_path / "tiny.yaml").write_text("name: tiny\n")
-    train_main(["--config", str(tmp_path / "tiny.yaml"), "--runs-dir", str(tmp_path), *TINY, "dqn.total_timesteps=1000"])
+    overrides = [*TINY, "dqn.total_timesteps=1000", "run.checkpoint_every=200"]
+    train_main(["--config", str(tmp_path / "tiny.yaml"), "--runs-dir", str(tmp_path), *overrides])
+    saved = sorted(int(path.stem.split("_")[1]) for path in (tmp_path / "tiny" / "checkpoints").glob("step_*.zip"))
+    assert saved[:-1] == [200, 400, 600, 800, 1000] and saved[-1] >= 1000  # and the last, where SB3 stopped
     rows = (tmp_path / "tiny" / "learning_curve.csv").read_text().splitlines()[1:]
     assert [row.split(",")[:2] for row in rows] == [["1000", "0.0"]]
 
@@ -427,6 +430,25 @@ def test_resume_continues_from_the_checkpoint_with_its_replay_buffer(tiny_run, t
     steps = [int(line.split(",")[0]) for line in (run / "learning_curve.csv").read_text().splitlines()[1:]]
     assert steps == [1000, 2000, 3000] and latest_checkpoint(run).name == "step_3008.zip"
     assert (run / "model.safetensors").is_file()
+
+
+@pytest.mark.parametrize(
+    "make, message",
+    [
+        (lambda path: path.mkdir(), "is not a regular file (a folder): give a file"),
+        (lambda path: path.write_bytes(b"PK\x03\x04 cut short"), "wasn't a zip-file"),
+    ],
+    ids=["a folder", "no zip"],
+)
+def test_a_checkpoint_that_cannot_be_read_stops_the_resume_in_one_line_naming_why(tiny_run, tmp_path, make, message):
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run, run)
+    (run / "model.safetensors").unlink()
+    make(run / "checkpoints" / "step_9000.zip")  # the latest checkpoint
+    with pytest.raises(SystemExit) as stop:
+        train_main(["--resume", str(run)])
+    said = str(stop.value)
+    assert "step_9000.zip' cannot be resumed: " in said and message in said and "\n" not in said
 
 
 def test_a_tampered_replay_buffer_stops_the_resume_in_one_line(tiny_run, tmp_path):
