@@ -8,6 +8,7 @@ import sys
 import time
 from pathlib import Path
 
+import numpy as np
 import pytest
 import yaml
 
@@ -120,6 +121,24 @@ def test_a_sweep_of_another_algorithm_than_ppo_is_refused(tmp_path, base, algori
     result = run("train.py", "--sweep", str(path), "--runs-dir", str(tmp_path / "runs"), check=False)
     assert result.returncode == 1 and result.stderr.count("\n") == 1 and f"algorithm '{algorithm}'" in result.stderr
     assert not (tmp_path / "runs").exists()
+
+
+def test_each_kind_of_range_draws_as_named(tmp_path):
+    pytest.importorskip("ray", reason="sweeps need Ray: pip install 'yacht-rl[ray]'")
+    space = {
+        "ppo.learning_rate": {"uniform": [0.1, 0.9]},
+        "ppo.ent_coef": {"loguniform": [0.1, 0.9]},
+        "ppo.gamma": {"choice": [0.9, 0.99]},
+    }
+    sweep = load_sweep(write_sweep(tmp_path, space=space, max_concurrent_trials=1))
+    assert sweep.spec.max_concurrent_trials == 1  # one trial at a time is a limit a sweep may set
+    draws = {
+        key: dimension.to_tune().sample(size=4000, random_state=np.random.default_rng(7))
+        for key, dimension in sweep.spec.space.items()
+    }
+    assert abs(np.median(draws["ppo.learning_rate"]) - 0.5) < 0.03  # uniform: the middle of the range
+    assert abs(np.median(draws["ppo.ent_coef"]) - 0.3) < 0.03  # log-uniform: the geometric middle, sqrt(0.1 * 0.9)
+    assert set(draws["ppo.gamma"]) == {0.9, 0.99}
 
 
 def test_a_sweep_over_the_algorithm_is_refused(tmp_path):
