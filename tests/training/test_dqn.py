@@ -395,17 +395,18 @@ def test_a_cut_model_file_is_refused_in_one_line_by_the_evaluation(tiny_run, tmp
     assert code == 2 and str(cut) in error and len(error.splitlines()) == 1 and "Traceback" not in error, error
 
 
-def test_a_fresh_run_checkpoints_at_each_multiple_of_its_period_and_counts_wall_time_from_zero(tmp_path, monkeypatch):
+def test_a_fresh_run_checkpoints_at_each_multiple_of_its_period_and_counts_wall_time_from_zero(tmp_path, monkeypatch, capsys):
     from agents.training import dqn_train
 
     monkeypatch.setattr(dqn_train, "time", types.SimpleNamespace(perf_counter=lambda: 1234.5))  # a clock standing still
     (tmp_path / "tiny.yaml").write_text("name: tiny\n")
-    overrides = [*TINY, "dqn.total_timesteps=1000", "run.checkpoint_every=200"]
+    overrides = [*TINY, "dqn.total_timesteps=1000", "run.checkpoint_every=250"]  # 4 envs: steps of 4 pass 250 and 750
     train_main(["--config", str(tmp_path / "tiny.yaml"), "--runs-dir", str(tmp_path), *overrides])
     saved = sorted(int(path.stem.split("_")[1]) for path in (tmp_path / "tiny" / "checkpoints").glob("step_*.zip"))
-    assert saved[:-1] == [200, 400, 600, 800, 1000] and saved[-1] >= 1000  # and the last, where SB3 stopped
+    assert saved[:-1] == [252, 500, 752, 1000] and saved[-1] >= 1000  # the first step at or past each; the last, at the end
     rows = (tmp_path / "tiny" / "learning_curve.csv").read_text().splitlines()[1:]
     assert [row.split(",")[:2] for row in rows] == [["1000", "0.0"]]
+    assert f"trained {saved[-1]:,} steps in 0 s" in capsys.readouterr().out
 
 
 def test_resume_continues_from_the_checkpoint_with_its_replay_buffer(tiny_run, tmp_path, capsys):
