@@ -9,6 +9,8 @@ import glob
 import shutil
 import signal
 import socket
+from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -70,6 +72,28 @@ def test_a_free_port_can_be_listened_on_at_once():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", port))
         sock.listen()
+
+
+def test_postgresql_is_found_in_pg_configs_folder_first_else_in_debians_newest_with_both_programs(tmp_path, monkeypatch):
+    from yacht_play.serve import local_server
+
+    def bindir(version: str, *programs: str) -> str:
+        folder = tmp_path / version / "bin"
+        folder.mkdir(parents=True)
+        for program in programs:
+            (folder / program).touch()
+        return str(folder)
+
+    old, newer, newest = bindir("13", "initdb", "pg_ctl"), bindir("15", "initdb", "pg_ctl"), bindir("16", "initdb")
+    monkeypatch.setattr(local_server.glob, "glob", lambda pattern: [old, newest, newer])
+    monkeypatch.setattr(local_server.shutil, "which", lambda program: None)  # no pg_config
+    assert postgres_bindir() == Path(newer)  # 16 lacks pg_ctl
+    monkeypatch.setattr(local_server.shutil, "which", lambda program: f"/usr/bin/{program}")
+    monkeypatch.setattr(local_server.subprocess, "run", lambda *args, **kwargs: SimpleNamespace(stdout=old + "\n"))
+    assert postgres_bindir() == Path(old)  # pg_config's answer comes first
+    monkeypatch.setattr(local_server.glob, "glob", lambda pattern: [newest])
+    monkeypatch.setattr(local_server.subprocess, "run", lambda *args, **kwargs: SimpleNamespace(stdout=""))
+    assert postgres_bindir() is None
 
 
 def test_postgresql_is_found_with_both_of_its_programs_or_not_at_all():
