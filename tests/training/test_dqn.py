@@ -424,10 +424,13 @@ def test_resume_continues_from_the_checkpoint_with_its_replay_buffer(tiny_run, t
         assert restored.num_timesteps == int(saved["steps"]) == 2000 and restored.replay_buffer.pos == int(saved["pos"])
         rows = int(saved["pos"])
         np.testing.assert_array_equal(restored.replay_buffer.observations[MASK][:rows], saved[f"observations.{MASK}"])
+    leftover = run / "checkpoints" / ".step_2500.zip.abc123.partial"
+    leftover.write_bytes(b"PK\x03\x04 half a checkpoint")  # what a kill mid-save leaves behind
     capsys.readouterr()
     train_main(["--resume", str(run), "dqn.total_timesteps=3000"])
     out = capsys.readouterr().out
     assert "resuming" in out and "(2,000 steps done)" in out and "empty one" not in out
+    assert f"removed {leftover}, left by a write that was killed" in out and not leftover.exists()
     steps = [int(line.split(",")[0]) for line in (run / "learning_curve.csv").read_text().splitlines()[1:]]
     assert steps == [1000, 2000, 3000] and latest_checkpoint(run).name == "step_3008.zip"
     assert (run / "model.safetensors").is_file()
