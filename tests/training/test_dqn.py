@@ -395,7 +395,9 @@ def test_a_cut_model_file_is_refused_in_one_line_by_the_evaluation(tiny_run, tmp
     assert code == 2 and str(cut) in error and len(error.splitlines()) == 1 and "Traceback" not in error, error
 
 
-def test_a_fresh_run_checkpoints_at_each_multiple_of_its_period_and_counts_wall_time_from_zero(tmp_path, monkeypatch, capsys):
+def test_checkpoints_fall_at_each_multiple_of_the_period_fresh_or_resumed_and_wall_time_counts_from_zero(
+    tmp_path, monkeypatch, capsys
+):
     from agents.training import dqn_train
 
     monkeypatch.setattr(dqn_train, "time", types.SimpleNamespace(perf_counter=lambda: 1234.5))  # a clock standing still
@@ -407,6 +409,22 @@ def test_a_fresh_run_checkpoints_at_each_multiple_of_its_period_and_counts_wall_
     rows = (tmp_path / "tiny" / "learning_curve.csv").read_text().splitlines()[1:]
     assert [row.split(",")[:2] for row in rows] == [["1000", "0.0"]]
     assert f"trained {saved[-1]:,} steps in 0 s" in capsys.readouterr().out
+
+    def checkpoints():
+        return {path.name: path.stat().st_mtime_ns for path in (tmp_path / "tiny" / "checkpoints").iterdir()}
+
+    def unfinish():  # killed before its export: a resume trains on
+        (tmp_path / "tiny" / "model.safetensors").unlink()
+        (tmp_path / "tiny" / "eval.json").unlink()
+
+    unfinish()
+    before = checkpoints()
+    train_main(["--resume", str(tmp_path / "tiny"), "dqn.total_timesteps=500"])  # fewer steps than done: nothing to train
+    assert checkpoints() == before and "trained 0 steps in 0 s" in capsys.readouterr().out
+    unfinish()
+    train_main(["--resume", str(tmp_path / "tiny"), "dqn.total_timesteps=1300"])  # from a step past a multiple
+    resumed = sorted(int(name[5:-4]) for name in checkpoints().keys() - before.keys() if name.startswith("step_"))
+    assert resumed[:-1] == [1252] and resumed[-1] >= 1300  # the first step at or past 1250, then the end
 
 
 def test_resume_continues_from_the_checkpoint_with_its_replay_buffer(tiny_run, tmp_path, capsys):
