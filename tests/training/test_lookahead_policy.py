@@ -89,6 +89,22 @@ def test_temperature_sets_how_sharply_it_prefers_higher_q():
     assert (probs[3.0][~masks_t] == 0).all()
 
 
+def test_the_rollouts_actions_are_drawn_from_the_distribution_unless_asked_for_the_best():
+    obs, masks = random_positions(50, 5)
+    policy = fresh_model(temperature=3.0)
+    probs = policy.get_distribution(th.as_tensor(obs), masks.astype(bool)).distribution.probs.detach().numpy()
+    row = int(np.argmax(np.sort(probs, axis=1)[:, -2]))  # the position whose second likeliest action is likeliest
+    assert probs[row].max() < 0.9
+    many, legal = th.as_tensor(np.repeat(obs[row : row + 1], 400, axis=0)), np.repeat(masks[row : row + 1], 400, axis=0)
+    th.manual_seed(0)
+    drawn, _, _ = policy(many, action_masks=legal)  # as MaskablePPO calls it while collecting rollouts
+    counts = np.bincount(drawn.numpy(), minlength=probs.shape[1])
+    assert counts[~masks[row].astype(bool)].sum() == 0 and (counts > 0).sum() > 1
+    assert abs(counts.max() / 400 - probs[row].max()) < 0.1
+    best, _, _ = policy(many, deterministic=True, action_masks=legal)
+    assert set(best.tolist()) == {int(np.argmax(probs[row]))}
+
+
 def test_bad_temperature_is_named():
     with pytest.raises(ValueError, match="temperature must be > 0, got 0"):
         LookaheadPolicy(make_encoding("features", YACHT).space, spaces.Discrete(44), lambda _: 1e-3, temperature=0)
