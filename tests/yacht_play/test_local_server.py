@@ -9,6 +9,8 @@ import glob
 import shutil
 import signal
 import socket
+import subprocess
+import sys
 from pathlib import Path
 from types import SimpleNamespace
 
@@ -65,6 +67,32 @@ def test_a_server_that_does_not_answer_in_time_is_stopped_and_said(tmp_path):
     with pytest.raises(RuntimeError, match=r"^yacht serve did not answer within 0\.01 s"):
         server.start(timeout=0.01)
     assert server.process.returncode is not None  # not left running
+
+
+def test_start_waits_for_the_list_of_agents_not_for_any_answer(tmp_path, monkeypatch):
+    import httpx
+
+    from yacht_play.serve import local_server
+
+    answers, asked = iter([None, 503, 404, 200]), []  # not listening yet, loading its agents, not routed yet, ready
+
+    def get(url, timeout):
+        asked.append(url)
+        status = next(answers)
+        if status is None:
+            raise httpx.ConnectError("connection refused")
+        return SimpleNamespace(status_code=status)
+
+    monkeypatch.setattr(httpx, "get", get)
+    waiting = [sys.executable, "-c", "import time; time.sleep(60)"]  # a server that runs and leaves answering to get
+    popen = subprocess.Popen
+    monkeypatch.setattr(local_server.subprocess, "Popen", lambda *args, **kwargs: popen(waiting))
+    server = LocalServer(tmp_path / "games.db")
+    try:
+        assert server.start(timeout=60) is server
+        assert asked == [server.url + "/api/agents"] * 4
+    finally:
+        server.kill()
 
 
 def test_a_free_port_can_be_listened_on_at_once():
