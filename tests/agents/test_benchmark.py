@@ -7,6 +7,7 @@ import math
 import re
 import shutil
 from pathlib import Path
+from types import SimpleNamespace
 from typing import get_args
 
 import numpy as np
@@ -19,7 +20,7 @@ from agents.benchmark.results import MAX_BYTES, ResultsError, RunResult, load_re
 from agents.benchmark.tracks import EVAL_SEED, TRACKS, TRAINING_SEEDS, track
 from agents.registry import find_policy
 from agents.solvers.optimal import expected_score
-from agents.training.config import TrainConfig, load_config
+from agents.training.config import ConfigError, TrainConfig, load_config
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -259,6 +260,58 @@ def test_two_files_of_one_run_are_refused_and_a_folder_is_read_whole(evaluated, 
         load_results([evaluated, copy])
 
 
+@pytest.mark.parametrize("name", ["yacht-solo-20k", "yacht-duel-20k"])
+def test_a_track_run_evaluates_itself_on_the_fewest_games_train_py_takes(name):
+    config_path = "configs/benchmark/ppo_plain.yaml" if name.endswith("solo-20k") else "configs/benchmark/ppo_duel.yaml"
+    overrides = bench_run.track_overrides(config_path, track(name), 0, [])[0]
+    config = load_config(config_path, overrides)
+    assert config.run.eval_games == config.run.final_eval_games
+    for key in ("eval_games", "final_eval_games"):
+        with pytest.raises(ConfigError):  # one game fewer is refused
+            load_config(config_path, [*overrides, f"run.{key}={config.run.eval_games - 1}"])
+
+
+def test_the_end_of_a_learning_curve_is_its_last_row_s_units_and_wall_seconds(tmp_path):
+    assert bench_run.curve_end(tmp_path) is None  # no curve yet
+    curve = tmp_path / "learning_curve.csv"
+    curve.write_text("steps,wall_seconds,percent_of_optimal\n")
+    assert bench_run.curve_end(tmp_path) is None  # its header only
+    curve.write_text("steps,wall_seconds,percent_of_optimal\n2048,10.5,60.0\n4096,21.25,70.0\n8192,40.75,80.0\n")
+    assert bench_run.curve_end(tmp_path) == (8192, 40.75)
+
+
+@pytest.mark.parametrize("curve", [True, False], ids=["from its curve", "without one"])
+@pytest.mark.parametrize("trust", [True, False])
+def test_a_training_seed_runs_train_py_and_counts_its_units_wall_and_cpu_seconds(tmp_path, monkeypatch, curve, trust):
+    fixed, config_path = track("yacht-solo-20k"), "configs/benchmark/ppo_plain.yaml"
+    _, unit, units, steps, _ = bench_run.track_overrides(config_path, fixed, 0, [])
+    run_dir = tmp_path / fixed.name / "m" / "seed0"
+    commands = []
+
+    def train(command, cwd):  # train.py, as far as the benchmark sees it: a run folder with its learning curve
+        commands.append(command)
+        if curve:
+            run_dir.mkdir(parents=True)
+            (run_dir / "learning_curve.csv").write_text("steps,wall_seconds\n512,3.5\n1024,6.25\n")
+        return SimpleNamespace(returncode=0)
+
+    usage = iter([SimpleNamespace(ru_utime=10.0, ru_stime=2.0), SimpleNamespace(ru_utime=13.5, ru_stime=2.5)])
+    monkeypatch.setattr(bench_run.subprocess, "run", train)
+    monkeypatch.setattr(bench_run.resource, "getrusage", lambda who: next(usage))
+    monkeypatch.setattr(bench_run, "time", SimpleNamespace(perf_counter=iter([100.0, 107.0]).__next__))
+    training, policy = bench_run.train_seed(config_path, fixed, 0, "m", tmp_path, [], trust)
+    assert policy == f"ppo:{run_dir / 'model.safetensors'}"
+    assert (commands[0][-1] == "--trust-pickles") is trust and commands[0].count("--trust-pickles") == int(trust)
+    assert (training.unit, training.env_steps_at_most, training.cpu_seconds) == (unit, steps, 4.0)
+    assert (training.done, training.wall_seconds) == ((1024, 6.25) if curve else (units, 7.0))
+
+
+def test_a_training_seed_whose_train_py_fails_is_refused_naming_its_exit(tmp_path, monkeypatch):
+    monkeypatch.setattr(bench_run.subprocess, "run", lambda command, cwd: SimpleNamespace(returncode=3))
+    with pytest.raises(bench_run.BenchmarkError, match=r"training yacht-solo-20k m seed 0 failed \(train.py exit 3"):
+        bench_run.train_seed("configs/benchmark/ppo_plain.yaml", track("yacht-solo-20k"), 0, "m", tmp_path, [], False)
+
+
 def test_a_run_folder_left_by_another_config_is_not_resumed_under_this_one(tmp_path):
     from agents.training.config import dump_config
 
@@ -362,8 +415,9 @@ def test_optimal_against_itself_at_the_duel_wins_half_exactly(tmp_path):
     evaluation = read_results(tmp_path / "yacht-duel-20k" / "optimal" / "seed0.json").evaluation
     assert evaluation.metric == "win_share" and evaluation.mean == 0.5 and evaluation.regret_per_game is None
     assert math.isclose(evaluation.normalized_regret, 1 - 0.5 / ((0.516114 + 0.522202) / 2))
-    low, high = evaluation.normalized_regret_ci95
-    assert low <= evaluation.normalized_regret <= high
+    # every deal's share is exactly 1/2, so the interval is the point itself, its ends mapped by 1 - share / optimum
+    assert evaluation.mean_ci95 == (0.5, 0.5)
+    assert evaluation.normalized_regret_ci95 == pytest.approx((evaluation.normalized_regret,) * 2, rel=1e-12)
 
 
 def test_the_intervals_depend_on_the_files_and_the_seed_alone(evaluated, tmp_path):
