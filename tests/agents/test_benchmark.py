@@ -261,10 +261,11 @@ def test_two_files_of_one_run_are_refused_and_a_folder_is_read_whole(evaluated, 
 
 
 @pytest.mark.parametrize("name", ["yacht-solo-20k", "yacht-duel-20k"])
-def test_a_track_run_evaluates_itself_on_the_fewest_games_train_py_takes(name):
+def test_a_track_run_evaluates_itself_ten_times_on_the_fewest_games_train_py_takes(name):
     config_path = "configs/benchmark/ppo_plain.yaml" if name.endswith("solo-20k") else "configs/benchmark/ppo_duel.yaml"
-    overrides = bench_run.track_overrides(config_path, track(name), 0, [])[0]
+    overrides, _, units, _, _ = bench_run.track_overrides(config_path, track(name), 0, [])
     config = load_config(config_path, overrides)
+    assert units // config.run.eval_every == 10 and config.run.checkpoint_every == config.run.eval_every  # a row each
     assert config.run.eval_games == config.run.final_eval_games
     for key in ("eval_games", "final_eval_games"):
         with pytest.raises(ConfigError):  # one game fewer is refused
