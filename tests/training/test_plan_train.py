@@ -7,6 +7,7 @@ import re
 import shutil
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -362,3 +363,21 @@ def test_the_loop_checkpoints_and_evaluates_each_time_its_games_pass_a_multiple_
     assert sorted(int(path.stem[5:]) for path in (run / "checkpoints").iterdir()) == [60, 100, 110]
     assert curve_steps(run) == [60, 80]  # past 40, then at 80; 100 and 110 are short of 120
     assert (run / "config.yaml").exists() and (run / "tb" / "plan").is_dir()
+
+
+def test_the_loops_wall_time_counts_from_its_start_and_its_summary_counts_its_games(tmp_path, monkeypatch, capsys):
+    from agents.training import plan_train
+
+    monkeypatch.setattr(plan_train, "time", SimpleNamespace(perf_counter=lambda: 500.0))  # a clock standing still
+    config = load_config(CONFIG, [*TINY, "run.checkpoint_every=50", "run.eval_every=40"])
+
+    def iterate(games_done, deadline, wall):
+        yield from ((games, {"train/x": 1.0}) for games in (30, 60, 80, 110))
+
+    assert (
+        plan_train.drive_run(config, tmp_path / "run", False, CountingModel(), iterate, lambda: {"mean_score": "1"}, "plan")
+        == 110
+    )
+    with (tmp_path / "run" / "learning_curve.csv").open(newline="") as handle:
+        assert [row[:2] for row in list(csv.reader(handle))[1:]] == [["60", "0.0"], ["80", "0.0"]]
+    assert "trained 110 games in 0 s, 110 in all" in capsys.readouterr().out
