@@ -93,6 +93,14 @@ def test_a_tiny_plan_run_writes_a_playable_model_and_resumes_from_its_checkpoint
     assert "nothing to resume" in capsys.readouterr().out
 
 
+def test_a_run_of_games_that_are_no_multiple_of_an_iteration_plays_exactly_its_games(tmp_path):
+    assert train_main(["--config", CONFIG, "--runs-dir", str(tmp_path), "name=odd", *TINY, "plan.total_games=250"]) is None
+    assert sorted(path.name for path in (tmp_path / "odd" / "checkpoints").iterdir()) == [
+        "step_200.safetensors",
+        "step_250.safetensors",  # the last iteration plays the 50 games left, not 100
+    ]
+
+
 def test_a_cut_checkpoint_is_refused_in_one_line(tmp_path):
     assert train_main(["--config", CONFIG, "--runs-dir", str(tmp_path), "name=cut", *TINY]) is None
     run = tmp_path / "cut"
@@ -207,6 +215,23 @@ def with_value(value):
     return damage
 
 
+def with_shape(shape):
+    """The first tensor replaced by zeros of ``shape``: a checkpoint of another table or network."""
+
+    def damage(path):
+        import torch
+        from safetensors import safe_open
+        from safetensors.torch import load_file, save_file
+
+        with safe_open(str(path), framework="pt") as handle:
+            metadata = handle.metadata()
+        tensors = load_file(str(path))
+        tensors[sorted(tensors)[0]] = torch.zeros(shape, dtype=tensors[sorted(tensors)[0]].dtype)
+        save_file(tensors, str(path), metadata=metadata)
+
+    return damage
+
+
 def replaced_by(make):
     def damage(path):
         path.unlink()
@@ -221,6 +246,10 @@ CHECKPOINT_DAMAGES = {
     "no games": (with_metadata(lambda meta: meta.pop("games")), "its metadata must hold games and value_model"),
     "NaN": (with_value(float("nan")), "NaN or infinite"),
     "3e38": (with_value(3e38), "NaN or infinite|above 1e\\+06 points|beyond 10000 in magnitude"),
+    "another shape": (
+        with_shape((3,)),
+        r"cannot reshape array of size 3 |Error\(s\) in loading state_dict",
+    ),
     "fifo": (replaced_by(os.mkfifo), "is not a regular file"),
     "device": (replaced_by(lambda path: path.symlink_to("/dev/zero")), "is not a regular file"),
     "huge": (lambda path: os.truncate(path, MAX_FILE_BYTES + 1), "more than a checkpoint may be"),
