@@ -410,3 +410,31 @@ def test_the_loops_wall_time_counts_from_its_start_and_its_summary_counts_its_ga
     with (tmp_path / "run" / "learning_curve.csv").open(newline="") as handle:
         assert [row[:2] for row in list(csv.reader(handle))[1:]] == [["60", "0.0"], ["80", "0.0"]]
     assert "trained 110 games in 0 s, 110 in all" in capsys.readouterr().out
+
+
+def test_a_resumed_loop_has_the_wall_time_its_run_had_left_and_logs_its_evaluations(tmp_path, monkeypatch, capsys):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    from agents.training import plan_train
+    from yacht_env.rules import YACHT
+
+    now = [500.0]
+    monkeypatch.setattr(plan_train, "time", SimpleNamespace(perf_counter=lambda: now[0]))  # a clock the loop moves
+    config = load_config(CONFIG, [*TINY, "run.checkpoint_every=50", "run.eval_every=40", "plan.max_wall_minutes=2"])
+    run, model, deadlines = tmp_path / "run", plan_train.value_model(config, YACHT), []
+
+    def iterate(games_done, deadline, wall):
+        deadlines.append(deadline - now[0])
+        now[0] += 30.0  # thirty seconds a stretch of games
+        yield games_done + 60, {"train/x": 1.0}
+
+    plan_train.drive_run(config, run, False, model, iterate, lambda: {"mean_score": "1.5"}, "plan")  # 60 games, 30 s
+    events = EventAccumulator(str(run / "tb" / "plan"))
+    events.Reload()
+    assert [(e.step, e.value) for e in events.Scalars("eval/mean_score")] == [(60, 1.5)]
+    leftover = run / "checkpoints" / ".step_90.safetensors.abc123.partial"
+    leftover.write_bytes(b"half a checkpoint")  # what a kill mid-save leaves behind
+    capsys.readouterr()
+    plan_train.drive_run(config, run, True, model, iterate, lambda: {"mean_score": "2.5"}, "plan")
+    assert deadlines == [120.0, 90.0]  # two minutes, less the 30 s the run had used before its checkpoint
+    assert f"removed {leftover}, left by a write that was killed" in capsys.readouterr().out and not leftover.exists()
