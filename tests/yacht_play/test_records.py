@@ -777,3 +777,18 @@ def test_a_game_id_is_taken_whole_from_its_characters_or_refused_with_it_escaped
     message = str(error.value)
     assert message.startswith("f:1: game record, field 'game_id': ") and message.endswith(f"got {game_id!r}")
     assert message.isprintable()
+
+
+def test_analyze_replays_an_agent_on_the_dice_of_agent_games_and_plots_each_player_side_by_side(tmp_path, capsys, monkeypatch):
+    import yacht_env.figures
+
+    write_agent_games(tmp_path / "optimal.jsonl", "optimal", games=2, seed=3)  # no person played: every stream counts
+    figures = []
+    monkeypatch.setattr(yacht_env.figures, "save_png", lambda path, figure, dpi: figures.append(figure))
+    code, out = analyze(tmp_path / "optimal.jsonl", "--agent", "greedy", "--plot", str(tmp_path / "p.png"), capsys=capsys)
+    assert code == 0, out.err
+    assert "optimal: no decision lost anything" in out.out  # and then the next player's worst decisions
+    assert re.search(r"greedy.*: worst \d+ decisions", out.out)
+    (figure,) = figures
+    by_turn, by_kind = figure.axes
+    assert {round(bar.get_width(), 9) for axes in (by_turn, by_kind) for bar in axes.patches} == {0.4}  # two players
