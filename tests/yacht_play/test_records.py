@@ -789,6 +789,24 @@ def test_analyze_replays_an_agent_on_the_dice_of_agent_games_and_plots_each_play
     assert code == 0, out.err
     assert "optimal: no decision lost anything" in out.out  # and then the next player's worst decisions
     assert re.search(r"greedy.*: worst \d+ decisions", out.out)
+    assert re.search(r"loss per decision +│ +0\.000 │ +\d\.\d{3} │", out.out)  # three decimals
     (figure,) = figures
     by_turn, by_kind = figure.axes
     assert {round(bar.get_width(), 9) for axes in (by_turn, by_kind) for bar in axes.patches} == {0.4}  # two players
+    for axes, places in ((by_turn, range(1, 13)), (by_kind, range(3))):  # each place's two bars centred on it
+        centres = sorted(round(bar.get_x() + bar.get_width() / 2, 9) for bar in axes.patches)
+        assert centres == sorted(round(place + side, 9) for place in places for side in (-0.2, 0.2))
+    assert list(by_turn.get_xticks()) == list(range(1, 13))  # a tick per turn
+    assert by_kind.get_position().width > 0.15 and by_turn.get_position().width > 2 * by_kind.get_position().width
+
+
+def test_analyze_refuses_records_of_two_rule_sets_in_one_line_whichever_comes_first(tmp_path, capsys):
+    from yacht_env.rules import RULE_SETS
+
+    write_agent_games(tmp_path / "yacht.jsonl", "greedy", games=1, seed=3)
+    write_agent_games(tmp_path / "yahtzee.jsonl", "greedy", games=1, seed=3, rules=RULE_SETS["yahtzee"])
+    for files in (["yacht.jsonl", "yahtzee.jsonl"], ["yahtzee.jsonl", "yacht.jsonl"]):
+        capsys.readouterr()
+        code = analyze_main([str(tmp_path / name) for name in files])
+        err = capsys.readouterr().err
+        assert code != 0 and "grade one rule set at a time (--rules NAME)" in err and err.count("\n") == 1
