@@ -785,8 +785,14 @@ def test_analyze_replays_an_agent_on_the_dice_of_agent_games_and_plots_each_play
     write_agent_games(tmp_path / "optimal.jsonl", "optimal", games=2, seed=3)  # no person played: every stream counts
     figures = []
     monkeypatch.setattr(yacht_env.figures, "save_png", lambda path, figure, dpi: figures.append(figure))
-    code, out = analyze(tmp_path / "optimal.jsonl", "--agent", "greedy", "--plot", str(tmp_path / "p.png"), capsys=capsys)
+    grades = tmp_path / "grades.json"
+    code, out = analyze(
+        tmp_path / "optimal.jsonl", "--agent", "greedy", "--plot", str(tmp_path / "p.png"), "--json", str(grades), capsys=capsys
+    )
     assert code == 0, out.err
+    document = json.loads(grades.read_text())
+    assert document["schema"] == 1 and [p["label"] for p in document["players"]] == ["optimal", "greedy (replay)"]
+    assert "turn 12: loss/decision" in out.out  # a row for every turn
     assert "optimal: no decision lost anything" in out.out  # and then the next player's worst decisions
     assert re.search(r"greedy.*: worst \d+ decisions", out.out)
     assert re.search(r"loss per decision +│ +0\.000 │ +\d\.\d{3} │", out.out)  # three decimals
@@ -794,8 +800,8 @@ def test_analyze_replays_an_agent_on_the_dice_of_agent_games_and_plots_each_play
     by_turn, by_kind = figure.axes
     assert {round(bar.get_width(), 9) for axes in (by_turn, by_kind) for bar in axes.patches} == {0.4}  # two players
     for axes, places in ((by_turn, range(1, 13)), (by_kind, range(3))):  # each place's two bars centred on it
-        centres = sorted(round(bar.get_x() + bar.get_width() / 2, 9) for bar in axes.patches)
-        assert centres == sorted(round(place + side, 9) for place in places for side in (-0.2, 0.2))
+        centres = [round(bar.get_x() + bar.get_width() / 2, 9) for bar in axes.patches]  # the first player's, then the next's
+        assert centres == [round(place + side, 9) for side in (-0.2, 0.2) for place in places]
     assert list(by_turn.get_xticks()) == list(range(1, 13))  # a tick per turn
     assert by_kind.get_position().width > 0.15 and by_turn.get_position().width > 2 * by_kind.get_position().width
 
@@ -810,3 +816,12 @@ def test_analyze_refuses_records_of_two_rule_sets_in_one_line_whichever_comes_fi
         code = analyze_main([str(tmp_path / name) for name in files])
         err = capsys.readouterr().err
         assert code != 0 and "grade one rule set at a time (--rules NAME)" in err and err.count("\n") == 1
+
+
+def test_agents_are_replayed_on_the_streams_people_played_not_on_those_agents_played_alone(tmp_path):
+    from yacht_env.rules import YACHT
+    from yacht_play.analyze import recorded_streams
+
+    write_agent_games(tmp_path / "agents.jsonl", "greedy", games=1, seed=3)
+    games = [*read_records(table_game(tmp_path / "table.jsonl")).games, *read_records(tmp_path / "agents.jsonl").games]
+    assert [seed for seed, _ in recorded_streams(games, YACHT)] == [40]  # ann's (the table's agents shared her dice)
