@@ -792,7 +792,7 @@ def test_analyze_replays_an_agent_on_the_dice_of_agent_games_and_plots_each_play
     assert code == 0, out.err
     document = json.loads(grades.read_text())
     assert document["schema"] == 1 and [p["label"] for p in document["players"]] == ["optimal", "greedy (replay)"]
-    assert "turn 12: loss/decision" in out.out  # a row for every turn
+    assert re.findall(r"turn (\d+): loss/decision", out.out) == [str(turn) for turn in range(1, 13)]  # a row a turn
     assert "optimal: no decision lost anything" in out.out  # and then the next player's worst decisions
     assert re.search(r"greedy.*: worst \d+ decisions", out.out)
     assert re.search(r"loss per decision +│ +0\.000 │ +\d\.\d{3} │", out.out)  # three decimals
