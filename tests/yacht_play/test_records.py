@@ -796,6 +796,7 @@ def test_analyze_replays_an_agent_on_the_dice_of_agent_games_and_plots_each_play
     assert "optimal: no decision lost anything" in out.out  # and then the next player's worst decisions
     assert re.search(r"greedy.*: worst \d+ decisions", out.out)
     assert re.search(r"loss per decision +│ +0\.000 │ +\d\.\d{3} │", out.out)  # three decimals
+    assert re.search(r"loss per game +│ +0\.00 │ +\d+\.\d{2} │", out.out)  # points a game: two
     (figure,) = figures
     by_turn, by_kind = figure.axes
     assert {round(bar.get_width(), 9) for axes in (by_turn, by_kind) for bar in axes.patches} == {0.4}  # two players
