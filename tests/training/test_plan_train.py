@@ -198,8 +198,8 @@ def with_metadata(change):
     return damage
 
 
-def with_value(value):
-    """The first tensor's first entry set to ``value``: a table's value, or a network's first weight."""
+def with_first_tensor(change):
+    """The checkpoint's first tensor (by name) replaced by ``change(tensor)``, its metadata kept."""
 
     def damage(path):
         from safetensors import safe_open
@@ -209,27 +209,31 @@ def with_value(value):
             metadata = handle.metadata()
         tensors = load_file(str(path))
         name = sorted(tensors)[0]
-        tensors[name].view(-1)[1] = value
+        tensors[name] = change(tensors[name])
         save_file(tensors, str(path), metadata=metadata)
 
     return damage
+
+
+def with_value(value):
+    """The first tensor's first entry set to ``value``: a table's value, or a network's first weight."""
+
+    def change(tensor):
+        tensor.view(-1)[1] = value
+        return tensor
+
+    return with_first_tensor(change)
 
 
 def with_shape(shape):
     """The first tensor replaced by zeros of ``shape``: a checkpoint of another table or network."""
 
-    def damage(path):
+    def change(tensor):
         import torch
-        from safetensors import safe_open
-        from safetensors.torch import load_file, save_file
 
-        with safe_open(str(path), framework="pt") as handle:
-            metadata = handle.metadata()
-        tensors = load_file(str(path))
-        tensors[sorted(tensors)[0]] = torch.zeros(shape, dtype=tensors[sorted(tensors)[0]].dtype)
-        save_file(tensors, str(path), metadata=metadata)
+        return torch.zeros(shape, dtype=tensor.dtype)
 
-    return damage
+    return with_first_tensor(change)
 
 
 def replaced_by(make):
