@@ -69,15 +69,15 @@ def check_folder(folder: Path, needed_bytes: int, what: str) -> None:
     ``CacheFolderError`` (one line) if not: a path that is a file, a folder that cannot be written, a full disk.
     """
     advice = f"set {CACHE_ENV} to a writable folder with room for it"
-    for path in (folder, *folder.parents):
-        if path.exists():
-            if not path.is_dir():
-                raise CacheFolderError(f"cannot store {what} in {folder}: {path} is a file, not a folder ({advice})")
-            break
     try:
-        folder.mkdir(parents=True, exist_ok=True)
+        # Asking whether a path exists can fail too (a name longer than the file system allows).
+        nearest = next(path for path in (folder, *folder.parents) if path.exists())
+        if nearest.is_dir():
+            folder.mkdir(parents=True, exist_ok=True)
     except OSError as error:
         raise CacheFolderError(f"cannot store {what} in {folder}: {error.strerror or error} ({advice})") from None
+    if not nearest.is_dir():
+        raise CacheFolderError(f"cannot store {what} in {folder}: {nearest} is a file, not a folder ({advice})")
     if not os.access(folder, os.W_OK | os.X_OK):
         raise CacheFolderError(f"cannot store {what} in {folder}: the folder is not writable ({advice})")
     free = shutil.disk_usage(folder).free

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
@@ -129,3 +130,27 @@ def test_the_compiled_sheet_solver_is_kept_on_disk_for_the_next_process(tmp_path
     for kernel in kernels:
         index = f"sheet_solver.{kernel.__name__}-"
         assert any(name.startswith(index) and name.endswith(".nbi") for name in os.listdir(kernel.stats.cache_path)), index
+
+
+def test_a_cache_folder_is_made_with_every_missing_folder_above_it(tmp_path):
+    folder = tmp_path / "a" / "b" / "cache"
+    solution_cache.check_folder(folder, 0, "it")
+    assert folder.is_dir()
+
+
+@pytest.mark.parametrize("name", ["x" * 300, "a/" + "x" * 300], ids=["too-long-here", "too-long-below-a-new-folder"])
+def test_a_folder_the_file_system_cannot_make_is_said_in_one_line_naming_why(tmp_path, name):
+    folder = tmp_path / name
+    with pytest.raises(solution_cache.CacheFolderError) as refused:
+        solution_cache.check_folder(folder, 0, "it")
+    assert str(refused.value) == (
+        f"cannot store it in {folder}: File name too long (set {solution_cache.CACHE_ENV} to a writable folder with room for it)"
+    )
+
+
+def test_a_folder_with_exactly_the_room_asked_for_takes_it(tmp_path, monkeypatch):
+    free = 3 * 2**30
+    monkeypatch.setattr(solution_cache.shutil, "disk_usage", lambda path: SimpleNamespace(free=free))
+    solution_cache.check_folder(tmp_path, free, "it")
+    with pytest.raises(solution_cache.CacheFolderError, match=r"it needs 3.00 GiB, the disk has 3.00 GiB free"):
+        solution_cache.check_folder(tmp_path, free + 1, "it")
