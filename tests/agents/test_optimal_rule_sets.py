@@ -345,6 +345,15 @@ def test_a_state_value_defaults_to_a_fresh_sheet_and_takes_the_set_of_every_row(
     assert solution.state_value(every_row) == solution.state_value(every_row, 0, 0) == expected_score(rules)
 
 
+@pytest.mark.parametrize("past", [0, 1, 2], ids=["no-row-open", "one-row-past-every-row", "two-rows-past"])
+def test_a_state_value_of_open_rows_out_of_range_is_refused_naming_them(past):
+    solution = solve(reduced_rules("free", 100))
+    every_row = (1 << len(ROW_NAMES)) - 1
+    open_bits = 0 if past == 0 else every_row + past
+    with pytest.raises(ValueError, match=f"^open_bits {open_bits} is out of range 1..{every_row}$"):
+        solution.state_value(open_bits)
+
+
 def test_of_several_positions_no_game_reaches_the_first_is_the_one_named():
     solution = solve(reduced_rules("free", 100))
     every_row = (1 << len(ROW_NAMES)) - 1  # nothing filled yet: only an upper total of 0 is reached

@@ -154,3 +154,43 @@ def test_a_folder_with_exactly_the_room_asked_for_takes_it(tmp_path, monkeypatch
     solution_cache.check_folder(tmp_path, free, "it")
     with pytest.raises(solution_cache.CacheFolderError, match=r"it needs 3.00 GiB, the disk has 3.00 GiB free"):
         solution_cache.check_folder(tmp_path, free + 1, "it")
+
+
+def test_the_default_folder_is_under_the_home_cache_when_no_variable_names_one(tmp_path, no_cache_variables):
+    no_cache_variables.delenv("XDG_CACHE_HOME", raising=False)
+    no_cache_variables.setenv("HOME", str(tmp_path))
+    assert solution_cache.cache_dir() == tmp_path / ".cache" / "yacht-rl"
+
+
+def test_an_array_kept_once_is_read_back_without_building_it_again(tmp_path, no_cache_variables):
+    no_cache_variables.setenv(solution_cache.CACHE_ENV, str(tmp_path))
+    built = []
+
+    def build():
+        built.append(1)
+        return np.arange(6, dtype=np.float64).reshape(2, 3)
+
+    first = solution_cache.cached_array("kept.npy", (2, 3), build)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        again = solution_cache.cached_array("kept.npy", (2, 3), build)
+    assert built == [1]
+    np.testing.assert_array_equal(again, first)
+
+
+def test_a_damaged_array_is_reported_at_the_line_that_asked_for_it(tmp_path, no_cache_variables):
+    no_cache_variables.setenv(solution_cache.CACHE_ENV, str(tmp_path))
+    path = solution_cache.cache_path("damaged")
+    path.write_bytes(b"not an array")
+    with pytest.warns(UserWarning, match="solving it again") as said:
+        assert solution_cache.load_values("damaged", (2, 3)) is None
+    assert [warning.filename for warning in said] == [__file__]
+
+
+def test_a_cache_folder_that_cannot_be_written_is_warned_of_and_nothing_is_kept(tmp_path, no_cache_variables):
+    blocker = tmp_path / "a-file"
+    blocker.write_text("")
+    no_cache_variables.setenv(solution_cache.CACHE_ENV, str(blocker / "cache"))
+    with pytest.warns(UserWarning, match=f"^could not cache solved values in {blocker / 'cache'}: "):
+        assert solution_cache.store_values("kept", np.zeros(3)) is None
+    assert blocker.read_text() == ""
