@@ -194,3 +194,13 @@ def test_a_cache_folder_that_cannot_be_written_is_warned_of_and_nothing_is_kept(
     with pytest.warns(UserWarning, match=f"^could not cache solved values in {blocker / 'cache'}: "):
         assert solution_cache.store_values("kept", np.zeros(3)) is None
     assert blocker.read_text() == ""
+
+
+def test_a_folder_that_cannot_be_written_is_said_in_one_line(tmp_path, monkeypatch):
+    folder = tmp_path / "read-only"
+    folder.mkdir()
+    folder.chmod(0o500)
+    if os.geteuid() == 0:  # root may write anywhere: the check is made as it is for anyone else
+        monkeypatch.setattr(solution_cache.os, "access", lambda path, mode: not mode & os.W_OK)
+    with pytest.raises(solution_cache.CacheFolderError, match=f"^cannot store it in {folder}: the folder is not writable "):
+        solution_cache.check_folder(folder, 0, "it")
