@@ -191,8 +191,9 @@ def test_a_cache_folder_that_cannot_be_written_is_warned_of_and_nothing_is_kept(
     blocker = tmp_path / "a-file"
     blocker.write_text("")
     no_cache_variables.setenv(solution_cache.CACHE_ENV, str(blocker / "cache"))
-    with pytest.warns(UserWarning, match=f"^could not cache solved values in {blocker / 'cache'}: "):
+    with pytest.warns(UserWarning, match=f"^could not cache solved values in {blocker / 'cache'}: ") as said:
         assert solution_cache.store_values("kept", np.zeros(3)) is None
+    assert [warning.filename for warning in said] == [__file__]  # said at the line that asked for it
     assert blocker.read_text() == ""
 
 
