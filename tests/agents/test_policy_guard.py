@@ -186,6 +186,29 @@ def test_probabilities_that_are_not_probabilities_are_refused_in_one_line_naming
     assert "\n" not in message
 
 
+def test_probabilities_at_observations_the_encoding_cannot_read_name_the_position_by_its_row(broken_names):
+    policy = make_policy("broken-nan", rules=YACHT)
+    _, masks = batch([(3, 1, YACHT.all_open), (5, 0, 1)])
+    with pytest.raises(PolicyOutputError, match="^policy broken-nan gives no probabilities at position 0 of 2: its "):
+        policy.action_probabilities(np.zeros((2, 3)), masks)
+
+
+@pytest.mark.parametrize("past_the_end", [0, 1, 1000])
+def test_an_action_number_past_the_last_is_named_with_the_actions_there_are(past_the_end):
+    class PastTheEnd(Policy):
+        name = "past-the-end"
+
+        def act_batch(self, observations, action_masks):
+            return np.full(len(action_masks), np.shape(action_masks)[1] + past_the_end)
+
+    told = []
+    policy = GuardedPolicy(PastTheEnd(YACHT), on_replace=told.append)
+    observations, masks = batch([(3, 1, YACHT.all_open)])
+    policy.act_batch(observations, masks)
+    last = masks.shape[1] - 1
+    assert told[0].reason.endswith(f": it chose action {last + 1 + past_the_end}, not one of 0..{last}")
+
+
 # -- an empty batch, every policy kind -------------------------------------------------------------------------
 
 SMALL_ROWS = "ones,threes,fives,full_house"  # the two-player game of four rows: solved in about a second
