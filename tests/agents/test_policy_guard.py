@@ -193,6 +193,26 @@ def test_probabilities_at_observations_the_encoding_cannot_read_name_the_positio
         policy.action_probabilities(np.zeros((2, 3)), masks)
 
 
+@pytest.mark.parametrize("extra", [(1, 0), (0, 1), (-1, 0), (0, -1)], ids=["row-more", "action-more", "row-less", "action-less"])
+def test_probabilities_of_another_shape_than_the_batch_are_refused_naming_both(extra):
+    class Uniform(Policy):
+        name = "uniform"
+
+        def act_batch(self, observations, action_masks):
+            return np.argmax(action_masks, axis=1)
+
+        def action_probabilities(self, observations, action_masks):
+            rows, actions = np.shape(action_masks)
+            return np.full((rows + extra[0], actions + extra[1]), 1 / (actions + extra[1]))
+
+    observations, masks = batch([(3, 1, YACHT.all_open), (5, 0, 1)])
+    shape = (2 + extra[0], masks.shape[1] + extra[1])
+    with pytest.raises(PolicyOutputError) as refused:
+        GuardedPolicy(Uniform(YACHT)).action_probabilities(observations, masks)
+    said = f"it answered shape {shape} for 2 positions of {masks.shape[1]} actions"
+    assert str(refused.value) == f"policy uniform gives no probabilities at one of 2 positions: {said}"
+
+
 @pytest.mark.parametrize("past_the_end", [0, 1, 1000])
 def test_an_action_number_past_the_last_is_named_with_the_actions_there_are(past_the_end):
     class PastTheEnd(Policy):
