@@ -288,3 +288,63 @@ def test_a_range_given_in_exponent_text_reads_as_its_numbers(tmp_path):
     # YAML 1.1 reads 2e-4 (no point) as a string: the range takes it as the config takes any number in text
     path = write_sweep(tmp_path, space={"ppo.learning_rate": {"loguniform": ["2e-4", "+3E-3"]}})
     assert load_sweep(path).spec.space["ppo.learning_rate"].loguniform == (0.0002, 0.003)
+
+
+@pytest.mark.parametrize(
+    "scheduler, grace, refused",
+    [("asha", 1024, False), ("asha", 1025, True), ("none", 4096, False)],
+    ids=["asha-rung-at-the-last-step", "asha-past-the-last-step", "no-scheduler-any-grace"],
+)
+def test_a_grace_period_is_refused_only_where_asha_could_never_stop_a_trial(tmp_path, scheduler, grace, refused):
+    path = write_sweep(tmp_path, overrides=TINY, scheduler={"type": scheduler, "grace_period": grace})
+    if not refused:
+        assert load_sweep(path).spec.scheduler.grace_period == grace
+        return
+    with pytest.raises(ConfigError, match=r"scheduler.grace_period 1,025 is past ppo.total_timesteps 1,024 of the base"):
+        load_sweep(path)
+
+
+def test_one_ray_cpu_is_enough_for_a_sweep(tmp_path, monkeypatch):
+    pytest.importorskip("ray", reason="sweeps need Ray: pip install 'yacht-rl[ray]'")
+    from agents.evaluation import distributed
+    from agents.training.sweep import main_sweep
+
+    asked = []
+
+    def connect(address, cpus):  # where the sweep would start Ray: this test stops it there
+        asked.append(cpus)
+        raise ValueError("no Ray started by this test")
+
+    monkeypatch.setattr(distributed, "connect", connect)
+    path = write_sweep(tmp_path, overrides=TINY)
+    for cpus, said in ((0, "error: --ray-cpus must be at least 1, got 0"), (1, "error: no Ray started by this test")):
+        with pytest.raises(SystemExit) as stopped:
+            main_sweep(str(path), print, str(tmp_path / "runs"), [], None, cpus)  # the train step is never reached
+        assert str(stopped.value) == said
+    assert asked == [1]
+
+
+@pytest.mark.parametrize("kind, scale", [("uniform", "linear"), ("loguniform", "log"), ("grid", "log")])
+def test_the_trials_plot_shades_by_rank_and_spreads_a_log_range_on_a_log_axis(tmp_path, monkeypatch, kind, scale):
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgba
+
+    from agents.training.sweep import TrialRow, save_trials_plot
+
+    values = {"uniform": [0.1, 0.9], "loguniform": [0.001, 0.1], "grid": [0.001, 0.01, 0.1]}[kind]
+    sweep = load_sweep(write_sweep(tmp_path, space={"ppo.learning_rate": {kind: values}}))
+    rows = []
+    for rank, rate in enumerate([0.01, 0.05, 0.1], start=1):
+        trial = f"t{rank:02d}"
+        (tmp_path / trial).mkdir()
+        (tmp_path / trial / "learning_curve.csv").write_text(f"steps,percent_of_optimal\n512,{50 + rank}\n1024,{60 + rank}\n")
+        rows.append(
+            TrialRow(rank, trial, {"ppo.learning_rate": rate}, "finished", 60.0 + rank, 1024, 60.0, 1024, 1.0, None, None)
+        )
+    kept = []
+    monkeypatch.setattr(plt, "close", kept.append)
+    save_trials_plot(tmp_path / "trials.png", rows, tmp_path, sweep)
+    curves, scatter = kept[0].axes[:2]
+    assert [to_rgba(line.get_color()) for line in curves.lines] == [tuple(plt.cm.viridis(share)) for share in (0.0, 0.5, 1.0)]
+    assert scatter.get_xscale() == scale
+    plt.close(kept[0])
