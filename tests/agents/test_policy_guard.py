@@ -21,7 +21,7 @@ from agents.evaluation.tournament import run_table
 from agents.learned.plan2 import WinValue, win_features
 from agents.learned.plan2_files import MAX_LAYERS, MAX_WEIGHT, num_features, read_plan2_file, write_plan2_file
 from agents.policies.guard import FALLBACK, GuardedPolicy, unguarded
-from agents.policies.policy import Policy, PolicyOutputError
+from agents.policies.policy import Policy, PolicyOutputError, describe_position
 from agents.registry import PolicySpec, make_policy, make_table_policy
 from yacht_env.actions import ActionLayout
 from yacht_env.encoding import make_encoding
@@ -211,6 +211,23 @@ def test_probabilities_of_another_shape_than_the_batch_are_refused_naming_both(e
         GuardedPolicy(Uniform(YACHT)).action_probabilities(observations, masks)
     said = f"it answered shape {shape} for 2 positions of {masks.shape[1]} actions"
     assert str(refused.value) == f"policy uniform gives no probabilities at one of 2 positions: {said}"
+
+
+def test_of_several_faults_in_a_batch_the_first_is_the_one_named(broken_names):
+    class FarOff(Policy):
+        name = "far-off"
+
+        def act_batch(self, observations, action_masks):
+            return np.shape(action_masks)[1] + np.arange(1, len(action_masks) + 1)
+
+    observations, masks = batch([(3, 1, YACHT.all_open), (5, 0, 1)])
+    first = describe_position(make_encoding("flat", YACHT), observations, 0)
+    told = []
+    GuardedPolicy(FarOff(YACHT), on_replace=told.append).act_batch(observations, masks)
+    assert told[0].reason == f"{first}: it chose action {masks.shape[1] + 1}, not one of 0..{masks.shape[1] - 1}"
+    with pytest.raises(PolicyOutputError) as refused:  # NaN at both positions
+        make_policy("broken-nan", rules=YACHT).action_probabilities(observations, masks)
+    assert str(refused.value).startswith(f"policy broken-nan gives no probabilities at {first}: ")
 
 
 @pytest.mark.parametrize("past_the_end", [0, 1, 1000])
