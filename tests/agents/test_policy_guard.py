@@ -230,6 +230,33 @@ def test_of_several_faults_in_a_batch_the_first_is_the_one_named(broken_names):
     assert str(refused.value).startswith(f"policy broken-nan gives no probabilities at {first}: ")
 
 
+@pytest.mark.parametrize(
+    "row",
+    [[1.5, -0.5], [np.nan, 1.0], [np.inf, 0.0], [np.nan, -1.0], [0.5, 0.4]],
+    ids=["negative-summing-to-one", "nan", "infinite", "nan-and-negative", "summing-to-less"],
+)
+def test_a_row_that_is_no_probabilities_is_refused_whatever_else_it_holds(row):
+    class Odd(Policy):
+        name = "odd"
+
+        def act_batch(self, observations, action_masks):
+            return np.argmax(action_masks, axis=1)
+
+        def action_probabilities(self, observations, action_masks):
+            p = np.zeros(np.shape(action_masks))
+            p[:, -1] = 1.0
+            p[1, :2] = row  # the second position's
+            p[1, -1] = 0.0
+            return p
+
+    observations, masks = batch([(3, 1, YACHT.all_open), (5, 0, 1)])
+    second = describe_position(make_encoding("flat", YACHT), observations, 1)
+    with pytest.raises(PolicyOutputError) as refused:
+        GuardedPolicy(Odd(YACHT)).action_probabilities(observations, masks)
+    said = "its probabilities are NaN, infinite, negative or do not sum to 1"
+    assert str(refused.value) == f"policy odd gives no probabilities at {second}: {said}"
+
+
 @pytest.mark.parametrize("past_the_end", [0, 1, 1000])
 def test_an_action_number_past_the_last_is_named_with_the_actions_there_are(past_the_end):
     class PastTheEnd(Policy):
