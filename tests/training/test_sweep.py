@@ -7,13 +7,14 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import yaml
 
 from agents.training.config import ConfigError
-from agents.training.sweep import load_sweep, trial_name
+from agents.training.sweep import METRIC, load_sweep, run_trial, trial_name
 
 ROOT = Path(__file__).resolve().parents[2]
 TINY = [
@@ -348,3 +349,57 @@ def test_the_trials_plot_shades_by_rank_and_spreads_a_log_range_on_a_log_axis(tm
     assert [to_rgba(line.get_color()) for line in curves.lines] == [tuple(plt.cm.viridis(share)) for share in (0.0, 0.5, 1.0)]
     assert scatter.get_xscale() == scale
     plt.close(kept[0])
+
+
+def test_without_ray_tune_a_sweep_names_the_extra_in_one_line(tmp_path, monkeypatch):
+    ray = pytest.importorskip("ray", reason="sweeps need Ray: pip install 'yacht-rl[ray]'")
+    from agents.training.sweep import main_sweep
+
+    monkeypatch.delattr(ray, "tune", raising=False)
+    monkeypatch.setitem(sys.modules, "ray.tune", None)  # Ray without its tune extra: `from ray import tune` fails
+    with pytest.raises(SystemExit) as stopped:
+        main_sweep(str(write_sweep(tmp_path, overrides=TINY)), print, str(tmp_path / "runs"), [], None, None)
+    assert str(stopped.value) == 'error: sweeps need Ray Tune, which is not installed: pip install -e ".[distributed]"'
+
+
+@pytest.fixture
+def tune_session(monkeypatch):
+    """Tune's side of one trial, as a trial sees it: its name, and what it reports (in order, with the trial's events)."""
+    tune = pytest.importorskip("ray.tune", reason="sweeps need Ray: pip install 'yacht-rl[ray]'")
+    events: list = []
+    monkeypatch.setattr(tune, "get_context", lambda: SimpleNamespace(get_trial_name=lambda: "t00"))
+    monkeypatch.setattr(tune, "report", lambda result: events.append(("reported", result["steps"], result[METRIC])))
+    return events
+
+
+def test_a_trial_reports_each_evaluation_and_the_last_only_once_its_run_is_saved(tmp_path, tune_session):
+    sweep = load_sweep(write_sweep(tmp_path, overrides=TINY))
+
+    def train(config, run_dir, resume, on_evaluation):
+        on_evaluation(512, {"percent_of_optimal": 60.0})
+        on_evaluation(1024, {"percent_of_optimal": 50.0})
+        tune_session.append(("saved", run_dir.name))
+
+    run_trial({"ppo.learning_rate": 0.001}, sweep=sweep, sweep_dir=str(tmp_path / "runs"), train=train)
+    assert tune_session == [("reported", 512, 60.0), ("saved", "t00"), ("reported", 1024, 60.0)]
+
+
+def test_a_resumed_trial_starts_from_the_best_evaluation_up_to_its_newest_checkpoint(tmp_path, tune_session):
+    longer = [*(o for o in TINY if not o.startswith("ppo.total_timesteps")), "ppo.total_timesteps=2048"]
+    sweep = load_sweep(write_sweep(tmp_path, overrides=longer))
+    run_dir = tmp_path / "runs" / "t00"
+    (run_dir / "checkpoints").mkdir(parents=True)
+    for steps in (512, 1024):  # by name, step_1024 sorts before step_512: the newest is found by number
+        (run_dir / "checkpoints" / f"step_{steps}.zip").write_bytes(b"")
+    # the curve holds an evaluation past the newest checkpoint (written before the kill): the resumed run repeats it
+    (run_dir / "learning_curve.csv").write_text("steps,percent_of_optimal\n512,40.0\n1024,70.0\n1536,95.0\n")
+    resumed = []
+
+    def train(config, run_dir, resume, on_evaluation):
+        resumed.append(resume)
+        on_evaluation(1536, {"percent_of_optimal": 50.0})
+        on_evaluation(2048, {"percent_of_optimal": 55.0})
+
+    run_trial({"ppo.learning_rate": 0.001}, sweep=sweep, sweep_dir=str(tmp_path / "runs"), train=train)
+    assert resumed == [True] and (run_dir / "checkpoints").is_dir()
+    assert tune_session == [("reported", 1536, 70.0), ("reported", 2048, 70.0)]
