@@ -225,6 +225,17 @@ def test_of_several_faults_in_a_batch_the_first_is_the_one_named(broken_names):
     told = []
     GuardedPolicy(FarOff(YACHT), on_replace=told.append).act_batch(observations, masks)
     assert told[0].reason == f"{first}: it chose action {masks.shape[1] + 1}, not one of 0..{masks.shape[1] - 1}"
+
+    class Illegal(Policy):
+        name = "illegal"
+
+        def act_batch(self, observations, action_masks):  # the first illegal action of one, the last of the other
+            return np.array([np.flatnonzero(action_masks[0] == 0)[0], np.flatnonzero(action_masks[1] == 0)[-1]])
+
+    told.clear()
+    GuardedPolicy(Illegal(YACHT), on_replace=told.append).act_batch(observations, masks)
+    assert told[0].reason == f"{first}: it chose the illegal action {np.flatnonzero(masks[0] == 0)[0]}"
+    assert np.flatnonzero(masks[0] == 0)[0] != np.flatnonzero(masks[1] == 0)[-1]
     with pytest.raises(PolicyOutputError) as refused:  # NaN at both positions
         make_policy("broken-nan", rules=YACHT).action_probabilities(observations, masks)
     assert str(refused.value).startswith(f"policy broken-nan gives no probabilities at {first}: ")

@@ -325,23 +325,24 @@ def test_one_ray_cpu_is_enough_for_a_sweep(tmp_path, monkeypatch):
     assert asked == [1]
 
 
-@pytest.mark.parametrize("kind, scale", [("uniform", "linear"), ("loguniform", "log"), ("grid", "log")])
+@pytest.mark.parametrize("kind, scale", [("uniform", "linear"), ("loguniform", "log"), ("grid", "log"), ("choice", "linear")])
 def test_the_trials_plot_shades_by_rank_and_spreads_a_log_range_on_a_log_axis(tmp_path, monkeypatch, kind, scale):
     import matplotlib.pyplot as plt
     from matplotlib.colors import to_rgba
 
     from agents.training.sweep import TrialRow, save_trials_plot
 
-    values = {"uniform": [0.1, 0.9], "loguniform": [0.001, 0.1], "grid": [0.001, 0.01, 0.1]}[kind]
-    sweep = load_sweep(write_sweep(tmp_path, space={"ppo.learning_rate": {kind: values}}))
+    values = {"uniform": [0.1, 0.9], "loguniform": [0.001, 0.1], "grid": [0.001, 0.01, 0.1], "choice": [0.0, 0.1]}[
+        kind
+    ]  # a choice holding 0 cannot be drawn on a log axis
+    key = "ppo.ent_coef" if kind == "choice" else "ppo.learning_rate"  # a learning rate may not be 0
+    sweep = load_sweep(write_sweep(tmp_path, space={key: {kind: values}}))
     rows = []
     for rank, rate in enumerate([0.01, 0.05, 0.1], start=1):
         trial = f"t{rank:02d}"
         (tmp_path / trial).mkdir()
         (tmp_path / trial / "learning_curve.csv").write_text(f"steps,percent_of_optimal\n512,{50 + rank}\n1024,{60 + rank}\n")
-        rows.append(
-            TrialRow(rank, trial, {"ppo.learning_rate": rate}, "finished", 60.0 + rank, 1024, 60.0, 1024, 1.0, None, None)
-        )
+        rows.append(TrialRow(rank, trial, {key: rate}, "finished", 60.0 + rank, 1024, 60.0, 1024, 1.0, None, None))
     kept = []
     monkeypatch.setattr(plt, "close", kept.append)
     save_trials_plot(tmp_path / "trials.png", rows, tmp_path, sweep)
@@ -403,3 +404,34 @@ def test_a_resumed_trial_starts_from_the_best_evaluation_up_to_its_newest_checkp
     run_trial({"ppo.learning_rate": 0.001}, sweep=sweep, sweep_dir=str(tmp_path / "runs"), train=train)
     assert resumed == [True] and (run_dir / "checkpoints").is_dir()
     assert tune_session == [("reported", 1536, 70.0), ("reported", 2048, 70.0)]
+
+
+def test_trials_are_ranked_from_one_by_their_best_evaluation(tmp_path):
+    from agents.training.sweep import collect_trials
+
+    for trial, best in (("t00_a", 40.0), ("t01_b", 80.0), ("t02_c", 60.0)):
+        (tmp_path / trial).mkdir()
+        (tmp_path / trial / "config.yaml").write_text("name: " + trial + "\n")
+        (tmp_path / trial / "learning_curve.csv").write_text(f"steps,percent_of_optimal,wall_seconds\n512,{best},1.0\n")
+    rows = collect_trials(tmp_path, [])
+    assert [(row.rank, row.trial) for row in rows] == [(1, "t01_b"), (2, "t02_c"), (3, "t00_a")]
+
+
+@pytest.mark.parametrize(
+    "value, digits, shown",
+    [(0.5, 2, "0.50"), (0.1, 2, "0.10"), (0.05, 2, "0.05"), (0.000421, 4, "0.000421"), (0.0, 2, "0.00"), (-0.5, 2, "-0.50")],
+)
+def test_a_swept_value_is_shown_to_its_digits_or_to_three_significant_ones_when_small(value, digits, shown):
+    from agents.training.sweep import _cell
+
+    assert _cell(value, digits) == shown
+
+
+def test_a_sweep_folder_keeps_its_sweep_record_in_the_order_of_its_file(tmp_path):
+    from agents.training.sweep import check_same_sweep
+
+    sweep = load_sweep(write_sweep(tmp_path, overrides=TINY))
+    (tmp_path / "runs").mkdir()
+    check_same_sweep(tmp_path / "runs", sweep)
+    text = (tmp_path / "runs" / "sweep.yaml").read_text()
+    assert text.startswith("sweep:\n  name: tiny\n") and "\nbase_config:\n" in text
