@@ -193,24 +193,34 @@ def test_probabilities_at_observations_the_encoding_cannot_read_name_the_positio
         policy.action_probabilities(np.zeros((2, 3)), masks)
 
 
+class GivenProbabilities(Policy):
+    """Plays the first legal action; its probabilities are what ``make`` gives for the masks' shape."""
+
+    name = "given"
+
+    def __init__(self, make):
+        super().__init__(YACHT)
+        self.make = make
+
+    def act_batch(self, observations, action_masks):
+        return np.argmax(action_masks, axis=1)
+
+    def action_probabilities(self, observations, action_masks):
+        return self.make(np.shape(action_masks))
+
+
 @pytest.mark.parametrize("extra", [(1, 0), (0, 1), (-1, 0), (0, -1)], ids=["row-more", "action-more", "row-less", "action-less"])
 def test_probabilities_of_another_shape_than_the_batch_are_refused_naming_both(extra):
-    class Uniform(Policy):
-        name = "uniform"
-
-        def act_batch(self, observations, action_masks):
-            return np.argmax(action_masks, axis=1)
-
-        def action_probabilities(self, observations, action_masks):
-            rows, actions = np.shape(action_masks)
-            return np.full((rows + extra[0], actions + extra[1]), 1 / (actions + extra[1]))
+    def uniform(shape):
+        rows, actions = shape[0] + extra[0], shape[1] + extra[1]
+        return np.full((rows, actions), 1 / actions)
 
     observations, masks = batch([(3, 1, YACHT.all_open), (5, 0, 1)])
     shape = (2 + extra[0], masks.shape[1] + extra[1])
     with pytest.raises(PolicyOutputError) as refused:
-        GuardedPolicy(Uniform(YACHT)).action_probabilities(observations, masks)
+        GuardedPolicy(GivenProbabilities(uniform)).action_probabilities(observations, masks)
     said = f"it answered shape {shape} for 2 positions of {masks.shape[1]} actions"
-    assert str(refused.value) == f"policy uniform gives no probabilities at one of 2 positions: {said}"
+    assert str(refused.value) == f"policy given gives no probabilities at one of 2 positions: {said}"
 
 
 def test_of_several_faults_in_a_batch_the_first_is_the_one_named(broken_names):
@@ -247,25 +257,19 @@ def test_of_several_faults_in_a_batch_the_first_is_the_one_named(broken_names):
     ids=["negative-summing-to-one", "nan", "infinite", "nan-and-negative", "summing-to-less"],
 )
 def test_a_row_that_is_no_probabilities_is_refused_whatever_else_it_holds(row):
-    class Odd(Policy):
-        name = "odd"
-
-        def act_batch(self, observations, action_masks):
-            return np.argmax(action_masks, axis=1)
-
-        def action_probabilities(self, observations, action_masks):
-            p = np.zeros(np.shape(action_masks))
-            p[:, -1] = 1.0
-            p[1, :2] = row  # the second position's
-            p[1, -1] = 0.0
-            return p
+    def odd(shape):
+        p = np.zeros(shape)
+        p[:, -1] = 1.0
+        p[1, :2] = row  # the second position's
+        p[1, -1] = 0.0
+        return p
 
     observations, masks = batch([(3, 1, YACHT.all_open), (5, 0, 1)])
     second = describe_position(make_encoding("flat", YACHT), observations, 1)
     with pytest.raises(PolicyOutputError) as refused:
-        GuardedPolicy(Odd(YACHT)).action_probabilities(observations, masks)
+        GuardedPolicy(GivenProbabilities(odd)).action_probabilities(observations, masks)
     said = "its probabilities are NaN, infinite, negative or do not sum to 1"
-    assert str(refused.value) == f"policy odd gives no probabilities at {second}: {said}"
+    assert str(refused.value) == f"policy given gives no probabilities at {second}: {said}"
 
 
 @pytest.mark.parametrize("past_the_end", [0, 1, 1000])
