@@ -406,3 +406,26 @@ def test_a_table_policy_replaced_reads_its_own_position_from_the_table(hostile):
     own = make_table_encoding("dict", 2, YACHT).decode_batch(observations)
     expected = make_policy("optimal").act_batch(make_encoding("flat", YACHT).encode_batch(*own), masks)
     np.testing.assert_array_equal(action, expected)
+
+
+def test_an_empty_batch_is_answered_without_asking_the_policy(broken_names):
+    told = []
+    policy = make_policy("broken-raises", rules=YACHT)
+    policy.on_replace = told.append
+    observations, masks = batch([(3, 1, YACHT.all_open)])
+    assert policy.act_batch(observations[:0], masks[:0]).shape == (0,)
+    assert policy.policy.asked == 0 and told == [] and policy.replaced is None
+
+
+@pytest.mark.parametrize("row", [-1, 2, 3])
+def test_a_failure_at_a_row_outside_the_batch_is_told_as_one_of_its_positions(row):
+    class WrongRow(Policy):
+        name = "wrong-row"
+
+        def act_batch(self, observations, action_masks):
+            raise PolicyOutputError("no answer", row)
+
+    told = []
+    observations, masks = batch([(3, 1, YACHT.all_open), (5, 0, 1)])
+    GuardedPolicy(WrongRow(YACHT), on_replace=told.append).act_batch(observations, masks)
+    assert told[0].reason == "one of 2 positions: no answer"

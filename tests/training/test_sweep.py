@@ -435,3 +435,8 @@ def test_a_sweep_folder_keeps_its_sweep_record_in_the_order_of_its_file(tmp_path
     check_same_sweep(tmp_path / "runs", sweep)
     text = (tmp_path / "runs" / "sweep.yaml").read_text()
     assert text.startswith("sweep:\n  name: tiny\n") and "\nbase_config:\n" in text
+
+
+def test_a_grace_period_of_one_step_is_taken(tmp_path):
+    path = write_sweep(tmp_path, overrides=TINY, scheduler={"type": "asha", "grace_period": 1})
+    assert load_sweep(path).spec.scheduler.grace_period == 1
