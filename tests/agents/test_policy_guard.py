@@ -9,6 +9,7 @@ to NaN.
 
 from __future__ import annotations
 
+import dataclasses
 import logging
 
 import numpy as np
@@ -415,6 +416,24 @@ def test_an_empty_batch_is_answered_without_asking_the_policy(broken_names):
     observations, masks = batch([(3, 1, YACHT.all_open)])
     assert policy.act_batch(observations[:0], masks[:0]).shape == (0,)
     assert policy.policy.asked == 0 and told == [] and policy.replaced is None
+
+
+def test_a_guarded_policy_answers_for_what_its_policy_has_beyond_the_interface(broken_names):
+    policy = make_policy("broken-nan", rules=YACHT)
+    assert isinstance(policy, GuardedPolicy)
+    assert (policy.asked, policy.fault) == (0, "nan")  # names either side of "policy" are looked up alike
+    with pytest.raises(AttributeError, match="no_such_thing"):
+        policy.no_such_thing
+
+
+def test_a_replacement_once_told_is_a_value_that_cannot_be_altered(broken_names):
+    told = []
+    policy = make_policy("broken-raises", rules=YACHT)
+    policy.on_replace = told.append
+    policy.act_batch(*batch([(3, 1, YACHT.all_open)]))
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        told[0].fallback = "random"
+    assert told[0].fallback == FALLBACK and len({told[0], dataclasses.replace(told[0])}) == 1
 
 
 @pytest.mark.parametrize("row", [-1, 2, 3])

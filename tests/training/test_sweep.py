@@ -93,6 +93,8 @@ def test_a_sweep_schedules_its_trials_as_its_file_says(tmp_path, kind):
         ({"space": {"ppo.learning_rate": {"uniform": [1, float("inf")]}}}, "finite numbers"),
         ({"space": {"ppo.learning_rate": {"loguniform": [1e-4, "1e400"]}}}, "finite numbers"),
         ({"space": {"ppo.learning_rate": {"grid": [0.1], "choice": [0.2]}}}, "exactly one of"),
+        ({"space": {"ppo.learning_rate": {"grid": []}}}, "grid needs at least one value"),
+        ({"space": {"ppo.learning_rate": {"choice": []}}}, "choice needs at least one value"),
         ({"space": {"ppo.learning_rat": {"grid": [0.1]}}}, "unknown key 'ppo.learning_rat'"),
         ({"space": {"ppo.n_steps": {"choice": [64, -1]}}}, "ppo.n_steps.*-1"),
         ({"space": {}}, "space"),
@@ -330,7 +332,7 @@ def test_the_trials_plot_shades_by_rank_and_spreads_a_log_range_on_a_log_axis(tm
     import matplotlib.pyplot as plt
     from matplotlib.colors import to_rgba
 
-    from agents.training.sweep import TrialRow, save_trials_plot
+    from agents.training.sweep import TrialRow, _cell, save_trials_plot
 
     values = {"uniform": [0.1, 0.9], "loguniform": [0.001, 0.1], "grid": [0.001, 0.01, 0.1], "choice": [0.0, 0.1]}[
         kind
@@ -349,6 +351,10 @@ def test_the_trials_plot_shades_by_rank_and_spreads_a_log_range_on_a_log_axis(tm
     curves, scatter = kept[0].axes[:2]
     assert [to_rgba(line.get_color()) for line in curves.lines] == [tuple(plt.cm.viridis(share)) for share in (0.0, 0.5, 1.0)]
     assert scatter.get_xscale() == scale
+    short = key.split(".")[1]  # the legend names a value by its key without the section: ent_coef=, learning_rate=
+    assert [text.get_text().split(" ")[:2] for text in curves.get_legend().get_texts()] == [
+        [f"#{rank}", f"{short}={_cell(rate, 4)}"] for rank, rate in ((1, 0.01), (2, 0.05), (3, 0.1))
+    ]
     plt.close(kept[0])
 
 
@@ -415,6 +421,23 @@ def test_trials_are_ranked_from_one_by_their_best_evaluation(tmp_path):
         (tmp_path / trial / "learning_curve.csv").write_text(f"steps,percent_of_optimal,wall_seconds\n512,{best},1.0\n")
     rows = collect_trials(tmp_path, [])
     assert [(row.rank, row.trial) for row in rows] == [(1, "t01_b"), (2, "t02_c"), (3, "t00_a")]
+
+
+def test_a_trial_row_holds_its_best_and_last_evaluations_and_the_steps_it_reached(tmp_path):
+    from agents.training.sweep import collect_trials
+
+    (tmp_path / "t00_a").mkdir()
+    (tmp_path / "t00_a" / "config.yaml").write_text("name: t00_a\n")
+    curve = "steps,percent_of_optimal,wall_seconds\n512,40.0,1.5\n1024,70.0,3.0\n1536,65.0,4.5\n"
+    (tmp_path / "t00_a" / "learning_curve.csv").write_text(curve)
+    (tmp_path / "t01_b").mkdir()  # a trial stopped before its first evaluation
+    (tmp_path / "t01_b" / "config.yaml").write_text("name: t01_b\n")
+    reached, waiting = collect_trials(tmp_path, [])
+    assert (reached.best_percent_of_optimal, reached.best_at_steps) == (70.0, 1024)
+    assert (reached.last_percent_of_optimal, reached.steps, reached.train_seconds) == (65.0, 1536, 4.5)
+    assert (waiting.best_percent_of_optimal, waiting.best_at_steps, waiting.last_percent_of_optimal) == (None, None, None)
+    assert (waiting.steps, waiting.train_seconds) == (0, None)
+    assert (reached.status, waiting.status) == ("stopped early", "not run")
 
 
 @pytest.mark.parametrize(
