@@ -21,7 +21,7 @@ from agents import registry
 from agents.evaluation.tournament import run_table
 from agents.learned.plan2 import WinValue, win_features
 from agents.learned.plan2_files import MAX_LAYERS, MAX_WEIGHT, num_features, read_plan2_file, write_plan2_file
-from agents.policies.guard import FALLBACK, GuardedPolicy, unguarded
+from agents.policies.guard import FALLBACK, GuardedPolicy, unguarded, warn_replaced
 from agents.policies.policy import Policy, PolicyOutputError, describe_position
 from agents.registry import PolicySpec, make_policy, make_table_policy
 from yacht_env.actions import ActionLayout
@@ -287,6 +287,69 @@ def test_an_action_number_past_the_last_is_named_with_the_actions_there_are(past
     policy.act_batch(observations, masks)
     last = masks.shape[1] - 1
     assert told[0].reason.endswith(f": it chose action {last + 1 + past_the_end}, not one of 0..{last}")
+
+
+class Answers(Policy):
+    """Answers ``answer(optimal's actions)``: a way of giving actions other than as int64 numbers, one per position."""
+
+    name = "answers"
+
+    def __init__(self, answer, rules=None):
+        super().__init__(rules)
+        self.answer = answer
+
+    def act_batch(self, observations, action_masks):
+        return self.answer(make_policy("optimal", rules=self.rules).act_batch(observations, action_masks))
+
+
+@pytest.mark.parametrize(
+    "answer, taken",
+    [
+        (lambda actions: actions.astype(np.float64), True),  # whole numbers written as floats are action numbers
+        (lambda actions: actions.astype(np.int16), True),
+        (lambda actions: actions + 0.25, False),
+        (lambda actions: actions - 0.25, False),
+        (lambda actions: actions.astype(str), False),
+    ],
+)
+def test_actions_are_taken_as_numbers_only_when_they_are_whole(answer, taken):
+    told = []
+    observations, masks = batch([(3, 1, YACHT.all_open), (5, 0, 1)])
+    optimal = make_policy("optimal", rules=YACHT).act_batch(observations, masks)
+    actions = GuardedPolicy(Answers(answer, YACHT), on_replace=told.append).act_batch(observations, masks)
+    np.testing.assert_array_equal(actions, optimal)  # its own or, replaced, the fallback's: optimal's either way
+    assert actions.dtype == np.int64
+    if taken:
+        assert told == []
+    else:
+        dtype = np.asarray(answer(optimal)).dtype
+        assert told[0].reason == f"one of 2 positions: it answered {dtype} values, not action numbers"
+
+
+@pytest.mark.parametrize(
+    "answer, shape",
+    [
+        (lambda actions: np.append(actions, actions[:1]), "(3,)"),  # one position more
+        (lambda actions: actions[:1], "(1,)"),
+        (lambda actions: actions[:, None], "(2, 1)"),  # a column: each action in a row of its own
+        (lambda actions: actions[0], "()"),
+    ],
+)
+def test_an_answer_of_another_shape_than_one_action_a_position_is_named_with_its_shape(answer, shape):
+    told = []
+    observations, masks = batch([(3, 1, YACHT.all_open), (5, 0, 1)])
+    GuardedPolicy(Answers(answer, YACHT), on_replace=told.append).act_batch(observations, masks)
+    assert told[0].reason == f"one of 2 positions: it answered shape {shape} for 2 positions"
+
+
+def test_the_replacement_notes_are_told_again_on_stderr_one_warning_a_line(capsys):
+    warn_replaced(["ppo was replaced by optimal in 1 of 2 games", "dqn was replaced by optimal in 2 of 2 games"])
+    captured = capsys.readouterr()
+    assert captured.out == ""
+    assert captured.err.splitlines() == [
+        "warning: ppo was replaced by optimal in 1 of 2 games",
+        "warning: dqn was replaced by optimal in 2 of 2 games",
+    ]
 
 
 # -- an empty batch, every policy kind -------------------------------------------------------------------------
