@@ -121,6 +121,16 @@ def test_table_frames_show_every_players_total():
     assert "rgb_array" in gym.make("YachtTable-v0", render_mode="rgb_array").metadata["render_modes"]
 
 
+def test_a_table_frame_draws_the_learner_s_own_sheet_and_seat_and_every_seat_s_total():
+    env = YachtTableEnv(opponents=make_opponents(["greedy", "random"]), seat=1, render_mode="rgb_array")
+    _, info = env.reset(seed=2)  # greedy, in the first seat, has played its first turn
+    dice = YACHT.dice.hands[env.tables.hands[0, 1]]
+    greedy = int(info["totals"][0])
+    seats = [Seat("greedy", greedy, 11), Seat("agent", 0, 12, to_play=True), Seat("random", 0, 12)]
+    expected = render_frame(YACHT, dice, 2, [None] * 12, 1, title="agent (seat 2 of 3)", seats=seats, total=0)
+    np.testing.assert_array_equal(env.render(), expected)  # every row open: none drawn with points
+
+
 def test_vector_frames_are_the_single_env_frames():
     venv = YachtVectorEnv(3, render_mode="rgb_array")
     singles = [YachtEnv(render_mode="rgb_array") for _ in range(3)]
