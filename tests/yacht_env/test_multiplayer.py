@@ -11,6 +11,7 @@ import yacht_env
 from agents.registry import make_opponents, make_policy
 from yacht_env import GameOverError, IllegalActionError, YachtEnv
 from yacht_env.env import draw_game_dice
+from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RULE_SETS, rule_set
 from yacht_env.table import pettingzoo_env as multiplayer
 from yacht_env.table.env import YachtTableEnv
@@ -282,6 +283,14 @@ def test_table_env_passes_check_env(encoding):
 def test_bad_table_arguments(kwargs, message):
     with pytest.raises(ValueError, match=message):
         gym.make("YachtTable-v0", **kwargs)
+
+
+@pytest.mark.parametrize("opponents", range(1, MAX_PLAYERS))
+def test_a_table_of_every_size_seats_the_learner_after_its_opponents(opponents):
+    env = gym.make("YachtTable-v0", opponents=make_opponents(["random"] * opponents), seat=opponents)
+    _, info = env.reset(seed=0)
+    assert env.unwrapped.num_players == len(info["totals"]) == opponents + 1
+    assert env.unwrapped.seat_names == ["random"] * opponents + ["agent"]
 
 
 def test_opponent_names_are_resolved_by_agents():
