@@ -11,6 +11,7 @@ import pytest
 
 from agents.registry import make_opponents
 from yacht_env import YachtEnv
+from yacht_env.actions import ActionLayout
 from yacht_env.render_rgb import (
     BACKGROUND,
     DIE,
@@ -30,6 +31,7 @@ from yacht_env.render_rgb import (
 )
 from yacht_env.rules import CATEGORIES, RULE_SETS, YACHT, RuleSet
 from yacht_env.table.env import YachtTableEnv
+from yacht_env.table.pettingzoo_env import YachtMultiplayerEnv
 from yacht_env.vector_env import YachtVectorEnv
 
 pytest.importorskip("PIL", reason="frames need Pillow: pip install 'yacht-rl[render]'")
@@ -129,6 +131,22 @@ def test_a_table_frame_draws_the_learner_s_own_sheet_and_seat_and_every_seat_s_t
     seats = [Seat("greedy", greedy, 11), Seat("agent", 0, 12, to_play=True), Seat("random", 0, 12)]
     expected = render_frame(YACHT, dice, 2, [None] * 12, 1, title="agent (seat 2 of 3)", seats=seats, total=0)
     np.testing.assert_array_equal(env.render(), expected)  # every row open: none drawn with points
+    layout, sheet, rng, terminated = ActionLayout(YACHT), [None] * 12, np.random.default_rng(1), False
+    while not terminated:  # random rows: some scored 0, some with points
+        action = int(rng.choice(np.flatnonzero(info["action_mask"])))
+        _, points, terminated, _, info = env.step(action)
+        if not layout.is_reroll(action):
+            sheet[layout.category(action)] = int(points)
+    totals = [int(total) for total in info["totals"]]
+    assert 0 in sheet and sum(sheet) == totals[1]
+    seats = [Seat(name, total, 0, winner=total == max(totals)) for name, total in zip(["greedy", "agent", "random"], totals)]
+    expected = render_frame(YACHT, None, 0, sheet, info["turn"], title="agent (seat 2 of 3)", seats=seats, total=totals[1])
+    np.testing.assert_array_equal(env.render(), expected)  # the game over: the winner marked
+
+
+def test_every_env_plays_its_frames_at_one_rate():
+    rates = {env.metadata["render_fps"] for env in (YachtEnv, YachtTableEnv, YachtVectorEnv, YachtMultiplayerEnv)}
+    assert len(rates) == 1  # a video of any of them shows a decision for as long
 
 
 def test_vector_frames_are_the_single_env_frames():
