@@ -1,5 +1,7 @@
 """Multi-player Yacht: the PettingZoo env, ``YachtTable-v0``, table policies and tournaments."""
 
+import re
+
 import gymnasium as gym
 import numpy as np
 import pytest
@@ -14,7 +16,7 @@ from yacht_env.env import draw_game_dice
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RULE_SETS, rule_set
 from yacht_env.table import pettingzoo_env as multiplayer
-from yacht_env.table.env import YachtTableEnv
+from yacht_env.table.env import RandomOpponent, YachtTableEnv
 from yacht_env.table.outcome import draw_table_dice, win_rewards, win_shares
 
 # Every warning fails these tests but two: PettingZoo's api_test gives them for any env whose
@@ -291,6 +293,46 @@ def test_a_table_of_every_size_seats_the_learner_after_its_opponents(opponents):
     _, info = env.reset(seed=0)
     assert env.unwrapped.num_players == len(info["totals"]) == opponents + 1
     assert env.unwrapped.seat_names == ["random"] * opponents + ["agent"]
+
+
+def test_a_table_given_no_opponents_seats_random_players_two_by_default():
+    assert [type(opponent) for opponent in YachtTableEnv().opponents] == [RandomOpponent]
+    assert [type(opponent) for opponent in YachtTableEnv(num_players=4).opponents] == [RandomOpponent] * 3
+
+
+@pytest.mark.parametrize("seat", [1.0, "1", True, np.float64(1), None])
+def test_a_seat_that_is_no_integer_is_refused_naming_it(seat):
+    with pytest.raises(ValueError, match=rf"^seat must be an integer in 0\.\.1, got {re.escape(repr(seat))}$"):
+        YachtTableEnv(make_opponents(["random"]), seat=seat)
+
+
+def test_a_step_before_the_first_reset_is_refused():
+    with pytest.raises(GameOverError, match="reset"):
+        YachtTableEnv().step(SCORE)
+
+
+def test_before_anyone_has_played_every_row_of_every_sheet_is_open():
+    env = YachtTableEnv(make_opponents(["greedy", "random"]), seat=0)
+    env.reset(seed=0)
+    assert env.sheets == ((None,) * 12,) * 3
+
+
+class Answering(RandomOpponent):
+    """An opponent answering one action number whatever the position."""
+
+    def __init__(self, action: int):
+        super().__init__(yacht_env.rules.YACHT)
+        self.action = action
+
+    def act_batch(self, observations, action_masks):
+        return np.full(len(action_masks), self.action)
+
+
+@pytest.mark.parametrize("action", [-1, -SCORE, 0, SCORE + 12, 10**6])
+def test_an_opponent_answering_no_legal_action_is_refused_naming_it(action):
+    env = YachtTableEnv([Answering(action)], seat=1)
+    with pytest.raises(ValueError, match=rf"^opponent 'random' in seat 0 chose illegal action {action}$"):
+        env.reset(seed=0)
 
 
 def test_opponent_names_are_resolved_by_agents():
