@@ -85,7 +85,7 @@ def test_sigkill_again_and_again_under_load(tmp_path):
 def test_yacht_simulate_players_fills_a_database(tmp_path, capsys):
     from yacht_play.cli import main
 
-    server = Server(tmp_path / "sim.db", agents="greedy", options=("--new-games-per-minute", "0")).start()
+    server = Server(tmp_path / "sim.db", agents="greedy,random", options=("--new-games-per-minute", "0")).start()
     try:
         assert (
             main(
@@ -100,7 +100,7 @@ def test_yacht_simulate_players_fills_a_database(tmp_path, capsys):
                     "--mode",
                     "duplicate",
                     "--agents",
-                    "greedy",
+                    "greedy,random",
                     "--temperature",
                     "0.5",
                 ]
@@ -109,10 +109,25 @@ def test_yacht_simulate_players_fills_a_database(tmp_path, capsys):
         )
         assert "4 of 4 games finished" in capsys.readouterr().err
         assert main(["simulate-players", "--url", server.url, "--agents", "optimal"]) == 2
-        assert "the server offers greedy" in capsys.readouterr().err
+        assert "the server offers greedy, random" in capsys.readouterr().err
     finally:
         server.stop()
     games = db.all_games(db.connect(str(tmp_path / "sim.db")), finished_only=True)
-    assert len(games) == 4 and {g.players[0]["name"] for g in games} == {"sim0000", "sim0001"}
+    # each person meets the agents in turn: both people meet both agents
+    met = sorted((g.players[0]["name"], g.players[1]["name"]) for g in games)
+    assert met == [("sim0000", "greedy"), ("sim0000", "random"), ("sim0001", "greedy"), ("sim0001", "random")]
     assert main(["simulate-players", "--url", server.url]) == 2  # the server is gone
     assert "no yacht serve answers" in capsys.readouterr().err
+
+
+def test_yacht_simulate_players_exits_1_naming_the_requests_the_server_refused(tmp_path, capsys):
+    from yacht_play.cli import main
+
+    server = Server(tmp_path / "sim.db", options=("--new-games-per-minute", "1")).start()
+    try:
+        assert main(["simulate-players", "--url", server.url, "--players", "1", "--games", "2"]) == 1
+    finally:
+        server.stop()
+    err = capsys.readouterr().err.splitlines()
+    assert "1 of 2 games finished" in err[0] and err[0].endswith("; 1 errors")
+    assert err[1].startswith("yacht simulate-players: create: 429 ")
