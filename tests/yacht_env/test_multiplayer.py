@@ -5,6 +5,7 @@ import re
 import gymnasium as gym
 import numpy as np
 import pytest
+from gymnasium import spaces
 from gymnasium.utils import seeding
 from gymnasium.utils.env_checker import check_env
 from pettingzoo.test import api_test, seed_test
@@ -12,6 +13,7 @@ from pettingzoo.test import api_test, seed_test
 import yacht_env
 from agents.registry import make_opponents, make_policy
 from yacht_env import GameOverError, IllegalActionError, YachtEnv
+from yacht_env.actions import ActionLayout
 from yacht_env.env import draw_game_dice
 from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import RULE_SETS, rule_set
@@ -95,6 +97,37 @@ def test_observation_layout(num_players):
     assert observation["action_mask"].dtype == np.int8 and observation["action_mask"].sum() == 31 + 12
     for agent in env.possible_agents[1:]:
         assert env.observe(agent)["action_mask"].sum() == 0  # only the agent to act has legal actions
+
+
+def test_the_pettingzoo_env_seats_two_players_unless_told_and_masks_each_action_with_0_or_1():
+    env = multiplayer.raw_env()
+    assert env.possible_agents == ["player_0", "player_1"]
+    mask_space = spaces.Box(0, 1, (ActionLayout(env.rules).num_actions,), np.int8)
+    assert all(env.observation_space(agent)["action_mask"] == mask_space for agent in env.possible_agents)
+
+
+def first_decisions(env, count: int = 40) -> list[np.ndarray]:
+    """The acting player's observation before each of the first ``count`` decisions, each the first legal action."""
+    seen = []
+    for _ in range(count):
+        observation = env.observe(env.agent_selection)
+        seen.append(observation["observation"])
+        env.step(int(np.flatnonzero(observation["action_mask"])[0]))
+    return seen
+
+
+def test_a_seeded_reset_deals_its_game_again_whatever_was_played_before_and_starts_with_no_rewards():
+    env = multiplayer.raw_env(num_players=3)
+    env.reset(seed=7)
+    assert env.rewards == env._cumulative_rewards == {agent: 0.0 for agent in env.possible_agents}
+    first = first_decisions(env)
+    env.reset()  # unseeded: the stream goes on
+    other = first_decisions(env)
+    env.reset(seed=7)
+    assert env.rewards == {agent: 0.0 for agent in env.possible_agents}
+    again = first_decisions(env)
+    np.testing.assert_array_equal(np.stack(again), np.stack(first))
+    assert not np.array_equal(np.stack(other), np.stack(first))
 
 
 def test_three_player_game_totals_are_the_sum_of_each_players_rows_in_whole_turns():
