@@ -109,7 +109,7 @@ def test_yacht_simulate_players_fills_a_database(tmp_path, capsys):
         )
         assert "4 of 4 games finished" in capsys.readouterr().err
         assert main(["simulate-players", "--url", server.url, "--agents", "optimal"]) == 2
-        assert "the server offers greedy, random" in capsys.readouterr().err
+        assert "--agents optimal: the server offers greedy, random" in capsys.readouterr().err
     finally:
         server.stop()
     games = db.all_games(db.connect(str(tmp_path / "sim.db")), finished_only=True)
