@@ -3,6 +3,7 @@
 import base64
 import json
 import pickle
+import re
 import subprocess
 import sys
 import zipfile
@@ -11,12 +12,16 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
+from gymnasium.spaces import Discrete
 
 from agents.learned.model_files import METADATA_KEY, ModelLoadError, export_model, load_model_file
+from agents.learned.ppo import encoding_of
 from agents.registry import make_policy
 from yacht_env.actions import legal_masks
 from yacht_env.encoding import ENCODINGS, make_encoding
+from yacht_env.game import MAX_PLAYERS
 from yacht_env.rules import YACHT
+from yacht_env.table.encoding import make_table_encoding
 
 ROOT = Path(__file__).resolve().parents[2]
 SHIPPED_ZIP = ROOT / "models" / "ppo.zip"
@@ -113,6 +118,16 @@ def evil_zip(path: Path, marker: Path) -> Path:
             for item in source.infolist():
                 target.writestr(item, json.dumps(data) if item.filename == "data" else source.read(item.filename))
     return path
+
+
+@pytest.mark.parametrize("num_players", range(2, MAX_PLAYERS + 1))
+def test_a_model_that_reads_a_table_is_sent_to_a_table_of_its_size(num_players):
+    space = make_table_encoding("flat", num_players, YACHT).space
+    table = ",".join(["mine.zip"] + ["optimal"] * (num_players - 1))
+    with pytest.raises(ModelLoadError, match=rf"trained at a table of {num_players} .* --table {re.escape(table)}$"):
+        encoding_of(space, YACHT, "mine.zip")
+    with pytest.raises(ModelLoadError, match="matches no encoding of flat"):
+        encoding_of(Discrete(3), YACHT)
 
 
 def test_ppo_never_unpickles_a_model_file(tmp_path):

@@ -373,6 +373,13 @@ def test_bad_actions_raise_value_error_and_change_nothing(actions, match):
     assert data_equivalence(env.step(good), twin.step(good), exact=True)
 
 
+def test_a_batch_of_actions_of_the_wrong_form_is_told_the_whole_form_allowed():
+    for actions in (np.full(N + 1, 32), np.full(N, 32.0), [True] * N, [32, 33, [1, 2], 34]):
+        with pytest.raises(ValueError) as error:
+            check_actions(actions, N, 44)
+        assert str(error.value).startswith("actions must be an integer array of shape (4,) with values in 0..43, got ")
+
+
 def test_check_actions_accepts_any_integer_array_of_the_right_shape():
     for dtype in (np.int8, np.uint8, np.int32, np.int64, np.uint64):
         out = check_actions(np.array([0, 43, 7], dtype=dtype), 3, 44)
