@@ -15,7 +15,7 @@ import torch
 from gymnasium.spaces import Discrete
 
 from agents.learned.model_files import METADATA_KEY, ModelLoadError, export_model, load_model_file
-from agents.learned.ppo import encoding_of
+from agents.learned.ppo import PPOPolicy, encoding_of
 from agents.registry import make_policy
 from yacht_env.actions import legal_masks
 from yacht_env.encoding import ENCODINGS, make_encoding
@@ -102,6 +102,8 @@ def test_the_shipped_model_file_is_the_shipped_zip_and_plays_its_actions():
     flat = make_encoding("flat", YACHT).encode_batch(hands, rolls_left, open_bits)
     features = make_encoding("features", YACHT).encode_batch(hands, rolls_left, open_bits)
     np.testing.assert_array_equal(flat_policy.act_batch(flat, masks), exported.predict(features, masks)[0])
+    # loaded by its path, as by its name: the most likely legal action, not a draw
+    np.testing.assert_array_equal(PPOPolicy.load(str(SHIPPED)).act_batch(flat, masks), exported.predict(features, masks)[0])
 
 
 def evil_zip(path: Path, marker: Path) -> Path:
