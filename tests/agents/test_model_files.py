@@ -15,7 +15,7 @@ import torch
 from gymnasium.spaces import Discrete
 
 from agents.learned.model_files import METADATA_KEY, ModelLoadError, export_model, load_model_file
-from agents.learned.ppo import PPOPolicy, encoding_of
+from agents.learned.ppo import PPOPolicy, encoding_of, model_path
 from agents.registry import make_policy
 from yacht_env.actions import legal_masks
 from yacht_env.encoding import ENCODINGS, make_encoding
@@ -130,6 +130,15 @@ def test_a_model_that_reads_a_table_is_sent_to_a_table_of_its_size(num_players):
         encoding_of(space, YACHT, "mine.zip")
     with pytest.raises(ModelLoadError, match="matches no encoding of flat"):
         encoding_of(Discrete(3), YACHT)
+
+
+def test_a_model_path_is_the_file_named_and_only_where_there_is_none_the_one_with_the_suffix(tmp_path):
+    named, suffixed = tmp_path / "mine", tmp_path / "mine.zip"
+    assert model_path(str(named), ".zip") == named  # neither: the name as given, for the error to name
+    suffixed.write_bytes(b"")
+    assert model_path(str(named), ".zip") == suffixed
+    named.write_bytes(b"")
+    assert model_path(str(named), ".zip") == named
 
 
 def test_ppo_never_unpickles_a_model_file(tmp_path):
