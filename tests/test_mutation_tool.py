@@ -155,6 +155,35 @@ def test_a_dataclass_field_s_annotation_is_never_run_but_a_class_var_s_or_anothe
     assert not tool.only_annotations_changed(without_postponed, without_postponed.replace("size: int", "size: float"))
 
 
+LOCALS = """\
+from __future__ import annotations
+
+from pydantic import BaseModel
+
+
+class Env:
+    def __init__(self, n: int) -> None:
+        self.seeds: list[int | None] = [None] * n
+        count: int = n
+
+        class Settings(BaseModel):
+            size: int = count
+
+        self.settings = Settings()
+"""
+
+
+def test_a_function_s_annotation_of_a_local_or_of_an_attribute_is_never_run_but_a_class_s_defined_there_is():
+    tool = fresh_tool("mutation_tool_locals")
+    changed = lambda before, after: tool.only_annotations_changed(LOCALS, LOCALS.replace(before, after, 1))  # noqa: E731
+    assert changed("list[int | None]", "list[int >> None]")
+    assert changed("count: int", "count: float")
+    assert not changed("[None] * n", "[None] * 2")
+    assert not changed("size: int", "size: float")  # pydantic reads it
+    without_postponed = LOCALS.replace("from __future__ import annotations\n", "")
+    assert not tool.only_annotations_changed(without_postponed, without_postponed.replace("count: int", "count: float"))
+
+
 def test_a_plain_line_runs_the_tests_that_reach_it_and_no_others(tool):
     tests = made_up_map(tool, {"return x + 1": ["test_plain"]})
     assert tests.line_tests(MODULE, line_of("return x + 1")) == {f"{TESTS}::test_plain"}

@@ -730,10 +730,10 @@ class TestMap:
 
 def what_runs(text: str) -> str:
     """The syntax tree of ``text`` less what Python never runs: docstrings, ``from __future__`` imports and, in a module
-    of postponed annotations (``from __future__ import annotations``), the annotations of functions' arguments, returns
-    and local variables, and of a dataclass's fields: ``dataclasses`` reads those strings only for ``ClassVar``,
-    ``InitVar`` and ``KW_ONLY`` (an annotation naming one stays). Any other class's annotations stay: pydantic and
-    ``NamedTuple`` read them.
+    of postponed annotations (``from __future__ import annotations``), the annotations of functions' arguments, returns,
+    local variables and the attributes they set (not those of a class defined in one), and of a dataclass's fields:
+    ``dataclasses`` reads those strings only for ``ClassVar``, ``InitVar`` and ``KW_ONLY`` (an annotation naming one
+    stays). Any other class's annotations stay: pydantic and ``NamedTuple`` read them.
     """
     tree = ast.parse(text)
     postponed = any(
@@ -753,14 +753,26 @@ def what_runs(text: str) -> str:
             for argument in [*node.args.posonlyargs, *node.args.args, *node.args.kwonlyargs, node.args.vararg, node.args.kwarg]:
                 if argument is not None:
                     argument.annotation = None
-            for inner in ast.walk(node):
-                if isinstance(inner, ast.AnnAssign) and isinstance(inner.target, ast.Name):
+            for inner in run_in_function(node):
+                if isinstance(inner, ast.AnnAssign):  # a local's or an attribute's (self.seeds: list[int] = ...)
                     inner.annotation = ast.Constant(None)
         if postponed and isinstance(node, ast.ClassDef) and decorated_with(node, ("dataclass",)):
             for field in node.body:
                 if isinstance(field, ast.AnnAssign) and not DATACLASS_READS.search(ast.unparse(field.annotation)):
                     field.annotation = ast.Constant(None)
     return ast.dump(tree)
+
+
+def run_in_function(function: ast.FunctionDef | ast.AsyncFunctionDef):
+    """The nodes of ``function``'s body, less those of the classes it defines: their annotations are a class's (a
+    model defined in a function reads them), not a function's.
+    """
+    stack = list(function.body)
+    while stack:
+        node = stack.pop()
+        yield node
+        if not isinstance(node, ast.ClassDef):
+            stack.extend(ast.iter_child_nodes(node))
 
 
 # What ``dataclasses`` looks for in a field's annotation string: every other annotation of a field is never evaluated.
