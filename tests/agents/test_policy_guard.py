@@ -194,20 +194,22 @@ def test_probabilities_at_observations_the_encoding_cannot_read_name_the_positio
         policy.action_probabilities(np.zeros((2, 3)), masks)
 
 
-class GivenProbabilities(Policy):
-    """Plays the first legal action; its probabilities are what ``make`` gives for the masks' shape."""
+class Given(Policy):
+    """A policy whose outputs a test writes: its actions are ``actions(optimal's actions)`` (numbers of another type,
+    another shape), its probabilities ``probabilities(the masks' shape)``.
+    """
 
     name = "given"
 
-    def __init__(self, make):
+    def __init__(self, actions=lambda optimal: optimal, probabilities=None):
         super().__init__(YACHT)
-        self.make = make
+        self.actions, self.probabilities = actions, probabilities
 
     def act_batch(self, observations, action_masks):
-        return np.argmax(action_masks, axis=1)
+        return self.actions(make_policy("optimal", rules=YACHT).act_batch(observations, action_masks))
 
     def action_probabilities(self, observations, action_masks):
-        return self.make(np.shape(action_masks))
+        return self.probabilities(np.shape(action_masks))
 
 
 @pytest.mark.parametrize("extra", [(1, 0), (0, 1), (-1, 0), (0, -1)], ids=["row-more", "action-more", "row-less", "action-less"])
@@ -219,7 +221,7 @@ def test_probabilities_of_another_shape_than_the_batch_are_refused_naming_both(e
     observations, masks = batch([(3, 1, YACHT.all_open), (5, 0, 1)])
     shape = (2 + extra[0], masks.shape[1] + extra[1])
     with pytest.raises(PolicyOutputError) as refused:
-        GuardedPolicy(GivenProbabilities(uniform)).action_probabilities(observations, masks)
+        GuardedPolicy(Given(probabilities=uniform)).action_probabilities(observations, masks)
     said = f"it answered shape {shape} for 2 positions of {masks.shape[1]} actions"
     assert str(refused.value) == f"policy given gives no probabilities at one of 2 positions: {said}"
 
@@ -268,7 +270,7 @@ def test_a_row_that_is_no_probabilities_is_refused_whatever_else_it_holds(row):
     observations, masks = batch([(3, 1, YACHT.all_open), (5, 0, 1)])
     second = describe_position(make_encoding("flat", YACHT), observations, 1)
     with pytest.raises(PolicyOutputError) as refused:
-        GuardedPolicy(GivenProbabilities(odd)).action_probabilities(observations, masks)
+        GuardedPolicy(Given(probabilities=odd)).action_probabilities(observations, masks)
     said = "its probabilities are NaN, infinite, negative or do not sum to 1"
     assert str(refused.value) == f"policy given gives no probabilities at {second}: {said}"
 
@@ -289,19 +291,6 @@ def test_an_action_number_past_the_last_is_named_with_the_actions_there_are(past
     assert told[0].reason.endswith(f": it chose action {last + 1 + past_the_end}, not one of 0..{last}")
 
 
-class Answers(Policy):
-    """Answers ``answer(optimal's actions)``: a way of giving actions other than as int64 numbers, one per position."""
-
-    name = "answers"
-
-    def __init__(self, answer, rules=None):
-        super().__init__(rules)
-        self.answer = answer
-
-    def act_batch(self, observations, action_masks):
-        return self.answer(make_policy("optimal", rules=self.rules).act_batch(observations, action_masks))
-
-
 @pytest.mark.parametrize(
     "answer, taken",
     [
@@ -316,7 +305,7 @@ def test_actions_are_taken_as_numbers_only_when_they_are_whole(answer, taken):
     told = []
     observations, masks = batch([(3, 1, YACHT.all_open), (5, 0, 1)])
     optimal = make_policy("optimal", rules=YACHT).act_batch(observations, masks)
-    actions = GuardedPolicy(Answers(answer, YACHT), on_replace=told.append).act_batch(observations, masks)
+    actions = GuardedPolicy(Given(answer), on_replace=told.append).act_batch(observations, masks)
     np.testing.assert_array_equal(actions, optimal)  # its own or, replaced, the fallback's: optimal's either way
     assert actions.dtype == np.int64
     if taken:
@@ -338,7 +327,7 @@ def test_actions_are_taken_as_numbers_only_when_they_are_whole(answer, taken):
 def test_an_answer_of_another_shape_than_one_action_a_position_is_named_with_its_shape(answer, shape):
     told = []
     observations, masks = batch([(3, 1, YACHT.all_open), (5, 0, 1)])
-    GuardedPolicy(Answers(answer, YACHT), on_replace=told.append).act_batch(observations, masks)
+    GuardedPolicy(Given(answer), on_replace=told.append).act_batch(observations, masks)
     assert told[0].reason == f"one of 2 positions: it answered shape {shape} for 2 positions"
 
 

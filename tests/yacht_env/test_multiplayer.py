@@ -106,28 +106,29 @@ def test_the_pettingzoo_env_seats_two_players_unless_told_and_masks_each_action_
     assert all(env.observation_space(agent)["action_mask"] == mask_space for agent in env.possible_agents)
 
 
-def first_decisions(env, count: int = 40) -> list[np.ndarray]:
-    """The acting player's observation before each of the first ``count`` decisions, each the first legal action."""
+def observed_game(env, seed=None) -> np.ndarray:
+    """The acting player's observation before each decision of a whole game, each the first legal action."""
     seen = []
-    for _ in range(count):
-        observation = env.observe(env.agent_selection)
+
+    def first_legal(agent, observation):
         seen.append(observation["observation"])
-        env.step(int(np.flatnonzero(observation["action_mask"])[0]))
-    return seen
+        return int(np.flatnonzero(observation["action_mask"])[0])
+
+    play_pettingzoo(env, first_legal, seed=seed)
+    return np.stack(seen)
 
 
 def test_a_seeded_reset_deals_its_game_again_whatever_was_played_before_and_starts_with_no_rewards():
     env = multiplayer.raw_env(num_players=3)
     env.reset(seed=7)
     assert env.rewards == env._cumulative_rewards == {agent: 0.0 for agent in env.possible_agents}
-    first = first_decisions(env)
-    env.reset()  # unseeded: the stream goes on
-    other = first_decisions(env)
+    first = observed_game(env, seed=7)
+    other = observed_game(env)  # unseeded: the stream goes on
     env.reset(seed=7)
     assert env.rewards == {agent: 0.0 for agent in env.possible_agents}
-    again = first_decisions(env)
-    np.testing.assert_array_equal(np.stack(again), np.stack(first))
-    assert not np.array_equal(np.stack(other), np.stack(first))
+    again = observed_game(env, seed=7)
+    np.testing.assert_array_equal(again, first)
+    assert not np.array_equal(other, first)
 
 
 def test_three_player_game_totals_are_the_sum_of_each_players_rows_in_whole_turns():
