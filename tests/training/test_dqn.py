@@ -427,6 +427,23 @@ def test_checkpoints_fall_at_each_multiple_of_the_period_fresh_or_resumed_and_wa
     assert resumed[:-1] == [1252] and resumed[-1] >= 1300  # the first step at or past 1250, then the end
 
 
+@pytest.mark.parametrize("error", [ValueError, OSError])
+def test_a_checkpoint_whose_loader_fails_in_several_lines_is_told_by_its_first_line(tiny_run, tmp_path, monkeypatch, error):
+    """The loader's first line says what went wrong; what follows it (a stack of causes, a hint) is left out."""
+    import agents.training.dqn_train as dqn_train
+    from agents.training.checkpoints import latest_checkpoint
+
+    def fails(*args, **kwargs):
+        raise error("the zip holds no policy\n  while reading policy.pth\n  (a file of 0 bytes)")
+
+    monkeypatch.setattr(dqn_train.MaskedDQN, "load", fails)
+    config = load_config(tiny_run / "config.yaml")
+    checkpoint = latest_checkpoint(tiny_run)
+    with pytest.raises(ModelLoadError) as refused:
+        dqn_train.load_checkpoint(checkpoint, config, None, tmp_path)
+    assert str(refused.value) == f"checkpoint {str(checkpoint)!r} cannot be resumed: the zip holds no policy"
+
+
 def test_resume_continues_from_the_checkpoint_with_its_replay_buffer(tiny_run, tmp_path, capsys):
     from agents.training.checkpoints import latest_checkpoint
     from agents.training.dqn_train import load_checkpoint

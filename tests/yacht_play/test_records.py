@@ -826,3 +826,23 @@ def test_agents_are_replayed_on_the_streams_people_played_not_on_those_agents_pl
     write_agent_games(tmp_path / "agents.jsonl", "greedy", games=1, seed=3)
     games = [*read_records(table_game(tmp_path / "table.jsonl")).games, *read_records(tmp_path / "agents.jsonl").games]
     assert [seed for seed, _ in recorded_streams(games, YACHT)] == [40]  # ann's (the table's agents shared her dice)
+
+
+def test_a_table_of_worst_decisions_aligns_its_words_left_and_its_figures_right():
+    """Words (the game, the dice, the two choices) start at their column's left edge, figures (turn, roll, the
+    comparison, the loss) end at its right edge, so a column of numbers reads digit under digit."""
+    from rich.console import Console
+
+    from yacht_play.analyze import decisions_table
+
+    entry = {"game_id": "g", "turn": 3, "roll": 2, "dice": [1, 1, 2, 5, 6], "chosen": "x", "best": "y"}
+    table = decisions_table("worst", ("best choice", "expected final", "lost points"), [entry], lambda e: ("1", "2"), str)
+    console = Console(width=200, record=True, color_system=None)
+    console.print(table)
+    (row,) = [line for line in console.export_text().splitlines() if "1 1 2 5 6" in line]
+    cells = [cell for cell in row.split("│")[1:-1]]
+    words = {0: "g", 3: "1 1 2 5 6", 4: "x", 5: "y"}
+    figures = {1: "3", 2: "2", 6: "1", 7: "2"}
+    assert all(cells[index].startswith(f" {text} ") for index, text in words.items()), cells
+    assert all(cells[index].endswith(f" {text} ") and cells[index].strip() == text for index, text in figures.items()), cells
+    assert all(len(cells[index].strip()) < len(cells[index]) - 2 for index in (0, 1, 2, 4, 5, 6, 7)), cells  # room to align
