@@ -137,6 +137,23 @@ def test_two_wins_in_three_is_the_gap_at_which_the_penalized_likelihood_is_flat(
     assert ratings.win_probability(by_name["greedy"], by_name["ann"]) == pytest.approx(1 / (1 + math.exp(-d)), rel=1e-9)
 
 
+@pytest.mark.parametrize("wins, games", [(5, 5), (49, 50), (1, 40)])
+def test_a_lopsided_record_is_fitted_to_its_maximum_far_from_the_start(wins, games):
+    """The further the maximum lies from equal ratings, the flatter the likelihood there: ``wins - games p(d) = PRIOR
+    d / 2`` puts an unbeaten player about 11 logits up. The fit reaches that gap (by bisection here) to its last
+    digits, not a point on the way to it."""
+    won, lost = game(("greedy", "agent", 200), ("ann", "human", 150)), game(("greedy", "agent", 100), ("ann", "human", 150))
+    by_name = {p.name: p.rating.mean for p in ratings.rate([won] * wins + [lost] * (games - wins), bootstrap=0).players}
+    flat = lambda d: wins - games / (1 + math.exp(-d)) - ratings.PRIOR * d / 2  # noqa: E731
+    low, high = -50.0, 50.0  # flat > 0 at -50, < 0 at 50
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if flat(middle) > 0 else (low, middle)
+    d = (low + high) / 2
+    assert abs(d) > 3  # far from the start
+    assert by_name["greedy"] - by_name["ann"] == pytest.approx(400 * math.log10(math.e) * d, rel=1e-9)
+
+
 def test_the_same_policy_twice_at_a_table_still_meets_every_other_seat():
     """Only the pair of the two seats of one policy is left out: each of them still has its result against the person."""
     pairs = ratings.PairResults.of([game(("greedy", "agent", 200), ("greedy", "agent", 100), ("ann", "human", 150))])

@@ -840,7 +840,7 @@ def test_a_table_of_worst_decisions_aligns_its_words_left_and_its_figures_right(
     console = Console(width=200, record=True, color_system=None)
     console.print(table)
     (row,) = [line for line in console.export_text().splitlines() if "1 1 2 5 6" in line]
-    cells = [cell for cell in row.split("│")[1:-1]]
+    cells = row.split("│")[1:-1]
     words = {0: "g", 3: "1 1 2 5 6", 4: "x", 5: "y"}
     figures = {1: "3", 2: "2", 6: "1", 7: "2"}
     assert all(cells[index].startswith(f" {text} ") for index, text in words.items()), cells
