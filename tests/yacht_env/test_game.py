@@ -130,6 +130,20 @@ def test_the_upper_bonus_is_reported_earned_from_the_threshold_on_past_it_too():
     assert subtotals == [30, 55, 63, 83]
 
 
+def test_a_sheet_shows_each_open_row_as_none_and_a_row_scored_0_as_0():
+    """Dice 1 1 2 3 5 every turn: the Yacht row scores 0 and the Ones 2; each seat's column tells a row scored 0 from
+    an open one, and only its own rows."""
+    tables = GameBatch(YACHT, 2)
+    faces = np.tile(np.array([1, 1, 2, 3, 5], dtype=np.int8), (2, YACHT.num_turns, YACHT.rolls_per_turn, 1))
+    tables.start(faces[None])
+    assert tables.sheet(0, 0) == tables.sheet(0, 1) == (None,) * YACHT.num_rows
+    yacht, ones = YACHT.category_index["yacht"], YACHT.category_index["ones"]
+    tables.play([SCORE + yacht])  # seat 0
+    tables.play([SCORE + ones])  # seat 1
+    assert tables.sheet(0, 0) == tuple(0 if row == yacht else None for row in range(YACHT.num_rows))
+    assert tables.sheet(0, 1) == tuple(2 if row == ones else None for row in range(YACHT.num_rows))
+
+
 def test_the_yahtzee_box_shows_full_wherever_its_row_sits_the_first_row_too():
     """A rule set whose Yahtzee row is its first: its box full of 50 is shown as full, as at the end of the sheet."""
     five_alike = next(c for c in YAHTZEE.categories if c.name == "yahtzee")
@@ -188,8 +202,11 @@ def test_only_the_tables_asked_for_move():
 
 def test_bad_arguments_are_named():
     tables = started(2, num_tables=2)
-    with pytest.raises(ValueError, match="need one action per table: 1 actions for 2 tables"):
-        tables.play([SCORE])
+    before = snapshot(tables)
+    for actions in ([SCORE], [SCORE] * 3):  # one too few, one too many: neither table moves
+        with pytest.raises(ValueError, match=f"need one action per table: {len(actions)} actions for 2 tables"):
+            tables.play(actions)
+        assert all(np.array_equal(a, b) for a, b in zip(before, tables.state))
     with pytest.raises(ValueError, match="action 44 is not in the action space 0..43"):
         tables.play([SCORE, 44])
     with pytest.raises(ValueError, match=r"faces must have shape \(2, 2, 12, 3, 5\)"):
