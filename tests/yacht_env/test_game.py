@@ -134,6 +134,7 @@ def test_a_sheet_shows_each_open_row_as_none_and_a_row_scored_0_as_0():
     """Dice 1 1 2 3 5 every turn: the Yacht row scores 0 and the Ones 2; each seat's column tells a row scored 0 from
     an open one, and only its own rows."""
     tables = GameBatch(YACHT, 2)
+    assert tables.sheet(0, 1) == (None,) * YACHT.num_rows and tables.bonuses(0, 1) == (0, 0)  # open before the start too
     faces = np.tile(np.array([1, 1, 2, 3, 5], dtype=np.int8), (2, YACHT.num_turns, YACHT.rolls_per_turn, 1))
     tables.start(faces[None])
     assert tables.sheet(0, 0) == tables.sheet(0, 1) == (None,) * YACHT.num_rows
