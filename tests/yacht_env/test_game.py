@@ -78,6 +78,18 @@ def test_an_illegal_action_changes_nothing(seed, action):
         assert points[table] == 0
 
 
+@pytest.mark.parametrize("reroll", [1, SCORE - 1])  # one die, every die
+def test_a_reroll_with_no_roll_left_is_illegal_and_changes_nothing(reroll):
+    tables = started(2)
+    for _ in range(YACHT.rolls_per_turn - 1):
+        points, legal = tables.play([reroll])
+        assert legal[0] and points[0] == 0
+    assert tables.rolls_left[0, 0] == 0
+    before = snapshot(tables)
+    points, legal = tables.play([reroll])
+    assert not legal[0] and all(np.array_equal(a, b) for a, b in zip(before, tables.state))
+
+
 def test_a_reroll_lands_the_turns_fresh_faces_in_order_on_the_picked_up_dice():
     tables = GameBatch(YACHT, 1)
     faces = np.ones((12, 3, 5), dtype=np.int8)

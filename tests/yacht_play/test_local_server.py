@@ -95,6 +95,35 @@ def test_start_waits_for_the_list_of_agents_not_for_any_answer(tmp_path, monkeyp
         server.kill()
 
 
+def test_a_server_that_ignores_sigterm_is_killed_when_its_grace_runs_out(tmp_path, monkeypatch):
+    """``stop`` asks a server to end (SIGTERM) and waits; one that goes on running is killed (SIGKILL), not left."""
+    import httpx
+
+    from yacht_play.serve import local_server
+
+    ready = tmp_path / "ready"
+    stubborn = [sys.executable, "-c", STUBBORN, str(ready)]
+    popen = subprocess.Popen
+    monkeypatch.setattr(local_server.subprocess, "Popen", lambda *args, **kwargs: popen(stubborn))
+    monkeypatch.setattr(httpx, "get", lambda url, timeout: SimpleNamespace(status_code=200 if ready.exists() else 503))
+    server = LocalServer(tmp_path / "games.db").start(timeout=60)
+    wait = server.process.wait
+    server.process.wait = lambda timeout=None: wait(None if timeout is None else min(timeout, 0.5))  # a short grace
+    try:
+        server.stop()
+        assert server.process.returncode == -signal.SIGKILL
+    finally:
+        server.kill()
+
+
+STUBBORN = """
+import pathlib, signal, sys, time
+signal.signal(signal.SIGTERM, signal.SIG_IGN)
+pathlib.Path(sys.argv[1]).touch()
+time.sleep(60)
+"""
+
+
 def test_a_free_port_can_be_listened_on_at_once():
     port = free_port()
     with socket.socket() as sock:
