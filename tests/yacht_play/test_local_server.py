@@ -62,6 +62,17 @@ def test_a_server_that_exits_at_once_is_said_with_its_log(tmp_path):
         server.start()
 
 
+def test_a_server_that_exits_quotes_the_tail_of_a_long_log_not_all_of_it(tmp_path):
+    """The log is appended to across starts: the error quotes its end (this start's complaint), not every line."""
+    server = LocalServer(tmp_path / "games.db", options=("--no-such-option",))
+    server.log.write_text("an earlier start's line\n" * 1_000)
+    with pytest.raises(RuntimeError) as error:
+        server.start()
+    message, log = str(error.value), server.log.read_text()
+    assert message.endswith(log[-200:]) and "unrecognized arguments: --no-such-option" in message
+    assert len(message) < len(log) / 5
+
+
 def test_a_server_that_does_not_answer_in_time_is_stopped_and_said(tmp_path):
     server = LocalServer(tmp_path / "games.db", agents="random")
     with pytest.raises(RuntimeError, match=r"^yacht serve did not answer within 0\.01 s"):
