@@ -11,6 +11,7 @@ import hashlib
 import importlib.util
 import json
 import shutil
+import subprocess
 import sys
 from pathlib import Path
 
@@ -475,6 +476,13 @@ def test_survivors_are_tested_again_but_those_explained_as_equivalent(tool):
     )
     again = tool.survivors_to_retest(MODULE)
     assert sorted(tool.mutant_key(SOURCE, tool.mutated_source(SOURCE, item.mutations[0])) for item in again) == sorted(keys[1:])
+    (unexplained,) = tool.survivors_to_retest(MODULE, unexplained=True)  # the accepted one is left out too
+    assert tool.mutant_key(SOURCE, tool.mutated_source(SOURCE, unexplained.mutations[0])) == keys[2]
+
+
+def test_unexplained_goes_with_retest_survivors_alone():
+    run = subprocess.run([sys.executable, str(TOOL), "--unexplained", "yacht_env/dice.py"], capture_output=True, text=True)
+    assert run.returncode == 2 and run.stderr.splitlines()[-1].endswith("--unexplained goes with --retest-survivors")
 
 
 LATER = "yacht_env/later.py"

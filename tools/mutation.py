@@ -22,6 +22,7 @@ test suite (pytest never collects it).
     python tools/mutation.py                          # every module, resuming
     python tools/mutation.py yacht_play/records.py    # one module
     python tools/mutation.py --retest-survivors       # survivors again (not those explained as equivalent), after new tests
+    python tools/mutation.py --retest-survivors --unexplained MODULE  # only those no reason explains yet
     python tools/mutation.py --sample 60 MODULE...    # a random sample of 60 mutants of each module, resuming
     python tools/mutation.py --report                 # only rewrite the results file and the report
     python tools/mutation.py --restart MODULE         # start over, after the module itself changed
@@ -890,9 +891,17 @@ def read_reasons(path: Path | None = None) -> dict[str, dict[str, dict[str, str]
     return reasons
 
 
-def run_module(module: str, retest_survivors: bool, restart: bool, execute_pending: bool = True, sample: int = 0) -> None:
-    """Mutate ``module`` and test every mutant not tested yet (or every survivor again; or none, only preparing);
-    with ``sample``, only the mutants of that random sample of the module (see :func:`sampled`).
+def run_module(
+    module: str,
+    retest_survivors: bool,
+    restart: bool,
+    execute_pending: bool = True,
+    sample: int = 0,
+    unexplained: bool = False,
+) -> None:
+    """Mutate ``module`` and test every mutant not tested yet (or every survivor again, or with ``unexplained`` those
+    no reason explains; or none, only preparing); with ``sample``, only the mutants of that random sample of the
+    module (see :func:`sampled`).
     """
     if not test_files(module):
         print(f"{module}: no test file imports it (nor a file that does): nothing to run its mutants", flush=True)
@@ -917,7 +926,7 @@ def run_module(module: str, retest_survivors: bool, restart: bool, execute_pendi
     if not execute_pending:
         return
     if retest_survivors:
-        items = survivors_to_retest(module)
+        items = survivors_to_retest(module, unexplained)
     else:
         with use_db(str(session), WorkDB.Mode.open) as database:
             items = list(database.pending_work_items)
@@ -1186,15 +1195,18 @@ def survivor_records(module: str, survivors: list) -> list[dict]:
     ]
 
 
-def survivors_to_retest(module: str) -> list:
+def survivors_to_retest(module: str, unexplained: bool = False) -> list:
     """The work items of ``module``'s survivors that new tests may kill: every one but those :data:`REASONS` gives as
-    equivalent (no test can tell them from the module; an accepted one may yet be killed).
+    equivalent (no test can tell them from the module; an accepted one may yet be killed); with ``unexplained``, only
+    those it gives no reason for (a survivor runs every test file of its module: where they are slow, the accepted
+    ones need not run again after tests written for the others).
     """
     reasons = read_reasons().get(module, {})
     survivors = keyed_survivors(module, module_results(module)["survived"])
-    kept = [item for key, item, _ in survivors if reasons.get(key, {}).get("kind") != "equivalent"]
-    equivalent = len(survivors) - len(kept)
-    print(f"{module}: {len(kept)} of {len(survivors)} survivors to test again ({equivalent} equivalent)", flush=True)
+    left_out = {"equivalent", "accepted"} if unexplained else {"equivalent"}
+    kept = [item for key, item, _ in survivors if reasons.get(key, {}).get("kind") not in left_out]
+    left = f"{len(survivors) - len(kept)} {'explained' if unexplained else 'equivalent'}"
+    print(f"{module}: {len(kept)} of {len(survivors)} survivors to test again ({left})", flush=True)
     return kept
 
 
@@ -1470,6 +1482,9 @@ def main(argv=None) -> int:
         "--retest-survivors", action="store_true", help="test the survivors again (after new tests), but the equivalent ones"
     )
     parser.add_argument(
+        "--unexplained", action="store_true", help="with --retest-survivors: only the survivors no reason explains yet"
+    )
+    parser.add_argument(
         "--report", action="store_true", help=f"only rewrite {RESULTS.relative_to(ROOT)} and {SCORES.relative_to(ROOT)}"
     )
     parser.add_argument("--restart", action="store_true", help="start the modules' sessions over (after the module changed)")
@@ -1484,6 +1499,8 @@ def main(argv=None) -> int:
     parser.add_argument("--before", action="store_true", help="with --measure: time them as before the map too")
     parser.add_argument("--run-tests", metavar="MODULE", help=argparse.SUPPRESS)  # the test command of one mutant
     args = parser.parse_args(argv)
+    if args.unexplained and not args.retest_survivors:
+        parser.error("--unexplained goes with --retest-survivors")
     if args.run_tests:
         return run_tests(check_modules([args.run_tests])[0])
     modules = check_modules(args.modules)
@@ -1498,7 +1515,7 @@ def main(argv=None) -> int:
     if not args.report:
         refresh_tree()
         for module in modules:
-            run_module(module, args.retest_survivors, args.restart, sample=args.sample)
+            run_module(module, args.retest_survivors, args.restart, sample=args.sample, unexplained=args.unexplained)
             print(f"report: {write_report(discover_modules())}", flush=True)
     print(f"report: {write_report(discover_modules())}")
     return 0
