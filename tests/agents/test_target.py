@@ -38,6 +38,7 @@ from agents.solvers.target import (
 )
 from agents.solvers.win_chances import win_probabilities, win_share_curve
 from tests.agents.small_games import MINI
+from tests.reference import reference_score
 from yacht_env.rules import YACHT, Category, RuleSet, total
 
 FACES = range(1, 4)
@@ -392,6 +393,16 @@ def last_turn_win_probability(dice, rolls_left, open_bits, total, opponent_pmf):
         return below[z] + 0.5 * opponent_pmf[z] if z < len(opponent_pmf) else 1.0
 
     return end_value, turn_expectimax(end_value, dice, rolls_left, open_bits)
+
+
+def test_the_most_points_left_of_each_open_set_is_the_sum_of_its_rows_best_hands():
+    """One entry per open set of Yacht's 12 rows, each the sum of its rows' best scores as RULES.md scores them."""
+    hands = list(itertools.combinations_with_replacement(range(1, 7), 5))
+    best = [max(reference_score(hand, name) for hand in hands) for name in YACHT.category_names]
+    most = max_points_left(YACHT)
+    assert most.shape == (2**12,)
+    assert most.tolist() == [sum(b for c, b in enumerate(best) if open_bits >> c & 1) for open_bits in range(2**12)]
+    assert most[-1] == 5 + 10 + 15 + 20 + 25 + 30 + 28 + 30 + 30 + 30 + 30 + 50  # full house 6 6 6 5 5, four of a kind five sixes
 
 
 @pytest.mark.parametrize("opponent_open", [0, 0b0100, 0b1001])
