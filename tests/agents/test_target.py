@@ -10,7 +10,11 @@ from __future__ import annotations
 import hashlib
 import itertools
 import math
+import os
+import subprocess
+import sys
 from functools import cache
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -40,6 +44,8 @@ from agents.solvers.win_chances import win_probabilities, win_share_curve
 from tests.agents.small_games import MINI
 from tests.reference import reference_score
 from yacht_env.rules import YACHT, Category, RuleSet, total
+
+ROOT = Path(__file__).resolve().parents[2]
 
 FACES = range(1, 4)
 
@@ -403,6 +409,20 @@ def test_the_most_points_left_of_each_open_set_is_the_sum_of_its_rows_best_hands
     assert most.shape == (2**12,)
     assert most.tolist() == [sum(b for c, b in enumerate(best) if open_bits >> c & 1) for open_bits in range(2**12)]
     assert most[-1] == 5 + 10 + 15 + 20 + 25 + 30 + 28 + 30 + 30 + 30 + 30 + 50  # full house 6 6 6 5 5, four of a kind five sixes
+
+
+def test_the_compiled_solver_stays_inside_its_arrays(tmp_path):
+    """numba checks no index unless told to: with its bounds checks on (compiled afresh), the turn-start array and a
+    turn's values are made without one index past an array's end."""
+    script = (
+        "from agents.solvers.target import solve_target_table, target_probabilities\n"
+        "from tests.agents.small_games import MINI\n"
+        "solve_target_table(MINI)\n"
+        "target_probabilities((1, 2, 3), 2, [0, 1, 2, 3], 5, rules=MINI)\n"
+    )
+    environment = os.environ | {"NUMBA_BOUNDSCHECK": "1", "NUMBA_CACHE_DIR": str(tmp_path), "YACHT_RL_CACHE_DIR": str(tmp_path)}
+    run = subprocess.run([sys.executable, "-c", script], cwd=ROOT, env=environment, capture_output=True, text=True)
+    assert run.returncode == 0, run.stderr[-2000:]
 
 
 @pytest.mark.parametrize("opponent_open", [0, 0b0100, 0b1001])
