@@ -80,6 +80,38 @@ def test_a_server_that_does_not_answer_in_time_is_stopped_and_said(tmp_path):
     assert server.process.returncode is not None  # not left running
 
 
+def test_start_gives_up_when_its_timeout_has_passed_on_the_clock_and_quotes_the_log_s_tail(tmp_path, monkeypatch):
+    """A clock that moves a second a probe: a timeout of 5 s allows 5 probes, then the server is stopped and the end of
+    its log (not all of an earlier start's lines) is quoted."""
+    import httpx
+
+    from yacht_play.serve import local_server
+
+    probes, now = [], iter(range(1_000, 100_000))
+
+    def refused(url, timeout):
+        probes.append(url)
+        raise httpx.ConnectError("connection refused")
+
+    monkeypatch.setattr(httpx, "get", refused)
+    monkeypatch.setattr(local_server.time, "monotonic", lambda: float(next(now)))
+    monkeypatch.setattr(local_server.time, "sleep", lambda seconds: None)
+    popen = subprocess.Popen
+    monkeypatch.setattr(local_server.subprocess, "Popen", lambda *args, **kwargs: popen(WAITING))
+    server = LocalServer(tmp_path / "games.db")
+    server.log.write_text("an earlier start's line\n" * 1_000)
+    try:
+        with pytest.raises(RuntimeError, match=r"^yacht serve did not answer within 5 s: ") as error:
+            server.start(timeout=5)
+    finally:
+        server.kill()
+    assert len(probes) == 4  # the clock read at 1001..1004 is before the deadline of 1005
+    assert str(error.value).endswith(server.log.read_text()[-200:]) and len(str(error.value)) < 5_000
+
+
+WAITING = [sys.executable, "-c", "import time; time.sleep(60)"]  # a server that runs and leaves answering to get
+
+
 def test_start_waits_for_the_list_of_agents_not_for_any_answer(tmp_path, monkeypatch):
     import httpx
 
@@ -95,9 +127,8 @@ def test_start_waits_for_the_list_of_agents_not_for_any_answer(tmp_path, monkeyp
         return SimpleNamespace(status_code=status)
 
     monkeypatch.setattr(httpx, "get", get)
-    waiting = [sys.executable, "-c", "import time; time.sleep(60)"]  # a server that runs and leaves answering to get
     popen = subprocess.Popen
-    monkeypatch.setattr(local_server.subprocess, "Popen", lambda *args, **kwargs: popen(waiting))
+    monkeypatch.setattr(local_server.subprocess, "Popen", lambda *args, **kwargs: popen(WAITING))
     server = LocalServer(tmp_path / "games.db")
     try:
         assert server.start(timeout=60) is server
