@@ -222,6 +222,7 @@ def test_resume_never_retrains_a_finished_run_and_finishes_a_cut_final_evaluatio
     [
         ("run.eval_seed=-3", "override 'run.eval_seed=-3': run.eval_seed: Input should be greater than or equal to 0"),
         ("seed=-1", "override 'seed=-1': seed"),
+        ("seed=4294967296", "override 'seed=4294967296': seed: Input should be less than 4294967296"),  # numpy's 32 bits
         ("ppo.net_arch=[-5,64]", "layer widths must be >= 1, got [-5, 64]"),
         ("ppo.net_arch=[]", "ppo.net_arch: List should have at least 1 item"),
         ("ppo.learning_rate=.nan", "the learning rate must be a finite number > 0, got nan"),
