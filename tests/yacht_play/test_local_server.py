@@ -81,8 +81,8 @@ def test_a_server_that_does_not_answer_in_time_is_stopped_and_said(tmp_path):
 
 
 def test_start_gives_up_when_its_timeout_has_passed_on_the_clock_and_quotes_the_log_s_tail(tmp_path, monkeypatch):
-    """A clock that moves a second a probe: a timeout of 5 s allows 5 probes, then the server is stopped and the end of
-    its log (not all of an earlier start's lines) is quoted."""
+    """A clock that moves a second a reading: a timeout of 5 s allows the probes made before the deadline, then the
+    server is stopped and the end of its log (not all of an earlier start's lines) is quoted."""
     import httpx
 
     from yacht_play.serve import local_server
