@@ -30,6 +30,11 @@ def snapshot(tables):
     return [array.copy() for array in tables.state]
 
 
+def unchanged(before, tables, table=slice(None)) -> bool:
+    """Whether every array of ``tables``' state is as in the ``snapshot`` ``before`` (at ``table``, or everywhere)."""
+    return all(np.array_equal(a[table], b[table]) for a, b in zip(before, tables.state))
+
+
 def test_a_game_before_start_refuses_every_action():
     tables = GameBatch(YACHT, 2)
     points, legal = tables.play([SCORE])
@@ -60,7 +65,7 @@ def test_random_legal_play_follows_the_rule_book(num_players, seed, choices):
     assert tables.legal_masks().sum() == 0
     before = snapshot(tables)
     _, legal = tables.play([SCORE])
-    assert not legal[0] and all(np.array_equal(a, b) for a, b in zip(before, tables.state))
+    assert not legal[0] and unchanged(before, tables)
 
 
 @given(seed=st.integers(0, 2**31), action=st.integers(0, LAYOUT.num_actions - 1))
@@ -74,7 +79,7 @@ def test_an_illegal_action_changes_nothing(seed, action):
     points, legal = tables.play([action, action])
     assert legal.tolist() == (mask[:, action] == 1).tolist()
     for table in np.flatnonzero(~legal):
-        assert all(np.array_equal(a[table], b[table]) for a, b in zip(before, tables.state))
+        assert unchanged(before, tables, table)
         assert points[table] == 0
 
 
@@ -87,7 +92,7 @@ def test_a_reroll_with_no_roll_left_is_illegal_and_changes_nothing(reroll):
     assert tables.rolls_left[0, 0] == 0
     before = snapshot(tables)
     points, legal = tables.play([reroll])
-    assert not legal[0] and all(np.array_equal(a, b) for a, b in zip(before, tables.state))
+    assert not legal[0] and unchanged(before, tables)
 
 
 def test_a_reroll_lands_the_turns_fresh_faces_in_order_on_the_picked_up_dice():
@@ -199,7 +204,7 @@ def test_a_forced_joker_is_refused_every_row_but_its_upper_row_and_changes_nothi
             continue
         points, legal = tables.play([first_score + row])
         assert not legal[0] and points[0] == 0, rules.category_names[row]
-        assert all(np.array_equal(a, b) for a, b in zip(before, tables.state)), rules.category_names[row]
+        assert unchanged(before, tables), rules.category_names[row]
     points, legal = tables.play([first_score + sixes])
     assert legal[0] and points[0] == 30 + 100  # the upper row of sixes, the extra-Yahtzee bonus on top
 
@@ -210,7 +215,7 @@ def test_only_the_tables_asked_for_move():
     tables.play([SCORE + 5], tables=[1])
     assert tables.seat.tolist() == [0, 1, 0]
     for table in (0, 2):
-        assert all(np.array_equal(a[table], b[table]) for a, b in zip(before, tables.state))
+        assert unchanged(before, tables, table)
 
 
 def test_bad_arguments_are_named():
@@ -219,7 +224,7 @@ def test_bad_arguments_are_named():
     for actions in ([SCORE], [SCORE] * 3):  # one too few, one too many: neither table moves
         with pytest.raises(ValueError, match=f"need one action per table: {len(actions)} actions for 2 tables"):
             tables.play(actions)
-        assert all(np.array_equal(a, b) for a, b in zip(before, tables.state))
+        assert unchanged(before, tables)
     with pytest.raises(ValueError, match="action 44 is not in the action space 0..43"):
         tables.play([SCORE, 44])
     with pytest.raises(ValueError, match=r"faces must have shape \(2, 2, 12, 3, 5\)"):

@@ -121,18 +121,22 @@ def test_400_points_apart_is_a_factor_of_ten_in_the_odds():
     assert ratings.win_probability(1000.0, 1000.0) == 0.5
 
 
+def flat_gap(wins: int, games: int, low: float, high: float) -> float:
+    """The gap ``d`` (logits) in ``[low, high]`` at which ``wins - games p(d) = PRIOR d / 2``, by bisection."""
+    flat = lambda d: wins - games / (1 + math.exp(-d)) - ratings.PRIOR * d / 2  # noqa: E731
+    for _ in range(200):
+        middle = (low + high) / 2
+        low, high = (middle, high) if flat(middle) > 0 else (low, middle)
+    return (low + high) / 2
+
+
 def test_two_wins_in_three_is_the_gap_at_which_the_penalized_likelihood_is_flat():
     """Two players, one pair result per game: the prior pulls both ratings alike toward 0, so ``r = (d/2, -d/2)`` and
     the gap ``d`` (logits) solves ``2 - 3 p(d) = PRIOR d / 2``: the wins less their expected number, against the
     prior's pull. Solved here by bisection; the fit gives it in Elo points, and its ratings predict ``p(d)`` back."""
     games = [game(("greedy", "agent", 200), ("ann", "human", 150))] * 2 + [game(("greedy", "agent", 100), ("ann", "human", 150))]
     by_name = {p.name: p.rating.mean for p in ratings.rate(games, bootstrap=0).players}
-    flat = lambda d: 2 - 3 / (1 + math.exp(-d)) - ratings.PRIOR * d / 2  # noqa: E731
-    low, high = 0.0, math.log(2)  # flat > 0 at 0; < 0 at log 2 (the odds without the prior)
-    for _ in range(200):
-        middle = (low + high) / 2
-        low, high = (middle, high) if flat(middle) > 0 else (low, middle)
-    d = (low + high) / 2
+    d = flat_gap(2, 3, 0.0, math.log(2))  # flat > 0 at 0; < 0 at log 2 (the odds without the prior)
     assert by_name["greedy"] - by_name["ann"] == pytest.approx(400 * math.log10(math.e) * d, rel=1e-9)
     assert ratings.win_probability(by_name["greedy"], by_name["ann"]) == pytest.approx(1 / (1 + math.exp(-d)), rel=1e-9)
 
@@ -144,12 +148,7 @@ def test_a_lopsided_record_is_fitted_to_its_maximum_far_from_the_start(wins, gam
     digits, not a point on the way to it."""
     won, lost = game(("greedy", "agent", 200), ("ann", "human", 150)), game(("greedy", "agent", 100), ("ann", "human", 150))
     by_name = {p.name: p.rating.mean for p in ratings.rate([won] * wins + [lost] * (games - wins), bootstrap=0).players}
-    flat = lambda d: wins - games / (1 + math.exp(-d)) - ratings.PRIOR * d / 2  # noqa: E731
-    low, high = -50.0, 50.0  # flat > 0 at -50, < 0 at 50
-    for _ in range(200):
-        middle = (low + high) / 2
-        low, high = (middle, high) if flat(middle) > 0 else (low, middle)
-    d = (low + high) / 2
+    d = flat_gap(wins, games, -50.0, 50.0)  # flat > 0 at -50, < 0 at 50
     assert abs(d) > 3  # far from the start
     assert by_name["greedy"] - by_name["ann"] == pytest.approx(400 * math.log10(math.e) * d, rel=1e-9)
 
