@@ -69,8 +69,8 @@ def test_a_server_that_exits_quotes_the_tail_of_a_long_log_not_all_of_it(tmp_pat
     with pytest.raises(RuntimeError) as error:
         server.start()
     message, log = str(error.value), server.log.read_text()
-    assert message.endswith(log[-200:]) and "unrecognized arguments: --no-such-option" in message
-    assert len(message) < len(log) / 5
+    assert message == f"yacht serve exited with 2: {log[-2_000:]}"  # its last 2,000 characters, no more, no fewer
+    assert "unrecognized arguments: --no-such-option" in message
 
 
 def test_a_server_that_does_not_answer_in_time_is_stopped_and_said(tmp_path):
@@ -80,9 +80,11 @@ def test_a_server_that_does_not_answer_in_time_is_stopped_and_said(tmp_path):
     assert server.process.returncode is not None  # not left running
 
 
-def test_start_gives_up_when_its_timeout_has_passed_on_the_clock_and_quotes_the_log_s_tail(tmp_path, monkeypatch):
-    """A clock that moves a second a reading: a timeout of 5 s allows the probes made before the deadline, then the
-    server is stopped and the end of its log (not all of an earlier start's lines) is quoted."""
+@pytest.mark.parametrize("timeout", [5, None])
+def test_start_gives_up_when_its_timeout_has_passed_on_the_clock_and_quotes_the_log_s_tail(tmp_path, monkeypatch, timeout):
+    """A clock that moves a second a reading: a timeout of 5 s (or the default of 180 s) allows the probes made before
+    the deadline, each given 2 s to answer, then the server is stopped and the last 2,000 characters of its log (not
+    all of an earlier start's lines) are quoted."""
     import httpx
 
     from yacht_play.serve import local_server
@@ -90,7 +92,7 @@ def test_start_gives_up_when_its_timeout_has_passed_on_the_clock_and_quotes_the_
     probes, now = [], iter(range(1_000, 100_000))
 
     def refused(url, timeout):
-        probes.append(url)
+        probes.append(timeout)
         raise httpx.ConnectError("connection refused")
 
     monkeypatch.setattr(httpx, "get", refused)
@@ -99,14 +101,15 @@ def test_start_gives_up_when_its_timeout_has_passed_on_the_clock_and_quotes_the_
     popen = subprocess.Popen
     monkeypatch.setattr(local_server.subprocess, "Popen", lambda *args, **kwargs: popen(WAITING))
     server = LocalServer(tmp_path / "games.db")
-    server.log.write_text("an earlier start's line\n" * 1_000)
+    server.log.write_text("".join(f"an earlier start's line {line}\n" for line in range(1_000)))
     try:
-        with pytest.raises(RuntimeError, match=r"^yacht serve did not answer within 5 s: ") as error:
-            server.start(timeout=5)
+        with pytest.raises(RuntimeError) as error:
+            server.start() if timeout is None else server.start(timeout=timeout)
     finally:
         server.kill()
-    assert len(probes) == 4  # the clock read at 1001..1004 is before the deadline of 1005
-    assert str(error.value).endswith(server.log.read_text()[-200:]) and len(str(error.value)) < 5_000
+    seconds = 180 if timeout is None else timeout
+    assert probes == [2] * (seconds - 1)  # the clock read at 1001 up to the deadline of 1000 + seconds, not at it
+    assert str(error.value) == f"yacht serve did not answer within {seconds} s: {server.log.read_text()[-2_000:]}"
 
 
 WAITING = [sys.executable, "-c", "import time; time.sleep(60)"]  # a server that runs and leaves answering to get
@@ -149,11 +152,17 @@ def test_a_server_that_ignores_sigterm_is_killed_when_its_grace_runs_out(tmp_pat
     monkeypatch.setattr(local_server.subprocess, "Popen", lambda *args, **kwargs: popen(stubborn))
     monkeypatch.setattr(httpx, "get", lambda url, timeout: SimpleNamespace(status_code=200 if ready.exists() else 503))
     server = LocalServer(tmp_path / "games.db").start(timeout=60)
-    wait = server.process.wait
-    server.process.wait = lambda timeout=None: wait(None if timeout is None else min(timeout, 0.5))  # a short grace
+    wait, graces = server.process.wait, []
+
+    def short_wait(timeout=None):  # the grace asked for is recorded, and a short one waited
+        graces.append(timeout)
+        return wait(None if timeout is None else min(timeout, 0.5))
+
+    server.process.wait = short_wait
     try:
         server.stop()
         assert server.process.returncode == -signal.SIGKILL
+        assert graces[0] == 10  # the 10 seconds stop's docstring promises, then the kill's own wait
     finally:
         server.kill()
 

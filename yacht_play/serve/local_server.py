@@ -64,10 +64,10 @@ class LocalServer:
         return f"http://127.0.0.1:{self.port}"
 
     def start(self, timeout: float = 180) -> LocalServer:
-        """Start ``yacht serve`` and return once it answers.
+        """Start ``yacht serve`` and return once it answers its list of agents (asked every 0.1 s, 2 s an ask).
 
-        ``RuntimeError`` with the log's tail if it exits or does not answer within ``timeout`` seconds
-        (loading the agents and solving their tables takes a while).
+        ``RuntimeError`` quoting the last 2,000 characters of the log if it exits or does not answer within ``timeout``
+        seconds (loading the agents and solving their tables takes a while).
         """
         with needs_extra("serve"):
             import httpx
