@@ -52,10 +52,11 @@ from agents.evaluate import Summary, evaluate_policies, print_table, save_json
 from agents.evaluation.tournament import evaluate_model_at_table, print_tournament, save_tournament_json
 from agents.learned.model_files import ModelLoadError, check_model_rules, export_model, model_rules, record_rules
 from agents.learned.ppo import PPOPolicy, load_sb3_model
+from agents.policies.guard import first_line
 from agents.registry import default_policies, make_policy
 from agents.solvers.optimal import expected_score
 from agents.training.budget import check_budget
-from agents.training.checkpoints import check_checkpoint_names, latest_checkpoint
+from agents.training.checkpoints import check_checkpoint_names, latest_checkpoint, load_sb3_checkpoint
 from agents.training.config import MAX_ECHO, ConfigError, Schedule, TrainConfig, dump_config, load_config, shorten
 from agents.training.curves import rewind_learning_curve
 from agents.training.dqn_train import run_dqn
@@ -66,7 +67,6 @@ from agents.training.plan2_train import run_plan2
 from agents.training.plan_train import plan_run_started, run_plan, solitaire_figures, table_figures
 from agents.training.planN_train import run_planN
 from yacht_env.atomic_files import remove_partial_files, write_atomically
-from yacht_env.bounded_input import InputBoundsError, check_regular_file
 from yacht_env.option_values import whole_number
 from yacht_env.rules import rule_set
 
@@ -322,28 +322,18 @@ class TrainingProgress(ProgressBarCallback):
 # -- main -----------------------------------------------------------------------------------------
 
 
-MAX_CHECKPOINT_BYTES = 4 * 2**30  # a checkpoint of the widest network the budget lets a machine train is far smaller
-
-
 def load_checkpoint(path: Path, config: TrainConfig, env, run_dir: Path) -> MaskablePPO:
-    """A checkpoint of this run (a zip the run wrote itself), with its learning rate rebuilt from the config.
-
-    A FIFO, a device or a file over ``MAX_CHECKPOINT_BYTES`` in its place is refused before it is opened.
+    """A checkpoint of this run (a zip the run wrote itself, checked as :func:`load_sb3_checkpoint` checks it), with
+    its learning rate rebuilt from the config.
     """
-    try:
-        check_regular_file(path, MAX_CHECKPOINT_BYTES)
-    except (InputBoundsError, OSError) as error:
-        raise ModelLoadError(f"checkpoint {str(path)!r} cannot be resumed: {first_line(error)}") from None
-    try:
-        model = MaskablePPO.load(
-            path,
-            env=env,
-            device="cpu",
-            tensorboard_log=str(run_dir / "tb"),
-            custom_objects={"learning_rate": schedule(config.ppo.learning_rate), "lr_schedule": None},
-        )
-    except Exception as error:  # a cut or foreign zip fails in many ways inside SB3: the file is the problem
-        raise ModelLoadError(f"checkpoint {str(path)!r} cannot be resumed: {first_line(error)}") from None
+    model = load_sb3_checkpoint(
+        MaskablePPO.load,
+        path,
+        env=env,
+        device="cpu",
+        tensorboard_log=str(run_dir / "tb"),
+        custom_objects={"learning_rate": schedule(config.ppo.learning_rate), "lr_schedule": None},
+    )
     model._setup_lr_schedule()  # rebuilt from the config, not unpickled
     check_model_rules(model, repr(str(path)), config.env.rules)
     keep_lookahead_in_rollouts(model)
@@ -363,12 +353,6 @@ def start_from(model: MaskablePPO, path: str) -> None:
         model.set_parameters(source.get_parameters(), exact_match=True, device="cpu")
     except (RuntimeError, ValueError) as error:
         raise ModelLoadError(f"ppo.init_from {path!r} has another network than this run: {first_line(error)}") from None
-
-
-def first_line(error: BaseException) -> str:
-    """The first line of the error's message, or its type's name if it has none."""
-    text = str(error).strip()
-    return text.splitlines()[0] if text else type(error).__name__
 
 
 def finish(config: TrainConfig, run_dir: Path, model: MaskablePPO) -> None:

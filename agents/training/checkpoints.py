@@ -2,17 +2,25 @@
 
 A stable-baselines3 run (train.py, :mod:`agents.training.dqn_train`) writes step_<steps>.zip, a planning run
 (:mod:`agents.training.plan_train`) step_<games>.safetensors, each atomically. A name that holds no count is
-refused in one line before a run starts or resumes, and a resume starts from the checkpoint of the largest count.
+refused in one line before a run starts or resumes, and a resume starts from the checkpoint of the largest count
+(:func:`load_sb3_checkpoint` reads a stable-baselines3 one).
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from pathlib import Path
+from typing import TypeVar
 
+from agents.learned.model_files import ModelLoadError
+from agents.policies.guard import first_line
 from agents.training.config import ConfigError, shorten
+from yacht_env.bounded_input import check_regular_file
 
 CHECKPOINT_NAME = re.compile(r"step_([0-9]{1,15})")
+T = TypeVar("T")
+MAX_CHECKPOINT_BYTES = 4 * 2**30  # a checkpoint of the widest network the budget lets a machine train is far smaller
 
 
 def checkpoint_count(path: Path) -> int:
@@ -39,3 +47,15 @@ def latest_checkpoint(run_dir: Path, suffix: str = ".zip", counts: str = "steps"
     """
     check_checkpoint_names(run_dir, suffix, counts)
     return max(sorted((run_dir / "checkpoints").glob(f"step_*{suffix}")), key=checkpoint_count, default=None)
+
+
+def load_sb3_checkpoint(load: Callable[..., T], path: Path, **options) -> T:
+    """``load(path, **options)``, a stable-baselines3 ``load`` of a checkpoint of this run; ``ModelLoadError`` in one
+    line if it cannot be resumed. A FIFO, a device or a file over ``MAX_CHECKPOINT_BYTES`` in its place is refused
+    before it is opened; a cut or foreign zip fails in many ways inside SB3, and is told by its error's first line.
+    """
+    try:
+        check_regular_file(path, MAX_CHECKPOINT_BYTES)
+        return load(path, **options)
+    except Exception as error:  # whatever the loader raises, the file is the problem
+        raise ModelLoadError(f"checkpoint {str(path)!r} cannot be resumed: {first_line(error)}") from None

@@ -35,7 +35,7 @@ from agents.learned.model_files import (
 )
 from agents.registry import default_policies
 from agents.solvers.optimal import expected_score
-from agents.training.checkpoints import latest_checkpoint
+from agents.training.checkpoints import latest_checkpoint, load_sb3_checkpoint
 from agents.training.config import TrainConfig, dump_config
 from agents.training.curves import rewind_learning_curve
 from agents.training.dqn_env import LegalActionsObservation
@@ -44,7 +44,6 @@ from agents.training.dqn_replay import load_replay, save_replay
 from agents.training.envs import make_training_env
 from agents.training.plan_train import append_curve, run_planning, solitaire_figures, table_figures
 from yacht_env.atomic_files import remove_partial_files, write_atomically
-from yacht_env.bounded_input import InputBoundsError, check_regular_file
 from yacht_env.extras import needs_extra
 from yacht_env.rules import rule_set
 
@@ -53,7 +52,6 @@ with needs_extra("train"):
     from stable_baselines3.common.callbacks import BaseCallback, CallbackList
     from stable_baselines3.common.utils import set_random_seed
 
-MAX_CHECKPOINT_BYTES = 4 * 2**30  # as train.py's: far above the widest network the budget lets a machine train
 LOG_INTERVAL = 100  # games between the TensorBoard records of the rollouts (SB3 logs every 4 by default)
 
 
@@ -104,22 +102,18 @@ def load_checkpoint(path: Path, config: TrainConfig, env, run_dir: Path) -> Mask
     """A checkpoint of this run (a zip the run wrote itself, and its replay buffer), with the learning rate rebuilt
     from the config; ``ModelLoadError`` in one line if it cannot be resumed.
     """
-    problem = f"checkpoint {str(path)!r} cannot be resumed"
-    try:
-        check_regular_file(path, MAX_CHECKPOINT_BYTES)
-        model = MaskedDQN.load(
-            path,
-            env=env,
-            device="cpu",
-            tensorboard_log=str(run_dir / "tb"),
-            custom_objects={"learning_rate": config.dqn.learning_rate, "lr_schedule": None},
-        )
-    except (InputBoundsError, OSError) as error:
-        raise ModelLoadError(f"{problem}: {str(error).splitlines()[0] if str(error) else type(error).__name__}") from None
-    except Exception as error:  # a cut or foreign zip fails in many ways inside SB3: the file is the problem
-        raise ModelLoadError(f"{problem}: {str(error).splitlines()[0] if str(error) else type(error).__name__}") from None
+    model = load_sb3_checkpoint(
+        MaskedDQN.load,
+        path,
+        env=env,
+        device="cpu",
+        tensorboard_log=str(run_dir / "tb"),
+        custom_objects={"learning_rate": config.dqn.learning_rate, "lr_schedule": None},
+    )
     if not isinstance(model.policy, MaskedDQNPolicy):
-        raise ModelLoadError(f"{problem}: it holds a {type(model.policy).__name__}, not a masked DQN")
+        raise ModelLoadError(
+            f"checkpoint {str(path)!r} cannot be resumed: it holds a {type(model.policy).__name__}, not a masked DQN"
+        )
     model._setup_lr_schedule()  # rebuilt from the config, not unpickled
     check_model_rules(model, repr(str(path)), config.env.rules)
     if not load_replay(model.replay_buffer, path.parent, model.num_timesteps):

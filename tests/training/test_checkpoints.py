@@ -1,11 +1,13 @@
 """The checkpoints of a stable-baselines3 run (checkpoints/step_<N>.zip): names refused before a run starts or resumes,
-and the one a resume continues from."""
+the one a resume continues from, and how it is read."""
 
+import os
 from pathlib import Path
 
 import pytest
 
-from agents.training.checkpoints import check_checkpoint_names, checkpoint_count, latest_checkpoint
+from agents.learned.model_files import ModelLoadError
+from agents.training.checkpoints import check_checkpoint_names, checkpoint_count, latest_checkpoint, load_sb3_checkpoint
 from agents.training.config import ConfigError
 
 ADVICE = "is not named step_<N>.zip with N its steps: rename it, or move it out of checkpoints/"
@@ -80,3 +82,57 @@ def test_a_name_without_a_count_is_never_read_as_one(bad):
         str(error.value)
         == f"checkpoint {str(long)[:300]!r}... ({len(str(long)):,} characters) is not named step_<N>{long.suffix}"
     )
+
+
+def test_a_checkpoint_is_loaded_by_the_loader_given_with_its_options(tmp_path):
+    checkpoint = tmp_path / "step_100.zip"
+    checkpoint.write_bytes(b"PK\x03\x04")
+    calls = []
+    model = load_sb3_checkpoint(lambda path, **options: calls.append((path, options)) or "the model", checkpoint, device="cpu")
+    assert model == "the model" and calls == [(checkpoint, {"device": "cpu"})]
+
+
+def refuse(path: Path, **options):
+    raise AssertionError(f"{path} was opened")
+
+
+@pytest.mark.parametrize(
+    "make, said",
+    [
+        (lambda path: path.mkdir(), "is not a regular file (a folder): give a file"),
+        (lambda path: None, "No such file or directory"),
+        # sparse: a size past the bound of 4 GiB without the bytes
+        (
+            lambda path: os.truncate(path.touch() or path, 4 * 2**30 + 1),
+            "is 4,294,967,297 bytes, more than the 4,294,967,296 allowed",
+        ),
+    ],
+    ids=["a folder", "no file", "over 4 GiB"],
+)
+def test_a_checkpoint_that_is_no_file_or_too_large_is_refused_in_one_line_before_it_is_opened(tmp_path, make, said):
+    checkpoint = tmp_path / "step_100.zip"
+    make(checkpoint)
+    with pytest.raises(ModelLoadError) as refused:
+        load_sb3_checkpoint(refuse, checkpoint)
+    assert str(refused.value).startswith(f"checkpoint {str(checkpoint)!r} cannot be resumed: ")
+    assert said in str(refused.value) and "\n" not in str(refused.value)
+
+
+def test_a_checkpoint_of_4_gib_is_not_refused_for_its_size(tmp_path):
+    checkpoint = tmp_path / "step_100.zip"
+    checkpoint.touch()
+    os.truncate(checkpoint, 4 * 2**30)  # sparse
+    assert load_sb3_checkpoint(lambda path, **options: "read", checkpoint) == "read"
+
+
+@pytest.mark.parametrize("message, said", [("no policy\n  while reading policy.pth\n", "no policy"), ("", "ValueError")])
+def test_a_loader_s_error_is_told_by_its_first_line_or_its_type(tmp_path, message, said):
+    checkpoint = tmp_path / "step_100.zip"
+    checkpoint.write_bytes(b"PK\x03\x04 cut short")
+
+    def fails(path, **options):
+        raise ValueError(message)
+
+    with pytest.raises(ModelLoadError) as refused:
+        load_sb3_checkpoint(fails, checkpoint)
+    assert str(refused.value) == f"checkpoint {str(checkpoint)!r} cannot be resumed: {said}"
