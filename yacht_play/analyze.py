@@ -189,7 +189,8 @@ def save_plot(path, reports: list[PlayerReport]) -> None:
     by_turn.set_xlabel("turn")
     by_turn.set_ylabel("expected points lost per decision")
     by_turn.set_title("Loss per decision, by turn")
-    by_turn.legend()
+    if reports:  # a legend of no player would only warn
+        by_turn.legend()
     by_kind.set_xticks(range(3), ["all", "re-roll", "row"])
     by_kind.set_title("By decision type")
     save_png(path, figure_, dpi=110)

@@ -798,13 +798,33 @@ def test_analyze_replays_an_agent_on_the_dice_of_agent_games_and_plots_each_play
     assert re.search(r"loss per decision +│ +0\.000 │ +\d\.\d{3} │", out.out)  # three decimals
     assert re.search(r"loss per game +│ +0\.00 │ +\d+\.\d{2} │", out.out)  # points a game: two
     (figure,) = figures
+    assert tuple(figure.get_size_inches()) == (12, 4.5)  # two panels side by side, the turns' three times as wide
     by_turn, by_kind = figure.axes
     assert {round(bar.get_width(), 9) for axes in (by_turn, by_kind) for bar in axes.patches} == {0.4}  # two players
     for axes, places in ((by_turn, range(1, 13)), (by_kind, range(3))):  # each place's two bars centred on it
         centres = [round(bar.get_x() + bar.get_width() / 2, 9) for bar in axes.patches]  # the first player's, then the next's
         assert centres == [round(place + side, 9) for side in (-0.2, 0.2) for place in places]
     assert list(by_turn.get_xticks()) == list(range(1, 13))  # a tick per turn
+    assert [text.get_text() for text in by_turn.get_legend().get_texts()] == ["optimal", "greedy (replay)"]
     assert by_kind.get_position().width > 0.15 and by_turn.get_position().width > 2 * by_kind.get_position().width
+
+
+def test_a_plot_of_no_player_is_drawn_with_its_panels_and_no_bar_or_legend(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    import yacht_env.figures
+    from yacht_play.analyze import save_plot
+
+    figures, save_png = [], yacht_env.figures.save_png
+    monkeypatch.setattr(
+        yacht_env.figures, "save_png", lambda path, figure, dpi: figures.append(figure) or save_png(path, figure, dpi)
+    )
+    save_plot(tmp_path / "empty.png", [])
+    assert plt.imread(tmp_path / "empty.png").shape[:2] == (495, 1320)  # 12 x 4.5 inches at 110 dpi
+    assert [(axes.get_title(), len(axes.patches), axes.get_legend()) for axes in figures[0].axes] == [
+        ("Loss per decision, by turn", 0, None),
+        ("By decision type", 0, None),
+    ]
 
 
 def test_analyze_refuses_records_of_two_rule_sets_in_one_line_whichever_comes_first(tmp_path, capsys):
