@@ -237,6 +237,15 @@ def test_a_results_file_that_disagrees_with_its_track_or_itself_is_refused_namin
     assert problem in tampered(evaluated, tmp_path, change)
 
 
+def test_a_results_file_with_many_problems_is_told_by_the_first_1000_characters_of_their_list(evaluated, tmp_path):
+    def many_unknown_keys(data):
+        data["evaluation"].update({f"extra_{k:03d}": 1 for k in range(100)})
+
+    message = tampered(evaluated, tmp_path, many_unknown_keys)
+    problems = "; ".join(f"evaluation.extra_{k:03d}: unknown key" for k in range(100))
+    assert message == f"results file {str(tmp_path / 'run.json')!r}: {problems[:1_000]}"
+
+
 def test_a_results_file_that_is_not_json_or_too_large_is_refused_in_one_line(tmp_path):
     cases = {"nan.json": '{"format": NaN}', "text.json": "not json", "bytes.json": b"\xff\xfe"}
     for name, content in cases.items():
