@@ -33,6 +33,7 @@ from yacht_env.option_values import decimal_number, whole_number
 from yacht_env.rules import rule_set
 from yacht_play.options import DEFAULT_PORT, add_rules_option
 from yacht_play.records import HUMAN_MODES
+from yacht_play.report.text import plural
 
 RETRY_SECONDS = 60.0  # how long a driver keeps retrying a request the server does not answer
 RETRY_PAUSE = 0.05  # seconds between two tries of a request
@@ -358,7 +359,7 @@ def run(args) -> int:
     print(
         f"{prog}: {finished} of {len(results)} games finished in {seconds:.1f} s by {args.players} players; "
         f"{len(losses)} decisions, expected loss per decision {np.mean(losses) if losses else float('nan'):.3f} "
-        f"(temperature {args.temperature:g}); {len(errors)} errors",
+        f"(temperature {args.temperature:g}); {plural(len(errors), 'error')}",
         file=sys.stderr,
     )
     for error in errors[:5]:

@@ -1,0 +1,46 @@
+"""``yacht simulate-players``' last lines: how many games finished, the decisions' loss, and the errors counted and
+the first five of them quoted, with the exit status 1 when any request failed."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+import pytest
+
+httpx = pytest.importorskip("httpx", reason="the simulated people need httpx")
+
+from yacht_play import simulate  # noqa: E402
+from yacht_play.cli import main  # noqa: E402
+from yacht_play.simulate import Played  # noqa: E402
+
+
+def summary(monkeypatch, capsys, played: list[Played]) -> tuple[int, list[str]]:
+    """``main``'s exit status and stderr lines, the server's list of agents and the games played given."""
+    monkeypatch.setattr(httpx, "get", lambda url, timeout: SimpleNamespace(json=lambda: {"agents": [{"policy": "optimal"}]}))
+
+    async def games(*args, **kwargs):
+        return played
+
+    monkeypatch.setattr(simulate, "simulate", games)
+    code = main(["simulate-players", "--url", "http://127.0.0.1:9", "--players", "2", "--temperature", "0.5"])
+    return code, capsys.readouterr().err.splitlines()
+
+
+def finished(name: str, losses: list[float], errors: list[str] = ()) -> Played:
+    return Played(name, "duplicate", ["optimal"], expected_losses=losses, errors=list(errors), winners=[name])
+
+
+def test_games_without_errors_are_summed_up_in_one_line_and_exit_0(monkeypatch, capsys):
+    code, lines = summary(monkeypatch, capsys, [finished("sim0000", [0.0, 1.0]), finished("sim0001", [2.0])])
+    assert code == 0 and len(lines) == 1
+    assert lines[0].startswith("yacht simulate-players: 2 of 2 games finished in ")
+    assert lines[0].endswith(" s by 2 players; 3 decisions, expected loss per decision 1.000 (temperature 0.5); 0 errors")
+
+
+@pytest.mark.parametrize("count, said", [(1, "1 error"), (7, "7 errors")])
+def test_errors_are_counted_with_their_noun_and_the_first_five_quoted_then_exit_1(monkeypatch, capsys, count, said):
+    unfinished = Played("sim0001", "duplicate", ["optimal"], errors=[f"view: 500 {k}" for k in range(count)])
+    code, lines = summary(monkeypatch, capsys, [finished("sim0000", []), unfinished])
+    assert code == 1 and lines[0].endswith(f"; 0 decisions, expected loss per decision nan (temperature 0.5); {said}")
+    assert "1 of 2 games finished" in lines[0]
+    assert lines[1:] == [f"yacht simulate-players: view: 500 {k}" for k in range(min(count, 5))]
