@@ -49,6 +49,14 @@ def first_legal():
     del registry.POLICIES[NAME]
 
 
+def test_the_names_read_from_the_table_follow_it_and_no_other_name_is_made_up(first_legal):
+    assert NAME in registry.POLICY_NAMES and registry.POLICY_NAMES == registry.policy_names()
+    assert registry.MODEL_PREFIXES == registry.model_prefixes()
+    for missing in ("no_such_name", "MODEL_PREFIXES_", "MODEL_PREFIXE", "POLICY_NAME"):  # around the two names as text sorts
+        with pytest.raises(AttributeError, match=f"^module 'agents.registry' has no attribute '{missing}'$"):
+            getattr(registry, missing)
+
+
 def test_the_new_entry_is_a_policy_name_and_builds_alone_and_at_a_table(first_legal):
     assert NAME in registry.POLICY_NAMES
     assert registry.check_policy_name(NAME) == NAME

@@ -471,6 +471,26 @@ def test_resume_continues_from_the_checkpoint_with_its_replay_buffer(tiny_run, t
     assert (run / "model.safetensors").is_file()
 
 
+def test_a_resume_with_no_step_left_writes_no_checkpoint_and_only_finishes_the_run(tiny_run, tmp_path, capsys):
+    """Killed after its last checkpoint, before its export: the resume trains nothing and leaves the checkpoint and its
+    replay buffer as they were (a buffer can be large), then writes the model and its evaluation."""
+    run = tmp_path / "tiny"
+    shutil.copytree(tiny_run, run)
+    (run / "model.safetensors").unlink()
+    (run / "eval.json").unlink()
+
+    def checkpoints():
+        return {path.name: (path.stat().st_ino, path.stat().st_mtime_ns) for path in (run / "checkpoints").iterdir()}
+
+    before = checkpoints()
+    capsys.readouterr()
+    train_main(["--resume", str(run)])
+    out = capsys.readouterr().out
+    assert "(2,000 steps done)" in out and "trained 0 steps" in out and "2,000 in all" in out
+    assert checkpoints() == before and REPLAY_NAME in before
+    assert (run / "model.safetensors").is_file() and (run / "eval.json").is_file()
+
+
 @pytest.mark.parametrize(
     "make, message",
     [
