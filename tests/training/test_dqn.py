@@ -395,32 +395,37 @@ def test_a_cut_model_file_is_refused_in_one_line_by_the_evaluation(tiny_run, tmp
     assert code == 2 and str(cut) in error and len(error.splitlines()) == 1 and "Traceback" not in error, error
 
 
-def test_checkpoints_fall_at_each_multiple_of_the_period_fresh_or_resumed_and_wall_time_counts_from_zero(
+def test_checkpoints_and_evaluations_fall_at_each_multiple_of_their_period_fresh_or_resumed_and_wall_time_counts_from_zero(
     tmp_path, monkeypatch, capsys
 ):
     from agents.training import dqn_train
 
     monkeypatch.setattr(dqn_train, "time", types.SimpleNamespace(perf_counter=lambda: 1234.5))  # a clock standing still
     (tmp_path / "tiny.yaml").write_text("name: tiny\n")
-    overrides = [*TINY, "dqn.total_timesteps=1000", "run.checkpoint_every=250"]  # 4 envs: steps of 4 pass 250 and 750
-    train_main(["--config", str(tmp_path / "tiny.yaml"), "--runs-dir", str(tmp_path), *overrides])
+    periods = ["run.checkpoint_every=250", "run.eval_every=250"]  # 4 envs: steps of 4 pass 250 and 750
+    train_main(
+        ["--config", str(tmp_path / "tiny.yaml"), "--runs-dir", str(tmp_path), *TINY, "dqn.total_timesteps=1000", *periods]
+    )
     saved = sorted(int(path.stem.split("_")[1]) for path in (tmp_path / "tiny" / "checkpoints").glob("step_*.zip"))
     assert saved[:-1] == [252, 500, 752, 1000] and saved[-1] >= 1000  # the first step at or past each; the last, at the end
     rows = (tmp_path / "tiny" / "learning_curve.csv").read_text().splitlines()[1:]
-    assert [row.split(",")[:2] for row in rows] == [["1000", "0.0"]]
+    assert [row.split(",")[:2] for row in rows] == [[str(step), "0.0"] for step in (252, 500, 752, 1000)]
     assert f"trained {saved[-1]:,} steps in 0 s" in capsys.readouterr().out
 
     def checkpoints():
-        return {path.name: path.stat().st_mtime_ns for path in (tmp_path / "tiny" / "checkpoints").iterdir()}
+        return {
+            path.name: (path.stat().st_ino, path.stat().st_mtime_ns) for path in (tmp_path / "tiny" / "checkpoints").iterdir()
+        }
 
     def unfinish():  # killed before its export: a resume trains on
         (tmp_path / "tiny" / "model.safetensors").unlink()
         (tmp_path / "tiny" / "eval.json").unlink()
 
-    unfinish()
-    before = checkpoints()
-    train_main(["--resume", str(tmp_path / "tiny"), "dqn.total_timesteps=500"])  # fewer steps than done: nothing to train
-    assert checkpoints() == before and "trained 0 steps in 0 s" in capsys.readouterr().out
+    for total in (500, saved[-1]):  # fewer steps than done, or as many: nothing to train, and no checkpoint written again
+        unfinish()
+        before = checkpoints()
+        train_main(["--resume", str(tmp_path / "tiny"), f"dqn.total_timesteps={total}"])
+        assert checkpoints() == before and "trained 0 steps in 0 s" in capsys.readouterr().out
     unfinish()
     train_main(["--resume", str(tmp_path / "tiny"), "dqn.total_timesteps=1300"])  # from a step past a multiple
     resumed = sorted(int(name[5:-4]) for name in checkpoints().keys() - before.keys() if name.startswith("step_"))
@@ -469,26 +474,6 @@ def test_resume_continues_from_the_checkpoint_with_its_replay_buffer(tiny_run, t
     steps = [int(line.split(",")[0]) for line in (run / "learning_curve.csv").read_text().splitlines()[1:]]
     assert steps == [1000, 2000, 3000] and latest_checkpoint(run).name == "step_3008.zip"
     assert (run / "model.safetensors").is_file()
-
-
-def test_a_resume_with_no_step_left_writes_no_checkpoint_and_only_finishes_the_run(tiny_run, tmp_path, capsys):
-    """Killed after its last checkpoint, before its export: the resume trains nothing and leaves the checkpoint and its
-    replay buffer as they were (a buffer can be large), then writes the model and its evaluation."""
-    run = tmp_path / "tiny"
-    shutil.copytree(tiny_run, run)
-    (run / "model.safetensors").unlink()
-    (run / "eval.json").unlink()
-
-    def checkpoints():
-        return {path.name: (path.stat().st_ino, path.stat().st_mtime_ns) for path in (run / "checkpoints").iterdir()}
-
-    before = checkpoints()
-    capsys.readouterr()
-    train_main(["--resume", str(run)])
-    out = capsys.readouterr().out
-    assert "(2,000 steps done)" in out and "trained 0 steps" in out and "2,000 in all" in out
-    assert checkpoints() == before and REPLAY_NAME in before
-    assert (run / "model.safetensors").is_file() and (run / "eval.json").is_file()
 
 
 @pytest.mark.parametrize(
