@@ -3,6 +3,7 @@ the evaluation, the terminal game (and its ``--resume``), the server's lobby and
 
 from __future__ import annotations
 
+import dataclasses
 import re
 import warnings
 
@@ -15,6 +16,7 @@ from agents.policies.guard import unguarded
 from agents.policies.policy import Policy
 from agents.registry import PolicySpec, register
 from agents.training.config import ConfigError, load_config
+from yacht_env.game import MAX_PLAYERS
 from yacht_play.records import read_records
 from yacht_play.terminal import ScriptedConsole
 from yacht_play.terminal import main as play_main
@@ -47,6 +49,15 @@ def first_legal():
     register(SPEC)
     yield
     del registry.POLICIES[NAME]
+
+
+def test_a_policy_s_table_sizes_are_checked_only_for_tables_the_game_allows():
+    spec = dataclasses.replace(SPEC, table_sizes=(2, 3))
+    for players in (0, MAX_PLAYERS + 1, 2, 3):  # no table of the game (its own check refuses it), or one it sits at
+        spec.check_plays_at(NAME, players)
+    for players in (1, 4, MAX_PLAYERS):
+        with pytest.raises(ValueError, match=f"^agent '{NAME}' plays at a table of 2 to 3 players; this table has {players}$"):
+            spec.check_plays_at(NAME, players)
 
 
 def test_the_names_read_from_the_table_follow_it_and_no_other_name_is_made_up(first_legal):
