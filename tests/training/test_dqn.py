@@ -289,6 +289,20 @@ def tiny_run(tmp_path_factory):
     return root / "tiny"
 
 
+def test_a_tiny_run_logs_each_evaluation_s_figures_to_tensorboard_as_its_learning_curve_holds_them(tiny_run):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    with (tiny_run / "learning_curve.csv").open() as handle:
+        header, *rows = [line.strip().split(",") for line in handle]
+    (folder,) = {path.parent for path in (tiny_run / "tb").rglob("events.out.tfevents.*")}
+    events = EventAccumulator(str(folder))
+    events.Reload()
+    for column, key in enumerate(header[2:], start=2):
+        logged = [(event.step, event.value) for event in events.Scalars(f"eval/{key}")]
+        assert logged == [(int(row[0]), pytest.approx(float(row[column]), abs=1e-4)) for row in rows]
+    assert [int(row[0]) for row in rows] == [1000, 2000] and len(header) > 2
+
+
 def play_a_game(policy, seed: int = 5) -> int:
     env = gym.make("Yacht-v0", observation_encoding="features")
     observation, info = env.reset(seed=seed)
@@ -393,6 +407,21 @@ def test_a_cut_model_file_is_refused_in_one_line_by_the_evaluation(tiny_run, tmp
         code = stop.code
     error = capsys.readouterr().err.strip()
     assert code == 2 and str(cut) in error and len(error.splitlines()) == 1 and "Traceback" not in error, error
+
+
+def test_the_figures_of_a_table_evaluation_are_the_learner_s_not_its_opponent_s(tmp_path):
+    from agents.evaluation.tournament import evaluate_model_at_table
+    from agents.training import dqn_train
+
+    (tmp_path / "table.yaml").write_text("name: table\n")
+    table = ["env.num_players=2", "env.opponents=[greedy]", "env.vectorized=false"]
+    config = load_config(tmp_path / "table.yaml", [*TINY, *table])
+    model = dqn_train.new_model(config, LegalActionsObservation(make_training_env(config.env, seed=0)), tmp_path)
+    figures = dqn_train.evaluation_figures(model, config, 8, 11)
+    result = evaluate_model_at_table(dqn_train.q_network(model), "dqn", ["greedy"], 8, 11, rules=config.env.rules)[0]
+    by_policy = {standing.policy: standing for standing in result.standings}
+    assert figures == {"win_rate": f"{by_policy['dqn'].win_rate:.4f}", "mean_score": f"{by_policy['dqn'].mean_score:.3f}"}
+    assert figures["mean_score"] != f"{by_policy['greedy'].mean_score:.3f}"  # the seats' figures tell them apart
 
 
 def test_checkpoints_and_evaluations_fall_at_each_multiple_of_their_period_fresh_or_resumed_and_wall_time_counts_from_zero(
