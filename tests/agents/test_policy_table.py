@@ -51,6 +51,12 @@ def first_legal():
     del registry.POLICIES[NAME]
 
 
+def test_the_policies_that_play_alone_are_named_with_those_reading_their_total_unless_asked_without():
+    alone, without = registry.solitaire_names(), registry.solitaire_names(reading_totals=False)
+    assert "target:T" in alone and "target:T" not in without  # its total comes with a table observation only
+    assert set(without) == set(alone) - {"target:T"} and {"random", "greedy", "optimal"} <= set(without)
+
+
 def test_a_policy_s_table_sizes_are_checked_only_for_tables_the_game_allows():
     spec = dataclasses.replace(SPEC, table_sizes=(2, 3))
     for players in (0, MAX_PLAYERS + 1, 2, 3):  # no table of the game (its own check refuses it), or one it sits at
