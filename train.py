@@ -326,14 +326,7 @@ def load_checkpoint(path: Path, config: TrainConfig, env, run_dir: Path) -> Mask
     """A checkpoint of this run (a zip the run wrote itself, checked as :func:`load_sb3_checkpoint` checks it), with
     its learning rate rebuilt from the config.
     """
-    model = load_sb3_checkpoint(
-        MaskablePPO.load,
-        path,
-        env=env,
-        device="cpu",
-        tensorboard_log=str(run_dir / "tb"),
-        custom_objects={"learning_rate": schedule(config.ppo.learning_rate), "lr_schedule": None},
-    )
+    model = load_sb3_checkpoint(MaskablePPO, path, env, run_dir, schedule(config.ppo.learning_rate))
     model._setup_lr_schedule()  # rebuilt from the config, not unpickled
     check_model_rules(model, repr(str(path)), config.env.rules)
     keep_lookahead_in_rollouts(model)

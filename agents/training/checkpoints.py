@@ -9,17 +9,19 @@ refused in one line before a run starts or resumes, and a resume starts from the
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
 from pathlib import Path
-from typing import TypeVar
+from typing import TYPE_CHECKING, TypeVar
 
 from agents.learned.model_files import ModelLoadError
 from agents.policies.guard import first_line
 from agents.training.config import ConfigError, shorten
 from yacht_env.bounded_input import check_regular_file
 
+if TYPE_CHECKING:
+    from stable_baselines3.common.base_class import BaseAlgorithm
+
 CHECKPOINT_NAME = re.compile(r"step_([0-9]{1,15})")
-T = TypeVar("T")
+T = TypeVar("T", bound="BaseAlgorithm")
 MAX_CHECKPOINT_BYTES = 4 * 2**30  # a checkpoint of the widest network the budget lets a machine train is far smaller
 
 
@@ -49,13 +51,21 @@ def latest_checkpoint(run_dir: Path, suffix: str = ".zip", counts: str = "steps"
     return max(sorted((run_dir / "checkpoints").glob(f"step_*{suffix}")), key=checkpoint_count, default=None)
 
 
-def load_sb3_checkpoint(load: Callable[..., T], path: Path, **options) -> T:
-    """``load(path, **options)``, a stable-baselines3 ``load`` of a checkpoint of this run; ``ModelLoadError`` in one
-    line if it cannot be resumed. A FIFO, a device or a file over ``MAX_CHECKPOINT_BYTES`` in its place is refused
-    before it is opened; a cut or foreign zip fails in many ways inside SB3, and is told by its error's first line.
+def load_sb3_checkpoint(algorithm: type[T], path: Path, env, run_dir: Path, learning_rate) -> T:
+    """A checkpoint of this run read by ``algorithm`` (a stable-baselines3 algorithm class) onto ``env``, on the CPU,
+    logging to ``run_dir``/tb, its learning rate ``learning_rate`` from the config (the schedule is rebuilt by the
+    caller, not unpickled); ``ModelLoadError`` in one line if it cannot be resumed. A FIFO, a device or a file over
+    ``MAX_CHECKPOINT_BYTES`` in its place is refused before it is opened; a cut or foreign zip fails in many ways inside
+    SB3, and is told by its error's first line.
     """
     try:
         check_regular_file(path, MAX_CHECKPOINT_BYTES)
-        return load(path, **options)
+        return algorithm.load(
+            path,
+            env=env,
+            device="cpu",
+            tensorboard_log=str(run_dir / "tb"),
+            custom_objects={"learning_rate": learning_rate, "lr_schedule": None},
+        )
     except Exception as error:  # whatever the loader raises, the file is the problem
         raise ModelLoadError(f"checkpoint {str(path)!r} cannot be resumed: {first_line(error)}") from None

@@ -102,14 +102,7 @@ def load_checkpoint(path: Path, config: TrainConfig, env, run_dir: Path) -> Mask
     """A checkpoint of this run (a zip the run wrote itself, and its replay buffer), with the learning rate rebuilt
     from the config; ``ModelLoadError`` in one line if it cannot be resumed.
     """
-    model = load_sb3_checkpoint(
-        MaskedDQN.load,
-        path,
-        env=env,
-        device="cpu",
-        tensorboard_log=str(run_dir / "tb"),
-        custom_objects={"learning_rate": config.dqn.learning_rate, "lr_schedule": None},
-    )
+    model = load_sb3_checkpoint(MaskedDQN, path, env, run_dir, config.dqn.learning_rate)
     if not isinstance(model.policy, MaskedDQNPolicy):
         raise ModelLoadError(
             f"checkpoint {str(path)!r} cannot be resumed: it holds a {type(model.policy).__name__}, not a masked DQN"

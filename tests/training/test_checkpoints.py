@@ -3,6 +3,7 @@ the one a resume continues from, and how it is read."""
 
 import os
 from pathlib import Path
+from types import SimpleNamespace
 
 import pytest
 
@@ -84,12 +85,27 @@ def test_a_name_without_a_count_is_never_read_as_one(bad):
     )
 
 
-def test_a_checkpoint_is_loaded_by_the_loader_given_with_its_options(tmp_path):
+def algorithm(load) -> SimpleNamespace:
+    """An algorithm class as the checkpoint's reader sees it: its ``load``."""
+    return SimpleNamespace(load=load)
+
+
+def read(checkpoint: Path, load) -> object:
+    return load_sb3_checkpoint(algorithm(load), checkpoint, "the env", Path("runs/r"), 0.001)
+
+
+def test_a_checkpoint_is_read_by_its_algorithm_onto_the_env_on_the_cpu_with_the_config_s_learning_rate(tmp_path):
     checkpoint = tmp_path / "step_100.zip"
     checkpoint.write_bytes(b"PK\x03\x04")
     calls = []
-    model = load_sb3_checkpoint(lambda path, **options: calls.append((path, options)) or "the model", checkpoint, device="cpu")
-    assert model == "the model" and calls == [(checkpoint, {"device": "cpu"})]
+    assert read(checkpoint, lambda path, **options: calls.append((path, options)) or "the model") == "the model"
+    options = {
+        "env": "the env",
+        "device": "cpu",
+        "tensorboard_log": str(Path("runs/r/tb")),
+        "custom_objects": {"learning_rate": 0.001, "lr_schedule": None},  # the schedule rebuilt, not unpickled
+    }
+    assert calls == [(checkpoint, options)]
 
 
 def refuse(path: Path, **options):
@@ -113,7 +129,7 @@ def test_a_checkpoint_that_is_no_file_or_too_large_is_refused_in_one_line_before
     checkpoint = tmp_path / "step_100.zip"
     make(checkpoint)
     with pytest.raises(ModelLoadError) as refused:
-        load_sb3_checkpoint(refuse, checkpoint)
+        read(checkpoint, refuse)
     assert str(refused.value).startswith(f"checkpoint {str(checkpoint)!r} cannot be resumed: ")
     assert said in str(refused.value) and "\n" not in str(refused.value)
 
@@ -122,7 +138,7 @@ def test_a_checkpoint_of_4_gib_is_not_refused_for_its_size(tmp_path):
     checkpoint = tmp_path / "step_100.zip"
     checkpoint.touch()
     os.truncate(checkpoint, 4 * 2**30)  # sparse
-    assert load_sb3_checkpoint(lambda path, **options: "read", checkpoint) == "read"
+    assert read(checkpoint, lambda path, **options: "read") == "read"
 
 
 @pytest.mark.parametrize("message, said", [("no policy\n  while reading policy.pth\n", "no policy"), ("", "ValueError")])
@@ -134,5 +150,5 @@ def test_a_loader_s_error_is_told_by_its_first_line_or_its_type(tmp_path, messag
         raise ValueError(message)
 
     with pytest.raises(ModelLoadError) as refused:
-        load_sb3_checkpoint(fails, checkpoint)
+        read(checkpoint, fails)
     assert str(refused.value) == f"checkpoint {str(checkpoint)!r} cannot be resumed: {said}"
