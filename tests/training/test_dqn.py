@@ -462,6 +462,22 @@ def test_checkpoints_and_evaluations_fall_at_each_multiple_of_their_period_fresh
     assert resumed[:-1] == [1252] and resumed[-1] >= 1300  # the first step at or past 1250, then the end
 
 
+def test_a_checkpoint_of_an_unmasked_dqn_is_refused_in_one_line_naming_its_policy(tiny_run, tmp_path):
+    from stable_baselines3 import DQN
+
+    import agents.training.dqn_train as dqn_train
+
+    config = load_config(tiny_run / "config.yaml")
+    env = LegalActionsObservation(make_training_env(config.env, seed=0))
+    checkpoint = tmp_path / "step_100.zip"
+    DQN("MultiInputPolicy", env, buffer_size=10, device="cpu").save(checkpoint)  # SB3's own DQN: illegal actions unmasked
+    with pytest.raises(ModelLoadError) as refused:
+        dqn_train.load_checkpoint(checkpoint, config, env, tmp_path)
+    assert (
+        str(refused.value) == f"checkpoint {str(checkpoint)!r} cannot be resumed: it holds a MultiInputPolicy, not a masked DQN"
+    )
+
+
 @pytest.mark.parametrize("error", [ValueError, OSError])
 def test_a_checkpoint_whose_loader_fails_in_several_lines_is_told_by_its_first_line(tiny_run, tmp_path, monkeypatch, error):
     """The loader's first line says what went wrong; what follows it (a stack of causes, a hint) is left out."""
