@@ -57,6 +57,23 @@ def test_the_policies_that_play_alone_are_named_with_those_reading_their_total_u
     assert set(without) == set(alone) - {"target:T"} and {"random", "greedy", "optimal"} <= set(without)
 
 
+def test_a_policy_that_plays_only_at_a_table_is_refused_alone_with_its_name_or_its_pattern_as_the_example():
+    spec = dataclasses.replace(SPEC, name="first-legal:", argument="N", solitaire=None, table=lambda *a: None, table_sizes=(2, 2))
+    longest = "first-legal:" + "9" * (registry.MAX_ECHO - len("first-legal:"))
+    for name, example in (
+        ("first-legal:3", "first-legal:3"),
+        (longest, longest),  # as long as a message repeats a name
+        (longest + "9", "first-legal:N"),  # longer: the pattern stands for it
+        ("first-legal:\x1b[2J", "first-legal:N"),  # not printable
+    ):
+        with pytest.raises(ValueError) as refused:
+            spec.build(name)
+        assert str(refused.value).endswith(
+            "plays at a table of 2 players (it reads the opponents' scores); "
+            f"play it at a table, e.g. python -m agents.evaluate --table {example},optimal"
+        )
+
+
 def test_a_policy_s_table_sizes_are_checked_only_for_tables_the_game_allows():
     spec = dataclasses.replace(SPEC, table_sizes=(2, 3))
     for players in (0, MAX_PLAYERS + 1, 2, 3):  # no table of the game (its own check refuses it), or one it sits at
