@@ -837,6 +837,8 @@ def test_analyze_refuses_records_of_two_rule_sets_in_one_line_whichever_comes_fi
         code = analyze_main([str(tmp_path / name) for name in files])
         err = capsys.readouterr().err
         assert code != 0 and "grade one rule set at a time (--rules NAME)" in err and err.count("\n") == 1
+        first, other = (name.removesuffix(".jsonl") for name in files)  # the first game read is named first
+        assert re.search(rf"game \S+ was played under the {first} rules and game \S+ under {other}: ", err), err
 
 
 def test_agents_are_replayed_on_the_streams_people_played_not_on_those_agents_played_alone(tmp_path):
