@@ -357,8 +357,8 @@ def run(args) -> int:
     finished = sum(p.winners is not None for p in results)
     losses = [x for p in results for x in p.expected_losses]
     print(
-        f"{prog}: {finished} of {len(results)} games finished in {seconds:.1f} s by {args.players} players; "
-        f"{len(losses)} decisions, expected loss per decision {np.mean(losses) if losses else float('nan'):.3f} "
+        f"{prog}: {finished} of {len(results)} games finished in {seconds:.1f} s by {plural(args.players, 'player')}; "
+        f"{plural(len(losses), 'decision')}, expected loss per decision {np.mean(losses) if losses else float('nan'):.3f} "
         f"(temperature {args.temperature:g}); {plural(len(errors), 'error')}",
         file=sys.stderr,
     )

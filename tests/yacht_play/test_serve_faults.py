@@ -129,5 +129,5 @@ def test_yacht_simulate_players_exits_1_naming_the_requests_the_server_refused(t
     finally:
         server.stop()
     err = capsys.readouterr().err.splitlines()
-    assert "1 of 2 games finished" in err[0] and err[0].endswith("; 1 errors")
+    assert "1 of 2 games finished" in err[0] and " s by 1 player; " in err[0] and err[0].endswith("; 1 error")
     assert err[1].startswith("yacht simulate-players: create: 429 ")

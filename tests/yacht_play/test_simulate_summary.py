@@ -14,7 +14,7 @@ from yacht_play.cli import main  # noqa: E402
 from yacht_play.simulate import Played  # noqa: E402
 
 
-def summary(monkeypatch, capsys, played: list[Played]) -> tuple[int, list[str]]:
+def summary(monkeypatch, capsys, played: list[Played], players: int = 2) -> tuple[int, list[str]]:
     """``main``'s exit status and stderr lines, the server's list of agents and the games played given."""
     monkeypatch.setattr(httpx, "get", lambda url, timeout: SimpleNamespace(json=lambda: {"agents": [{"policy": "optimal"}]}))
 
@@ -22,7 +22,7 @@ def summary(monkeypatch, capsys, played: list[Played]) -> tuple[int, list[str]]:
         return played
 
     monkeypatch.setattr(simulate, "simulate", games)
-    code = main(["simulate-players", "--url", "http://127.0.0.1:9", "--players", "2", "--temperature", "0.5"])
+    code = main(["simulate-players", "--url", "http://127.0.0.1:9", "--players", str(players), "--temperature", "0.5"])
     return code, capsys.readouterr().err.splitlines()
 
 
@@ -35,12 +35,18 @@ def test_games_without_errors_are_summed_up_in_one_line_and_exit_0(monkeypatch, 
     assert code == 0 and len(lines) == 1
     assert lines[0].startswith("yacht simulate-players: 2 of 2 games finished in ")
     assert lines[0].endswith(" s by 2 players; 3 decisions, expected loss per decision 1.000 (temperature 0.5); 0 errors")
+    code, lines = summary(monkeypatch, capsys, [finished("sim0000", [0.5])], players=1)
+    assert code == 0 and lines[0].endswith(
+        " s by 1 player; 1 decision, expected loss per decision 0.500 (temperature 0.5); 0 errors"
+    )
 
 
 @pytest.mark.parametrize("count, said", [(1, "1 error"), (7, "7 errors")])
 def test_errors_are_counted_with_their_noun_and_the_first_five_quoted_then_exit_1(monkeypatch, capsys, count, said):
     unfinished = Played("sim0001", "duplicate", ["optimal"], errors=[f"view: 500 {k}" for k in range(count)])
-    code, lines = summary(monkeypatch, capsys, [finished("sim0000", []), unfinished])
-    assert code == 1 and lines[0].endswith(f"; 0 decisions, expected loss per decision nan (temperature 0.5); {said}")
+    code, lines = summary(monkeypatch, capsys, [finished("sim0000", []), unfinished], players=1)
+    assert code == 1 and lines[0].endswith(
+        f" s by 1 player; 0 decisions, expected loss per decision nan (temperature 0.5); {said}"
+    )
     assert "1 of 2 games finished" in lines[0]
     assert lines[1:] == [f"yacht simulate-players: view: 500 {k}" for k in range(min(count, 5))]
