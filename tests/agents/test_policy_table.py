@@ -51,6 +51,13 @@ def first_legal():
     del registry.POLICIES[NAME]
 
 
+@pytest.mark.parametrize(
+    "names, sentence", [(["random"], "random"), (["random", "greedy"], "random or greedy"), ("abc", "a, b or c")]
+)
+def test_names_are_listed_as_a_sentence_lists_them(names, sentence):
+    assert registry.or_list(names) == sentence
+
+
 def test_the_policies_that_play_alone_are_named_with_those_reading_their_total_unless_asked_without():
     alone, without = registry.solitaire_names(), registry.solitaire_names(reading_totals=False)
     assert "target:T" in alone and "target:T" not in without  # its total comes with a table observation only
