@@ -58,6 +58,13 @@ def test_names_are_listed_as_a_sentence_lists_them(names, sentence):
     assert registry.or_list(names) == sentence
 
 
+def test_only_an_entry_that_says_so_is_resumable_and_none_that_loads_a_file_is():
+    assert not PolicySpec("quiet", "an entry that says nothing of resuming", SPEC.solitaire).resumable
+    resumable = registry.resumable_policies()
+    assert {"random", "greedy", "optimal"} <= set(resumable)
+    assert not [spec.name for spec in registry.POLICIES.values() if spec.argument == "PATH" and spec.name in resumable]
+
+
 def test_the_policies_that_play_alone_are_named_with_those_reading_their_total_unless_asked_without():
     alone, without = registry.solitaire_names(), registry.solitaire_names(reading_totals=False)
     assert "target:T" in alone and "target:T" not in without  # its total comes with a table observation only
