@@ -98,8 +98,7 @@ def test_start_gives_up_when_its_timeout_has_passed_on_the_clock_and_quotes_the_
     monkeypatch.setattr(httpx, "get", refused)
     monkeypatch.setattr(local_server.time, "monotonic", lambda: float(next(now)))
     monkeypatch.setattr(local_server.time, "sleep", lambda seconds: None)
-    popen = subprocess.Popen
-    monkeypatch.setattr(local_server.subprocess, "Popen", lambda *args, **kwargs: popen(WAITING))
+    run_instead(monkeypatch, WAITING)
     server = LocalServer(tmp_path / "games.db")
     server.log.write_text("".join(f"an earlier start's line {line}\n" for line in range(1_000)))
     try:
@@ -115,10 +114,16 @@ def test_start_gives_up_when_its_timeout_has_passed_on_the_clock_and_quotes_the_
 WAITING = [sys.executable, "-c", "import time; time.sleep(60)"]  # a server that runs and leaves answering to get
 
 
+def run_instead(monkeypatch, command: list[str]) -> None:
+    """``yacht serve``'s subprocess replaced by ``command``, started as the server would be (its output to the log)."""
+    from yacht_play.serve import local_server
+
+    popen = subprocess.Popen
+    monkeypatch.setattr(local_server.subprocess, "Popen", lambda *args, **kwargs: popen(command))
+
+
 def test_start_waits_for_the_list_of_agents_not_for_any_answer(tmp_path, monkeypatch):
     import httpx
-
-    from yacht_play.serve import local_server
 
     answers, asked = iter([None, 503, 404, 200]), []  # not listening yet, loading its agents, not routed yet, ready
 
@@ -130,8 +135,7 @@ def test_start_waits_for_the_list_of_agents_not_for_any_answer(tmp_path, monkeyp
         return SimpleNamespace(status_code=status)
 
     monkeypatch.setattr(httpx, "get", get)
-    popen = subprocess.Popen
-    monkeypatch.setattr(local_server.subprocess, "Popen", lambda *args, **kwargs: popen(WAITING))
+    run_instead(monkeypatch, WAITING)
     server = LocalServer(tmp_path / "games.db")
     try:
         assert server.start(timeout=60) is server
@@ -144,12 +148,9 @@ def test_a_server_that_ignores_sigterm_is_killed_when_its_grace_runs_out(tmp_pat
     """``stop`` asks a server to end (SIGTERM) and waits; one that goes on running is killed (SIGKILL), not left."""
     import httpx
 
-    from yacht_play.serve import local_server
-
     ready = tmp_path / "ready"
     stubborn = [sys.executable, "-c", STUBBORN, str(ready)]
-    popen = subprocess.Popen
-    monkeypatch.setattr(local_server.subprocess, "Popen", lambda *args, **kwargs: popen(stubborn))
+    run_instead(monkeypatch, stubborn)
     monkeypatch.setattr(httpx, "get", lambda url, timeout: SimpleNamespace(status_code=200 if ready.exists() else 503))
     server = LocalServer(tmp_path / "games.db").start(timeout=60)
     wait, graces = server.process.wait, []
