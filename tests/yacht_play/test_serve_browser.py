@@ -262,6 +262,26 @@ def test_docs_screenshots(browser, tmp_path):
     )
 
 
+def test_the_start_button_waits_until_the_lobby_handles_the_form(page, server):
+    # the lobby asks the server for its agents before it takes the form over: a click (or Enter) before that
+    # would send the form as a plain GET, reload the lobby and start no game
+    held = []
+    page.route("**/api/agents", lambda route: held.append(route))
+    page.goto(server.url + "/")
+    while not held:
+        page.wait_for_timeout(20)
+    assert page.is_disabled("#start")
+    page.fill("#name", "Early")
+    page.press("#name", "Enter")
+    page.wait_for_timeout(200)
+    assert page.url == server.url + "/"
+    held[0].continue_()
+    page.wait_for_function("!document.getElementById('start').disabled")
+    page.click("#start")
+    page.wait_for_url("**/game/*")
+    assert settle(page) == "ready"
+
+
 def test_a_name_with_markup_is_shown_as_text(page, server):
     import httpx
 

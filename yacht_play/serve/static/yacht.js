@@ -197,6 +197,8 @@ async function lobby() {
       $("start").disabled = false;
     }
   });
+  // enabled only now: a click before the form is handled would send it as a plain GET and lose the game
+  $("start").disabled = false;
 
   const games = Object.entries(JSON.parse(localStorage.getItem("yacht.games") || "{}"));
   if (games.length) {
