@@ -523,16 +523,6 @@ def make_table_policy(name: str, num_players: int, rules: RuleSet | None = None,
     return guard(policy_spec(name).build_at_table(name, num_players, rules, seed))
 
 
-def check_plays_at(name, num_players: int) -> None:
-    """``ValueError`` naming the policy and the table sizes it sits at when a table of ``num_players`` is not one.
-
-    Only tables the game allows are checked here (1 to ``MAX_PLAYERS``): the table itself refuses the others.
-    """
-    spec = find_policy(name)
-    if spec is not None:
-        spec.check_plays_at(name, num_players)
-
-
 def make_opponents(names, rules: RuleSet | None = None, seed: int | None = None) -> list[Policy]:
     """Opponent policies for ``YachtTable-v0`` from names, for a table of ``len(names) + 1``.
 
