@@ -14,13 +14,20 @@ import pytest
 import torch
 from gymnasium.spaces import Discrete
 
-from agents.learned.model_files import METADATA_KEY, ModelLoadError, export_model, load_model_file
+from agents.learned.model_files import (
+    METADATA_KEY,
+    ModelLoadError,
+    export_model,
+    flat_size,
+    load_model_file,
+    observation_space_of,
+)
 from agents.learned.ppo import PPOPolicy, encoding_of, model_path
 from agents.registry import make_policy
 from yacht_env.actions import legal_masks
 from yacht_env.encoding import ENCODINGS, make_encoding
 from yacht_env.game import MAX_PLAYERS
-from yacht_env.rules import YACHT
+from yacht_env.rules import RULE_SETS, YACHT
 from yacht_env.table.encoding import make_table_encoding
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -253,6 +260,33 @@ def test_cut_model_files_give_one_line(tmp_path, capsys):
                 code = exit_.code
             err = capsys.readouterr().err
             assert code == 2 and "Traceback" not in err and len(err.strip().splitlines()) == 1 and str(cut) in err, err
+
+
+@pytest.mark.parametrize("encoding", ENCODINGS)
+@pytest.mark.parametrize("rules", RULE_SETS)
+def test_the_width_read_from_a_model_file_is_the_width_stable_baselines3_flattens_to(encoding, rules):
+    # the width a model file's first layer must have; a dict table encoding holds a scalar total (a Box of shape ())
+    from gymnasium import spaces
+    from stable_baselines3.common.torch_layers import CombinedExtractor, FlattenExtractor
+
+    for num_players in range(1, MAX_PLAYERS + 1):
+        space = observation_space_of(encoding, num_players, RULE_SETS[rules])
+        extractor = CombinedExtractor(space) if isinstance(space, spaces.Dict) else FlattenExtractor(space)
+        assert flat_size(space) == extractor.features_dim, (encoding, rules, num_players)
+
+
+@pytest.mark.parametrize("content", [(10**6).to_bytes(8, "little") + b"{}", (2).to_bytes(8, "little") + b"[]", b"\x00" * 40])
+def test_a_file_safetensors_cannot_read_is_refused_with_the_libraries_reason(tmp_path, content):
+    from safetensors import SafetensorError, safe_open
+
+    path = tmp_path / "bad.safetensors"
+    path.write_bytes(content)
+    with pytest.raises(SafetensorError) as raised:
+        safe_open(str(path), framework="pt")
+    reason = str(raised.value).splitlines()[0]
+    with pytest.raises(ModelLoadError) as error:
+        load_model_file(path)
+    assert str(error.value) == f"model '{path}' is not a readable .safetensors model file ({reason})"
 
 
 @pytest.mark.slow
