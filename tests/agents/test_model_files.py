@@ -21,6 +21,7 @@ from agents.learned.model_files import (
     flat_size,
     load_model_file,
     observation_space_of,
+    probe_positions,
 )
 from agents.learned.ppo import PPOPolicy, encoding_of, model_path
 from agents.registry import make_policy
@@ -273,6 +274,25 @@ def test_the_width_read_from_a_model_file_is_the_width_stable_baselines3_flatten
         space = observation_space_of(encoding, num_players, RULE_SETS[rules])
         extractor = CombinedExtractor(space) if isinstance(space, spaces.Dict) else FlattenExtractor(space)
         assert flat_size(space) == extractor.features_dim, (encoding, rules, num_players)
+
+
+@pytest.mark.parametrize("rules", RULE_SETS)
+def test_a_model_is_probed_on_every_hand_and_roll_and_under_bonuses_on_a_full_sheet_state(rules):
+    rules = RULE_SETS[rules]
+    hands, rolls_left, open_bits, upper, full = probe_positions(rules)
+    states = set(zip(open_bits.tolist(), upper.tolist(), full.tolist(), strict=True))
+    alone = {(1 << row, 0, 0) for row in range(rules.num_rows)}
+    assert (rules.all_open, 0, 0) in states and alone <= states
+    # a sheet whose upper rows and Yahtzee row are filled: the bonus reached, the Yahtzee box full, one other row open
+    full_sheet = {
+        (1 << row, rules.bonus_threshold, int(rules.yahtzee_row is not None))
+        for row, name in enumerate(rules.category_names)
+        if not rules.upper_bits >> row & 1 and name != rules.yahtzee_row
+    }
+    assert {state for state in states if state[1] or state[2]} == (full_sheet if rules.has_bonus_or_joker else set())
+    assert set(zip(hands.tolist(), rolls_left.tolist(), strict=True)) == {
+        (hand, rolls) for hand in range(rules.dice.num_hands) for rolls in range(rules.rolls_per_turn)
+    }
 
 
 @pytest.mark.parametrize("content", [(10**6).to_bytes(8, "little") + b"{}", (2).to_bytes(8, "little") + b"[]", b"\x00" * 40])

@@ -17,7 +17,7 @@ from safetensors.torch import save_file
 from stable_baselines3.common.logger import Logger
 
 from agents.learned.legal_q import greedy_actions
-from agents.learned.model_files import METADATA_KEY, ModelLoadError
+from agents.learned.model_files import METADATA_KEY, ModelLoadError, export_model
 from agents.policies.guard import unguarded
 from agents.registry import make_policy, make_table_policy
 from agents.training.config import ConfigError, load_config
@@ -26,14 +26,15 @@ from agents.training.dqn_model import MaskedDQN, MaskedDQNPolicy
 from agents.training.dqn_replay import REPLAY_NAME
 from agents.training.envs import make_training_env
 from train import main as train_main
+from yacht_env.encoding import ENCODINGS
 
 ROOT = Path(__file__).resolve().parents[2]
 NUM_ACTIONS = 44  # Yacht's
 OBS_WIDTH = 63  # the features encoding under Yacht's rules
 
 
-def small_model(num_envs: int = 1, **kwargs) -> MaskedDQN:
-    config = load_config(None, ["algorithm=dqn", "env.observation_encoding=features", f"env.num_envs={num_envs}"])
+def small_model(num_envs: int = 1, encoding: str = "features", **kwargs) -> MaskedDQN:
+    config = load_config(None, ["algorithm=dqn", f"env.observation_encoding={encoding}", f"env.num_envs={num_envs}"])
     env = LegalActionsObservation(make_training_env(config.env, seed=0))
     settings_ = {"buffer_size": 1_000, "learning_starts": 0, "batch_size": 8, "seed": 0, "device": "cpu", **kwargs}
     return MaskedDQN(MaskedDQNPolicy, env, policy_kwargs={"net_arch": [32, 32]}, **settings_)
@@ -303,8 +304,8 @@ def test_a_tiny_run_logs_each_evaluation_s_figures_to_tensorboard_as_its_learnin
     assert [int(row[0]) for row in rows] == [1000, 2000] and len(header) > 2
 
 
-def play_a_game(policy, seed: int = 5) -> int:
-    env = gym.make("Yacht-v0", observation_encoding="features")
+def play_a_game(policy, seed: int = 5, encoding: str = "features") -> int:
+    env = gym.make("Yacht-v0", observation_encoding=encoding)
     observation, info = env.reset(seed=seed)
     decisions, done = 0, False
     while not done:
@@ -327,6 +328,13 @@ def test_a_tiny_run_writes_a_model_file_that_dqn_plays_legally(tiny_run):
     assert unguarded(policy).action_probabilities(None, None) is None
     evaluated = json.loads((tiny_run / "eval.json").read_text())
     assert f"dqn:{path}" in json.dumps(evaluated)
+
+
+@pytest.mark.parametrize("encoding", [name for name in ENCODINGS if name != "dict"])
+def test_a_q_network_on_every_box_encoding_is_exported_to_a_file_dqn_plays(tmp_path, encoding):
+    path = export_model(small_model(encoding=encoding), tmp_path / f"{encoding}.safetensors")
+    policy = make_policy(f"dqn:{path}", encoding=encoding)
+    assert play_a_game(policy, encoding=encoding) >= 12 and policy.replaced is None
 
 
 def test_a_table_run_trains_a_q_network_that_reads_the_table_and_is_judged_at_it(tmp_path):
