@@ -228,6 +228,14 @@ def test_a_strangers_zip_with_a_bad_rule_name_is_refused_in_one_line(tmp_path):
     assert str(path) in one_line(error)
 
 
+@pytest.mark.parametrize("name", RULE_SETS)
+def test_a_model_made_in_memory_on_a_rule_sets_env_plays_that_rule_set(name):
+    from sb3_contrib import MaskablePPO
+
+    model = MaskablePPO("MlpPolicy", gym.make("Yacht-v0", rules=name), n_steps=32, batch_size=32, device="cpu")
+    assert not hasattr(model, "yacht_rules") and model_rules(model) is RULE_SETS[name]
+
+
 def test_every_named_rule_set_can_be_recorded():
     class Bare:
         pass
