@@ -219,6 +219,10 @@ def set_field(key, value):
             "action.bias has dtype torch.float64",
         ),
         (lambda meta, tensors: [tensors.pop("policy.1.bias")] and None, r"missing \['policy.1.bias'\]"),
+        (
+            lambda meta, tensors: tensors.update({"policy.9.bias": tensors["action.bias"].clone()}),
+            r"missing none, unexpected \['policy.9.bias'\]",
+        ),
         (lambda meta, tensors: tensors.update({"action.bias": tensors["action.bias"] * float("nan")}), "NaN"),
     ],
 )

@@ -4,6 +4,7 @@ import json
 import subprocess
 import sys
 import zipfile
+from dataclasses import replace
 from pathlib import Path
 
 import gymnasium as gym
@@ -15,6 +16,7 @@ from agents.learned.model_files import (
     METADATA_KEY,
     ModelLoadError,
     check_model_rules,
+    check_trained_rules,
     export_model,
     load_model_file,
     model_rules,
@@ -131,6 +133,16 @@ def test_a_yahtzee_model_file_names_its_rules_and_plays_only_them(tmp_path, poli
         with pytest.raises(ModelLoadError) as error:
             make_policy(f"ppo:{path}", rules=rule_set(other))
         assert f"trained on the 'yahtzee' rules, but this game plays {other!r}" in one_line(error)
+
+
+@pytest.mark.parametrize("bonus_points", [36, 50, 100, 25])
+def test_a_file_of_a_built_in_rule_set_refuses_other_rules_under_its_name(bonus_points):
+    """Plan, plan2 and planN files check their rules so: the name, then what the rules are."""
+    house = replace(YAHTZEE, bonus_points=bonus_points)  # named "yahtzee"; fingerprints sort either side of the real one
+    assert house.name == "yahtzee" and house.fingerprint != YAHTZEE.fingerprint
+    check_trained_rules("plan file", "p.safetensors", {"rules": "yahtzee"}, YAHTZEE)
+    with pytest.raises(ModelLoadError, match="plan file 'p.safetensors' was trained on the 'yahtzee' rules"):
+        check_trained_rules("plan file", "p.safetensors", {"rules": "yahtzee"}, house)
 
 
 def test_a_yahtzee_zip_records_its_rules(tmp_path):
