@@ -97,7 +97,9 @@ def parse_args(argv=None):
     )
     parser.add_argument("--ray-address", help="with --sweep: join this Ray cluster (default $RAY_ADDRESS, else Ray starts here)")
     parser.add_argument(
-        "--ray-cpus", type=whole_number(), help="with --sweep: CPUs of a Ray started here (default: all of this machine's)"
+        "--ray-cpus",
+        type=whole_number(least=1),
+        help="with --sweep: CPUs of a Ray started here, 1 or more (default: all of this machine's)",
     )
     parser.add_argument(
         "overrides",

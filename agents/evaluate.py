@@ -626,7 +626,9 @@ def build_parser() -> argparse.ArgumentParser:
         help=('play the games as Ray tasks (pip install -e ".[distributed]"); same figures as without'),
     )
     parser.add_argument("--ray-address", help="join this Ray cluster (implies --ray; default $RAY_ADDRESS, else Ray starts here)")
-    parser.add_argument("--ray-cpus", type=whole_number(), help="CPUs of a Ray started here (default: all of this machine's)")
+    parser.add_argument(
+        "--ray-cpus", type=whole_number(least=1), help="CPUs of a Ray started here, 1 or more (default: all of this machine's)"
+    )
     parser.add_argument(
         "--video",
         metavar="DIR",
@@ -673,8 +675,6 @@ def check_run_options(parser: argparse.ArgumentParser, args) -> bool:
     on_ray = args.ray or bool(args.ray_address)
     if args.ray_cpus is not None and not on_ray:
         parser.error("--ray-cpus goes with --ray")
-    if args.ray_cpus is not None and args.ray_cpus < 1:
-        parser.error(f"--ray-cpus must be at least 1, got {args.ray_cpus}")
     if on_ray:
         from agents.evaluation.distributed import RayMissingError, connect
 

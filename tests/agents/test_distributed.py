@@ -97,6 +97,18 @@ def test_ray_arguments_are_checked(capsys):
     assert "--ray-cpus goes with --ray" in capsys.readouterr().err
 
 
+@pytest.mark.parametrize("cpus", ["0", "-3"])
+def test_ray_cpus_below_one_are_refused_before_ray_is_asked(monkeypatch, capsys, cpus):
+    monkeypatch.setitem(sys.modules, "ray", None)  # were Ray asked, the error would name the extra instead
+    with pytest.raises(SystemExit) as exit_info:
+        evaluate_main(["--ray", "--ray-cpus", cpus, "--games", "10", "--no-progress"])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err.strip().endswith(f"error: argument --ray-cpus: expected an integer 1 or more, got {cpus}")
+    with pytest.raises(SystemExit):  # one CPU is enough: what stops it is Ray missing
+        evaluate_main(["--ray", "--ray-cpus", "1", "--games", "10", "--no-progress"])
+    assert '.[distributed]"' in capsys.readouterr().err
+
+
 def test_a_bad_cluster_address_is_one_line():
     pytest.importorskip("ray")
     result = subprocess.run(

@@ -9,7 +9,15 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from agents.evaluate import evaluate, mean_ci, play_games, print_sheet_table, print_table
+from agents.evaluate import (
+    distribution_rows,
+    evaluate,
+    mean_ci,
+    play_games,
+    print_distribution_table,
+    print_sheet_table,
+    print_table,
+)
 from agents.registry import make_policy
 from agents.solvers.optimal import expected_score, solve
 from yacht_env import YachtEnv
@@ -86,6 +94,23 @@ def test_report_tables_give_long_policy_names_in_full(capsys):
     assert "…" not in out
     assert out.count(f"[1] {long_name}\n") == 2  # under each report, one line, ready to copy
     assert "│ ppo [1] " in out and "│ random " in out
+
+
+def test_the_distribution_table_heads_each_quantile_by_its_percent_and_prints_the_games_quantiles(capsys):
+    _, logs = evaluate(["greedy"], games=20, seed=0)
+    rows = distribution_rows(logs, ["greedy"])
+    print_distribution_table(rows, 20)
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if line.startswith("┃ policy"))
+    thresholds = list(rows[0]["at_least"])
+    assert [cell.strip() for cell in header.split("┃")[1:-1]] == ["policy", "q10", "q25", "q50", "q75", "q90"] + [
+        f"P(≥{t})" for t in thresholds
+    ]
+    greedy = next(line for line in lines if line.startswith("│ greedy "))
+    scores = logs["greedy"].scores
+    quantiles = [f"{np.quantile(scores, q, method='inverted_cdf'):.0f}" for q in (0.1, 0.25, 0.5, 0.75, 0.9)]
+    shares = [f"{100 * (scores >= int(t)).mean():.2f}%" for t in thresholds]
+    assert [cell.strip() for cell in greedy.split("│")[2:-1]] == quantiles + shares
 
 
 def test_mean_ci_matches_the_normal_formula():

@@ -287,6 +287,16 @@ def test_ray_flags_go_with_sweep(monkeypatch):
         train.main(["--config", "configs/quick.yaml", "--ray-cpus", "2"])
 
 
+def test_the_command_line_refuses_fewer_than_one_ray_cpu_in_its_options_words(monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(ROOT))
+    import train
+
+    with pytest.raises(SystemExit) as stopped:
+        train.main(["--sweep", "configs/sweep_quick.yaml", "--ray-cpus", "0"])
+    assert stopped.value.code == 2
+    assert capsys.readouterr().err.strip().endswith("error: argument --ray-cpus: expected an integer 1 or more, got 0")
+
+
 def test_a_range_given_in_exponent_text_reads_as_its_numbers(tmp_path):
     # YAML 1.1 reads 2e-4 (no point) as a string: the range takes it as the config takes any number in text
     path = write_sweep(tmp_path, space={"ppo.learning_rate": {"loguniform": ["2e-4", "+3E-3"]}})
