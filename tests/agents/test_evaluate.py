@@ -113,6 +113,17 @@ def test_the_distribution_table_heads_each_quantile_by_its_percent_and_prints_th
     assert [cell.strip() for cell in greedy.split("│")[2:-1]] == quantiles + shares
 
 
+def test_a_policy_name_wider_than_the_terminal_is_printed_on_one_line_to_copy():
+    from rich.console import Console
+
+    from agents.evaluate import print_policy_notes
+
+    console = Console(width=40, record=True)
+    note = "[1] ppo:" + "/".join(["a-folder-with-a-long-name"] * 6) + "/model.safetensors"
+    print_policy_notes(console, [note, "[2] plan2:yacht"])
+    assert console.export_text() == f"{note}\n[2] plan2:yacht\n"
+
+
 def test_mean_ci_matches_the_normal_formula():
     values = np.array([1.0, 2.0, 3.0, 4.0])
     mean, low, high = mean_ci(values)

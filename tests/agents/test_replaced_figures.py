@@ -109,6 +109,28 @@ def test_a_tournament_counts_each_policys_replaced_games(caplog):
     assert late.replaced_decisions == log.replaced[:, 1].sum()
 
 
+class FailsAtTheLastRow(FailsLate):
+    """``fails-late`` failing only at the last decision of a game: one row open and no roll left."""
+
+    def act_batch(self, observations, action_masks):
+        _, rolls_left, open_bits = self.encoding.decode_batch(observations)
+        if self.failing and ((np.bitwise_count(open_bits.astype(np.uint64)) == 1) & (rolls_left == 0)).any():
+            raise RuntimeError("my network gave NaN")
+        return OptimalPolicy.act_batch(self, observations, action_masks)
+
+
+def test_a_game_in_which_optimal_made_only_the_last_decision_counts_as_replaced(caplog):
+    caplog.set_level("CRITICAL", logger="agents.policies.guard")
+    deals, seed = 12, 4
+    policies = [make_policy("optimal", rules=YACHT), FailsAtTheLastRow(YACHT)]
+    result, log = run_table(policies, ["optimal", "at-the-end"], 2 * deals, seed, YACHT, batch_size=2)
+    failing = np.repeat([seat_seed(seed + d, 1) % EVERY == 0 for d in range(deals)], 2)
+    # a deal's two games are one batch: the game at its last row has that decision replaced, the other the rest of its own
+    assert ((log.replaced[:, 1] > 0) == failing).all() and (log.replaced[failing, 1] == 1).sum() == failing.sum() // 2
+    late = result.standings[1]
+    assert late.replaced_games == failing.sum() == 8 and late.replaced_decisions == log.replaced[:, 1].sum()
+
+
 def test_the_table_command_says_so_under_the_table_in_the_json_and_on_stderr(registered, tmp_path, capsys):
     out = tmp_path / "table.json"
     main_table("greedy,fails-always", 8, 0, 4, str(out), show_progress=False, grade=False)

@@ -81,6 +81,22 @@ def test_duplicate_seatings_cancel_the_luck_of_the_dice():
     assert result.head_to_head[0][1] == 0.5 and result.head_to_head[0][0] is None
 
 
+def test_a_win_rates_interval_stays_within_0_and_1_where_the_normal_one_would_not():
+    from agents.evaluate import mean_ci
+    from agents.evaluation.tournament import TableLog, summarize_table
+
+    # four deals of two games: the first policy's averages 1, 0.5, 1, 1 (mean 0.875, the normal interval reaching 1.12)
+    totals = np.array([[200, 100], [150, 120], [180, 100], [130, 170], [210, 90], [140, 90], [220, 160], [190, 180]])
+    standings = summarize_table(TableLog(["a", "b"], totals, deals=4), seed=0).standings
+    deals = win_shares(totals).reshape(4, 2, 2).mean(axis=1)
+    for i, standing in enumerate(standings):
+        mean, low, high = mean_ci(deals[:, i])
+        assert standing.win_rate == mean and standing.win_rate_ci95 == (max(low, 0.0), min(high, 1.0))
+        assert (low < 0.0) if i else (high > 1.0)  # each interval was clipped
+        _, score_low, score_high = mean_ci(totals[:, i].reshape(4, 2).mean(axis=1))
+        assert standing.mean_score_ci95 == (score_low, score_high)  # a score is no rate: never clipped
+
+
 def test_tournament_orders_the_baselines(tmp_path):
     from agents.evaluate import main
 
