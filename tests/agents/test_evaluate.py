@@ -12,15 +12,19 @@ import pytest
 from agents.evaluate import (
     distribution_rows,
     evaluate,
+    evaluate_policies,
     mean_ci,
     play_games,
     print_distribution_table,
     print_sheet_table,
     print_table,
 )
+from agents.evaluate import main as evaluate_main
+from agents.policies.policy import OptimalPolicy
 from agents.registry import make_policy
 from agents.solvers.optimal import expected_score, solve
 from yacht_env import YachtEnv
+from yacht_env.rules import YACHT
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -122,6 +126,38 @@ def test_a_policy_name_wider_than_the_terminal_is_printed_on_one_line_to_copy():
     note = "[1] ppo:" + "/".join(["a-folder-with-a-long-name"] * 6) + "/model.safetensors"
     print_policy_notes(console, [note, "[2] plan2:yacht"])
     assert console.export_text() == f"{note}\n[2] plan2:yacht\n"
+
+
+def test_the_regret_by_turn_table_heads_a_column_for_each_turn(capsys):
+    summaries, _ = evaluate(["greedy"], games=4, seed=0)
+    print_sheet_table(summaries)
+    lines = capsys.readouterr().out.splitlines()
+    title = next(i for i, line in enumerate(lines) if "regret per game in each turn" in line)
+    header = next(line for line in lines[title:] if line.startswith("┃"))
+    assert [cell.strip() for cell in header.split("┃")[1:-1]] == ["policy", *map(str, range(1, 13))]  # Yacht's 12 turns
+
+
+class ScoresAtOnce(OptimalPolicy):
+    """Scores the first open row at every decision: it never re-rolls."""
+
+    def act_batch(self, observations, action_masks):
+        first_row = self.rules.dice.num_rerolls
+        return np.asarray(action_masks)[:, first_row:].argmax(axis=1) + first_row
+
+
+def test_a_policy_that_never_rerolls_has_no_regret_per_reroll_choice_rather_than_none_over_none():
+    (summary,), _ = evaluate_policies({"scores-at-once": ScoresAtOnce(YACHT)}, 8, 0, YACHT, batch_size=8)
+    assert summary.decisions_per_game == YACHT.num_rows  # one decision a turn: its row
+    assert summary.regret_per_reroll_decision == 0.0 and summary.regret_per_row_decision > 0
+
+
+def test_table_decisions_are_graded_unless_no_grade_is_given(capsys):
+    # graded against the solved two-player game where it is computed; else the table says why it was not
+    for extra, graded in (([], True), (["--no-grade"], False)):
+        evaluate_main(["--table", "optimal,greedy", "--games", "4", "--no-progress", *extra])
+        out = capsys.readouterr().out
+        said = "decisions graded against the solved two-player game" in out or "decisions not graded in chances" in out
+        assert said == graded, out
 
 
 def test_mean_ci_matches_the_normal_formula():

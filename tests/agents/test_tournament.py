@@ -97,6 +97,26 @@ def test_a_win_rates_interval_stays_within_0_and_1_where_the_normal_one_would_no
         assert standing.mean_score_ci95 == (score_low, score_high)  # a score is no rate: never clipped
 
 
+def test_the_tournament_plot_marks_the_fair_share_and_each_policys_mean_score(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    from agents.evaluation.tournament import save_tournament_plot
+
+    drawn = []
+    monkeypatch.setattr(plt, "close", drawn.append)  # the figure, kept to be read once its PNG is written
+    names = ["optimal", "greedy", "random"]
+    result, log = run_table([make_policy(name, seed=0) for name in names], names, 6, 0)
+    save_tournament_plot(tmp_path / "t.png", result, log)
+    (figure,) = drawn
+    rates, scores = figure.axes
+    assert [text.get_text() for text in rates.get_legend().get_texts()] == ["fair share 33.3%"]
+    (fair,) = [line for line in rates.get_lines() if line.get_label() == "fair share 33.3%"]
+    assert list(fair.get_ydata()) == [100 / 3, 100 / 3]
+    means = [f"{name} (mean {log.totals[:, i].mean():.1f})" for i, name in enumerate(names)]
+    assert [text.get_text() for text in scores.get_legend().get_texts()] == means
+    assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
 def test_tournament_orders_the_baselines(tmp_path):
     from agents.evaluate import main
 
