@@ -24,7 +24,7 @@ from agents.policies.policy import OptimalPolicy
 from agents.registry import make_policy
 from agents.solvers.optimal import expected_score, solve
 from yacht_env import YachtEnv
-from yacht_env.rules import YACHT
+from yacht_env.rules import YACHT, rule_set
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -135,6 +135,26 @@ def test_the_regret_by_turn_table_heads_a_column_for_each_turn(capsys):
     title = next(i for i, line in enumerate(lines) if "regret per game in each turn" in line)
     header = next(line for line in lines[title:] if line.startswith("┃"))
     assert [cell.strip() for cell in header.split("┃")[1:-1]] == ["policy", *map(str, range(1, 13))]  # Yacht's 12 turns
+
+
+def test_the_sheet_table_gives_the_bonus_and_yahtzee_rates_of_the_games_in_percent_with_their_intervals(capsys):
+    summaries, logs = evaluate(["greedy"], games=40, seed=0, rules="yahtzee")
+    print_sheet_table(summaries, "yahtzee")
+    row = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("│ greedy "))
+    log = logs["greedy"]
+
+    def percent(games):
+        mean, low, high = mean_ci(games.astype(float), clip=(0, 1))
+        return f"{100 * mean:.2f}% [{100 * low:.2f}, {100 * high:.2f}]"
+
+    bonus = percent(log.upper_total >= rule_set("yahtzee").bonus_threshold)
+    assert [cell.strip() for cell in row.split("│")[1:5]] == [
+        "greedy",
+        f"{np.median(log.scores):.0f}",
+        bonus,
+        percent(log.five_alike_scored),
+    ]
+    assert "[0.00, " in bonus  # its interval clipped at 0: the low end is read as a rate too
 
 
 class ScoresAtOnce(OptimalPolicy):
