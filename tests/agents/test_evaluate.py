@@ -157,6 +157,59 @@ def test_the_sheet_table_gives_the_bonus_and_yahtzee_rates_of_the_games_in_perce
     assert "[0.00, " in bonus  # its interval clipped at 0: the low end is read as a rate too
 
 
+def test_the_regret_per_kind_of_choice_adds_up_to_the_regret_per_decision():
+    games = 16
+    (summary,), logs = evaluate_policies({"greedy": make_policy("greedy")}, games, 3, YACHT, batch_size=8)
+    rerolls, rows = logs["greedy"].decisions_by_kind.sum(axis=0)
+    assert rerolls + rows == summary.decisions_per_game * games and rerolls > 0 and rows == games * YACHT.num_rows
+    by_kind = summary.regret_per_reroll_decision * rerolls + summary.regret_per_row_decision * rows
+    assert by_kind == pytest.approx(summary.regret_per_decision * (rerolls + rows), rel=1e-12)
+    assert summary.regret_per_reroll_decision > 0 and summary.regret_per_row_decision > 0
+
+
+def test_the_share_at_least_a_threshold_counts_the_games_that_scored_it_exactly():
+    from types import SimpleNamespace
+
+    scores = np.array([250, 300, 350, 249, 299, 351, 400, 100])  # Yahtzee's thresholds: 250, 300 and 350 points
+    (row,) = distribution_rows({"p": SimpleNamespace(scores=scores)}, ["p"], "yahtzee")
+    assert row["at_least"] == {"250": 6 / 8, "300": 4 / 8, "350": 3 / 8}
+
+
+def test_the_plot_is_9_by_5_inches_at_120_dpi(tmp_path):
+    from PIL import Image
+
+    evaluate_main(["--policy", "greedy", "--games", "20", "--no-progress", "--plot", str(tmp_path / "e.png")])
+    with Image.open(tmp_path / "e.png") as image:
+        assert image.size == (9 * 120, 5 * 120) and [round(dots) for dots in image.info["dpi"]] == [120, 120]
+
+
+def test_an_output_that_cannot_be_written_after_the_games_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
+    import agents.evaluate as evaluate_module
+    from yacht_env.atomic_files import OutputError
+
+    def disk_full(path, *args):
+        raise OutputError(path, "No space left on device")
+
+    monkeypatch.setattr(evaluate_module, "save_plot", disk_full)
+    with pytest.raises(SystemExit) as exit_info:
+        evaluate_main(["--policy", "greedy", "--games", "8", "--no-progress", "--plot", str(tmp_path / "e.png")])
+    assert exit_info.value.code == 2
+    assert capsys.readouterr().err == f"error: cannot write {tmp_path / 'e.png'}: No space left on device\n"
+
+
+def test_both_tables_set_the_names_to_the_left_and_the_figures_to_the_right(capsys):
+    summaries, _ = evaluate(["greedy", "optimal"], games=4, seed=0)
+    print_table(summaries, expected_score(), 4, 0)
+    print_sheet_table(summaries)
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("│ greedy ")]
+    assert len(rows) == 3  # the figures, the sheet, the regret by turn
+    for row in rows:
+        name, *figures = row.split("│")[1:-1]
+        assert name == " greedy  "  # as wide as "optimal"
+        assert all(cell.endswith(cell.strip() + " ") for cell in figures), row
+    assert all(any(cell.startswith("  ") for cell in row.split("│")[2:-1]) for row in rows[:2])  # cells wider than figures
+
+
 class ScoresAtOnce(OptimalPolicy):
     """Scores the first open row at every decision: it never re-rolls."""
 

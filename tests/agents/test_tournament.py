@@ -97,6 +97,25 @@ def test_a_win_rates_interval_stays_within_0_and_1_where_the_normal_one_would_no
         assert standing.mean_score_ci95 == (score_low, score_high)  # a score is no rate: never clipped
 
 
+def test_the_head_to_head_table_gives_each_pairs_rate_in_percent_with_its_interval(capsys):
+    from agents.evaluation.tournament import print_tournament
+
+    names = ["optimal", "greedy", "random"]
+    result, _ = run_table([make_policy(name, seed=0) for name in names], names, 12, 0)
+    print_tournament(result)
+    lines = capsys.readouterr().out.splitlines()
+    start = next(i for i, line in enumerate(lines) if "head to head" in line)
+    for i, name in enumerate(names):
+        row = next(line for line in lines[start:] if line.startswith(f"│ {name} "))
+        cells = [cell.strip() for cell in row.split("│")[2:-1]]
+        rates, intervals = result.head_to_head[i], result.head_to_head_ci95[i]
+        expected = [
+            "—" if j == i else f"{100 * rates[j]:.1f}% [{100 * intervals[j][0]:.1f}, {100 * intervals[j][1]:.1f}]"
+            for j in range(len(names))
+        ]
+        assert cells == expected and rates[i] is None
+
+
 def test_the_tournament_plot_marks_the_fair_share_and_each_policys_mean_score(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
 
