@@ -183,6 +183,21 @@ def test_the_plot_is_9_by_5_inches_at_120_dpi(tmp_path):
         assert image.size == (9 * 120, 5 * 120) and [round(dots) for dots in image.info["dpi"]] == [120, 120]
 
 
+def test_the_plots_bins_hold_every_game_down_to_the_lowest_and_up_to_the_highest_score(tmp_path, monkeypatch):
+    from matplotlib.axes import Axes
+
+    from agents.evaluate import save_plot
+
+    drawn, hist = [], Axes.hist
+    monkeypatch.setattr(Axes, "hist", lambda axes, *args, **kwargs: drawn.append(hist(axes, *args, **kwargs)) or drawn[-1])
+    _, logs = evaluate(["greedy"], games=20, seed=20)
+    scores = logs["greedy"].scores
+    assert (scores.max() - scores.min()) % 5 == 0  # the highest score falls on a bin's last edge: 98 and 218 here
+    save_plot(tmp_path / "e.png", logs, ["greedy"], expected_score())
+    ((counts, bins, _),) = drawn
+    assert counts.sum() == 20 and bins[0] < scores.min() and scores.max() < bins[-1] and np.all(np.diff(bins) == 5)
+
+
 def test_an_output_that_cannot_be_written_after_the_games_is_refused_in_one_line(tmp_path, monkeypatch, capsys):
     import agents.evaluate as evaluate_module
     from yacht_env.atomic_files import OutputError

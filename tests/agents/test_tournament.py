@@ -97,6 +97,14 @@ def test_a_win_rates_interval_stays_within_0_and_1_where_the_normal_one_would_no
         assert standing.mean_score_ci95 == (score_low, score_high)  # a score is no rate: never clipped
 
 
+@pytest.mark.parametrize("seats", [2, 3, 5])
+def test_a_table_needs_two_deals_of_games_for_its_intervals(seats):
+    policies = [make_policy("greedy") for _ in range(seats)]
+    with pytest.raises(ValueError, match=rf"^games must be at least {2 * seats} \(two deals, .*\), got {2 * seats - 1}$"):
+        run_table(policies, ["greedy"] * seats, 2 * seats - 1, 0)
+    assert run_table(policies, ["greedy"] * seats, 2 * seats, 0)[0].deals == 2
+
+
 def test_the_head_to_head_table_gives_each_pairs_rate_in_percent_with_its_interval(capsys):
     from agents.evaluation.tournament import print_tournament
 
