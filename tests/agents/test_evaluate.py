@@ -2,6 +2,7 @@
 
 import dataclasses
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -100,6 +101,11 @@ def test_report_tables_give_long_policy_names_in_full(capsys):
     assert "│ ppo [1] " in out and "│ random " in out
 
 
+def cells(line: str) -> list[str]:
+    """The cells of one line of a rich table, its header's or a row's, stripped."""
+    return [cell.strip() for cell in re.split("[│┃]", line)[1:-1]]
+
+
 def test_the_distribution_table_heads_each_quantile_by_its_percent_and_prints_the_games_quantiles(capsys):
     _, logs = evaluate(["greedy"], games=20, seed=0)
     rows = distribution_rows(logs, ["greedy"])
@@ -107,14 +113,12 @@ def test_the_distribution_table_heads_each_quantile_by_its_percent_and_prints_th
     lines = capsys.readouterr().out.splitlines()
     header = next(line for line in lines if line.startswith("┃ policy"))
     thresholds = list(rows[0]["at_least"])
-    assert [cell.strip() for cell in header.split("┃")[1:-1]] == ["policy", "q10", "q25", "q50", "q75", "q90"] + [
-        f"P(≥{t})" for t in thresholds
-    ]
+    assert cells(header) == ["policy", "q10", "q25", "q50", "q75", "q90"] + [f"P(≥{t})" for t in thresholds]
     greedy = next(line for line in lines if line.startswith("│ greedy "))
     scores = logs["greedy"].scores
     quantiles = [f"{np.quantile(scores, q, method='inverted_cdf'):.0f}" for q in (0.1, 0.25, 0.5, 0.75, 0.9)]
     shares = [f"{100 * (scores >= int(t)).mean():.2f}%" for t in thresholds]
-    assert [cell.strip() for cell in greedy.split("│")[2:-1]] == quantiles + shares
+    assert cells(greedy)[1:] == quantiles + shares
 
 
 def test_a_policy_name_wider_than_the_terminal_is_printed_on_one_line_to_copy():
@@ -134,7 +138,7 @@ def test_the_regret_by_turn_table_heads_a_column_for_each_turn(capsys):
     lines = capsys.readouterr().out.splitlines()
     title = next(i for i, line in enumerate(lines) if "regret per game in each turn" in line)
     header = next(line for line in lines[title:] if line.startswith("┃"))
-    assert [cell.strip() for cell in header.split("┃")[1:-1]] == ["policy", *map(str, range(1, 13))]  # Yacht's 12 turns
+    assert cells(header) == ["policy", *map(str, range(1, 13))]  # Yacht's 12 turns
 
 
 def test_the_sheet_table_gives_the_bonus_and_yahtzee_rates_of_the_games_in_percent_with_their_intervals(capsys):
@@ -148,7 +152,7 @@ def test_the_sheet_table_gives_the_bonus_and_yahtzee_rates_of_the_games_in_perce
         return f"{100 * mean:.2f}% [{100 * low:.2f}, {100 * high:.2f}]"
 
     bonus = percent(log.upper_total >= rule_set("yahtzee").bonus_threshold)
-    assert [cell.strip() for cell in row.split("│")[1:5]] == [
+    assert cells(row)[:4] == [
         "greedy",
         f"{np.median(log.scores):.0f}",
         bonus,
