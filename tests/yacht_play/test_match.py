@@ -169,6 +169,23 @@ def test_only_the_seat_whose_turn_it_is_has_legal_actions(mode):
         match.play(match.layout.score_action(match.rules.category_names.index(match.current.open_names[0])))
 
 
+@pytest.mark.parametrize("mode", ["table", "duplicate"])
+def test_a_seat_is_finished_only_once_its_last_row_is_filled(mode):
+    """Each seat counts its own rows: the first seat to fill its sheet is finished while the next is not yet."""
+    match = Match.new([Player("ann"), Player("bo")], seed=4, mode=mode)
+    turns = match.rules.num_turns
+    assert [(seat.rows_filled, seat.turn, seat.finished) for seat in match.seats] == [(0, 1, False)] * 2
+    while not match.finished:
+        seat = match.current
+        filled = seat.rows_filled
+        match.play(match.layout.score_action(match.rules.category_names.index(seat.open_names[0])))
+        assert seat.rows_filled == filled + 1 and seat.turn == min(filled + 2, turns)
+        assert seat.finished == (filled + 1 == turns)
+        if seat.index == 0:
+            assert not match.seats[1].finished
+    assert [(seat.rows_filled, seat.turn, seat.finished) for seat in match.seats] == [(turns, turns, True)] * 2
+
+
 def test_a_decision_records_its_seconds_to_the_millisecond():
     match = Match.new([Player("ann")], seed=5)
     for seconds, kept in ((0.0126, 0.013), (2.0004, 2.0), (0.0005001, 0.001)):
