@@ -11,9 +11,9 @@ import math
 import re
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Literal, get_args
+from typing import Annotated, Literal, get_args
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
 
 from agents.registry import check_policy_name
 from yacht_env.echo import MAX_ECHO, echoed
@@ -174,6 +174,19 @@ def number_forms(annotation) -> tuple[re.Pattern, str, str] | None:
     return None
 
 
+def layer_widths(widths: list[int]) -> list[int]:
+    """``widths`` if every layer width is from 1 to ``MAX_LAYER_WIDTH``, else ``ValueError`` naming them."""
+    if any(width < 1 for width in widths):
+        raise ValueError(f"layer widths must be >= 1, got {shorten(widths)}")
+    if any(width > MAX_LAYER_WIDTH for width in widths):
+        raise ValueError(f"layer widths must be at most {MAX_LAYER_WIDTH:,}, got {shorten(widths)}")
+    return widths
+
+
+# A network's hidden layers: 1 to MAX_LAYERS widths, each from 1 to MAX_LAYER_WIDTH (ppo, dqn and plan share it).
+LayerWidths = Annotated[list[int], Field(min_length=1, max_length=MAX_LAYERS), AfterValidator(layer_widths)]
+
+
 class Section(BaseModel):
     """A section of the config: unknown keys are refused and assignments validated."""
 
@@ -265,7 +278,7 @@ class PPOConfig(Section):
     ent_coef: float | Schedule = 0.01
     vf_coef: float = Field(0.5, ge=0)
     max_grad_norm: float = Field(0.5, gt=0)
-    net_arch: list[int] = Field(default_factory=lambda: [256, 256], min_length=1, max_length=MAX_LAYERS)
+    net_arch: LayerWidths = Field(default_factory=lambda: [256, 256])
     activation: Literal["tanh", "relu"] = "relu"
     # "mlp": logits from the observation alone. "lookahead": logits = MLP + one-turn look-ahead
     # q / lookahead_temperature (agents/training/lookahead_policy.py), so training starts from
@@ -298,21 +311,6 @@ class PPOConfig(Section):
                 raise ValueError(f"the entropy coefficient must be a finite number >= 0, got {part!r}")
         return value
 
-    @field_validator("net_arch")
-    @classmethod
-    def positive_widths(cls, widths):
-        """Check that every layer width is at least 1."""
-        return layer_widths(widths)
-
-
-def layer_widths(widths: list[int]) -> list[int]:
-    """``widths`` if every layer width is from 1 to ``MAX_LAYER_WIDTH``, else ``ValueError`` naming them."""
-    if any(width < 1 for width in widths):
-        raise ValueError(f"layer widths must be >= 1, got {shorten(widths)}")
-    if any(width > MAX_LAYER_WIDTH for width in widths):
-        raise ValueError(f"layer widths must be at most {MAX_LAYER_WIDTH:,}, got {shorten(widths)}")
-    return widths
-
 
 class DQNConfig(Section):
     """The masked DQN's hyperparameters and its Q network (``algorithm: dqn``, agents/training/dqn_train.py).
@@ -332,14 +330,8 @@ class DQNConfig(Section):
     # the share of the run over which epsilon falls linearly from 1 to exploration_final_eps (0 would divide by 0)
     exploration_fraction: float = Field(0.1, gt=0, le=1)
     exploration_final_eps: float = Field(0.05, ge=0, le=1)
-    net_arch: list[int] = Field(default_factory=lambda: [256, 256], min_length=1, max_length=MAX_LAYERS)
+    net_arch: LayerWidths = Field(default_factory=lambda: [256, 256])
     activation: Literal["tanh", "relu"] = "relu"
-
-    @field_validator("net_arch")
-    @classmethod
-    def positive_widths(cls, widths):
-        """Check that every layer width is from 1 to MAX_LAYER_WIDTH."""
-        return layer_widths(widths)
 
 
 class PlanConfig(Section):
@@ -352,7 +344,7 @@ class PlanConfig(Section):
     # "tabular": one value per sheet state (only rule sets without a sheet state: Yacht's 4,096);
     # "net": an MLP over the sheet's features; "auto": tabular where it fits, else net.
     value_model: Literal["auto", "tabular", "net"] = "auto"
-    net_arch: list[int] = Field(default_factory=lambda: [64, 64], min_length=1, max_length=MAX_LAYERS)
+    net_arch: LayerWidths = Field(default_factory=lambda: [64, 64])
     learning_rate: float = Field(1e-3, gt=0, allow_inf_nan=False)
     # the rate at the run's end, reached linearly over its games or its max_wall_minutes (whichever ends it); None: constant
     final_learning_rate: float | None = Field(None, gt=0, allow_inf_nan=False)
@@ -368,14 +360,6 @@ class PlanConfig(Section):
     # network reads each seat's expected lead, and its logits start from lead_weight times it (the weight is learned)
     lead_prior: str | None = Field(None, min_length=6, max_length=1000, pattern=r"^plan:\S")
     lead_weight: float = Field(1.0, ge=-100, le=100, allow_inf_nan=False)
-
-    @field_validator("net_arch")
-    @classmethod
-    def positive_widths(cls, widths):
-        """Check that every layer width is from 1 to MAX_LAYER_WIDTH."""
-        if any(width < 1 or width > MAX_LAYER_WIDTH for width in widths):
-            raise ValueError(f"layer widths must be from 1 to {MAX_LAYER_WIDTH:,}, got {shorten(widths)}")
-        return widths
 
     @field_validator("table_sizes")
     @classmethod

@@ -139,3 +139,19 @@ def test_an_empty_mapping_is_a_whole_config_of_the_defaults(tmp_path):
         "yacht",
         200_000,
     )
+
+
+@pytest.mark.parametrize("section", ["ppo", "dqn", "plan"])
+def test_every_network_s_layers_are_bounded_alike(section):
+    """One type bounds the hidden layers of every network: 1 to 64 layers, each 1 to 65,536 wide."""
+    for widths in ([1], [65_536], [1] * 64):
+        assert getattr(load_config(None, [f"{section}.net_arch={widths}"]), section).net_arch == widths
+    for widths, message in (
+        ([], "List should have at least 1 item"),
+        ([1] * 65, "List should have at most 64 items"),
+        ([0, 64], "layer widths must be >= 1, got [0, 64]"),
+        ([65_537], "layer widths must be at most 65,536, got [65537]"),
+    ):
+        with pytest.raises(ConfigError) as error:
+            load_config(None, [f"{section}.net_arch={widths}"])
+        assert f"{section}.net_arch" in str(error.value) and message in str(error.value), str(error.value)

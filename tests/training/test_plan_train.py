@@ -34,7 +34,7 @@ TINY = [
         (["env.num_players=2", "env.opponents=[optimal]"], "algorithm 'plan' trains a solitaire agent"),
         (["env.rules=yahtzee", "plan.value_model=tabular"], "plan.value_model 'tabular' fits rule sets without a sheet state"),
         (["plan.epsilon=2"], "plan.epsilon: Input should be less than or equal to 1"),
-        (["plan.net_arch=[0]"], "layer widths must be from 1 to"),
+        (["plan.net_arch=[0]"], "layer widths must be >= 1, got [0]"),
         (["plan.max_wall_minutes=-1"], "plan.max_wall_minutes: Input should be greater than 0"),
         (["plan.gamma=1"], "unknown key 'plan.gamma'"),
         (["algorithm=sac"], "algorithm: Input should be 'ppo', 'plan', 'plan2', 'planN' or 'dqn'"),
