@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("starlette", reason="the serve tests need the serve extra: pip install 'yacht-rl[serve]'")
 pytest.importorskip("httpx", reason="the serve API tests need httpx (Starlette's TestClient)")
 
-from sqlalchemy import create_engine, insert, select, text  # noqa: E402
+from sqlalchemy import create_engine, insert, inspect, select, text  # noqa: E402
 
 from tests.yacht_play.test_hostile_files import one_line_refusal, run_import  # noqa: E402
 from tests.yacht_play.test_records import analyze, resume  # noqa: E402
@@ -98,17 +98,28 @@ def test_a_schema_1_record_whose_dice_its_seeds_deal_is_read_and_imported(tmp_pa
 
 
 @pytest.fixture(params=["sqlite", "postgresql"])
-def database(request, tmp_path) -> str:
-    """A new, empty database: an SQLite file, or a database of its own on the throwaway PostgreSQL server."""
+def new_database(request, tmp_path):
+    """A maker of new, empty databases: SQLite files, or databases of their own on the throwaway PostgreSQL server."""
+    made = iter(range(1_000))
     if request.param == "sqlite":
-        return str(tmp_path / "yacht.db")
+        return lambda: str(tmp_path / f"yacht-{next(made)}.db")
     url = request.getfixturevalue("postgres_url")
-    name = f"yacht_{uuid.uuid4().hex[:12]}"
-    server = create_engine(db.database_url(url), isolation_level="AUTOCOMMIT")
-    with server.connect() as connection:
-        connection.execute(text(f"CREATE DATABASE {name}"))
-    server.dispose()
-    return url.rsplit("/", 1)[0] + "/" + name
+
+    def make() -> str:
+        name = f"yacht_{uuid.uuid4().hex[:12]}"
+        server = create_engine(db.database_url(url), isolation_level="AUTOCOMMIT")
+        with server.connect() as connection:
+            connection.execute(text(f"CREATE DATABASE {name}"))
+        server.dispose()
+        return url.rsplit("/", 1)[0] + "/" + name
+
+    return make
+
+
+@pytest.fixture
+def database(new_database) -> str:
+    """A new, empty database: an SQLite file, or a database of its own on the throwaway PostgreSQL server."""
+    return new_database()
 
 
 def imported_and_played(database: str, tmp_path: Path, capsys):
@@ -233,3 +244,39 @@ def test_the_player_page_marks_an_imported_game(tmp_path, capsys, request):
     finally:
         page.close()
         server.stop()
+
+
+def schema(engine) -> dict:
+    """Every table of the database as the database itself describes it: columns (type, nullability, server default),
+    primary key, unique constraints, indexes and foreign keys."""
+    inspector = inspect(engine)
+    tables = {}
+    for name in sorted(inspector.get_table_names()):
+        columns = [(c["name"], str(c["type"]), c["nullable"], c["default"]) for c in inspector.get_columns(name)]
+        tables[name] = (
+            columns,
+            inspector.get_pk_constraint(name)["constrained_columns"],
+            sorted(u["column_names"] for u in inspector.get_unique_constraints(name)),
+            sorted((i["name"], i["column_names"], bool(i["unique"])) for i in inspector.get_indexes(name)),
+            sorted(
+                (f["constrained_columns"], f["referred_table"], f["referred_columns"]) for f in inspector.get_foreign_keys(name)
+            ),
+        )
+    return tables
+
+
+def test_a_new_and_a_migrated_database_hold_exactly_the_declared_tables(new_database):
+    """The migrations build the tables the store declares and queries, column for column (a length or a default that
+    drifted apart would pass on SQLite's loose types and fail on PostgreSQL), from nothing and from version 1."""
+    declared = create_engine(db.database_url(new_database()))
+    db.metadata.create_all(declared)
+    fresh, old = new_database(), new_database()
+    version_1_database(old, [])
+    expected = schema(declared)
+    assert set(expected) == {"schema_version", "games", "decisions"}
+    assert ("finished", "VARCHAR(40)", True, None) in expected["games"][0]
+    for url in (fresh, old):
+        engine = db.connect(url)
+        assert schema(engine) == expected, url
+        engine.dispose()
+    declared.dispose()
