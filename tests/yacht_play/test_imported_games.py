@@ -280,3 +280,18 @@ def test_a_new_and_a_migrated_database_hold_exactly_the_declared_tables(new_data
         assert schema(engine) == expected, url
         engine.dispose()
     declared.dispose()
+
+
+def test_the_migration_marks_every_undealt_game_however_many(database):
+    """Games are marked 500 to a statement: 503 undealt games among dealt ones are all marked, and only they."""
+    served = played_in_order(Match.new([Player("ann")], seed=21)).game_record().lines()
+    forged = Match([Seat(0, Player("mallory"), 7, SIXES, YACHT)], "solitaire", 7, YACHT, game_id="forged")
+    undealt = schema_1_lines(played_in_order(forged), SIXES)
+    games = []
+    for number in range(1_005):
+        header, *_, end = undealt if number % 2 == 0 else served
+        games.append([dict(header, game_id=f"g{number}"), end])
+    version_1_database(database, games)
+    engine = db.connect(database)  # migrates
+    assert {game.game_id: game.imported for game in db.all_games(engine)} == {f"g{n}": n % 2 == 0 for n in range(1_005)}
+    engine.dispose()
