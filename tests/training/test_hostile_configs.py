@@ -6,8 +6,9 @@ import sys
 from pathlib import Path
 
 import pytest
+import yaml
 
-from agents.training.config import ConfigError, load_config
+from agents.training.config import MAX_YAML_DEPTH, ConfigError, load_config, parse_yaml
 from tests.training.test_train import TINY
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -211,3 +212,13 @@ def test_train_py_titles_and_eval_json_name_the_rules_played(tmp_path):
     assert result.returncode == 0, result.stderr[-2000:]
     assert "yahtzee: 20 games" in result.stdout and "yacht:" not in result.stdout, result.stdout[-3000:]
     assert json.loads((tmp_path / "y" / "eval.json").read_text())["rules"] == "yahtzee"
+
+
+def test_yaml_may_nest_exactly_its_bound_of_levels_and_no_more():
+    """The bound counts the document's own node: ``MAX_YAML_DEPTH`` nested lists are read, one more is refused."""
+    data = parse_yaml("[" * MAX_YAML_DEPTH + "]" * MAX_YAML_DEPTH)
+    for _ in range(MAX_YAML_DEPTH - 1):
+        (data,) = data
+    assert data == []
+    with pytest.raises(yaml.YAMLError, match=f"nested more than {MAX_YAML_DEPTH} levels deep"):
+        parse_yaml("[" * (MAX_YAML_DEPTH + 1) + "]" * (MAX_YAML_DEPTH + 1))
