@@ -5,6 +5,7 @@ player's games, and in the report, which leaves them out unless asked for; on SQ
 
 from __future__ import annotations
 
+import itertools
 import json
 import random
 import uuid
@@ -100,7 +101,7 @@ def test_a_schema_1_record_whose_dice_its_seeds_deal_is_read_and_imported(tmp_pa
 @pytest.fixture(params=["sqlite", "postgresql"])
 def new_database(request, tmp_path):
     """A maker of new, empty databases: SQLite files, or databases of their own on the throwaway PostgreSQL server."""
-    made = iter(range(1_000))
+    made = itertools.count()
     if request.param == "sqlite":
         return lambda: str(tmp_path / f"yacht-{next(made)}.db")
     url = request.getfixturevalue("postgres_url")
