@@ -84,7 +84,7 @@ class BoundedLoader(yaml.SafeLoader):
 
         def expanded(item) -> int:
             if id(item) not in sizes:
-                sizes[id(item)] = 0  # a recursive alias counts once, then PyYAML's constructor refuses it
+                sizes[id(item)] = 0  # a recursive alias counts once: PyYAML builds a list holding itself, the types refuse it
                 children = item.value if isinstance(item.value, list) else []
                 parts = [part for child in children for part in (child if isinstance(child, tuple) else (child,))]
                 total = 1
@@ -139,7 +139,7 @@ def read_yaml(path: str | Path, what: str = "config file"):
     except yaml.YAMLError as error:
         detail = clip(" ".join(str(error).split()), 300)
         raise ConfigError(f"{what} {str(path)!r} is not valid YAML: {detail}") from None
-    except (RecursionError, ValueError) as error:  # a recursive alias, or a value PyYAML cannot convert
+    except ValueError as error:  # an explicit tag PyYAML cannot convert (!!int abc); MAX_YAML_DEPTH bounds recursion
         raise ConfigError(f"{what} {str(path)!r} is not valid YAML: {clip(str(error), 200)}") from None
 
 
@@ -520,7 +520,7 @@ def apply_override(data: dict, override: str) -> None:
             raise ConfigError(f"override {shorten(override)}: {shorten(part)} is not a section")
     try:
         node[parts[-1]] = parse_yaml(raw)
-    except (yaml.YAMLError, RecursionError, ValueError) as error:
+    except (yaml.YAMLError, ValueError) as error:
         detail = clip(" ".join(str(error).split()), 300)
         raise ConfigError(f"override {shorten(override)}: value is not valid YAML ({detail})") from None
 

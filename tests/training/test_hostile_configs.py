@@ -39,6 +39,8 @@ HOSTILE = {
     "deep": ("seed: " + "[" * 100_000 + "\n", "nested more than 50 levels deep"),
     "huge": ("# padding\n" * 200_000, "larger than 1,000,000 bytes"),
     "long_value": ("env: {rules: " + "y" * 5000 + "}\n", "unknown rule set 'yyyyyyyy"),
+    "self_alias": ("ppo: {net_arch: &widths [*widths]}\n", "ppo.net_arch.0: Input should be a valid integer (got [[...]])"),
+    "tag_int": ("seed: !!int abc\n", "is not valid YAML: invalid literal for int() with base 10: 'abc'"),
 }
 
 
@@ -131,6 +133,20 @@ def test_shipped_configs_still_load_with_their_numbers():
 )
 def test_a_number_in_another_script_s_digits_or_with_spaces_is_refused_naming_the_key(override, message):
     with pytest.raises(ConfigError) as error:  # float() and pydantic's lax parsing read ١e-4 as 0.0001
+        load_config(None, [override])
+    assert message in str(error.value) and "\n" not in str(error.value)
+
+
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("seed=!!int abc", "override 'seed=!!int abc': value is not valid YAML (invalid literal for int() with base 10: 'abc')"),
+        ("seed=!!timestamp 2020-13-01", "'seed=!!timestamp 2020-13-01': value is not valid YAML (month must be in 1..12)"),
+        ("ppo.net_arch=&widths [*widths]", "ppo.net_arch.0: Input should be a valid integer (got [[...]])"),
+    ],
+)
+def test_an_override_with_a_tag_it_cannot_convert_or_a_list_holding_itself_is_one_line(override, message):
+    with pytest.raises(ConfigError) as error:
         load_config(None, [override])
     assert message in str(error.value) and "\n" not in str(error.value)
 
