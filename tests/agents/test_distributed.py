@@ -12,6 +12,7 @@ import pytest
 from agents.evaluate import evaluate
 from agents.evaluate import main as evaluate_main
 from agents.evaluation.tournament import tournament
+from agents.registry import make_policy
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL = f"ppo:{ROOT / 'models' / 'ppo.safetensors'}"
@@ -27,6 +28,23 @@ def test_evaluation_on_ray_equals_the_local_run(ray_cluster):
         for field in ("scores", "regret", "decisions"):
             np.testing.assert_array_equal(getattr(remote_logs[name], field), getattr(local_logs[name], field))
     assert local[0].mean < local[1].mean  # random < greedy: real play
+
+
+def test_on_ray_the_policies_are_built_and_played_in_the_workers(ray_cluster, monkeypatch):
+    """This process builds each named policy once, to refuse a bad name before any task; the games are Ray's."""
+    import agents.evaluate
+
+    built = []
+
+    def counted(name, **kwargs):
+        built.append(name)
+        return make_policy(name, **kwargs)
+
+    monkeypatch.setattr(agents.evaluate, "make_policy", counted)
+    evaluate(["random", "greedy"], games=200, seed=4, batch_size=50, on_ray=True)
+    assert built == ["random", "greedy"]
+    evaluate(["random", "greedy"], games=200, seed=4, batch_size=50)  # the local run builds them here, optimal too
+    assert built[2:] == ["random", "greedy", "optimal"]
 
 
 @pytest.mark.slow

@@ -171,6 +171,16 @@ def test_the_regret_per_kind_of_choice_adds_up_to_the_regret_per_decision():
     assert summary.regret_per_reroll_decision > 0 and summary.regret_per_row_decision > 0
 
 
+def test_without_a_seed_the_games_are_those_of_seed_0():
+    def scores(**seed):
+        _, logs = evaluate_policies({"greedy": make_policy("greedy")}, 16, rules=YACHT, batch_size=8, **seed)
+        return logs["greedy"].scores
+
+    unseeded = scores()
+    np.testing.assert_array_equal(unseeded, scores(seed=0))
+    assert not np.array_equal(unseeded, scores(seed=1))  # the seed reaches the dice
+
+
 def test_the_share_at_least_a_threshold_counts_the_games_that_scored_it_exactly():
     from types import SimpleNamespace
 
