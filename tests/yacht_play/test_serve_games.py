@@ -158,6 +158,16 @@ def test_holding_dice_after_the_last_roll_is_refused_saying_to_score_a_row(clien
     assert client.post(f"/api/games/{secret}/actions", json={"seq": 2, "row": "choice"}).status_code == 200
 
 
+@pytest.mark.parametrize("move", [{}, {"hold": [0], "row": "choice"}, {"row": "choice", "action": 0}])
+def test_a_move_must_say_exactly_one_of_hold_row_and_action(client, service, move):
+    secret = new_game(client)
+    response = client.post(f"/api/games/{secret}/actions", json={"seq": 0, **move})
+    assert response.status_code == 400, response.text
+    assert response.json()["error"] == "say one of: hold (dice positions to keep, then roll), row (a row to score), action"
+    assert service.live(secret).match.decisions == []  # nothing played
+    assert client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": "choice"}).status_code == 200
+
+
 def test_two_requests_that_both_rebuild_a_game_share_one_lock_and_the_second_is_answered_as_a_replay(
     client, service, monkeypatch
 ):
