@@ -14,6 +14,7 @@ from agents.evaluate import (
     distribution_rows,
     evaluate,
     evaluate_policies,
+    five_alike_row,
     mean_ci,
     play_games,
     print_distribution_table,
@@ -25,7 +26,7 @@ from agents.policies.policy import OptimalPolicy
 from agents.registry import make_policy
 from agents.solvers.optimal import expected_score, solve
 from yacht_env import YachtEnv
-from yacht_env.rules import YACHT, rule_set
+from yacht_env.rules import YACHT, YAHTZEE, Category, RuleSet, rule_set
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -179,6 +180,18 @@ def test_without_a_seed_the_games_are_those_of_seed_0():
     unseeded = scores()
     np.testing.assert_array_equal(unseeded, scores(seed=0))
     assert not np.array_equal(unseeded, scores(seed=1))  # the seed reaches the dice
+
+
+def test_the_five_alike_row_is_one_that_pays_for_five_alike_and_nothing_else():
+    assert five_alike_row(YACHT) == YACHT.category_index["yacht"]
+    assert five_alike_row(YAHTZEE) == YAHTZEE.category_index["yahtzee"]
+    uppers = tuple(category for category in YACHT.categories if category.upper)
+    curse = Category("curse", lambda dice, counts: -10 if 5 in counts else 0)  # five alike costs here: pays nothing
+    for rows in (uppers, (*uppers, curse)):
+        rules = RuleSet("own", rows)
+        assert five_alike_row(rules) == -1
+        (summary,), _ = evaluate_policies({"greedy": make_policy("greedy", rules=rules)}, 8, 0, rules, batch_size=8)
+        assert summary.five_alike_rate is None and summary.five_alike_ci95 is None
 
 
 def test_the_share_at_least_a_threshold_counts_the_games_that_scored_it_exactly():
