@@ -202,6 +202,16 @@ def test_the_share_at_least_a_threshold_counts_the_games_that_scored_it_exactly(
     assert row["at_least"] == {"250": 6 / 8, "300": 4 / 8, "350": 3 / 8}
 
 
+def test_a_plot_without_matplotlib_is_refused_before_the_games_naming_the_extra(tmp_path, monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "matplotlib", None)  # as if not installed: its import fails
+    with pytest.raises(SystemExit) as exit:
+        evaluate_main(["--policy", "greedy", "--games", "20", "--no-progress", "--plot", str(tmp_path / "e.png")])
+    assert exit.value.code == 2
+    out, err = capsys.readouterr()
+    assert err == "error: --plot needs matplotlib: pip install 'yacht-rl[train]'\n" and out == ""
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_the_plot_is_9_by_5_inches_at_120_dpi(tmp_path):
     from PIL import Image
 
