@@ -23,7 +23,7 @@ with warnings.catch_warnings():  # newer Starlette suggests httpx2 for its TestC
 from agents.registry import EXACT_TABLES_REFUSAL, POLICIES, PolicySpec, make_policy, rule_sets_without_sheet_state  # noqa: E402
 from agents.two_player import SolutionNotComputed  # noqa: E402
 from tests.yacht_play.serve_support import ROOT  # noqa: E402
-from yacht_env.rules import YAHTZEE  # noqa: E402
+from yacht_env.rules import YACHT, YAHTZEE  # noqa: E402
 from yacht_play import store as db  # noqa: E402
 from yacht_play.match import Match, Player  # noqa: E402
 from yacht_play.serve.app import create_app  # noqa: E402
@@ -166,6 +166,30 @@ def test_a_move_must_say_exactly_one_of_hold_row_and_action(client, service, mov
     assert response.json()["error"] == "say one of: hold (dice positions to keep, then roll), row (a row to score), action"
     assert service.live(secret).match.decisions == []  # nothing played
     assert client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": "choice"}).status_code == 200
+
+
+@pytest.mark.parametrize(
+    ("move", "error"),
+    [
+        ({"hold": "0"}, "hold must be a list of dice positions 0..4, got '0'"),
+        ({"hold": [True]}, "hold must be a list of dice positions 0..4, got [True]"),
+        ({"hold": [1.0]}, "hold must be a list of dice positions 0..4, got [1.0]"),
+        ({"hold": [5]}, "hold must name distinct dice positions 0..4, got [5]"),
+        ({"hold": [-1]}, "hold must name distinct dice positions 0..4, got [-1]"),
+        ({"hold": [2, 2]}, "hold must name distinct dice positions 0..4, got [2, 2]"),
+        ({"hold": [0, 1, 2, 3, 4]}, "every die is held: release a die to roll, or score a row"),
+        ({"row": "Yacht"}, "row 'Yacht' does not exist; rows are ROWS"),
+        ({"action": 44}, "action must be an integer 0..43, got 44"),
+        ({"action": -1}, "action must be an integer 0..43, got -1"),
+        ({"action": True}, "action must be an integer 0..43, got True"),
+        ({"action": "3"}, "action must be an integer 0..43, got '3'"),
+    ],
+)
+def test_a_move_that_cannot_be_played_is_refused_naming_the_value_and_what_is_allowed(client, service, move, error):
+    secret = new_game(client)
+    response = client.post(f"/api/games/{secret}/actions", json={"seq": 0, **move})
+    assert response.status_code == 400 and response.json()["error"] == error.replace("ROWS", ", ".join(YACHT.category_names))
+    assert service.live(secret).match.decisions == []  # nothing played
 
 
 def test_two_requests_that_both_rebuild_a_game_share_one_lock_and_the_second_is_answered_as_a_replay(
