@@ -8,6 +8,7 @@ import random
 import sqlite3
 import subprocess
 import sys
+from dataclasses import astuple
 from urllib.parse import quote
 
 import pytest
@@ -18,7 +19,9 @@ pytest.importorskip("httpx", reason="the serve API tests need httpx (Starlette's
 from tests.yacht_play.serve_support import ROOT, Server  # noqa: E402
 from tests.yacht_play.test_serve_api import TestClient, new_game, play_out, stored  # noqa: E402
 from yacht_play import store as db  # noqa: E402
-from yacht_play.serve.app import MAX_BODY, RateLimit, create_app  # noqa: E402
+from yacht_play.report.filters import Filters  # noqa: E402
+from yacht_play.serve import app as app_module  # noqa: E402
+from yacht_play.serve.app import MAX_BODY, RateLimit, Reports, create_app  # noqa: E402
 from yacht_play.serve.games import MAX_NAME, GameService, Refused, lobby_names_of  # noqa: E402
 
 
@@ -60,6 +63,68 @@ def test_a_flood_of_new_games_gets_429_per_address(service):
     RateLimit(0).check("x")  # 0: no limit
     with pytest.raises(ValueError, match="-1"):
         RateLimit(-1)
+
+
+class Clock:
+    """``time`` for the rate limit: a monotonic clock the test moves."""
+
+    def __init__(self):
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+def test_the_rate_limit_counts_the_last_60_seconds_and_says_how_long_to_wait(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(app_module, "time", clock)
+    limit = RateLimit(2)
+    for at in (1000.0, 1001.0):
+        clock.now = at
+        limit.check("10.0.0.1")
+    clock.now = 1030.0
+    with pytest.raises(Refused, match=r"at most 2 a minute; try again in 30 s$"):
+        limit.check("10.0.0.1")
+    clock.now = 1060.0  # the first game is 60 s old: out of the window
+    limit.check("10.0.0.1")
+    clock.now = 1060.5
+    with pytest.raises(Refused, match=r"try again in 0 s$"):  # the second is 59.5 s old
+        limit.check("10.0.0.1")
+    clock.now = 1061.0
+    limit.check("10.0.0.1")
+
+
+def test_the_rate_limit_forgets_addresses_quiet_for_a_minute_once_it_holds_more_than_10000(monkeypatch):
+    clock = Clock()
+    monkeypatch.setattr(app_module, "time", clock)
+    limit = RateLimit(1)
+    for address in range(9_999):
+        limit.check(f"quiet{address}")
+    clock.now += 60
+    limit.check("busy")  # 10,000 addresses: all kept
+    assert len(limit._times) == 10_000
+    limit.check("late")  # 10,001: the 9,999 first, quiet for 60 s, are forgotten
+    assert sorted(limit._times) == ["busy", "late"]
+    with pytest.raises(Refused):
+        limit.check("busy")  # an address still in its minute keeps its count
+
+
+@pytest.mark.parametrize("timeout", [0, -1.0, float("inf"), float("nan")])
+def test_a_body_timeout_must_be_a_number_of_seconds_above_0(service, timeout):
+    with pytest.raises(ValueError, match=f"^the body timeout must be a number of seconds above 0, got {timeout!r}$"):
+        create_app(service, body_timeout=timeout)
+
+
+def test_the_reports_kept_are_the_last_16_asked_for(service):
+    reports = Reports(service)
+    games = reports.finished_games()
+    asked = [Filters(player=f"p{number}") for number in range(Reports.KEEP + 1)]
+    first = reports.report(games, asked[0])
+    for filters in asked[1:-1]:
+        reports.report(games, filters)
+    assert reports.report(games, asked[0]) is first  # kept, and now the last asked for
+    reports.report(games, asked[-1])  # the 17th: the one asked for longest ago goes
+    assert list(reports.reports) == [astuple(filters) for filters in [*asked[2:-1], asked[0], asked[-1]]]
 
 
 @pytest.mark.parametrize(
