@@ -649,3 +649,19 @@ def test_a_missing_requirement_stops_the_run_in_one_line_naming_it(tool, monkeyp
         tool.main(["--report"])
     monkeypatch.setattr(tool, "REQUIREMENTS", ("pytest",))
     tool.check_requirements()  # what is there passes
+
+
+def test_a_survivor_s_reason_to_live_says_what_it_passed(tool):
+    # after the tests the map chose, a mutant runs every test file of its module (run_tests): so does one the map
+    # reaches with none, and its survival says so rather than that nothing ran
+    why = tool.why_survived
+    assert why("mutation: lines [12], 0 tests and 0 whole test files\n") == (
+        "No test reaches lines [12] in the map; every test file of the module passed."
+    )
+    assert why("mutation: lines [3, 4], 2 tests and 1 whole test files") == (
+        "Lines [3, 4]: what reaches them passed (2 tests and 1 whole test files)."
+    )
+    assert why("mutation: lines [7], an annotation never evaluated: equivalent") == (
+        "Lines [7]: an annotation never evaluated: equivalent."
+    )
+    assert why("") == "Every test file of the module passed."

@@ -1146,12 +1146,14 @@ def not_generated(result) -> bool:
 
 
 def why_survived(output: str) -> str:
-    """What a survivor's test run said of it: an annotation, a line no test reaches, or the tests it passed."""
+    """What a survivor's test run said of it: an annotation, a line no test reaches in the map, or the tests it passed
+    (a survivor has passed every test file of its module too: :func:`run_tests`).
+    """
     said = re.search(r"^mutation: lines (\[[\d, ]*\]), (.*)$", output, re.MULTILINE)
     if said is None:
         return "Every test file of the module passed."
     if re.match(r"0 tests( and 0 whole test files)?$", said[2]):
-        return f"No test reaches lines {said[1]}: nothing ran."
+        return f"No test reaches lines {said[1]} in the map; every test file of the module passed."
     if "equivalent" in said[2]:
         return f"Lines {said[1]}: {said[2]}."
     return f"Lines {said[1]}: what reaches them passed ({said[2]})."
