@@ -47,6 +47,25 @@ def test_on_ray_the_policies_are_built_and_played_in_the_workers(ray_cluster, mo
     assert built[2:] == ["random", "greedy", "optimal"]
 
 
+def test_on_ray_the_games_are_cut_into_about_four_tasks_per_cpu_of_whole_batches(ray_cluster, monkeypatch):
+    import agents.evaluate
+    from agents.evaluation.distributed import cluster_cpus, run_tasks
+
+    sent = []
+
+    def recorded(function, arguments, on_ray=False, progress=None):
+        sent.extend(arguments)
+        return run_tasks(function, arguments, on_ray, progress)
+
+    monkeypatch.setattr(agents.evaluate, "run_tasks", recorded)
+    evaluate(["random", "greedy"], games=400, seed=4, batch_size=50, on_ray=True)
+    assert cluster_cpus() == 2
+    # 3 policies (optimal too) of 8 batches: 24 batches for 8 tasks, 3 batches (150 games) a task
+    assert [(policy, games, seed) for policy, games, seed, _, _ in sent] == [
+        (policy, games, seed) for policy in ("random", "greedy", "optimal") for games, seed in ((150, 4), (150, 154), (100, 304))
+    ]
+
+
 @pytest.mark.slow
 def test_a_trained_model_on_ray_equals_the_local_run(ray_cluster):
     # the workers load the model and run torch on one thread each: the actions must still be the same
