@@ -187,7 +187,8 @@ def test_the_five_alike_row_is_one_that_pays_for_five_alike_and_nothing_else():
     assert five_alike_row(YAHTZEE) == YAHTZEE.category_index["yahtzee"]
     uppers = tuple(category for category in YACHT.categories if category.upper)
     curse = Category("curse", lambda dice, counts: -10 if 5 in counts else 0)  # five alike costs here: pays nothing
-    for rows in (uppers, (*uppers, curse)):
+    gamble = Category("gamble", lambda dice, counts: 50 if 5 in counts else -5)  # it costs on every other hand
+    for rows in (uppers, (*uppers, curse), (*uppers, gamble)):
         rules = RuleSet("own", rows)
         assert five_alike_row(rules) == -1
         (summary,), _ = evaluate_policies({"greedy": make_policy("greedy", rules=rules)}, 8, 0, rules, batch_size=8)
