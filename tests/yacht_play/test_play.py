@@ -220,6 +220,28 @@ def test_duplicate_game_with_coach_compares_turn_by_turn(tmp_path):
     assert graded[1].name == "optimal" and graded[1].loss_per_game == 0.0
 
 
+def test_a_duplicate_game_s_end_screen_gives_each_turn_s_row_total_and_loss_from_the_record(tmp_path):
+    from yacht_play.commands import decision_label
+
+    console = ScriptedConsole(PLAN)
+    assert play_main(["--seed", "5", "--duplicate", "optimal", "--record", str(tmp_path / "d.jsonl")], console) == 0
+    game = read_records(tmp_path / "d.jsonl").games[0]
+    losses = Grader().grade(game.decisions).loss
+    shown = console.text.split("Turn by turn, on the same dice:\n")[1].split("\n\n")[0].splitlines()
+    assert shown[0] == "turn  you                    total  loss  optimal                total  loss"
+    expected = []
+    for turn in range(1, 13):
+        line = f"{turn:>4}"
+        for seat in (0, 1):
+            mine = [i for i, d in enumerate(game.decisions) if d["seat"] == seat and d["turn"] == turn]
+            scored = game.decisions[mine[-1]]  # a turn ends in a row scored
+            row = decision_label(scored, YACHT).removeprefix("score ")
+            line += f"  {row:<22} {scored['total']:>5} {sum(losses[i] for i in mine):>5.2f}"
+        expected.append(line)
+    assert shown[1:] == expected
+    assert expected[-1].endswith(f"{game.end['totals'][1]:>5}  0.00")  # optimal's final total, and it loses nothing
+
+
 @pytest.fixture(scope="module")
 def tiny_model(tmp_path_factory):
     """A MaskablePPO model trained for a few hundred steps: a real ppo:PATH agent, however weak."""
