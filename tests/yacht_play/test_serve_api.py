@@ -358,22 +358,30 @@ def test_every_answer_says_how_long_the_server_took(client):
 
 
 @pytest.mark.parametrize(
-    "body, words",
+    "body, error",
     [
-        ({"name": "", "mode": "solitaire"}, "name"),
-        ({"name": "x" * 41, "mode": "solitaire"}, "too long"),
-        ({"name": "ann", "mode": "tournament"}, "solitaire, table, duplicate"),
-        ({"name": "ann", "mode": "solitaire", "agents": ["optimal"]}, "no agents"),
-        ({"name": "ann", "mode": "table", "agents": []}, "1 to 4 agents"),
-        ({"name": "ann", "mode": "table", "agents": ["optimal"] * 5}, "1 to 4 agents"),
-        ({"name": "ann", "mode": "duplicate", "agents": ["optimal", "greedy"]}, "1 agent"),
-        ({"name": "ann", "mode": "table", "agents": ["ppo:elsewhere.zip"]}, "not offered"),
-        ({"name": "ann", "mode": "solitaire", "coach": "yes"}, "coach"),
+        ({"name": "", "mode": "solitaire"}, "name: type a player name (1 to 40 characters)"),
+        ({"name": "x" * 41, "mode": "solitaire"}, "name: 41 characters is too long; at most 40"),
+        ({"name": "ann", "mode": "tournament"}, "mode 'tournament' is not offered; choose one of solitaire, table, duplicate"),
+        ({"name": "ann", "mode": "table", "agents": "optimal"}, "agents: a list of agent names is expected"),
+        ({"name": "ann", "mode": "table", "agents": [1]}, "agents: a list of agent names is expected"),
+        ({"name": "ann", "mode": "solitaire", "agents": ["optimal"]}, "mode solitaire plays with no agents, got 1"),
+        ({"name": "ann", "mode": "table", "agents": []}, "mode table plays with 1 to 4 agents, got 0"),
+        ({"name": "ann", "mode": "table", "agents": ["optimal"] * 5}, "mode table plays with 1 to 4 agents, got 5"),
+        ({"name": "ann", "mode": "duplicate", "agents": ["optimal", "greedy"]}, "mode duplicate plays with 1 agent, got 2"),
+        (
+            {"name": "ann", "mode": "table", "agents": ["ppo:elsewhere.zip"]},
+            "agent 'ppo:elsewhere.zip' is not offered here; choose from OFFERED",
+        ),
+        ({"name": "ann", "mode": "solitaire", "coach": "yes"}, "coach: true or false"),
     ],
 )
-def test_new_games_are_validated(client, body, words):
+def test_new_games_are_validated(client, service, body, error):
+    before = len(db.all_games(service.engine))
     response = client.post("/api/games", json=body)
-    assert response.status_code == 400 and words in response.json()["error"]
+    offered = ", ".join(service.lobby_names.values())
+    assert response.status_code == 400 and response.json()["error"] == error.replace("OFFERED", offered)
+    assert len(db.all_games(service.engine)) == before  # nothing stored
 
 
 def test_names_are_stored_as_given(client, service):
