@@ -192,6 +192,31 @@ def test_a_move_that_cannot_be_played_is_refused_naming_the_value_and_what_is_al
     assert service.live(secret).match.decisions == []  # nothing played
 
 
+@pytest.mark.parametrize("seq", [-1, True, "0", 0.0, None])
+def test_a_move_s_seq_must_be_a_count_of_decisions(client, service, seq):
+    secret = new_game(client)
+    response = client.post(f"/api/games/{secret}/actions", json={"seq": seq, "row": "choice"})
+    assert response.status_code == 400
+    expected = f"seq must be the number of decisions the page has seen (an integer >= 0), got {seq!r}"
+    assert response.json()["error"] == expected
+    assert service.live(secret).match.decisions == []
+
+
+def test_a_move_from_a_page_behind_or_ahead_or_after_the_end_is_a_conflict_saying_so(client, service):
+    secret = new_game(client)
+    for seq, row in enumerate(YACHT.category_names[:2]):
+        assert client.post(f"/api/games/{secret}/actions", json={"seq": seq, "row": row}).status_code == 200
+    for seq in (0, 3):  # a decision seen before, other than the one the page made; one the game has not had
+        response = client.post(f"/api/games/{secret}/actions", json={"seq": seq, "row": "choice"})
+        assert response.status_code == 409
+        assert response.json()["error"] == f"the page is behind or ahead: it has seen {seq} decisions, the game has 2; reload"
+    for seq, row in enumerate(YACHT.category_names[2:], start=2):
+        assert client.post(f"/api/games/{secret}/actions", json={"seq": seq, "row": row}).status_code == 200
+    response = client.post(f"/api/games/{secret}/actions", json={"seq": 12, "hold": []})
+    assert response.status_code == 409 and response.json()["error"] == "the game is over"
+    assert len(service.live(secret).match.decisions) == 12
+
+
 def test_two_requests_that_both_rebuild_a_game_share_one_lock_and_the_second_is_answered_as_a_replay(
     client, service, monkeypatch
 ):
