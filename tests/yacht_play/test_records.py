@@ -428,6 +428,16 @@ def test_a_record_never_makes_yacht_play_load_the_model_it_names(tmp_path, capsy
         (["--seed", "-1"], "argument --seed: expected an integer from 0"),
         (["--record", "/dev/null"], "--record '/dev/null' is not a regular file"),
         (["--vs", "random"] * 5, "a table seats at most 5 players (you and 4 agents), got 6"),
+        (
+            ["--resume", "game.jsonl", "--seed", "3"],
+            "yacht play: error: --resume continues the recorded game as it was; it takes no --duplicate, --seed, --record "
+            "or --name (only --vs, to name its agents again)\n",
+        ),
+        (
+            ["--coach", "--target", "150", "--rules", "yahtzee"],
+            "yacht play: error: --target works for rule sets without bonuses or jokers (yacht, yacht_exercism); yahtzee "
+            "has them: play --coach without --target\n",
+        ),
     ],
 )
 def test_play_options_are_checked_in_one_line(tmp_path, capsys, argv, message):
@@ -437,6 +447,21 @@ def test_play_options_are_checked_in_one_line(tmp_path, capsys, argv, message):
         assert code == 2
     err = capsys.readouterr().err
     assert message in err and "Traceback" not in err
+
+
+def test_a_scored_row_s_line_names_the_bonuses_it_earned_beyond_its_points():
+    from yacht_env.rules import YAHTZEE
+    from yacht_play.terminal import bonus_text
+
+    sixes, yahtzee = (YAHTZEE.dice.num_rerolls + YAHTZEE.category_index[row] for row in ("sixes", "yahtzee"))
+    opened = list(YAHTZEE.category_names)
+    row_only = {"action": sixes, "dice": [6, 6, 6, 1, 2], "open": opened, "points": 18}
+    assert bonus_text(row_only, YAHTZEE) == ""
+    assert bonus_text(row_only | {"points": 18 + 35}, YAHTZEE) == ", +35 upper bonus"
+    five_sixes = {"action": sixes, "dice": [6] * 5, "open": ["sixes", "chance"], "points": 30 + 100}  # the Yahtzee box full
+    assert bonus_text(five_sixes, YAHTZEE) == ", +100 Yahtzee bonus"
+    assert bonus_text(five_sixes | {"points": 30 + 100 + 35}, YAHTZEE) == ", +100 Yahtzee bonus, +35 upper bonus"
+    assert bonus_text({"action": yahtzee, "dice": [2] * 5, "open": opened, "points": 50}, YAHTZEE) == ""  # its row's 50
 
 
 class _no_exit:
