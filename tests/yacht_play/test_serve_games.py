@@ -217,6 +217,19 @@ def test_a_move_from_a_page_behind_or_ahead_or_after_the_end_is_a_conflict_sayin
     assert len(service.live(secret).match.decisions) == 12
 
 
+def test_a_seat_s_agent_shows_by_its_lobby_name_or_without_its_folders_when_not_offered(tmp_path, monkeypatch):
+    for folder in ("aa", "bb"):  # two models of the same file name: the lobby numbers the second
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "ppo.safetensors").symlink_to(ROOT / "models" / "ppo.safetensors")
+    monkeypatch.chdir(tmp_path)
+    service = GameService(db.connect(str(tmp_path / "yacht.db")), ["random", "ppo:aa/ppo.safetensors", "ppo:bb/ppo.safetensors"])
+    assert service.shown_name(None) is None  # a person
+    assert service.shown_name("random") == "random"
+    assert service.shown_name("ppo:aa/ppo.safetensors") == "ppo:ppo.safetensors"
+    assert service.shown_name("ppo:bb/ppo.safetensors") == "ppo:ppo.safetensors#2"
+    assert service.shown_name("ppo:/srv/old/best.zip") == "ppo:best.zip"  # a stored game's agent no longer offered
+
+
 def test_two_requests_that_both_rebuild_a_game_share_one_lock_and_the_second_is_answered_as_a_replay(
     client, service, monkeypatch
 ):
