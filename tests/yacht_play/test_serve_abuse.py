@@ -21,7 +21,7 @@ from tests.yacht_play.test_serve_api import TestClient, new_game, play_out, stor
 from yacht_play import store as db  # noqa: E402
 from yacht_play.report.filters import Filters  # noqa: E402
 from yacht_play.serve import app as app_module  # noqa: E402
-from yacht_play.serve.app import MAX_BODY, RateLimit, Reports, create_app  # noqa: E402
+from yacht_play.serve.app import MAX_BODY, RateLimit, Reports, create_app, parsed_json  # noqa: E402
 from yacht_play.serve.games import MAX_NAME, GameService, Refused, lobby_names_of  # noqa: E402
 
 
@@ -113,6 +113,52 @@ def test_the_rate_limit_forgets_addresses_quiet_for_a_minute_once_it_holds_more_
 def test_a_body_timeout_must_be_a_number_of_seconds_above_0(service, timeout):
     with pytest.raises(ValueError, match=f"^the body timeout must be a number of seconds above 0, got {timeout!r}$"):
         create_app(service, body_timeout=timeout)
+
+
+def read_body(body: bytes, content_type: str = "application/json", length: str | None = "own"):
+    """``parsed_json`` on ``body`` in 1,000-byte chunks, with a Content-Length of its own size unless given."""
+    import asyncio
+
+    async def chunks():
+        for start in range(0, len(body), 1000):
+            yield body[start : start + 1000]
+
+    headers = {"content-type": content_type} | (
+        {} if length is None else {"content-length": str(len(body)) if length == "own" else length}
+    )
+    return asyncio.run(parsed_json(headers, chunks()))
+
+
+def padded(size: int) -> bytes:
+    """A JSON object of exactly ``size`` bytes."""
+    return b'{"pad": "' + b"x" * (size - 11) + b'"}'
+
+
+def test_a_body_may_have_exactly_max_body_bytes_and_one_more_is_413_with_or_without_its_length():
+    assert read_body(padded(MAX_BODY)) == {"pad": "x" * (MAX_BODY - 11)}
+    assert read_body(padded(MAX_BODY), length=None) == {"pad": "x" * (MAX_BODY - 11)}
+    for length in ("own", None, "99999999", "abc", "-1", "1" * 19):
+        body = padded(MAX_BODY + 1) if length in ("own", None) else b"{}"
+        with pytest.raises(Refused) as refused:
+            read_body(body, length=length)
+        assert (refused.value.status, str(refused.value)) == (413, f"request body over {MAX_BODY} bytes")
+
+
+@pytest.mark.parametrize(
+    ("body", "content_type", "status", "error"),
+    [
+        (b"{}", "text/plain", 415, "send the request body as JSON (Content-Type: application/json)"),
+        (b"{}", "application/jsonx", 415, "send the request body as JSON (Content-Type: application/json)"),
+        (b"{", "application/json", 400, "the request body is not valid JSON"),
+        (b"[" * 8000 + b"]" * 8000, "application/json", 400, "the request body nests too deeply"),
+    ],
+)
+def test_a_body_not_sent_as_json_or_not_json_is_refused_saying_which(body, content_type, status, error):
+    with pytest.raises(Refused) as refused:
+        read_body(body, content_type)
+    assert (refused.value.status, str(refused.value)) == (status, error)
+    for sent_as_json in ("application/json; charset=utf-8", "application/json ; charset=utf-8"):  # parameters after it
+        assert read_body(b'{"a": 1}', sent_as_json) == {"a": 1}
 
 
 def test_the_reports_kept_are_the_last_16_asked_for(service):
