@@ -340,6 +340,41 @@ def test_resume_refuses_finished_and_corrupt_records(tmp_path, capsys):
     assert "unfinished game" in capsys.readouterr().err
 
 
+def test_what_resume_and_record_cannot_continue_is_named_in_one_line(tmp_path, capsys):
+    finished = tmp_path / "finished.jsonl"
+    assert play_main(["--seed", "3", "--vs", "greedy", "--record", str(finished)], ScriptedConsole(PLAN)) == 0
+    totals = read_records(finished).games[0].end["totals"]
+    table = tmp_path / "table.jsonl"
+    two_agents = ["--vs", "greedy", "--vs", "random"]
+    assert play_main(["--seed", "3", *two_agents, "--record", str(table)], ScriptedConsole(PLAN[:2] + ["q"])) == 0
+    empty = tmp_path / "empty.jsonl"
+    empty.write_text("")
+    capsys.readouterr()
+    for argv, error in [
+        (
+            ["--resume", str(finished)],
+            f"the game in {finished} is finished (you {totals[0]}, greedy {totals[1]}): nothing to resume",
+        ),
+        (["--resume", str(empty)], f"{empty} holds no game to resume"),
+        (["--resume", str(tmp_path)], f"--resume {str(tmp_path)!r} is not a regular file: give the game's .jsonl record"),
+        *(
+            (
+                ["--resume", str(table), *vs],
+                f"the game in {table} has 2 agent seat(s); --vs names {len(vs) // 2}: give one --vs per agent, in seat order",
+            )
+            for vs in (["--vs", "greedy"], two_agents + ["--vs", "optimal"])
+        ),
+        (
+            ["--seed", "4", "--record", str(table)],
+            f"{table} ends with an unfinished game: continue it with --resume {table}, or record elsewhere",
+        ),
+    ]:
+        before = {path: path.read_bytes() for path in (finished, table, empty)}
+        assert play_main(argv, ScriptedConsole(PLAN)) == 2
+        assert capsys.readouterr().err == f"yacht play: error: {error}\n"
+        assert {path: path.read_bytes() for path in before} == before  # no record touched
+
+
 # -- records -----------------------------------------------------------------------------------
 
 
