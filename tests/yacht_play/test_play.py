@@ -27,7 +27,7 @@ from yacht_play.coach import Grader, report_players
 from yacht_play.commands import CommandError, parse_command
 from yacht_play.match import Match, Player, dice_stream, play_agent_games, write_agent_games
 from yacht_play.records import RecordError, RecordWriter, read_records
-from yacht_play.terminal import ScriptedConsole, coach_text
+from yacht_play.terminal import HELP, ScriptedConsole, coach_text
 from yacht_play.terminal import main as play_main
 
 PROMPT = r"turn (\d+) roll (\d)> "
@@ -338,6 +338,19 @@ def test_resume_refuses_finished_and_corrupt_records(tmp_path, capsys):
     # a new game may not bury an unfinished one in the same file
     assert play_main(["--seed", "4", "--record", str(unfinished)], ScriptedConsole([])) == 2
     assert "unfinished game" in capsys.readouterr().err
+
+
+def test_in_a_terminal_ctrl_d_is_answered_with_a_hint_until_the_fourth_in_a_row_ends_the_game(tmp_path):
+    hint = "Ctrl-D does not end the game: type q to quit (the game stays saved), ? for help"
+    console = ScriptedConsole(["s 1", None, None, None, "?", None, None, None, None, "s 3"])  # None: Ctrl-D
+    console.interactive = True
+    assert play_main(["--seed", "3", "--record", str(tmp_path / "d.jsonl")], console) == 0
+    assert console.output.count(hint) == 3 + 3  # the count starts again after anything typed (here help)
+    assert console.output.count(HELP) == 1
+    assert len(read_records(tmp_path / "d.jsonl").games[0].decisions) == 1 and console.lines == ["s 3"]
+    closed = ScriptedConsole(["s 1", None, "s 2"])  # input that is not a terminal: its end is the end
+    assert play_main(["--seed", "3", "--record", str(tmp_path / "e.jsonl")], closed) == 0
+    assert hint not in closed.output and closed.lines == ["s 2"]
 
 
 def test_what_resume_and_record_cannot_continue_is_named_in_one_line(tmp_path, capsys):
