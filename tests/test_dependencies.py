@@ -13,6 +13,7 @@ import json
 import re
 import subprocess
 import sys
+import time
 from functools import cache
 from importlib.metadata import packages_distributions
 from pathlib import Path
@@ -280,3 +281,22 @@ def test_ci_runs_the_readme_test_command_with_the_pins():
     ci = (ROOT / ".ci" / "run").read_text().splitlines()
     assert install in ci and test in ci
     assert ci.index(install) < ci.index(test)
+
+
+def test_a_test_that_hangs_fails_at_the_timeout_under_the_project_s_own_settings(tmp_path):
+    """pytest-timeout (the test extra) is active with pyproject.toml's settings, -n auto included: a hang ends in a
+    failure naming the test, not in a run that waits until CI's limit (the project's 600 s made 2 s here)."""
+    (tmp_path / "test_hang.py").write_text("import time\n\n\ndef test_hangs():\n    time.sleep(120)\n")
+    started = time.monotonic()
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "-c", str(ROOT / "pyproject.toml"), "--rootdir", str(tmp_path), "-p", "no:cacheprovider"]
+        + ["-n", "1", "-o", "timeout=2", str(tmp_path / "test_hang.py")],
+        capture_output=True,
+        text=True,
+        cwd=tmp_path,
+        timeout=100,
+    )
+    assert run.returncode == 1, run.stdout[-2000:]
+    assert "Timeout (>2.0s" in run.stdout and "FAILED" in run.stdout and "test_hangs" in run.stdout
+    assert time.monotonic() - started < 90
+    assert pyproject()["tool"]["pytest"]["ini_options"]["timeout"] == 600
