@@ -353,6 +353,18 @@ def test_in_a_terminal_ctrl_d_is_answered_with_a_hint_until_the_fourth_in_a_row_
     assert hint not in closed.output and closed.lines == ["s 2"]
 
 
+def test_a_game_is_titled_by_its_family_and_by_its_rules_where_they_are_a_variant():
+    from yacht_env.rules import RULE_SETS, RuleSet
+    from yacht_play.terminal import game_title
+
+    titles = {name: game_title(rules) for name, rules in RULE_SETS.items()}
+    assert titles["yacht"] == "Yacht" and titles["yahtzee"] == "Yahtzee" and titles["yatzy"] == "Yatzy"
+    assert titles["yacht_exercism"] == "Yacht (yacht_exercism rules)"
+    assert titles["yahtzee_forced_joker"] == "Yahtzee (yahtzee_forced_joker rules)"
+    assert game_title(RuleSet("house", YACHT.categories)) == "Yacht (house rules)"  # a family of its own: Yacht's
+    assert game_title(RuleSet("yatzy_at_home", YACHT.categories)) == "Yatzy (yatzy_at_home rules)"
+
+
 def test_what_resume_and_record_cannot_continue_is_named_in_one_line(tmp_path, capsys):
     finished = tmp_path / "finished.jsonl"
     assert play_main(["--seed", "3", "--vs", "greedy", "--record", str(finished)], ScriptedConsole(PLAN)) == 0
