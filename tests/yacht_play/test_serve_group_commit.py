@@ -104,11 +104,14 @@ def test_a_bad_write_in_a_batch_fails_alone(tmp_path):
 
 def test_an_error_reaches_the_caller_and_the_writer_goes_on(tmp_path):
     engine = db.connect(str(tmp_path / "g.db"))
+    commits, tries = count_commits(engine), []
 
     def broken(connection):
+        tries.append(1)
         connection.execute(insert(db.decisions).values(game_id="nope", number=0, record="{}"))  # no such game
 
     with pytest.raises(IntegrityError):
         db.committed(engine, broken)
+    assert len(tries) == 1 and commits == [0]  # a write alone in its batch is not tried again alone
     db.insert_game(engine, "g", "s", "ann", header("g"))
     assert db.game_row(engine, "s").player == "ann"
