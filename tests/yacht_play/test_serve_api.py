@@ -19,6 +19,7 @@ with warnings.catch_warnings():  # newer Starlette suggests httpx2 for its TestC
     from starlette.testclient import TestClient  # noqa: E402
 
 from tests.yacht_play.serve_support import ROOT  # noqa: E402
+from yacht_env.rules import YACHT  # noqa: E402
 from yacht_play import store as db  # noqa: E402
 from yacht_play.match import Match  # noqa: E402
 from yacht_play.records import read_records, write_games  # noqa: E402
@@ -233,13 +234,22 @@ def test_a_whole_game_never_shows_dice_not_rolled_yet(client, service):
     assert replayed.finished and replayed.totals == [s["total"] for s in summary["seats"]]
 
 
+def test_the_game_over_page_lists_each_player_s_five_worst_decisions_worst_first(client, service):
+    secret = new_game(client, name="five")
+    play_out(client, service, secret, random.Random(5), check=False)  # at random: many decisions lose points
+    (seat,) = client.get(f"/api/games/{secret}/summary").json()["seats"]
+    record = stored(service, secret)
+    losses = sorted(service.grader_for(YACHT).grade(record.decisions).loss, reverse=True)
+    assert losses[5] > 0  # more than five decisions lost points
+    assert [worst["loss"] for worst in seat["worst"]] == pytest.approx(losses[:5])
+
+
 def test_at_a_yacht_table_of_three_the_coach_card_gives_the_shipped_planners_learned_chances_beside(
     client, service, tmp_path, monkeypatch
 ):
     import agents.learned.planN_files
     import yacht_play.serve.games as games
     from tests.agents.test_planN import ship_planN
-    from yacht_env.rules import YACHT
 
     coached = []
     coach = games.coach_decision
