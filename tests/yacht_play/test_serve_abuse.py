@@ -553,3 +553,20 @@ def test_a_database_no_command_can_use_is_refused_in_one_line(tmp_path, capsys, 
         "huge-name": "... (1",
     }[kind]
     assert expected in lines[0]
+
+
+@pytest.mark.parametrize(
+    ("url", "memory"),
+    [
+        ("sqlite://", True),
+        ("sqlite:///:memory:", True),
+        ("sqlite:///file::memory:?cache=shared", True),
+        ("sqlite:///games.db?mode=memory", True),
+        ("sqlite:///games.db", False),
+        ("sqlite:///memory.db", False),  # a file named so
+        ("postgresql://ann@host/games", False),
+        ("postgresql://ann@host:port/games", False),  # unreadable: not in memory (connect says what is wrong with it)
+    ],
+)
+def test_a_database_in_memory_is_an_sqlite_one_without_a_file(url, memory):
+    assert db.in_memory(url) is memory
