@@ -151,6 +151,20 @@ def test_an_override_with_a_tag_it_cannot_convert_or_a_list_holding_itself_is_on
     assert message in str(error.value) and "\n" not in str(error.value)
 
 
+@pytest.mark.parametrize(
+    ("override", "message"),
+    [
+        ("env.vectorized=maybe", "env.vectorized: Input should be a valid boolean, unable to interpret input (got 'maybe')"),
+        ("run.progress_bar=2", "run.progress_bar: Input should be a valid boolean, unable to interpret input (got 2)"),
+        ("env.typo=1", "unknown key 'env.typo'"),
+    ],
+)
+def test_a_value_of_the_wrong_kind_is_named_by_its_key_and_only_an_unknown_key_as_unknown(override, message):
+    with pytest.raises(ConfigError) as error:
+        load_config(None, [override])
+    assert str(error.value) == f"invalid config (defaults): override {override!r}: {message}"
+
+
 def test_a_number_in_quotes_in_ascii_forms_is_read_as_before():
     config = load_config(None, ["ppo.learning_rate='1e-4'", "env.reward_scale='0.5'", "seed='7'", "ppo.ent_coef='-0'"])
     assert (config.ppo.learning_rate, config.env.reward_scale, config.seed, config.ppo.ent_coef) == (1e-4, 0.5, 7, 0.0)
