@@ -6,6 +6,7 @@ from __future__ import annotations
 import asyncio
 import random
 import sqlite3
+import time
 
 import pytest
 
@@ -357,14 +358,17 @@ def test_a_request_sent_twice_is_applied_once(client, service):
 
 def test_every_answer_says_how_long_the_server_took(client):
     secret = new_game(client)
-    for response in (
-        client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [1]}),
-        client.get(f"/api/games/{secret}"),
-        client.get("/api/games/no-such-game"),
-        client.get("/"),
+    for request in (
+        lambda: client.post(f"/api/games/{secret}/actions", json={"seq": 0, "hold": [1]}),
+        lambda: client.get(f"/api/games/{secret}"),
+        lambda: client.get("/api/games/no-such-game"),
+        lambda: client.get("/"),
     ):
+        started = time.perf_counter()
+        response = request()
+        waited = 1000 * (time.perf_counter() - started)  # milliseconds, the server's time and the client's
         kind, duration = response.headers["server-timing"].split(";dur=")
-        assert kind == "app" and 0 <= float(duration) < 60_000, response.headers["server-timing"]
+        assert kind == "app" and 0 <= float(duration) <= waited, (response.headers["server-timing"], waited)
 
 
 @pytest.mark.parametrize(
