@@ -158,13 +158,19 @@ def test_holding_dice_after_the_last_roll_is_refused_saying_to_score_a_row(clien
     assert client.post(f"/api/games/{secret}/actions", json={"seq": 2, "row": "choice"}).status_code == 200
 
 
+def first_move_refusal(client, service, secret: str, body: dict) -> str:
+    """The error a game's first move ``body`` gets: a 400, with nothing played."""
+    response = client.post(f"/api/games/{secret}/actions", json=body)
+    assert response.status_code == 400, response.text
+    assert service.live(secret).match.decisions == []  # nothing played
+    return response.json()["error"]
+
+
 @pytest.mark.parametrize("move", [{}, {"hold": [0], "row": "choice"}, {"row": "choice", "action": 0}])
 def test_a_move_must_say_exactly_one_of_hold_row_and_action(client, service, move):
     secret = new_game(client)
-    response = client.post(f"/api/games/{secret}/actions", json={"seq": 0, **move})
-    assert response.status_code == 400, response.text
-    assert response.json()["error"] == "say one of: hold (dice positions to keep, then roll), row (a row to score), action"
-    assert service.live(secret).match.decisions == []  # nothing played
+    error = first_move_refusal(client, service, secret, {"seq": 0, **move})
+    assert error == "say one of: hold (dice positions to keep, then roll), row (a row to score), action"
     assert client.post(f"/api/games/{secret}/actions", json={"seq": 0, "row": "choice"}).status_code == 200
 
 
@@ -186,20 +192,14 @@ def test_a_move_must_say_exactly_one_of_hold_row_and_action(client, service, mov
     ],
 )
 def test_a_move_that_cannot_be_played_is_refused_naming_the_value_and_what_is_allowed(client, service, move, error):
-    secret = new_game(client)
-    response = client.post(f"/api/games/{secret}/actions", json={"seq": 0, **move})
-    assert response.status_code == 400 and response.json()["error"] == error.replace("ROWS", ", ".join(YACHT.category_names))
-    assert service.live(secret).match.decisions == []  # nothing played
+    refused = first_move_refusal(client, service, new_game(client), {"seq": 0, **move})
+    assert refused == error.replace("ROWS", ", ".join(YACHT.category_names))
 
 
 @pytest.mark.parametrize("seq", [-1, True, "0", 0.0, None])
 def test_a_move_s_seq_must_be_a_count_of_decisions(client, service, seq):
-    secret = new_game(client)
-    response = client.post(f"/api/games/{secret}/actions", json={"seq": seq, "row": "choice"})
-    assert response.status_code == 400
-    expected = f"seq must be the number of decisions the page has seen (an integer >= 0), got {seq!r}"
-    assert response.json()["error"] == expected
-    assert service.live(secret).match.decisions == []
+    error = first_move_refusal(client, service, new_game(client), {"seq": seq, "row": "choice"})
+    assert error == f"seq must be the number of decisions the page has seen (an integer >= 0), got {seq!r}"
 
 
 def test_a_move_from_a_page_behind_or_ahead_or_after_the_end_is_a_conflict_saying_so(client, service):
