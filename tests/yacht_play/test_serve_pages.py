@@ -60,6 +60,25 @@ def test_the_report_page_of_two_rule_sets_is_the_servers_rules_with_a_picker(cli
     assert "href='?mode=solitaire&amp;rules=yacht'" in yahtzee.text  # the picker keeps the other filters
 
 
+@pytest.mark.parametrize(
+    ("games", "shown"),
+    [
+        ([("Ann", "yahtzee", "solitaire", []), ("Bea", "yahtzee", "solitaire", []), ("Ann", "yacht", "solitaire", [])], "yacht"),
+        ([("Ann", "yatzy", "solitaire", []), ("Bea", "yahtzee", "solitaire", []), ("Cy", "yahtzee", "solitaire", [])], "yahtzee"),
+    ],
+    ids=["the-servers-rules-though-fewer", "none-under-the-servers-rules"],
+)
+def test_the_report_page_shows_the_servers_rules_when_any_game_is_under_them_else_the_most_played(tmp_path, games, shown):
+    service = GameService(db.connect(str(tmp_path / "yacht.db")), ["greedy"])  # the server plays Yacht's rules
+    with TestClient(create_app(service)) as client:
+        play_games(client, games)
+        page = client.get("/report").text
+    count = sum(rules == shown for _, rules, _, _ in games)
+    assert f"{count} finished game{'s' if count > 1 else ''} under the {shown} rules" in page
+    picker = re.search(r"<nav class='rules-picker'.*?</nav>", page).group(0)
+    assert f"aria-current='page' href='?rules={shown}'>" in picker and picker.count("aria-current") == 1
+
+
 def test_the_report_counts_in_the_singular_and_plural(service, client):
     report = build_report(db.all_games(service.engine, finished_only=True), Filters(rules="yacht"), service.grader)
     lines = "\n".join(text_lines(report))
@@ -88,6 +107,9 @@ def test_page_requests_get_pages_and_api_requests_get_json(client):
     assert client.get("/api/report", params={"since": "x"}).json()["error"].startswith("since 'x' is not a date")
     wrong_method = client.post("/report")
     assert wrong_method.status_code == 405 and in_the_site_look(wrong_method)
+    assert "POST is not taken here" in wrong_method.text and "no page" not in wrong_method.text
+    api_method = client.put("/api/report")
+    assert api_method.status_code == 405 and api_method.json() == {"error": "PUT is not taken here"}
 
 
 def test_a_server_error_is_the_sites_error_page_for_a_page_and_json_for_the_api(service, monkeypatch):
