@@ -176,6 +176,13 @@ def test_the_terminal_coach_against_exact2_says_what_each_decision_cost_in_chanc
         else:
             assert f"you lost {100 * graded.loss[i]:.1f} pp of your chance of winning" in text
     assert f"{100 * graded.loss[mine].mean():.2f} pp per decision" in text  # the end screen
+    shown, width = console.text.splitlines(), len("exact2")
+    for seat, name in enumerate(("you", "exact2")):  # each seat's own decisions, the agent's too
+        lost = 100 * graded.loss[[i for i, d in enumerate(decisions) if d["seat"] == seat]]
+        assert len(lost) >= 4
+        line = f"  {name:<{width}}  {len(lost):>3} decisions  {lost.mean():.2f} pp per decision  {lost.sum():6.2f} pp in all"
+        assert line in shown
+    assert shown[-1] == f"Record: {record}   details: yacht analyze {record}"
 
 
 def test_the_terminal_coach_says_how_to_compute_a_missing_solution(no_solution, tmp_path):
