@@ -225,6 +225,9 @@ def test_a_duplicate_game_s_end_screen_gives_each_turn_s_row_total_and_loss_from
 
     console = ScriptedConsole(PLAN)
     assert play_main(["--seed", "5", "--duplicate", "optimal", "--record", str(tmp_path / "d.jsonl")], console) == 0
+    intro = "Yacht, duplicate: you and optimal play the same dice; optimal plays after you, unseen. Seed 5. Record: "
+    intro += str(tmp_path / "d.jsonl")
+    assert console.output[0].splitlines()[0] == intro
     game = read_records(tmp_path / "d.jsonl").games[0]
     losses = Grader().grade(game.decisions).loss
     shown = console.text.split("Turn by turn, on the same dice:\n")[1].split("\n\n")[0].splitlines()

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import dataclasses
 import json
+import re
 
 import numpy as np
 import pytest
@@ -183,6 +184,11 @@ def test_the_terminal_coach_against_exact2_says_what_each_decision_cost_in_chanc
         line = f"  {name:<{width}}  {len(lost):>3} decisions  {lost.mean():.2f} pp per decision  {lost.sum():6.2f} pp in all"
         assert line in shown
     assert shown[-1] == f"Record: {record}   details: yacht analyze {record}"
+    options = [line for line in shown if line.startswith("       options:")]
+    assert len(options) == 4  # each option's exact chance in tenths of a percent, which whole percents would not tell apart
+    for line in options:
+        figures = re.findall(r"\(win ([^%]*)%", line)
+        assert figures and all(re.fullmatch(r"\d{1,3}\.\d", figure) for figure in figures), line
 
 
 def test_the_terminal_coach_says_how_to_compute_a_missing_solution(no_solution, tmp_path):
