@@ -449,6 +449,20 @@ def test_play_options_are_checked_in_one_line(tmp_path, capsys, argv, message):
     assert message in err and "Traceback" not in err
 
 
+def test_the_help_allows_as_many_agents_as_a_table_seats_beside_you(tmp_path, capsys):
+    with pytest.raises(SystemExit):
+        play_main(["--help"], ScriptedConsole([]))
+    most = int(re.search(r"\(repeatable, up to (\d+)\)", " ".join(capsys.readouterr().out.split())).group(1))
+    assert most == 4  # the refusal above: a table seats at most 5 players
+    record = tmp_path / "full.jsonl"
+    assert play_main(["--seed", "1", "--record", str(record), *["--vs", "random"] * most], ScriptedConsole(["q"])) == 0
+    assert [p["name"] for p in read_records(record).games[0].header["players"]] == [
+        "you",
+        "random",
+        *(f"random ({i})" for i in (2, 3, 4)),
+    ]
+
+
 def test_a_scored_row_s_line_names_the_bonuses_it_earned_beyond_its_points():
     from yacht_env.rules import YAHTZEE
     from yacht_play.terminal import bonus_text
