@@ -220,6 +220,14 @@ def test_duplicate_game_with_coach_compares_turn_by_turn(tmp_path):
     assert graded[1].name == "optimal" and graded[1].loss_per_game == 0.0
 
 
+@pytest.mark.parametrize(("name", "label"), [("Alexandria", "Alexandria"), ("Maximiliano", "Maximilia~")])
+def test_a_seat_s_column_on_the_sheet_is_its_name_cut_to_ten_characters(tmp_path, name, label):
+    console = ScriptedConsole(["q"])
+    assert play_main(["--seed", "2", "--name", name, "--vs", "greedy", "--record", str(tmp_path / "t.jsonl")], console) == 0
+    head = next(line for line in console.text.splitlines() if line.lstrip().startswith("#  row"))
+    assert head.split() == ["#", "row", label, "now", "greedy"]
+
+
 def test_a_duplicate_game_s_end_screen_gives_each_turn_s_row_total_and_loss_from_the_record(tmp_path):
     from yacht_play.commands import decision_label
 
