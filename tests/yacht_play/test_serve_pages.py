@@ -112,6 +112,12 @@ def test_page_requests_get_pages_and_api_requests_get_json(client):
     assert api_method.status_code == 405 and api_method.json() == {"error": "PUT is not taken here"}
 
 
+def test_a_missing_page_s_path_is_repeated_to_80_characters_then_cut_with_its_length(client):
+    whole = "/api/" + "x" * 75
+    assert client.get(whole).json() == {"error": f"no page '{whole}'"}
+    assert client.get(whole + "y").json() == {"error": f"no page '{whole}'... (81 characters)"}
+
+
 def test_a_server_error_is_the_sites_error_page_for_a_page_and_json_for_the_api(service, monkeypatch):
     """A bug in a route (an exception no handler takes) was answered in Starlette's plain text, without the
     security headers: a page request now gets the site's error page, an API request a JSON error."""
