@@ -220,6 +220,23 @@ def test_duplicate_game_with_coach_compares_turn_by_turn(tmp_path):
     assert graded[1].name == "optimal" and graded[1].loss_per_game == 0.0
 
 
+def test_a_person_s_decision_records_the_seconds_from_its_prompt_to_its_answer(tmp_path, monkeypatch):
+    import yacht_play.terminal as terminal
+
+    clock = [1000.0]
+    monkeypatch.setattr(terminal.time, "monotonic", lambda: clock[0])
+
+    class ThinkingConsole(ScriptedConsole):
+        def ask(self, prompt):
+            clock[0] += 2.5  # the person thinks for 2.5 s before each answer
+            return super().ask(prompt)
+
+    record = tmp_path / "t.jsonl"
+    assert play_main(["--seed", "3", "--record", str(record)], ThinkingConsole(["r all", "s 12", "r all", "q"])) == 0
+    decisions = read_records(record).games[0].decisions
+    assert len(decisions) == 3 and [d["seconds"] for d in decisions] == [2.5, 2.5, 2.5]
+
+
 @pytest.mark.parametrize(("name", "label"), [("Alexandria", "Alexandria"), ("Maximiliano", "Maximilia~")])
 def test_a_seat_s_column_on_the_sheet_is_its_name_cut_to_ten_characters(tmp_path, name, label):
     console = ScriptedConsole(["q"])
