@@ -268,6 +268,15 @@ def test_a_duplicate_game_s_end_screen_gives_each_turn_s_row_total_and_loss_from
         expected.append(line)
     assert shown[1:] == expected
     assert expected[-1].endswith(f"{game.end['totals'][1]:>5}  0.00")  # optimal's final total, and it loses nothing
+    screen = console.text.splitlines()
+    for seat, name in enumerate(("you", "optimal")):  # the grade: each seat's own decisions, and its worst
+        rows = [i for i, d in enumerate(game.decisions) if d["seat"] == seat]
+        lost = losses[rows]
+        line = f"  {name:<7}  {len(rows):>3} decisions  {lost.mean():.3f} per decision  {lost.sum():6.2f} in all"
+        if seat == 0:
+            worst = game.decisions[rows[int(lost.argmax())]]
+            line += f"  | worst: turn {worst['turn']} roll {worst['roll']}, {decision_label(worst, YACHT)} lost {lost.max():.2f}"
+        assert line in screen and (lost.max() > 0) == (seat == 0)
 
 
 @pytest.fixture(scope="module")
