@@ -253,6 +253,10 @@ def test_a_duplicate_game_s_end_screen_gives_each_turn_s_row_total_and_loss_from
     intro = "Yacht, duplicate: you and optimal play the same dice; optimal plays after you, unseen. Seed 5. Record: "
     intro += str(tmp_path / "d.jsonl")
     assert console.output[0].splitlines()[0] == intro
+    assert console.output.count("optimal now plays the same dice ...") == 1  # once, as it starts, after the person's game
+    assert console.output.index("optimal now plays the same dice ...") > max(
+        i for i, shown in enumerate(console.output) if shown.startswith("turn 12 roll")
+    )
     game = read_records(tmp_path / "d.jsonl").games[0]
     losses = Grader().grade(game.decisions).loss
     shown = console.text.split("Turn by turn, on the same dice:\n")[1].split("\n\n")[0].splitlines()
