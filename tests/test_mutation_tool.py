@@ -497,6 +497,29 @@ def measured_elsewhere(source: str = LATER_SOURCE, when: str = "2026-01-02T03:04
     return {"source": digest, "measured": when, **counts, "survivors": [survivor]}
 
 
+def test_a_module_of_which_no_mutant_is_made_is_measured_as_none_to_score_not_as_untested(tool):
+    """``python -m`` entry points are a call alone (``sys.exit(main())``): Cosmic Ray makes no mutant of them, and
+    their session, run to its end, was reported as a module not tested yet."""
+    pytest.importorskip("cosmic_ray", reason="the mutation extra: pip install -e '.[mutation]'")
+    entry_point = "yacht_env/__main__.py"
+    write(tool.TREE, {entry_point: '"""Runs it."""\n\nfrom yacht_env.tables import table\n\ntable()\n'})
+    assert entry_point in tool.discover_modules(tool.TREE)  # it has code
+    tool.write_config(entry_point)
+    session = tool.WORK / f"{tool.slug(entry_point)}.sqlite"
+    tool.cosmic_ray("cosmic-ray", "init", str(tool.WORK / f"{tool.slug(entry_point)}.toml"), str(session))
+    outcome = tool.measured(entry_point)
+    assert {name: outcome[name] for name in tool.COUNTS} == dict.fromkeys(tool.COUNTS, 0)
+    assert outcome["survivors"] == [] and outcome["source"] == hashlib.sha256((tool.TREE / entry_point).read_bytes()).hexdigest()
+    report = tool.write_report([entry_point]).read_text()
+    assert f"| `{entry_point}` | 0 | 0 | 0 | 0 | 0 | 0 | - | - | 0 | " in report
+    assert "## Modules not tested yet\n\nNone." in report
+    # a session begun on a module with mutants, none tested yet, is still not measured
+    write(tool.TREE, {entry_point: '"""Runs it."""\n\nfrom yacht_env.tables import table\n\ntable(3)\n'})
+    session.unlink()
+    tool.cosmic_ray("cosmic-ray", "init", str(tool.WORK / f"{tool.slug(entry_point)}.toml"), str(session))
+    assert tool.measured(entry_point) is None
+
+
 def test_a_sample_short_of_sixty_mutants_or_of_all_a_module_has_is_marked_short(tool):
     def entry(sample: int, mutants: int) -> dict:
         counts = {"killed": sample, "survived": 0, "sample": sample, "mutants": mutants, "not_generated": 0}

@@ -1219,7 +1219,8 @@ def file_digest(path: Path) -> str:
 
 def measured(module: str) -> dict | None:
     """``module``'s outcome from its session under :data:`WORK`, as :data:`RESULTS` keeps it (see :func:`check_entry`),
-    or None where the module has no session here or none of its mutants is tested yet.
+    or None where the module has no session here or has mutants of which none is tested yet. A module of which no
+    mutant is made (``sys.exit(main())`` alone) is measured as it is: no mutant, nothing to score.
     """
     session = WORK / f"{slug(module)}.sqlite"
     if not session.exists():
@@ -1227,7 +1228,7 @@ def measured(module: str) -> dict | None:
     when = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime(session.stat().st_mtime))  # its last result
     outcomes = module_results(module)
     tested = len(outcomes["killed"]) + len(outcomes["survived"])
-    if not tested:
+    if not tested and (outcomes["pending"] or outcomes["error"]):
         return None
     # The source the session's mutants were made from: its stamp, or the copy its last run kept.
     stamp, original = session.with_suffix(".source"), session.with_suffix(".original")
@@ -1440,7 +1441,8 @@ def write_report(modules: list[str]) -> Path:
         "Ray fails to make (its exception replacer on `except (A, module.B)`). The date is when",
         f"the module was measured; {EARLIER_VERSION} marks a module whose source has changed since, and its survivors'",
         "lines are those of the version measured. A sample smaller than "
-        f"{SAMPLE_TARGET} mutants (or all of them, for a module with fewer) is marked short.",
+        f"{SAMPLE_TARGET} mutants (or all of them, for a module with fewer) is marked short. A module of which no mutant is",
+        "made (a call alone, as `sys.exit(main())`) has a row of zeros and no score.",
         "",
         head,
         "| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- | ---: | --- |",
