@@ -265,3 +265,15 @@ def test_two_requests_that_both_rebuild_a_game_share_one_lock_and_the_second_is_
     assert sorted(answer["replayed"] for answer in answers) == [False, True]
     monkeypatch.undo()
     assert len(service.live(secret).match.decisions) == 1
+
+
+def test_a_person_s_history_is_their_200_newest_games_newest_first(tmp_path):
+    service = GameService(db.connect(str(tmp_path / "history.db")), ["greedy"])
+    started = []
+    for number in range(201):  # one game an hour, the first the oldest
+        match = Match.new([Player("ann")], number, "solitaire", rules=YACHT)
+        match.header["time"] = f"2026-01-{1 + number // 24:02d}T{number % 24:02d}:00:00+00:00"
+        db.insert_game(service.engine, match.game_id, f"secret-{number:03d}-" + "b" * 20, "ann", match.header)
+        started.append(match.header["time"])
+    games = service.history("ann")["games"]
+    assert [game["started"] for game in games] == started[::-1][:200]  # the oldest one left out
