@@ -163,6 +163,9 @@ def test_the_report_leaves_imported_games_out_unless_asked(database, tmp_path, c
     assert "include_imported=True" in client.get("/report?include_imported=1").text
     bad = client.get("/api/report?include_imported=maybe")
     assert bad.status_code == 400 and bad.json() == {"error": "include_imported must be 1 or 0 (true or false), got 'maybe'"}
+    for flag in ("1", "true", "Yes", "TRUE", "0", "false", "No"):  # each spelling, in any case
+        counted = flag.lower() in ("1", "true", "yes")
+        assert client.get(f"/api/report?include_imported={flag}").json()["games"] == (3 if counted else 1), flag
     capsys.readouterr()
     assert main(["report", "--db", database]) == 0
     first = capsys.readouterr().out.splitlines()[0]
