@@ -221,10 +221,12 @@ def test_duplicate_game_with_coach_compares_turn_by_turn(tmp_path):
 
 
 def test_a_person_s_decision_records_the_seconds_from_its_prompt_to_its_answer(tmp_path, monkeypatch):
+    from types import SimpleNamespace
+
     import yacht_play.terminal as terminal
 
     clock = [1000.0]
-    monkeypatch.setattr(terminal.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(terminal, "time", SimpleNamespace(monotonic=lambda: clock[0]))  # the terminal's clock only
 
     class ThinkingConsole(ScriptedConsole):
         def ask(self, prompt):
