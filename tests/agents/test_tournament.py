@@ -202,3 +202,10 @@ def test_win_vs_optimal_config_trains_at_a_two_player_table():
     seats = [e.unwrapped.seat for e in env.envs]
     assert seats == [0, 1]  # the learner learns both seats a tournament gives it
     assert env.observation_space.shape == (63 + 1 + 13,)  # features, own total, the opponent
+
+
+def test_the_progress_bar_counts_every_game_of_the_whole_deals(capsys):
+    names = ["greedy", "random", "greedy"]
+    run_table([make_policy(name, seed=0) for name in names], names, 7, 0, show_progress=True)  # 7 games: 3 deals of 3
+    shown = capsys.readouterr().err
+    assert "9/9 " in shown and "/7 " not in shown
