@@ -126,6 +126,7 @@ def test_the_head_to_head_table_gives_each_pairs_rate_in_percent_with_its_interv
 
 def test_the_tournament_plot_marks_the_fair_share_and_each_policys_mean_score(tmp_path, monkeypatch):
     import matplotlib.pyplot as plt
+    from matplotlib.collections import LineCollection
 
     from agents.evaluation.tournament import save_tournament_plot
 
@@ -139,6 +140,9 @@ def test_the_tournament_plot_marks_the_fair_share_and_each_policys_mean_score(tm
     assert [text.get_text() for text in rates.get_legend().get_texts()] == ["fair share 33.3%"]
     (fair,) = [line for line in rates.get_lines() if line.get_label() == "fair share 33.3%"]
     assert list(fair.get_ydata()) == [100 / 3, 100 / 3]
+    (bars,) = [c for c in rates.collections if isinstance(c, LineCollection)]  # each win rate's 95% interval
+    for segment, standing in zip(bars.get_segments(), result.standings, strict=True):
+        assert list(segment[:, 1]) == pytest.approx([100 * bound for bound in standing.win_rate_ci95])
     means = [f"{name} (mean {log.totals[:, i].mean():.1f})" for i, name in enumerate(names)]
     assert [text.get_text() for text in scores.get_legend().get_texts()] == means
     assert (tmp_path / "t.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"

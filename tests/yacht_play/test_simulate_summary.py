@@ -50,3 +50,9 @@ def test_errors_are_counted_with_their_noun_and_the_first_five_quoted_then_exit_
     )
     assert "1 of 2 games finished" in lines[0]
     assert lines[1:] == [f"yacht simulate-players: view: 500 {k}" for k in range(min(count, 5))]
+
+
+@pytest.mark.parametrize("option", ["--players", "--games"])
+def test_no_players_or_no_games_is_refused_in_one_line_before_any_request(capsys, option):
+    assert main(["simulate-players", "--url", "http://127.0.0.1:9", option, "0"]) == 2
+    assert capsys.readouterr().err == f"yacht simulate-players: {option} must be at least 1, got 0\n"
