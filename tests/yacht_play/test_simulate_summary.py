@@ -56,3 +56,18 @@ def test_errors_are_counted_with_their_noun_and_the_first_five_quoted_then_exit_
 def test_no_players_or_no_games_is_refused_in_one_line_before_any_request(capsys, option):
     assert main(["simulate-players", "--url", "http://127.0.0.1:9", option, "0"]) == 2
     assert capsys.readouterr().err == f"yacht simulate-players: {option} must be at least 1, got 0\n"
+
+
+def test_a_move_answered_409_is_looked_at_again_and_not_counted_as_an_error():
+    """A retried move whose first answer was lost finds the game ahead of it (409): the game is read again."""
+    chooser = SimpleNamespace(requested=None, choose=lambda current, view: (7, 0.5))
+    played = Played("sim0000", "solitaire", [])
+    game = simulate.play_game(chooser, played)
+    assert next(game)[:2] == ("POST", "/api/games")
+    assert game.send((201, {"secret": "s"})) == ("GET", "/api/games/s", None)
+    view = {"finished": False, "current": {"kind": "human"}, "seq": 3}
+    assert game.send((200, view)) == ("POST", "/api/games/s/actions", {"seq": 3, "action": 7})
+    assert game.send((409, {"error": "behind"})) == ("GET", "/api/games/s", None)
+    with pytest.raises(StopIteration):
+        game.send((200, {"finished": True, "sheets": [{"total": 150}], "winners": ["sim0000"]}))
+    assert played.errors == [] and played.acknowledged == {} and played.totals == [150]
