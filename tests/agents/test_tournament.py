@@ -213,3 +213,36 @@ def test_the_progress_bar_counts_every_game_of_the_whole_deals(capsys):
     run_table([make_policy(name, seed=0) for name in names], names, 7, 0, show_progress=True)  # 7 games: 3 deals of 3
     shown = capsys.readouterr().err
     assert "9/9 " in shown and "/7 " not in shown
+
+
+def test_a_table_stops_naming_the_illegal_action_when_even_the_stand_in_plays_one():
+    """The guard stands optimal in for a policy that cannot choose; were the stand-in to play an illegal action, the
+    table stops with that action named (not another row's legal one), rather than play on a position it cannot reach."""
+    from agents.policies.guard import GuardedPolicy
+    from agents.policies.policy import Policy
+
+    class Failing(Policy):
+        name = "failing"
+
+        def act_batch(self, observations, action_masks):
+            raise RuntimeError("no choice")
+
+    class StandIn(Policy):  # its first row plays legally, every other row its first illegal action where it has one
+        name = "stand-in"
+        illegal = None
+
+        def act_batch(self, observations, action_masks):
+            masks = np.asarray(action_masks)
+            actions = np.argmax(masks != 0, axis=1)
+            for row in range(1, len(masks)):
+                if (masks[row] == 0).any():
+                    actions[row] = int(np.argmin(masks[row] != 0))
+                    if StandIn.illegal is None:
+                        StandIn.illegal, StandIn.legal = int(actions[row]), int(actions[0])
+            return actions
+
+    faulty = GuardedPolicy(Failing(), on_replace=lambda replacement: None, fallback=StandIn())
+    with pytest.raises(ValueError) as raised:
+        play_table([make_policy("greedy"), faulty], games=4, seed=0)
+    assert StandIn.illegal is not None and StandIn.illegal != StandIn.legal
+    assert str(raised.value) == f"policy 'failing' chose illegal action {StandIn.illegal}"

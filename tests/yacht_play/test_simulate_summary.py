@@ -71,3 +71,17 @@ def test_a_move_answered_409_is_looked_at_again_and_not_counted_as_an_error():
     with pytest.raises(StopIteration):
         game.send((200, {"finished": True, "sheets": [{"total": 150}], "winners": ["sim0000"]}))
     assert played.errors == [] and played.acknowledged == {} and played.totals == [150]
+
+
+@pytest.mark.parametrize("status", [400, 410, 422, 500, 503])
+def test_a_move_answered_with_any_other_error_is_counted_and_ends_the_game(status):
+    """Only 409 (behind) is read again: any other refusal of a move is an error of the run, quoted with its move."""
+    chooser = SimpleNamespace(requested=None, choose=lambda current, view: (7, 0.5))
+    played = Played("sim0000", "solitaire", [])
+    game = simulate.play_game(chooser, played)
+    next(game)
+    game.send((201, {"secret": "s"}))
+    game.send((200, {"finished": False, "current": {"kind": "human"}, "seq": 3}))
+    with pytest.raises(StopIteration):
+        game.send((status, {"error": "no"}))
+    assert played.errors == [f"action 3: {status} {{'error': 'no'}}"] and played.totals is None
