@@ -1,5 +1,6 @@
 """``yacht simulate-players``' last lines: how many games finished, the decisions' loss, and the errors counted and
-the first five of them quoted, with the exit status 1 when any request failed."""
+the first five of them quoted, with the exit status 1 when any request failed; and how one game reads the server's
+answers (a refused move, a move behind, the time a move took)."""
 
 from __future__ import annotations
 
@@ -85,3 +86,18 @@ def test_a_move_answered_with_any_other_error_is_counted_and_ends_the_game(statu
     with pytest.raises(StopIteration):
         game.send((status, {"error": "no"}))
     assert played.errors == [f"action 3: {status} {{'error': 'no'}}"] and played.totals is None
+
+
+def test_a_moves_latency_is_timed_without_the_agents_thinking_on_both_clocks():
+    """The client's round trip and the server's own time (Server-Timing, in ms) of a move, each less the agents'
+    thinking the answer reports; that thinking kept apart when agents moved; other answers are not timed."""
+    played = Played("sim0000", "solitaire", [])
+    answer = {"seq": 4, "agent_seconds": 0.125, "events": [{"kind": "human"}, {"kind": "agent"}]}
+    moved = SimpleNamespace(status_code=200, headers={"server-timing": "app;dur=250.0"})
+    simulate._time_request(played, "POST", moved, answer, 0.5)
+    assert played.latencies == [0.375] and played.server_latencies == [0.125] and played.agent_seconds == [0.125]
+    simulate._time_request(played, "POST", SimpleNamespace(status_code=200, headers={}), {"seq": 5, "events": []}, 0.25)
+    assert played.latencies == [0.375, 0.25] and played.server_latencies == [0.125] and played.agent_seconds == [0.125]
+    for method, status in (("GET", 200), ("POST", 409)):
+        simulate._time_request(played, method, SimpleNamespace(status_code=status, headers={}), answer, 1.0)
+    assert played.latencies == [0.375, 0.25]
