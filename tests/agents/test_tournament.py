@@ -246,3 +246,12 @@ def test_a_table_stops_naming_the_illegal_action_when_even_the_stand_in_plays_on
         play_table([make_policy("greedy"), faulty], games=4, seed=0)
     assert StandIn.illegal is not None and StandIn.illegal != StandIn.legal
     assert str(raised.value) == f"policy 'failing' chose illegal action {StandIn.illegal}"
+
+
+def test_graded_table_games_default_to_the_deals_of_seed_0_as_play_table_does():
+    from agents.evaluation.tournament import play_table_games
+
+    policies = [make_policy("greedy"), make_policy("random", seed=1)]
+    assert (play_table_games(policies, 4).totals == play_table(policies, 4)).all()
+    assert (play_table_games(policies, 4).totals == play_table_games(policies, 4, seed=0).totals).all()
+    assert not (play_table_games(policies, 4).totals == play_table_games(policies, 4, seed=1).totals).all()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import asyncio
 import itertools
+from types import SimpleNamespace
 
 import pytest
 
@@ -78,3 +79,19 @@ def test_a_request_never_answered_is_given_up_with_an_error(driver, monkeypatch)
     played = drive(driver, client, Played("ann", "solitaire", []))
     assert played.errors == ["POST /api/games: no answer within 0 s"] and played.retries >= 2
     assert seen == []
+
+
+@pytest.mark.parametrize("driver", ["sync", "async"])
+@pytest.mark.parametrize("coach", [None, False, True])
+def test_a_game_asks_for_the_coach_only_when_told(driver, coach):
+    """Both drivers create the game with the coach off unless asked for it (the coach's hints are extra work)."""
+    client = (Flaky if driver == "sync" else FlakyAsync)([Answer(400, {"error": "stop here"})])
+    played = Played("ann", "solitaire", [])
+    chooser = SimpleNamespace(requested=None)
+    asked = {} if coach is None else {"coach": coach}
+    if driver == "sync":
+        simulate.run_sync(client, chooser, played, **asked)
+    else:
+        asyncio.run(simulate.run_async(client, chooser, played, **asked))
+    (sent,) = client.sent
+    assert sent[:2] == ("POST", "/api/games") and sent[2]["coach"] is bool(coach)
