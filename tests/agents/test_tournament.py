@@ -1,6 +1,7 @@
 """Policies at a table, tournaments, and table training configs (agents on the multi-player envs)."""
 
 import json
+from statistics import NormalDist
 
 import numpy as np
 import pytest
@@ -255,3 +256,18 @@ def test_graded_table_games_default_to_the_deals_of_seed_0_as_play_table_does():
     assert (play_table_games(policies, 4).totals == play_table(policies, 4)).all()
     assert (play_table_games(policies, 4).totals == play_table_games(policies, 4, seed=0).totals).all()
     assert not (play_table_games(policies, 4).totals == play_table_games(policies, 4, seed=1).totals).all()
+
+
+def test_a_graded_tables_losses_are_given_in_points_of_chance_per_decision_and_per_game_over_deals():
+    from agents.evaluation.tournament import TableLog, summarize_table
+
+    totals = np.array([[200, 100], [150, 120], [180, 100], [130, 170]])  # two deals of two games
+    losses = np.array([[0.01, 0.0], [0.03, 0.02], [0.0, 0.05], [0.02, 0.01]])  # summed over each game's decisions
+    decisions = np.array([[26, 26], [26, 26], [26, 26], [26, 26]])
+    standings = summarize_table(TableLog(["a", "b"], totals, 2, losses=losses, decisions=decisions), seed=0).standings
+    for i, standing in enumerate(standings):
+        assert standing.loss_per_decision_pp == pytest.approx(100 * losses[:, i].sum() / 104)
+        per_deal = 100 * losses[:, i].reshape(2, 2).mean(axis=1)  # a deal's two seatings are one observation
+        assert standing.loss_per_game_pp == pytest.approx(per_deal.mean())
+        half_width = NormalDist().inv_cdf(0.975) * per_deal.std(ddof=1) / np.sqrt(2)
+        assert standing.loss_per_game_pp_ci95 == pytest.approx((per_deal.mean() - half_width, per_deal.mean() + half_width))
