@@ -101,3 +101,20 @@ def test_a_moves_latency_is_timed_without_the_agents_thinking_on_both_clocks():
     for method, status in (("GET", 200), ("POST", 409)):
         simulate._time_request(played, method, SimpleNamespace(status_code=status, headers={}), answer, 1.0)
     assert played.latencies == [0.375, 0.25]
+
+
+def test_without_a_view_a_person_chooses_among_the_rows_now_offers_under_its_own_rules():
+    """The chooser alone (no view of the game): the rules it was made with, the rows ``current["now"]`` names open; at
+    temperature 0 it plays the optimum's choice and expects to lose nothing."""
+    import numpy as np
+
+    from yacht_env.actions import ActionLayout
+    from yacht_env.rules import YACHT
+
+    chooser = simulate.Chooser(0.0, np.random.default_rng(0))
+    layout, names = ActionLayout(YACHT), YACHT.category_names
+    sixes = {"dice": [6, 6, 6, 6, 6], "rolls_left": 0}
+    assert chooser.choose({**sixes, "now": {name: 0 for name in names}}) == (layout.score_action(names.index("yacht")), 0.0)
+    # two rows left: 1 now and a whole turn for choice (about 23.3) beats 16 now and a turn for ones (5 (1 - (5/6)^3) = 2.1)
+    only = {"dice": [1, 2, 3, 4, 6], "rolls_left": 0, "now": {"ones": 1, "choice": 16}}
+    assert chooser.choose(only) == (layout.score_action(names.index("ones")), 0.0)
