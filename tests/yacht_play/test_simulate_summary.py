@@ -15,7 +15,7 @@ from yacht_play.cli import main  # noqa: E402
 from yacht_play.simulate import Played  # noqa: E402
 
 
-def summary(monkeypatch, capsys, played: list[Played], players: int = 2) -> tuple[int, list[str]]:
+def summary(monkeypatch, capsys, played: list[Played], players: int = 2, options=()) -> tuple[int, list[str]]:
     """``main``'s exit status and stderr lines, the server's list of agents and the games played given."""
     monkeypatch.setattr(httpx, "get", lambda url, timeout: SimpleNamespace(json=lambda: {"agents": [{"policy": "optimal"}]}))
 
@@ -23,7 +23,8 @@ def summary(monkeypatch, capsys, played: list[Played], players: int = 2) -> tupl
         return played
 
     monkeypatch.setattr(simulate, "simulate", games)
-    code = main(["simulate-players", "--url", "http://127.0.0.1:9", "--players", str(players), "--temperature", "0.5"])
+    argv = ["simulate-players", "--url", "http://127.0.0.1:9", "--players", str(players), "--temperature", "0.5", *options]
+    code = main(argv)
     return code, capsys.readouterr().err.splitlines()
 
 
@@ -118,3 +119,22 @@ def test_without_a_view_a_person_chooses_among_the_rows_now_offers_under_its_own
     # two rows left: 1 now and a whole turn for choice (about 23.3) beats 16 now and a turn for ones (5 (1 - (5/6)^3) = 2.1)
     only = {"dice": [1, 2, 3, 4, 6], "rolls_left": 0, "now": {"ones": 1, "choice": 16}}
     assert chooser.choose(only) == (layout.score_action(names.index("ones")), 0.0)
+
+
+@pytest.mark.parametrize(
+    "options, refusal",
+    [
+        (["--mode", "solitaire"], None),
+        (["--mode", "solitaire", "--agents", "greedy"], None),  # a game alone has no agents to offer
+        (["--mode", "table", "--agents", "optimal"], None),
+        (["--mode", "duplicate", "--agents", ""], "--agents (none): the server offers optimal"),
+        (["--mode", "table", "--agents", " , "], "--agents (none): the server offers optimal"),
+        (["--mode", "table", "--agents", "optimal,greedy"], "--agents greedy: the server offers optimal"),
+    ],
+)
+def test_a_table_needs_agents_the_server_offers_and_a_game_alone_none(monkeypatch, capsys, options, refusal):
+    code, lines = summary(monkeypatch, capsys, [finished("sim0000", [0.0])], players=1, options=options)
+    if refusal is None:
+        assert code == 0 and lines[0].startswith("yacht simulate-players: 1 of 1 games finished")
+    else:
+        assert code == 2 and lines == [f"yacht simulate-players: {refusal}"]
