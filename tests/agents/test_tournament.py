@@ -271,3 +271,36 @@ def test_a_graded_tables_losses_are_given_in_points_of_chance_per_decision_and_p
         assert standing.loss_per_game_pp == pytest.approx(per_deal.mean())
         half_width = NormalDist().inv_cdf(0.975) * per_deal.std(ddof=1) / np.sqrt(2)
         assert standing.loss_per_game_pp_ci95 == pytest.approx((per_deal.mean() - half_width, per_deal.mean() + half_width))
+
+
+def test_the_standings_table_prints_each_policys_figures_with_their_intervals(capsys):
+    from agents.evaluation.tournament import TableLog, print_tournament, summarize_table
+    from tests.agents.test_evaluate import cells
+
+    totals = np.array([[200, 100], [150, 150], [180, 100], [130, 170], [210, 90], [140, 190]])  # three deals
+    losses = np.array([[0.01, 0.0], [0.03, 0.02], [0.0, 0.05], [0.02, 0.01], [0.04, 0.0], [0.0, 0.03]])
+    log = TableLog(["a", "b"], totals, 3, losses=losses, decisions=np.full((6, 2), 12))
+    result = summarize_table(log, seed=0, grading="graded here")
+    print_tournament(result)
+    lines = capsys.readouterr().out.splitlines()
+    header = next(line for line in lines if "win rate" in line)
+    assert cells(header) == [
+        "policy", "win rate [95% CI]", "sole wins", "shared wins", "mean score [95% CI]",
+        "loss per decision, pp", "loss per game, pp [95% CI]",
+    ]  # fmt: skip
+    for s in result.standings:
+        row = next(line for line in lines if line.startswith(f"│ {s.policy} "))  # the standings come first
+        (win_low, win_high), (score_low, score_high), (loss_low, loss_high) = (
+            s.win_rate_ci95, s.mean_score_ci95, s.loss_per_game_pp_ci95
+        )  # fmt: skip
+        assert 0 < win_low < s.win_rate < win_high < 1 and loss_low < s.loss_per_game_pp < loss_high
+        assert cells(row) == [
+            s.policy,
+            f"{100 * s.win_rate:.2f}% [{100 * win_low:.2f}, {100 * win_high:.2f}]",
+            str(s.sole_wins),
+            str(s.shared_wins),
+            f"{s.mean_score:.2f} [{score_low:.2f}, {score_high:.2f}]",
+            f"{s.loss_per_decision_pp:.4f}",
+            f"{s.loss_per_game_pp:.3f} [{loss_low:.3f}, {loss_high:.3f}]",
+        ]
+    assert any(line.startswith("graded here: a decision's loss is the drop in its chance of winning") for line in lines)

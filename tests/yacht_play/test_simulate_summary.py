@@ -138,3 +138,37 @@ def test_a_table_needs_agents_the_server_offers_and_a_game_alone_none(monkeypatc
         assert code == 0 and lines[0].startswith("yacht simulate-players: 1 of 1 games finished")
     else:
         assert code == 2 and lines == [f"yacht simulate-players: {refusal}"]
+
+
+def test_the_defaults_played_are_those_the_help_states(monkeypatch, capsys):
+    """With no --players, --games or --temperature, simulate-players plays the numbers its --help gives."""
+    import re
+
+    with pytest.raises(SystemExit):
+        main(["simulate-players", "--help"])
+    options = " ".join(capsys.readouterr().out.split("options:")[1].split())
+    stated = {
+        option: float(re.search(rf"{option} [A-Z]+ [^()]*\(default ([0-9.]+)\)", options).group(1))
+        for option in ("--players", "--games", "--temperature")
+    }
+    played = {}
+
+    async def games(url, players, games, temperature, *args, **kwargs):
+        played.update({"--players": players, "--games": games, "--temperature": temperature})
+        return [finished("sim0000", [0.0])]
+
+    monkeypatch.setattr(httpx, "get", lambda url, timeout: SimpleNamespace(json=lambda: {"agents": [{"policy": "optimal"}]}))
+    monkeypatch.setattr(simulate, "simulate", games)
+    assert main(["simulate-players", "--url", "http://127.0.0.1:9", "--agents", "optimal"]) == 0
+    assert played == stated
+
+
+@pytest.mark.parametrize("rules, requested", [(None, None), ("yacht", "yacht"), ("yahtzee", "yahtzee")])
+def test_a_person_asks_for_the_rules_it_was_made_with_and_for_none_when_made_without(rules, requested):
+    """A chooser made without rules lets the server choose (its default); one made with rules asks for those."""
+    import numpy as np
+
+    chooser = simulate.Chooser(1.0, np.random.default_rng(0), rules=rules)
+    method, path, request = next(simulate.play_game(chooser, Played("sim0000", "solitaire", [])))
+    assert (method, path) == ("POST", "/api/games") and request.get("rules") == requested
+    assert ("rules" in request) is (rules is not None)
