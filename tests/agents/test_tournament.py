@@ -271,6 +271,7 @@ def test_a_graded_tables_losses_are_given_in_points_of_chance_per_decision_and_p
         assert standing.loss_per_game_pp == pytest.approx(per_deal.mean())
         half_width = NormalDist().inv_cdf(0.975) * per_deal.std(ddof=1) / np.sqrt(2)
         assert standing.loss_per_game_pp_ci95 == pytest.approx((per_deal.mean() - half_width, per_deal.mean() + half_width))
+        assert standing.replaced_games == 0 and standing.replaced_decisions == 0  # the log records no stand-in
 
 
 def test_the_standings_table_prints_each_policys_figures_with_their_intervals(capsys):
