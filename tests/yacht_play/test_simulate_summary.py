@@ -172,3 +172,4 @@ def test_a_person_asks_for_the_rules_it_was_made_with_and_for_none_when_made_wit
     method, path, request = next(simulate.play_game(chooser, Played("sim0000", "solitaire", [])))
     assert (method, path) == ("POST", "/api/games") and request.get("rules") == requested
     assert ("rules" in request) is (rules is not None)
+    assert request["coach"] is False  # no coach unless asked for (run_sync and run_async pass theirs)
