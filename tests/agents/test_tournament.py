@@ -305,3 +305,23 @@ def test_the_standings_table_prints_each_policys_figures_with_their_intervals(ca
             f"{s.loss_per_game_pp:.3f} [{loss_low:.3f}, {loss_high:.3f}]",
         ]
     assert any(line.startswith("graded here: a decision's loss is the drop in its chance of winning") for line in lines)
+
+
+def test_the_plots_error_bars_span_each_win_rates_interval(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+    from matplotlib.collections import LineCollection
+
+    from agents.evaluation.tournament import TableLog, save_tournament_plot, summarize_table
+
+    drawn = []
+    monkeypatch.setattr(plt, "close", drawn.append)
+    totals = np.array([[200, 100], [150, 150], [180, 100], [130, 170], [210, 90], [140, 190]])  # three deals
+    log = TableLog(["a", "b"], totals, 3)
+    result = summarize_table(log, seed=0)
+    save_tournament_plot(tmp_path / "t.png", result, log)
+    (figure,) = drawn
+    (bars,) = [c for c in figure.axes[0].collections if isinstance(c, LineCollection)]
+    for segment, standing in zip(bars.get_segments(), result.standings, strict=True):
+        low, high = standing.win_rate_ci95
+        assert low < standing.win_rate < high  # an interval of some width, drawn from end to end
+        assert sorted(segment[:, 1]) == pytest.approx([100 * low, 100 * high])
