@@ -173,3 +173,11 @@ def test_a_person_asks_for_the_rules_it_was_made_with_and_for_none_when_made_wit
     assert (method, path) == ("POST", "/api/games") and request.get("rules") == requested
     assert ("rules" in request) is (rules is not None)
     assert request["coach"] is False  # no coach unless asked for (run_sync and run_async pass theirs)
+
+
+@pytest.mark.parametrize("mode", ["table", "duplicate"])
+def test_a_persons_games_meet_the_agents_in_turn_and_a_game_alone_none(mode):
+    agents = ["optimal", "greedy"]
+    assert [simulate.opponents_of(mode, agents, index) for index in range(3)] == [["optimal"], ["greedy"], ["optimal"]]
+    assert simulate.opponents_of(mode, [], 0) == []
+    assert [simulate.opponents_of("solitaire", agents, index) for index in range(2)] == [[], []]
