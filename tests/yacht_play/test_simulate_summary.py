@@ -97,7 +97,8 @@ def test_a_moves_latency_is_timed_without_the_agents_thinking_on_both_clocks():
     moved = SimpleNamespace(status_code=200, headers={"server-timing": "app;dur=250.0"})
     simulate._time_request(played, "POST", moved, answer, 0.5)
     assert played.latencies == [0.375] and played.server_latencies == [0.125] and played.agent_seconds == [0.125]
-    simulate._time_request(played, "POST", SimpleNamespace(status_code=200, headers={}), {"seq": 5, "events": []}, 0.25)
+    alone = {"seq": 5, "events": [{"kind": "human"}]}  # the person's move only: no agent thought in this request
+    simulate._time_request(played, "POST", SimpleNamespace(status_code=200, headers={}), alone, 0.25)
     assert played.latencies == [0.375, 0.25] and played.server_latencies == [0.125] and played.agent_seconds == [0.125]
     for method, status in (("GET", 200), ("POST", 409)):
         simulate._time_request(played, method, SimpleNamespace(status_code=status, headers={}), answer, 1.0)
