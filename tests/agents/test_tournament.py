@@ -15,6 +15,8 @@ from yacht_env.table import pettingzoo_env as multiplayer
 from yacht_env.table.outcome import win_shares
 
 pytestmark = [pytest.mark.filterwarnings("ignore:Observation space for each agent probably should be")]
+# two players' totals in three deals of two seatings: win rates and mean scores with intervals of some width
+THREE_DEALS = np.array([[200, 100], [150, 150], [180, 100], [130, 170], [210, 90], [140, 190]])
 
 
 @pytest.fixture(scope="module")
@@ -278,9 +280,8 @@ def test_the_standings_table_prints_each_policys_figures_with_their_intervals(ca
     from agents.evaluation.tournament import TableLog, print_tournament, summarize_table
     from tests.agents.test_evaluate import cells
 
-    totals = np.array([[200, 100], [150, 150], [180, 100], [130, 170], [210, 90], [140, 190]])  # three deals
     losses = np.array([[0.01, 0.0], [0.03, 0.02], [0.0, 0.05], [0.02, 0.01], [0.04, 0.0], [0.0, 0.03]])
-    log = TableLog(["a", "b"], totals, 3, losses=losses, decisions=np.full((6, 2), 12))
+    log = TableLog(["a", "b"], THREE_DEALS, 3, losses=losses, decisions=np.full((6, 2), 12))
     result = summarize_table(log, seed=0, grading="graded here")
     print_tournament(result)
     lines = capsys.readouterr().out.splitlines()
@@ -315,8 +316,7 @@ def test_the_plots_error_bars_span_each_win_rates_interval(tmp_path, monkeypatch
 
     drawn = []
     monkeypatch.setattr(plt, "close", drawn.append)
-    totals = np.array([[200, 100], [150, 150], [180, 100], [130, 170], [210, 90], [140, 190]])  # three deals
-    log = TableLog(["a", "b"], totals, 3)
+    log = TableLog(["a", "b"], THREE_DEALS, 3)
     result = summarize_table(log, seed=0)
     save_tournament_plot(tmp_path / "t.png", result, log)
     (figure,) = drawn
