@@ -1,11 +1,13 @@
 """``yacht simulate-players``' last lines: how many games finished, the decisions' loss, and the errors counted and
-the first five of them quoted, with the exit status 1 when any request failed; and how one game reads the server's
-answers (a refused move, a move behind, the time a move took)."""
+the first five of them quoted, with the exit status 1 when any request failed; what it plays (its defaults, the agents
+it meets, the rules it asks for); and how one game reads the server's answers (a refused move, a move behind, the time
+a move took) and how a person chooses."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
+import numpy as np
 import pytest
 
 httpx = pytest.importorskip("httpx", reason="the simulated people need httpx")
@@ -108,8 +110,6 @@ def test_a_moves_latency_is_timed_without_the_agents_thinking_on_both_clocks():
 def test_without_a_view_a_person_chooses_among_the_rows_now_offers_under_its_own_rules():
     """The chooser alone (no view of the game): the rules it was made with, the rows ``current["now"]`` names open; at
     temperature 0 it plays the optimum's choice and expects to lose nothing."""
-    import numpy as np
-
     from yacht_env.actions import ActionLayout
     from yacht_env.rules import YACHT
 
@@ -167,8 +167,6 @@ def test_the_defaults_played_are_those_the_help_states(monkeypatch, capsys):
 @pytest.mark.parametrize("rules, requested", [(None, None), ("yacht", "yacht"), ("yahtzee", "yahtzee")])
 def test_a_person_asks_for_the_rules_it_was_made_with_and_for_none_when_made_without(rules, requested):
     """A chooser made without rules lets the server choose (its default); one made with rules asks for those."""
-    import numpy as np
-
     chooser = simulate.Chooser(1.0, np.random.default_rng(0), rules=rules)
     method, path, request = next(simulate.play_game(chooser, Played("sim0000", "solitaire", [])))
     assert (method, path) == ("POST", "/api/games") and request.get("rules") == requested
