@@ -183,3 +183,12 @@ def test_the_server_offers_it_for_the_rule_sets_it_plays(first_legal, tmp_path):
 def test_a_training_config_takes_it_as_an_opponent(first_legal):
     config = load_config(None, ["env.num_players=2", f"env.opponents=[{NAME}]"])
     assert config.env.opponents == [NAME]
+
+
+def test_a_name_reads_every_seats_total_as_its_entry_says_and_an_unknown_one_does_not():
+    readers = {spec.name for spec in registry.POLICIES.values() if spec.reads_totals}
+    assert {"win", "target:", "exact2", "br:", "plan2:", "planN:"} <= readers
+    for name in ("win", "target:150", "exact2", "br:optimal", "plan2:yacht", "planN:yacht"):
+        assert registry.reads_totals(name), name
+    for name in ("random", "greedy", "optimal", "ppo:yacht", "softmax:2", "no-such-policy"):
+        assert not registry.reads_totals(name), name
