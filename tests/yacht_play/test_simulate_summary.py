@@ -17,9 +17,14 @@ from yacht_play.cli import main  # noqa: E402
 from yacht_play.simulate import Played  # noqa: E402
 
 
+def offer_optimal(monkeypatch) -> None:
+    """The server's list of agents: optimal alone."""
+    monkeypatch.setattr(httpx, "get", lambda url, timeout: SimpleNamespace(json=lambda: {"agents": [{"policy": "optimal"}]}))
+
+
 def summary(monkeypatch, capsys, played: list[Played], players: int = 2, options=()) -> tuple[int, list[str]]:
     """``main``'s exit status and stderr lines, the server's list of agents and the games played given."""
-    monkeypatch.setattr(httpx, "get", lambda url, timeout: SimpleNamespace(json=lambda: {"agents": [{"policy": "optimal"}]}))
+    offer_optimal(monkeypatch)
 
     async def games(*args, **kwargs):
         return played
@@ -158,7 +163,7 @@ def test_the_defaults_played_are_those_the_help_states(monkeypatch, capsys):
         played.update({"--players": players, "--games": games, "--temperature": temperature})
         return [finished("sim0000", [0.0])]
 
-    monkeypatch.setattr(httpx, "get", lambda url, timeout: SimpleNamespace(json=lambda: {"agents": [{"policy": "optimal"}]}))
+    offer_optimal(monkeypatch)
     monkeypatch.setattr(simulate, "simulate", games)
     assert main(["simulate-players", "--url", "http://127.0.0.1:9", "--agents", "optimal"]) == 0
     assert played == stated
