@@ -44,6 +44,30 @@ def test_two_best_choices_to_one_point_lost_give_t_one_over_log_two():
     assert few.mean == pytest.approx(1 / math.log(2)) and few.high is None and "past 1000 points" in few.note
 
 
+@pytest.mark.parametrize(("best", "worse"), [(219, 81), (150, 50), (60, 30)])
+def test_an_interval_holding_one_per_point_ends_where_the_likelihood_falls_by_chi2_over_2(best, worse):
+    """Of two choices a point apart, ``best`` best and ``worse`` worse: ``b_hat = log(best / worse)``, and each end of
+    ``b``'s interval is where ``l(b) = -worse b - n log(1 + e^-b)`` is ``CHI2_95 / 2`` below its maximum. These
+    intervals hold ``b = 1`` and not 0, so a lower end read at ``b = 1`` instead of 0 would open the upper end of T."""
+    n = best + worse
+    x, chosen = decisions([0.0] * best + [-1.0] * worse)
+    ell = lambda b: -worse * b - n * math.log1p(math.exp(-b))  # noqa: E731
+    b_hat = math.log(best / worse)
+    fall = lambda b: ell(b) - ell(b_hat) + 3.841458820694124 / 2  # noqa: E731
+    b_low, b_high = brentq(fall, 1e-12, b_hat), brentq(fall, b_hat, 100.0)
+    assert 0 < b_low < 1 < b_high  # the case
+    fit = skill.fit_temperature(x, chosen)
+    assert fit.mean == pytest.approx(1 / b_hat, rel=1e-9)
+    assert fit.low == pytest.approx(1 / b_high, rel=1e-8) and fit.high == pytest.approx(1 / b_low, rel=1e-8)
+    assert fit.note is None
+
+
+def test_no_decisions_fit_nothing():
+    x, chosen = decisions([])
+    fit = skill.fit_temperature(x, chosen)
+    assert (fit.mean, fit.low, fit.high, fit.n, fit.note) == (None, None, None, 0, "no decisions")
+
+
 def test_an_always_optimal_person_has_t_zero_exactly():
     x, chosen = decisions([0.0] * 10)
     fit = skill.fit_temperature(x, chosen)
