@@ -44,18 +44,19 @@ def test_two_best_choices_to_one_point_lost_give_t_one_over_log_two():
     assert few.mean == pytest.approx(1 / math.log(2)) and few.high is None and "past 1000 points" in few.note
 
 
-@pytest.mark.parametrize(("best", "worse"), [(219, 81), (150, 50), (60, 30)])
-def test_an_interval_holding_one_per_point_ends_where_the_likelihood_falls_by_chi2_over_2(best, worse):
+@pytest.mark.parametrize(("best", "worse"), [(219, 81), (150, 50), (60, 30), (13, 4)])
+def test_an_interval_above_zero_ends_where_the_likelihood_falls_by_chi2_over_2(best, worse):
     """Of two choices a point apart, ``best`` best and ``worse`` worse: ``b_hat = log(best / worse)``, and each end of
-    ``b``'s interval is where ``l(b) = -worse b - n log(1 + e^-b)`` is ``CHI2_95 / 2`` below its maximum. These
-    intervals hold ``b = 1`` and not 0, so a lower end read at ``b = 1`` instead of 0 would open the upper end of T."""
+    ``b``'s interval is where ``l(b) = -worse b - n log(1 + e^-b)`` is ``CHI2_95 / 2`` below its maximum. None holds
+    ``b = 0`` (so T's upper end is finite); the first three hold ``b = 1``, and at (13, 4) ``l(0)`` is only 0.59 below
+    the interval's floor: a lower end read at ``b = 1``, or taken as 0 near the floor, would open the upper end of T."""
     n = best + worse
     x, chosen = decisions([0.0] * best + [-1.0] * worse)
     ell = lambda b: -worse * b - n * math.log1p(math.exp(-b))  # noqa: E731
     b_hat = math.log(best / worse)
     fall = lambda b: ell(b) - ell(b_hat) + 3.841458820694124 / 2  # noqa: E731
     b_low, b_high = brentq(fall, 1e-12, b_hat), brentq(fall, b_hat, 100.0)
-    assert 0 < b_low < 1 < b_high  # the case
+    assert 0 < b_low < b_hat < b_high and fall(0.0) < 0  # the case
     fit = skill.fit_temperature(x, chosen)
     assert fit.mean == pytest.approx(1 / b_hat, rel=1e-9)
     assert fit.low == pytest.approx(1 / b_high, rel=1e-8) and fit.high == pytest.approx(1 / b_low, rel=1e-8)
@@ -68,12 +69,13 @@ def test_no_decisions_fit_nothing():
     assert (fit.mean, fit.low, fit.high, fit.n, fit.note) == (None, None, None, 0, "no decisions")
 
 
-def test_an_always_optimal_person_has_t_zero_exactly():
-    x, chosen = decisions([0.0] * 10)
-    fit = skill.fit_temperature(x, chosen)
+@pytest.mark.parametrize("n", [8, 10, 40])
+def test_an_always_optimal_person_has_t_zero_exactly(n):
+    x, chosen = decisions([0.0] * n)
+    fit = skill.fit_temperature(x, chosen, min_n=1)
     assert fit.mean == 0.0 and fit.low == 0.0
-    # l(b) = -10 log(1 + e^-b) rises to 0: the interval ends where it is 1.92 below
-    assert fit.high == pytest.approx(-1 / math.log(math.expm1(3.841458820694124 / 20)), rel=1e-8)
+    # l(b) = -n log(1 + e^-b) rises to 0: the interval ends where it is 1.92 below (for n = 8, l(1) is 0.59 short)
+    assert fit.high == pytest.approx(-1 / math.log(math.expm1(3.841458820694124 / (2 * n))), rel=1e-8)
 
 
 def test_best_choices_whose_values_round_apart_fit_t_zero():
@@ -198,10 +200,13 @@ def test_ten_decisions_give_an_interval_for_a_fit_and_for_each_person(n, has_int
     assert (people.players[0].temperature.low is not None) == has_interval
 
 
-def test_a_person_a_little_worse_than_uniform_has_no_finite_temperature():
-    # choices 0, -1, -2 points: always the middle one and once the worst is below the uniform mean (-1) at b = 0,
-    # though above it at b < 0: the fit stops at b = 0 (T infinite) and does not look for a root below it
-    x, chosen = decisions([-1.0] * 10 + [-2.0], choices=(0.0, -1.0, -2.0))
+@pytest.mark.parametrize("step", [1.0, 0.5])
+def test_a_person_a_little_worse_than_uniform_has_no_finite_temperature(step):
+    # choices 0, -step, -2 step points: always the middle one and once the worst is below the uniform mean at b = 0
+    # (by `step` points in all), though above it at b < 0: the fit stops at b = 0 (T infinite) and does not look for a
+    # root below it
+    x, chosen = decisions([-step] * 10 + [-2 * step], choices=(0.0, -step, -2 * step))
+    assert skill.score(0.0, x, chosen) == pytest.approx(-step)
     assert skill.fit_inverse_temperature(x, chosen) == 0.0
     fit = skill.fit_temperature(x, chosen)
     assert fit.mean is None and "no better than uniform" in fit.note
@@ -217,3 +222,33 @@ def test_an_interval_reaching_below_a_millionth_of_a_point_starts_at_zero():
     assert skill.B_MAX < b_high < math.inf  # the case: a finite upper end of b past the cut-off
     fit = skill.fit_temperature(x, chosen)
     assert fit.mean == pytest.approx(1 / b_hat) and fit.low == 0.0
+
+
+@pytest.mark.parametrize(("best", "worse", "t_low"), [(8, 4, 1.5e-6), (4, 3, 1.1e-6)])
+def test_an_interval_whose_lower_end_lies_above_a_millionth_of_a_point_keeps_it(best, worse, t_low):
+    """Of two choices s points apart, ``best`` best and ``worse`` worse: the upper end of b scales as 1 / s, so the
+    lower end of T is s / b_high(1), and s is chosen to put it at ``t_low``, above the cut-off (1 / B_MAX): the report
+    gives it as it is. At (4, 3) the likelihood is flat enough that the search for the end, stepping past it, also
+    steps past B_MAX: an end found is kept all the same."""
+    n = best + worse
+    ell = lambda b: -worse * b - n * math.log1p(math.exp(-b))  # noqa: E731
+    b_hat = math.log(best / worse)
+    s = t_low * brentq(lambda b: ell(b) - ell(b_hat) + 3.841458820694124 / 2, b_hat, 100.0)
+    x, chosen = decisions([0.0] * best + [-s] * worse, choices=(0.0, -s))
+    fit = skill.fit_temperature(x, chosen, min_n=1)
+    assert fit.mean == pytest.approx(s / b_hat, rel=1e-9) and fit.low == pytest.approx(t_low, rel=1e-7)
+
+
+def test_the_people_histogram_spans_zero_to_the_largest_fitted_temperature():
+    # two people below one point: T = 1 / (2 log 3) (3 best of 4, half a point lost) and T = 0.5 / log 2
+    parts = [decisions([0.0] * 3 + [-0.5], choices=(0.0, -0.5)), decisions([0.0] * 8 + [-0.5] * 4, choices=(0.0, -0.5))]
+    x, chosen = np.vstack([p[0] for p in parts]), np.concatenate([p[1] for p in parts])
+    player = np.array(["ace"] * 4 + ["bob"] * 12, dtype=object)
+    histogram = skill.skill_of_people(x, chosen, player, np.array(["g1"] * 16, dtype=object)).population.histogram
+    assert histogram.edges[0] == 0.0 and histogram.edges[-1] == pytest.approx(0.5 / math.log(2), rel=1e-9)
+    assert sum(histogram.counts) == 2 and histogram.counts[-1] == 1
+    # every fitted T is 0: the one bin that holds them starts at 0
+    x, chosen = decisions([0.0] * 24)
+    player = np.array(["ace"] * 12 + ["bob"] * 12, dtype=object)
+    histogram = skill.skill_of_people(x, chosen, player, np.array(["g1"] * 24, dtype=object)).population.histogram
+    assert histogram.edges[0] == 0.0 < histogram.edges[-1] and histogram.counts[0] == 2 == sum(histogram.counts)
