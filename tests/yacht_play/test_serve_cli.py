@@ -90,14 +90,16 @@ def test_export_writes_to_a_file_whose_name_sorts_before_the_dash(tmp_path, caps
     assert (tmp_path / "+games.jsonl").read_text() == "" and capsys.readouterr().out == ""
 
 
-@pytest.mark.parametrize("database", ["absent", "not a database"])
+@pytest.mark.parametrize("database", ["absent", "not a database", "a name too long"])
 def test_export_from_a_database_it_cannot_read_says_so_with_status_2(tmp_path, capsys, database):
-    path = tmp_path / "yacht.db"
+    path = tmp_path / ("n" * 5000 if database == "a name too long" else "yacht.db")  # past the system's NAME_MAX
     if database == "not a database":
         path.write_bytes(b"these bytes are no SQLite file" * 100)
     assert main(["export", "--db", str(path)]) == 2
     said = capsys.readouterr().err
     assert said.startswith("yacht export: ") and said.count("\n") == 1
+    if database != "not a database":  # no file there: said before any open, the name cut to its first 200 characters
+        assert said.startswith("yacht export: no database at ") and len(said) < 400
 
 
 def test_serve_on_a_database_it_cannot_open_says_so_with_status_2(started, tmp_path, capsys):  # noqa: F811
