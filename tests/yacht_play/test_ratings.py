@@ -61,6 +61,34 @@ def test_the_ratings_chain_and_the_bootstrap_covers_them():
     assert again == out  # seeded: the same games, the same intervals
 
 
+def test_each_interval_is_the_central_95_percent_of_the_refits_on_resampled_games(monkeypatch):
+    rng = np.random.default_rng(5)
+    names = [("greedy", "agent"), ("ann", "human"), ("bob", "human")]
+    games = []
+    for _ in range(60):
+        a, b = rng.choice(3, 2, replace=False)
+        games.append(game((*names[a], int(rng.integers(0, 3))), (*names[b], int(rng.integers(0, 3)))))
+    refits = []
+    fit = ratings.fit
+
+    def recorded(pairs, weights=None, start=None):
+        r = fit(pairs, weights, start)
+        if weights is not None:  # a refit on a resample of the games (the point fit has no weights)
+            refits.append(r.copy())
+        return r
+
+    monkeypatch.setattr(ratings, "fit", recorded)
+    out = ratings.rate(games, bootstrap=40)
+    pairs = ratings.PairResults.of(games)
+    draws = np.array([ratings.anchored(r, pairs.players.index(("agent", "greedy"))) for r in refits])
+    assert draws.shape == (40, 3)
+    for k, (_, name) in enumerate(pairs.players):
+        rating = next(p.rating for p in out.players if p.name == name)
+        low, high = np.percentile(draws[:, k], [2.5, 97.5])
+        assert rating.low == pytest.approx(low, abs=1e-9) and rating.high == pytest.approx(high, abs=1e-9), name
+        assert name == "greedy" or rating.low < rating.high  # the people's ratings vary over the resamples
+
+
 def test_an_unbeaten_player_stays_finite_and_a_table_without_greedy_averages_the_anchor():
     games = [game(("optimal", "agent", 300), ("ann", "human", 100))] * 5
     out = ratings.rate(games, bootstrap=20)
