@@ -33,10 +33,11 @@ def test_keeping_the_same_dice_by_another_action_agrees():
         def act_batch(self, observations, action_masks):
             return np.ones(len(action_masks), dtype=np.int64)
 
-    # sorted 1 1 3 4 5: re-rolling die 0 (action 1) or die 1 (action 2) keeps 1 3 4 5 either way
-    where = positions([(1, 1, 3, 4, 5)] * 3, [2, 1, 4])
+    # sorted 1 1 3 4 5: re-rolling die 0 (action 1) or die 1 (action 2) keeps 1 3 4 5 either way; re-rolling die 2
+    # (action 4) or none (action 0, whose action number is below the policy's) is another choice
+    where = positions([(1, 1, 3, 4, 5)] * 4, [2, 1, 4, 0])
     agree, log_p = likeness.agreement_and_likelihood(RerollsDieZero(), where, YACHT)
-    assert agree.tolist() == [1.0, 1.0, 0.0] and log_p is None  # it gives no probabilities
+    assert agree.tolist() == [1.0, 1.0, 0.0, 0.0] and log_p is None  # it gives no probabilities
 
 
 def action_keeping(hand: int, kept: tuple[int, ...]) -> int:
