@@ -30,6 +30,14 @@ def test_two_wins_in_three_is_log_two_apart():
     assert out.games == 3 and out.pairs == 3 and out.players[0].name == "greedy"
 
 
+def test_no_bootstrap_gives_no_interval_and_one_resample_an_interval_of_one_refit():
+    games = [game(("greedy", "agent", 200), ("ann", "human", 150))] * 2 + [game(("greedy", "agent", 100), ("ann", "human", 150))]
+    for player in ratings.rate(games, bootstrap=0).players:
+        assert (player.rating.low, player.rating.high, player.rating.note) == (None, None, "no bootstrap: no interval")
+    for player in ratings.rate(games, bootstrap=1).players:
+        assert player.rating.low == player.rating.high is not None and player.rating.note is None
+
+
 def test_a_tie_counts_half_and_a_table_of_three_gives_three_pairs():
     games = [game(("greedy", "agent", 100), ("ann", "human", 100))]  # a tie: equal ratings
     tied = {p.name: p.rating.mean for p in ratings.rate(games, bootstrap=0).players}
