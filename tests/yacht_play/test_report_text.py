@@ -11,10 +11,12 @@ from yacht_play.report.filters import Filters
 from yacht_play.report.results import (
     AgentAgainstPeople,
     AgentPrediction,
+    Anchor,
     BandLikeness,
     DuplicatePair,
     Estimate,
     GamesPlayedBin,
+    Histogram,
     PersonLoss,
     PersonSkill,
     PolicyLikeness,
@@ -99,6 +101,20 @@ def test_the_ratings_show_every_agent_and_only_the_first_people_up_to_the_limit_
         "  5. random (agent)",  # cy, the third person, is past the limit of two
     ]
     assert lines[0] == "  1. ann (person): 1500 [1400, 1600] (n=9)"
+
+
+def test_the_ratings_header_names_the_anchor_or_says_the_ratings_average_it(report):
+    for anchor, said in ((Anchor("greedy", 1000.0), "greedy = 1000;"), (Anchor(None, 1000.0), "mean = 1000 (no greedy);")):
+        ratings = dataclasses.replace(report.ratings, anchor=anchor)
+        first = rating_lines(dataclasses.replace(report, ratings=ratings))[0]
+        assert first.startswith(f"Ratings: Bradley-Terry on the Elo scale, {said} 95% bootstrap intervals"), first
+
+
+def test_the_people_histogram_gives_each_bin_between_its_two_edges(report):
+    people = dataclasses.replace(report.people, histogram=Histogram((0.0, 0.5, 1.0), (2, 1), 3))
+    lines = people_lines(dataclasses.replace(report, people=people))
+    at = lines.index("  histogram of people's loss per decision (n=3 people):")
+    assert lines[at + 1 : at + 3] == ["     0.000- 0.500     2 " + "#" * 40, "     0.500- 1.000     1 " + "#" * 20]
 
 
 def test_the_imported_games_line_says_what_was_counted_in_or_left_out():
