@@ -29,6 +29,7 @@ from yacht_play.report.text import (
     imported_text,
     likeness_lines,
     people_lines,
+    plural,
     rating_lines,
     skill_lines,
     temperature,
@@ -111,10 +112,16 @@ def test_the_ratings_header_names_the_anchor_or_says_the_ratings_average_it(repo
 
 
 def test_the_people_histogram_gives_each_bin_between_its_two_edges(report):
-    people = dataclasses.replace(report.people, histogram=Histogram((0.0, 0.5, 1.0), (2, 1), 3))
+    # bars of 40 marks for the fullest bin, the others in proportion to the nearest mark: 40 x 2/3 = 26.7, so 27
+    people = dataclasses.replace(report.people, histogram=Histogram((0.0, 0.5, 1.0), (3, 2), 5))
     lines = people_lines(dataclasses.replace(report, people=people))
-    at = lines.index("  histogram of people's loss per decision (n=3 people):")
-    assert lines[at + 1 : at + 3] == ["     0.000- 0.500     2 " + "#" * 40, "     0.500- 1.000     1 " + "#" * 20]
+    at = lines.index("  histogram of people's loss per decision (n=5 people):")
+    assert lines[at + 1 : at + 3] == ["     0.000- 0.500     3 " + "#" * 40, "     0.500- 1.000     2 " + "#" * 27]
+
+
+def test_a_count_takes_the_singular_noun_only_when_it_is_one():
+    assert [plural(n, "game") for n in (0, 1, 2)] == ["0 games", "1 game", "2 games"]
+    assert [plural(n, "person", "people") for n in (0, 1, 2)] == ["0 people", "1 person", "2 people"]
 
 
 def test_the_imported_games_line_says_what_was_counted_in_or_left_out():
