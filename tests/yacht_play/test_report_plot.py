@@ -175,6 +175,22 @@ def test_the_ratings_panel_shows_the_first_25_players_with_their_intervals(panel
     assert [tuple(xy) for xy in points.get_offsets()] == [(p.rating.mean, i) for i, p in enumerate(shown)]
     agent, person = (tuple(points.get_facecolors()[i]) for i in (0, 1))  # greedy first, then the people
     assert agent != person and all(tuple(color) == person for color in points.get_facecolors()[1:])
+    assert ratings.get_title() == "Ratings (Bradley-Terry, greedy = 1500), 95% bootstrap CI"  # what the scale is anchored on
+
+
+def test_a_figure_without_a_mean_draws_a_bar_of_no_height_and_an_interval_of_no_length():
+    from yacht_env.figures import pyplot
+    from yacht_play.report.plot import bars
+
+    figure, ax = pyplot().subplots()
+    try:
+        no_game = Estimate(None, None, None, 0, "games", "no game")
+        bars(ax, ["greedy", "random"], [Estimate(0.5, 0.25, 0.75, 9, "games"), no_game], "tab:blue")
+        assert [bar.get_height() for bar in bar_chart(ax).patches] == [0.5, 0.0]
+        (segments,) = [c.get_segments() for c in error_bars(ax).lines[2]]
+        assert segments[0].tolist() == [[0.0, 0.25], [0.0, 0.75]] and segments[1].tolist() == [[1.0, 0.0], [1.0, 0.0]]
+    finally:
+        pyplot().close(figure)
 
 
 def rating_segments(ax) -> list[tuple[float, float, float]]:
