@@ -22,6 +22,17 @@ def decisions(chosen_gaps, choices=(0.0, -1.0)):
     return x, np.array(chosen_gaps, dtype=float)
 
 
+def two_choice_fit(best: int, worse: int) -> tuple[float, float, float]:
+    """``(b_hat, b_low, b_high)`` in closed form for ``best`` best choices and ``worse`` a point worse, of two:
+    ``l(b) = -worse b - n log(1 + e^-b)`` peaks at ``b_hat = log(best / worse)``, and the interval's ends are where it
+    is ``CHI2_95 / 2`` below that peak (the lower end 0 where ``l(0)`` is above that)."""
+    n = best + worse
+    ell = lambda b: -worse * b - n * math.log1p(math.exp(-b))  # noqa: E731
+    b_hat = math.log(best / worse)
+    fall = lambda b: ell(b) - ell(b_hat) + 3.841458820694124 / 2  # noqa: E731
+    return b_hat, 0.0 if fall(0.0) >= 0 else brentq(fall, 0.0, b_hat), brentq(fall, b_hat, 100.0)
+
+
 def test_the_likelihood_is_the_softmax_over_the_choices():
     x, chosen = decisions([0.0, -1.0])
     b = 0.7
@@ -34,10 +45,7 @@ def test_two_best_choices_to_one_point_lost_give_t_one_over_log_two():
     x, chosen = decisions([0.0, 0.0, -1.0] * 100)
     fit = skill.fit_temperature(x, chosen)
     assert fit.mean == pytest.approx(1 / math.log(2), rel=1e-9)
-    ell = lambda b: -100 * b - 300 * math.log1p(math.exp(-b))  # noqa: E731
-    top = ell(math.log(2))
-    b_low = brentq(lambda b: ell(b) - top + 3.841458820694124 / 2, 1e-12, math.log(2))
-    b_high = brentq(lambda b: ell(b) - top + 3.841458820694124 / 2, math.log(2), 100.0)
+    _, b_low, b_high = two_choice_fit(200, 100)
     assert fit.low == pytest.approx(1 / b_high, rel=1e-8) and fit.high == pytest.approx(1 / b_low, rel=1e-8)
     # three such decisions alone cannot rule out any large T: no upper end
     few = skill.fit_temperature(*decisions([0.0, 0.0, -1.0]), min_n=1)
@@ -50,13 +58,9 @@ def test_an_interval_above_zero_ends_where_the_likelihood_falls_by_chi2_over_2(b
     ``b``'s interval is where ``l(b) = -worse b - n log(1 + e^-b)`` is ``CHI2_95 / 2`` below its maximum. None holds
     ``b = 0`` (so T's upper end is finite); the first three hold ``b = 1``, and at (13, 4) ``l(0)`` is only 0.59 below
     the interval's floor: a lower end read at ``b = 1``, or taken as 0 near the floor, would open the upper end of T."""
-    n = best + worse
     x, chosen = decisions([0.0] * best + [-1.0] * worse)
-    ell = lambda b: -worse * b - n * math.log1p(math.exp(-b))  # noqa: E731
-    b_hat = math.log(best / worse)
-    fall = lambda b: ell(b) - ell(b_hat) + 3.841458820694124 / 2  # noqa: E731
-    b_low, b_high = brentq(fall, 1e-12, b_hat), brentq(fall, b_hat, 100.0)
-    assert 0 < b_low < b_hat < b_high and fall(0.0) < 0  # the case
+    b_hat, b_low, b_high = two_choice_fit(best, worse)
+    assert 0 < b_low < b_hat < b_high and skill.log_likelihood(0.0, x, chosen) < skill.log_likelihood(b_low, x, chosen)
     fit = skill.fit_temperature(x, chosen)
     assert fit.mean == pytest.approx(1 / b_hat, rel=1e-9)
     assert fit.low == pytest.approx(1 / b_high, rel=1e-8) and fit.high == pytest.approx(1 / b_low, rel=1e-8)
@@ -230,10 +234,8 @@ def test_an_interval_whose_lower_end_lies_above_a_millionth_of_a_point_keeps_it(
     lower end of T is s / b_high(1), and s is chosen to put it at ``t_low``, above the cut-off (1 / B_MAX): the report
     gives it as it is. At (4, 3) the likelihood is flat enough that the search for the end, stepping past it, also
     steps past B_MAX: an end found is kept all the same."""
-    n = best + worse
-    ell = lambda b: -worse * b - n * math.log1p(math.exp(-b))  # noqa: E731
-    b_hat = math.log(best / worse)
-    s = t_low * brentq(lambda b: ell(b) - ell(b_hat) + 3.841458820694124 / 2, b_hat, 100.0)
+    b_hat, _, b_high = two_choice_fit(best, worse)
+    s = t_low * b_high
     x, chosen = decisions([0.0] * best + [-s] * worse, choices=(0.0, -s))
     fit = skill.fit_temperature(x, chosen, min_n=1)
     assert fit.mean == pytest.approx(s / b_hat, rel=1e-9) and fit.low == pytest.approx(t_low, rel=1e-7)
