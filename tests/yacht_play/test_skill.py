@@ -217,15 +217,28 @@ def test_a_person_a_little_worse_than_uniform_has_no_finite_temperature(step):
 
 
 def test_an_interval_reaching_below_a_millionth_of_a_point_starts_at_zero():
-    # Bob's decisions (T = 1 / log 2 on gaps of one point) with every gap shrunk to s points: T scales with s, and
-    # the interval's lower end comes out at 1 / 1,162,161 points, under 1 / B_MAX: the report gives 0 there
+    # Bob's decisions (8 best, 4 a point worse: T = 1 / log 2) with every gap shrunk to s points: b's interval scales
+    # as 1 / s, and its upper end comes out at 1,162,161 per point, past B_MAX: open (inf), so T's starts at 0
     s = math.log(2) / 4e5
+    b_hat, _, b_high = two_choice_fit(8, 4)
+    assert skill.B_MAX < b_high / s < 2 * skill.B_MAX  # the case: an end past the cut-off, though not far past it
     x, chosen = decisions([0.0] * 8 + [-s] * 4, choices=(0.0, -s))
-    b_hat = skill.fit_inverse_temperature(x, chosen)
-    _, b_high = skill.profile_interval(b_hat, x, chosen)
-    assert skill.B_MAX < b_high < math.inf  # the case: a finite upper end of b past the cut-off
+    b_fit = skill.fit_inverse_temperature(x, chosen)
+    assert b_fit == pytest.approx(b_hat / s, rel=1e-9)
+    assert skill.profile_interval(b_fit, x, chosen)[1] == math.inf
     fit = skill.fit_temperature(x, chosen)
-    assert fit.mean == pytest.approx(1 / b_hat) and fit.low == 0.0
+    assert fit.mean == pytest.approx(s / b_hat, rel=1e-9) and fit.low == 0.0
+
+
+@pytest.mark.parametrize("end_over_cut_off", [1 - 1e-3, 1 + 1e-3])
+def test_an_upper_end_just_under_the_cut_off_is_found_and_one_just_past_it_is_open(end_over_cut_off):
+    # the same decisions with the gaps set so that b's upper end lies a thousandth under or over B_MAX
+    b_hat, b_low, b_high = two_choice_fit(8, 4)
+    s = b_high / (skill.B_MAX * end_over_cut_off)
+    x, chosen = decisions([0.0] * 8 + [-s] * 4, choices=(0.0, -s))
+    low, high = skill.profile_interval(skill.fit_inverse_temperature(x, chosen), x, chosen)
+    assert low == pytest.approx(b_low / s, rel=1e-8)
+    assert high == (pytest.approx(b_high / s, rel=1e-8) if end_over_cut_off < 1 else math.inf)
 
 
 @pytest.mark.parametrize(("best", "worse", "t_low"), [(8, 4, 1.5e-6), (4, 3, 1.1e-6)])
@@ -254,3 +267,13 @@ def test_the_people_histogram_spans_zero_to_the_largest_fitted_temperature():
     player = np.array(["ace"] * 12 + ["bob"] * 12, dtype=object)
     histogram = skill.skill_of_people(x, chosen, player, np.array(["g1"] * 24, dtype=object)).population.histogram
     assert histogram.edges[0] == 0.0 < histogram.edges[-1] and histogram.counts[0] == 2 == sum(histogram.counts)
+
+
+@pytest.mark.parametrize(("f", "start", "root"), [(lambda b: 10.0 - b, 1.0, 10.0), (lambda b: b * b - 2.0, 0.5, math.sqrt(2))])
+def test_the_root_search_widens_its_bracket_upward_to_the_one_root(f, start, root):
+    assert skill.root(f, 0.0, start) == pytest.approx(root, rel=1e-10)
+
+
+def test_a_root_search_that_finds_no_change_of_sign_says_so():
+    with pytest.raises(ArithmeticError, match=r"no change of sign from b = 0 up \(bracket_root status -\d\)"):
+        skill.root(lambda b: 1.0 + b, 0.0, 1.0)

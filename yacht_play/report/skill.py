@@ -27,6 +27,7 @@ from yacht_play.report.results import Histogram, PersonSkill, Skill, SkillBand, 
 
 with needs_extra("serve"):
     from scipy.optimize import brentq
+    from scipy.optimize.elementwise import bracket_root
 
 CHI2_95 = 3.841458820694124  # the 95% quantile of chi-square with 1 degree of freedom
 T_MAX = 1000.0  # points: an interval reaching past this has no upper end
@@ -62,34 +63,36 @@ def score(b: float, x: np.ndarray, chosen: np.ndarray) -> float:
     return float((chosen - expected).sum())
 
 
+def root(f, low: float, high: float) -> float:
+    """The one root of ``f``, monotonic from ``low`` up: ``[low, high]``, widened upward until ``f`` changes sign across
+    it (:func:`scipy.optimize.elementwise.bracket_root`), then narrowed to the root by ``brentq``.
+    """
+    bracket = bracket_root(np.vectorize(f, otypes=[float]), low, high, xmin=low)
+    if not bracket.success:
+        raise ArithmeticError(f"no change of sign from b = {low:g} up (bracket_root status {int(bracket.status)})")
+    return float(brentq(f, *map(float, bracket.bracket), xtol=1e-12, rtol=1e-10))
+
+
 def fit_inverse_temperature(x: np.ndarray, chosen: np.ndarray) -> float:
     """The maximum-likelihood ``b = 1/T``: ``inf`` when every choice was a best one, 0 when no better than uniform."""
     if not (chosen < 0).any():
         return math.inf
     if score(0.0, x, chosen) <= 0:
         return 0.0
-    high = 1.0
-    while score(high, x, chosen) > 0:
-        high *= 4.0
-    return float(brentq(score, 0.0, high, args=(x, chosen), xtol=1e-12, rtol=1e-10))
+    return root(lambda b: score(b, x, chosen), 0.0, 1.0)  # the score falls to sum(chosen) < 0: it has a root
 
 
 def profile_interval(b_hat: float, x: np.ndarray, chosen: np.ndarray) -> tuple[float, float]:
-    """The 95% profile-likelihood interval of ``b``: where ``l(b) >= l(b_hat) - CHI2_95 / 2`` (ends may be 0 or inf)."""
+    """The 95% profile-likelihood interval of ``b``: where ``l(b) >= l(b_hat) - CHI2_95 / 2``; its lower end may be 0,
+    its upper end is ``inf`` when it lies past :data:`B_MAX` (``T``'s interval then starts at 0).
+    """
     floor = log_likelihood(b_hat, x, chosen) - CHI2_95 / 2
     gap = lambda b: log_likelihood(b, x, chosen) - floor  # noqa: E731 - decreasing away from b_hat on both sides
-    inside = b_hat if math.isfinite(b_hat) else 1.0
-    while gap(inside) < 0:  # b_hat = inf: l rises toward its limit, so a finite b far enough is inside
-        inside *= 4.0
-    low = 0.0 if gap(0.0) >= 0 else float(brentq(gap, 0.0, inside, xtol=1e-12, rtol=1e-10))
-    if math.isinf(b_hat):
+    # below b_hat the gap rises to CHI2_95 / 2 (at b_hat, or as b grows when b_hat = inf): its one root is there
+    low = 0.0 if gap(0.0) >= 0 else root(gap, 0.0, b_hat if math.isfinite(b_hat) else 1.0)
+    if b_hat >= B_MAX or gap(B_MAX) >= 0:
         return low, math.inf
-    high = inside * 2.0
-    while gap(high) >= 0:
-        if high > B_MAX:
-            return low, math.inf
-        high *= 4.0
-    return low, float(brentq(gap, inside, high, xtol=1e-12, rtol=1e-10))
+    return low, root(gap, b_hat, B_MAX)
 
 
 def temperature_of(b: float) -> float:
@@ -116,7 +119,7 @@ def fit_temperature(x: np.ndarray, chosen: np.ndarray, min_n: int = 10) -> Tempe
     t_low, t_high = temperature_of(b_high), temperature_of(b_low)
     high = t_high if t_high <= T_MAX else None
     note = None if high is not None else f"the interval reaches past {T_MAX:g} points"
-    return TemperatureFit(t_hat, 0.0 if t_low < 1.0 / B_MAX else t_low, high, n, "decisions", note)
+    return TemperatureFit(t_hat, t_low, high, n, "decisions", note)
 
 
 SKILL_BANDS = ((0.0, 0.25), (0.25, 1.0), (1.0, 3.0), (3.0, math.inf))  # people grouped by their fitted T (points)
