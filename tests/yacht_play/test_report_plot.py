@@ -160,6 +160,23 @@ def test_the_win_rate_panel_marks_an_even_chance_and_the_by_games_panel_names_it
     assert all(ax.get_title() for ax in panels)  # every panel says what it shows
 
 
+def tick_label_sizes(font_size: float) -> tuple[set, set]:
+    """The font sizes of the bar panels' tick labels and of the ratings', the figure drawn at ``font_size``."""
+    import matplotlib
+
+    with matplotlib.rc_context({"font.size": font_size}):
+        wins, _, _, by_games, same_games, ratings = drawn_panels(REPORT)
+    bars = {t.get_fontsize() for ax in (wins, by_games, same_games) for t in ax.get_xticklabels()}
+    return bars, {t.get_fontsize() for t in ratings.get_yticklabels()}
+
+
+def test_the_tick_labels_follow_the_font_size_in_use_the_ratings_smaller():
+    (bars,), (ratings,) = tick_label_sizes(10.0)  # one size for every bar panel's labels, one for the ratings'
+    assert ratings < bars < 10.0  # the 25 rows of ratings the smallest
+    (bars_16,), (ratings_16,) = tick_label_sizes(16.0)
+    assert (bars_16, ratings_16) == pytest.approx((1.6 * bars, 1.6 * ratings))
+
+
 def test_the_ratings_panel_shows_the_first_25_players_with_their_intervals(panels):
     ratings = panels[5]
     shown = REPORT.ratings.players[:25]

@@ -45,7 +45,7 @@ def bars(ax, labels: list[str], estimates: list[Estimate], color: str) -> None:
     ax.set_xticks(
         range(len(labels)),
         [f"{label}\nn={e.n}" + ("" if finite_interval(e) is not None else "\n(no CI)") for label, e in zip(labels, estimates)],
-        fontsize=8,
+        fontsize="small",  # relative to the font size in use (rcParams), as the other text of the figure is
     )
 
 
@@ -95,7 +95,7 @@ def plot_skill_and_ratings(skill_axes, rating_axes, report: Report) -> None:
     ratings = [p.rating for p in players]
     intervals(rating_axes, range(len(players)), ratings, means, horizontal=True, ecolor="gray", capsize=3)
     rating_axes.scatter(means, range(len(players)), c=colors, zorder=3)
-    rating_axes.set_yticks(range(len(players)), [f"{p.name} (n={p.rating.n})" for p in players], fontsize=7)
+    rating_axes.set_yticks(range(len(players)), [f"{p.name} (n={p.rating.n})" for p in players], fontsize="x-small")
     rating_axes.invert_yaxis()
     anchor = report.ratings.anchor
     rating_axes.set_title(f"Ratings (Bradley-Terry, {anchor.policy or 'mean'} = {anchor.rating:g}), 95% bootstrap CI")
