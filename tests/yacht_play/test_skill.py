@@ -230,6 +230,19 @@ def test_an_interval_reaching_below_a_millionth_of_a_point_starts_at_zero():
     assert fit.mean == pytest.approx(s / b_hat, rel=1e-9) and fit.low == 0.0
 
 
+def test_an_interval_wholly_past_the_cut_off_starts_at_zero_and_ends_where_found():
+    # 200 best choices and 100 a point worse (b's interval about 0.55 to 0.85) with the gaps shrunk to put b's lower
+    # end at twice B_MAX: the fit, and its whole interval, lie past the cut-off, under a millionth of a point of T
+    b_hat, b_low, _ = two_choice_fit(200, 100)
+    s = b_low / (2 * skill.B_MAX)
+    x, chosen = decisions([0.0, 0.0, -s] * 100, choices=(0.0, -s))
+    b_fit = skill.fit_inverse_temperature(x, chosen)
+    assert b_fit == pytest.approx(b_hat / s, rel=1e-9) and b_fit > skill.B_MAX
+    assert skill.profile_interval(b_fit, x, chosen) == (pytest.approx(2 * skill.B_MAX, rel=1e-8), math.inf)
+    fit = skill.fit_temperature(x, chosen)
+    assert (fit.mean, fit.low, fit.high) == (pytest.approx(s / b_hat, rel=1e-9), 0.0, pytest.approx(s / b_low, rel=1e-8))
+
+
 @pytest.mark.parametrize("end_over_cut_off", [1 - 1e-3, 1 + 1e-3])
 def test_an_upper_end_just_under_the_cut_off_is_found_and_one_just_past_it_is_open(end_over_cut_off):
     # the same decisions with the gaps set so that b's upper end lies a thousandth under or over B_MAX

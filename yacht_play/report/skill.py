@@ -63,9 +63,10 @@ def score(b: float, x: np.ndarray, chosen: np.ndarray) -> float:
     return float((chosen - expected).sum())
 
 
-def root(f, low: float, high: float) -> float:
-    """The one root of ``f``, monotonic from ``low`` up: ``[low, high]``, widened upward until ``f`` changes sign across
-    it (:func:`scipy.optimize.elementwise.bracket_root`), then narrowed to the root by ``brentq``.
+def root(f, low: float, high: float | None = None) -> float:
+    """The one root of ``f``, monotonic from ``low`` up: ``[low, high]`` (``high`` by default ``low + 1``), widened
+    upward until ``f`` changes sign across it (:func:`scipy.optimize.elementwise.bracket_root`), then narrowed to the
+    root by ``brentq``.
     """
     bracket = bracket_root(np.vectorize(f, otypes=[float]), low, high, xmin=low)
     if not bracket.success:
@@ -79,7 +80,7 @@ def fit_inverse_temperature(x: np.ndarray, chosen: np.ndarray) -> float:
         return math.inf
     if score(0.0, x, chosen) <= 0:
         return 0.0
-    return root(lambda b: score(b, x, chosen), 0.0, 1.0)  # the score falls to sum(chosen) < 0: it has a root
+    return root(lambda b: score(b, x, chosen), 0.0)  # the score falls to sum(chosen) < 0: it has a root
 
 
 def profile_interval(b_hat: float, x: np.ndarray, chosen: np.ndarray) -> tuple[float, float]:
@@ -89,7 +90,7 @@ def profile_interval(b_hat: float, x: np.ndarray, chosen: np.ndarray) -> tuple[f
     floor = log_likelihood(b_hat, x, chosen) - CHI2_95 / 2
     gap = lambda b: log_likelihood(b, x, chosen) - floor  # noqa: E731 - decreasing away from b_hat on both sides
     # below b_hat the gap rises to CHI2_95 / 2 (at b_hat, or as b grows when b_hat = inf): its one root is there
-    low = 0.0 if gap(0.0) >= 0 else root(gap, 0.0, b_hat if math.isfinite(b_hat) else 1.0)
+    low = 0.0 if gap(0.0) >= 0 else root(gap, 0.0, b_hat if math.isfinite(b_hat) else None)
     if b_hat >= B_MAX or gap(B_MAX) >= 0:
         return low, math.inf
     return low, root(gap, b_hat, B_MAX)
