@@ -664,6 +664,23 @@ def test_a_mutant_may_use_four_times_the_cpu_of_the_map_s_run_and_two_minutes_at
     assert tool.mutant_cpu_limit({"seconds": 40.0}) == 160.0  # a map kept before CPU seconds were recorded
 
 
+def test_a_mutant_s_test_may_take_four_times_the_map_s_slowest_and_a_minute_at_least(tool):
+    assert tool.mutant_test_limit({"seconds": 900.0, "durations": {"a": 30.0, "b": 5.0}}) == 120.0
+    assert tool.mutant_test_limit({"seconds": 900.0, "durations": {"a": 2.0}}) == 60.0
+    assert tool.mutant_test_limit({"seconds": 40.0}) == 160.0  # a map kept before each test's seconds were
+
+
+def test_a_mutant_s_test_that_waits_for_ever_is_stopped_at_its_limit(tool, tmp_path):
+    # a wait uses no CPU: without the per-test limit the run would reach the timeout below and raise
+    (tmp_path / "test_waits.py").write_text("import threading\n\n\ndef test_waits():\n    threading.Event().wait()\n")
+    (tmp_path / "test_ends.py").write_text("def test_ends():\n    pass\n")
+    for name, failed in (("test_waits.py", True), ("test_ends.py", False)):
+        listing = tmp_path / f"{name}.txt"
+        listing.write_text(name + "\n")
+        code = tool.run_within_cpu(tool.mutant_test_command(listing, 2.0), 60, cwd=tmp_path, timeout=60, capture_output=True)
+        assert (code != 0) == failed, name
+
+
 def test_a_missing_requirement_stops_the_run_in_one_line_naming_it(tool, monkeypatch):
     monkeypatch.setattr(tool, "REQUIREMENTS", ("pytest", "no_such_package_for_the_mutation_tool"))
     monkeypatch.setattr(tool, "RESULTS", tool.ROOT / "results.json")  # the help names both under the checkout

@@ -346,6 +346,25 @@ def mutant_cpu_limit(recorded: dict) -> float:
     return max(120.0, 4 * recorded.get("cpu_seconds", recorded["seconds"]))
 
 
+def mutant_test_limit(recorded: dict) -> float:
+    """Seconds one test of a mutant's run may take: four times the map's slowest test, a minute at least.
+
+    A mutant can leave a test waiting for ever without using the CPU (a write that no worker will ever commit): the
+    CPU limit never stops that, and the session's clock only after four times the map's whole run. A map kept before
+    each test's seconds were recorded gives its whole run's.
+    """
+    slowest = max(recorded.get("durations", {}).values(), default=recorded["seconds"])
+    return max(60.0, 4 * slowest)
+
+
+def mutant_test_command(listing: Path, limit: float) -> list[str]:
+    """The pytest command of one stage of a mutant's run: the tests named in ``listing``, stopped at the first failure,
+    each failing after ``limit`` seconds (the thread method: a test blocked in a wait is stopped as well).
+    """
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-m", "not slow", *QUIET_PLUGINS]
+    return command + ["--timeout", f"{limit:.0f}", "--timeout-method", "thread", f"@{listing}"]
+
+
 def record_map(module: str) -> dict:
     """Run ``module``'s tests once on the unmutated code and keep which test reaches which line (``<slug>.map.json``).
 
@@ -1023,7 +1042,7 @@ def run_tests(module: str) -> int:
     try:
         for stage in filter(None, stages):
             listing.write_text("\n".join(stage) + "\n")
-            command = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-m", "not slow", *QUIET_PLUGINS, f"@{listing}"]
+            command = mutant_test_command(listing, mutant_test_limit(recorded))
             code = run_within_cpu(command, mutant_cpu_limit(recorded), cwd=TREE, env=environment)
             if code not in (0, 5):  # 5: every test chosen was deselected (marked slow since the map): none failed
                 return code
