@@ -559,6 +559,18 @@ def test_a_database_no_command_can_use_is_refused_in_one_line(tmp_path, capsys, 
     assert expected in lines[0]
 
 
+def test_a_password_in_the_url_s_query_is_hidden_in_an_error_however_the_driver_writes_it():
+    # a driver may echo a query's password decoded (s@cret) or as written (s%40cret); a repeated key holds several
+    from sqlalchemy.exc import SQLAlchemyError
+
+    url = "postgresql://ann@127.0.0.1:1/yacht?password=s%40cret&password=t%26p"
+    with pytest.raises(db.DatabaseError) as raised, db.database_errors(url, "open"):
+        raise SQLAlchemyError("authentication failed for s@cret (s%40cret), then for t&p (t%26p)")
+    message = str(raised.value)
+    assert not [secret for secret in ("s@cret", "s%40cret", "t&p", "t%26p") if secret in message], message
+    assert "authentication failed for *** (***), then for *** (***)" in message
+
+
 @pytest.mark.parametrize(
     ("url", "memory"),
     [
