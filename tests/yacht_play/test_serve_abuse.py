@@ -560,15 +560,27 @@ def test_a_database_no_command_can_use_is_refused_in_one_line(tmp_path, capsys, 
 
 
 def test_a_password_in_the_url_s_query_is_hidden_in_an_error_however_the_driver_writes_it():
-    # a driver may echo a query's password decoded (s@cret) or as written (s%40cret); a repeated key holds several
+    # a driver may echo a query's password decoded (s@cret) or as written (s%40cret); a repeated key holds several,
+    # and a password may hold "=" (only the first one ends the key)
     from sqlalchemy.exc import SQLAlchemyError
 
-    url = "postgresql://ann@127.0.0.1:1/yacht?password=s%40cret&password=t%26p"
+    url = "postgresql://ann@127.0.0.1:1/yacht?password=s%40cret&password=t%26p=q"
     with pytest.raises(db.DatabaseError) as raised, db.database_errors(url, "open"):
-        raise SQLAlchemyError("authentication failed for s@cret (s%40cret), then for t&p (t%26p)")
+        raise SQLAlchemyError("authentication failed for s@cret (s%40cret), then for t&p=q (t%26p=q)")
     message = str(raised.value)
-    assert not [secret for secret in ("s@cret", "s%40cret", "t&p", "t%26p") if secret in message], message
+    assert not [secret for secret in ("s@cret", "s%40cret", "t&p", "t%26p", "=q") if secret in message], message
     assert "authentication failed for *** (***), then for *** (***)" in message
+
+
+def test_a_schema_version_that_is_no_number_is_shown_cut_to_40_characters(tmp_path):
+    path = tmp_path / "games.db"
+    with sqlite3.connect(path) as connection:
+        connection.execute("create table schema_version(version integer not null)")
+        connection.execute("insert into schema_version values (?)", ("v" * 100,))
+    connection.close()
+    with pytest.raises(db.DatabaseError) as raised:
+        db.connect(str(path))
+    assert f"the database's schema_version holds {'v' * 40!r}, not a version number" in str(raised.value)
 
 
 @pytest.mark.parametrize(

@@ -115,3 +115,23 @@ def test_an_error_reaches_the_caller_and_the_writer_goes_on(tmp_path):
     assert len(tries) == 1 and commits == [0]  # a write alone in its batch is not tried again alone
     db.insert_game(engine, "g", "s", "ann", header("g"))
     assert db.game_row(engine, "s").player == "ann"
+
+
+def test_a_write_stopped_by_what_is_no_exception_fails_its_caller_and_the_writer_goes_on(tmp_path):
+    # a BaseException that is no Exception (as KeyboardInterrupt and SystemExit are not): the write was not committed,
+    # so its caller must not return as if it had been
+    class Stopped(BaseException):
+        pass
+
+    engine = db.connect(str(tmp_path / "g.db"))
+    db.insert_game(engine, "g", "s", "ann", header("g"))
+
+    def stopped(connection):
+        connection.execute(insert(db.decisions).values(game_id="g", number=0, record="{}"))
+        raise Stopped()
+
+    with pytest.raises(RuntimeError, match=r"^the database write failed: Stopped\(\)$"):
+        db.committed(engine, stopped)
+    assert stored(engine, "g") == []  # rolled back
+    db.committed(engine, lambda connection: connection.execute(insert(db.decisions).values(game_id="g", number=0, record="{}")))
+    assert stored(engine, "g") == [0]
