@@ -231,7 +231,7 @@ def test_an_interval_reaching_below_a_millionth_of_a_point_starts_at_zero():
 
 
 def test_an_interval_wholly_past_the_cut_off_starts_at_zero_and_ends_where_found():
-    # 200 best choices and 100 a point worse (b's interval about 0.55 to 0.85) with the gaps shrunk to put b's lower
+    # 200 best choices and 100 a point worse (b's interval about 0.46 to 0.94) with the gaps shrunk to put b's lower
     # end at twice B_MAX: the fit, and its whole interval, lie past the cut-off, under a millionth of a point of T
     b_hat, b_low, _ = two_choice_fit(200, 100)
     s = b_low / (2 * skill.B_MAX)
@@ -258,8 +258,7 @@ def test_an_upper_end_just_under_the_cut_off_is_found_and_one_just_past_it_is_op
 def test_an_interval_whose_lower_end_lies_above_a_millionth_of_a_point_keeps_it(best, worse, t_low):
     """Of two choices s points apart, ``best`` best and ``worse`` worse: the upper end of b scales as 1 / s, so the
     lower end of T is s / b_high(1), and s is chosen to put it at ``t_low``, above the cut-off (1 / B_MAX): the report
-    gives it as it is. At (4, 3) the likelihood is flat enough that the search for the end, stepping past it, also
-    steps past B_MAX: an end found is kept all the same."""
+    gives it as it is. At (4, 3) the likelihood is flat: b's upper end, 1 / 1.1e-6 per point, lies close under B_MAX."""
     b_hat, _, b_high = two_choice_fit(best, worse)
     s = t_low * b_high
     x, chosen = decisions([0.0] * best + [-s] * worse, choices=(0.0, -s))
