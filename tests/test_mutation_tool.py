@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -670,6 +671,11 @@ def test_a_mutant_s_test_may_take_four_times_the_map_s_slowest_and_a_minute_at_l
     assert tool.mutant_test_limit({"seconds": 40.0}) == 160.0  # a map kept before each test's seconds were
 
 
+def with_the_tool(tmp_path) -> dict[str, str]:
+    """An environment where pytest, run in ``tmp_path``, loads the tool as its ``mutation`` plugin (as the tree's does)."""
+    return dict(os.environ, PYTHONPATH=str(TOOL.parent))
+
+
 def test_a_mutant_s_test_that_waits_for_ever_is_stopped_at_its_limit(tool, tmp_path):
     # a wait uses no CPU: without the per-test limit the run would reach the timeout below and raise
     (tmp_path / "test_waits.py").write_text("import threading\n\n\ndef test_waits():\n    threading.Event().wait()\n")
@@ -677,8 +683,80 @@ def test_a_mutant_s_test_that_waits_for_ever_is_stopped_at_its_limit(tool, tmp_p
     for name, failed in (("test_waits.py", True), ("test_ends.py", False)):
         listing = tmp_path / f"{name}.txt"
         listing.write_text(name + "\n")
-        code = tool.run_within_cpu(tool.mutant_test_command(listing, 2.0), 60, cwd=tmp_path, timeout=60, capture_output=True)
+        command = tool.mutant_test_command(listing, 2.0)
+        code = tool.run_within_cpu(command, 60, cwd=tmp_path, env=with_the_tool(tmp_path), timeout=60, capture_output=True)
         assert (code != 0) == failed, name
+
+
+# A test that fails the first time it runs in the folder and passes after (a browser test on a busy machine); one that
+# always fails; one that fails only after another test of the same run (a state the mutant leaves behind).
+ONCE = """from pathlib import Path
+
+
+def test_once():
+    first = Path("ran-once")
+    if not first.exists():
+        first.write_text("")
+        raise AssertionError("the machine was busy")
+"""
+ALWAYS = "def test_always():\n    assert 1 == 2\n"
+AFTER = """LEFT = []
+
+
+def test_leaves():
+    LEFT.append(1)
+
+
+def test_after():
+    assert not LEFT
+"""
+
+
+def stage_runs(tool, tmp_path, monkeypatch, tests: list[str], limit: float, confirm: bool) -> tuple[int, list[list[str]]]:
+    """``run_stage`` of ``tests`` in ``tmp_path``: its status, and the tests each of its pytest runs was given."""
+    runs, run = [], tool.run_within_cpu
+
+    def counted(command, cpu_seconds, **options):
+        runs.append((tmp_path / "listing.txt").read_text().split())
+        return run(command, cpu_seconds, **options)
+
+    monkeypatch.setattr(tool, "run_within_cpu", counted)
+    code = tool.run_stage(
+        tests, tmp_path / "listing.txt", limit, 60.0, confirm, cwd=tmp_path, env=with_the_tool(tmp_path), timeout=60
+    )
+    assert not (tmp_path / "listing.failed").exists()
+    return code, runs
+
+
+@pytest.mark.parametrize(
+    ("source", "confirm", "failed", "runs"),
+    [
+        (ONCE, True, False, ["test_once"]),  # fails, passes alone, passes in the stage again: not the mutant's
+        (ONCE, False, True, []),  # a stage not confirmed counts its first failure
+        (ALWAYS, True, True, ["test_always"]),  # fails alone too: the mutant's
+        (AFTER, True, True, ["test_after"]),  # passes alone, fails again in the stage: the mutant's
+    ],
+    ids=["flaky", "flaky-unconfirmed", "always", "after-another"],
+)
+def test_a_failure_of_the_last_stage_counts_only_if_it_is_the_mutant_s(
+    tool, tmp_path, monkeypatch, capfd, source, confirm, failed, runs
+):
+    (tmp_path / "test_stage.py").write_text(source)
+    code, made = stage_runs(tool, tmp_path, monkeypatch, ["test_stage.py"], 30.0, confirm)
+    assert (code not in (0, 5)) == failed
+    # the stage, then the failed test alone by its node id, then the stage again where that one passed alone
+    expected = [["test_stage.py"]] + [[f"test_stage.py::{name}"] for name in runs]
+    expected += [["test_stage.py"]] if source is not ALWAYS and confirm else []
+    assert made == expected
+    assert ("failed and passed alone" in capfd.readouterr().out) == (len(made) == 3)
+
+
+def test_a_stage_stopped_before_it_names_a_failed_test_counts_as_it_is(tool, tmp_path, monkeypatch):
+    # a test past its limit stops the whole run (pytest-timeout's thread method): no failure is named, nothing reruns
+    (tmp_path / "test_waits.py").write_text("import threading\n\n\ndef test_waits():\n    threading.Event().wait()\n")
+    code, made = stage_runs(tool, tmp_path, monkeypatch, ["test_waits.py"], 2.0, True)
+    assert code not in (0, 5)
+    assert made == [["test_waits.py"]]
 
 
 def test_a_missing_requirement_stops_the_run_in_one_line_naming_it(tool, monkeypatch):

@@ -45,7 +45,9 @@ A mutant runs the tests reaching the line it changes (see :meth:`TestMap.select`
 stopped at the first failure, with the ``mutation`` hypothesis profile (fewer examples, always the
 same ones). A mutant those tests pass then runs every test file of its module, as the map can miss
 a test (coverage names only the first caller of a result kept for later): a survivor passes them
-all. Compiled numba code is not seen by
+all. A test of that last stage that fails is run again alone, the mutant still in place: one that then passes failed
+for the machine's sake (a browser or a database test on a busy machine), not the mutant's, and the stage runs once
+more, its result counting as it comes (:func:`run_stage`). Compiled numba code is not seen by
 coverage: a kernel's lines go to the tests that reach the places naming it (through the kernels that
 call it), which is cheaper than taking the map with the JIT off, where a solver's tests would run for
 hours. A mutant of a kernel, or of a module constant (a kernel reads it when compiled), gets a fresh
@@ -314,11 +316,17 @@ def test_environment(module: str, numba_cache: Path | str) -> dict[str, str]:
 
 
 def pytest_runtest_logreport(report) -> None:
-    """Loaded into the map's test run (``-p mutation``): each test phase's node id and seconds, one JSON line each."""
+    """Loaded into every test run (``-p mutation``): for the map, each test phase's node id and seconds, one JSON line
+    each; for a mutant, the node id of each test that fails, a line each.
+    """
     target = os.environ.get("YACHT_RL_MUTATION_DURATIONS")
     if target:
         with open(target, "a") as out:
             out.write(json.dumps([report.nodeid, report.when, report.duration]) + "\n")
+    failures = os.environ.get("YACHT_RL_MUTATION_FAILURES")
+    if failures and report.failed:
+        with open(failures, "a") as out:
+            out.write(report.nodeid + "\n")
 
 
 def children_cpu_seconds() -> float:
@@ -361,8 +369,38 @@ def mutant_test_command(listing: Path, limit: float) -> list[str]:
     """The pytest command of one stage of a mutant's run: the tests named in ``listing``, stopped at the first failure,
     each failing after ``limit`` seconds (the thread method: a test blocked in a wait is stopped as well).
     """
-    command = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-m", "not slow", *QUIET_PLUGINS]
+    command = [sys.executable, "-m", "pytest", "-x", "-q", "-n", "0", "-m", "not slow", *QUIET_PLUGINS, "-p", "mutation"]
     return command + ["--timeout", f"{limit:.0f}", "--timeout-method", "thread", f"@{listing}"]
+
+
+def run_stage(tests: list[str], listing: Path, limit: float, cpu_seconds: float, confirm: bool, **options) -> int:
+    """Run one stage of a mutant's tests (:func:`mutant_test_command`) and return pytest's exit status.
+
+    With ``confirm``, the tests that failed run again alone: if they pass, their failure was not the mutant's (a
+    browser or a database test on a busy machine), and the stage runs once more, its status returned as it comes (a
+    test that fails only after another of the stage fails again there). A run stopped before naming a failed test
+    (a test past its limit, the CPU limit) is returned as it is. ``options`` go to :func:`subprocess.run`; its
+    environment (``env``) must let pytest import this file as ``mutation``.
+    """
+    failures = listing.with_suffix(".failed")
+    environment = dict(options.pop("env", os.environ), YACHT_RL_MUTATION_FAILURES=str(failures))
+
+    def run(names: list[str]) -> int:
+        listing.write_text("\n".join(names) + "\n")
+        failures.unlink(missing_ok=True)
+        return run_within_cpu(mutant_test_command(listing, limit), cpu_seconds, env=environment, **options)
+
+    try:
+        code = run(tests)
+        failed = list(dict.fromkeys(failures.read_text().split())) if failures.exists() else []
+        if code in (0, 5) or not confirm or not failed:
+            return code
+        if run(failed) not in (0, 5):
+            return code
+        print(f"mutation: {', '.join(failed)} failed and passed alone: not the mutant's doing; the stage runs again", flush=True)
+        return run(tests)
+    finally:
+        failures.unlink(missing_ok=True)
 
 
 def record_map(module: str) -> dict:
@@ -1040,10 +1078,14 @@ def run_tests(module: str) -> int:
         stages.append([name for name in test_files(module) if name not in tests])  # a whole file chosen has run
     listing = Path(tempfile.mkstemp(prefix="tests-", suffix=".txt", dir=WORK)[1])
     try:
-        for stage in filter(None, stages):
-            listing.write_text("\n".join(stage) + "\n")
-            command = mutant_test_command(listing, mutant_test_limit(recorded))
-            code = run_within_cpu(command, mutant_cpu_limit(recorded), cwd=TREE, env=environment)
+        for number, stage in enumerate(stages):
+            if not stage:
+                continue
+            # Only the last stage's failures are confirmed: the tests chosen reach the changed lines, while a test of
+            # the last stage fails for the machine's sake as often as for the mutant's.
+            confirm = not everything and number == len(stages) - 1
+            limit, cpu_seconds = mutant_test_limit(recorded), mutant_cpu_limit(recorded)
+            code = run_stage(stage, listing, limit, cpu_seconds, confirm, cwd=TREE, env=environment)
             if code not in (0, 5):  # 5: every test chosen was deselected (marked slow since the map): none failed
                 return code
         return 0
