@@ -448,6 +448,8 @@ def _cell(value, digits=2) -> str:
         return "—"
     if isinstance(value, float):
         return f"{value:.{digits}f}" if abs(value) >= 0.1 or value == 0 else f"{value:.3g}"
+    if isinstance(value, bool):  # a swept flag reads True or False, as in trials.csv (int's format would say 1 or 0)
+        return str(value)
     return f"{value:,}" if isinstance(value, int) else str(value)
 
 
@@ -562,6 +564,19 @@ def check_same_sweep(sweep_dir: Path, sweep: Sweep) -> None:
     write_atomically(saved, lambda handle: handle.write(text.encode()))
 
 
+def failure_line(error: BaseException) -> str:
+    """Why a trial failed, in one line: the first line of its exception's message, else the exception's type.
+
+    Tune hands back a trial's exception wrapped in a ``RayTaskError``, whose text opens with the Ray worker's
+    process title and pid (``ray::ImplicitFunc.train() (pid=..., ip=...)``): the line is the wrapped exception's.
+    """
+    from ray.exceptions import RayTaskError
+
+    if isinstance(error, RayTaskError) and error.cause is not None:
+        error = error.cause
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
 def main_sweep(
     path: str,
     train: Callable,
@@ -595,7 +610,7 @@ def main_sweep(
     print(f"sweep {sweep.spec.name}: {sweep.spec.trial_count()} trials of {sweep.base.name} in {sweep_dir}/")
     results = run_sweep(sweep, train, sweep_dir)
     errors = {
-        Path(result.path).name: (str(result.error).strip().splitlines() or [type(result.error).__name__])[0]
+        Path(result.path).name: failure_line(result.error)
         for result in results  # type: ignore[attr-defined]  # ResultGrid iterates through __getitem__, which its hints omit
         if result.error
     }

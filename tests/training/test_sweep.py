@@ -1,17 +1,23 @@
 """Sweeps: the sweep file is checked before anything runs; trials on Ray Tune are train.py runs; a killed sweep resumes."""
 
 import csv
+import io
+import re
 import shutil
 import signal
 import subprocess
 import sys
+import tempfile
 import time
+import traceback
 from pathlib import Path
 from types import SimpleNamespace
 
 import numpy as np
 import pytest
 import yaml
+from hypothesis import example, given
+from hypothesis import strategies as st
 
 from agents.training.config import ConfigError
 from agents.training.sweep import METRIC, load_sweep, run_trial, trial_name
@@ -473,3 +479,226 @@ def test_a_sweep_folder_keeps_its_sweep_record_in_the_order_of_its_file(tmp_path
 def test_a_grace_period_of_one_step_is_taken(tmp_path):
     path = write_sweep(tmp_path, overrides=TINY, scheduler={"type": "asha", "grace_period": 1})
     assert load_sweep(path).spec.scheduler.grace_period == 1
+
+
+@pytest.mark.parametrize(
+    "space, got",
+    [
+        ({"grid": [0.1], "choice": [0.2]}, "got ['grid', 'choice']"),
+        ({"uniform": [0.1, 0.2], "loguniform": [0.1, 0.2]}, "got ['uniform', 'loguniform']"),
+        ({}, "got none"),
+    ],
+    ids=["grid-and-choice", "two-ranges", "no-kind"],
+)
+def test_a_dimension_with_two_kinds_or_none_names_what_it_got(tmp_path, space, got):
+    path = write_sweep(tmp_path, space={"ppo.learning_rate": space})
+    with pytest.raises(ConfigError, match="give exactly one of grid, choice, uniform, loguniform") as error:
+        load_sweep(path)
+    assert got in str(error.value)
+
+
+@pytest.mark.parametrize(
+    "fields",
+    [{"overrides": ["ppo.total_timesteps=1e12"]}, {"space": {"ppo.total_timesteps": {"grid": [600_000, 10**12]}}}],
+    ids=["base-config", "listed-value"],
+)
+def test_a_sweep_past_the_machines_budget_is_refused_unless_allowed(tmp_path, fields):
+    path = write_sweep(tmp_path, **fields)
+    with pytest.raises(ConfigError, match="ppo.total_timesteps makes the run take at least .* pass --allow-large"):
+        load_sweep(path)
+    assert load_sweep(path, allow_large=True).spec.name == "tiny"
+
+
+def test_extra_overrides_go_to_the_sweep_file_or_to_every_trials_config_by_their_prefix(tmp_path):
+    sweep = load_sweep(write_sweep(tmp_path, overrides=TINY), ["sweep.num_samples=3", "ppo.n_epochs=2"])
+    assert sweep.spec.num_samples == 3 and sweep.spec.trial_count() == 6
+    assert sweep.base_config.ppo.n_epochs == 2 and sweep.trial_config({}, "t00").ppo.n_epochs == 2
+    assert "ppo.n_epochs=2" in sweep.overrides and not [text for text in sweep.overrides if text.startswith("sweep.")]
+
+
+@pytest.mark.parametrize("limit", [None, 2], ids=["no-limit", "two-at-once"])
+def test_a_sweep_runs_as_many_trials_at_once_as_its_file_allows(tmp_path, monkeypatch, limit):
+    tune = pytest.importorskip("ray.tune", reason="sweeps need Ray: pip install 'yacht-rl[ray]'")
+    from agents.training.sweep import run_sweep
+
+    made = []
+
+    class Tuner:  # Tune's tuner, as far as a new sweep uses it: nothing runs
+        def __init__(self, trainable, *, param_space, tune_config, run_config):
+            made.append(tune_config)
+
+        @staticmethod
+        def can_restore(path):
+            return False
+
+        def fit(self):
+            return []
+
+    monkeypatch.setattr(tune, "Tuner", Tuner)
+    monkeypatch.setattr(tune, "with_parameters", lambda trainable, **parameters: trainable)  # no object store
+    sweep = load_sweep(write_sweep(tmp_path, overrides=TINY, max_concurrent_trials=limit))
+    run_sweep(sweep, print, tmp_path / "runs")
+    # Tune's generator reads 0 as no limit: as many trials at once as the CPUs allow
+    assert made[0].search_alg.max_concurrent == (limit or 0)
+
+
+@given(
+    names=st.sets(st.from_regex(r"[a-z0-9_][a-z0-9._=+-]{0,11}", fullmatch=True).filter(lambda name: name != "tune"), max_size=4)
+)
+@example(names={"t00_learning_rate=0.001", "v00_copied"})  # a folder on either side of tune/, by name
+def test_every_run_folder_of_a_sweep_is_ranked_but_tunes_own_state(names):
+    from agents.training.sweep import collect_trials
+
+    with tempfile.TemporaryDirectory() as folder:
+        sweep_dir = Path(folder)
+        for name in [*names, "tune"]:
+            (sweep_dir / name).mkdir()
+            (sweep_dir / name / "config.yaml").write_text(f"name: '{name}'\n")
+        assert sorted(row.trial for row in collect_trials(sweep_dir, [])) == sorted(names)
+
+
+def test_a_whole_number_is_shown_with_thousands_separators_and_text_or_a_flag_as_it_is():
+    from agents.training.sweep import _cell
+
+    assert [_cell(12_288), _cell(7), _cell("relu"), _cell(True), _cell(False)] == ["12,288", "7", "relu", "True", "False"]
+
+
+def printed_table(monkeypatch, rows, keys) -> list[list[str]]:
+    """The cells of the table print_trials prints, by line: the column names, then one line per trial."""
+    from rich.console import Console
+
+    import yacht_env.render
+    from agents.training.sweep import print_trials
+
+    console = Console(file=io.StringIO(), width=250, record=True)
+    monkeypatch.setattr(yacht_env.render, "report_console", lambda: console)
+    print_trials(rows, "tiny", keys)
+    lines = [line for line in console.export_text().splitlines() if re.search("[│┃]", line)]
+    return [[cell.strip() for cell in re.split("[│┃]", line)[1:-1]] for line in lines]
+
+
+def test_the_printed_ranking_has_a_column_per_swept_key_named_by_its_last_part(monkeypatch):
+    from agents.training.sweep import TrialRow
+
+    keys = ["seed", "ppo.activation", "env.vectorized"]  # a key of one part (no section) too
+    params = {"seed": 3, "ppo.activation": "relu", "env.vectorized": True}
+    row = TrialRow(1, "t00", params, "finished", 71.25, 8192, 70.5, 12_288, 42.0, 70.75, 10_000)
+    header, line = printed_table(monkeypatch, [row], keys)
+    assert header == [
+        "rank", "seed", "activation", "vectorized", "best %", "at steps", "last %", "steps", "train s", "final %", "status",
+    ]  # fmt: skip
+    assert line == ["1", "3", "relu", "True", "71.25", "8,192", "70.50", "12,288", "42", "70.75", "finished"]
+
+
+def plot_trials(tmp_path, monkeypatch, space, params):
+    """The trials plot (its figure, left open) of a sweep over ``space`` whose trials, best first, took ``params``."""
+    import matplotlib.pyplot as plt
+
+    from agents.training.sweep import TrialRow, save_trials_plot
+
+    sweep = load_sweep(write_sweep(tmp_path, space=space))
+    rows = []
+    for rank, values in enumerate(params, start=1):
+        trial = f"t{rank:02d}"
+        (tmp_path / trial).mkdir()
+        (tmp_path / trial / "learning_curve.csv").write_text(f"steps,percent_of_optimal\n512,{50 - rank}\n1024,{60 - rank}\n")
+        rows.append(TrialRow(rank, trial, values, "finished", 60.0 - rank, 1024, 60.0 - rank, 1024, 1.0, None, None))
+    kept = []
+    with monkeypatch.context() as patch:
+        patch.setattr(plt, "close", kept.append)
+        save_trials_plot(tmp_path / "trials.png", rows, tmp_path, sweep)
+    return kept[0]
+
+
+def test_two_trials_are_drawn_in_the_two_ends_of_the_colour_scale(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import to_rgba
+
+    space = {"ppo.learning_rate": {"grid": [0.001, 0.01]}}
+    figure = plot_trials(tmp_path, monkeypatch, space, [{"ppo.learning_rate": 0.001}, {"ppo.learning_rate": 0.01}])
+    curves = figure.axes[0]
+    assert [to_rgba(line.get_color()) for line in curves.lines] == [tuple(plt.cm.viridis(share)) for share in (0.0, 1.0)]
+    plt.close(figure)
+
+
+def test_the_plots_legend_names_a_key_of_one_part_as_it_is(tmp_path, monkeypatch):
+    import matplotlib.pyplot as plt
+
+    figure = plot_trials(tmp_path, monkeypatch, {"seed": {"grid": [0, 1]}}, [{"seed": 1}, {"seed": 0}])
+    assert [text.get_text() for text in figure.axes[0].get_legend().get_texts()] == ["#1 seed=1", "#2 seed=0"]
+    plt.close(figure)
+
+
+@pytest.mark.parametrize(
+    "space, params, shade",
+    [
+        (
+            {"ppo.activation": {"choice": ["tanh", "relu"]}, "ppo.ent_coef": {"uniform": [0.001, 0.01]}},
+            [{"ppo.activation": "relu", "ppo.ent_coef": 0.002}, {"ppo.activation": "tanh", "ppo.ent_coef": 0.008}],
+            [0.002, 0.008],
+        ),
+        (
+            {"ppo.ent_coef": {"uniform": [0.001, 0.01]}, "ppo.policy": {"choice": ["mlp", "lookahead"]}},
+            [{"ppo.ent_coef": 0.002, "ppo.policy": "mlp"}, {"ppo.ent_coef": 0.008, "ppo.policy": "lookahead"}],
+            None,
+        ),
+        (
+            {"ppo.gamma": {"choice": [0.9, 0.99]}, "ppo.learning_rate": {"grid": [0.001, 0.01]}, "seed": {"grid": [0]}},
+            [
+                {"ppo.gamma": 0.99, "ppo.learning_rate": 0.001, "seed": 0},
+                {"ppo.gamma": 0.9, "ppo.learning_rate": 0.01, "seed": 0},
+            ],
+            [0.001, 0.01],
+        ),
+    ],
+    ids=["text-then-number", "number-then-text", "three-keys"],
+)  # each space in the order of its keys, as the sweep file (written with its keys sorted) lists them
+def test_the_scatter_is_shaded_by_the_second_key_where_it_is_a_number(tmp_path, monkeypatch, space, params, shade):
+    import matplotlib.pyplot as plt
+
+    figure = plot_trials(tmp_path, monkeypatch, space, params)
+    scatter = figure.axes[1]
+    second = list(space)[1]
+    if shade is None:  # no colour scale for text
+        assert len(figure.axes) == 2
+    else:  # a colour bar beside the scatter, named by the second key, and each point coloured by its value
+        assert len(figure.axes) == 3 and figure.axes[2].get_ylabel() == second
+        assert scatter.collections[0].get_array().tolist() == shade
+    plt.close(figure)
+
+
+def test_a_failed_trial_is_named_with_the_first_line_of_its_own_error(tmp_path, monkeypatch, capsys):
+    pytest.importorskip("ray", reason="sweeps need Ray: pip install 'yacht-rl[ray]'")
+    from ray.exceptions import RayTaskError
+
+    from agents.evaluation import distributed
+    from agents.training import sweep as sweep_module
+
+    def in_a_worker(error: Exception) -> Exception:  # as Tune hands a trial's exception back: in the worker's RayTaskError
+        try:
+            raise error
+        except Exception:
+            trace = traceback.format_exc()
+        return RayTaskError(
+            "ImplicitFunc.train", trace, error, "ray::ImplicitFunc.train", 4242, "192.0.2.2"
+        ).as_instanceof_cause()
+
+    sweep_dir = tmp_path / "runs" / "tiny"
+    errors = {
+        "t00_learning_rate=0.001": ValueError("learning rate 0.001 diverged\nlower it"),
+        "t01_learning_rate=0.0003": MemoryError(),
+    }
+    for trial in errors:
+        (sweep_dir / trial).mkdir(parents=True)
+        (sweep_dir / trial / "config.yaml").write_text(f"name: {trial}\nppo:\n  learning_rate: 0.001\n")
+        (sweep_dir / trial / "learning_curve.csv").write_text("steps,percent_of_optimal,wall_seconds\n512,40.0,1.0\n")
+    results = [SimpleNamespace(path=str(sweep_dir / "tune" / trial), error=in_a_worker(error)) for trial, error in errors.items()]
+    monkeypatch.setattr(distributed, "connect", lambda address, cpus: None)
+    monkeypatch.setattr(sweep_module, "run_sweep", lambda sweep, train, folder: results)
+    sweep_module.main_sweep(str(write_sweep(tmp_path, overrides=TINY)), print, str(tmp_path / "runs"), [], None, None)
+    printed = capsys.readouterr().out
+    # the first line of the trial's own message (not the worker's process title), else the error's type
+    for trial, line in (("t00_learning_rate=0.001", "learning rate 0.001 diverged"), ("t01_learning_rate=0.0003", "MemoryError")):
+        assert f"trial {trial} failed: {line} (see {sweep_dir / 'tune' / trial})\n" in printed
+    with (sweep_dir / "trials.csv").open(newline="") as handle:
+        assert [row["status"] for row in csv.DictReader(handle)] == ["error", "error"]
