@@ -702,3 +702,63 @@ def test_a_failed_trial_is_named_with_the_first_line_of_its_own_error(tmp_path, 
         assert f"trial {trial} failed: {line} (see {sweep_dir / 'tune' / trial})\n" in printed
     with (sweep_dir / "trials.csv").open(newline="") as handle:
         assert [row["status"] for row in csv.DictReader(handle)] == ["error", "error"]
+
+
+def test_a_sweep_folder_is_resumed_by_its_own_sweep_only(tmp_path):
+    from agents.training.sweep import check_same_sweep
+
+    runs = tmp_path / "runs"
+    runs.mkdir()
+    check_same_sweep(runs, load_sweep(write_sweep(tmp_path, overrides=TINY)))
+    saved = (runs / "sweep.yaml").read_text()
+    check_same_sweep(runs, load_sweep(write_sweep(tmp_path, overrides=TINY)))  # the same file again: resumed
+    changed = load_sweep(write_sweep(tmp_path, overrides=[*TINY, "ppo.n_epochs=2"]))
+    with pytest.raises(ConfigError, match="holds sweep 'tiny' run with another sweep file or base config"):
+        check_same_sweep(runs, changed)
+    assert (runs / "sweep.yaml").read_text() == saved
+
+
+def test_a_trial_resumed_from_a_checkpoint_older_than_its_first_evaluation_has_no_best_yet(tmp_path, tune_session):
+    longer = [*(o for o in TINY if not o.startswith("ppo.total_timesteps")), "ppo.total_timesteps=2048"]
+    sweep = load_sweep(write_sweep(tmp_path, overrides=longer))
+    run_dir = tmp_path / "runs" / "t00"
+    (run_dir / "checkpoints").mkdir(parents=True)
+    (run_dir / "checkpoints" / "step_256.zip").write_bytes(b"")
+    # the evaluation at 512 was written after the checkpoint, before the kill: the resumed run makes it again
+    (run_dir / "learning_curve.csv").write_text("steps,percent_of_optimal\n512,40.0\n")
+
+    def train(config, run_dir, resume, on_evaluation):
+        on_evaluation(512, {"percent_of_optimal": 35.0})
+
+    run_trial({"ppo.learning_rate": 0.001}, sweep=sweep, sweep_dir=str(tmp_path / "runs"), train=train)
+    assert tune_session == [("reported", 512, 35.0)]
+
+
+def test_the_printed_ranking_aligns_its_figures_right_its_status_left_and_a_swept_number_to_four_digits(monkeypatch):
+    from agents.training.sweep import TrialRow, print_trials
+
+    printed = []
+    monkeypatch.setattr("yacht_env.render.report_console", lambda: SimpleNamespace(print=printed.append))
+    row = TrialRow(1, "t00", {"ppo.gamma": 0.99}, "finished", 71.25, 8192, 70.5, 12_288, 42.0, 70.75, 10_000)
+    print_trials([row], "tiny", ["ppo.gamma"])
+    (table,) = printed
+    assert [column.justify for column in table.columns] == ["right"] * 8 + ["left"]  # rank, gamma, six figures, status
+    assert list(table.columns[1].cells) == ["0.9900"]
+
+
+@pytest.mark.parametrize(
+    "space, logarithmic",
+    [
+        ({"ppo.ent_coef": {"loguniform": [0.0001, 0.01]}, "ppo.learning_rate": {"uniform": [0.001, 0.01]}}, False),
+        ({"ppo.ent_coef": {"uniform": [0.001, 0.01]}, "ppo.learning_rate": {"loguniform": [0.0001, 0.01]}}, True),
+    ],
+    ids=["first-loguniform", "second-loguniform"],
+)
+def test_the_scatter_s_colour_scale_is_logarithmic_where_the_second_key_is_drawn_so(tmp_path, monkeypatch, space, logarithmic):
+    import matplotlib.pyplot as plt
+    from matplotlib.colors import LogNorm
+
+    params = [{"ppo.ent_coef": 0.002, "ppo.learning_rate": 0.005}, {"ppo.ent_coef": 0.008, "ppo.learning_rate": 0.002}]
+    figure = plot_trials(tmp_path, monkeypatch, space, params)
+    assert isinstance(figure.axes[1].collections[0].norm, LogNorm) == logarithmic
+    plt.close(figure)
