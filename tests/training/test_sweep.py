@@ -458,7 +458,15 @@ def test_a_trial_row_holds_its_best_and_last_evaluations_and_the_steps_it_reache
 
 @pytest.mark.parametrize(
     "value, digits, shown",
-    [(0.5, 2, "0.50"), (0.1, 2, "0.10"), (0.05, 2, "0.05"), (0.000421, 4, "0.000421"), (0.0, 2, "0.00"), (-0.5, 2, "-0.50")],
+    [
+        (0.5, 2, "0.50"),
+        (0.1, 2, "0.10"),
+        (0.05, 2, "0.05"),
+        (0.000421, 4, "0.000421"),
+        (0.0, 2, "0.00"),
+        (-0.5, 2, "-0.50"),
+        (-0.000421, 4, "-0.000421"),
+    ],
 )
 def test_a_swept_value_is_shown_to_its_digits_or_to_three_significant_ones_when_small(value, digits, shown):
     from agents.training.sweep import _cell
