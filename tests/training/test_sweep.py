@@ -18,6 +18,7 @@ import pytest
 import yaml
 from hypothesis import example, given
 from hypothesis import strategies as st
+from PIL import Image
 
 from agents.training.config import ConfigError
 from agents.training.sweep import METRIC, load_sweep, run_trial, trial_name
@@ -634,6 +635,8 @@ def test_the_plots_legend_names_a_key_of_one_part_as_it_is(tmp_path, monkeypatch
 
     figure = plot_trials(tmp_path, monkeypatch, {"seed": {"grid": [0, 1]}}, [{"seed": 1}, {"seed": 0}])
     assert [text.get_text() for text in figure.axes[0].get_legend().get_texts()] == ["#1 seed=1", "#2 seed=0"]
+    with Image.open(tmp_path / "trials.png") as image:  # 13 by 5 inches at 110 dots an inch
+        assert image.size == (1430, 550)
     plt.close(figure)
 
 
@@ -759,8 +762,10 @@ def test_the_printed_ranking_aligns_its_figures_right_its_status_left_and_a_swep
     [
         ({"ppo.ent_coef": {"loguniform": [0.0001, 0.01]}, "ppo.learning_rate": {"uniform": [0.001, 0.01]}}, False),
         ({"ppo.ent_coef": {"uniform": [0.001, 0.01]}, "ppo.learning_rate": {"loguniform": [0.0001, 0.01]}}, True),
+        ({"ppo.ent_coef": {"uniform": [0.001, 0.01]}, "ppo.learning_rate": {"grid": [0.002, 0.005]}}, False),
+        ({"ppo.ent_coef": {"uniform": [0.001, 0.01]}, "ppo.learning_rate": {"choice": [0.002, 0.005]}}, False),
     ],
-    ids=["first-loguniform", "second-loguniform"],
+    ids=["first-loguniform", "second-loguniform", "second-grid", "second-choice"],
 )
 def test_the_scatter_s_colour_scale_is_logarithmic_where_the_second_key_is_drawn_so(tmp_path, monkeypatch, space, logarithmic):
     import matplotlib.pyplot as plt
@@ -770,3 +775,17 @@ def test_the_scatter_s_colour_scale_is_logarithmic_where_the_second_key_is_drawn
     figure = plot_trials(tmp_path, monkeypatch, space, params)
     assert isinstance(figure.axes[1].collections[0].norm, LogNorm) == logarithmic
     plt.close(figure)
+
+
+def test_the_ranking_s_csv_has_the_rank_the_trial_the_swept_keys_then_every_figure_by_its_field(tmp_path):
+    from dataclasses import fields
+
+    from agents.training.sweep import TrialRow, save_trials_csv
+
+    row = TrialRow(1, "t00", {"ppo.gamma": 0.99}, "finished", 71.25, 8192, 70.5, 12_288, 42.0, 70.75, 10_000)
+    save_trials_csv(tmp_path / "trials.csv", [row], ["ppo.gamma"])
+    with (tmp_path / "trials.csv").open(newline="") as handle:
+        (written,) = csv.DictReader(handle)
+    figures = [field.name for field in fields(TrialRow)][3:]  # after rank, trial and the params
+    assert list(written) == ["rank", "trial", "ppo.gamma", *figures]
+    assert written == {"rank": "1", "trial": "t00", "ppo.gamma": "0.99"} | {name: str(getattr(row, name)) for name in figures}
