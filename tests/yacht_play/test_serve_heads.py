@@ -206,3 +206,23 @@ def test_a_bound_that_is_no_bound_is_refused_in_one_line(option, value, problem)
     )
     # the option's own line, after argparse's usage where argparse refuses it
     assert refused.returncode == 2 and problem in refused.stderr.splitlines()[-1] and "Traceback" not in refused.stderr
+
+
+def test_a_head_within_the_bound_is_read_though_a_long_body_arrives_with_it_and_one_over_it_is_refused():
+    import h11
+
+    from yacht_play.serve.heads import HeadLimits, _BoundedConnection
+
+    heads = []
+    body = b"x" * (2 * MAX_HEADER_BYTES)  # in the same read as its head, as a client that sends at once may
+    connection = _BoundedConnection(HeadLimits(), on_head=lambda: heads.append("head"))
+    connection.receive_data(b"POST /api/games HTTP/1.1\r\nHost: test\r\nContent-Length: %d\r\n\r\n" % len(body) + body)
+    assert isinstance(connection.next_event(), h11.Request) and heads == ["head"]
+    assert isinstance(connection.next_event(), h11.Data)
+
+    head = b"GET /api/agents HTTP/1.1\r\nHost: test\r\nX-Long: " + b"a" * 200 + b"\r\n\r\n"  # whole, in one read
+    connection = _BoundedConnection(HeadLimits(max_bytes=200), on_head=lambda: None)
+    connection.receive_data(head)
+    with pytest.raises(h11.RemoteProtocolError):
+        connection.next_event()
+    assert connection.refusal == (431, "the request line and headers are over 200 bytes")
