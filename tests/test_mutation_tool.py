@@ -692,8 +692,11 @@ def test_a_mutant_s_test_that_waits_for_ever_is_stopped_at_its_limit(tool, tmp_p
 # always fails; one that fails only after another test of the same run (a state the mutant leaves behind).
 ONCE = """from pathlib import Path
 
+import pytest
 
-def test_once():
+
+@pytest.mark.parametrize("case", ["a case"], ids=["a case"])  # a node id with a space in it
+def test_once(case):
     first = Path("ran-once")
     if not first.exists():
         first.write_text("")
@@ -717,7 +720,7 @@ def stage_runs(tool, tmp_path, monkeypatch, tests: list[str], limit: float, conf
     runs, run = [], tool.run_within_cpu
 
     def counted(command, cpu_seconds, **options):
-        runs.append((tmp_path / "listing.txt").read_text().split())
+        runs.append((tmp_path / "listing.txt").read_text().splitlines())
         return run(command, cpu_seconds, **options)
 
     monkeypatch.setattr(tool, "run_within_cpu", counted)
@@ -731,7 +734,7 @@ def stage_runs(tool, tmp_path, monkeypatch, tests: list[str], limit: float, conf
 @pytest.mark.parametrize(
     ("source", "confirm", "failed", "runs"),
     [
-        (ONCE, True, False, ["test_once"]),  # fails, passes alone, passes in the stage again: not the mutant's
+        (ONCE, True, False, ["test_once[a case]"]),  # fails, passes alone, passes in the stage again: not the mutant's
         (ONCE, False, True, []),  # a stage not confirmed counts its first failure
         (ALWAYS, True, True, ["test_always"]),  # fails alone too: the mutant's
         (AFTER, True, True, ["test_after"]),  # passes alone, fails again in the stage: the mutant's

@@ -392,7 +392,7 @@ def run_stage(tests: list[str], listing: Path, limit: float, cpu_seconds: float,
 
     try:
         code = run(tests)
-        failed = list(dict.fromkeys(failures.read_text().split())) if failures.exists() else []
+        failed = list(dict.fromkeys(failures.read_text().splitlines())) if failures.exists() else []  # an id may hold spaces
         if code in (0, 5) or not confirm or not failed:
             return code
         if run(failed) not in (0, 5):
