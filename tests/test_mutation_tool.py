@@ -671,20 +671,23 @@ def test_a_mutant_s_test_may_take_four_times_the_map_s_slowest_and_a_minute_at_l
     assert tool.mutant_test_limit({"seconds": 40.0}) == 160.0  # a map kept before each test's seconds were
 
 
-def with_the_tool(tmp_path) -> dict[str, str]:
-    """An environment where pytest, run in ``tmp_path``, loads the tool as its ``mutation`` plugin (as the tree's does)."""
+WAITS = "import threading\n\n\ndef test_waits():\n    threading.Event().wait()\n"  # a test that waits for ever, using no CPU
+
+
+def with_the_tool() -> dict[str, str]:
+    """An environment where pytest, run in a test's folder, loads the tool as its ``mutation`` plugin (as the tree's does)."""
     return dict(os.environ, PYTHONPATH=str(TOOL.parent))
 
 
 def test_a_mutant_s_test_that_waits_for_ever_is_stopped_at_its_limit(tool, tmp_path):
     # a wait uses no CPU: without the per-test limit the run would reach the timeout below and raise
-    (tmp_path / "test_waits.py").write_text("import threading\n\n\ndef test_waits():\n    threading.Event().wait()\n")
+    (tmp_path / "test_waits.py").write_text(WAITS)
     (tmp_path / "test_ends.py").write_text("def test_ends():\n    pass\n")
     for name, failed in (("test_waits.py", True), ("test_ends.py", False)):
         listing = tmp_path / f"{name}.txt"
         listing.write_text(name + "\n")
         command = tool.mutant_test_command(listing, 2.0)
-        code = tool.run_within_cpu(command, 60, cwd=tmp_path, env=with_the_tool(tmp_path), timeout=60, capture_output=True)
+        code = tool.run_within_cpu(command, 60, cwd=tmp_path, env=with_the_tool(), timeout=60, capture_output=True)
         assert (code != 0) == failed, name
 
 
@@ -724,9 +727,7 @@ def stage_runs(tool, tmp_path, monkeypatch, tests: list[str], limit: float, conf
         return run(command, cpu_seconds, **options)
 
     monkeypatch.setattr(tool, "run_within_cpu", counted)
-    code = tool.run_stage(
-        tests, tmp_path / "listing.txt", limit, 60.0, confirm, cwd=tmp_path, env=with_the_tool(tmp_path), timeout=60
-    )
+    code = tool.run_stage(tests, tmp_path / "listing.txt", limit, 60.0, confirm, cwd=tmp_path, env=with_the_tool(), timeout=60)
     assert not (tmp_path / "listing.failed").exists()
     return code, runs
 
@@ -756,7 +757,7 @@ def test_a_failure_of_the_last_stage_counts_only_if_it_is_the_mutant_s(
 
 def test_a_stage_stopped_before_it_names_a_failed_test_counts_as_it_is(tool, tmp_path, monkeypatch):
     # a test past its limit stops the whole run (pytest-timeout's thread method): no failure is named, nothing reruns
-    (tmp_path / "test_waits.py").write_text("import threading\n\n\ndef test_waits():\n    threading.Event().wait()\n")
+    (tmp_path / "test_waits.py").write_text(WAITS)
     code, made = stage_runs(tool, tmp_path, monkeypatch, ["test_waits.py"], 2.0, True)
     assert code not in (0, 5)
     assert made == [["test_waits.py"]]

@@ -1077,6 +1077,7 @@ def run_tests(module: str) -> int:
         # cached per rule set, an object built once), and no test at all for a line only such a result runs.
         stages.append([name for name in test_files(module) if name not in tests])  # a whole file chosen has run
     listing = Path(tempfile.mkstemp(prefix="tests-", suffix=".txt", dir=WORK)[1])
+    limit, cpu_seconds = mutant_test_limit(recorded), mutant_cpu_limit(recorded)
     try:
         for number, stage in enumerate(stages):
             if not stage:
@@ -1084,7 +1085,6 @@ def run_tests(module: str) -> int:
             # Only the last stage's failures are confirmed: the tests chosen reach the changed lines, while a test of
             # the last stage fails for the machine's sake as often as for the mutant's.
             confirm = not everything and number == len(stages) - 1
-            limit, cpu_seconds = mutant_test_limit(recorded), mutant_cpu_limit(recorded)
             code = run_stage(stage, listing, limit, cpu_seconds, confirm, cwd=TREE, env=environment)
             if code not in (0, 5):  # 5: every test chosen was deselected (marked slow since the map): none failed
                 return code

@@ -349,30 +349,21 @@ def test_the_trials_plot_shades_by_rank_and_spreads_a_log_range_on_a_log_axis(tm
     import matplotlib.pyplot as plt
     from matplotlib.colors import to_rgba
 
-    from agents.training.sweep import TrialRow, _cell, save_trials_plot
+    from agents.training.sweep import _cell
 
     values = {"uniform": [0.1, 0.9], "loguniform": [0.001, 0.1], "grid": [0.001, 0.01, 0.1], "choice": [0.0, 0.1]}[
         kind
     ]  # a choice holding 0 cannot be drawn on a log axis
     key = "ppo.ent_coef" if kind == "choice" else "ppo.learning_rate"  # a learning rate may not be 0
-    sweep = load_sweep(write_sweep(tmp_path, space={key: {kind: values}}))
-    rows = []
-    for rank, rate in enumerate([0.01, 0.05, 0.1], start=1):
-        trial = f"t{rank:02d}"
-        (tmp_path / trial).mkdir()
-        (tmp_path / trial / "learning_curve.csv").write_text(f"steps,percent_of_optimal\n512,{50 + rank}\n1024,{60 + rank}\n")
-        rows.append(TrialRow(rank, trial, {key: rate}, "finished", 60.0 + rank, 1024, 60.0, 1024, 1.0, None, None))
-    kept = []
-    monkeypatch.setattr(plt, "close", kept.append)
-    save_trials_plot(tmp_path / "trials.png", rows, tmp_path, sweep)
-    curves, scatter = kept[0].axes[:2]
+    figure = plot_trials(tmp_path, monkeypatch, {key: {kind: values}}, [{key: rate} for rate in (0.01, 0.05, 0.1)])
+    curves, scatter = figure.axes[:2]
     assert [to_rgba(line.get_color()) for line in curves.lines] == [tuple(plt.cm.viridis(share)) for share in (0.0, 0.5, 1.0)]
     assert scatter.get_xscale() == scale
     short = key.split(".")[1]  # the legend names a value by its key without the section: ent_coef=, learning_rate=
     assert [text.get_text().split(" ")[:2] for text in curves.get_legend().get_texts()] == [
         [f"#{rank}", f"{short}={_cell(rate, 4)}"] for rank, rate in ((1, 0.01), (2, 0.05), (3, 0.1))
     ]
-    plt.close(kept[0])
+    plt.close(figure)
 
 
 def test_without_ray_tune_a_sweep_names_the_extra_in_one_line(tmp_path, monkeypatch):
