@@ -10,9 +10,11 @@ against ``win`` (where ``win`` plays) and, under rules the two-player solution c
 grades every decision of ``PLANNER`` against it (its loss in chance of winning, percentage points per game).
 
 Each table's figures go to ``--out`` (JSON) as soon as they are done; a rerun skips those already there for the
-same games and seed, so a long run resumes.
+same games and seed, so a long run resumes. ``--ray`` plays each tournament's deals as Ray tasks (every core here,
+or the cluster at ``RAY_ADDRESS``), with the same figures: the players are deterministic and each deal is seeded alone.
 
     python benchmarks/planN_figures.py planN:yacht --rules yacht --sizes 2,3,5 --games 2000 --seed 3000000
+    python benchmarks/planN_figures.py br:optimal --sizes 2 --games 200000 --ray    # the best response: the ceiling
 """
 
 from __future__ import annotations
@@ -25,6 +27,7 @@ from pathlib import Path
 
 import numpy as np
 
+from agents.evaluation.distributed import RayMissingError, connect
 from agents.evaluation.stats import mean_ci
 from agents.evaluation.tournament import run_table
 from agents.registry import make_table_policy, policy_spec
@@ -35,12 +38,19 @@ from yacht_env.seeding import seat_seed
 from yacht_env.table.outcome import win_shares
 
 
-def first_shares(names: list[str], games: int, seed: int, rules, grade: bool = False):
-    """The first policy's share of each deal (averaged over its seatings) and the tournament's result."""
+def first_shares(names: list[str], games: int, seed: int, rules, grade: bool = False, on_ray: bool = False):
+    """The first policy's share of each deal (averaged over its seatings) and the tournament's result.
+
+    ``on_ray``: the deals played as Ray tasks, the policies built there by name (Ray connected before).
+    """
     n = len(names)
-    policies = [make_table_policy(name, n, rules=rules, seed=seat_seed(seed, i)) for i, name in enumerate(names)]
+    policies = (
+        list(names)
+        if on_ray
+        else [make_table_policy(name, n, rules=rules, seed=seat_seed(seed, i)) for i, name in enumerate(names)]
+    )
     started = time.perf_counter()
-    result, log = run_table(policies, names, games, seed, rules, grade=grade)
+    result, log = run_table(policies, names, games, seed, rules, grade=grade, on_ray=on_ray)
     per_deal = win_shares(log.totals)[:, 0].reshape(-1, n).mean(axis=1)
     return per_deal, result, time.perf_counter() - started
 
@@ -50,17 +60,17 @@ def interval(values, share: bool = True) -> list[float]:
     return [100 * part for part in mean_ci(values, clip=(0.0, 1.0) if share else None)]
 
 
-def table_figures(planner: str, rules, n: int, games: int, seed: int) -> dict:
-    """The figures of one table size (see the module doc)."""
+def table_figures(planner: str, rules, n: int, games: int, seed: int, on_ray: bool = False) -> dict:
+    """The figures of one table size (see the module doc); ``on_ray``: every tournament's deals as Ray tasks."""
     reference = "win" if rules.name in policy_spec("win").rule_sets("win") else "optimal"
     grade = n == 2 and not rules.has_bonus_or_joker
-    mine, result, seconds = first_shares([planner] + ["optimal"] * (n - 1), games, seed, rules, grade)
+    mine, result, seconds = first_shares([planner] + ["optimal"] * (n - 1), games, seed, rules, grade, on_ray)
     if reference == "optimal":
         # N copies of one deterministic policy: each seating of a deal plays the same game, so the seat played by the
         # reference takes each seat's share once over the N seatings, which sum to 1: exactly 1/N per deal, unplayed
         theirs = np.full(len(mine), 1 / n)
     else:
-        theirs, _, _ = first_shares([reference] + ["optimal"] * (n - 1), games, seed, rules)
+        theirs, _, _ = first_shares([reference] + ["optimal"] * (n - 1), games, seed, rules, on_ray=on_ray)
     figures = {
         "table_size": n,
         "games": int(len(mine) * n),
@@ -75,7 +85,7 @@ def table_figures(planner: str, rules, n: int, games: int, seed: int) -> dict:
     if standing.loss_per_game_pp is not None and standing.loss_per_game_pp_ci95 is not None:
         figures["loss_per_game_pp"] = [standing.loss_per_game_pp, *standing.loss_per_game_pp_ci95]
     if n == 2 and reference == "win":
-        head, _, _ = first_shares([planner, "win"], games, seed, rules)
+        head, _, _ = first_shares([planner, "win"], games, seed, rules, on_ray=on_ray)
         figures["head_to_head_vs_win"] = interval(head)
     return figures
 
@@ -108,6 +118,7 @@ def main(argv=None) -> int:
     parser.add_argument("--games", type=whole_number(), default=2000, help="games per tournament (default 2000)")
     parser.add_argument("--seed", type=whole_number(), default=3_000_000, help="the first deal's seed (default 3000000)")
     parser.add_argument("--out", default="runs/planN_figures.json")
+    parser.add_argument("--ray", action="store_true", help="play the deals as Ray tasks (pip install -e '.[distributed]')")
     args = parser.parse_args(argv)
     out = Path(args.out)
     try:  # a bad rule set, size, model file or figures file: one line, before any game is played
@@ -118,13 +129,15 @@ def main(argv=None) -> int:
         done = read_done(out)
         for n in sizes:
             make_table_policy(args.planner, n, rules=rules)
-    except ValueError as error:
+        if args.ray:
+            connect()
+    except (ValueError, RayMissingError) as error:
         print(f"planN_figures: {error}", file=sys.stderr)
         return 2
     for n in sizes:
         key = f"{args.planner}|{rules.name}|{n}|{args.games}|{args.seed}"
         if key not in done:
-            done[key] = table_figures(args.planner, rules, n, args.games, args.seed)
+            done[key] = table_figures(args.planner, rules, n, args.games, args.seed, args.ray)
             write_atomically(out, lambda handle: handle.write(json.dumps(done, indent=1).encode()))
         print(key, json.dumps(done[key]))
     return 0
