@@ -11,7 +11,8 @@ grades every decision of ``PLANNER`` against it (its loss in chance of winning, 
 
 Each table's figures go to ``--out`` (JSON) as soon as they are done; a rerun skips those already there for the
 same games and seed, so a long run resumes. ``--ray`` plays each tournament's deals as Ray tasks (every core here,
-or the cluster at ``RAY_ADDRESS``), with the same figures: the players are deterministic and each deal is seeded alone.
+or the cluster at ``RAY_ADDRESS``); game ``g`` is dealt from ``seed + g`` either way, so a deterministic player (a
+planN file, ``win``, ``optimal``, ``br:optimal``) gets the same figures (a random one draws its own choices per slice).
 
     python benchmarks/planN_figures.py planN:yacht --rules yacht --sizes 2,3,5 --games 2000 --seed 3000000
     python benchmarks/planN_figures.py br:optimal --sizes 2 --games 200000 --ray    # the best response: the ceiling
