@@ -22,6 +22,11 @@ def figures_of(tmp_path, *arguments: str) -> dict:
     return json.loads(out.read_text())
 
 
+def percent(values, share: bool = True) -> list[float]:
+    """A mean and its 95% interval in percent, a share's kept within 0 and 1 (as the script reports them)."""
+    return [100 * x for x in mean_ci(values, clip=(0.0, 1.0) if share else None)]
+
+
 def deal_shares(names: list[str], games: int, seed: int) -> np.ndarray:
     """The first seat's share of each deal, averaged over its seatings, from a tournament played here."""
     rules = rule_set("yacht")
@@ -39,14 +44,12 @@ def test_each_table_s_shares_and_their_paired_difference_are_those_of_its_deals(
         theirs = deal_shares(["win"] + ["optimal"] * (n - 1), 18, 41)
         assert table["games"] == 18 and table["table_size"] == n and table["reference"] == "win"
         assert table["fair_share"] == pytest.approx(100 / n)
-        assert table["planner_share"] == pytest.approx([100 * x for x in mean_ci(mine, clip=(0.0, 1.0))])
-        assert table["reference_share"] == pytest.approx([100 * x for x in mean_ci(theirs, clip=(0.0, 1.0))])
-        assert table["paired_difference"] == pytest.approx([100 * x for x in mean_ci(mine - theirs)])
+        assert table["planner_share"] == pytest.approx(percent(mine))
+        assert table["reference_share"] == pytest.approx(percent(theirs))
+        assert table["paired_difference"] == pytest.approx(percent(mine - theirs, share=False))
         assert ("head_to_head_vs_win" in table) == (n == 2)
     head = deal_shares(["greedy", "win"], 18, 41)
-    assert figures["greedy|yacht|2|18|41"]["head_to_head_vs_win"] == pytest.approx(
-        [100 * x for x in mean_ci(head, clip=(0.0, 1.0))]
-    )
+    assert figures["greedy|yacht|2|18|41"]["head_to_head_vs_win"] == pytest.approx(percent(head))
 
 
 def test_under_bonus_rules_the_reference_is_optimal_at_exactly_the_fair_share(tmp_path):

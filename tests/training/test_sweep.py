@@ -736,12 +736,19 @@ def test_a_trial_resumed_from_a_checkpoint_older_than_its_first_evaluation_has_n
     assert tune_session == [("reported", 512, 35.0)]
 
 
+def finished_gamma_row():
+    """A finished trial's row in the ranking: one swept gamma, every figure given."""
+    from agents.training.sweep import TrialRow
+
+    return TrialRow(1, "t00", {"ppo.gamma": 0.99}, "finished", 71.25, 8192, 70.5, 12_288, 42.0, 70.75, 10_000)
+
+
 def test_the_printed_ranking_aligns_its_figures_right_its_status_left_and_a_swept_number_to_four_digits(monkeypatch):
-    from agents.training.sweep import TrialRow, print_trials
+    from agents.training.sweep import print_trials
 
     printed = []
     monkeypatch.setattr("yacht_env.render.report_console", lambda: SimpleNamespace(print=printed.append))
-    row = TrialRow(1, "t00", {"ppo.gamma": 0.99}, "finished", 71.25, 8192, 70.5, 12_288, 42.0, 70.75, 10_000)
+    row = finished_gamma_row()
     print_trials([row], "tiny", ["ppo.gamma"])
     (table,) = printed
     assert [column.justify for column in table.columns] == ["right"] * 8 + ["left"]  # rank, gamma, six figures, status
@@ -773,7 +780,7 @@ def test_the_ranking_s_csv_has_the_rank_the_trial_the_swept_keys_then_every_figu
 
     from agents.training.sweep import TrialRow, save_trials_csv
 
-    row = TrialRow(1, "t00", {"ppo.gamma": 0.99}, "finished", 71.25, 8192, 70.5, 12_288, 42.0, 70.75, 10_000)
+    row = finished_gamma_row()
     save_trials_csv(tmp_path / "trials.csv", [row], ["ppo.gamma"])
     with (tmp_path / "trials.csv").open(newline="") as handle:
         (written,) = csv.DictReader(handle)
