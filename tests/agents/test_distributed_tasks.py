@@ -8,6 +8,7 @@ import dataclasses
 import os
 import sys
 import time
+from pathlib import Path
 
 import pytest
 from hypothesis import given
@@ -37,16 +38,22 @@ def test_tasks_here_return_in_argument_order_and_report_each_as_it_ends():
     assert run_tasks(power, []) == []
 
 
-def later_is_sooner(index, count):
-    """Task ``index`` of ``count`` ends after the later ones: Ray returns them out of order."""
-    time.sleep(0.3 * (count - index))
+def first_is_last(index, last, folder):
+    """Task 0 ends only after task ``last`` has (a file it leaves), whenever Ray starts each: they end out of order."""
+    if index == 0:
+        deadline = time.monotonic() + 120
+        while not (Path(folder) / "last-ended").exists() and time.monotonic() < deadline:
+            time.sleep(0.05)
+    elif index == last:
+        (Path(folder) / "last-ended").write_text("")
     return index * 10
 
 
-def test_tasks_on_ray_return_in_argument_order_whatever_order_they_end_in(ray_cluster):
+def test_tasks_on_ray_return_in_argument_order_whatever_order_they_end_in(ray_cluster, tmp_path):
     ended = []
-    assert run_tasks(later_is_sooner, [(i, 3) for i in range(3)], on_ray=True, progress=ended.append) == [0, 10, 20]
-    assert sorted(ended) == [0, 1, 2] and ended != [0, 1, 2]  # reported as each ended: the last first
+    tasks = [(i, 2, str(tmp_path)) for i in range(3)]
+    assert run_tasks(first_is_last, tasks, on_ray=True, progress=ended.append) == [0, 10, 20]
+    assert sorted(ended) == [0, 1, 2] and ended != [0, 1, 2]  # reported as each ended: the first last
     assert distributed.cluster_cpus() == 2  # the test cluster's
 
 
